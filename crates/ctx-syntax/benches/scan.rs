@@ -1,0 +1,2 @@
+//! Scanner throughput (filled in below).
+fn main() {}
