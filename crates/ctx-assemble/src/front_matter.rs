@@ -1,0 +1,778 @@
+//! YAML front matter of Markdown files (assembly.md §5).
+//!
+//! A Markdown file whose first line (after an optional UTF-8 BOM) is `---` starts with front
+//! matter, closed by the next line that is `---` or `...` (trailing spaces, tabs and a
+//! carriage return allowed on both delimiter lines, as gray_matter allows them).
+//! Without a closing line there is no front matter and the whole file is body.
+//!
+//! The split is done on the input bytes, so the body is exactly the bytes after the closing
+//! line: CRLF line endings, leading blank lines and trailing whitespace all survive.
+//! gray_matter, which the spec names as the reference splitter, normalises line endings, trims
+//! the matter (changing the indentation of its first line) and trims leading blank lines off
+//! the body, so its output is used as an oracle in the tests rather than as the source of the
+//! bytes.
+//!
+//! The YAML is parsed with serde_yaml_ng into [`serde_json::Value`] through a visitor that
+//! counts every value it builds, so an alias bomb ("billion laughs") fails after
+//! [`Limits::max_values`] values instead of expanding; nesting and size are capped as well.
+
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::fmt;
+
+use ctx_syntax::{Code, Diagnostic, Position, Span};
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// Limits on the front matter of one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest front matter, in bytes between the delimiter lines.
+    pub max_bytes: usize,
+    /// Deepest nesting of sequences and mappings.
+    pub max_depth: usize,
+    /// Most values (scalars, sequences and mappings, aliases counted at every use) the YAML
+    /// may expand to.
+    pub max_values: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_bytes: 64 * 1024, max_depth: 64, max_values: 100_000 }
+    }
+}
+
+/// Where the front matter of a text is, found on the input bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Split<'a> {
+    /// The YAML between the delimiter lines, exactly as in the file.
+    pub yaml: &'a str,
+    /// Byte offset of [`Split::yaml`] in the text.
+    pub yaml_offset: usize,
+    /// Everything after the closing line, byte for byte.
+    pub body: &'a str,
+    /// Byte offset of [`Split::body`] in the text.
+    pub body_offset: usize,
+    /// 1-based line of the text on which the body starts.
+    pub body_line: u32,
+}
+
+/// Finds the front matter of a Markdown text, or `None` when the text has none.
+///
+/// This only splits; it does not look at the YAML or at the limits.
+pub fn split(text: &str) -> Option<Split<'_>> {
+    let start = if text.starts_with('\u{feff}') { '\u{feff}'.len_utf8() } else { 0 };
+    let mut lines = Lines { text, pos: start };
+    let (first, _) = lines.next()?;
+    if delimiter(first) != Some(Delimiter::Dashes) {
+        return None;
+    }
+    let yaml_offset = lines.pos;
+    if yaml_offset == text.len() && !text.ends_with('\n') {
+        // A file that is just `---` has no line after the opening one.
+        return None;
+    }
+    let mut line_no = 1u32;
+    while let Some((line, line_start)) = lines.next() {
+        line_no = line_no.saturating_add(1);
+        if delimiter(line).is_some() {
+            return Some(Split {
+                yaml: &text[yaml_offset..line_start],
+                yaml_offset,
+                body: &text[lines.pos..],
+                body_offset: lines.pos,
+                body_line: line_no.saturating_add(1),
+            });
+        }
+    }
+    None
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Delimiter {
+    Dashes,
+    Dots,
+}
+
+fn delimiter(line: &str) -> Option<Delimiter> {
+    match line.trim_end_matches([' ', '\t', '\r']) {
+        "---" => Some(Delimiter::Dashes),
+        "..." => Some(Delimiter::Dots),
+        _ => None,
+    }
+}
+
+/// Lines without their `\n`, with the byte offset of each; `pos` is the start of the next.
+struct Lines<'a> {
+    text: &'a str,
+    pos: usize,
+}
+
+impl<'a> Iterator for Lines<'a> {
+    type Item = (&'a str, usize);
+
+    fn next(&mut self) -> Option<(&'a str, usize)> {
+        let start = self.pos;
+        if start >= self.text.len() {
+            return None;
+        }
+        let rest = &self.text[start..];
+        match rest.find('\n') {
+            Some(i) => {
+                self.pos = start + i + 1;
+                Some((&rest[..i], start))
+            }
+            None => {
+                self.pos = self.text.len();
+                Some((rest, start))
+            }
+        }
+    }
+}
+
+/// The front matter of one file, parsed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FrontMatter {
+    /// The whole front matter as parsed: what a reference record shows. An empty front
+    /// matter is an empty object.
+    pub value: Value,
+    /// `description` (or `Description`); empty when missing or not a string.
+    pub description: String,
+    /// `params` (or `Params`): its strings, in order; a single string counts as one.
+    pub params: Vec<String>,
+    /// Every other key of the mapping.
+    pub metadata: Map<String, Value>,
+}
+
+/// A text with its front matter taken off and parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed<'a> {
+    /// The text after the front matter, byte for byte; the whole text when it has none.
+    pub body: &'a str,
+    /// Byte offset of the body in the text.
+    pub body_offset: usize,
+    /// 1-based line of the text on which the body starts.
+    pub body_line: u32,
+    /// The parsed front matter; `None` when the text has none or it is invalid.
+    pub front_matter: Option<FrontMatter>,
+    /// `E_FRONT_MATTER` for invalid YAML or a limit exceeded, `W_FRONT_MATTER` for values of
+    /// the wrong type; spans and positions are in the whole text.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Splits and parses the front matter of a Markdown text with the default [`Limits`].
+///
+/// The caller decides whether the file is Markdown ([`crate::is_markdown`]); this function
+/// looks only at the text.
+pub fn parse(text: &str) -> Parsed<'_> {
+    parse_with(text, &Limits::default())
+}
+
+/// Splits and parses the front matter of a Markdown text with the given limits.
+pub fn parse_with<'a>(text: &'a str, limits: &Limits) -> Parsed<'a> {
+    let Some(split) = split(text) else {
+        return Parsed {
+            body: text,
+            body_offset: 0,
+            body_line: 1,
+            front_matter: None,
+            diagnostics: Vec::new(),
+        };
+    };
+    let mut parsed = Parsed {
+        body: split.body,
+        body_offset: split.body_offset,
+        body_line: split.body_line,
+        front_matter: None,
+        diagnostics: Vec::new(),
+    };
+    let at_start = |message: String| Diagnostic {
+        code: Code::FrontMatter,
+        message,
+        span: Span::new(0, split.body_offset),
+        pos: Position { line: 1, column: 1 },
+    };
+    if split.yaml.len() > limits.max_bytes {
+        parsed.diagnostics.push(at_start(format!(
+            "front matter is {} bytes, over the limit of {} bytes",
+            split.yaml.len(),
+            limits.max_bytes
+        )));
+        return parsed;
+    }
+    match parse_yaml(split.yaml, limits) {
+        Ok(value) => {
+            let (front_matter, notes) = extract(value);
+            parsed.diagnostics.extend(notes.into_iter().map(|message| Diagnostic {
+                code: Code::FrontMatterValue,
+                message,
+                span: Span::new(0, split.body_offset),
+                pos: Position { line: 1, column: 1 },
+            }));
+            parsed.front_matter = Some(front_matter);
+        }
+        Err(err) => {
+            let message = format!("invalid front matter: {}", yaml_message(&err));
+            let diagnostic = match err.location() {
+                Some(loc) => {
+                    let offset = (split.yaml_offset + loc.index()).min(split.body_offset);
+                    let offset = floor_char_boundary(text, offset);
+                    Diagnostic {
+                        code: Code::FrontMatter,
+                        message,
+                        span: Span::new(offset, offset),
+                        pos: Position {
+                            // The YAML starts on line 2 of the file.
+                            line: u32::try_from(loc.line()).unwrap_or(u32::MAX).saturating_add(1),
+                            column: u32::try_from(loc.column()).unwrap_or(u32::MAX),
+                        },
+                    }
+                }
+                None => at_start(message),
+            };
+            parsed.diagnostics.push(diagnostic);
+        }
+    }
+    parsed
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    i = i.min(text.len());
+    while !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// serde_yaml_ng's message without its own " at line L column C", which counts from the start
+/// of the YAML rather than of the file.
+fn yaml_message(err: &serde_yaml_ng::Error) -> String {
+    let full = err.to_string();
+    match full.find(" at line ") {
+        Some(i) => full[..i].to_string(),
+        None => full,
+    }
+}
+
+fn parse_yaml(yaml: &str, limits: &Limits) -> Result<Value, serde_yaml_ng::Error> {
+    let budget = Budget { values: Cell::new(0), limits: *limits };
+    let de = serde_yaml_ng::Deserializer::from_str(yaml);
+    ValueSeed { budget: &budget, depth: 0 }.deserialize(de)
+}
+
+/// Takes `description`, `params` and `metadata` out of a parsed front matter; returns the
+/// `W_FRONT_MATTER` messages.
+fn extract(value: Value) -> (FrontMatter, Vec<String>) {
+    let mut notes = Vec::new();
+    let map = match value {
+        Value::Null => Map::new(),
+        Value::Object(map) => map,
+        other => {
+            notes.push(format!(
+                "front matter is {}, not a mapping; description, params and metadata ignored",
+                type_name(&other)
+            ));
+            return (FrontMatter { value: other, ..FrontMatter::default() }, notes);
+        }
+    };
+    let mut fm = FrontMatter::default();
+    let mut metadata = map.clone();
+    let description = take_either(&mut metadata, "description", "Description");
+    match description {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => fm.description = s,
+        Some(other) => notes.push(format!(
+            "description is {}, not a string; using the empty string",
+            type_name(&other)
+        )),
+    }
+    match take_either(&mut metadata, "params", "Params") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) => fm.params.push(s),
+        Some(Value::Array(items)) => {
+            for (i, item) in items.into_iter().enumerate() {
+                match item {
+                    Value::String(s) => fm.params.push(s),
+                    other => notes.push(format!(
+                        "params item {} is {}, not a string; dropped",
+                        i + 1,
+                        type_name(&other)
+                    )),
+                }
+            }
+        }
+        Some(other) => {
+            notes.push(format!("params is {}, not a list of strings; dropped", type_name(&other)))
+        }
+    }
+    fm.metadata = metadata;
+    fm.value = Value::Object(map);
+    (fm, notes)
+}
+
+/// Removes both spellings of a key; the lower-case one wins when both are there.
+fn take_either(map: &mut Map<String, Value>, lower: &str, upper: &str) -> Option<Value> {
+    let upper = map.remove(upper);
+    map.remove(lower).or(upper)
+}
+
+fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+/// Merges `params` across files: first-seen order, no duplicates.
+#[derive(Debug, Clone, Default)]
+pub struct ParamsMerger {
+    seen: HashSet<String>,
+    params: Vec<String>,
+}
+
+impl ParamsMerger {
+    /// An empty merger.
+    pub fn new() -> ParamsMerger {
+        ParamsMerger::default()
+    }
+
+    /// Adds the params of one more file, in the order of the depth-first walk.
+    pub fn extend<I, S>(&mut self, params: I)
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        for p in params {
+            let p = p.as_ref();
+            if !self.seen.contains(p) {
+                self.seen.insert(p.to_string());
+                self.params.push(p.to_string());
+            }
+        }
+    }
+
+    /// The params so far.
+    pub fn params(&self) -> &[String] {
+        &self.params
+    }
+
+    /// The merged params.
+    pub fn into_params(self) -> Vec<String> {
+        self.params
+    }
+}
+
+struct Budget {
+    values: Cell<usize>,
+    limits: Limits,
+}
+
+impl Budget {
+    fn count<E: de::Error>(&self) -> Result<(), E> {
+        let n = self.values.get() + 1;
+        self.values.set(n);
+        if n > self.limits.max_values {
+            return Err(E::custom(format_args!(
+                "front matter expands to more than {} values (alias bomb?)",
+                self.limits.max_values
+            )));
+        }
+        Ok(())
+    }
+}
+
+/// Builds a [`Value`] while counting values and depth.
+#[derive(Clone, Copy)]
+struct ValueSeed<'b> {
+    budget: &'b Budget,
+    depth: usize,
+}
+
+impl ValueSeed<'_> {
+    fn enter<E: de::Error>(self) -> Result<Self, E> {
+        if self.depth >= self.budget.limits.max_depth {
+            return Err(E::custom(format_args!(
+                "front matter is nested deeper than {} levels",
+                self.budget.limits.max_depth
+            )));
+        }
+        Ok(ValueSeed { budget: self.budget, depth: self.depth + 1 })
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a yaml value")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Value, E> {
+        self.budget.count()?;
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Value, E> {
+        self.budget.count()?;
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Value, E> {
+        self.budget.count()?;
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        self.budget.count()?;
+        // JSON has no NaN or infinity: keep them as YAML writes them.
+        Ok(Number::from_f64(v).map_or_else(
+            || {
+                let s = if v.is_nan() {
+                    ".nan"
+                } else if v > 0.0 {
+                    ".inf"
+                } else {
+                    "-.inf"
+                };
+                Value::String(s.to_string())
+            },
+            Value::Number,
+        ))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
+        self.budget.count()?;
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
+        self.budget.count()?;
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        self.budget.count()?;
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Value, E> {
+        self.visit_unit()
+    }
+
+    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        self.budget.count()?;
+        let inner = self.enter()?;
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(inner)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
+        self.budget.count()?;
+        let inner = self.enter()?;
+        let mut map = Map::new();
+        while let Some(key) = access.next_key_seed(KeySeed { budget: self.budget })? {
+            let value = access.next_value_seed(inner)?;
+            if map.contains_key(&key) {
+                return Err(de::Error::custom(format_args!("duplicate key {key:?}")));
+            }
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
+    }
+}
+
+/// A mapping key: any scalar, written as a string.
+struct KeySeed<'b> {
+    budget: &'b Budget,
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = String;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<String, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a scalar key")
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<String, E> {
+        self.budget.count()?;
+        Ok(v.to_string())
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<String, E> {
+        self.budget.count()?;
+        Ok(v.to_string())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<String, E> {
+        self.budget.count()?;
+        Ok(v.to_string())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<String, E> {
+        self.budget.count()?;
+        Ok(v.to_string())
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        self.budget.count()?;
+        Ok(v.to_string())
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<String, E> {
+        self.budget.count()?;
+        Ok(v)
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<String, E> {
+        self.budget.count()?;
+        Ok("null".to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    use serde_json::json;
+
+    use super::*;
+
+    fn fm(text: &str) -> FrontMatter {
+        let parsed = parse(text);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        parsed.front_matter.expect("front matter")
+    }
+
+    #[test]
+    fn split_table() {
+        // (input, yaml, body); `None` means no front matter.
+        let cases: &[(&str, Option<(&str, &str)>)] = &[
+            ("---\na: 1\n---\nbody\n", Some(("a: 1\n", "body\n"))),
+            ("---\r\na: 1\r\n---\r\n\r\nbody\r\n", Some(("a: 1\r\n", "\r\nbody\r\n"))),
+            ("\u{feff}---\na: 1\n...\nbody", Some(("a: 1\n", "body"))),
+            ("--- \t\na: 1\n---  \n  body  ", Some(("a: 1\n", "  body  "))),
+            ("---\n---\n", Some(("", ""))),
+            ("---\na: 1\n---", Some(("a: 1\n", ""))),
+            ("---\n\n\n---\n\nx", Some(("\n\n", "\nx"))),
+            ("---\na: 1\n", None),
+            ("---", None),
+            ("---x\na\n---\n", None),
+            (" ---\na\n---\n", None),
+            ("text\n---\na\n---\n", None),
+            ("", None),
+        ];
+        for (input, expect) in cases {
+            let got = split(input).map(|s| (s.yaml, s.body));
+            assert_eq!(got, *expect, "{input:?}");
+            if let Some(s) = split(input) {
+                assert_eq!(&input[s.body_offset..], s.body);
+                assert_eq!(&input[s.yaml_offset..s.yaml_offset + s.yaml.len()], s.yaml);
+            }
+        }
+    }
+
+    #[test]
+    fn body_line() {
+        let s = split("---\na: 1\nb: 2\n---\nbody").unwrap();
+        assert_eq!(s.body_line, 5);
+        assert_eq!(parse("no front matter").body_line, 1);
+    }
+
+    #[test]
+    fn extracts_fields() {
+        let f = fm("---\nDescription: Rules\nparams: [a, b]\ntags: [x]\nauthor: me\n---\nbody");
+        assert_eq!(f.description, "Rules");
+        assert_eq!(f.params, ["a", "b"]);
+        assert_eq!(json!(f.metadata), json!({"tags": ["x"], "author": "me"}));
+        assert_eq!(f.value["Description"], "Rules");
+
+        let f = fm("---\nParams: one\n---\n");
+        assert_eq!(f.params, ["one"]);
+        assert_eq!(f.description, "");
+        assert!(f.metadata.is_empty());
+
+        let f = fm("---\n---\nbody");
+        assert_eq!(f.value, json!({}));
+    }
+
+    #[test]
+    fn lower_case_key_wins() {
+        let f = fm("---\ndescription: low\nDescription: up\n---\n");
+        assert_eq!(f.description, "low");
+        assert!(f.metadata.is_empty());
+    }
+
+    #[test]
+    fn wrong_types_warn() {
+        let parsed = parse("---\ndescription: 3\nparams: [a, 1, {b: c}, d]\n---\nbody");
+        let f = parsed.front_matter.unwrap();
+        assert_eq!(f.description, "");
+        assert_eq!(f.params, ["a", "d"]);
+        let msgs: Vec<_> = parsed.diagnostics.iter().map(|d| (d.code, d.message.as_str())).collect();
+        assert_eq!(
+            msgs,
+            [
+                (Code::FrontMatterValue, "description is a number, not a string; using the empty string"),
+                (Code::FrontMatterValue, "params item 2 is a number, not a string; dropped"),
+                (Code::FrontMatterValue, "params item 3 is a mapping, not a string; dropped"),
+            ]
+        );
+        let parsed = parse("---\n- a\n- b\n---\n");
+        assert_eq!(parsed.diagnostics[0].code, Code::FrontMatterValue);
+        assert_eq!(parsed.front_matter.unwrap().value, json!(["a", "b"]));
+    }
+
+    #[test]
+    fn scalar_kinds() {
+        let f = fm("---\nn: ~\nb: true\ni: -3\nu: 18446744073709551615\nf: 1.5\nnan: .nan\n1: int key\n---\n");
+        assert_eq!(
+            json!(f.metadata),
+            json!({"n": null, "b": true, "i": -3, "u": 18446744073709551615u64, "f": 1.5,
+                   "nan": ".nan", "1": "int key"})
+        );
+    }
+
+    #[test]
+    fn invalid_yaml_has_file_line() {
+        let text = "---\ntitle: ok\nbad: [unclosed\nmore: 1\n---\nbody\n";
+        let parsed = parse(text);
+        assert_eq!(parsed.body, "body\n");
+        assert!(parsed.front_matter.is_none());
+        let d = &parsed.diagnostics[0];
+        assert_eq!(d.code, Code::FrontMatter);
+        assert!(d.message.starts_with("invalid front matter: "), "{}", d.message);
+        assert!(!d.message.contains(" at line "), "{}", d.message);
+        // The error is reported where libyaml notices it, on a line of the front matter.
+        assert!((3..=5).contains(&d.pos.line), "{d:?}");
+
+        let parsed = parse("---\na: 1\n  b: 2\n---\n");
+        assert_eq!(parsed.diagnostics[0].pos.line, 3, "{:?}", parsed.diagnostics);
+    }
+
+    #[test]
+    fn duplicate_keys_are_errors() {
+        let parsed = parse("---\na: 1\na: 2\n---\n");
+        assert_eq!(parsed.diagnostics[0].code, Code::FrontMatter);
+        assert!(parsed.diagnostics[0].message.contains("duplicate key"));
+    }
+
+    #[test]
+    fn billion_laughs_fails_fast() {
+        let mut yaml = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        let names = ["b", "c", "d", "e", "f", "g", "h", "i"];
+        let mut prev = "a";
+        for n in names {
+            yaml.push_str(&format!("{n}: &{n} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]\n"));
+            prev = n;
+        }
+        let text = format!("---\n{yaml}---\nbody");
+        let start = Instant::now();
+        let parsed = parse(&text);
+        assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+        assert_eq!(parsed.body, "body");
+        assert!(parsed.front_matter.is_none());
+        assert_eq!(parsed.diagnostics[0].code, Code::FrontMatter);
+    }
+
+    #[test]
+    fn wide_alias_fan_out_is_bounded() {
+        // One big anchor used many times: fewer jumps than serde_yaml_ng's own limit, but
+        // millions of values.
+        let items = vec!["x"; 2000].join(",");
+        let mut yaml = format!("a: &a [{items}]\nb: [");
+        yaml.push_str(&vec!["*a"; 2000].join(","));
+        yaml.push_str("]\n");
+        let text = format!("---\n{yaml}---\n");
+        assert!(text.len() < 64 * 1024);
+        let start = Instant::now();
+        let parsed = parse(&text);
+        assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+        assert!(parsed.diagnostics[0].message.contains("more than 100000 values"));
+    }
+
+    #[test]
+    fn limits() {
+        let deep = format!("---\na: {}1{}\n---\n", "[".repeat(100), "]".repeat(100));
+        let parsed = parse(&deep);
+        assert_eq!(parsed.diagnostics[0].code, Code::FrontMatter, "{:?}", parsed.diagnostics);
+
+        let big = format!("---\na: \"{}\"\n---\nbody", "x".repeat(70_000));
+        let parsed = parse(&big);
+        assert_eq!(parsed.body, "body");
+        assert!(parsed.diagnostics[0].message.contains("over the limit"));
+
+        let small = Limits { max_depth: 2, ..Limits::default() };
+        assert!(parse_with("---\na: [1]\n---\n", &small).diagnostics.is_empty());
+        assert!(!parse_with("---\na: [[1]]\n---\n", &small).diagnostics.is_empty());
+    }
+
+    #[test]
+    fn params_merger() {
+        let mut m = ParamsMerger::new();
+        m.extend(["b", "a"]);
+        m.extend(vec!["a".to_string(), "c".to_string(), "b".to_string()]);
+        m.extend(["c", "d"]);
+        assert_eq!(m.params(), ["b", "a", "c", "d"]);
+        assert_eq!(m.into_params(), ["b", "a", "c", "d"]);
+    }
+
+    #[test]
+    fn agrees_with_gray_matter() {
+        use gray_matter::engine::Engine;
+        use gray_matter::{Matter, Pod};
+
+        struct Raw;
+        impl Engine for Raw {
+            fn parse(_: &str) -> gray_matter::Result<Pod> {
+                Ok(Pod::Null)
+            }
+        }
+        let mut matter = Matter::<Raw>::new();
+        matter.close_delimiter = Some("...".to_string());
+        let inputs = [
+            "---\na: 1\n---\nbody\n",
+            "---\r\na: 1\r\nb: [x]\r\n---\r\n\r\nbody\r\nmore",
+            "---\n  a: 1\n...\nbody",
+            "--- \na: 1\n--- \nbody",
+            "---\n\nkey: v\n\n---\n\n\ntext",
+        ];
+        for input in inputs {
+            let ours = split(input).unwrap();
+            let theirs = matter.parse::<Pod>(input).unwrap();
+            assert_eq!(theirs.matter, ours.yaml.replace("\r\n", "\n").trim(), "{input:?}");
+            // gray_matter normalises line endings, trims leading blank lines and drops the
+            // final line ending; we do none of that.
+            let normalised = ours.body.replace("\r\n", "\n");
+            let normalised = normalised.trim_start_matches('\n');
+            let normalised = normalised.strip_suffix('\n').unwrap_or(normalised);
+            assert_eq!(theirs.content, normalised, "{input:?}");
+        }
+    }
+}

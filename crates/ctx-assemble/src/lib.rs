@@ -1,0 +1,156 @@
+//! Assembly of ctx documents: the pure pieces the recursive walk is built from.
+//!
+//! Properties:
+//! - no I/O: every function here takes text and returns text, counts or diagnostics;
+//!   reading files is the business of ctx-fs and the walk;
+//! - zero-copy where it can: selections and front-matter bodies borrow from the file text,
+//!   and sanitising or escaping borrows when there is nothing to change;
+//! - bounded: front matter is parsed with limits on size, depth and alias expansion.
+//!
+//! Modules:
+//! - [`front_matter`]: splits YAML front matter off Markdown files and extracts
+//!   `description`, `params` and `metadata` (assembly.md §5);
+//! - [`select`]: line ranges, anchors and heading sections, the 2 000-line cut and line
+//!   numbers (assembly.md §7, "Line ranges and whole files");
+//! - [`sanitize`]: makes hidden Unicode and terminal control characters visible;
+//! - [`render`]: XML escaping, wrapper-tag neutralising, Markdown fences and languages, and
+//!   the JSON output schema;
+//! - [`tokens`]: o200k token counting, in parallel, and cutting a text to a token budget.
+//!
+//! # Example
+//!
+//! ```
+//! use ctx_assemble::{front_matter, select};
+//! use ctx_syntax::{LineEnd, Selector};
+//!
+//! let file = "---\ndescription: notes\n---\none\ntwo\nthree\n";
+//! let parsed = front_matter::parse(file);
+//! assert_eq!(parsed.front_matter.unwrap().description, "notes");
+//! let selector = Selector::Lines { start: 2, end: LineEnd::Line(3) };
+//! let selection = select::select(parsed.body, &selector, false).unwrap();
+//! assert_eq!(selection.text, "two\nthree");
+//! ```
+
+use std::fmt;
+
+use ctx_syntax::Code;
+
+pub mod front_matter;
+pub mod render;
+pub mod sanitize;
+pub mod select;
+pub mod tokens;
+
+/// An error of one of the leaf operations, with the diagnostic code it maps to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    kind: ErrorKind,
+}
+
+/// What went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A line range starting at line 0.
+    ZeroLine,
+    /// A line range whose end comes before its start.
+    Reversed {
+        /// The first line asked for.
+        start: u32,
+        /// The last line asked for.
+        end: u32,
+    },
+    /// A line range starting after the last line of the file.
+    PastEnd {
+        /// The first line asked for.
+        start: u32,
+        /// How many lines the file has.
+        lines: u32,
+    },
+    /// An anchor or heading fragment that the file does not have.
+    NoAnchor {
+        /// The name asked for.
+        name: String,
+        /// Whether headings were searched too (Markdown files).
+        headings: bool,
+    },
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind) -> Error {
+        Error { kind }
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// The diagnostic code of the error.
+    pub fn code(&self) -> Code {
+        match self.kind {
+            ErrorKind::ZeroLine
+            | ErrorKind::Reversed { .. }
+            | ErrorKind::PastEnd { .. }
+            | ErrorKind::NoAnchor { .. } => Code::Range,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ErrorKind::ZeroLine => f.write_str("line numbers start at 1, not 0"),
+            ErrorKind::Reversed { start, end } => {
+                write!(f, "line range {start}-{end} ends before it starts")
+            }
+            ErrorKind::PastEnd { start, lines } => {
+                let s = if *lines == 1 { "" } else { "s" };
+                write!(f, "line range starts at line {start} but the file has {lines} line{s}")
+            }
+            ErrorKind::NoAnchor { name, headings: false } => {
+                write!(f, "no anchor named {name:?} (expected an `ANCHOR: {name}` line)")
+            }
+            ErrorKind::NoAnchor { name, headings: true } => {
+                write!(f, "no heading or anchor named {name:?}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Whether a path names a Markdown file (`.md`, `.markdown`, `.mdc`, any letter case), the
+/// files that may carry front matter and whose `#name` fragments are heading sections.
+pub fn is_markdown(path: &str) -> bool {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let ext = match name.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => ext,
+        _ => return false,
+    };
+    ["md", "markdown", "mdc"].iter().any(|m| ext.eq_ignore_ascii_case(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_extensions() {
+        for p in ["a.md", "docs/A.MD", "x.markdown", "rules/r.mdc", "a.b.Md"] {
+            assert!(is_markdown(p), "{p}");
+        }
+        for p in ["a.txt", "md", ".md/x", "a.md/b", "a.mdx", "a", "dir/.md"] {
+            assert!(!is_markdown(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn error_messages() {
+        let e = Error::new(ErrorKind::PastEnd { start: 9, lines: 1 });
+        assert_eq!(e.to_string(), "line range starts at line 9 but the file has 1 line");
+        assert_eq!(e.code(), Code::Range);
+        let e = Error::new(ErrorKind::Reversed { start: 5, end: 2 });
+        assert_eq!(e.to_string(), "line range 5-2 ends before it starts");
+    }
+}

@@ -1,0 +1,1 @@
+//! sanitize (in progress).
