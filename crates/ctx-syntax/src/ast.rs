@@ -148,7 +148,8 @@ pub enum TargetKind {
     File,
     /// A directory: the path ends in `/`.
     Directory,
-    /// A glob: the path contains `*` or `?`, or an unquoted `[`.
+    /// A glob: the path contains `*` or `?` (then `[...]` classes work too; a `[` alone does
+    /// not make a glob, so `@[a[1].md]` names the file `a[1].md`).
     Glob,
 }
 

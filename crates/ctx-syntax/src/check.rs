@@ -35,7 +35,9 @@ pub fn check(text: &str) {
         assert_eq!(at, text.len(), "items must cover the whole text");
         let mut last = Position { line: 1, column: 1 };
         for diagnostic in &scan.diagnostics {
-            assert!(diagnostic.span.end <= text.len() && diagnostic.span.start <= diagnostic.span.end);
+            assert!(
+                diagnostic.span.end <= text.len() && diagnostic.span.start <= diagnostic.span.end
+            );
             assert!(text.is_char_boundary(diagnostic.span.start));
             assert_eq!(diagnostic.pos, index.position(diagnostic.span.start));
             assert!(diagnostic.pos >= last, "diagnostics out of order");

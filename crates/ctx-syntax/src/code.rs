@@ -49,7 +49,8 @@ pub(crate) fn fenced_block(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
         let indent = line.iter().take_while(|&&b| b == b' ').count();
         if indent <= 3 {
             let run = run_len(line, indent, c);
-            if run >= len && line[indent + run..].iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r')) {
+            if run >= len && line[indent + run..].iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'))
+            {
                 let mut close = end;
                 if close > line_start && bytes[close - 1] == b'\r' {
                     close -= 1;

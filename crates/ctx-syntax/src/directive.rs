@@ -71,7 +71,9 @@ fn condition(input: &str) -> PResult<'_, Condition<'_>> {
     .parse(input)
 }
 
-fn keyword<'a>(word: &'static str) -> impl Parser<&'a str, Output = &'a str, Error = nom::error::Error<&'a str>> {
+fn keyword<'a>(
+    word: &'static str,
+) -> impl Parser<&'a str, Output = &'a str, Error = nom::error::Error<&'a str>> {
     terminated(tag(word), ws1)
 }
 
@@ -139,14 +141,24 @@ mod tests {
         let s = |raw| StrLit { raw };
         assert_eq!(parse("define A"), DirectiveKind::Define { name: "A", value: None });
         assert_eq!(parse("define A,"), DirectiveKind::Define { name: "A", value: None });
-        assert_eq!(parse(r#"define A, "x}y""#), DirectiveKind::Define { name: "A", value: Some(s("x}y")) });
-        assert_eq!(parse(r#" define  A "v" "#), DirectiveKind::Define { name: "A", value: Some(s("v")) });
+        assert_eq!(
+            parse(r#"define A, "x}y""#),
+            DirectiveKind::Define { name: "A", value: Some(s("x}y")) }
+        );
+        assert_eq!(
+            parse(r#" define  A "v" "#),
+            DirectiveKind::Define { name: "A", value: Some(s("v")) }
+        );
         assert_eq!(parse("undef A"), DirectiveKind::Undef { name: "A" });
         assert_eq!(parse("ifdef DEBUG"), DirectiveKind::Ifdef { name: "DEBUG" });
         assert_eq!(parse("ifndef _X1"), DirectiveKind::Ifndef { name: "_X1" });
         assert_eq!(
             parse(r#"if MODE IS "fast""#),
-            DirectiveKind::If(Condition { name: "MODE", op: Op::Is, operand: Operand::Str(s("fast")) })
+            DirectiveKind::If(Condition {
+                name: "MODE",
+                op: Op::Is,
+                operand: Operand::Str(s("fast"))
+            })
         );
         assert_eq!(
             parse("elif MODE DOESNT_MATCH OTHER"),

@@ -32,6 +32,7 @@ mod check;
 mod code;
 mod diagnostic;
 mod directive;
+mod dump;
 mod json;
 mod reference;
 mod scanner;

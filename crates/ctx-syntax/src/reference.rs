@@ -78,8 +78,8 @@ pub(crate) fn fragment_prefix(input: &str) -> Option<(Selector<'_>, usize)> {
     fragment(input).ok().map(|(rest, s)| (s, input.len() - rest.len()))
 }
 
-pub(crate) fn target_kind(path: &str, quoted: bool) -> TargetKind {
-    if path.contains(['*', '?']) || (!quoted && path.contains('[')) {
+pub(crate) fn target_kind(path: &str) -> TargetKind {
+    if path.contains(['*', '?']) {
         TargetKind::Glob
     } else if path.ends_with(['/', '\\']) {
         TargetKind::Directory
@@ -129,7 +129,7 @@ pub fn parse_reference(body: &str) -> Reference<'_> {
             return Reference {
                 path: PathText { raw, quoted: true },
                 selector,
-                target: target_kind(raw, true),
+                target: target_kind(raw),
             };
         }
     }
@@ -138,7 +138,7 @@ pub fn parse_reference(body: &str) -> Reference<'_> {
 
 fn raw_reference(body: &str) -> Reference<'_> {
     let (selector, raw) = split_selector(body, false);
-    Reference { path: PathText { raw, quoted: false }, selector, target: target_kind(raw, false) }
+    Reference { path: PathText { raw, quoted: false }, selector, target: target_kind(raw) }
 }
 
 /// Finds the leftmost `:` or `#` after which the rest of `text` is a whole selector.
@@ -290,7 +290,8 @@ mod tests {
         assert_eq!(parse_reference(r"src\").target, TargetKind::Directory);
         assert_eq!(parse_reference("src/*.rs").target, TargetKind::Glob);
         assert_eq!(parse_reference("a?.md").target, TargetKind::Glob);
-        assert_eq!(parse_reference("a[1].md").target, TargetKind::Glob);
+        assert_eq!(parse_reference("a[1].md").target, TargetKind::File);
+        assert_eq!(parse_reference("src/[ab]*.rs").target, TargetKind::Glob);
         assert_eq!(parse_reference(r#""a[1].md""#).target, TargetKind::File);
     }
 

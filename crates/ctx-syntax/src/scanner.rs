@@ -4,8 +4,7 @@
 use memchr::{memchr, memchr3, memrchr};
 
 use crate::ast::{
-    CodeKind, Directive, DirectiveKind, Escape, Item, ItemKind, PathText, Position, Reference,
-    Span,
+    CodeKind, Directive, DirectiveKind, Escape, Item, ItemKind, PathText, Position, Reference, Span,
 };
 use crate::code::{code_span_close, fence_indent_ok, fenced_block, run_len};
 use crate::diagnostic::{Code, Diagnostic};
@@ -73,9 +72,8 @@ impl Cursor {
         if newlines > 0 {
             self.line = self.line.saturating_add(saturate(newlines));
             self.line_start = self.offset + memrchr(b'\n', segment).map_or(0, |i| i + 1);
-            self.column = 1u32.saturating_add(saturate(bytecount::num_chars(
-                &bytes[self.line_start..to],
-            )));
+            self.column =
+                1u32.saturating_add(saturate(bytecount::num_chars(&bytes[self.line_start..to])));
         } else {
             self.column = self.column.saturating_add(saturate(bytecount::num_chars(segment)));
         }
@@ -121,9 +119,9 @@ impl<'a> Scanner<'a> {
         self.flush_text(len);
     }
 
-    /// The position of `offset`, which must not lie before the pending text.
+    /// The position of `offset`, which must not lie before the last position computed.
     fn position(&mut self, offset: usize) -> Position {
-        if self.pending_pos.is_none() {
+        if self.pending_pos.is_none() && offset >= self.pending {
             self.pending_pos = Some(self.cursor.advance(self.bytes, self.pending));
         }
         self.cursor.advance(self.bytes, offset)
@@ -219,7 +217,11 @@ impl<'a> Scanner<'a> {
         }
         let found = if include { self.include(at) } else { self.directive(at) };
         let Some((end, kind)) = found else {
-            let what = if include { "`@[` without its closing `]`" } else { "`@{` without its closing `}`" };
+            let what = if include {
+                "`@[` without its closing `]`"
+            } else {
+                "`@{` without its closing `}`"
+            };
             self.diagnose(
                 Code::Unterminated,
                 format!("{what}; left as text (write `\\@` for a literal `@`)"),
@@ -231,9 +233,7 @@ impl<'a> Scanner<'a> {
             let unescaped = &self.text[at - backslashes / 2..at];
             self.emit(ItemKind::Escape(Escape { unescaped }), at - backslashes, at);
         }
-        let unknown = matches!(kind, ItemKind::Directive(Directive { kind: DirectiveKind::Unknown, .. }));
-        self.emit(kind, at, end);
-        if unknown {
+        if matches!(kind, ItemKind::Directive(Directive { kind: DirectiveKind::Unknown, .. })) {
             let body = &self.text[at + 2..end - 1];
             self.diagnose(
                 Code::Directive,
@@ -241,19 +241,19 @@ impl<'a> Scanner<'a> {
                 Span::new(at, end),
             );
         }
+        self.emit(kind, at, end);
         end
     }
 
     fn include(&self, at: usize) -> Option<(usize, ItemKind<'a>)> {
         let bytes = self.bytes;
         let start = at + 2;
-        let skip_blanks =
-            |mut i: usize| {
-                while bytes.get(i).is_some_and(|b| matches!(b, b' ' | b'\t')) {
-                    i += 1;
-                }
-                i
-            };
+        let skip_blanks = |mut i: usize| {
+            while bytes.get(i).is_some_and(|b| matches!(b, b' ' | b'\t')) {
+                i += 1;
+            }
+            i
+        };
         // A tool call: `name{json}`, whose JSON may hold `]` and `}` in strings.
         let mut i = skip_blanks(start);
         if bytes.get(i).is_some_and(|&b| is_ident_start(b)) {
@@ -338,7 +338,8 @@ impl<'a> Scanner<'a> {
                 }
                 b'\n' | b'\r' => return None,
                 b'@' if bytes.get(i + 1) == Some(&b'{') => return None,
-                b if b.is_ascii_alphanumeric() || matches!(b, b'_' | b' ' | b'\t' | b',' | b':') => {}
+                b if b.is_ascii_alphanumeric()
+                    || matches!(b, b'_' | b' ' | b'\t' | b',' | b':') => {}
                 _ => strings = false,
             }
             i += 1;
@@ -346,7 +347,10 @@ impl<'a> Scanner<'a> {
         let body = &self.text[start..close];
         let kind = directive::parse(body);
         let end = close + 1;
-        Some((end, ItemKind::Directive(Directive { kind, body, line: self.alone_on_line(at, end) })))
+        Some((
+            end,
+            ItemKind::Directive(Directive { kind, body, line: self.alone_on_line(at, end) }),
+        ))
     }
 
     /// The span of the line holding `start..end` when only spaces and tabs stand beside it,
@@ -375,11 +379,16 @@ impl<'a> Scanner<'a> {
 
     fn mention(&mut self, at: usize) -> usize {
         if at > self.pending && self.bytes[at - 1] == b'\\' {
-            self.emit(ItemKind::Escape(Escape { unescaped: &self.text[at..at + 1] }), at - 1, at + 1);
+            self.emit(
+                ItemKind::Escape(Escape { unescaped: &self.text[at..at + 1] }),
+                at - 1,
+                at + 1,
+            );
             return at + 1;
         }
         if let Some(prev) = self.text[..at].chars().next_back() {
-            let active = prev.is_whitespace() || !(prev.is_alphanumeric() || prev.is_ascii_punctuation());
+            let active =
+                prev.is_whitespace() || !(prev.is_alphanumeric() || prev.is_ascii_punctuation());
             if !active {
                 return at + 1;
             }
@@ -414,7 +423,7 @@ impl<'a> Scanner<'a> {
                 None => (inner, after),
             };
             let path = PathText { raw, quoted: true };
-            return Some((end, Reference { path, selector, target: target_kind(raw, true) }));
+            return Some((end, Reference { path, selector, target: target_kind(raw) }));
         }
         let bytes = self.bytes;
         let mut i = start;
@@ -444,7 +453,7 @@ impl<'a> Scanner<'a> {
             return None;
         }
         let path = PathText { raw, quoted: false };
-        Some((i, Reference { path, selector, target: target_kind(raw, false) }))
+        Some((i, Reference { path, selector, target: target_kind(raw) }))
     }
 }
 
