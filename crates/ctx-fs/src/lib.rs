@@ -1,0 +1,75 @@
+//! The ctx capability sandbox: every byte ctx reads goes through it.
+//!
+//! A [`Sandbox`] holds a cap-std directory handle for each allowed root (the
+//! workspace root and extra read-only roots) and implements every rule of
+//! assembly.md §3, each refusal with its stable code ([`ErrorKind::code`]).
+//!
+//! # Guarantee
+//!
+//! Nothing outside the roots is ever opened or read through a sandbox:
+//! not by `..`, not by an absolute path, not by a symbolic link in any
+//! component (chains included), not by a link swapped in while a read is
+//! under way. Paths are resolved one component at a time through directory
+//! handles opened without following links; each link is read and spliced
+//! in lexically and refused when its target is absolute or climbs out of
+//! its root, and cap-std's own containment checks stand behind every open.
+//! A refusal to leave a root reads nothing outside it, so its code and
+//! message are the same whether or not the outside file exists.
+//!
+//! On top of that, the sandbox refuses denied entries (`.git`, `.env*`,
+//! credential stores, private keys, configured globs) on the path as
+//! written and on the final in-root target, FIFOs, sockets and devices
+//! without ever blocking, files over the size cap (checked on the opened
+//! handle, reads bounded to cap + 1 bytes), and paths that are malformed
+//! or mean something else on Windows (`E_BAD_PATH`, on every platform).
+//!
+//! # Limits
+//!
+//! - This is not a sandbox for untrusted code: it confines the paths that
+//!   ctx is asked to read, while the process itself keeps its ambient
+//!   authority ([`SandboxBuilder::open`] uses it once, to open the roots).
+//! - Hard links inside a root are followed like any file.
+//! - A symbolic link with an absolute target is refused even when it points
+//!   inside the root, as cap-std does.
+//! - A root moved elsewhere while a sandbox holds its handle keeps being
+//!   read where it now is.
+//! - Symbolic link loops are reported as `E_NOT_FOUND` ("too many levels of
+//!   symbolic links"), as the spec has no code of its own for them.
+//!
+//! # Example
+//!
+//! ```no_run
+//! use ctx_fs::{Content, Sandbox};
+//!
+//! let sandbox = Sandbox::builder("/work/project")
+//!     .allow("/usr/share/doc")
+//!     .deny("secrets/**")
+//!     .open(cap_std::ambient_authority())?;
+//! let readme = sandbox.resolve("docs/../README.md", None)?;
+//! if let Content::Text { text, .. } = sandbox.read_text(&readme)? {
+//!     assert!(!text.is_empty());
+//! }
+//! let walk = sandbox.glob("src/**/*.rs", None)?;
+//! for file in walk.files() {
+//!     let _ = sandbox.read_text(&file.location)?;
+//! }
+//! # Ok::<(), ctx_fs::Error>(())
+//! ```
+#![allow(clippy::disallowed_methods)]
+
+mod decode;
+mod deny;
+mod error;
+mod path;
+mod sandbox;
+mod walk;
+
+pub use cap_std::AmbientAuthority;
+pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, W_BINARY, decode};
+pub use error::{Error, ErrorKind, Result};
+pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
+pub use sandbox::{
+    FileKind, IgnoreSettings, Limits, Location, MAX_SYMLINK_HOPS, RootId, Sandbox, SandboxBuilder,
+    Stat,
+};
+pub use walk::{SkipReason, Skipped, Walk, WalkEntry};

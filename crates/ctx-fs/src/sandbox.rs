@@ -1,0 +1,703 @@
+//! The [`Sandbox`]: roots, resolution, stat and reads.
+
+use std::io::{self, Read};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use cap_fs_ext::{DirExtUtf8, FollowSymlinks, OpenOptionsFollowExt};
+use cap_std::AmbientAuthority;
+use cap_std::fs::{Metadata, OpenOptions};
+use cap_std::fs_utf8::Dir;
+
+use crate::decode::{self, Content};
+use crate::deny::DenyList;
+use crate::error::{Error, ErrorKind, Result};
+use crate::path::{self, Anchor};
+
+/// How many symbolic links one resolution follows before it reports a loop.
+pub const MAX_SYMLINK_HOPS: usize = 40;
+
+/// A file modified this recently is not cached: a second write within the
+/// file system's time granularity could keep length and modification time.
+const RACY_WINDOW: Duration = Duration::from_secs(2);
+
+/// Size and walk limits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Limits {
+    /// Largest file read, in bytes (default 1 MiB); larger is `E_TOO_LARGE`.
+    pub max_file_bytes: u64,
+    /// Most entries one walk returns (default 10 000); the walk is then
+    /// marked truncated.
+    pub max_walk_entries: usize,
+    /// Deepest level a walk descends to, the walked directory's own entries
+    /// being level 1 (default 64).
+    pub max_walk_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_file_bytes: 1024 * 1024, max_walk_entries: 10_000, max_walk_depth: 64 }
+    }
+}
+
+/// What walks leave out besides the ignore files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct IgnoreSettings {
+    /// Skip entries whose name starts with `.` (default true).
+    pub skip_hidden: bool,
+    /// Directory names skipped in walks (default `node_modules`, `target`,
+    /// `dist`, `build`, `.venv`, `__pycache__`).
+    pub skip_dirs: Vec<String>,
+    /// Names of the ignore files read in every directory, lowest precedence
+    /// first (default `.gitignore`, `.ignore`, `.ctxignore`).
+    pub ignore_files: Vec<String>,
+    /// Extra lines in gitignore syntax, applied at each root after its own
+    /// ignore files (so they win over them there).
+    pub extra_rules: Vec<String>,
+}
+
+impl Default for IgnoreSettings {
+    fn default() -> IgnoreSettings {
+        let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
+        IgnoreSettings {
+            skip_hidden: true,
+            skip_dirs: strings(&["node_modules", "target", "dist", "build", ".venv", "__pycache__"]),
+            ignore_files: strings(&[".gitignore", ".ignore", ".ctxignore"]),
+            extra_rules: Vec::new(),
+        }
+    }
+}
+
+/// One of the sandbox's roots; [`RootId::WORKSPACE`] is the workspace root,
+/// the others are the extra read-only roots in the order they were added.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct RootId(pub(crate) usize);
+
+impl RootId {
+    /// The workspace root.
+    pub const WORKSPACE: RootId = RootId(0);
+
+    /// The root's position: 0 for the workspace, then the allowed roots in
+    /// the order given.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+/// A resolved place inside a root: the root and a normalised relative path
+/// with `/` separators and no `.`, `..` or symbolic links in it (the empty
+/// path is the root itself).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Location {
+    root: RootId,
+    path: Utf8PathBuf,
+}
+
+impl Location {
+    pub(crate) fn new<S: AsRef<str>>(root: RootId, comps: &[S]) -> Location {
+        let mut path = String::new();
+        for comp in comps {
+            if !path.is_empty() {
+                path.push('/');
+            }
+            path.push_str(comp.as_ref());
+        }
+        Location { root, path: Utf8PathBuf::from(path) }
+    }
+
+    /// The root this location is in.
+    pub fn root(&self) -> RootId {
+        self.root
+    }
+
+    /// The path relative to the root, `/`-separated; empty for the root.
+    pub fn path(&self) -> &Utf8Path {
+        &self.path
+    }
+
+    /// The directory containing this location; `None` for a root.
+    pub fn parent(&self) -> Option<Location> {
+        if self.path.as_str().is_empty() {
+            return None;
+        }
+        let parent = self.path.parent().map(Utf8Path::to_path_buf).unwrap_or_default();
+        Some(Location { root: self.root, path: parent })
+    }
+
+    pub(crate) fn comps(&self) -> Vec<String> {
+        self.path.as_str().split('/').filter(|c| !c.is_empty()).map(str::to_owned).collect()
+    }
+}
+
+/// The type of an entry, symbolic links resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum FileKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+/// What [`Sandbox::stat`] tells about an entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Stat {
+    /// File, directory or something else.
+    pub kind: FileKind,
+    /// Length in bytes.
+    pub len: u64,
+    /// Last modification time, where the platform has one.
+    pub modified: Option<SystemTime>,
+}
+
+impl Stat {
+    fn from_cap(md: &Metadata) -> Stat {
+        Stat {
+            kind: kind_of(md),
+            len: md.len(),
+            modified: md.modified().ok().map(|t| t.into_std()),
+        }
+    }
+}
+
+fn kind_of(md: &Metadata) -> FileKind {
+    if md.is_file() {
+        FileKind::File
+    } else if md.is_dir() {
+        FileKind::Dir
+    } else {
+        FileKind::Other
+    }
+}
+
+/// Configures and opens a [`Sandbox`].
+#[derive(Clone, Debug)]
+pub struct SandboxBuilder {
+    workspace: Utf8PathBuf,
+    allow: Vec<Utf8PathBuf>,
+    deny: Vec<String>,
+    ignore: IgnoreSettings,
+    limits: Limits,
+    cache_ttl: Duration,
+    cache_bytes: u64,
+}
+
+impl SandboxBuilder {
+    /// Starts a sandbox whose workspace root is `workspace`.
+    pub fn new(workspace: impl Into<Utf8PathBuf>) -> SandboxBuilder {
+        SandboxBuilder {
+            workspace: workspace.into(),
+            allow: Vec::new(),
+            deny: Vec::new(),
+            ignore: IgnoreSettings::default(),
+            limits: Limits::default(),
+            cache_ttl: Duration::from_secs(60),
+            cache_bytes: 64 * 1024 * 1024,
+        }
+    }
+
+    /// Adds an extra read-only root (`--allow DIR`).
+    pub fn allow(mut self, dir: impl Into<Utf8PathBuf>) -> SandboxBuilder {
+        self.allow.push(dir.into());
+        self
+    }
+
+    /// Adds a deny glob, matched case-insensitively against every in-root
+    /// path and each of its ancestors (`secrets` denies `secrets/a.md`; `*`
+    /// also matches `/`, so `*.sqlite` denies them at any depth).
+    pub fn deny(mut self, glob: impl Into<String>) -> SandboxBuilder {
+        self.deny.push(glob.into());
+        self
+    }
+
+    /// Replaces the walk ignore settings.
+    pub fn ignore(mut self, ignore: IgnoreSettings) -> SandboxBuilder {
+        self.ignore = ignore;
+        self
+    }
+
+    /// Replaces the limits.
+    pub fn limits(mut self, limits: Limits) -> SandboxBuilder {
+        self.limits = limits;
+        self
+    }
+
+    /// Sets how long a cached file stays cached (default 60 s).
+    pub fn cache_ttl(mut self, ttl: Duration) -> SandboxBuilder {
+        self.cache_ttl = ttl;
+        self
+    }
+
+    /// Sets the cache capacity in bytes of text (default 64 MiB; 0 turns
+    /// the cache off).
+    pub fn cache_capacity(mut self, bytes: u64) -> SandboxBuilder {
+        self.cache_bytes = bytes;
+        self
+    }
+
+    /// Opens the roots and builds the sandbox.
+    ///
+    /// # Ambient Authority
+    ///
+    /// This opens the root directories by path in the process's ambient
+    /// file system namespace. It is the only place where the sandbox uses
+    /// ambient authority; every later access goes through the handles
+    /// opened here.
+    pub fn open(self, ambient_authority: AmbientAuthority) -> Result<Sandbox> {
+        let deny = DenyList::new(&self.deny)?;
+        let mut roots = Vec::new();
+        for dir in std::iter::once(&self.workspace).chain(&self.allow) {
+            roots.push(Root::open(dir, ambient_authority)?);
+        }
+        let cache = moka::sync::Cache::builder()
+            .max_capacity(self.cache_bytes)
+            .time_to_live(self.cache_ttl)
+            .weigher(|key: &(usize, String), value: &Arc<Cached>| {
+                u32::try_from(key.1.len() + value.content.weight() + 64).unwrap_or(u32::MAX)
+            })
+            .build();
+        Ok(Sandbox {
+            roots,
+            deny,
+            ignore: self.ignore,
+            limits: self.limits,
+            cache,
+            cache_on: self.cache_bytes > 0,
+        })
+    }
+}
+
+#[derive(Debug)]
+struct Root {
+    dir: Dir,
+    /// The root's canonical absolute path, as components.
+    canonical: Vec<String>,
+    /// The root's path as given, made absolute lexically.
+    given: Vec<String>,
+    display: Utf8PathBuf,
+}
+
+impl Root {
+    #[allow(clippy::disallowed_methods)]
+    fn open(path: &Utf8Path, ambient: AmbientAuthority) -> Result<Root> {
+        let fail = |e: io::Error| {
+            Error::new(ErrorKind::Config, path.as_str())
+                .with_detail(format!("cannot open root: {e}"))
+                .with_source(e)
+        };
+        let dir = Dir::open_ambient_dir(path, ambient).map_err(fail)?;
+        let canonical = std::fs::canonicalize(path).map_err(fail)?;
+        let canonical = Utf8PathBuf::try_from(canonical).map_err(|e| fail(e.into_io_error()))?;
+        let absolute = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            let cwd = std::env::current_dir().map_err(fail)?;
+            let cwd = Utf8PathBuf::try_from(cwd).map_err(|e| fail(e.into_io_error()))?;
+            cwd.join(path)
+        };
+        Ok(Root {
+            dir,
+            canonical: absolute_comps(canonical.as_str()),
+            given: absolute_comps(absolute.as_str()),
+            display: canonical,
+        })
+    }
+}
+
+/// Splits an absolute path into normalised components.
+fn absolute_comps(path: &str) -> Vec<String> {
+    let parsed = path.replace('\\', "/");
+    let mut out: Vec<String> = Vec::new();
+    for part in parsed.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                out.pop();
+            }
+            name => out.push(name.to_owned()),
+        }
+    }
+    out
+}
+
+#[derive(Debug)]
+pub(crate) struct Cached {
+    len: u64,
+    modified: Option<SystemTime>,
+    ino: u64,
+    dev: u64,
+    content: Content,
+}
+
+/// What the final step of a traversal produced.
+pub(crate) enum Opened {
+    Meta(Metadata),
+    File(std::fs::File),
+    Dir(Dir),
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Stat,
+    File,
+    Dir,
+}
+
+/// The capability sandbox: every read of ctx goes through one.
+///
+/// It holds a capability handle per root and never opens anything by an
+/// ambient path after [`SandboxBuilder::open`]. It is `Send + Sync` and
+/// meant to be shared (behind an `Arc`) by everything in one run or process.
+#[derive(Debug)]
+pub struct Sandbox {
+    roots: Vec<Root>,
+    pub(crate) deny: DenyList,
+    pub(crate) ignore: IgnoreSettings,
+    pub(crate) limits: Limits,
+    cache: moka::sync::Cache<(usize, String), Arc<Cached>>,
+    cache_on: bool,
+}
+
+impl Sandbox {
+    /// Starts configuring a sandbox whose workspace root is `workspace`;
+    /// shorthand for [`SandboxBuilder::new`].
+    pub fn builder(workspace: impl Into<Utf8PathBuf>) -> SandboxBuilder {
+        SandboxBuilder::new(workspace)
+    }
+
+    /// The workspace root as a location.
+    pub fn workspace(&self) -> Location {
+        Location { root: RootId::WORKSPACE, path: Utf8PathBuf::new() }
+    }
+
+    /// The roots, workspace first.
+    pub fn roots(&self) -> impl Iterator<Item = RootId> + '_ {
+        (0..self.roots.len()).map(RootId)
+    }
+
+    /// The canonical absolute path of a root, for display.
+    pub fn root_path(&self, root: RootId) -> &Utf8Path {
+        &self.roots[root.0].display
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Resolves a path as written to a location inside a root.
+    ///
+    /// `written` may be relative or absolute, use `/` or `\` and contain
+    /// `..`. A relative path is taken from `base`, a directory location
+    /// (the directory of the including file), or from the workspace root
+    /// when `base` is `None`. Symbolic links are followed while they stay
+    /// inside their root and the result names the final target, so it
+    /// exists; the deny list is checked both on the path as written and on
+    /// that target.
+    ///
+    /// A `..` that climbs above the base's root refuses with `E_OUTSIDE`
+    /// unless the lexical result lies inside another root: re-entering the
+    /// same root that way (`../ws/x` from root `ws`) is refused.
+    pub fn resolve(&self, written: &str, base: Option<&Location>) -> Result<Location> {
+        let (root, comps) = self.lexical(written, base)?;
+        let (canonical, _) = self.traverse(root, comps, Mode::Stat, written)?;
+        Ok(Location::new(root, &canonical))
+    }
+
+    /// Resolves a path relative to the workspace root; shorthand for
+    /// `resolve(written, None)`.
+    pub fn resolve_in_workspace(&self, written: &str) -> Result<Location> {
+        self.resolve(written, None)
+    }
+
+    /// Whether `written` resolves to something readable or walkable. It is
+    /// `false` for anything outside the roots or denied, whether or not it
+    /// exists, so it tells nothing about what lies outside.
+    pub fn exists(&self, written: &str, base: Option<&Location>) -> bool {
+        self.resolve(written, base).is_ok()
+    }
+
+    /// Type, length and modification time of a location.
+    pub fn stat(&self, location: &Location) -> Result<Stat> {
+        let written = location.path.as_str();
+        match self.traverse(location.root, location.comps(), Mode::Stat, written)? {
+            (_, Opened::Meta(md)) => Ok(Stat::from_cap(&md)),
+            _ => unreachable!("stat traversal returns metadata"),
+        }
+    }
+
+    /// Reads a file as text.
+    ///
+    /// The file is opened without following a final symbolic link and
+    /// without blocking (so a FIFO that replaced it cannot hang the read),
+    /// its type and size are checked on the opened handle, and at most
+    /// `max_file_bytes + 1` bytes are read. Binary content is
+    /// [`Content::Binary`], not an error. Contents are cached; a hit is
+    /// served only when the opened file still has the cached length,
+    /// modification time and inode.
+    pub fn read_text(&self, location: &Location) -> Result<Content> {
+        let written = location.path.as_str();
+        self.read_text_as(location, written)
+    }
+
+    /// Resolves `written` like [`Sandbox::resolve`] and reads it like
+    /// [`Sandbox::read_text`], with errors naming `written`.
+    pub fn read_path(&self, written: &str, base: Option<&Location>) -> Result<(Location, Content)> {
+        let location = self.resolve(written, base)?;
+        let content = self.read_text_as(&location, written)?;
+        Ok((location, content))
+    }
+
+    fn read_text_as(&self, location: &Location, written: &str) -> Result<Content> {
+        let (canonical, opened) =
+            self.traverse(location.root, location.comps(), Mode::File, written)?;
+        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
+        let md = file.metadata().map_err(|e| Error::io(written, e))?;
+        if !md.is_file() {
+            return Err(Error::new(ErrorKind::NotRegular, written));
+        }
+        let cap = self.limits.max_file_bytes;
+        if md.len() > cap {
+            return Err(too_large(written, md.len(), cap));
+        }
+        let (ino, dev) = file_id(&md);
+        let modified = md.modified().ok();
+        let key = (location.root.0, canonical.join("/"));
+        if let Some(hit) = self.cache_on.then(|| self.cache.get(&key)).flatten() {
+            if hit.len == md.len() && hit.modified == modified && hit.ino == ino && hit.dev == dev {
+                return Ok(hit.content.clone());
+            }
+            self.cache.invalidate(&key);
+        }
+        // Bounded read: a file growing after the size check still stops at cap + 1.
+        let mut bytes = Vec::with_capacity(md.len().min(cap) as usize + 1);
+        file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| Error::io(written, e))?;
+        if bytes.len() as u64 > cap {
+            return Err(too_large(written, bytes.len() as u64, cap));
+        }
+        let content = decode::decode(&bytes);
+        let settled =
+            modified.and_then(|m| SystemTime::now().duration_since(m).ok()).is_some_and(|age| {
+                age >= RACY_WINDOW
+            });
+        if self.cache_on && settled && bytes.len() as u64 == md.len() {
+            let cached = Cached { len: md.len(), modified, ino, dev, content: content.clone() };
+            self.cache.insert(key, Arc::new(cached));
+        }
+        Ok(content)
+    }
+
+    /// Lexical resolution: hygiene, `..`, absolute paths, and the deny list
+    /// on the path as written.
+    pub(crate) fn lexical(
+        &self,
+        written: &str,
+        base: Option<&Location>,
+    ) -> Result<(RootId, Vec<String>)> {
+        let parsed = path::parse(written)
+            .map_err(|reason| Error::new(ErrorKind::BadPath, written).with_detail(reason))?;
+        let outside = || Error::new(ErrorKind::Outside, written);
+        let (root, comps) = match parsed.anchor {
+            Anchor::Relative => {
+                let base = base.cloned().unwrap_or_else(|| self.workspace());
+                let base_comps = base.comps();
+                match path::normalise(&base_comps, &parsed.comps) {
+                    Some(comps) => (base.root, comps),
+                    None => {
+                        let mut start = self.roots[base.root.0].canonical.clone();
+                        start.extend(base_comps);
+                        let absolute = path::normalise_absolute(&start, &parsed.comps);
+                        self.find_root(&absolute, Some(base.root)).ok_or_else(outside)?
+                    }
+                }
+            }
+            Anchor::Absolute => {
+                let absolute = path::normalise_absolute(&[], &parsed.comps);
+                self.find_root(&absolute, None).ok_or_else(outside)?
+            }
+            Anchor::Drive(drive) => self.find_drive_root(drive, &parsed.comps).ok_or_else(outside)?,
+        };
+        if let Some(reason) = self.deny.check(&comps) {
+            return Err(Error::new(ErrorKind::Denied, written).with_detail(reason));
+        }
+        Ok((root, comps))
+    }
+
+    /// The innermost root containing an absolute path, and the path in it.
+    fn find_root(&self, absolute: &[String], exclude: Option<RootId>) -> Option<(RootId, Vec<String>)> {
+        let mut best: Option<(usize, usize)> = None;
+        for (i, root) in self.roots.iter().enumerate() {
+            if Some(RootId(i)) == exclude {
+                continue;
+            }
+            for prefix in [&root.canonical, &root.given] {
+                if absolute.starts_with(prefix) && best.is_none_or(|(_, len)| prefix.len() > len) {
+                    best = Some((i, prefix.len()));
+                }
+            }
+        }
+        best.map(|(i, len)| (RootId(i), absolute[len..].to_vec()))
+    }
+
+    #[cfg(windows)]
+    fn find_drive_root(&self, drive: char, comps: &[path::Comp]) -> Option<(RootId, Vec<String>)> {
+        let mut absolute = vec![format!("{drive}:")];
+        absolute = path::normalise_absolute(&absolute, comps);
+        if absolute.first().map(String::as_str) != Some(&format!("{drive}:")) {
+            absolute.insert(0, format!("{drive}:"));
+        }
+        self.find_root(&absolute, None)
+    }
+
+    /// Drive-absolute paths name nothing on this platform: always outside.
+    #[cfg(not(windows))]
+    fn find_drive_root(&self, _drive: char, _comps: &[path::Comp]) -> Option<(RootId, Vec<String>)> {
+        None
+    }
+
+    /// Walks `comps` from the root one component at a time through
+    /// directory handles, never following a symbolic link implicitly: each
+    /// link is read and spliced into the path lexically, refused when its
+    /// target is absolute or climbs out of the root. Returns the final
+    /// in-root path (no links in it) and what `mode` asks for, after
+    /// checking the deny list on that path.
+    pub(crate) fn traverse(
+        &self,
+        root: RootId,
+        mut comps: Vec<String>,
+        mode: Mode,
+        written: &str,
+    ) -> Result<(Vec<String>, Opened)> {
+        let root_dir = &self.roots[root.0].dir;
+        let mut hops = 0;
+        'restart: loop {
+            let mut current: Option<Dir> = None;
+            if comps.is_empty() {
+                let opened = match mode {
+                    Mode::Stat => Opened::Meta(root_dir.dir_metadata().map_err(|e| Error::io(written, e))?),
+                    Mode::File => return Err(Error::new(ErrorKind::NotRegular, written)),
+                    Mode::Dir => Opened::Dir(root_dir.try_clone().map_err(|e| Error::io(written, e))?),
+                };
+                return Ok((comps, opened));
+            }
+            for i in 0..comps.len() {
+                let dir = current.as_ref().unwrap_or(root_dir);
+                let name = comps[i].as_str();
+                let last = i + 1 == comps.len();
+                // Fast path: open without following; only on failure find out why.
+                let attempt = if !last || mode == Mode::Dir {
+                    dir.open_dir_nofollow(name).map(Opened::Dir)
+                } else if mode == Mode::File {
+                    open_file_nofollow(dir, name).map(Opened::File)
+                } else {
+                    dir.symlink_metadata(name).map(Opened::Meta)
+                };
+                let err = match attempt {
+                    Ok(Opened::Dir(sub)) if !last => {
+                        current = Some(sub);
+                        continue;
+                    }
+                    Ok(Opened::Meta(md)) if md.is_symlink() => None,
+                    Ok(opened) => {
+                        if let Some(reason) = self.deny.check(&comps) {
+                            return Err(Error::new(ErrorKind::Denied, written).with_detail(reason));
+                        }
+                        return Ok((comps, opened));
+                    }
+                    Err(e) => Some(e),
+                };
+                let md = match dir.symlink_metadata(name) {
+                    Ok(md) => md,
+                    Err(e) => return Err(Error::io(written, e)),
+                };
+                if !md.is_symlink() {
+                    if !last && !md.is_dir() {
+                        return Err(Error::new(ErrorKind::NotFound, written));
+                    }
+                    if !md.is_file() && !md.is_dir() {
+                        return Err(Error::new(ErrorKind::NotRegular, written));
+                    }
+                    if mode == Mode::Dir && !md.is_dir() {
+                        return Err(Error::new(ErrorKind::NotFound, written)
+                            .with_detail("not a directory"));
+                    }
+                    let err = err.unwrap_or_else(|| io::Error::other("entry changed while opened"));
+                    return Err(Error::io(written, err));
+                }
+                hops += 1;
+                if hops > MAX_SYMLINK_HOPS {
+                    return Err(Error::new(ErrorKind::NotFound, written)
+                        .with_detail("too many levels of symbolic links"));
+                }
+                let target = dir.read_link_contents(name).map_err(|e| Error::io(written, e))?;
+                // Absolute targets are refused even when they point inside, as cap-std does.
+                if target.is_absolute() || target.as_str().starts_with('/') || target.as_str().is_empty() {
+                    return Err(Error::new(ErrorKind::Outside, written));
+                }
+                let mut spliced: Vec<String> = comps[..i].to_vec();
+                for part in target.as_str().split('/') {
+                    match part {
+                        "" | "." => {}
+                        ".." => {
+                            if spliced.pop().is_none() {
+                                return Err(Error::new(ErrorKind::Outside, written));
+                            }
+                        }
+                        part => spliced.push(part.to_owned()),
+                    }
+                }
+                spliced.extend(comps.drain(i + 1..));
+                comps = spliced;
+                if let Some(reason) = self.deny.check(&comps) {
+                    return Err(Error::new(ErrorKind::Denied, written).with_detail(reason));
+                }
+                continue 'restart;
+            }
+            unreachable!("the last component always returns or restarts");
+        }
+    }
+
+    /// Opens the directory at a location as a handle.
+    pub(crate) fn open_dir(&self, location: &Location, written: &str) -> Result<(Vec<String>, Dir)> {
+        match self.traverse(location.root, location.comps(), Mode::Dir, written)? {
+            (canonical, Opened::Dir(dir)) => Ok((canonical, dir)),
+            _ => unreachable!("dir traversal returns a directory"),
+        }
+    }
+}
+
+fn too_large(written: &str, len: u64, cap: u64) -> Error {
+    let shown = if len > cap { format!("more than {cap} bytes") } else { format!("{len} bytes") };
+    Error::new(ErrorKind::TooLarge, written).with_detail(format!("{shown}, limit {cap}"))
+}
+
+/// Opens a file for reading without following a final symbolic link and,
+/// on Unix, without blocking and without acquiring a controlling terminal.
+pub(crate) fn open_file_nofollow(dir: &Dir, name: &str) -> io::Result<std::fs::File> {
+    let mut options = OpenOptions::new();
+    options.read(true).follow(FollowSymlinks::No);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        options.custom_flags(flags.bits() as i32);
+    }
+    dir.open_with(name, &options).map(cap_std::fs_utf8::File::into_std)
+}
+
+#[cfg(unix)]
+fn file_id(md: &std::fs::Metadata) -> (u64, u64) {
+    use std::os::unix::fs::MetadataExt;
+    (md.ino(), md.dev())
+}
+
+#[cfg(not(unix))]
+fn file_id(_md: &std::fs::Metadata) -> (u64, u64) {
+    (0, 0)
+}

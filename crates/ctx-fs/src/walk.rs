@@ -1,0 +1,477 @@
+//! Directory and glob walks through directory handles, with ignore files.
+
+use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::sync::Arc;
+
+use camino::Utf8PathBuf;
+use cap_std::fs_utf8::Dir;
+use globset::{GlobBuilder, GlobMatcher};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::path;
+use crate::sandbox::{FileKind, Location, Mode, Opened, Sandbox, open_file_nofollow};
+
+/// One entry a walk found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WalkEntry {
+    /// The path as walked, relative to the root (through a symbolic link,
+    /// this names the link, not its target).
+    pub path: Utf8PathBuf,
+    /// Where the entry really is, symbolic links resolved; read it with
+    /// [`Sandbox::read_text`].
+    pub location: Location,
+    /// File or directory (walks list nothing else).
+    pub kind: FileKind,
+    /// Length in bytes.
+    pub len: u64,
+    /// Level below the walked directory, its own entries being level 1.
+    pub depth: usize,
+    /// Whether the entry was reached through a symbolic link.
+    pub via_symlink: bool,
+}
+
+/// Why a walk left an entry out, for entries worth reporting (ignored,
+/// hidden and broken-link entries are left out silently).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// A denied entry (`E_DENIED`).
+    Denied,
+    /// A symbolic link leaving the root (`E_OUTSIDE`).
+    Outside,
+    /// A name that breaks the path rules (`E_BAD_PATH`).
+    BadName,
+    /// A FIFO, socket or device (`E_NOT_REGULAR`).
+    NotRegular,
+    /// A directory at the depth limit, not descended into.
+    TooDeep,
+    /// A symbolic link to a directory already walked (a cycle or a
+    /// duplicate).
+    Cycle,
+    /// An entry that could not be read.
+    Io,
+}
+
+impl SkipReason {
+    /// The diagnostic code matching the reason, where there is one.
+    pub fn code(self) -> Option<&'static str> {
+        match self {
+            SkipReason::Denied => Some(ErrorKind::Denied.code()),
+            SkipReason::Outside => Some(ErrorKind::Outside.code()),
+            SkipReason::BadName => Some(ErrorKind::BadPath.code()),
+            SkipReason::NotRegular => Some(ErrorKind::NotRegular.code()),
+            SkipReason::Io => Some(ErrorKind::Io.code()),
+            SkipReason::TooDeep | SkipReason::Cycle => None,
+        }
+    }
+}
+
+/// An entry a walk left out, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Skipped {
+    /// The path as walked, relative to the root.
+    pub path: Utf8PathBuf,
+    /// Why it was left out.
+    pub reason: SkipReason,
+}
+
+/// The result of a walk: entries in sorted depth-first order (each
+/// directory's entries by name, a directory before its contents).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Walk {
+    /// What was found.
+    pub entries: Vec<WalkEntry>,
+    /// What was left out and is worth reporting.
+    pub skipped: Vec<Skipped>,
+    /// Whether the walk stopped at the entry limit.
+    pub truncated: bool,
+}
+
+impl Walk {
+    /// The regular files found.
+    pub fn files(&self) -> impl Iterator<Item = &WalkEntry> {
+        self.entries.iter().filter(|e| e.kind == FileKind::File)
+    }
+}
+
+impl Sandbox {
+    /// Walks the directory at `dir`: every file and directory below it that
+    /// is not ignored (see the crate documentation for the rules), in sorted
+    /// depth-first order, within the walk limits.
+    pub fn walk(&self, dir: &Location) -> Result<Walk> {
+        let written = dir.path().as_str();
+        let (canonical, handle) = self.open_dir(dir, written)?;
+        let mut walker = Walker::new(self, dir.root(), None);
+        let shown = dir.comps();
+        walker.visit(handle, canonical, shown, 0);
+        Ok(walker.out)
+    }
+
+    /// Walks the files matching a glob, `/` separated (`\` counts as `/`),
+    /// taken from `base` (a directory location) or the workspace root. The
+    /// leading components without glob characters are resolved like a path
+    /// (so they may be absolute or use `..`); the rest is matched against
+    /// paths relative to that directory with globset, `*` not crossing `/`
+    /// and `**` crossing any number of directories. Only files are listed.
+    pub fn glob(&self, pattern: &str, base: Option<&Location>) -> Result<Walk> {
+        let normalised = pattern.replace('\\', "/");
+        let parts: Vec<&str> = normalised.split('/').collect();
+        let split = parts
+            .iter()
+            .position(|p| p.contains(['*', '?', '[', '{']))
+            .unwrap_or(parts.len().saturating_sub(1));
+        let prefix = parts[..split].join("/");
+        let rest = parts[split..].join("/");
+        if rest.is_empty() || parts[split..].contains(&"..") {
+            return Err(Error::new(ErrorKind::BadPath, pattern).with_detail("bad glob pattern"));
+        }
+        let start = if prefix.is_empty() {
+            if normalised.starts_with('/') {
+                return Err(Error::new(ErrorKind::Outside, pattern));
+            }
+            base.cloned().unwrap_or_else(|| self.workspace())
+        } else {
+            let prefix = if normalised.starts_with('/') && !prefix.starts_with('/') {
+                format!("/{prefix}")
+            } else {
+                prefix
+            };
+            self.resolve(&prefix, base).map_err(|e| rewrite(e, pattern))?
+        };
+        let glob = GlobBuilder::new(&rest)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| Error::new(ErrorKind::BadPath, pattern).with_detail(e.kind().to_string()))?
+            .compile_matcher();
+        let depth = if rest.contains("**") { None } else { Some(parts.len() - split) };
+        let (canonical, handle) = self.open_dir(&start, pattern)?;
+        let mut walker = Walker::new(self, start.root(), Some(GlobFilter { glob, depth }));
+        walker.base_len = start.comps().len();
+        walker.visit(handle, canonical, start.comps(), 0);
+        Ok(walker.out)
+    }
+}
+
+fn rewrite(err: Error, pattern: &str) -> Error {
+    let kind = err.kind();
+    Error::new(kind, pattern)
+}
+
+struct GlobFilter {
+    glob: GlobMatcher,
+    /// Deepest level a match can be at, when the glob has no `**`.
+    depth: Option<usize>,
+}
+
+type Matcher = Option<Arc<Gitignore>>;
+
+/// How to open a directory a walk descends into.
+enum Source<'d> {
+    /// A real subdirectory, opened through its parent's handle.
+    Child(&'d Dir, &'d str),
+    /// The target of a symbolic link, opened from the root with links resolved.
+    Link,
+}
+
+struct Walker<'a> {
+    sandbox: &'a Sandbox,
+    root: crate::sandbox::RootId,
+    filter: Option<GlobFilter>,
+    /// Ignore matchers by in-root directory path.
+    matchers: HashMap<Vec<String>, Matcher>,
+    /// Canonical directories already walked.
+    visited: HashSet<Vec<String>>,
+    /// Components of the glob's start directory, stripped before matching.
+    base_len: usize,
+    out: Walk,
+}
+
+impl<'a> Walker<'a> {
+    fn new(sandbox: &'a Sandbox, root: crate::sandbox::RootId, filter: Option<GlobFilter>) -> Walker<'a> {
+        Walker {
+            sandbox,
+            root,
+            filter,
+            matchers: HashMap::new(),
+            visited: HashSet::new(),
+            base_len: 0,
+            out: Walk::default(),
+        }
+    }
+
+    fn skip(&mut self, shown: &[String], reason: SkipReason) {
+        self.out.skipped.push(Skipped { path: join(shown), reason });
+    }
+
+    fn visit(&mut self, dir: Dir, canonical: Vec<String>, shown: Vec<String>, depth: usize) {
+        self.visited.insert(canonical.clone());
+        let chain = self.chain(&canonical, Some(&dir));
+        let mut names = Vec::new();
+        match dir.entries() {
+            Ok(entries) => {
+                for entry in entries {
+                    match entry.map(|e| e.file_name()) {
+                        Ok(Ok(name)) => names.push(name),
+                        // A name that is not UTF-8 cannot be named in ctx.
+                        Ok(Err(_)) => self.skip(&shown, SkipReason::BadName),
+                        Err(_) => self.skip(&shown, SkipReason::Io),
+                    }
+                }
+            }
+            Err(_) => return self.skip(&shown, SkipReason::Io),
+        }
+        names.sort_unstable();
+        let settings = &self.sandbox.ignore;
+        for name in names {
+            if self.out.truncated {
+                return;
+            }
+            if settings.skip_hidden && name.starts_with('.') {
+                continue;
+            }
+            let mut child_shown = shown.clone();
+            child_shown.push(name.clone());
+            if path::check_name(&name).is_err() {
+                self.skip(&child_shown, SkipReason::BadName);
+                continue;
+            }
+            let mut child = canonical.clone();
+            child.push(name.clone());
+            if self.sandbox.deny.check(&child).is_some() {
+                self.skip(&child_shown, SkipReason::Denied);
+                continue;
+            }
+            let md = match dir.symlink_metadata(&name) {
+                Ok(md) => md,
+                Err(_) => continue,
+            };
+            let depth = depth + 1;
+            if md.is_symlink() {
+                if ignored(&chain, &child, false) || ignored(&chain, &child, true) {
+                    continue;
+                }
+                self.visit_link(child, child_shown, depth);
+            } else if md.is_dir() {
+                if settings.skip_dirs.contains(&name) || ignored(&chain, &child, true) {
+                    continue;
+                }
+                self.enter(Source::Child(&dir, &name), child, child_shown, depth, md.len());
+            } else if md.is_file() {
+                if !ignored(&chain, &child, false) {
+                    self.push(child, child_shown, FileKind::File, md.len(), depth, false);
+                }
+            } else if !ignored(&chain, &child, false) {
+                self.skip(&child_shown, SkipReason::NotRegular);
+            }
+        }
+    }
+
+    /// Lists a directory and descends into it within the limits.
+    fn enter(&mut self, source: Source<'_>, canonical: Vec<String>, shown: Vec<String>, depth: usize, len: u64) {
+        let via_symlink = matches!(source, Source::Link);
+        self.push(canonical.clone(), shown.clone(), FileKind::Dir, len, depth, via_symlink);
+        if self.out.truncated {
+            return;
+        }
+        let glob_depth = self.filter.as_ref().and_then(|f| f.depth);
+        if glob_depth.is_some_and(|max| depth >= max) {
+            return;
+        }
+        if depth >= self.sandbox.limits.max_walk_depth {
+            return self.skip(&shown, SkipReason::TooDeep);
+        }
+        let handle = match source {
+            Source::Child(parent, name) => {
+                cap_fs_ext::DirExtUtf8::open_dir_nofollow(parent, name).map_err(|e| Error::io(name, e))
+            }
+            Source::Link => {
+                let location = Location::new(self.root, &canonical);
+                self.sandbox.open_dir(&location, location.path().as_str()).map(|(_, dir)| dir)
+            }
+        };
+        match handle {
+            Ok(dir) => self.visit(dir, canonical, shown, depth),
+            Err(_) => self.skip(&shown, SkipReason::Io),
+        }
+    }
+
+    /// A symbolic link met in a walk: followed when its target stays inside
+    /// the root and is not ignored, skipped silently when broken.
+    fn visit_link(&mut self, link: Vec<String>, shown: Vec<String>, depth: usize) {
+        let written = join(&link);
+        let target = self.sandbox.traverse(self.root, link, Mode::Stat, written.as_str());
+        let (target, md) = match target {
+            Ok((target, Opened::Meta(md))) => (target, md),
+            Ok(_) => unreachable!("stat traversal returns metadata"),
+            Err(e) => {
+                let reason = match e.kind() {
+                    ErrorKind::NotFound => return,
+                    ErrorKind::Outside => SkipReason::Outside,
+                    ErrorKind::Denied => SkipReason::Denied,
+                    ErrorKind::NotRegular => SkipReason::NotRegular,
+                    ErrorKind::BadPath => SkipReason::BadName,
+                    _ => SkipReason::Io,
+                };
+                return self.skip(&shown, reason);
+            }
+        };
+        let is_dir = md.is_dir();
+        if self.target_ignored(&target, is_dir) {
+            return;
+        }
+        if is_dir {
+            // A link to an ancestor or to a directory already walked would repeat it.
+            if self.visited.contains(&target) {
+                return self.skip(&shown, SkipReason::Cycle);
+            }
+            self.enter(Source::Link, target, shown, depth, md.len());
+        } else if md.is_file() {
+            self.push(target, shown, FileKind::File, md.len(), depth, true);
+        } else {
+            self.skip(&shown, SkipReason::NotRegular);
+        }
+    }
+
+    /// Whether a link target is ignored where it lies: hidden, a skipped
+    /// directory, or matched by the ignore files on its own path.
+    fn target_ignored(&mut self, target: &[String], is_dir: bool) -> bool {
+        let settings = &self.sandbox.ignore;
+        for (i, name) in target.iter().enumerate() {
+            let last = i + 1 == target.len();
+            let this_is_dir = !last || is_dir;
+            if settings.skip_hidden && name.starts_with('.') {
+                return true;
+            }
+            if this_is_dir && settings.skip_dirs.contains(name) {
+                return true;
+            }
+            let chain = self.chain(&target[..i], None);
+            if ignored(&chain, &target[..=i], this_is_dir) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The ignore matchers that apply inside the in-root directory `dir`,
+    /// outermost first.
+    fn chain(&mut self, dir: &[String], handle: Option<&Dir>) -> Vec<(usize, Arc<Gitignore>)> {
+        let mut chain = Vec::new();
+        for len in 0..=dir.len() {
+            let key = dir[..len].to_vec();
+            let matcher = match self.matchers.get(&key) {
+                Some(m) => m.clone(),
+                None => {
+                    let m = if len == dir.len() && handle.is_some() {
+                        self.load(handle, &key)
+                    } else {
+                        let location = Location::new(self.root, &key);
+                        match self.sandbox.open_dir(&location, location.path().as_str()) {
+                            Ok((_, d)) => self.load(Some(&d), &key),
+                            Err(_) => None,
+                        }
+                    };
+                    self.matchers.insert(key, m.clone());
+                    m
+                }
+            };
+            if let Some(m) = matcher {
+                chain.push((len, m));
+            }
+        }
+        chain
+    }
+
+    /// Reads the ignore files of one directory through its handle.
+    fn load(&self, handle: Option<&Dir>, dir: &[String]) -> Matcher {
+        let handle = handle?;
+        let settings = &self.sandbox.ignore;
+        let mut builder = GitignoreBuilder::new("/");
+        let mut any = false;
+        for file in &settings.ignore_files {
+            let Ok(f) = open_file_nofollow(handle, file) else { continue };
+            if !f.metadata().is_ok_and(|m| m.is_file()) {
+                continue;
+            }
+            let mut bytes = Vec::new();
+            if f.take(self.sandbox.limits.max_file_bytes).read_to_end(&mut bytes).is_err() {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&bytes);
+            for line in text.lines() {
+                // A bad line is skipped, as git does.
+                if builder.add_line(None, line).is_ok() {
+                    any = true;
+                }
+            }
+        }
+        if dir.is_empty() {
+            for line in &settings.extra_rules {
+                if builder.add_line(None, line).is_ok() {
+                    any = true;
+                }
+            }
+        }
+        if !any {
+            return None;
+        }
+        builder.build().ok().map(Arc::new)
+    }
+
+    fn push(
+        &mut self,
+        canonical: Vec<String>,
+        shown: Vec<String>,
+        kind: FileKind,
+        len: u64,
+        depth: usize,
+        via_symlink: bool,
+    ) {
+        if let Some(filter) = &self.filter {
+            if kind != FileKind::File {
+                return;
+            }
+            let relative = shown[self.base_len.min(shown.len())..].join("/");
+            if !filter.glob.is_match(&relative) {
+                return;
+            }
+        }
+        if self.out.entries.len() >= self.sandbox.limits.max_walk_entries {
+            self.out.truncated = true;
+            return;
+        }
+        self.out.entries.push(WalkEntry {
+            path: join(&shown),
+            location: Location::new(self.root, &canonical),
+            kind,
+            len,
+            depth,
+            via_symlink,
+        });
+    }
+}
+
+/// Whether the deepest matcher with an opinion ignores `path` (`!`
+/// negation in a deeper file wins over a shallower ignore).
+fn ignored(chain: &[(usize, Arc<Gitignore>)], path: &[String], is_dir: bool) -> bool {
+    for (len, matcher) in chain.iter().rev() {
+        let relative = path[*len..].join("/");
+        let m = matcher.matched(&relative, is_dir);
+        if m.is_ignore() {
+            return true;
+        }
+        if m.is_whitelist() {
+            return false;
+        }
+    }
+    false
+}
+
+fn join(comps: &[String]) -> Utf8PathBuf {
+    Utf8PathBuf::from(comps.join("/"))
+}
