@@ -1,0 +1,2 @@
+//! Preprocessor throughput (filled in below).
+fn main() {}
