@@ -61,7 +61,7 @@ static PROSE: LazyLock<String> = LazyLock::new(|| {
             text.push_str(" `code span`");
             since_code = 0;
         }
-        text.push(if rng.next() % 12 == 0 { '\n' } else { ' ' });
+        text.push(if rng.next().is_multiple_of(12) { '\n' } else { ' ' });
     }
     text
 });

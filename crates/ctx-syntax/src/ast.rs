@@ -184,14 +184,13 @@ impl<'a> PathText<'a> {
         let mut out = String::with_capacity(self.raw.len());
         let mut chars = self.raw.chars().peekable();
         while let Some(c) = chars.next() {
-            if c == '\\' {
-                if let Some(&next) = chars.peek() {
-                    if needle.contains(&next) {
-                        out.push(next);
-                        chars.next();
-                        continue;
-                    }
-                }
+            if c == '\\'
+                && let Some(&next) = chars.peek()
+                && needle.contains(&next)
+            {
+                out.push(next);
+                chars.next();
+                continue;
             }
             out.push(c);
         }

@@ -115,23 +115,23 @@ pub(crate) fn quoted_prefix(input: &str) -> Option<(&str, usize)> {
 /// path, so that the assembler reports it as a path that does not resolve.
 pub fn parse_reference(body: &str) -> Reference<'_> {
     let body = body.trim_matches(is_ws);
-    if body.starts_with('"') {
-        if let Some((raw, len)) = quoted_prefix(body) {
-            let rest = body[len..].trim_start_matches(is_ws);
-            let (selector, raw) = if rest.is_empty() {
-                split_selector(raw, true)
-            } else {
-                match include_selector(rest) {
-                    Some(selector) => (Some(selector), raw),
-                    None => return raw_reference(body),
-                }
-            };
-            return Reference {
-                path: PathText { raw, quoted: true },
-                selector,
-                target: target_kind(raw),
-            };
-        }
+    if body.starts_with('"')
+        && let Some((raw, len)) = quoted_prefix(body)
+    {
+        let rest = body[len..].trim_start_matches(is_ws);
+        let (selector, raw) = if rest.is_empty() {
+            split_selector(raw, true)
+        } else {
+            match include_selector(rest) {
+                Some(selector) => (Some(selector), raw),
+                None => return raw_reference(body),
+            }
+        };
+        return Reference {
+            path: PathText { raw, quoted: true },
+            selector,
+            target: target_kind(raw),
+        };
     }
     raw_reference(body)
 }
@@ -180,15 +180,11 @@ pub fn parse_include_body(body: &str) -> Include<'_> {
             .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')))
             .unwrap_or(bytes.len());
         let rest = trimmed[ident_len..].trim_start_matches(is_ws);
-        if rest.starts_with('{') {
-            if let Some(len) = json_object_len(rest.as_bytes()) {
-                if rest[len..].trim_matches(is_ws).is_empty() {
-                    return Include::Tool(ToolCall {
-                        name: &trimmed[..ident_len],
-                        args: &rest[..len],
-                    });
-                }
-            }
+        if rest.starts_with('{')
+            && let Some(len) = json_object_len(rest.as_bytes())
+            && rest[len..].trim_matches(is_ws).is_empty()
+        {
+            return Include::Tool(ToolCall { name: &trimmed[..ident_len], args: &rest[..len] });
         }
     }
     Include::Reference(parse_reference(body))

@@ -158,22 +158,23 @@ impl<'a> Scanner<'a> {
     }
 
     fn tilde(&mut self, at: usize) -> usize {
-        if fence_indent_ok(self.bytes, at) {
-            if let Some((end, closed)) = fenced_block(self.bytes, at) {
-                self.emit(ItemKind::Code(CodeKind::Fenced { closed }), at, end);
-                return end;
-            }
+        if fence_indent_ok(self.bytes, at)
+            && let Some((end, closed)) = fenced_block(self.bytes, at)
+        {
+            self.emit(ItemKind::Code(CodeKind::Fenced { closed }), at, end);
+            return end;
         }
         at + run_len(self.bytes, at, b'~')
     }
 
     fn backtick(&mut self, at: usize) -> usize {
         let len = run_len(self.bytes, at, b'`');
-        if len >= 3 && fence_indent_ok(self.bytes, at) {
-            if let Some((end, closed)) = fenced_block(self.bytes, at) {
-                self.emit(ItemKind::Code(CodeKind::Fenced { closed }), at, end);
-                return end;
-            }
+        if len >= 3
+            && fence_indent_ok(self.bytes, at)
+            && let Some((end, closed)) = fenced_block(self.bytes, at)
+        {
+            self.emit(ItemKind::Code(CodeKind::Fenced { closed }), at, end);
+            return end;
         }
         // A backslash-escaped backtick is literal; the rest of the run may still open a span.
         let escaped = self.bytes[..at].iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1;
@@ -281,10 +282,10 @@ impl<'a> Scanner<'a> {
         // A reference: brackets nest, a leading quoted path may hold anything, and the body
         // ends at its line.
         let mut i = skip_blanks(start);
-        if bytes.get(i) == Some(&b'"') {
-            if let Some((_, len)) = quoted_prefix(&self.text[i..]) {
-                i += len;
-            }
+        if bytes.get(i) == Some(&b'"')
+            && let Some((_, len)) = quoted_prefix(&self.text[i..])
+        {
+            i += len;
         }
         let limit = (start + REFERENCE_BODY_LIMIT).min(bytes.len());
         let mut depth = 0usize;
