@@ -635,11 +635,15 @@ mod tests {
         let f = parsed.front_matter.unwrap();
         assert_eq!(f.description, "");
         assert_eq!(f.params, ["a", "d"]);
-        let msgs: Vec<_> = parsed.diagnostics.iter().map(|d| (d.code, d.message.as_str())).collect();
+        let msgs: Vec<_> =
+            parsed.diagnostics.iter().map(|d| (d.code, d.message.as_str())).collect();
         assert_eq!(
             msgs,
             [
-                (Code::FrontMatterValue, "description is a number, not a string; using the empty string"),
+                (
+                    Code::FrontMatterValue,
+                    "description is a number, not a string; using the empty string"
+                ),
                 (Code::FrontMatterValue, "params item 2 is a number, not a string; dropped"),
                 (Code::FrontMatterValue, "params item 3 is a mapping, not a string; dropped"),
             ]
@@ -651,7 +655,9 @@ mod tests {
 
     #[test]
     fn scalar_kinds() {
-        let f = fm("---\nn: ~\nb: true\ni: -3\nu: 18446744073709551615\nf: 1.5\nnan: .nan\n1: int key\n---\n");
+        let f = fm(
+            "---\nn: ~\nb: true\ni: -3\nu: 18446744073709551615\nf: 1.5\nnan: .nan\n1: int key\n---\n",
+        );
         assert_eq!(
             json!(f.metadata),
             json!({"n": null, "b": true, "i": -3, "u": 18446744073709551615u64, "f": 1.5,
@@ -685,7 +691,9 @@ mod tests {
 
     #[test]
     fn billion_laughs_fails_fast() {
-        let mut yaml = String::from("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+        let mut yaml = String::from(
+            "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
         let names = ["b", "c", "d", "e", "f", "g", "h", "i"];
         let mut prev = "a";
         for n in names {

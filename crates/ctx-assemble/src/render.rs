@@ -1,1 +1,530 @@
-//! render (in progress).
+//! Rendering helpers (assembly.md §7): XML attribute escaping, neutralising content that
+//! looks like the wrapper's tags, Markdown fences and language tags, and the JSON output
+//! schema.
+
+use std::borrow::Cow;
+
+use ctx_syntax::{Code, Severity};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// Escapes an XML attribute value: `&`, `<`, `>` and `"` as entities, and line feeds,
+/// carriage returns and tabs as character references (`&#10;`, `&#13;`, `&#9;`) so that
+/// attribute-value normalisation does not turn them into spaces.
+pub fn escape_attr(value: &str) -> Cow<'_, str> {
+    let needs = |b: u8| matches!(b, b'&' | b'<' | b'>' | b'"' | b'\n' | b'\r' | b'\t');
+    let Some(first) = value.bytes().position(needs) else {
+        return Cow::Borrowed(value);
+    };
+    let mut out = String::with_capacity(value.len() + 16);
+    out.push_str(&value[..first]);
+    for c in value[first..].chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\n' => out.push_str("&#10;"),
+            '\r' => out.push_str("&#13;"),
+            '\t' => out.push_str("&#9;"),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The tag names of the XML wrapper that content must not open or close.
+pub const WRAPPER_TAGS: [&str; 3] = ["system-reminder", "directory", "file"];
+
+/// Content with wrapper-shaped tags neutralised.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Neutralized<'a> {
+    /// The content; borrowed when nothing changed.
+    pub text: Cow<'a, str>,
+    /// How many `<` were written as `&lt;` (each one is worth counting in `W_ESCAPED`).
+    pub escaped: usize,
+}
+
+impl Neutralized<'_> {
+    /// The `W_ESCAPED` warning, if anything was escaped.
+    pub fn warning(&self) -> Option<(Code, String)> {
+        (self.escaped > 0).then(|| {
+            let s = if self.escaped == 1 { "" } else { "s" };
+            (
+                Code::Escaped,
+                format!(
+                    "{} tag{s} shaped like the wrapper's (file, directory, system-reminder) escaped as &lt;",
+                    self.escaped
+                ),
+            )
+        })
+    }
+}
+
+/// Whether the `<` at the start of `s` opens or closes a wrapper tag: `<`, an optional `/`,
+/// one of [`WRAPPER_TAGS`] in any letter case, then whitespace, `/` or `>`.
+fn opens_wrapper_tag(s: &[u8]) -> bool {
+    let mut rest = &s[1..];
+    if let [b'/', tail @ ..] = rest {
+        rest = tail;
+    }
+    WRAPPER_TAGS.iter().any(|tag| {
+        rest.len() > tag.len()
+            && rest[..tag.len()].eq_ignore_ascii_case(tag.as_bytes())
+            && matches!(rest[tag.len()], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>')
+    })
+}
+
+/// Writes every `<` that opens or closes something shaped like a wrapper tag (`<file`,
+/// `</FILE >`, `</file\n>`, `<system-reminder/>` …) as `&lt;`; the rest of the content is
+/// left as it is.
+pub fn neutralize_tags(content: &str) -> Neutralized<'_> {
+    let bytes = content.as_bytes();
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut escaped = 0;
+    let mut from = 0;
+    while let Some(p) = bytes[from..].iter().position(|&b| b == b'<') {
+        let at = from + p;
+        if opens_wrapper_tag(&bytes[at..]) {
+            let buf = out.get_or_insert_with(|| String::with_capacity(content.len() + 16));
+            buf.push_str(&content[copied..at]);
+            buf.push_str("&lt;");
+            copied = at + 1;
+            escaped += 1;
+        }
+        from = at + 1;
+    }
+    let text = match out {
+        None => Cow::Borrowed(content),
+        Some(mut buf) => {
+            buf.push_str(&content[copied..]);
+            Cow::Owned(buf)
+        }
+    };
+    Neutralized { text, escaped }
+}
+
+/// The fence for a Markdown code block holding `content`: backticks, one more than the
+/// longest run of backticks in the content, at least three.
+pub fn fence(content: &str) -> String {
+    let mut longest = 0;
+    let mut run = 0;
+    for b in content.bytes() {
+        if b == b'`' {
+            run += 1;
+            longest = longest.max(run);
+        } else {
+            run = 0;
+        }
+    }
+    "`".repeat((longest + 1).max(3))
+}
+
+/// The language tag of a Markdown code block for a file, from its name or extension (any
+/// letter case); the empty string when unknown.
+pub fn language(path: &str) -> &'static str {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let by_name = match name.to_ascii_lowercase().as_str() {
+        "makefile" | "gnumakefile" => Some("makefile"),
+        "dockerfile" | "containerfile" => Some("dockerfile"),
+        "cmakelists.txt" => Some("cmake"),
+        "cargo.lock" => Some("toml"),
+        "justfile" => Some("just"),
+        ".bashrc" | ".bash_profile" | ".profile" | ".zshrc" => Some("bash"),
+        ".gitignore" | ".ignore" | ".ctxignore" | ".dockerignore" => Some("gitignore"),
+        _ => None,
+    };
+    if let Some(lang) = by_name {
+        return lang;
+    }
+    let Some((stem, ext)) = name.rsplit_once('.') else {
+        return "";
+    };
+    if stem.is_empty() {
+        return "";
+    }
+    match ext.to_ascii_lowercase().as_str() {
+        "rs" => "rust",
+        "py" | "pyi" | "pyw" => "python",
+        "ts" | "mts" | "cts" => "typescript",
+        "tsx" => "tsx",
+        "js" | "mjs" | "cjs" => "javascript",
+        "jsx" => "jsx",
+        "md" | "markdown" | "mdc" => "markdown",
+        "json" | "jsonc" => "json",
+        "toml" => "toml",
+        "yaml" | "yml" => "yaml",
+        "sh" | "bash" => "bash",
+        "zsh" => "zsh",
+        "fish" => "fish",
+        "ps1" | "psm1" => "powershell",
+        "bat" | "cmd" => "batch",
+        "c" => "c",
+        "h" | "cpp" | "cc" | "cxx" | "c++" | "hpp" | "hh" | "hxx" | "ipp" | "inl" => "cpp",
+        "cs" => "csharp",
+        "fs" | "fsx" => "fsharp",
+        "vb" => "vbnet",
+        "go" => "go",
+        "java" => "java",
+        "kt" | "kts" => "kotlin",
+        "scala" => "scala",
+        "swift" => "swift",
+        "m" => "objectivec",
+        "mm" => "objectivecpp",
+        "rb" => "ruby",
+        "php" => "php",
+        "pl" | "pm" => "perl",
+        "lua" => "lua",
+        "r" => "r",
+        "jl" => "julia",
+        "dart" => "dart",
+        "ex" | "exs" => "elixir",
+        "erl" | "hrl" => "erlang",
+        "hs" => "haskell",
+        "ml" | "mli" => "ocaml",
+        "clj" | "cljs" | "edn" => "clojure",
+        "zig" => "zig",
+        "nim" => "nim",
+        "sql" => "sql",
+        "html" | "htm" => "html",
+        "xml" | "xsd" | "xsl" | "svg" | "plist" | "csproj" | "vcxproj" | "props" | "targets" => {
+            "xml"
+        }
+        "css" => "css",
+        "scss" => "scss",
+        "less" => "less",
+        "vue" => "vue",
+        "svelte" => "svelte",
+        "graphql" | "gql" => "graphql",
+        "proto" => "protobuf",
+        "tf" | "hcl" => "hcl",
+        "nix" => "nix",
+        "cmake" => "cmake",
+        "mk" => "makefile",
+        "dockerfile" => "dockerfile",
+        "ini" | "cfg" | "conf" => "ini",
+        "diff" | "patch" => "diff",
+        "tex" => "latex",
+        "rst" => "rst",
+        "csv" => "csv",
+        "txt" => "text",
+        _ => "",
+    }
+}
+
+/// The JSON output of an assembly (assembly.md §7, format `json`). Field names and order are
+/// the documented, stable schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Output {
+    /// The rendered text of the chosen mode.
+    pub content: String,
+    /// The top-level document's description.
+    pub description: String,
+    /// The params of every included Markdown file, merged.
+    pub params: Vec<String>,
+    /// The other keys of the top-level document's front matter.
+    pub metadata: Map<String, Value>,
+    /// One record per recognised item, in source order.
+    pub references: Vec<ReferenceRecord>,
+    /// Every diagnostic of the run, in order.
+    pub diagnostics: Vec<DiagnosticRecord>,
+    /// Totals.
+    pub stats: Stats,
+}
+
+/// How a reference was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Syntax {
+    /// `@path`.
+    Mention,
+    /// `@[...]`.
+    Include,
+    /// `@{include "..."}`.
+    Directive,
+}
+
+/// What a reference names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A file.
+    File,
+    /// A directory.
+    Directory,
+    /// A glob.
+    Glob,
+    /// A tool call.
+    Tool,
+}
+
+/// A 1-based inclusive line range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Lines {
+    /// First line.
+    pub start: u32,
+    /// Last line, clamped to the file.
+    pub end: u32,
+}
+
+/// Where an item is: the file (relative to its root, `/`-separated), line and column.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct At {
+    /// The file that holds the item.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in Unicode scalar values.
+    pub column: u32,
+}
+
+/// The error of a reference that failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorRecord {
+    /// The stable code, such as `E_NOT_FOUND`.
+    #[serde(serialize_with = "code_str")]
+    pub code: Code,
+    /// The lower-case message.
+    pub message: String,
+}
+
+/// One recognised item of the document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReferenceRecord {
+    /// The item's exact source text.
+    pub raw: String,
+    /// How it was written.
+    pub syntax: Syntax,
+    /// What it names.
+    pub kind: Kind,
+    /// The resolved path relative to its root, `/`-separated, no trailing slash; for tools,
+    /// the tool name.
+    pub path: String,
+    /// The lines actually taken, or `null` for a whole file.
+    pub lines: Option<Lines>,
+    /// Bytes of content it contributed.
+    pub bytes: u64,
+    /// Tokens of that content, `null` unless token counting was asked for.
+    pub tokens: Option<u64>,
+    /// Whether its content was cut (line limit or token budget).
+    pub truncated: bool,
+    /// The front matter of an included Markdown file, or `null`.
+    pub front_matter: Option<Value>,
+    /// Where the item is.
+    pub at: At,
+    /// Why it failed, or `null`.
+    pub error: Option<ErrorRecord>,
+}
+
+/// One diagnostic of the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiagnosticRecord {
+    /// `error` or `warning`.
+    #[serde(serialize_with = "severity_str")]
+    pub severity: Severity,
+    /// The stable code.
+    #[serde(serialize_with = "code_str")]
+    pub code: Code,
+    /// The lower-case message.
+    pub message: String,
+    /// The file it is about, relative to its root, `/`-separated.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+}
+
+impl DiagnosticRecord {
+    /// A record whose severity is the code's own.
+    pub fn new(code: Code, message: String, file: String, line: u32, column: u32) -> Self {
+        DiagnosticRecord { severity: code.severity(), code, message, file, line, column }
+    }
+}
+
+/// Totals of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stats {
+    /// Files read.
+    pub files: u64,
+    /// Bytes of output content.
+    pub bytes: u64,
+    /// Tokens of output content, `null` unless token counting was asked for.
+    pub tokens: Option<u64>,
+    /// Wall-clock time of the run, in milliseconds.
+    pub elapsed_ms: f64,
+}
+
+fn code_str<S: Serializer>(code: &Code, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(code.as_str())
+}
+
+fn severity_str<S: Serializer>(severity: &Severity, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(severity.name())
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn attributes() {
+        assert!(matches!(escape_attr("src/a.rs"), Cow::Borrowed("src/a.rs")));
+        assert_eq!(
+            escape_attr("a&b<c>\"d\"\ne\r\tf'"),
+            "a&amp;b&lt;c&gt;&quot;d&quot;&#10;e&#13;&#9;f'"
+        );
+    }
+
+    #[test]
+    fn neutralizing() {
+        let cases = [
+            ("no tags <b>here</b> a<file", "no tags <b>here</b> a<file", 0),
+            ("</file>", "&lt;/file>", 1),
+            ("</FILE >", "&lt;/FILE >", 1),
+            ("</file\n>", "&lt;/file\n>", 1),
+            ("<File path=\"x\">", "&lt;File path=\"x\">", 1),
+            ("<system-reminder/><Directory>", "&lt;system-reminder/>&lt;Directory>", 2),
+            ("<files> <filex> <file-a> </dir>", "<files> <filex> <file-a> </dir>", 0),
+            ("a < b <<file>", "a < b <&lt;file>", 1),
+            ("</system-REMINDER\t>", "&lt;/system-REMINDER\t>", 1),
+        ];
+        for (input, expect, n) in cases {
+            let got = neutralize_tags(input);
+            assert_eq!(got.text, expect, "{input:?}");
+            assert_eq!(got.escaped, n, "{input:?}");
+            assert_eq!(matches!(got.text, Cow::Borrowed(_)), n == 0);
+        }
+        assert_eq!(neutralize_tags("<file>").warning().unwrap().0, Code::Escaped);
+        assert_eq!(neutralize_tags("x").warning(), None);
+    }
+
+    #[test]
+    fn fences() {
+        assert_eq!(fence("plain"), "```");
+        assert_eq!(fence("a `b` c"), "```");
+        assert_eq!(fence("```rust\n```"), "````");
+        assert_eq!(fence("x ````` y ``"), "``````");
+    }
+
+    #[test]
+    fn languages() {
+        let cases = [
+            ("src/a.rs", "rust"),
+            ("x.py", "python"),
+            ("x.ts", "typescript"),
+            ("README.MD", "markdown"),
+            ("a.json", "json"),
+            ("Cargo.toml", "toml"),
+            ("ci.yml", "yaml"),
+            ("run.sh", "bash"),
+            ("a.c", "c"),
+            ("a.h", "cpp"),
+            ("a.cc", "cpp"),
+            ("a.hpp", "cpp"),
+            ("a.cs", "csharp"),
+            ("main.go", "go"),
+            ("A.java", "java"),
+            ("a.js", "javascript"),
+            ("dir\\Makefile", "makefile"),
+            ("Dockerfile", "dockerfile"),
+            ("unknown.zzz", ""),
+            ("noext", ""),
+            (".hidden", ""),
+        ];
+        for (path, lang) in cases {
+            assert_eq!(language(path), lang, "{path}");
+        }
+    }
+
+    #[test]
+    fn json_schema() {
+        let out = Output {
+            content: "text".into(),
+            description: "d".into(),
+            params: vec!["p".into()],
+            metadata: Map::new(),
+            references: vec![ReferenceRecord {
+                raw: "@[a.md:2:4]".into(),
+                syntax: Syntax::Include,
+                kind: Kind::File,
+                path: "a.md".into(),
+                lines: Some(Lines { start: 2, end: 4 }),
+                bytes: 123,
+                tokens: None,
+                truncated: false,
+                front_matter: None,
+                at: At { file: "main.md".into(), line: 3, column: 5 },
+                error: Some(ErrorRecord {
+                    code: Code::NotFound,
+                    message: "no such file: a.md".into(),
+                }),
+            }],
+            diagnostics: vec![DiagnosticRecord::new(
+                Code::NotFound,
+                "no such file: a.md".into(),
+                "main.md".into(),
+                3,
+                5,
+            )],
+            stats: Stats { files: 3, bytes: 456, tokens: Some(120), elapsed_ms: 1.5 },
+        };
+        let value = serde_json::to_value(&out).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "content": "text", "description": "d", "params": ["p"], "metadata": {},
+                "references": [{
+                    "raw": "@[a.md:2:4]", "syntax": "include", "kind": "file", "path": "a.md",
+                    "lines": {"start": 2, "end": 4}, "bytes": 123, "tokens": null,
+                    "truncated": false, "front_matter": null,
+                    "at": {"file": "main.md", "line": 3, "column": 5},
+                    "error": {"code": "E_NOT_FOUND", "message": "no such file: a.md"}
+                }],
+                "diagnostics": [{"severity": "error", "code": "E_NOT_FOUND",
+                    "message": "no such file: a.md", "file": "main.md", "line": 3, "column": 5}],
+                "stats": {"files": 3, "bytes": 456, "tokens": 120, "elapsed_ms": 1.5}
+            })
+        );
+        // Field order is the documented order.
+        let text = serde_json::to_string(&out).unwrap();
+        let keys = [
+            "\"content\"",
+            "\"description\"",
+            "\"params\"",
+            "\"metadata\"",
+            "\"references\"",
+            "\"diagnostics\"",
+            "\"stats\"",
+        ];
+        let positions: Vec<usize> = keys.iter().map(|k| text.find(k).unwrap()).collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
+    }
+
+    proptest! {
+        /// Neutralised content has no wrapper-shaped tag left, and un-escaping gives it back.
+        #[test]
+        fn neutralize_roundtrip(text in "([<>/ a-zA-Z\n-]|file|FILE|directory|system-reminder){0,30}") {
+            let n = neutralize_tags(&text);
+            let bytes = n.text.as_bytes();
+            for (i, &b) in bytes.iter().enumerate() {
+                if b == b'<' {
+                    prop_assert!(!opens_wrapper_tag(&bytes[i..]));
+                }
+            }
+            prop_assert_eq!(n.text.replace("&lt;", "<"), text.replace("&lt;", "<"));
+        }
+
+        /// The fence is longer than any backtick run in the content.
+        #[test]
+        fn fence_is_longer(text in "[`a]{0,20}") {
+            let f = fence(&text);
+            prop_assert!(f.len() >= 3);
+            prop_assert!(!text.contains(&f));
+        }
+    }
+}

@@ -1,1 +1,238 @@
-//! sanitize (in progress).
+//! Makes hidden content visible (assembly.md §7, "Hidden and control characters").
+//!
+//! File content can hide instructions from the person who reviews it (the "rules file
+//! backdoor"). So:
+//! - Unicode Tag characters (U+E0000–U+E007F) and bidi controls (U+202A–U+202E,
+//!   U+2066–U+2069) are written as `\u{E0049}`, upper-case hex as in the spec, with
+//!   `W_HIDDEN_TEXT`;
+//! - C0 control characters other than tab, line feed, carriage return and form feed are
+//!   written as `\u{1b}`, lower-case hex as in the spec (and as Rust's `{:?}` writes them),
+//!   with `W_CONTROL`.
+//!
+//! Nothing else is altered. In particular DEL (U+007F) and the C1 controls (U+0080–U+009F)
+//! are left alone: the spec says nothing else changes, DEL does nothing on a terminal, and
+//! modern terminals do not act on 8-bit C1 controls encoded as UTF-8.
+//!
+//! The common case, clean text, is one pass over the bytes with a lookup table and returns
+//! the input borrowed.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+use ctx_syntax::Code;
+
+/// Text with hidden and control characters made visible.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sanitized<'a> {
+    /// The text; borrowed when nothing changed.
+    pub text: Cow<'a, str>,
+    /// How many Tag and bidi characters were made visible.
+    pub hidden: usize,
+    /// 1-based line of the first of them, 0 when there is none.
+    pub hidden_line: u32,
+    /// How many control characters were made visible.
+    pub control: usize,
+    /// 1-based line of the first of them, 0 when there is none.
+    pub control_line: u32,
+}
+
+impl Sanitized<'_> {
+    /// Whether anything was changed.
+    pub fn changed(&self) -> bool {
+        self.hidden + self.control > 0
+    }
+
+    /// The warnings to report, `W_HIDDEN_TEXT` then `W_CONTROL`, each with the 1-based line of
+    /// its first occurrence (in the text given to [`sanitize`]) and a lower-case message.
+    pub fn warnings(&self) -> Vec<(Code, u32, String)> {
+        let mut out = Vec::new();
+        if self.hidden > 0 {
+            out.push((
+                Code::HiddenText,
+                self.hidden_line,
+                format!(
+                    "{} hidden unicode character{} (tag or bidi control) made visible",
+                    self.hidden,
+                    plural(self.hidden)
+                ),
+            ));
+        }
+        if self.control > 0 {
+            out.push((
+                Code::Control,
+                self.control_line,
+                format!("{} control character{} made visible", self.control, plural(self.control)),
+            ));
+        }
+        out
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Bytes that may start something to make visible: C0 controls other than tab, LF, FF and CR;
+/// 0xE2, the lead byte of U+202A–U+202E and U+2066–U+2069; and 0xF3, the lead byte of the
+/// Tag characters.
+static SUSPECT: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = !matches!(b, 0x09 | 0x0a | 0x0c | 0x0d);
+        b += 1;
+    }
+    table[0xe2] = true;
+    table[0xf3] = true;
+    table
+};
+
+/// What a character is, for sanitising.
+fn class(c: char) -> Option<Code> {
+    match c {
+        '\u{E0000}'..='\u{E007F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
+            Some(Code::HiddenText)
+        }
+        '\t' | '\n' | '\x0c' | '\r' => None,
+        '\0'..='\x1f' => Some(Code::Control),
+        _ => None,
+    }
+}
+
+/// Makes hidden and control characters in `text` visible.
+pub fn sanitize(text: &str) -> Sanitized<'_> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    // Fast path: find the first character that needs rewriting, if any.
+    let first = loop {
+        match bytes[i..].iter().position(|&b| SUSPECT[usize::from(b)]) {
+            None => {
+                return Sanitized {
+                    text: Cow::Borrowed(text),
+                    hidden: 0,
+                    hidden_line: 0,
+                    control: 0,
+                    control_line: 0,
+                };
+            }
+            Some(p) => {
+                let at = i + p;
+                // A suspect byte is always the start of a character.
+                let c = text[at..].chars().next().unwrap_or('\0');
+                if class(c).is_some() {
+                    break at;
+                }
+                i = at + c.len_utf8();
+            }
+        }
+    };
+    let mut out = Sanitized {
+        text: Cow::Borrowed(""),
+        hidden: 0,
+        hidden_line: 0,
+        control: 0,
+        control_line: 0,
+    };
+    let mut buf = String::with_capacity(text.len() + 16);
+    buf.push_str(&text[..first]);
+    let mut line = 1 + u32::try_from(bytes[..first].iter().filter(|&&b| b == b'\n').count())
+        .unwrap_or(u32::MAX - 1);
+    for c in text[first..].chars() {
+        match class(c) {
+            None => {
+                if c == '\n' {
+                    line = line.saturating_add(1);
+                }
+                buf.push(c);
+            }
+            Some(Code::HiddenText) => {
+                if out.hidden == 0 {
+                    out.hidden_line = line;
+                }
+                out.hidden += 1;
+                let _ = write!(buf, "\\u{{{:X}}}", u32::from(c));
+            }
+            Some(_) => {
+                if out.control == 0 {
+                    out.control_line = line;
+                }
+                out.control += 1;
+                let _ = write!(buf, "\\u{{{:x}}}", u32::from(c));
+            }
+        }
+    }
+    out.text = Cow::Owned(buf);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    #[test]
+    fn table() {
+        let cases = [
+            ("plain ascii\ttab\r\nform\x0cfeed", "plain ascii\ttab\r\nform\x0cfeed", 0, 0),
+            ("esc \x1b[31mred", "esc \\u{1b}[31mred", 0, 1),
+            ("nul\0bell\x07", "nul\\u{0}bell\\u{7}", 0, 2),
+            ("del \x7f and c1 \u{9b} stay", "del \x7f and c1 \u{9b} stay", 0, 0),
+            ("tag \u{E0049}\u{E0020}", "tag \\u{E0049}\\u{E0020}", 2, 0),
+            ("bidi \u{202E}abc\u{202C}", "bidi \\u{202E}abc\\u{202C}", 2, 0),
+            ("iso \u{2066}x\u{2069}", "iso \\u{2066}x\\u{2069}", 2, 0),
+            // Other characters with the same lead bytes are untouched.
+            (
+                "dash \u{2014} \u{2029} \u{2070} \u{E0080} \u{F0000}",
+                "dash \u{2014} \u{2029} \u{2070} \u{E0080} \u{F0000}",
+                0,
+                0,
+            ),
+            ("ünïcödé – ok", "ünïcödé – ok", 0, 0),
+            ("", "", 0, 0),
+        ];
+        for (input, expect, hidden, control) in cases {
+            let s = sanitize(input);
+            assert_eq!(s.text, expect, "{input:?}");
+            assert_eq!((s.hidden, s.control), (hidden, control), "{input:?}");
+            assert_eq!(matches!(s.text, Cow::Borrowed(_)), !s.changed(), "{input:?}");
+        }
+    }
+
+    #[test]
+    fn warnings_name_first_line() {
+        let s = sanitize("a\nb \u{2014}\nc\x1b\n\u{E0041}\u{E0042}\x1b");
+        assert_eq!(
+            s.warnings(),
+            [
+                (
+                    Code::HiddenText,
+                    4,
+                    "2 hidden unicode characters (tag or bidi control) made visible".to_string()
+                ),
+                (Code::Control, 3, "2 control characters made visible".to_string()),
+            ]
+        );
+        assert!(sanitize("clean").warnings().is_empty());
+    }
+
+    proptest! {
+        /// Clean text comes back borrowed and unchanged.
+        #[test]
+        fn identity_on_clean(text in "[^\u{0}-\u{8}\u{b}\u{e}-\u{1f}\u{202a}-\u{202e}\u{2066}-\u{2069}\u{e0000}-\u{e007f}]*") {
+            let s = sanitize(&text);
+            prop_assert!(matches!(s.text, Cow::Borrowed(_)));
+            prop_assert_eq!(s.text.as_ref(), text.as_str());
+        }
+
+        /// The output never contains a character to hide, and the counts match the input.
+        #[test]
+        fn output_is_clean(text in any::<String>()) {
+            let s = sanitize(&text);
+            prop_assert!(s.text.chars().all(|c| class(c).is_none()));
+            let hidden = text.chars().filter(|&c| class(c) == Some(Code::HiddenText)).count();
+            let control = text.chars().filter(|&c| class(c) == Some(Code::Control)).count();
+            prop_assert_eq!((s.hidden, s.control), (hidden, control));
+        }
+    }
+}

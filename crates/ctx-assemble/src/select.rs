@@ -72,10 +72,10 @@ pub fn lines(text: &str, start: u32, end: LineEnd) -> Result<Selection<'_>, Erro
     if start == 0 {
         return Err(Error::new(ErrorKind::ZeroLine));
     }
-    if let LineEnd::Line(end) = end {
-        if end < start {
-            return Err(Error::new(ErrorKind::Reversed { start, end }));
-        }
+    if let LineEnd::Line(end) = end
+        && end < start
+    {
+        return Err(Error::new(ErrorKind::Reversed { start, end }));
     }
     let mut from = None;
     let mut taken = 0u32;
@@ -302,10 +302,12 @@ pub fn section<'a>(text: &'a str, name: &str) -> Option<Selection<'a>> {
         let no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let line = &text[start..line_end];
         if let Some((c, n)) = open_fence {
-            if let Some((fc, fnum, info)) = fence(line) {
-                if fc == c && fnum >= n && info.trim().is_empty() {
-                    open_fence = None;
-                }
+            if let Some((fc, fnum, info)) = fence(line)
+                && fc == c
+                && fnum >= n
+                && info.trim().is_empty()
+            {
+                open_fence = None;
             }
             last_no = no;
             continue;
@@ -379,12 +381,10 @@ pub fn cut(text: &str, max_lines: usize) -> Cut<'_> {
 /// first line in the original file). Line endings are kept.
 pub fn number_lines(text: &str, first: u32) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 8);
-    let mut no = u64::from(first);
-    for (s, e) in line_spans(text) {
+    for (no, (s, e)) in (u64::from(first)..).zip(line_spans(text)) {
         out.push_str(&no.to_string());
         out.push_str(": ");
         out.push_str(&text[s..e]);
-        no += 1;
     }
     out
 }
@@ -530,7 +530,11 @@ again
         let err = select(DOC, &Selector::Fragment("nope"), true).unwrap_err();
         assert_eq!(err.to_string(), "no heading or anchor named \"nope\"");
         // A fragment on Markdown falls back to anchors.
-        let s = select("a\n<!-- ANCHOR: x -->\nb\n<!-- ANCHOR_END: x -->\n", &Selector::Fragment("x"), true);
+        let s = select(
+            "a\n<!-- ANCHOR: x -->\nb\n<!-- ANCHOR_END: x -->\n",
+            &Selector::Fragment("x"),
+            true,
+        );
         assert_eq!(s.unwrap().text, "b");
     }
 

@@ -1,1 +1,171 @@
-//! tokens (in progress).
+//! Token counting with OpenAI's o200k encoding (assembly.md §7, "Limits on content").
+//!
+//! The tokenizer is `bpe-openai`, GitHub's linear-time byte-pair encoder, whose tables are
+//! compiled into the binary; it gives the same counts as tiktoken and measured about 1.6x
+//! faster than `tiktoken-rs` on source code here (20 MB/s against 12.7 MB/s per core).
+//! The tables are decoded on first use only (about 0.1 s), so a run that asks for no counts
+//! and no budget never pays for them.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+
+/// Below this many bytes in all, [`count_many`] counts on the calling thread.
+const PARALLEL_THRESHOLD: usize = 256 * 1024;
+
+fn tokenizer() -> &'static bpe_openai::Tokenizer {
+    bpe_openai::o200k_base()
+}
+
+/// The number of o200k tokens of a text.
+pub fn count(text: &str) -> usize {
+    if text.is_empty() {
+        return 0;
+    }
+    tokenizer().count(text)
+}
+
+/// Counts the tokens of many texts, in parallel on up to `std::thread::available_parallelism`
+/// threads; the result is in the order of the input.
+///
+/// Threads take the next text from a shared index, so one large file does not hold up the
+/// others. Small inputs are counted on the calling thread.
+pub fn count_many<S: AsRef<str> + Sync>(texts: &[S]) -> Vec<usize> {
+    let threads = thread::available_parallelism().map_or(1, |n| n.get());
+    count_many_with(texts, threads, PARALLEL_THRESHOLD)
+}
+
+fn count_many_with<S: AsRef<str> + Sync>(
+    texts: &[S],
+    threads: usize,
+    threshold: usize,
+) -> Vec<usize> {
+    let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
+    let threads = threads.min(texts.len());
+    if threads <= 1 || total < threshold {
+        return texts.iter().map(|t| count(t.as_ref())).collect();
+    }
+    // Warm the tables once rather than racing to build them.
+    let _ = tokenizer();
+    let next = AtomicUsize::new(0);
+    let mut counts = vec![0; texts.len()];
+    let parts: Vec<Vec<(usize, usize)>> = thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(text) = texts.get(i) else { break };
+                        done.push((i, count(text.as_ref())));
+                    }
+                    done
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+    for (i, n) in parts.into_iter().flatten() {
+        counts[i] = n;
+    }
+    counts
+}
+
+/// A text cut to a token budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Budgeted<'a> {
+    /// The lines kept, with their line endings: the whole text when it fits.
+    pub text: &'a str,
+    /// Tokens of [`Budgeted::text`].
+    pub tokens: usize,
+    /// Whether lines were cut off.
+    pub truncated: bool,
+}
+
+/// Keeps the longest prefix of whole lines whose token count is within `budget`.
+///
+/// Counts are exact for the prefix kept (BPE counts are not additive across pieces, so the
+/// prefix is found by binary search over line boundaries and counted as a whole).
+/// A first line that alone exceeds the budget gives an empty text.
+pub fn truncate_to_budget(text: &str, budget: usize) -> Budgeted<'_> {
+    let whole = count(text);
+    if whole <= budget {
+        return Budgeted { text, tokens: whole, truncated: false };
+    }
+    // Line boundaries: the end of every line, with its ending.
+    let ends: Vec<usize> = text.match_indices('\n').map(|(i, _)| i + 1).collect();
+    // Find the largest k such that the first k lines fit; the whole text does not.
+    let lines = ends.len() + usize::from(!text.ends_with('\n'));
+    let (mut lo, mut hi) = (0usize, lines - 1);
+    let mut best = (0usize, 0usize);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        let end = ends.get(mid - 1).copied().unwrap_or(text.len());
+        let n = count(&text[..end]);
+        if n <= budget {
+            lo = mid;
+            best = (end, n);
+        } else {
+            hi = mid - 1;
+        }
+    }
+    Budgeted { text: &text[..best.0], tokens: best.1, truncated: true }
+}
+
+/// A rough count for where no tokenizer is wanted: characters divided by four, rounded up.
+pub fn estimate(text: &str) -> usize {
+    text.chars().count().div_ceil(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_known_strings() {
+        assert_eq!(count(""), 0);
+        assert_eq!(count("hello world"), 2);
+        assert_eq!(count("Hello, world!"), 4);
+    }
+
+    #[test]
+    fn many_in_order() {
+        let texts: Vec<String> =
+            (0..40).map(|i| format!("fn f{i}() {{ let x = {i}; }}\n").repeat(i * 3 + 1)).collect();
+        let serial: Vec<usize> = texts.iter().map(|t| count(t)).collect();
+        assert_eq!(count_many_with(&texts, 3, 0), serial);
+        assert_eq!(count_many(&texts), serial);
+        assert_eq!(count_many(&["a b", ""]), [2, 0]);
+        assert_eq!(count_many::<&str>(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn budget() {
+        let text = "one two three\nfour five six\nseven eight nine\n";
+        let all = truncate_to_budget(text, 1000);
+        assert_eq!(all, Budgeted { text, tokens: count(text), truncated: false });
+
+        let first_two = "one two three\nfour five six\n";
+        let b = truncate_to_budget(text, count(first_two));
+        assert_eq!(b, Budgeted { text: first_two, tokens: count(first_two), truncated: true });
+
+        let b = truncate_to_budget(text, count(first_two) + 1);
+        assert_eq!(b.text, first_two);
+
+        let b = truncate_to_budget(text, 1);
+        assert_eq!(b, Budgeted { text: "", tokens: 0, truncated: true });
+
+        // No final line ending.
+        let b = truncate_to_budget("a\nb c d e f g", 2);
+        assert_eq!(b.text, "a\n");
+    }
+
+    #[test]
+    fn estimates() {
+        assert_eq!(estimate(""), 0);
+        assert_eq!(estimate("abcde"), 2);
+        assert_eq!(estimate("ünï"), 1);
+    }
+}
