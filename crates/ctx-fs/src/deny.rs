@@ -89,15 +89,36 @@ mod tests {
     fn builtin_rules() {
         let list = DenyList::new(&[]).unwrap();
         for p in [
-            ".git", ".git/config", "a/.GIT/HEAD", ".env", ".ENV", ".env.local", "x/.env.production",
-            ".ssh/id_ed25519.pub", ".docker/config.json", "home/.netrc", "id_rsa", "ID_RSA.pub",
-            "certs/server.pem", "tls.KEY", ".aws/credentials", ".kube/config",
+            ".git",
+            ".git/config",
+            "a/.GIT/HEAD",
+            ".env",
+            ".ENV",
+            ".env.local",
+            "x/.env.production",
+            ".ssh/id_ed25519.pub",
+            ".docker/config.json",
+            "home/.netrc",
+            "id_rsa",
+            "ID_RSA.pub",
+            "certs/server.pem",
+            "tls.KEY",
+            ".aws/credentials",
+            ".kube/config",
         ] {
             assert!(denied(&list, p), "{p} should be denied");
         }
         for p in [
-            ".env.example", ".ENV.Sample", ".env.template", ".gitignore", ".github/ci.yml",
-            "docs/config.json", ".docker/other.json", "environment.md", "keys.md", "a.env",
+            ".env.example",
+            ".ENV.Sample",
+            ".env.template",
+            ".gitignore",
+            ".github/ci.yml",
+            "docs/config.json",
+            ".docker/other.json",
+            "environment.md",
+            "keys.md",
+            "a.env",
         ] {
             assert!(!denied(&list, p), "{p} should be allowed");
         }

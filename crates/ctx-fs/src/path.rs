@@ -118,7 +118,10 @@ fn is_reserved(name: &str) -> bool {
         "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" => true,
         _ => {
             let rest = upper.strip_prefix("COM").or_else(|| upper.strip_prefix("LPT"));
-            matches!(rest, Some("1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "¹" | "²" | "³"))
+            matches!(
+                rest,
+                Some("1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "¹" | "²" | "³")
+            )
         }
     }
 }
@@ -202,9 +205,24 @@ mod tests {
     #[test]
     fn windows_names() {
         for p in [
-            "CON", "con.txt", "docs/Nul.md", "LPT9", "com1.tar.gz", "CONIN$", "aux .txt", ".env.",
-            "a ", "a.txt::$DATA", "a:$INDEX_ALLOCATION", "a:b", "C:x", "c:", "\\\\server\\share",
-            "\\\\?\\C:\\x", "\\??\\C:\\x", "//server/share",
+            "CON",
+            "con.txt",
+            "docs/Nul.md",
+            "LPT9",
+            "com1.tar.gz",
+            "CONIN$",
+            "aux .txt",
+            ".env.",
+            "a ",
+            "a.txt::$DATA",
+            "a:$INDEX_ALLOCATION",
+            "a:b",
+            "C:x",
+            "c:",
+            "\\\\server\\share",
+            "\\\\?\\C:\\x",
+            "\\??\\C:\\x",
+            "//server/share",
         ] {
             bad(p);
         }

@@ -64,7 +64,14 @@ impl Default for IgnoreSettings {
         let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
         IgnoreSettings {
             skip_hidden: true,
-            skip_dirs: strings(&["node_modules", "target", "dist", "build", ".venv", "__pycache__"]),
+            skip_dirs: strings(&[
+                "node_modules",
+                "target",
+                "dist",
+                "build",
+                ".venv",
+                "__pycache__",
+            ]),
             ignore_files: strings(&[".gitignore", ".ignore", ".ctxignore"]),
             extra_rules: Vec::new(),
         }
@@ -464,7 +471,7 @@ impl Sandbox {
         }
         let cap = self.limits.max_file_bytes;
         if md.len() > cap {
-            return Err(too_large(written, md.len(), cap));
+            return Err(too_large(written, Some(md.len()), cap));
         }
         let (ino, dev) = file_id(&md);
         let modified = md.modified().ok();
@@ -479,13 +486,12 @@ impl Sandbox {
         let mut bytes = Vec::with_capacity(md.len().min(cap) as usize + 1);
         file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| Error::io(written, e))?;
         if bytes.len() as u64 > cap {
-            return Err(too_large(written, bytes.len() as u64, cap));
+            return Err(too_large(written, None, cap));
         }
         let content = decode::decode(&bytes);
-        let settled =
-            modified.and_then(|m| SystemTime::now().duration_since(m).ok()).is_some_and(|age| {
-                age >= RACY_WINDOW
-            });
+        let settled = modified
+            .and_then(|m| SystemTime::now().duration_since(m).ok())
+            .is_some_and(|age| age >= RACY_WINDOW);
         if self.cache_on && settled && bytes.len() as u64 == md.len() {
             let cached = Cached { len: md.len(), modified, ino, dev, content: content.clone() };
             self.cache.insert(key, Arc::new(cached));
@@ -521,7 +527,9 @@ impl Sandbox {
                 let absolute = path::normalise_absolute(&[], &parsed.comps);
                 self.find_root(&absolute, None).ok_or_else(outside)?
             }
-            Anchor::Drive(drive) => self.find_drive_root(drive, &parsed.comps).ok_or_else(outside)?,
+            Anchor::Drive(drive) => {
+                self.find_drive_root(drive, &parsed.comps).ok_or_else(outside)?
+            }
         };
         if let Some(reason) = self.deny.check(&comps) {
             return Err(Error::new(ErrorKind::Denied, written).with_detail(reason));
@@ -530,7 +538,11 @@ impl Sandbox {
     }
 
     /// The innermost root containing an absolute path, and the path in it.
-    fn find_root(&self, absolute: &[String], exclude: Option<RootId>) -> Option<(RootId, Vec<String>)> {
+    fn find_root(
+        &self,
+        absolute: &[String],
+        exclude: Option<RootId>,
+    ) -> Option<(RootId, Vec<String>)> {
         let mut best: Option<(usize, usize)> = None;
         for (i, root) in self.roots.iter().enumerate() {
             if Some(RootId(i)) == exclude {
@@ -557,7 +569,11 @@ impl Sandbox {
 
     /// Drive-absolute paths name nothing on this platform: always outside.
     #[cfg(not(windows))]
-    fn find_drive_root(&self, _drive: char, _comps: &[path::Comp]) -> Option<(RootId, Vec<String>)> {
+    fn find_drive_root(
+        &self,
+        _drive: char,
+        _comps: &[path::Comp],
+    ) -> Option<(RootId, Vec<String>)> {
         None
     }
 
@@ -580,9 +596,13 @@ impl Sandbox {
             let mut current: Option<Dir> = None;
             if comps.is_empty() {
                 let opened = match mode {
-                    Mode::Stat => Opened::Meta(root_dir.dir_metadata().map_err(|e| Error::io(written, e))?),
+                    Mode::Stat => {
+                        Opened::Meta(root_dir.dir_metadata().map_err(|e| Error::io(written, e))?)
+                    }
                     Mode::File => return Err(Error::new(ErrorKind::NotRegular, written)),
-                    Mode::Dir => Opened::Dir(root_dir.try_clone().map_err(|e| Error::io(written, e))?),
+                    Mode::Dir => {
+                        Opened::Dir(root_dir.try_clone().map_err(|e| Error::io(written, e))?)
+                    }
                 };
                 return Ok((comps, opened));
             }
@@ -624,8 +644,9 @@ impl Sandbox {
                         return Err(Error::new(ErrorKind::NotRegular, written));
                     }
                     if mode == Mode::Dir && !md.is_dir() {
-                        return Err(Error::new(ErrorKind::NotFound, written)
-                            .with_detail("not a directory"));
+                        return Err(
+                            Error::new(ErrorKind::NotFound, written).with_detail("not a directory")
+                        );
                     }
                     let err = err.unwrap_or_else(|| io::Error::other("entry changed while opened"));
                     return Err(Error::io(written, err));
@@ -637,7 +658,10 @@ impl Sandbox {
                 }
                 let target = dir.read_link_contents(name).map_err(|e| Error::io(written, e))?;
                 // Absolute targets are refused even when they point inside, as cap-std does.
-                if target.is_absolute() || target.as_str().starts_with('/') || target.as_str().is_empty() {
+                if target.is_absolute()
+                    || target.as_str().starts_with('/')
+                    || target.as_str().is_empty()
+                {
                     return Err(Error::new(ErrorKind::Outside, written));
                 }
                 let mut spliced: Vec<String> = comps[..i].to_vec();
@@ -664,7 +688,11 @@ impl Sandbox {
     }
 
     /// Opens the directory at a location as a handle.
-    pub(crate) fn open_dir(&self, location: &Location, written: &str) -> Result<(Vec<String>, Dir)> {
+    pub(crate) fn open_dir(
+        &self,
+        location: &Location,
+        written: &str,
+    ) -> Result<(Vec<String>, Dir)> {
         match self.traverse(location.root, location.comps(), Mode::Dir, written)? {
             (canonical, Opened::Dir(dir)) => Ok((canonical, dir)),
             _ => unreachable!("dir traversal returns a directory"),
@@ -672,8 +700,12 @@ impl Sandbox {
     }
 }
 
-fn too_large(written: &str, len: u64, cap: u64) -> Error {
-    let shown = if len > cap { format!("more than {cap} bytes") } else { format!("{len} bytes") };
+/// `len` is the length on the handle, `None` when the file grew past the cap while read.
+fn too_large(written: &str, len: Option<u64>, cap: u64) -> Error {
+    let shown = match len {
+        Some(len) => format!("{len} bytes"),
+        None => format!("more than {cap} bytes"),
+    };
     Error::new(ErrorKind::TooLarge, written).with_detail(format!("{shown}, limit {cap}"))
 }
 

@@ -108,7 +108,7 @@ impl Sandbox {
         let (canonical, handle) = self.open_dir(dir, written)?;
         let mut walker = Walker::new(self, dir.root(), None);
         let shown = dir.comps();
-        walker.visit(handle, canonical, shown, 0);
+        walker.visit(handle, canonical, shown, 0, false);
         Ok(walker.out)
     }
 
@@ -152,7 +152,7 @@ impl Sandbox {
         let (canonical, handle) = self.open_dir(&start, pattern)?;
         let mut walker = Walker::new(self, start.root(), Some(GlobFilter { glob, depth }));
         walker.base_len = start.comps().len();
-        walker.visit(handle, canonical, start.comps(), 0);
+        walker.visit(handle, canonical, start.comps(), 0, false);
         Ok(walker.out)
     }
 }
@@ -172,8 +172,9 @@ type Matcher = Option<Arc<Gitignore>>;
 
 /// How to open a directory a walk descends into.
 enum Source<'d> {
-    /// A real subdirectory, opened through its parent's handle.
-    Child(&'d Dir, &'d str),
+    /// A real subdirectory, opened through its parent's handle; the flag
+    /// says a symbolic link led to the parent.
+    Child(&'d Dir, &'d str, bool),
     /// The target of a symbolic link, opened from the root with links resolved.
     Link,
 }
@@ -192,7 +193,11 @@ struct Walker<'a> {
 }
 
 impl<'a> Walker<'a> {
-    fn new(sandbox: &'a Sandbox, root: crate::sandbox::RootId, filter: Option<GlobFilter>) -> Walker<'a> {
+    fn new(
+        sandbox: &'a Sandbox,
+        root: crate::sandbox::RootId,
+        filter: Option<GlobFilter>,
+    ) -> Walker<'a> {
         Walker {
             sandbox,
             root,
@@ -208,7 +213,16 @@ impl<'a> Walker<'a> {
         self.out.skipped.push(Skipped { path: join(shown), reason });
     }
 
-    fn visit(&mut self, dir: Dir, canonical: Vec<String>, shown: Vec<String>, depth: usize) {
+    /// Lists the directory `dir` (at `canonical`, shown as `shown`); `via`
+    /// says a symbolic link led there.
+    fn visit(
+        &mut self,
+        dir: Dir,
+        canonical: Vec<String>,
+        shown: Vec<String>,
+        depth: usize,
+        via: bool,
+    ) {
         self.visited.insert(canonical.clone());
         let chain = self.chain(&canonical, Some(&dir));
         let mut names = Vec::new();
@@ -255,15 +269,15 @@ impl<'a> Walker<'a> {
                 if ignored(&chain, &child, false) || ignored(&chain, &child, true) {
                     continue;
                 }
-                self.visit_link(child, child_shown, depth);
+                self.visit_link(&canonical, child, child_shown, depth);
             } else if md.is_dir() {
                 if settings.skip_dirs.contains(&name) || ignored(&chain, &child, true) {
                     continue;
                 }
-                self.enter(Source::Child(&dir, &name), child, child_shown, depth, md.len());
+                self.enter(Source::Child(&dir, &name, via), child, child_shown, depth, md.len());
             } else if md.is_file() {
                 if !ignored(&chain, &child, false) {
-                    self.push(child, child_shown, FileKind::File, md.len(), depth, false);
+                    self.push(child, child_shown, FileKind::File, md.len(), depth, via);
                 }
             } else if !ignored(&chain, &child, false) {
                 self.skip(&child_shown, SkipReason::NotRegular);
@@ -272,8 +286,18 @@ impl<'a> Walker<'a> {
     }
 
     /// Lists a directory and descends into it within the limits.
-    fn enter(&mut self, source: Source<'_>, canonical: Vec<String>, shown: Vec<String>, depth: usize, len: u64) {
-        let via_symlink = matches!(source, Source::Link);
+    fn enter(
+        &mut self,
+        source: Source<'_>,
+        canonical: Vec<String>,
+        shown: Vec<String>,
+        depth: usize,
+        len: u64,
+    ) {
+        let via_symlink = match source {
+            Source::Child(_, _, via) => via,
+            Source::Link => true,
+        };
         self.push(canonical.clone(), shown.clone(), FileKind::Dir, len, depth, via_symlink);
         if self.out.truncated {
             return;
@@ -286,8 +310,9 @@ impl<'a> Walker<'a> {
             return self.skip(&shown, SkipReason::TooDeep);
         }
         let handle = match source {
-            Source::Child(parent, name) => {
-                cap_fs_ext::DirExtUtf8::open_dir_nofollow(parent, name).map_err(|e| Error::io(name, e))
+            Source::Child(parent, name, _) => {
+                cap_fs_ext::DirExtUtf8::open_dir_nofollow(parent, name)
+                    .map_err(|e| Error::io(name, e))
             }
             Source::Link => {
                 let location = Location::new(self.root, &canonical);
@@ -295,14 +320,20 @@ impl<'a> Walker<'a> {
             }
         };
         match handle {
-            Ok(dir) => self.visit(dir, canonical, shown, depth),
+            Ok(dir) => self.visit(dir, canonical, shown, depth, via_symlink),
             Err(_) => self.skip(&shown, SkipReason::Io),
         }
     }
 
     /// A symbolic link met in a walk: followed when its target stays inside
     /// the root and is not ignored, skipped silently when broken.
-    fn visit_link(&mut self, link: Vec<String>, shown: Vec<String>, depth: usize) {
+    fn visit_link(
+        &mut self,
+        parent: &[String],
+        link: Vec<String>,
+        shown: Vec<String>,
+        depth: usize,
+    ) {
         let written = join(&link);
         let target = self.sandbox.traverse(self.root, link, Mode::Stat, written.as_str());
         let (target, md) = match target {
@@ -326,7 +357,7 @@ impl<'a> Walker<'a> {
         }
         if is_dir {
             // A link to an ancestor or to a directory already walked would repeat it.
-            if self.visited.contains(&target) {
+            if self.visited.contains(&target) || parent.starts_with(&target) {
                 return self.skip(&shown, SkipReason::Cycle);
             }
             self.enter(Source::Link, target, shown, depth, md.len());

@@ -1,0 +1,86 @@
+//! The deny list: named directly, through links, case-insensitively, globs.
+
+use crate::util::{Fixture, code, read};
+
+#[test]
+fn env_files() {
+    let fx = Fixture::new();
+    for name in [".env", ".env.local", ".env.production", ".ENV", ".env.example", ".env.sample"] {
+        fx.write(name, "KEY=value");
+    }
+    fx.write(".env.template", "KEY=").write("sub/.env", "KEY=1");
+    let sb = fx.sandbox();
+    for denied in [".env", ".env.local", ".env.production", "sub/.env", ".Env.Local"] {
+        assert_eq!(code(read(&sb, denied)), "E_DENIED", "{denied}");
+    }
+    for allowed in [".env.example", ".env.sample", ".env.template"] {
+        assert_eq!(
+            read(&sb, allowed).unwrap().len(),
+            if allowed == ".env.template" { 4 } else { 9 }
+        );
+    }
+    // Denied whether or not it exists: the answer does not depend on the disk.
+    assert_eq!(code(read(&sb, "nowhere/.env")), "E_DENIED");
+    let err = read(&sb, ".env.local").unwrap_err();
+    assert_eq!(err.to_string(), "access denied: .env.local (environment file)");
+}
+
+#[test]
+fn git_and_credentials() {
+    let fx = Fixture::new();
+    fx.write(".git/config", "[core]").write(".git/HEAD", "ref").write(".ssh/id_ed25519", "k");
+    fx.write(".docker/config.json", "{}").write("deploy/server.pem", "pem").write("tls.key", "k");
+    fx.write("id_rsa.pub", "pub").write(".netrc", "n").write(".aws/credentials", "c");
+    fx.write(".gitignore", "x").write(".github/ci.yml", "ci").write("docs/config.json", "{}");
+    let sb = fx.sandbox();
+    for denied in [
+        ".git/config",
+        ".GIT/HEAD",
+        ".git",
+        "a/../.git/config",
+        ".ssh/id_ed25519",
+        ".docker/config.json",
+        "deploy/server.pem",
+        "tls.key",
+        "id_rsa.pub",
+        ".netrc",
+        ".aws/credentials",
+    ] {
+        assert_eq!(code(sb.resolve(denied, None)), "E_DENIED", "{denied}");
+    }
+    for allowed in [".gitignore", ".github/ci.yml", "docs/config.json"] {
+        assert_eq!(code(read(&sb, allowed)), "ok", "{allowed}");
+    }
+    let abs = fx.path(".git/config");
+    assert_eq!(code(sb.resolve(abs.as_str(), None)), "E_DENIED");
+}
+
+#[test]
+fn links_to_denied_entries() {
+    let fx = Fixture::new();
+    fx.write(".env", "SECRET_KEY=1").write(".git/config", "[core]").write("README.md", "readme");
+    fx.link("notes.md", ".env")
+        .link("g", ".git")
+        .link("chain", "notes.md")
+        .link("up/x", "../.git/config");
+    fx.link(".env.example", "README.md");
+    let sb = fx.sandbox();
+    for denied in ["notes.md", "g/config", "g", "chain", "up/x"] {
+        assert_eq!(code(read(&sb, denied)), "E_DENIED", "{denied}");
+    }
+    assert_eq!(read(&sb, ".env.example").unwrap(), "readme");
+}
+
+#[test]
+fn configured_globs() {
+    let fx = Fixture::new();
+    fx.write("secrets/a.md", "a").write("data/x.SQLITE", "db").write("docs/secrets.md", "fine");
+    fx.link("alias.md", "secrets/a.md");
+    let sb =
+        fx.builder().deny("secrets").deny("*.sqlite").open(cap_std::ambient_authority()).unwrap();
+    assert_eq!(code(read(&sb, "secrets/a.md")), "E_DENIED");
+    assert_eq!(code(read(&sb, "Secrets/a.md")), "E_DENIED");
+    assert_eq!(code(read(&sb, "data/x.SQLITE")), "E_DENIED");
+    assert_eq!(code(read(&sb, "alias.md")), "E_DENIED");
+    assert_eq!(read(&sb, "docs/secrets.md").unwrap(), "fine");
+}

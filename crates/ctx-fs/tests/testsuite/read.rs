@@ -1,0 +1,149 @@
+//! Reading: special files without blocking, size cap, decoding.
+
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use ctx_fs::{Content, Encoding, FileKind, Limits};
+
+use crate::util::{Fixture, code, read};
+
+#[test]
+fn fifo_does_not_block() {
+    let fx = Fixture::new();
+    let status = std::process::Command::new("mkfifo").arg(fx.path("pipe")).status().unwrap();
+    assert!(status.success());
+    fx.link("to_pipe", "pipe");
+    let sb = fx.sandbox();
+    let start = Instant::now();
+    assert_eq!(code(read(&sb, "pipe")), "E_NOT_REGULAR");
+    assert_eq!(code(read(&sb, "to_pipe")), "E_NOT_REGULAR");
+    let loc = sb.resolve("pipe", None).unwrap();
+    assert_eq!(code(sb.read_text(&loc)), "E_NOT_REGULAR");
+    assert_eq!(sb.stat(&loc).unwrap().kind, FileKind::Other);
+    assert!(start.elapsed() < Duration::from_millis(500), "{:?}", start.elapsed());
+}
+
+#[test]
+fn socket_and_device() {
+    let fx = Fixture::new();
+    let _listener = std::os::unix::net::UnixListener::bind(fx.path("sock")).unwrap();
+    let sb = fx.builder().allow("/dev").open(cap_std::ambient_authority()).unwrap();
+    assert_eq!(code(read(&sb, "sock")), "E_NOT_REGULAR");
+    let start = Instant::now();
+    for device in ["/dev/null", "/dev/zero", "/dev/tty", "/dev/urandom"] {
+        let result = read(&sb, device);
+        assert!(matches!(code(result), "E_NOT_REGULAR" | "E_NOT_FOUND" | "E_IO"), "{device}");
+    }
+    assert_eq!(code(read(&sb, "/dev/zero")), "E_NOT_REGULAR");
+    assert!(start.elapsed() < Duration::from_millis(500));
+}
+
+#[test]
+fn directories_are_not_files() {
+    let fx = Fixture::new();
+    fx.mkdir("docs");
+    let sb = fx.sandbox();
+    assert_eq!(code(read(&sb, "docs")), "E_NOT_REGULAR");
+    assert_eq!(code(read(&sb, ".")), "E_NOT_REGULAR");
+}
+
+#[test]
+fn size_cap() {
+    let fx = Fixture::new();
+    let cap = 1000;
+    fx.write("under", vec![b'a'; cap - 1])
+        .write("at", vec![b'a'; cap])
+        .write("over", vec![b'a'; cap + 1]);
+    let mut limits = Limits::default();
+    limits.max_file_bytes = cap as u64;
+    let sb = fx.builder().limits(limits).open(cap_std::ambient_authority()).unwrap();
+    assert_eq!(read(&sb, "under").unwrap().len(), cap - 1);
+    assert_eq!(read(&sb, "at").unwrap().len(), cap);
+    let err = read(&sb, "over").unwrap_err();
+    assert_eq!(err.code(), "E_TOO_LARGE");
+    assert_eq!(err.to_string(), "file too large: over (1001 bytes, limit 1000)");
+    assert_eq!(Limits::default().max_file_bytes, 1024 * 1024);
+    let big = Fixture::new();
+    big.write("mib", vec![b'a'; 1024 * 1024]).write("mib1", vec![b'a'; 1024 * 1024 + 1]);
+    let sb = big.sandbox();
+    assert_eq!(code(read(&sb, "mib")), "ok");
+    assert_eq!(code(read(&sb, "mib1")), "E_TOO_LARGE");
+}
+
+#[test]
+fn growing_file_never_exceeds_cap() {
+    let fx = Fixture::new();
+    let cap = 64 * 1024;
+    fx.write("log", vec![b'x'; cap - 10]);
+    let mut limits = Limits::default();
+    limits.max_file_bytes = cap as u64;
+    let sb =
+        fx.builder().limits(limits).cache_capacity(0).open(cap_std::ambient_authority()).unwrap();
+    let path = fx.path("log");
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut file = std::fs::File::options().append(true).open(&path).unwrap();
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                file.write_all(&[b'y'; 512]).unwrap();
+            }
+        });
+        let (mut ok, mut large) = (0, 0);
+        for _ in 0..200 {
+            match read(&sb, "log") {
+                Ok(text) => {
+                    assert!(text.len() <= cap);
+                    ok += 1;
+                }
+                Err(e) => {
+                    assert_eq!(e.code(), "E_TOO_LARGE");
+                    large += 1;
+                }
+            }
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert_eq!(ok + large, 200);
+    });
+}
+
+#[test]
+fn decoding() {
+    let fx = Fixture::new();
+    fx.write("bom.md", b"\xEF\xBB\xBFhello");
+    let utf16le: Vec<u8> =
+        [0xFF, 0xFE].into_iter().chain("hé\n".encode_utf16().flat_map(u16::to_le_bytes)).collect();
+    let utf16be: Vec<u8> =
+        [0xFE, 0xFF].into_iter().chain("hé\n".encode_utf16().flat_map(u16::to_be_bytes)).collect();
+    fx.write("le.txt", utf16le).write("be.txt", utf16be);
+    fx.write("zero.bin", b"abc\0def").write("latin1.txt", b"caf\xE9").write("empty", b"");
+    let sb = fx.sandbox();
+    let text = |name: &str| match sb.read_path(name, None).unwrap().1 {
+        Content::Text { text, encoding } => (text.to_string(), encoding),
+        other => panic!("{name}: {other:?}"),
+    };
+    assert_eq!(text("bom.md"), ("hello".into(), Encoding::Utf8Bom));
+    assert_eq!(text("le.txt"), ("hé\n".into(), Encoding::Utf16Le));
+    assert_eq!(text("be.txt"), ("hé\n".into(), Encoding::Utf16Be));
+    assert_eq!(text("empty"), (String::new(), Encoding::Utf8));
+    for binary in ["zero.bin", "latin1.txt"] {
+        let content = sb.read_path(binary, None).unwrap().1;
+        assert_eq!(content, Content::Binary, "{binary}");
+        assert_eq!(content.warning_code(), Some("W_BINARY"));
+    }
+}
+
+#[test]
+fn stat() {
+    let fx = Fixture::new();
+    fx.write("a.md", "12345").mkdir("d");
+    let sb = fx.sandbox();
+    let st = sb.stat(&sb.resolve("a.md", None).unwrap()).unwrap();
+    assert_eq!((st.kind, st.len), (FileKind::File, 5));
+    assert!(st.modified.is_some());
+    assert_eq!(sb.stat(&sb.resolve("d", None).unwrap()).unwrap().kind, FileKind::Dir);
+    assert_eq!(sb.stat(&sb.workspace()).unwrap().kind, FileKind::Dir);
+    let loc = sb.resolve("a.md", None).unwrap();
+    std::fs::remove_file(fx.path("a.md")).unwrap();
+    assert_eq!(code(sb.stat(&loc)), "E_NOT_FOUND");
+    assert_eq!(code(sb.read_text(&loc)), "E_NOT_FOUND");
+}

@@ -1,0 +1,214 @@
+//! Walks: ignore files, negation, hidden entries, links, limits, globs.
+
+use ctx_fs::{FileKind, Limits, SkipReason, Walk};
+
+use crate::util::{Fixture, code};
+
+fn list(walk: &Walk) -> Vec<String> {
+    walk.entries
+        .iter()
+        .map(|e| if e.kind == FileKind::Dir { format!("{}/", e.path) } else { e.path.to_string() })
+        .collect()
+}
+
+fn skipped(walk: &Walk) -> Vec<(String, SkipReason)> {
+    walk.skipped.iter().map(|s| (s.path.to_string(), s.reason)).collect()
+}
+
+fn tree() -> Fixture {
+    let fx = Fixture::new();
+    fx.write(".gitignore", "*.log\nbuild-out/\n!keep.log\n")
+        .write(".ignore", "by_ignore.md\n")
+        .write(".ctxignore", "by_ctx.md\n# a comment\n\n")
+        .write("a.md", "a")
+        .write("b.log", "b")
+        .write("keep.log", "keep")
+        .write("by_ignore.md", "i")
+        .write("by_ctx.md", "c")
+        .write(".hidden.md", "h")
+        .write(".hiddendir/x.md", "x")
+        .write("node_modules/pkg/index.js", "js")
+        .write("target/debug/x", "t")
+        .write("dist/x.js", "d")
+        .write("build/x.o", "b")
+        .write(".venv/bin/python", "p")
+        .write("__pycache__/x.pyc", "p")
+        .write("build-out/x.md", "o")
+        .write("src/main.rs", "fn main() {}")
+        .write("src/.gitignore", "gen/\n!important.log\n")
+        .write("src/gen/g.rs", "g")
+        .write("src/important.log", "imp")
+        .write("id_rsa", "key")
+        .write(".env", "SECRET=1");
+    fx.link("link_ok.md", "a.md")
+        .link("link_named.log", "a.md")
+        .link("link_to_ignored.md", "b.log")
+        .link("link_to_hidden.md", ".hidden.md")
+        .link("link_to_skipped_dir", "node_modules/pkg")
+        .link("broken.md", "nowhere.md")
+        .link("out.md", "../outside/secret.txt")
+        .link("linkdir", "src")
+        .link("src/up", "..");
+    fx
+}
+
+#[test]
+fn walk_honours_every_rule() {
+    let fx = tree();
+    let sb = fx.sandbox();
+    let walk = sb.walk(&sb.workspace()).unwrap();
+    assert_eq!(
+        list(&walk),
+        [
+            "a.md",
+            "keep.log",
+            "link_ok.md",
+            "linkdir/",
+            "linkdir/important.log",
+            "linkdir/main.rs",
+            "src/",
+            "src/important.log",
+            "src/main.rs",
+        ]
+    );
+    assert_eq!(
+        skipped(&walk),
+        [
+            ("id_rsa".to_owned(), SkipReason::Denied),
+            ("linkdir/up".to_owned(), SkipReason::Cycle),
+            ("out.md".to_owned(), SkipReason::Outside),
+            ("src/up".to_owned(), SkipReason::Cycle),
+        ]
+    );
+    assert!(!walk.truncated);
+    let entry = walk.entries.iter().find(|e| e.path == "linkdir/main.rs").unwrap();
+    assert_eq!(entry.location.path(), "src/main.rs");
+    assert!(entry.via_symlink);
+    assert_eq!(entry.depth, 2);
+    assert_eq!(walk.files().count(), 7);
+    // Everything listed reads, without error.
+    for file in walk.files() {
+        sb.read_text(&file.location).unwrap();
+    }
+    // A file named directly is still readable, even when walks ignore it.
+    assert_eq!(code(sb.read_path("b.log", None)), "ok");
+    assert_eq!(code(sb.read_path("node_modules/pkg/index.js", None)), "ok");
+}
+
+#[test]
+fn walk_of_a_subdirectory_applies_outer_ignore_files() {
+    let fx = tree();
+    fx.write("src/debug.log", "d");
+    let sb = fx.sandbox();
+    let src = sb.resolve("src", None).unwrap();
+    let walk = sb.walk(&src).unwrap();
+    assert_eq!(list(&walk), ["src/important.log", "src/main.rs"]);
+}
+
+#[test]
+fn settings_can_change() {
+    let fx = tree();
+    let mut ignore = ctx_fs::IgnoreSettings::default();
+    ignore.skip_hidden = false;
+    ignore.skip_dirs.clear();
+    ignore.extra_rules.push("*.md".into());
+    ignore.extra_rules.push("*.js".into());
+    let sb = fx.builder().ignore(ignore).open(cap_std::ambient_authority()).unwrap();
+    let walk = sb.walk(&sb.resolve("node_modules", None).unwrap()).unwrap();
+    assert_eq!(list(&walk), ["node_modules/pkg/"]);
+    let all = list(&sb.walk(&sb.workspace()).unwrap());
+    assert!(all.contains(&".hiddendir/".to_owned()), "{all:?}");
+    assert!(!all.iter().any(|p| p.ends_with(".md")), "{all:?}");
+    assert!(!all.iter().any(|p| p.starts_with(".git/") || p == ".env"), "denied stay out");
+}
+
+#[test]
+fn negation_and_precedence() {
+    let fx = Fixture::new();
+    fx.write(".gitignore", "*.md\n")
+        .write(".ignore", "!keep.md\n")
+        .write(".ctxignore", "keep_not.md\n")
+        .write("keep.md", "k")
+        .write("keep_not.md", "n")
+        .write("drop.md", "d")
+        .write("docs/.gitignore", "!*.md\nsecret/\n")
+        .write("docs/a.md", "a")
+        .write("docs/secret/b.md", "b");
+    let sb = fx.sandbox();
+    let walk = sb.walk(&sb.workspace()).unwrap();
+    assert_eq!(list(&walk), ["docs/", "docs/a.md", "keep.md"]);
+}
+
+#[test]
+fn limits() {
+    let fx = Fixture::new();
+    for i in 0..5 {
+        fx.write(&format!("f{i}.md"), "x");
+    }
+    fx.write("d1/d2/d3/deep.md", "deep");
+    let mut limits = Limits::default();
+    limits.max_walk_entries = 3;
+    let sb = fx.builder().limits(limits).open(cap_std::ambient_authority()).unwrap();
+    let walk = sb.walk(&sb.workspace()).unwrap();
+    assert_eq!(list(&walk), ["d1/", "d1/d2/", "d1/d2/d3/"]);
+    assert!(walk.truncated);
+    let mut limits = Limits::default();
+    limits.max_walk_depth = 2;
+    let sb = fx.builder().limits(limits).open(cap_std::ambient_authority()).unwrap();
+    let walk = sb.walk(&sb.workspace()).unwrap();
+    assert_eq!(list(&walk)[..2], ["d1/", "d1/d2/"]);
+    assert_eq!(walk.entries.len(), 7);
+    assert_eq!(skipped(&walk), [("d1/d2".to_owned(), SkipReason::TooDeep)]);
+}
+
+#[test]
+fn special_files_and_bad_names() {
+    let fx = Fixture::new();
+    fx.write("a.md", "a")
+        .write("bad\u{200b}name.md", "x")
+        .write("tab\there.md", "x")
+        .write("x:y.md", "x");
+    std::process::Command::new("mkfifo").arg(fx.path("pipe")).status().unwrap();
+    let sb = fx.sandbox();
+    let walk = sb.walk(&sb.workspace()).unwrap();
+    assert_eq!(list(&walk), ["a.md"]);
+    let reasons: Vec<SkipReason> = walk.skipped.iter().map(|s| s.reason).collect();
+    assert_eq!(
+        reasons,
+        [SkipReason::BadName, SkipReason::NotRegular, SkipReason::BadName, SkipReason::BadName]
+    );
+    assert_eq!(SkipReason::NotRegular.code(), Some("E_NOT_REGULAR"));
+}
+
+#[test]
+fn walk_errors() {
+    let fx = tree();
+    let sb = fx.sandbox();
+    let file = sb.resolve("a.md", None).unwrap();
+    assert_eq!(code(sb.walk(&file)), "E_NOT_FOUND");
+}
+
+#[test]
+fn globs() {
+    let fx = tree();
+    fx.write("docs/guide/intro.md", "i").write("docs/x.txt", "t");
+    let sb = fx.sandbox();
+    let paths = |pattern: &str| {
+        let walk = sb.glob(pattern, None).unwrap();
+        walk.files().map(|e| e.path.to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(paths("*.md"), ["a.md", "link_ok.md"]);
+    assert_eq!(paths("**/*.md"), ["a.md", "docs/guide/intro.md", "link_ok.md"]);
+    assert_eq!(paths("docs/**/*.md"), ["docs/guide/intro.md"]);
+    assert_eq!(paths("docs\\*"), ["docs/x.txt"]);
+    assert_eq!(paths("src/*.{rs,log}"), ["src/important.log", "src/main.rs"]);
+    assert_eq!(paths(&format!("{}/docs/*.txt", fx.ws)), ["docs/x.txt"]);
+    let docs = sb.resolve("docs", None).unwrap();
+    let walk = sb.glob("guide/*.md", Some(&docs)).unwrap();
+    assert_eq!(walk.files().map(|e| e.path.as_str()).collect::<Vec<_>>(), ["docs/guide/intro.md"]);
+    assert_eq!(code(sb.glob("../outside/*", None)), "E_OUTSIDE");
+    assert_eq!(code(sb.glob("/etc/*", None)), "E_OUTSIDE");
+    assert_eq!(code(sb.glob("*/../*", None)), "E_BAD_PATH");
+    assert_eq!(code(sb.glob("a[", None)), "E_BAD_PATH");
+    assert_eq!(code(sb.glob(".git/*", None)), "E_DENIED");
+}
