@@ -105,6 +105,19 @@ pub fn neutralize_tags(content: &str) -> Neutralized<'_> {
     Neutralized { text, escaped }
 }
 
+/// The one-line marker a failed item leaves in inline output: `<!-- ctx: CODE: message -->`.
+///
+/// A `--` in the message (a path such as `a--b.md`, or a `-->` that would end the comment
+/// early) is written `- -`, and line breaks as spaces, so the marker stays one comment on one
+/// line.
+pub fn error_marker(code: Code, message: &str) -> String {
+    let mut clean = message.replace(['\n', '\r'], " ");
+    while clean.contains("--") {
+        clean = clean.replace("--", "- -");
+    }
+    format!("<!-- ctx: {code}: {clean} -->")
+}
+
 /// The fence for a Markdown code block holding `content`: backticks, one more than the
 /// longest run of backticks in the content, at least three.
 pub fn fence(content: &str) -> String {
@@ -401,6 +414,18 @@ mod tests {
         }
         assert_eq!(neutralize_tags("<file>").warning().unwrap().0, Code::Escaped);
         assert_eq!(neutralize_tags("x").warning(), None);
+    }
+
+    #[test]
+    fn markers() {
+        assert_eq!(
+            error_marker(Code::NotFound, "no such file: a.md"),
+            "<!-- ctx: E_NOT_FOUND: no such file: a.md -->"
+        );
+        assert_eq!(
+            error_marker(Code::NotFound, "no such file: a---b-->\nx"),
+            "<!-- ctx: E_NOT_FOUND: no such file: a- - -b- -> x -->"
+        );
     }
 
     #[test]
