@@ -217,11 +217,7 @@ impl<'s, 'a> Preprocessor<'s, 'a> {
         }
         let active = self.active();
         match &item.kind {
-            ItemKind::Text | ItemKind::Code(_) => {
-                if active {
-                    self.text_event(item.span);
-                }
-            }
+            ItemKind::Text | ItemKind::Code(_) if active => self.text_event(item.span),
             ItemKind::Escape(escape) if active => self.queue.push_back(Event::Escape {
                 raw: item.span.of(self.text),
                 unescaped: escape.unescaped,
@@ -245,10 +241,11 @@ impl<'s, 'a> Preprocessor<'s, 'a> {
     fn text_event(&mut self, span: Span) {
         let start = span.start.max(self.consumed);
         let mut end = span.end;
-        if let Some(Item { kind: ItemKind::Directive(next), .. }) = self.items.get(self.next_item) {
-            if let Some(line) = removed_line(next) {
-                end = end.min(line.start);
-            }
+        // The blanks before a control directive alone on the next line go with that line.
+        if let Some(Item { kind: ItemKind::Directive(next), .. }) = self.items.get(self.next_item)
+            && let Some(line) = removed_line(next)
+        {
+            end = end.min(line.start);
         }
         if start < end {
             let span = Span::new(start, end);

@@ -133,12 +133,15 @@ pub fn is_macro_name(name: &str) -> bool {
         && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
 }
 
+/// A compiled pattern, or the message saying why it does not compile.
+type Compiled = Result<Regex, Box<str>>;
+
 /// Compiled patterns, and the messages of those that do not compile.
 #[derive(Debug, Clone, Default)]
 struct RegexCache {
-    map: HashMap<Box<str>, Result<Regex, Box<str>>>,
-    /// The last pattern compiled past the cache limit.
-    overflow: Option<(Box<str>, Result<Regex, Box<str>>)>,
+    map: HashMap<Box<str>, Compiled>,
+    /// The last pattern compiled past the cache limit, kept only to lend it out.
+    overflow: Option<Compiled>,
 }
 
 impl RegexCache {
@@ -152,19 +155,18 @@ impl RegexCache {
             let entry = self.map.entry(pattern.into()).or_insert(compiled);
             return as_ref(entry);
         }
-        let (_, compiled) = self.overflow.insert((pattern.into(), compiled));
-        as_ref(compiled)
+        as_ref(self.overflow.insert(compiled))
     }
 }
 
-fn as_ref(entry: &Result<Regex, Box<str>>) -> Result<&Regex, &str> {
+fn as_ref(entry: &Compiled) -> Result<&Regex, &str> {
     match entry {
         Ok(re) => Ok(re),
         Err(message) => Err(message),
     }
 }
 
-fn compile(pattern: &str) -> Result<Regex, Box<str>> {
+fn compile(pattern: &str) -> Compiled {
     RegexBuilder::new(pattern)
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(REGEX_DFA_SIZE_LIMIT)
