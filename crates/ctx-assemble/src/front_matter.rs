@@ -2,7 +2,8 @@
 //!
 //! A Markdown file whose first line (after an optional UTF-8 BOM) is `---` starts with front
 //! matter, closed by the next line that is `---` or `...` (trailing spaces, tabs and a
-//! carriage return allowed on both delimiter lines, as gray_matter allows them).
+//! carriage return allowed on the delimiter lines; gray_matter allows any trailing
+//! whitespace).
 //! Without a closing line there is no front matter and the whole file is body.
 //!
 //! The split is done on the input bytes, so the body is exactly the bytes after the closing

@@ -1,0 +1,427 @@
+//! Tools called from documents as `@[name{json}]`: the [`Tool`] trait, the registry, and the
+//! built-in `read_file`, `ls`, `tree`, `grep` and `glob`, all inside the sandbox.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::fmt::Write;
+use std::sync::Arc;
+
+use ctx_fs::{FileKind, Location, RootId, Sandbox};
+use ctx_syntax::{Code, LineEnd};
+use serde_json::{Map, Value};
+
+/// What a tool gets besides its arguments: the sandbox, and the directory of the document
+/// that calls it, from which relative paths resolve first.
+#[derive(Clone, Copy)]
+pub struct ToolContext<'a> {
+    /// The sandbox every read goes through.
+    pub sandbox: &'a Sandbox,
+    /// The directory of the calling document.
+    pub base: &'a Location,
+}
+
+impl fmt::Debug for ToolContext<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolContext").field("base", self.base).finish_non_exhaustive()
+    }
+}
+
+impl ToolContext<'_> {
+    /// Resolves a path as the assembler does: from the calling document's directory, then
+    /// from the workspace root.
+    pub fn resolve(&self, written: &str) -> Result<Location, ToolError> {
+        crate::assemble::resolve_relative(self.sandbox, written, self.base)
+            .map_err(|err| ToolError::from_fs(&err))
+    }
+
+    /// The path of a location as shown to the user: relative to the workspace, or prefixed
+    /// with its root for the extra roots.
+    pub fn display(&self, location: &Location) -> String {
+        crate::assemble::display_path(self.sandbox, location)
+    }
+}
+
+/// Why a tool call failed, with its diagnostic code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    /// The code: `E_TOOL_ARGS` for bad arguments, or a sandbox code such as `E_NOT_FOUND`.
+    pub code: Code,
+    /// A lower-case message.
+    pub message: String,
+}
+
+impl ToolError {
+    /// An `E_TOOL_ARGS` error.
+    pub fn args(message: impl Into<String>) -> ToolError {
+        ToolError { code: Code::ToolArgs, message: message.into() }
+    }
+
+    /// The error of a sandbox refusal.
+    pub fn from_fs(err: &ctx_fs::Error) -> ToolError {
+        ToolError {
+            code: Code::from_name(err.code()).unwrap_or(Code::NotFound),
+            message: err.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.code, self.message)
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// A tool that documents can call as `@[name{json}]`.
+///
+/// Tools run inside the sandbox: they read only through [`ToolContext::sandbox`].
+pub trait Tool: Send + Sync {
+    /// The name documents call it by.
+    fn name(&self) -> &str;
+
+    /// Runs the tool with the JSON object of arguments; the result replaces the call.
+    fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError>;
+}
+
+/// The tools an assembler knows, by name.
+#[derive(Clone, Default)]
+pub struct Tools {
+    tools: BTreeMap<String, Arc<dyn Tool>>,
+}
+
+impl fmt::Debug for Tools {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.tools.keys()).finish()
+    }
+}
+
+impl Tools {
+    /// No tools at all.
+    pub fn none() -> Tools {
+        Tools::default()
+    }
+
+    /// The built-in tools: `read_file`, `ls`, `tree`, `grep` and `glob`.
+    pub fn builtin() -> Tools {
+        let mut tools = Tools::none();
+        tools.register(Arc::new(ReadFile));
+        tools.register(Arc::new(Ls));
+        tools.register(Arc::new(TreeTool));
+        tools.register(Arc::new(Grep));
+        tools.register(Arc::new(GlobTool));
+        tools
+    }
+
+    /// Adds a tool, replacing any tool of the same name.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) {
+        self.tools.insert(tool.name().to_owned(), tool);
+    }
+
+    /// Switches a tool off; returns whether it was there.
+    pub fn remove(&mut self, name: &str) -> bool {
+        self.tools.remove(name).is_some()
+    }
+
+    /// The tool of that name.
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn Tool>> {
+        self.tools.get(name)
+    }
+
+    /// The names of the tools, sorted.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.tools.keys().map(String::as_str)
+    }
+}
+
+fn string_arg<'a>(args: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(ToolError::args(format!("argument `{key}` must be a string"))),
+    }
+}
+
+fn required_string<'a>(args: &'a Map<String, Value>, key: &str) -> Result<&'a str, ToolError> {
+    string_arg(args, key)?.ok_or_else(|| ToolError::args(format!("missing argument `{key}`")))
+}
+
+fn number_arg(args: &Map<String, Value>, key: &str) -> Result<Option<u64>, ToolError> {
+    match args.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(value) => value.as_u64().map(Some).ok_or_else(|| {
+            ToolError::args(format!("argument `{key}` must be a whole number"))
+        }),
+    }
+}
+
+fn check_keys(args: &Map<String, Value>, allowed: &[&str]) -> Result<(), ToolError> {
+    match args.keys().find(|k| !allowed.contains(&k.as_str())) {
+        Some(key) => Err(ToolError::args(format!(
+            "unknown argument `{key}` (expected: {})",
+            allowed.join(", ")
+        ))),
+        None => Ok(()),
+    }
+}
+
+fn read_text(cx: &ToolContext<'_>, location: &Location, written: &str) -> Result<Arc<str>, ToolError> {
+    let content = cx.sandbox.read_text(location).map_err(|e| ToolError::from_fs(&e))?;
+    content.text().cloned().ok_or_else(|| ToolError {
+        code: Code::Binary,
+        message: format!("binary file left out: {written}"),
+    })
+}
+
+/// `read_file{"uri": PATH, "start": N, "end": M}`: the file or its line range.
+struct ReadFile;
+
+impl Tool for ReadFile {
+    fn name(&self) -> &str {
+        "read_file"
+    }
+
+    fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
+        check_keys(args, &["uri", "start", "end"])?;
+        let uri = required_string(args, "uri")?;
+        let start = number_arg(args, "start")?;
+        let end = number_arg(args, "end")?;
+        let location = cx.resolve(uri)?;
+        let text = read_text(cx, &location, uri)?;
+        if start.is_none() && end.is_none() {
+            return Ok(text.to_string());
+        }
+        let clamp = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+        let start = start.map_or(1, clamp);
+        let end = end.map_or(LineEnd::Eof, |n| LineEnd::Line(clamp(n)));
+        crate::select::lines(&text, start, end)
+            .map(|selection| selection.text.into_owned())
+            .map_err(|err| ToolError { code: err.code(), message: err.to_string() })
+    }
+}
+
+/// Resolves the `uri` argument to a directory (default: the calling document's directory).
+fn directory_arg(cx: &ToolContext<'_>, args: &Map<String, Value>) -> Result<Location, ToolError> {
+    let location = match string_arg(args, "uri")? {
+        Some(uri) => cx.resolve(uri)?,
+        None => cx.base.clone(),
+    };
+    let stat = cx.sandbox.stat(&location).map_err(|e| ToolError::from_fs(&e))?;
+    if stat.kind != FileKind::Dir {
+        return Err(ToolError::args(format!("not a directory: {}", cx.display(&location))));
+    }
+    Ok(location)
+}
+
+/// The name of a walk entry relative to the walked directory.
+fn relative<'a>(dir: &Location, path: &'a str) -> &'a str {
+    let prefix = dir.path().as_str();
+    if prefix.is_empty() {
+        path
+    } else {
+        path.strip_prefix(prefix).map_or(path, |rest| rest.trim_start_matches('/'))
+    }
+}
+
+/// `ls{"uri": DIR}`: one entry per line, directories first with a trailing `/`.
+struct Ls;
+
+impl Tool for Ls {
+    fn name(&self) -> &str {
+        "ls"
+    }
+
+    fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
+        check_keys(args, &["uri"])?;
+        let dir = directory_arg(cx, args)?;
+        let walk = cx.sandbox.walk(&dir).map_err(|e| ToolError::from_fs(&e))?;
+        let mut dirs = Vec::new();
+        let mut files = Vec::new();
+        for entry in walk.entries.iter().filter(|e| e.depth == 1) {
+            let name = relative(&dir, entry.path.as_str());
+            match entry.kind {
+                FileKind::Dir => dirs.push(format!("{name}/")),
+                _ => files.push(name.to_owned()),
+            }
+        }
+        dirs.sort();
+        files.sort();
+        let mut out = String::new();
+        for line in dirs.iter().chain(&files) {
+            out.push_str(line);
+            out.push('\n');
+        }
+        Ok(out)
+    }
+}
+
+/// Renders walk entries (sorted depth-first, each with its level) as an ASCII tree.
+pub(crate) fn render_tree(root_name: &str, entries: &[(String, usize, bool)]) -> String {
+    let mut out = String::new();
+    out.push_str(root_name);
+    out.push('\n');
+    // For each entry, whether it is the last of its siblings: the next entry at the same
+    // level comes before any entry at a lower level.
+    let last: Vec<bool> = (0..entries.len())
+        .map(|i| {
+            let level = entries[i].1;
+            entries[i + 1..].iter().map(|e| e.1).find(|&l| l <= level) != Some(level)
+        })
+        .collect();
+    let mut open: Vec<bool> = Vec::new();
+    for (i, (name, level, is_dir)) in entries.iter().enumerate() {
+        open.truncate(level - 1);
+        for &more in &open {
+            out.push_str(if more { "│   " } else { "    " });
+        }
+        out.push_str(if last[i] { "└── " } else { "├── " });
+        out.push_str(name);
+        if *is_dir {
+            out.push('/');
+        }
+        out.push('\n');
+        open.push(!last[i]);
+    }
+    out
+}
+
+/// `tree{"uri": DIR, "depth": N}`: an ASCII tree, ignore rules applied (default depth 3).
+struct TreeTool;
+
+impl Tool for TreeTool {
+    fn name(&self) -> &str {
+        "tree"
+    }
+
+    fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
+        check_keys(args, &["uri", "depth"])?;
+        let dir = directory_arg(cx, args)?;
+        let depth = number_arg(args, "depth")?.unwrap_or(3).max(1) as usize;
+        let walk = cx.sandbox.walk(&dir).map_err(|e| ToolError::from_fs(&e))?;
+        let entries: Vec<(String, usize, bool)> = walk
+            .entries
+            .iter()
+            .filter(|e| e.depth <= depth)
+            .map(|e| {
+                let name = e.path.file_name().unwrap_or(e.path.as_str()).to_owned();
+                (name, e.depth, e.kind == FileKind::Dir)
+            })
+            .collect();
+        let shown = cx.display(&dir);
+        let root_name = if shown.is_empty() { "./".to_owned() } else { format!("{shown}/") };
+        Ok(render_tree(&root_name, &entries))
+    }
+}
+
+/// `grep{"pattern": REGEX, "uri": PATH, "glob": GLOB, "max": N}`: matching lines as
+/// `path:line: text` (default at most 100).
+struct Grep;
+
+impl Tool for Grep {
+    fn name(&self) -> &str {
+        "grep"
+    }
+
+    fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
+        check_keys(args, &["pattern", "uri", "glob", "max"])?;
+        let pattern = required_string(args, "pattern")?;
+        let regex = regex::RegexBuilder::new(pattern)
+            .size_limit(1 << 20)
+            .dfa_size_limit(1 << 20)
+            .build()
+            .map_err(|e| ToolError::args(format!("bad pattern: {}", first_line(&e.to_string()))))?;
+        let filter = match string_arg(args, "glob")? {
+            Some(glob) => Some(
+                globset::Glob::new(glob)
+                    .map_err(|e| ToolError::args(format!("bad glob: {e}")))?
+                    .compile_matcher(),
+            ),
+            None => None,
+        };
+        let max = number_arg(args, "max")?.unwrap_or(100) as usize;
+        let start = match string_arg(args, "uri")? {
+            Some(uri) => cx.resolve(uri)?,
+            None => cx.sandbox.workspace(),
+        };
+        let stat = cx.sandbox.stat(&start).map_err(|e| ToolError::from_fs(&e))?;
+        let files: Vec<Location> = if stat.kind == FileKind::Dir {
+            let walk = cx.sandbox.walk(&start).map_err(|e| ToolError::from_fs(&e))?;
+            walk.files().map(|e| e.location.clone()).collect()
+        } else {
+            vec![start]
+        };
+        let mut out = String::new();
+        let mut found = 0;
+        'files: for location in &files {
+            let shown = cx.display(location);
+            if let Some(filter) = &filter {
+                let name = location.path().file_name().unwrap_or("");
+                if !filter.is_match(&shown) && !filter.is_match(name) {
+                    continue;
+                }
+            }
+            let Ok(content) = cx.sandbox.read_text(location) else { continue };
+            let Some(text) = content.text() else { continue };
+            for (no, line) in text.lines().enumerate() {
+                if regex.is_match(line) {
+                    if found == max {
+                        break 'files;
+                    }
+                    let _ = writeln!(out, "{shown}:{}: {line}", no + 1);
+                    found += 1;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(s).trim()
+}
+
+/// `glob{"pattern": GLOB}`: the matching paths, one a line.
+struct GlobTool;
+
+impl Tool for GlobTool {
+    fn name(&self) -> &str {
+        "glob"
+    }
+
+    fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
+        check_keys(args, &["pattern"])?;
+        let pattern = required_string(args, "pattern")?;
+        let walk = cx.sandbox.glob(pattern, Some(cx.base)).map_err(|e| ToolError::from_fs(&e))?;
+        let mut out = String::new();
+        for entry in walk.files() {
+            out.push_str(&cx.display(&entry.location));
+            out.push('\n');
+        }
+        Ok(out)
+    }
+}
+
+/// Whether a location is in the workspace root.
+pub(crate) fn in_workspace(location: &Location) -> bool {
+    location.root() == RootId::WORKSPACE
+}
+
+#[cfg(test)]
+mod tests {
+    use super::render_tree;
+
+    #[test]
+    fn tree_drawing() {
+        let entries = [
+            ("a".to_owned(), 1, true),
+            ("b.rs".to_owned(), 2, false),
+            ("c".to_owned(), 2, true),
+            ("d.rs".to_owned(), 3, false),
+            ("e.md".to_owned(), 1, false),
+        ];
+        assert_eq!(
+            render_tree("src/", &entries),
+            "src/\n├── a/\n│   ├── b.rs\n│   └── c/\n│       └── d.rs\n└── e.md\n"
+        );
+    }
+}
