@@ -14,6 +14,10 @@
 //! - bounded: a regular expression is compiled once per [`Macros`] and under a size limit, so
 //!   a hostile pattern is `E_REGEX`, not a stall.
 //!
+//! The main entry points are [`Preprocessor`] for callers that resolve includes, and
+//! [`preprocess`] for those that do not; [`check`] asserts the invariants above and is what
+//! the fuzzer and the property tests call.
+//!
 //! The language is described for users in `docs/preprocessor.md`.
 //!
 //! # Example
@@ -30,9 +34,11 @@
 //! assert_eq!(macros.get("MODE"), Some("fast"));
 //! ```
 
+mod check;
 mod engine;
 mod macros;
 
+pub use check::check;
 pub use engine::{Event, Events, Preprocessor, Request, RequestKind};
 pub use macros::{Error, ErrorKind, Macros, is_macro_name};
 

@@ -401,3 +401,60 @@ proptest! {
         prop_assert_eq!(got, expected, "program text {:?}", text);
     }
 }
+
+/// Pieces that make up arbitrary, mostly malformed, text rich in syntax.
+fn noise() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("@{"),
+        Just("}"),
+        Just("@["),
+        Just("]"),
+        Just("@"),
+        Just("\\"),
+        Just("\""),
+        Just("`"),
+        Just("```\n"),
+        Just("\n"),
+        Just("\r\n"),
+        Just("\r"),
+        Just(" "),
+        Just("\t"),
+        Just("ifdef "),
+        Just("ifndef "),
+        Just("if "),
+        Just("elif "),
+        Just("else"),
+        Just("endif"),
+        Just("define "),
+        Just("undef "),
+        Just("include "),
+        Just(", "),
+        Just("A"),
+        Just("X"),
+        Just(" IS "),
+        Just(" MATCHES "),
+        Just(" DOESNT_MATCH "),
+        Just(" CONTAINS "),
+        Just("\"(\""),
+        Just("\"^a\""),
+        Just("\"\\u00e9\""),
+        Just("a.md"),
+        Just("é"),
+        Just("\u{1f600}"),
+    ];
+    proptest::collection::vec(piece, 0..48).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn noise_keeps_the_invariants(text in noise()) {
+        ctx_preprocess::check(&text);
+    }
+
+    #[test]
+    fn any_text_keeps_the_invariants(text in "\\PC{0,64}") {
+        ctx_preprocess::check(&text);
+    }
+}
