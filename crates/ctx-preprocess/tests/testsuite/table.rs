@@ -286,3 +286,30 @@ pp!(escape_mention, [], "\\@a.md", "@a.md");
 pp!(code_span_literal, [], "`@{ifdef A}` x", "`@{ifdef A}` x");
 pp!(code_fence_literal, [], "@{define A}\n```\n@{A}\n```\n@{A}", "```\n@{A}\n```\n");
 pp!(code_fence_inactive, [], "@{ifdef A}\n```\n@{endif}\n```\n@{endif}\nx", "x");
+
+// The examples of docs/preprocessor.md.
+pp!(
+    doc_at_a_glance,
+    ["MODE=fast"],
+    "@{define AUDIENCE, \"reviewers\"}\n# Notes for @{AUDIENCE}\n\n@{ifdef DEBUG}\nShow the debug log: @[logs/debug.txt]\n@{elif MODE IS \"fast\"}\nSkip the slow checks.\n@{else}\nRun every check in @{include \"checks.md\"}.\n@{endif}\n",
+    "# Notes for reviewers\n\nSkip the slow checks.\n"
+);
+pp!(
+    doc_escapes,
+    [],
+    "@{define GREETING, \"Hello,\\n\\u00e9t\\u00e9 \\\"2025\\\"\"}\n@{GREETING}\n",
+    "Hello,\nété \"2025\"\n"
+);
+pp!(
+    doc_lines,
+    [],
+    "Steps:\n    @{ifdef VERBOSE}\n  - explain each step\n    @{endif}\n  - run\nMode: @{ifdef FAST}fast@{else}careful@{endif}.\n",
+    "Steps:\n  - run\nMode: careful.\n"
+);
+pp!(
+    doc_conditions,
+    ["OS=linux", "BRANCH=main", "EXPECTED=1", "ACTUAL=2"],
+    "@{if OS MATCHES \"^(linux|macos)$\"}\nUse `make`.\n@{elif OS IS \"windows\"}\nUse `nmake`.\n@{endif}\n\n@{if BRANCH DOESNT_CONTAIN \"release/\"}\nThis is a development build.\n@{endif}\n\n@{if EXPECTED ISNT ACTUAL}\nThe values differ.\n@{endif}\n",
+    "Use `make`.\n\nThis is a development build.\n\nThe values differ.\n"
+);
+pp!(doc_recall_is_unknown, ["A=v"], "@{recall A}", "@{recall A}", "E_DIRECTIVE@1:1");
