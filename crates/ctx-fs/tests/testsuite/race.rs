@@ -6,9 +6,14 @@ use crate::util::{Fixture, SECRET, read};
 
 #[test]
 fn flipping_link_never_leaks() {
+    flipping_link(true);
+    flipping_link(false);
+}
+
+fn flipping_link(fast: bool) {
     let fx = Fixture::new();
-    fx.write("regular.tmp", "harmless");
-    let sb = fx.builder().cache_capacity(0).open(cap_std::ambient_authority()).unwrap();
+    let sb =
+        fx.builder().fast_path(fast).cache_capacity(0).open(cap_std::ambient_authority()).unwrap();
     let target = fx.path("flip.md");
     std::fs::write(&target, "harmless").unwrap();
     let stop = AtomicBool::new(false);
@@ -18,7 +23,7 @@ fn flipping_link_never_leaks() {
             let link = fx.path("link.next");
             let mut i = 0u64;
             while !stop.load(Ordering::Relaxed) {
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     let _ = std::fs::remove_file(&link);
                     std::os::unix::fs::symlink(fx.outside.join("secret.txt"), &link).unwrap();
                     std::fs::rename(&link, &target).unwrap();
@@ -50,8 +55,14 @@ fn flipping_link_never_leaks() {
 
 #[test]
 fn flipping_relative_link_never_leaks() {
+    flipping_relative_link(true);
+    flipping_relative_link(false);
+}
+
+fn flipping_relative_link(fast: bool) {
     let fx = Fixture::new();
-    let sb = fx.builder().cache_capacity(0).open(cap_std::ambient_authority()).unwrap();
+    let sb =
+        fx.builder().fast_path(fast).cache_capacity(0).open(cap_std::ambient_authority()).unwrap();
     let target = fx.path("flip.md");
     std::fs::write(&target, "harmless").unwrap();
     let stop = AtomicBool::new(false);
@@ -61,7 +72,7 @@ fn flipping_relative_link_never_leaks() {
             while !stop.load(Ordering::Relaxed) {
                 let tmp = fx.path(&format!("next{}", i % 2));
                 let _ = std::fs::remove_file(&tmp);
-                if i % 2 == 0 {
+                if i.is_multiple_of(2) {
                     std::os::unix::fs::symlink("../outside/secret.txt", &tmp).unwrap();
                 } else {
                     std::fs::write(&tmp, "harmless").unwrap();

@@ -50,8 +50,11 @@ impl Fixture {
         self
     }
 
+    /// A builder for the workspace; `CTX_FS_SLOW_PATH=1` turns the Linux
+    /// fast path off, to run the whole suite on the portable resolution.
     pub(crate) fn builder(&self) -> SandboxBuilder {
-        Sandbox::builder(self.ws.clone())
+        let slow = std::env::var_os("CTX_FS_SLOW_PATH").is_some_and(|v| v == "1");
+        Sandbox::builder(self.ws.clone()).fast_path(!slow)
     }
 
     pub(crate) fn sandbox(&self) -> Sandbox {
