@@ -257,6 +257,24 @@ mod tests {
     }
 
     #[test]
+    fn hostile_patterns_fail_fast() {
+        let mut cache = RegexCache::default();
+        for pattern in [
+            r"\w{1000}{1000}",
+            r"((a{100}){100}){100}",
+            r"[\p{L}\p{N}]{5000}",
+            r".{65535}",
+            r"(?i)\w{200}\W{200}\d{200}",
+        ] {
+            let start = std::time::Instant::now();
+            let err = cache.get(pattern).unwrap_err();
+            assert!(err.contains("limit"), "{pattern}: {err}");
+            // Generous for debug builds on a loaded machine; a stall would take far longer.
+            assert!(start.elapsed().as_secs() < 5, "{pattern} took {:?}", start.elapsed());
+        }
+    }
+
+    #[test]
     fn cache_overflow() {
         let mut cache = RegexCache::default();
         for i in 0..REGEX_CACHE_LIMIT + 5 {
