@@ -16,6 +16,11 @@
 //! A refusal to leave a root reads nothing outside it, so its code and
 //! message are the same whether or not the outside file exists.
 //!
+//! On Linux a path is first tried with one `openat2` call that stays beneath
+//! the root and refuses every symbolic link; only paths with links in them
+//! (or errors) take the component-by-component walk. Both give the same
+//! answers ([`SandboxBuilder::fast_path`]).
+//!
 //! On top of that, the sandbox refuses denied entries (`.git`, `.env*`,
 //! credential stores, private keys, configured globs) on the path as
 //! written and on the final in-root target, FIFOs, sockets and devices
@@ -33,6 +38,9 @@
 //!   inside the root, as cap-std does.
 //! - A root moved elsewhere while a sandbox holds its handle keeps being
 //!   read where it now is.
+//! - Devices are refused after a non-blocking open, so opening one with
+//!   side effects on open could still trigger them; only privileged users
+//!   can create device nodes, so this matters only for roots like `/dev`.
 //! - Symbolic link loops are reported as `E_NOT_FOUND` ("too many levels of
 //!   symbolic links"), as the spec has no code of its own for them.
 //!

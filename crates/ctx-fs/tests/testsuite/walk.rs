@@ -212,3 +212,24 @@ fn globs() {
     assert_eq!(code(sb.glob("a[", None)), "E_BAD_PATH");
     assert_eq!(code(sb.glob(".git/*", None)), "E_DENIED");
 }
+
+#[test]
+fn anchored_patterns_and_ignored_targets_deeper_down() {
+    let fx = Fixture::new();
+    fx.write(".gitignore", "/top.md\ndocs/*.tmp\n")
+        .write("top.md", "t")
+        .write("sub/top.md", "s")
+        .write("docs/a.tmp", "a")
+        .write("docs/b.md", "b")
+        .write("src/.gitignore", "gen/\n")
+        .write("src/gen/g.rs", "g")
+        .write("src/lib.rs", "l");
+    fx.link("to_gen.rs", "src/gen/g.rs").link("to_tmp", "docs/a.tmp").link("to_lib.rs", "src/lib.rs");
+    let sb = fx.sandbox();
+    let walk = sb.walk(&sb.workspace()).unwrap();
+    assert_eq!(
+        list(&walk),
+        ["docs/", "docs/b.md", "src/", "src/lib.rs", "sub/", "sub/top.md", "to_lib.rs"]
+    );
+    assert!(walk.skipped.is_empty(), "{:?}", walk.skipped);
+}
