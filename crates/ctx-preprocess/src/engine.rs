@@ -209,7 +209,7 @@ impl<'s, 'a> Preprocessor<'s, 'a> {
         let item = &items[self.next_item];
         self.next_item += 1;
         while let Some(d) = self.scan_diagnostics.get(self.next_diagnostic) {
-            if d.span.start >= item.span.end && !item.span.is_empty() {
+            if d.span.start >= item.span.end {
                 break;
             }
             self.queue.push_back(Event::Diagnostic(d.clone()));
