@@ -101,6 +101,12 @@ impl Error {
         self
     }
 
+    /// The same error, naming `written` instead.
+    pub(crate) fn renamed(mut self, written: &str) -> Error {
+        self.path = escape(written);
+        self
+    }
+
     /// Maps an I/O error met inside a root: not-found errors become
     /// [`ErrorKind::NotFound`], everything else [`ErrorKind::Io`].
     pub(crate) fn io(written: &str, err: io::Error) -> Error {

@@ -134,6 +134,11 @@ impl Location {
         Some(Location { root: self.root, path: parent })
     }
 
+    /// The path for messages: `.` for the root itself.
+    pub(crate) fn shown(&self) -> &str {
+        if self.path.as_str().is_empty() { "." } else { self.path.as_str() }
+    }
+
     pub(crate) fn comps(&self) -> Vec<String> {
         self.path.as_str().split('/').filter(|c| !c.is_empty()).map(str::to_owned).collect()
     }
@@ -405,6 +410,10 @@ impl Sandbox {
     }
 
     /// The canonical absolute path of a root, for display.
+    ///
+    /// # Panics
+    ///
+    /// When `root` is not one of this sandbox's roots.
     pub fn root_path(&self, root: RootId) -> &Utf8Path {
         &self.roots[root.0].display
     }
@@ -448,7 +457,7 @@ impl Sandbox {
 
     /// Type, length and modification time of a location.
     pub fn stat(&self, location: &Location) -> Result<Stat> {
-        let written = location.path.as_str();
+        let written = location.shown();
         match self.traverse(location.root, location.comps(), Mode::Stat, written)? {
             (_, Opened::Meta(md)) => Ok(Stat::from_cap(&md)),
             _ => unreachable!("stat traversal returns metadata"),
@@ -465,7 +474,7 @@ impl Sandbox {
     /// served only when the opened file still has the cached length,
     /// modification time and inode.
     pub fn read_text(&self, location: &Location) -> Result<Content> {
-        let written = location.path.as_str();
+        let written = location.shown();
         self.read_text_as(location, written)
     }
 
@@ -546,7 +555,8 @@ impl Sandbox {
                 match path::normalise(&base_comps, &parsed.comps) {
                     Some(comps) => (base.root, comps),
                     None => {
-                        let mut start = self.roots[base.root.0].canonical.clone();
+                        let root = self.roots.get(base.root.0).ok_or_else(outside)?;
+                        let mut start = root.canonical.clone();
                         start.extend(base_comps);
                         let absolute = path::normalise_absolute(&start, &parsed.comps);
                         self.find_root(&absolute, Some(base.root)).ok_or_else(outside)?
@@ -620,7 +630,9 @@ impl Sandbox {
         mode: Mode,
         written: &str,
     ) -> Result<(Vec<String>, Opened)> {
-        let root_dir = &self.roots[root.0].dir;
+        let Some(root_dir) = self.roots.get(root.0).map(|r| &r.dir) else {
+            return Err(Error::new(ErrorKind::Config, written).with_detail("unknown root"));
+        };
         #[cfg(target_os = "linux")]
         if let Some(opened) = self.fast_path.then(|| fast::open(root_dir, &comps, mode)).flatten() {
             if let Some(reason) = self.deny.check(&comps) {

@@ -104,8 +104,7 @@ impl Sandbox {
     /// is not ignored (see the crate documentation for the rules), in sorted
     /// depth-first order, within the walk limits.
     pub fn walk(&self, dir: &Location) -> Result<Walk> {
-        let written = dir.path().as_str();
-        let (canonical, handle) = self.open_dir(dir, written)?;
+        let (canonical, handle) = self.open_dir(dir, dir.shown())?;
         let mut walker = Walker::new(self, dir.root(), None);
         let shown = dir.comps();
         walker.visit(handle, canonical, shown, 0, false);
@@ -141,7 +140,7 @@ impl Sandbox {
             } else {
                 prefix
             };
-            self.resolve(&prefix, base).map_err(|e| rewrite(e, pattern))?
+            self.resolve(&prefix, base).map_err(|e| e.renamed(pattern))?
         };
         let glob = GlobBuilder::new(&rest)
             .literal_separator(true)
@@ -155,11 +154,6 @@ impl Sandbox {
         walker.visit(handle, canonical, start.comps(), 0, false);
         Ok(walker.out)
     }
-}
-
-fn rewrite(err: Error, pattern: &str) -> Error {
-    let kind = err.kind();
-    Error::new(kind, pattern)
 }
 
 struct GlobFilter {
@@ -316,7 +310,7 @@ impl<'a> Walker<'a> {
             }
             Source::Link => {
                 let location = Location::new(self.root, &canonical);
-                self.sandbox.open_dir(&location, location.path().as_str()).map(|(_, dir)| dir)
+                self.sandbox.open_dir(&location, location.shown()).map(|(_, dir)| dir)
             }
         };
         match handle {
@@ -402,7 +396,7 @@ impl<'a> Walker<'a> {
                         self.load(handle, &key)
                     } else {
                         let location = Location::new(self.root, &key);
-                        match self.sandbox.open_dir(&location, location.path().as_str()) {
+                        match self.sandbox.open_dir(&location, location.shown()) {
                             Ok((_, d)) => self.load(Some(&d), &key),
                             Err(_) => None,
                         }

@@ -224,7 +224,9 @@ fn anchored_patterns_and_ignored_targets_deeper_down() {
         .write("src/.gitignore", "gen/\n")
         .write("src/gen/g.rs", "g")
         .write("src/lib.rs", "l");
-    fx.link("to_gen.rs", "src/gen/g.rs").link("to_tmp", "docs/a.tmp").link("to_lib.rs", "src/lib.rs");
+    fx.link("to_gen.rs", "src/gen/g.rs")
+        .link("to_tmp", "docs/a.tmp")
+        .link("to_lib.rs", "src/lib.rs");
     let sb = fx.sandbox();
     let walk = sb.walk(&sb.workspace()).unwrap();
     assert_eq!(
