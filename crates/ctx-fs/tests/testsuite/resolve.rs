@@ -180,3 +180,32 @@ fn bad_configuration() {
     let err = ctx_fs::Sandbox::builder(fx.path("missing")).open(cap_std::ambient_authority());
     assert_eq!(code(err), "E_CONFIG");
 }
+
+#[test]
+fn api_shapes() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<ctx_fs::Sandbox>();
+    send_sync::<ctx_fs::Error>();
+    let fx = Fixture::new();
+    fx.write("a/b/c.md", "c").write(".env", "X=1");
+    let sb = fx.sandbox();
+    let loc = sb.resolve("a/b/c.md", None).unwrap();
+    assert_eq!(loc.parent().unwrap().path(), "a/b");
+    assert_eq!(loc.parent().unwrap().parent().unwrap().parent().unwrap(), sb.workspace());
+    assert_eq!(sb.workspace().parent(), None);
+    assert!(!sb.exists(".env", None), "denied entries do not exist for ctx");
+    assert_eq!(sb.limits().max_file_bytes, 1024 * 1024);
+    for (kind, code) in [
+        (ErrorKind::Outside, "E_OUTSIDE"),
+        (ErrorKind::Denied, "E_DENIED"),
+        (ErrorKind::NotRegular, "E_NOT_REGULAR"),
+        (ErrorKind::BadPath, "E_BAD_PATH"),
+        (ErrorKind::NotFound, "E_NOT_FOUND"),
+        (ErrorKind::TooLarge, "E_TOO_LARGE"),
+    ] {
+        assert_eq!(kind.code(), code);
+        assert_eq!(kind.to_string(), code);
+    }
+    let err = sb.read_text(&sb.workspace()).unwrap_err();
+    assert_eq!(err.to_string(), "not a regular file: .");
+}
