@@ -35,11 +35,18 @@ use std::fmt;
 
 use ctx_syntax::Code;
 
+mod assemble;
 pub mod front_matter;
+mod options;
+mod output;
 pub mod render;
 pub mod sanitize;
 pub mod select;
 pub mod tokens;
+pub mod tools;
+
+pub use assemble::{AssembleError, Assembler, Assembly, Resolution, Resolver};
+pub use options::{Format, Limits, Mode, Options};
 
 /// An error of one of the leaf operations, with the diagnostic code it maps to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -328,6 +328,8 @@ pub struct ReferenceRecord {
     pub at: At,
     /// Why it failed, or `null`.
     pub error: Option<ErrorRecord>,
+    /// How deep the item is: 0 in the top-level document, 1 in a file it includes, and so on.
+    pub depth: usize,
 }
 
 /// One diagnostic of the run.
@@ -488,6 +490,7 @@ mod tests {
                     code: Code::NotFound,
                     message: "no such file: a.md".into(),
                 }),
+                depth: 0,
             }],
             diagnostics: vec![DiagnosticRecord::new(
                 Code::NotFound,
@@ -508,7 +511,8 @@ mod tests {
                     "lines": {"start": 2, "end": 4}, "bytes": 123, "tokens": null,
                     "truncated": false, "front_matter": null,
                     "at": {"file": "main.md", "line": 3, "column": 5},
-                    "error": {"code": "E_NOT_FOUND", "message": "no such file: a.md"}
+                    "error": {"code": "E_NOT_FOUND", "message": "no such file: a.md"},
+                    "depth": 0
                 }],
                 "diagnostics": [{"severity": "error", "code": "E_NOT_FOUND",
                     "message": "no such file: a.md", "file": "main.md", "line": 3, "column": 5}],

@@ -6,7 +6,7 @@ use std::fmt;
 use std::fmt::Write;
 use std::sync::Arc;
 
-use ctx_fs::{FileKind, Location, RootId, Sandbox};
+use ctx_fs::{FileKind, Location, Sandbox};
 use ctx_syntax::{Code, LineEnd};
 use serde_json::{Map, Value};
 
@@ -149,9 +149,10 @@ fn required_string<'a>(args: &'a Map<String, Value>, key: &str) -> Result<&'a st
 fn number_arg(args: &Map<String, Value>, key: &str) -> Result<Option<u64>, ToolError> {
     match args.get(key) {
         None | Some(Value::Null) => Ok(None),
-        Some(value) => value.as_u64().map(Some).ok_or_else(|| {
-            ToolError::args(format!("argument `{key}` must be a whole number"))
-        }),
+        Some(value) => value
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| ToolError::args(format!("argument `{key}` must be a whole number"))),
     }
 }
 
@@ -165,7 +166,11 @@ fn check_keys(args: &Map<String, Value>, allowed: &[&str]) -> Result<(), ToolErr
     }
 }
 
-fn read_text(cx: &ToolContext<'_>, location: &Location, written: &str) -> Result<Arc<str>, ToolError> {
+fn read_text(
+    cx: &ToolContext<'_>,
+    location: &Location,
+    written: &str,
+) -> Result<Arc<str>, ToolError> {
     let content = cx.sandbox.read_text(location).map_err(|e| ToolError::from_fs(&e))?;
     content.text().cloned().ok_or_else(|| ToolError {
         code: Code::Binary,
@@ -399,11 +404,6 @@ impl Tool for GlobTool {
         }
         Ok(out)
     }
-}
-
-/// Whether a location is in the workspace root.
-pub(crate) fn in_workspace(location: &Location) -> bool {
-    location.root() == RootId::WORKSPACE
 }
 
 #[cfg(test)]

@@ -211,8 +211,8 @@ pub(crate) fn json_object_len(bytes: &[u8]) -> Option<usize> {
                 loop {
                     match bytes.get(i)? {
                         b'"' => break,
-                        b'\\' => i += 2,
-                        b'\n' | b'\r' => return None,
+                        b'\\' if !matches!(bytes.get(i + 1), Some(b'\n' | b'\r') | None) => i += 2,
+                        b'\\' | b'\n' | b'\r' => return None,
                         _ => i += 1,
                     }
                 }

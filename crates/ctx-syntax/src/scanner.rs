@@ -328,7 +328,11 @@ impl<'a> Scanner<'a> {
                     loop {
                         match bytes.get(i) {
                             Some(b'"') => break,
-                            Some(b'\\') => i += 2,
+                            Some(b'\\')
+                                if !matches!(bytes.get(i + 1), Some(b'\n' | b'\r') | None) =>
+                            {
+                                i += 2
+                            }
                             Some(b'\n' | b'\r') | None => return None,
                             Some(_) => i += 1,
                         }

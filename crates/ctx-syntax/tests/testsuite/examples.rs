@@ -424,6 +424,15 @@ fn directives() {
     "#]],
     );
     check(
+        "@{define A, \"x\\\n\"}\n@{endif}",
+        expect![[r#"
+        text 0..19 1:1 "@{define A, \"x\\\n\"}\n"
+        directive 19..27 3:1 endif alone=19..27
+        ---
+        warning[W_UNTERMINATED] 0..2 1:1 `@{` without its closing `}`; left as text (write `\@` for a literal `@`)
+    "#]],
+    );
+    check(
         "@{bogus body} @{ifdef} @{unterminated",
         expect![[r#"
         directive 0..13 1:1 unknown

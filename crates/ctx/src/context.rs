@@ -1,0 +1,368 @@
+//! [`Context`]: a sandbox, options and tools, built once and used for many assemblies.
+
+use std::fmt;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ctx_assemble::tools::{Tool, Tools};
+use ctx_assemble::{AssembleError, Assembler, Assembly, Format, Limits, Mode, Options, Resolver};
+use ctx_fs::{AmbientAuthority, IgnoreSettings, Sandbox};
+
+/// Why a context could not be built or a document not assembled.
+#[derive(Debug)]
+pub struct Error {
+    kind: ErrorKind,
+}
+
+/// What went wrong.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A root could not be opened, or the top-level document not resolved or read.
+    Fs(ctx_fs::Error),
+    /// A root path is not UTF-8.
+    NotUtf8(PathBuf),
+    /// A macro name given to [`ContextBuilder::define`] is not a valid name.
+    BadDefine(String),
+    /// The top-level document is binary.
+    Binary(String),
+    /// Writing the output failed.
+    Io(io::Error),
+    /// A background task failed.
+    Task(String),
+}
+
+impl Error {
+    /// What went wrong.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    /// The diagnostic code, for the errors that have one (`E_NOT_FOUND`, `E_OUTSIDE`…).
+    pub fn code(&self) -> Option<&'static str> {
+        match &self.kind {
+            ErrorKind::Fs(err) => Some(err.code()),
+            ErrorKind::Binary(_) => Some("W_BINARY"),
+            _ => None,
+        }
+    }
+}
+
+impl From<ErrorKind> for Error {
+    fn from(kind: ErrorKind) -> Error {
+        Error { kind }
+    }
+}
+
+impl From<AssembleError> for Error {
+    fn from(err: AssembleError) -> Error {
+        let kind = match err {
+            AssembleError::Input(err) => ErrorKind::Fs(err),
+            AssembleError::Binary(path) => ErrorKind::Binary(path),
+            AssembleError::Io(err) => ErrorKind::Io(err),
+        };
+        Error { kind }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ErrorKind::Fs(err) => write!(f, "{}: {err}", err.code()),
+            ErrorKind::NotUtf8(path) => write!(f, "path is not UTF-8: {}", path.display()),
+            ErrorKind::BadDefine(name) => write!(f, "not a macro name: {name:?}"),
+            ErrorKind::Binary(path) => write!(f, "binary file: {path}"),
+            ErrorKind::Io(err) => write!(f, "cannot write the output: {err}"),
+            ErrorKind::Task(why) => write!(f, "background task failed: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            ErrorKind::Fs(err) => Some(err),
+            ErrorKind::Io(err) => Some(err),
+            _ => None,
+        }
+    }
+}
+
+/// Configures a [`Context`]: roots, deny and ignore rules, macros, limits and tools.
+#[derive(Clone)]
+pub struct ContextBuilder {
+    root: PathBuf,
+    allow: Vec<PathBuf>,
+    deny: Vec<String>,
+    ignore: IgnoreSettings,
+    fs_limits: ctx_fs::Limits,
+    cache_ttl: Option<Duration>,
+    options: Options,
+    tools: Tools,
+    resolver: Option<Arc<dyn Resolver>>,
+}
+
+impl fmt::Debug for ContextBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ContextBuilder")
+            .field("root", &self.root)
+            .field("allow", &self.allow)
+            .field("deny", &self.deny)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for ContextBuilder {
+    fn default() -> ContextBuilder {
+        ContextBuilder {
+            root: PathBuf::from("."),
+            allow: Vec::new(),
+            deny: Vec::new(),
+            ignore: IgnoreSettings::default(),
+            fs_limits: ctx_fs::Limits::default(),
+            cache_ttl: None,
+            options: Options::default(),
+            tools: Tools::builtin(),
+            resolver: None,
+        }
+    }
+}
+
+impl ContextBuilder {
+    /// The workspace root (default: the current directory).
+    pub fn root(mut self, dir: impl AsRef<Path>) -> ContextBuilder {
+        self.root = dir.as_ref().to_path_buf();
+        self
+    }
+
+    /// Adds an extra read-only root.
+    pub fn allow(mut self, dir: impl AsRef<Path>) -> ContextBuilder {
+        self.allow.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Denies paths matching a glob, on top of the built-in deny list.
+    pub fn deny(mut self, glob: impl Into<String>) -> ContextBuilder {
+        self.deny.push(glob.into());
+        self
+    }
+
+    /// What walks skip besides the ignore files.
+    pub fn ignore(mut self, ignore: IgnoreSettings) -> ContextBuilder {
+        self.ignore = ignore;
+        self
+    }
+
+    /// Predefines a macro, as `-D NAME=VALUE` does.
+    pub fn define(mut self, name: impl Into<String>, value: impl Into<String>) -> ContextBuilder {
+        self.options.defines.push((name.into(), value.into()));
+        self
+    }
+
+    /// The assembly limits.
+    pub fn limits(mut self, limits: Limits) -> ContextBuilder {
+        self.options.limits = limits;
+        self
+    }
+
+    /// The largest file read, in bytes (default 1 MiB).
+    pub fn max_file_bytes(mut self, bytes: u64) -> ContextBuilder {
+        self.fs_limits.max_file_bytes = bytes;
+        self
+    }
+
+    /// How long cached file contents live (default 60 s); every hit is validated anyway.
+    pub fn cache_ttl(mut self, ttl: Duration) -> ContextBuilder {
+        self.cache_ttl = Some(ttl);
+        self
+    }
+
+    /// All assembly options at once (mode, format, syntax switches, limits…). Macros defined
+    /// with [`ContextBuilder::define`] before this call are kept.
+    pub fn options(mut self, options: Options) -> ContextBuilder {
+        let defines = std::mem::take(&mut self.options.defines);
+        self.options = options;
+        self.options.defines.splice(0..0, defines);
+        self
+    }
+
+    /// The output mode.
+    pub fn mode(mut self, mode: Mode) -> ContextBuilder {
+        self.options.mode = mode;
+        self
+    }
+
+    /// The output format.
+    pub fn format(mut self, format: Format) -> ContextBuilder {
+        self.options.format = format;
+        self
+    }
+
+    /// Registers a tool, replacing a built-in one of the same name.
+    pub fn tool(mut self, tool: Arc<dyn Tool>) -> ContextBuilder {
+        self.tools.register(tool);
+        self
+    }
+
+    /// Switches a tool off.
+    pub fn without_tool(mut self, name: &str) -> ContextBuilder {
+        self.tools.remove(name);
+        self
+    }
+
+    /// Plugs in a resolver for paths that resolve nowhere else (the source index).
+    pub fn resolver(mut self, resolver: Arc<dyn Resolver>) -> ContextBuilder {
+        self.resolver = Some(resolver);
+        self
+    }
+
+    /// Opens the roots and builds the context.
+    ///
+    /// # Ambient Authority
+    ///
+    /// This opens the root directories by path, using the process's ambient authority once;
+    /// everything after goes through the handles. Use [`ContextBuilder::build_with`] to pass
+    /// the authority explicitly.
+    ///
+    /// # Errors
+    ///
+    /// When a root cannot be opened or a macro name is invalid.
+    #[allow(clippy::disallowed_methods)] // The one place the facade opens its roots.
+    pub fn build(self) -> Result<Context, Error> {
+        self.build_with(cap_std::ambient_authority())
+    }
+
+    /// Builds the context with an explicit ambient authority.
+    ///
+    /// # Errors
+    ///
+    /// As [`ContextBuilder::build`].
+    pub fn build_with(self, authority: AmbientAuthority) -> Result<Context, Error> {
+        for (name, _) in &self.options.defines {
+            if !ctx_preprocess::is_macro_name(name) {
+                return Err(ErrorKind::BadDefine(name.clone()).into());
+            }
+        }
+        let utf8 = |p: &Path| {
+            camino_path(p).ok_or_else(|| Error::from(ErrorKind::NotUtf8(p.to_path_buf())))
+        };
+        let mut builder =
+            Sandbox::builder(utf8(&self.root)?).ignore(self.ignore).limits(self.fs_limits);
+        for dir in &self.allow {
+            builder = builder.allow(utf8(dir)?);
+        }
+        for glob in self.deny {
+            builder = builder.deny(glob);
+        }
+        if let Some(ttl) = self.cache_ttl {
+            builder = builder.cache_ttl(ttl);
+        }
+        let sandbox = builder.open(authority).map_err(ErrorKind::Fs)?;
+        let mut assembler = Assembler::new(Arc::new(sandbox), self.options).with_tools(self.tools);
+        if let Some(resolver) = self.resolver {
+            assembler = assembler.with_resolver(resolver);
+        }
+        Ok(Context { assembler: Arc::new(assembler) })
+    }
+}
+
+fn camino_path(path: &Path) -> Option<String> {
+    path.to_str().map(str::to_owned)
+}
+
+/// A sandbox, options and tools: assemble documents and expand prompts with it, as often as
+/// you like. Cloning is cheap, and the file cache is shared, so an agent that re-assembles
+/// its rules every turn pays only for the files that changed.
+#[derive(Clone, Debug)]
+pub struct Context {
+    assembler: Arc<Assembler>,
+}
+
+impl Context {
+    /// Starts configuring a context.
+    pub fn builder() -> ContextBuilder {
+        ContextBuilder::default()
+    }
+
+    /// The assembler underneath.
+    pub fn assembler(&self) -> &Assembler {
+        &self.assembler
+    }
+
+    /// The sandbox every read goes through.
+    pub fn sandbox(&self) -> &Sandbox {
+        self.assembler.sandbox()
+    }
+
+    /// Assembles a document file (relative to the root, or absolute inside a root).
+    ///
+    /// # Errors
+    ///
+    /// When the document itself cannot be resolved or read; problems inside it are
+    /// diagnostics of the [`Assembly`].
+    pub fn assemble_file(&self, path: &str) -> Result<Assembly, Error> {
+        Ok(self.assembler.assemble_file(path)?)
+    }
+
+    /// Assembles a document file, writing the output to `writer` as it is produced.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::assemble_file`], and when writing fails.
+    pub fn assemble_to(&self, path: &str, writer: &mut dyn io::Write) -> Result<Assembly, Error> {
+        Ok(self.assembler.assemble_file_to(path, writer)?)
+    }
+
+    /// Assembles a text as a document in the workspace root.
+    pub fn assemble_str(&self, text: &str) -> Assembly {
+        self.assembler.assemble_str(text, "-")
+    }
+
+    /// Expands a prompt: its mentions are attached after it (append mode, XML format),
+    /// whatever mode the context was built with.
+    pub fn expand_prompt(&self, prompt: &str) -> Assembly {
+        let assembler = self.prompt_assembler();
+        assembler.assemble_str(prompt, "-")
+    }
+
+    fn prompt_assembler(&self) -> Assembler {
+        let mut assembler = Assembler::clone(&self.assembler);
+        let options = assembler.options_mut();
+        if options.mode == Mode::Inline {
+            options.mode = Mode::Append;
+            if options.format == Format::Inline {
+                options.format = Format::Xml;
+            }
+        }
+        assembler
+    }
+
+    /// [`Context::assemble_file`] on a blocking thread, for tokio applications.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::assemble_file`].
+    pub async fn assemble_file_async(&self, path: &str) -> Result<Assembly, Error> {
+        let this = self.clone();
+        let path = path.to_owned();
+        tokio::task::spawn_blocking(move || this.assemble_file(&path))
+            .await
+            .map_err(|e| Error::from(ErrorKind::Task(e.to_string())))?
+    }
+
+    /// [`Context::expand_prompt`] on a blocking thread, for tokio applications.
+    ///
+    /// # Errors
+    ///
+    /// When the background task fails.
+    pub async fn expand_prompt_async(&self, prompt: &str) -> Result<Assembly, Error> {
+        let this = self.clone();
+        let prompt = prompt.to_owned();
+        tokio::task::spawn_blocking(move || this.expand_prompt(&prompt))
+            .await
+            .map_err(|e| Error::from(ErrorKind::Task(e.to_string())))
+    }
+}

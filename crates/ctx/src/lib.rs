@@ -1,0 +1,35 @@
+//! ctx assembles the context an LLM sees: it expands file references in prompts
+//! (`explain @src/agent.rs#L100-150`) and in rule documents (`@[common/style.md]`,
+//! `@{ifdef DEBUG}`) into the referenced content, reading every byte through a capability
+//! sandbox.
+//!
+//! This crate is the facade: it re-exports the layers and offers [`Context`], the API an
+//! embedder wants.
+//!
+//! - [`syntax`]: the grammar (no I/O);
+//! - [`fs`]: the sandbox every read goes through;
+//! - [`preprocess`]: directives and macros (no I/O);
+//! - [`assemble`]: the recursive walk, front matter, tools and rendering.
+//!
+//! # Example
+//!
+//! ```
+//! # let dir = tempfile::tempdir()?;
+//! # std::fs::write(dir.path().join("style.md"), "Use four spaces.\n")?;
+//! let ctx = ctx::Context::builder().root(dir.path()).define("LANG", "rust").build()?;
+//! let assembly = ctx.assemble_str("Style: @[style.md]Language: @{LANG}\n");
+//! assert_eq!(assembly.content, "Style: Use four spaces.\nLanguage: rust\n");
+//! assert!(!assembly.has_errors());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub use ctx_assemble as assemble;
+pub use ctx_fs as fs;
+pub use ctx_preprocess as preprocess;
+pub use ctx_syntax as syntax;
+
+mod context;
+
+pub use context::{Context, ContextBuilder, Error, ErrorKind};
+pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
+pub use ctx_assemble::{Assembly, Format, Limits, Mode, Options, Resolution, Resolver};
