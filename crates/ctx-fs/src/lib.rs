@@ -10,9 +10,11 @@
 //! not by `..`, not by an absolute path, not by a symbolic link in any
 //! component (chains included), not by a link swapped in while a read is
 //! under way. Paths are resolved one component at a time through directory
-//! handles opened without following links; each link is read and spliced
-//! in lexically and refused when its target is absolute or climbs out of
-//! its root, and cap-std's own containment checks stand behind every open.
+//! handles opened without following links; each link is read and its
+//! target walked the same way (a `..` in it goes to the parent of the real
+//! directories walked so far, as the OS takes it), refused when it is
+//! absolute or climbs out of its root; cap-std's own containment checks
+//! stand behind every open.
 //! A refusal to leave a root reads nothing outside it, so its code and
 //! message are the same whether or not the outside file exists.
 //!

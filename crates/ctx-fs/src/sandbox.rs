@@ -619,8 +619,9 @@ impl Sandbox {
 
     /// Walks `comps` from the root one component at a time through
     /// directory handles, never following a symbolic link implicitly: each
-    /// link is read and spliced into the path lexically, refused when its
-    /// target is absolute or climbs out of the root. Returns the final
+    /// link is read and its target spliced into the path, refused when it
+    /// is absolute; a `..` met on the way goes to the parent of the real
+    /// directories walked so far, refused when that would leave the root. Returns the final
     /// in-root path (no links in it) and what `mode` asks for, after
     /// checking the deny list on that path.
     pub(crate) fn traverse(
@@ -656,6 +657,15 @@ impl Sandbox {
                 return Ok((comps, opened));
             }
             for i in 0..comps.len() {
+                // A `..` from a link target: `comps[..i]` was just walked through real
+                // directories, so its parent is the physical parent, as the OS would take it.
+                if comps[i] == ".." {
+                    if i == 0 {
+                        return Err(Error::new(ErrorKind::Outside, written));
+                    }
+                    comps.drain(i - 1..=i);
+                    continue 'restart;
+                }
                 let dir = current.as_ref().unwrap_or(root_dir);
                 let name = comps[i].as_str();
                 let last = i + 1 == comps.len();
@@ -713,23 +723,13 @@ impl Sandbox {
                 {
                     return Err(Error::new(ErrorKind::Outside, written));
                 }
+                // Spliced in place of the link; its `..` parts are taken physically
+                // when the walk reaches them (a link target is not normalised lexically).
                 let mut spliced: Vec<String> = comps[..i].to_vec();
-                for part in target.as_str().split('/') {
-                    match part {
-                        "" | "." => {}
-                        ".." => {
-                            if spliced.pop().is_none() {
-                                return Err(Error::new(ErrorKind::Outside, written));
-                            }
-                        }
-                        part => spliced.push(part.to_owned()),
-                    }
-                }
+                let parts = target.as_str().split('/').filter(|p| !p.is_empty() && *p != ".");
+                spliced.extend(parts.map(str::to_owned));
                 spliced.extend(comps.drain(i + 1..));
                 comps = spliced;
-                if let Some(reason) = self.deny.check(&comps) {
-                    return Err(Error::new(ErrorKind::Denied, written).with_detail(reason));
-                }
                 continue 'restart;
             }
             unreachable!("the last component always returns or restarts");

@@ -9,26 +9,40 @@ use proptest::prelude::*;
 
 use crate::util::{Fixture, SECRET};
 
-const DIRS: [&str; 4] = ["", "d0", "d0/d1", "e"];
-const NAMES: [&str; 14] =
-    ["f0", "f1", "d0", "d1", "e", "l0", "l1", "l2", "l3", "outside", "secret.txt", "ws", ".", ".."];
-const TARGETS: [&str; 16] = [
+const DIRS: [&str; 6] = ["", "d0", "d0/d1", "e", "d1", "e/d0"];
+/// Path components, weighted towards names that exist.
+fn component() -> impl Strategy<Value = &'static str> {
+    prop_oneof![
+        3 => prop::sample::select(vec!["f0", "f1"]),
+        3 => prop::sample::select(vec!["d0", "d1", "e"]),
+        4 => prop::sample::select(vec!["l0", "l1", "l2", "l3"]),
+        2 => Just(".."),
+        1 => prop::sample::select(vec![".", "outside", "secret.txt", "ws"]),
+    ]
+}
+
+/// Link targets: inward files and directories, chains, outward, absolute and dangling.
+const TARGETS: [&str; 20] = [
     "f0",
     "../f0",
-    "d0",
-    "d0/d1",
+    "d0/f1",
+    "../d0/d1/f0",
+    "./f1",
+    "l0",
+    "l1",
     "d1/f1",
+    "d0",
     "..",
-    "../..",
+    "../e",
     "../outside",
     "../../outside/secret.txt",
     "../../../outside",
-    "l0",
-    "l1",
+    "../../..",
     "ABS_OUT",
     "ABS_IN",
     "missing",
-    "./f1",
+    "../d0/../../outside/f0",
+    "e/../f0",
 ];
 
 #[derive(Clone, Debug)]
@@ -76,7 +90,9 @@ fn model(fx: &Fixture, anchor: &Anchor, comps: &[&str]) -> Option<Vec<String>> {
     out.starts_with(&ws).then(|| out[ws.len()..].to_vec())
 }
 
-fn build(links: &[(usize, usize, usize)]) -> Fixture {
+/// Files `f0` and `f1` in every directory, and links `l0` to `l3` in every
+/// directory with the targets `links` picks.
+fn build(links: &[usize]) -> Fixture {
     let fx = Fixture::new();
     for dir in DIRS {
         for file in ["f0", "f1"] {
@@ -85,9 +101,10 @@ fn build(links: &[(usize, usize, usize)]) -> Fixture {
         }
     }
     std::fs::write(fx.outside.join("f0"), SECRET).unwrap();
-    for (i, &(dir, target, _)) in links.iter().enumerate() {
-        let dir = DIRS[dir];
-        let rel = if dir.is_empty() { format!("l{i}") } else { format!("{dir}/l{i}") };
+    for (i, &target) in links.iter().enumerate() {
+        let dir = DIRS[i / LINKS_PER_DIR];
+        let name = format!("l{}", i % LINKS_PER_DIR);
+        let rel = if dir.is_empty() { name } else { format!("{dir}/{name}") };
         let target = match TARGETS[target] {
             "ABS_OUT" => fx.outside.join("secret.txt").to_string(),
             "ABS_IN" => fx.path("f0").to_string(),
@@ -98,21 +115,27 @@ fn build(links: &[(usize, usize, usize)]) -> Fixture {
     fx
 }
 
+const LINKS_PER_DIR: usize = 4;
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
 
     #[test]
     fn never_outside(
-        links in prop::collection::vec((0..DIRS.len(), 0..TARGETS.len(), 0..1usize), 0..5),
+        links in prop::collection::vec(0..TARGETS.len(), DIRS.len() * LINKS_PER_DIR),
         paths in prop::collection::vec(
-            (anchor(), prop::collection::vec(prop::sample::select(NAMES.to_vec()), 0..6), any::<bool>()),
-            1..12,
+            (anchor(), 0..DIRS.len(), prop::collection::vec(component(), 0..4), any::<bool>()),
+            1..16,
         ),
         fast in any::<bool>(),
     ) {
         let fx = build(&links);
         let sb = fx.builder().fast_path(fast).open(cap_std::ambient_authority()).unwrap();
-        for (anchor, comps, backslash) in &paths {
+        for (anchor, dir, tail, backslash) in &paths {
+            // A directory of the tree, then random components, so that many paths hit.
+            let mut comps: Vec<&str> = DIRS[*dir].split('/').filter(|c| !c.is_empty()).collect();
+            comps.extend(tail.iter().copied());
+            let comps = &comps;
             let sep = if *backslash { "\\" } else { "/" };
             let body = comps.join(sep);
             let written = match anchor {
@@ -143,6 +166,10 @@ proptest! {
                     prop_assert!(!err.to_string().contains(SECRET));
                     if expected.is_none() {
                         prop_assert_eq!(err.code(), "E_OUTSIDE", "{}", written);
+                    } else if err.code() == "E_NOT_FOUND" {
+                        // The OS finds no file there either.
+                        let lexical = fx.ws.join(expected.clone().unwrap().join("/"));
+                        prop_assert!(!lexical.is_file(), "{}: {}", written, err);
                     } else {
                         prop_assert!(
                             matches!(err.code(), "E_OUTSIDE" | "E_NOT_FOUND" | "E_NOT_REGULAR"),

@@ -85,3 +85,19 @@ fn links_never_read_outside() {
         assert_eq!(code(result), "E_OUTSIDE", "{name}");
     }
 }
+
+#[test]
+fn dot_dot_in_link_targets_is_physical() {
+    let fx = Fixture::new();
+    fx.write("f0", "top").write("deep/f0", "deep").write("deep/dir/f0", "deeper");
+    fx.link("sub", "deep/dir").link("via", "sub/../f0").link("ghost", "missing/../f0");
+    let sb = fx.sandbox();
+    // As the OS takes it: `sub/..` is the parent of deep/dir, not the workspace.
+    assert_eq!(read(&sb, "via").unwrap(), "deep");
+    assert_eq!(std::fs::read_to_string(fx.path("via")).unwrap(), "deep");
+    assert_eq!(sb.resolve("via", None).unwrap().path(), "deep/f0");
+    assert_eq!(code(sb.resolve("ghost", None)), "E_NOT_FOUND");
+    assert!(std::fs::read_to_string(fx.path("ghost")).is_err());
+    // A `..` written by the user stays lexical (assembly.md §3).
+    assert_eq!(read(&sb, "sub/../f0").unwrap(), "top");
+}
