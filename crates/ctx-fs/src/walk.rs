@@ -117,7 +117,12 @@ impl Sandbox {
     /// (so they may be absolute or use `..`); the rest is matched against
     /// paths relative to that directory with globset, `*` not crossing `/`
     /// and `**` crossing any number of directories. Only files are listed.
+    ///
+    /// Hidden entries are reached only when the literal prefix names them
+    /// (`.github/*.yml` works, `**/.github/*.yml` finds nothing).
     pub fn glob(&self, pattern: &str, base: Option<&Location>) -> Result<Walk> {
+        path::parse(pattern)
+            .map_err(|reason| Error::new(ErrorKind::BadPath, pattern).with_detail(reason))?;
         let normalised = pattern.replace('\\', "/");
         let parts: Vec<&str> = normalised.split('/').collect();
         let split = parts

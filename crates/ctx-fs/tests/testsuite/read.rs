@@ -147,3 +147,24 @@ fn stat() {
     assert_eq!(code(sb.stat(&loc)), "E_NOT_FOUND");
     assert_eq!(code(sb.read_text(&loc)), "E_NOT_FOUND");
 }
+
+/// Files in /proc claim a length of 0 and then deliver more: the bounded read
+/// is what stops them at the cap.
+#[cfg(target_os = "linux")]
+#[test]
+fn reads_stop_at_cap_plus_one_whatever_the_length_says() {
+    let mut limits = Limits::default();
+    limits.max_file_bytes = 16;
+    for fast in [true, false] {
+        let sb = ctx_fs::Sandbox::builder("/proc/self")
+            .limits(limits.clone())
+            .fast_path(fast)
+            .open(cap_std::ambient_authority())
+            .unwrap();
+        let loc = sb.resolve("status", None).unwrap();
+        assert_eq!(sb.stat(&loc).unwrap().len, 0);
+        let err = sb.read_text(&loc).unwrap_err();
+        assert_eq!(err.code(), "E_TOO_LARGE");
+        assert_eq!(err.to_string(), "file too large: status (more than 16 bytes, limit 16)");
+    }
+}

@@ -211,6 +211,11 @@ fn globs() {
     assert_eq!(code(sb.glob("*/../*", None)), "E_BAD_PATH");
     assert_eq!(code(sb.glob("a[", None)), "E_BAD_PATH");
     assert_eq!(code(sb.glob(".git/*", None)), "E_DENIED");
+    assert_eq!(code(sb.glob("docs/\u{200b}*.md", None)), "E_BAD_PATH");
+    assert_eq!(code(sb.glob("", None)), "E_BAD_PATH");
+    fx.write(".github/ci.yml", "ci");
+    assert_eq!(paths(".github/*.yml"), [".github/ci.yml"]);
+    assert!(paths("**/*.yml").is_empty(), "hidden entries are skipped unless named");
 }
 
 #[test]
