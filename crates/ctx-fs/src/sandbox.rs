@@ -356,9 +356,17 @@ fn absolute_comps(path: &str) -> Vec<String> {
 pub(crate) struct Cached {
     len: u64,
     modified: Option<SystemTime>,
+    id: FileId,
+    content: Content,
+}
+
+/// Identity and status-change time of a file, where the platform has them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct FileId {
     ino: u64,
     dev: u64,
-    content: Content,
+    /// The status-change time, which every write moves and no user can set.
+    ctime: (i64, i64),
 }
 
 /// What the final step of a traversal produced.
@@ -472,7 +480,7 @@ impl Sandbox {
     /// `max_file_bytes + 1` bytes are read. Binary content is
     /// [`Content::Binary`], not an error. Contents are cached; a hit is
     /// served only when the opened file still has the cached length,
-    /// modification time and inode.
+    /// modification time, inode, device and (on Unix) status-change time.
     pub fn read_text(&self, location: &Location) -> Result<Content> {
         let written = location.shown();
         self.read_text_as(location, written)
@@ -512,11 +520,11 @@ impl Sandbox {
         if md.len() > cap {
             return Err(too_large(written, Some(md.len()), cap));
         }
-        let (ino, dev) = file_id(&md);
+        let id = file_id(&md);
         let modified = md.modified().ok();
         let key = (location.root.0, location.path.as_str().to_owned());
         if let Some(hit) = self.cache_on.then(|| self.cache.get(&key)).flatten() {
-            if hit.len == md.len() && hit.modified == modified && hit.ino == ino && hit.dev == dev {
+            if hit.len == md.len() && hit.modified == modified && hit.id == id {
                 return Ok(hit.content.clone());
             }
             self.cache.invalidate(&key);
@@ -532,7 +540,7 @@ impl Sandbox {
             .and_then(|m| SystemTime::now().duration_since(m).ok())
             .is_some_and(|age| age >= RACY_WINDOW);
         if self.cache_on && settled && bytes.len() as u64 == md.len() {
-            let cached = Cached { len: md.len(), modified, ino, dev, content: content.clone() };
+            let cached = Cached { len: md.len(), modified, id, content: content.clone() };
             self.cache.insert(key, Arc::new(cached));
         }
         Ok(content)
@@ -773,14 +781,14 @@ pub(crate) fn open_file_nofollow(dir: &Dir, name: &str) -> io::Result<std::fs::F
 }
 
 #[cfg(unix)]
-fn file_id(md: &std::fs::Metadata) -> (u64, u64) {
+fn file_id(md: &std::fs::Metadata) -> FileId {
     use std::os::unix::fs::MetadataExt;
-    (md.ino(), md.dev())
+    FileId { ino: md.ino(), dev: md.dev(), ctime: (md.ctime(), md.ctime_nsec()) }
 }
 
 #[cfg(not(unix))]
-fn file_id(_md: &std::fs::Metadata) -> (u64, u64) {
-    (0, 0)
+fn file_id(_md: &std::fs::Metadata) -> FileId {
+    FileId::default()
 }
 
 /// The Linux fast path: one `openat2` beneath the root that refuses every

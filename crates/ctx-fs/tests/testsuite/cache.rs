@@ -86,3 +86,24 @@ fn ttl_and_capacity() {
     let b = text(off.read_text(&loc).unwrap());
     assert!(!Arc::ptr_eq(&a, &b), "capacity 0 turns the cache off");
 }
+
+#[test]
+fn change_with_mtime_set_back_is_seen() {
+    let fx = Fixture::new();
+    fx.write("a.md", "one");
+    age(&fx.path("a.md"));
+    let mtime = std::fs::metadata(fx.path("a.md")).unwrap().modified().unwrap();
+    let sb = fx.sandbox();
+    let loc = sb.resolve("a.md", None).unwrap();
+    assert_eq!(&*text(sb.read_text(&loc).unwrap()), "one");
+    // Same inode, same length, modification time put back: the status-change time moved.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(fx.path("a.md"), "two").unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(fx.path("a.md"))
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    assert_eq!(&*text(sb.read_text(&loc).unwrap()), "two");
+}
