@@ -75,6 +75,24 @@ fn sandbox_fresh(bencher: Bencher) {
     });
 }
 
+/// The same without the Linux `openat2` fast path: the portable
+/// component-by-component resolution every platform has.
+#[divan::bench(sample_count = 20)]
+fn sandbox_fresh_portable(bencher: Bencher) {
+    let sb = Sandbox::builder(TREE.root.clone())
+        .cache_capacity(0)
+        .fast_path(false)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    bencher.bench(|| {
+        let mut total = 0;
+        for path in &TREE.rel {
+            total += sb.read_path(path, None).unwrap().1.text().unwrap().len();
+        }
+        total
+    });
+}
+
 /// Read resolved locations as text, no cache.
 #[divan::bench(sample_count = 20)]
 fn sandbox_fresh_located(bencher: Bencher) {
