@@ -385,6 +385,7 @@ struct Run<'a> {
     written: u64,
     tokens_total: u64,
     tokens_spent: usize,
+    budget_warned: bool,
     stop: Option<Stop>,
     io_error: Option<io::Error>,
     entries: Vec<Entry>,
@@ -415,6 +416,7 @@ impl<'a> Run<'a> {
             written: 0,
             tokens_total: 0,
             tokens_spent: 0,
+            budget_warned: false,
             stop: None,
             io_error: None,
             entries: Vec::new(),
@@ -536,14 +538,39 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Writes document text, sanitised, reporting hidden characters at `line`.
+    /// Writes document text, sanitised, reporting hidden characters at `line`; text of an
+    /// included document counts against the token budget.
     fn write_text(&mut self, sink: &mut dyn Sink, text: &str, doc: &Doc, line: u32) {
-        let clean = sanitize(text);
+        let text = self.budget_piece(text, &doc.name, line);
+        let clean = sanitize(&text);
         for (code, at, message) in clean.warnings() {
             self.diagnose(code, message, &doc.name, line + at.saturating_sub(1), 1);
         }
         let clean = clean.text;
         self.write(sink, &clean);
+    }
+
+    /// Cuts a piece of an included document's text to what is left of the token budget.
+    fn budget_piece<'t>(&mut self, piece: &'t str, path: &str, line: u32) -> Cow<'t, str> {
+        let max = self.opts.limits.max_tokens;
+        if max == 0 || self.chain.len() <= 1 {
+            return Cow::Borrowed(piece);
+        }
+        let count = tokens::count(piece);
+        if self.tokens_spent + count <= max {
+            self.tokens_spent += count;
+            return Cow::Borrowed(piece);
+        }
+        let cut = tokens::truncate_to_budget(piece, max.saturating_sub(self.tokens_spent));
+        self.tokens_spent = max;
+        if !self.budget_warned {
+            self.budget_warned = true;
+            let message = format!(
+                "token budget of {max} reached in {path}; included content after this point is left out"
+            );
+            self.diagnose(Code::TokenBudget, message, path, line, 1);
+        }
+        Cow::Owned(cut.text.to_owned())
     }
 
     // ----- diagnostics ------------------------------------------------------------------
@@ -722,10 +749,21 @@ impl<'a> Run<'a> {
     ) {
         let code = Code::from_name(err.code()).unwrap_or(Code::NotFound);
         let mut message = err.to_string();
-        if code == Code::NotFound
-            && let Some(hint) = self.did_you_mean(written, &record.at.file)
+        if code == Code::NotFound {
+            let base = match self.chain.last() {
+                Some((Some(location), _)) => location.parent(),
+                _ => None,
+            };
+            let base = base.unwrap_or_else(|| self.sandbox().workspace());
+            if let Some(hint) = self.did_you_mean(written, &base) {
+                message.push_str(&format!(" (did you mean {hint}?)"));
+            }
+        } else if code == Code::BadPath
+            && let Some((path, line)) = written.rsplit_once(':')
+            && !line.is_empty()
+            && line.bytes().all(|b| b.is_ascii_digit() || b == b'-')
         {
-            message.push_str(&format!(" (did you mean {hint}?)"));
+            message.push_str(&format!(" (for lines, write {path}#L{line})"));
         }
         self.fail(sink, record, code, message, raw);
     }
@@ -1023,7 +1061,8 @@ impl<'a> Run<'a> {
         self.chain.pop();
         if record.truncated {
             let marker = format!(
-                "\n{}\n",
+                "{}{}\n",
+                if body.ends_with('\n') { "" } else { "\n" },
                 select::truncation_marker(
                     select::count_lines(selected) as usize - select::count_lines(body) as usize
                 )
@@ -1220,33 +1259,38 @@ impl<'a> Run<'a> {
         self.write(sink, &out);
     }
 
-    /// A "did you mean" for a missing file: the closest name in the same directory.
-    fn did_you_mean(&self, written: &str, _file: &str) -> Option<String> {
+    /// A "did you mean" for a missing file: the closest name in the directory it was looked
+    /// for in, from the including file's directory, then from the workspace root.
+    fn did_you_mean(&self, written: &str, base: &Location) -> Option<String> {
         let normal = written.replace('\\', "/");
         let (dir, name) = match normal.rsplit_once('/') {
             Some((dir, name)) => (dir, name),
             None => ("", normal.as_str()),
         };
-        if name.is_empty() {
+        if name.is_empty() || is_absolute(written) {
             return None;
         }
-        let location = if dir.is_empty() {
-            self.sandbox().workspace()
-        } else {
-            self.sandbox().resolve_in_workspace(dir).ok()?
-        };
-        let walk = self.sandbox().walk(&location).ok()?;
-        let best = walk
-            .entries
-            .iter()
-            .filter(|e| e.depth == 1)
-            .filter_map(|e| {
-                let candidate = e.path.file_name()?;
-                let d = edit_distance(name, candidate);
-                (d <= 2.max(name.len() / 4) && d > 0).then_some((d, candidate.to_owned()))
-            })
-            .min()?;
-        Some(if dir.is_empty() { best.1 } else { format!("{dir}/{}", best.1) })
+        let sandbox = self.sandbox();
+        let mut bases = vec![base.clone()];
+        if *base != sandbox.workspace() {
+            bases.push(sandbox.workspace());
+        }
+        bases.into_iter().find_map(|base| {
+            let location =
+                if dir.is_empty() { base } else { sandbox.resolve(dir, Some(&base)).ok()? };
+            let walk = sandbox.walk(&location).ok()?;
+            let (_, candidate) = walk
+                .entries
+                .iter()
+                .filter(|e| e.depth == 1)
+                .filter_map(|e| {
+                    let candidate = e.path.file_name()?;
+                    let d = edit_distance(name, candidate);
+                    (d > 0 && d <= 2.max(name.len() / 4)).then(|| (d, candidate.to_owned()))
+                })
+                .min()?;
+            Some(if dir.is_empty() { candidate } else { format!("{dir}/{candidate}") })
+        })
     }
 }
 

@@ -1,0 +1,80 @@
+//! Budgets and limits on real temporary workspaces: the include bomb, output budget, depth.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ctx_assemble::{Assembler, Options};
+use ctx_fs::Sandbox;
+use ctx_syntax::Code;
+
+fn assembler(dir: &std::path::Path, options: Options) -> Assembler {
+    let sandbox =
+        Sandbox::builder(dir.to_str().unwrap()).open(cap_std::ambient_authority()).unwrap();
+    Assembler::new(Arc::new(sandbox), options)
+}
+
+fn codes(assembly: &ctx_assemble::Assembly) -> Vec<Code> {
+    let mut codes: Vec<Code> = assembly.diagnostics.iter().map(|d| d.code).collect();
+    codes.dedup();
+    codes
+}
+
+/// A file that includes the next one twice, eighteen levels deep: 2^18 leaves.
+#[test]
+fn include_bomb_ends_fast_within_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    for level in 0..18 {
+        let next = format!("l{}.md", level + 1);
+        std::fs::write(dir.path().join(format!("l{level}.md")), format!("@[{next}]@[{next}]"))
+            .unwrap();
+    }
+    std::fs::write(dir.path().join("l18.md"), "boom\n").unwrap();
+    let started = Instant::now();
+    let assembly = assembler(dir.path(), Options::default()).assemble_file("l0.md").unwrap();
+    let took = started.elapsed();
+    assert!(codes(&assembly).contains(&Code::Budget), "{:?}", codes(&assembly));
+    assert!(assembly.references.len() <= 10_001);
+    assert!(assembly.content.len() < 1 << 20);
+    // Generous for a debug build on a loaded 2-core machine; the release figure is in the
+    // benchmark.
+    assert!(took < Duration::from_secs(10), "took {took:?}");
+}
+
+#[test]
+fn output_budget_stops_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.txt"), "x".repeat(4000)).unwrap();
+    std::fs::write(dir.path().join("main.md"), "@[big.txt]@[big.txt]@[big.txt]").unwrap();
+    let mut options = Options::default();
+    options.limits.max_output_bytes = 10_000;
+    let assembly = assembler(dir.path(), options).assemble_file("main.md").unwrap();
+    assert_eq!(codes(&assembly), [Code::Budget]);
+    let (kept, marker) = assembly.content.split_once("<!--").unwrap();
+    assert_eq!(kept, "x".repeat(8000));
+    assert!(marker.contains("E_BUDGET"));
+    assert!(assembly.content.ends_with("-->"));
+}
+
+#[test]
+fn zero_means_no_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines: String = (1..=3000).map(|i| format!("{i}\n")).collect();
+    std::fs::write(dir.path().join("long.txt"), &lines).unwrap();
+    std::fs::write(dir.path().join("main.md"), "@[long.txt]").unwrap();
+    let mut options = Options::default();
+    options.limits.max_lines = 0;
+    let assembly = assembler(dir.path(), options).assemble_file("main.md").unwrap();
+    assert_eq!(assembly.content, lines);
+    let assembly = assembler(dir.path(), Options::default()).assemble_file("main.md").unwrap();
+    assert!(assembly.content.ends_with("[... truncated 1000 lines ...]\n"));
+}
+
+#[test]
+fn top_level_errors_are_errors_of_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let asm = assembler(dir.path(), Options::default());
+    let err = asm.assemble_file("missing.md").unwrap_err();
+    assert!(err.to_string().starts_with("E_NOT_FOUND"), "{err}");
+    let err = asm.assemble_file("../outside.md").unwrap_err();
+    assert!(err.to_string().starts_with("E_OUTSIDE"), "{err}");
+}

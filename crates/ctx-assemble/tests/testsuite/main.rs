@@ -1,0 +1,10 @@
+//! The ctx-assemble test suite: fixture cases under `tests/fixtures/`, budgets, and property
+//! tests.
+//!
+//! `UPDATE_EXPECT=1 cargo test -p ctx-assemble` rewrites the expected files.
+
+#![allow(clippy::disallowed_methods)] // Tests build and read their fixtures on disk.
+
+mod fixtures;
+mod limits;
+mod props;
