@@ -1,7 +1,7 @@
 //! Data-driven cases: `tests/fixtures/<case>/` holds a workspace (`ws/`), the command
 //! (`case.toml`: the document or prompt and the options), and the expected output: the
 //! rendered content (`expected.out`) and the JSON object (`expected.json`, with
-//! `elapsed_ms` zeroed).
+//! `elapsed_ms` zeroed). Carriage returns in `expected.out` are written `<CR>`.
 //!
 //! `case.toml` keys: `document` (a path in `ws/`) or `prompt` (a text, assembled as a
 //! document named `-` in the root); `mode`, `format`; `defines = ["X=1"]`; `strict`,
@@ -94,6 +94,8 @@ pub(crate) fn run_case(dir: &Path, prefetch: bool) -> (String, String) {
 fn fixtures() {
     for dir in cases() {
         let (content, json) = run_case(&dir, true);
+        // expect-test folds CRLF in expected files; keep carriage returns visible instead.
+        let content = content.replace('\r', "<CR>");
         expect_file![dir.join("expected.out")].assert_eq(&content);
         expect_file![dir.join("expected.json")].assert_eq(&json);
     }
