@@ -136,3 +136,56 @@ fn summary_table(rows: &[Row]) -> String {
     }
     table
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{Row, parse_divan, summary_table};
+
+    const OUTPUT: &str = "\
+Timer precision: 20 ns
+scan         fastest       │ slowest       │ median        │ mean          │ samples │ iters
+├─ memchr                  │               │               │               │         │
+│  ├─ dense  24.5 µs       │ 81.73 µs      │ 24.71 µs      │ 26.73 µs      │ 100     │ 100
+│  │         42.78 GB/s    │ 12.82 GB/s    │ 42.43 GB/s    │ 39.22 GB/s    │         │
+│  ╰─ prose  408.8 µs      │ 795 µs        │ 428.6 µs      │ 449.9 µs      │ 100     │ 100
+│            41.03 GB/s    │ 21.1 GB/s     │ 39.13 GB/s    │ 37.28 GB/s    │         │
+╰─ scan                    │               │               │               │         │
+   ╰─ prose  2.054 ms      │ 6.186 ms      │ 2.114 ms      │ 2.203 ms      │ 100     │ 100
+             8.164 GB/s    │ 2.711 GB/s    │ 7.934 GB/s    │ 7.614 GB/s    │         │
+
+     Running benches/read.rs (target/release/deps/read-1646630fd029fd65)
+read         fastest       │ slowest       │ median        │ mean          │ samples │ iters
+╰─ small     1.5 µs        │ 2 µs          │ 1.6 µs        │ 1.7 µs        │ 100     │ 100
+";
+
+    fn row(name: &str, median: &str, throughput: Option<&str>) -> Row {
+        Row {
+            name: name.to_string(),
+            median: median.to_string(),
+            throughput: throughput.map(str::to_string),
+        }
+    }
+
+    #[test]
+    fn divan_tables() {
+        let lines: Vec<String> = OUTPUT.lines().map(str::to_string).collect();
+        let rows = parse_divan(&lines);
+        assert_eq!(
+            rows,
+            [
+                row("scan/memchr/dense", "24.71 µs", Some("42.43 GB/s")),
+                row("scan/memchr/prose", "428.6 µs", Some("39.13 GB/s")),
+                row("scan/scan/prose", "2.114 ms", Some("7.934 GB/s")),
+                row("read/small", "1.6 µs", None),
+            ]
+        );
+        assert_eq!(
+            summary_table(&rows[2..]),
+            "\
+benchmark          median  throughput
+scan/scan/prose  2.114 ms  7.934 GB/s
+read/small         1.6 µs  -
+"
+        );
+    }
+}
