@@ -1,49 +1,203 @@
-//! The command line, declared with clap.
+//! The command line, declared with clap: the commands and the common options of cli.md.
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{ArgAction, Args, Parser, Subcommand, ValueEnum};
 
 /// Assemble the context an LLM sees: expand file references in prompts and rule documents.
 #[derive(Debug, Parser)]
-#[command(name = "ctx", version, about, long_about = None)]
+#[command(name = "ctx", version, about, long_about = None, max_term_width = 100)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
+    #[command(flatten)]
+    pub(crate) global: GlobalArgs,
 }
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Assemble a document: every reference replaced by what it names (default mode inline).
+    Assemble(AssembleArgs),
+    /// Expand a prompt's mentions (default mode append, format xml).
+    Expand(ExpandArgs),
+    /// Lint documents without printing content: only diagnostics and a summary.
+    Check(CheckArgs),
+    /// The reference tree of a document: what includes what, with line ranges and sizes.
+    Refs(RefsArgs),
     /// Print the scanned items of one text with spans, for debugging and tests.
     Parse(ParseArgs),
+    /// Ranked completions for a partly typed mention (`src/ag`, `@"my f`).
+    Complete(CompleteArgs),
+    /// Print a shell completion script.
+    Completions(CompletionsArgs),
 }
 
-/// Output formats of `ctx parse`.
+/// Output formats; each command accepts the ones that make sense for it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum ParseFormat {
-    /// One JSON object with `items` and `diagnostics`.
+pub(crate) enum OutputFormat {
+    /// Plain text with results in place (assemble, expand).
+    Inline,
+    /// `<file>` elements (assemble, expand).
+    Xml,
+    /// `#### Source:` entries with fenced blocks (assemble, expand).
+    Markdown,
+    /// One JSON document (every command but completions).
     Json,
-    /// One line per item, as in the test fixtures.
+    /// Human-readable text (check, refs, parse, complete).
     Text,
+}
+
+impl OutputFormat {
+    /// The name as written on the command line.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Inline => "inline",
+            OutputFormat::Xml => "xml",
+            OutputFormat::Markdown => "markdown",
+            OutputFormat::Json => "json",
+            OutputFormat::Text => "text",
+        }
+    }
+}
+
+/// Output modes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ModeArg {
+    /// Every item replaced in place; documents recurse.
+    Inline,
+    /// The text kept as written, the results after it; nothing recurses.
+    Append,
+}
+
+/// When to use colour and the rich rendering of diagnostics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ColorChoice {
+    /// When standard error is a terminal and `NO_COLOR` is not set.
+    Auto,
+    /// Always, even when `NO_COLOR` is set.
+    Always,
+    /// Never: one plain line per diagnostic.
+    Never,
+}
+
+/// The options every command takes, before or after the command name.
+#[derive(Debug, Args, Default)]
+pub(crate) struct GlobalArgs {
+    /// Workspace root [default: the current directory].
+    #[arg(long, value_name = "DIR", global = true)]
+    pub(crate) root: Option<PathBuf>,
+    /// An extra read-only root (repeatable).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub(crate) allow: Vec<PathBuf>,
+    /// Configuration file [default: ctx.toml, else .ctx/config.toml, in the root].
+    #[arg(long, value_name = "FILE", global = true)]
+    pub(crate) config: Option<PathBuf>,
+    /// Predefine a macro, `NAME=VALUE` or `NAME` (defined empty); repeatable.
+    #[arg(short = 'D', long = "define", value_name = "NAME=VALUE", global = true)]
+    pub(crate) defines: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, global = true)]
+    pub(crate) format: Option<OutputFormat>,
+    /// Output mode.
+    #[arg(long, value_enum, global = true)]
+    pub(crate) mode: Option<ModeArg>,
+    /// Stop at the first error.
+    #[arg(long, global = true)]
+    pub(crate) strict: bool,
+    /// Token budget of included content (0: no limit); turns token counting on.
+    #[arg(long, value_name = "N", global = true)]
+    pub(crate) max_tokens: Option<usize>,
+    /// Largest file read, in bytes (default 1 MiB; 0: no limit).
+    #[arg(long, value_name = "N", global = true)]
+    pub(crate) max_file_bytes: Option<u64>,
+    /// Lines of a file taken without an explicit range (default 2000; 0: no limit).
+    #[arg(long, value_name = "N", global = true)]
+    pub(crate) max_lines: Option<usize>,
+    /// Files a directory or glob expands to (default 200; 0: no limit).
+    #[arg(long, value_name = "N", global = true)]
+    pub(crate) max_files: Option<usize>,
+    /// Deepest include nesting (default 20; 0: no limit).
+    #[arg(long, value_name = "N", global = true)]
+    pub(crate) max_depth: Option<usize>,
+    /// Bytes of output of the whole run (default 16 MiB; 0: no limit).
+    #[arg(long, value_name = "N", global = true)]
+    pub(crate) max_output_bytes: Option<u64>,
+    /// Includes, mentions and tool calls of the whole run (default 10000; 0: no limit).
+    #[arg(long, value_name = "N", global = true)]
+    pub(crate) max_includes: Option<usize>,
+    /// Count tokens (o200k) per reference and in total.
+    #[arg(long, global = true)]
+    pub(crate) tokens: bool,
+    /// Prefix included lines with `N: `.
+    #[arg(long, global = true)]
+    pub(crate) line_numbers: bool,
+    /// Recognise references inside code blocks and code spans too.
+    #[arg(long, global = true)]
+    pub(crate) no_code_skip: bool,
+    /// Do not recognise `@path` mentions.
+    #[arg(long, global = true)]
+    pub(crate) no_mentions: bool,
+    /// Do not recognise `@[...]` includes.
+    #[arg(long, global = true)]
+    pub(crate) no_includes: bool,
+    /// Do not recognise `@{...}` directives.
+    #[arg(long, global = true)]
+    pub(crate) no_directives: bool,
+    /// Quieter: no warnings, no progress.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    pub(crate) quiet: bool,
+    /// More logging (`-v` info, `-vv` debug, `-vvv` trace); `RUST_LOG` also works.
+    #[arg(short, long, action = ArgAction::Count, global = true)]
+    pub(crate) verbose: u8,
+    /// When to use colour and rich diagnostics; honours `NO_COLOR`.
+    #[arg(long, value_enum, value_name = "WHEN", global = true)]
+    pub(crate) color: Option<ColorChoice>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct AssembleArgs {
+    /// The document to assemble; `-` reads standard input.
+    pub(crate) file: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ExpandArgs {
+    /// The prompt; without it, standard input is read (an empty input is an empty prompt).
+    pub(crate) text: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// The documents to check; `-` reads standard input.
+    #[arg(required = true)]
+    pub(crate) files: Vec<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RefsArgs {
+    /// The document whose references are listed; `-` reads standard input.
+    pub(crate) file: PathBuf,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct ParseArgs {
     /// The file to scan; `-` reads standard input.
     pub(crate) file: PathBuf,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "json")]
-    pub(crate) format: ParseFormat,
-    /// Recognise nothing inside code blocks and spans is the default; this turns it off.
-    #[arg(long)]
-    pub(crate) no_code_skip: bool,
-    /// Do not recognise `@path` mentions.
-    #[arg(long)]
-    pub(crate) no_mentions: bool,
-    /// Do not recognise `@[...]` includes.
-    #[arg(long)]
-    pub(crate) no_includes: bool,
-    /// Do not recognise `@{...}` directives.
-    #[arg(long)]
-    pub(crate) no_directives: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompleteArgs {
+    /// The partly typed mention, with or without its `@` (`src/ag`, `@"my f`).
+    #[arg(allow_hyphen_values = true)]
+    pub(crate) prefix: String,
+    /// Most completions printed.
+    #[arg(long, default_value_t = 20)]
+    pub(crate) limit: usize,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell.
+    pub(crate) shell: clap_complete::Shell,
 }

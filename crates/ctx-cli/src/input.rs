@@ -1,21 +1,46 @@
-//! Reading the top-level input: a named file or standard input, as UTF-8.
+//! Reading the top-level input: a named file or standard input, as UTF-8, and naming a
+//! document for the sandbox.
 
-use std::io::Read;
+use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 
 use anyhow::{Context, bail};
 
 /// Reads `path` (`-` for standard input) as UTF-8 text, with a clear message when it is not.
 pub(crate) fn read_text(path: &Path) -> anyhow::Result<String> {
-    let (bytes, name) = if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin().lock().read_to_end(&mut bytes).context("cannot read standard input")?;
-        (bytes, "standard input".to_owned())
-    } else {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        (bytes, path.display().to_string())
-    };
+    if path.as_os_str() == "-" {
+        return read_stdin();
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    utf8(bytes, &path.display().to_string())
+}
+
+/// Reads all of standard input as UTF-8. On a terminal, says first how to end the input, so
+/// a forgotten pipe does not look like a hang.
+pub(crate) fn read_stdin() -> anyhow::Result<String> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "ctx: reading standard input (end with Ctrl-D; pass a file or text to skip this)"
+        );
+    }
+    let mut bytes = Vec::new();
+    stdin.lock().read_to_end(&mut bytes).context("cannot read standard input")?;
+    utf8(bytes, "standard input")
+}
+
+/// Reads standard input as a document: empty input is an error, as there is nothing to
+/// assemble.
+pub(crate) fn read_stdin_document() -> anyhow::Result<String> {
+    let text = read_stdin()?;
+    if text.is_empty() {
+        bail!("standard input is empty: nothing to read (pipe a document into `-`)");
+    }
+    Ok(text)
+}
+
+fn utf8(bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {
     match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
         Err(err) => {
@@ -23,4 +48,19 @@ pub(crate) fn read_text(path: &Path) -> anyhow::Result<String> {
             bail!("{name} is not UTF-8 text (invalid byte at offset {at})")
         }
     }
+}
+
+/// The path to hand the sandbox for a document named on the command line: absolute paths
+/// as they are; with `--root`, a relative path that exists from the current directory is
+/// made absolute (it must still lie inside a root), otherwise it is taken from the root.
+pub(crate) fn document_path(root: &Path, file: &Path) -> anyhow::Result<String> {
+    let to_str = |p: &Path| {
+        p.to_str().map(str::to_owned).with_context(|| format!("path is not UTF-8: {}", p.display()))
+    };
+    if file.is_absolute() || root == Path::new(".") {
+        return to_str(file);
+    }
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let from_cwd = cwd.join(file);
+    if from_cwd.exists() { to_str(&from_cwd) } else { to_str(file) }
 }

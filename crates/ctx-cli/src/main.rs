@@ -1,19 +1,33 @@
-//! The `ctx` binary: command-line parsing, input, output and exit status around the ctx
-//! libraries.
+//! The `ctx` binary: command-line parsing, configuration, input, output, diagnostics and
+//! exit status around the ctx libraries.
+//!
+//! Exit status: 0 done without error diagnostics, 1 with at least one (or stopped by
+//! `--strict`), 2 for usage errors, unreadable top-level input and bad configuration. A closed
+//! standard output (`ctx assemble x | head`) is success.
 
-// The top-level input named on the command line is read here, before any sandbox exists.
+// The top-level input and the configuration named on the command line are read here, and the
+// roots opened, before any sandbox exists.
 #![allow(clippy::disallowed_methods)]
 
+mod assemble;
+mod check;
 mod cli;
+mod complete;
+mod config;
+mod diag;
 mod input;
 mod parse;
+mod progress;
+mod refs;
+mod settings;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use crate::cli::{Cli, Command};
+use crate::settings::Settings;
 
 fn main() -> ExitCode {
     match run() {
@@ -30,9 +44,48 @@ fn main() -> ExitCode {
 
 fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
-    match cli.command {
-        Command::Parse(args) => parse::run(&args),
+    init_logging(cli.global.verbose, cli.global.quiet);
+    if let Command::Completions(args) = &cli.command {
+        let mut command = Cli::command();
+        clap_complete::generate(args.shell, &mut command, "ctx", &mut io::stdout().lock());
+        return Ok(ExitCode::SUCCESS);
     }
+    let settings = Settings::new(&cli.global)?;
+    match &cli.command {
+        Command::Assemble(args) => assemble::assemble(&settings, args),
+        Command::Expand(args) => assemble::expand(&settings, args),
+        Command::Check(args) => check::run(&settings, args),
+        Command::Refs(args) => refs::run(&settings, args),
+        Command::Parse(args) => parse::run(&settings, args),
+        Command::Complete(args) => complete::run(&settings, args),
+        Command::Completions(_) => unreachable!("handled above"),
+    }
+}
+
+/// Logging to standard error: `RUST_LOG` if set, else by `-v` (warnings by default, errors
+/// only with `-q`).
+fn init_logging(verbose: u8, quiet: bool) {
+    use tracing_subscriber::EnvFilter;
+    let level = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        (false, 2) => "debug",
+        (false, _) => "trace",
+    };
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(spec) if !spec.is_empty() => EnvFilter::new(spec),
+        _ => EnvFilter::new(level),
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .with_ansi(
+            io::IsTerminal::is_terminal(&io::stderr()) && std::env::var_os("NO_COLOR").is_none(),
+        )
+        .without_time()
+        .with_target(false)
+        .try_init();
 }
 
 /// Whether the error comes from writing to a closed standard output (`ctx … | head`), which

@@ -9,21 +9,19 @@ use ctx_syntax::{
 };
 use serde_json::{Value, json};
 
-use crate::cli::{ParseArgs, ParseFormat};
+use crate::cli::ParseArgs;
+use crate::settings::Settings;
 
-pub(crate) fn run(args: &ParseArgs) -> anyhow::Result<ExitCode> {
+/// `ctx parse FILE`: JSON by default, `--format text` for the fixture dump. It reads the file
+/// directly (it is a debugging aid that resolves nothing); empty input is an empty scan.
+pub(crate) fn run(settings: &Settings, args: &ParseArgs) -> anyhow::Result<ExitCode> {
+    let json = settings.json_or_text("parse", true)?;
     let text = crate::input::read_text(&args.file)?;
-    let options = ctx_syntax::Options {
-        mentions: !args.no_mentions,
-        includes: !args.no_includes,
-        directives: !args.no_directives,
-        code_skip: !args.no_code_skip,
-    };
-    let scan = ctx_syntax::scan_with(&text, &options);
+    let scan = ctx_syntax::scan_with(&text, &settings.options.syntax);
     let mut out = io::stdout().lock();
-    match args.format {
-        ParseFormat::Text => out.write_all(scan.dump().as_bytes())?,
-        ParseFormat::Json => {
+    match json {
+        false => out.write_all(scan.dump().as_bytes())?,
+        true => {
             serde_json::to_writer_pretty(&mut out, &to_json(&scan))?;
             out.write_all(b"\n")?;
         }

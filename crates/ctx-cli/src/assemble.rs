@@ -1,0 +1,77 @@
+//! `ctx assemble` and `ctx expand`: the assembled text on standard output, streamed as it is
+//! produced, and the diagnostics on standard error.
+
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::process::ExitCode;
+
+use ctx::{Assembly, Format, Mode};
+
+use crate::cli::{AssembleArgs, ExpandArgs};
+use crate::diag::Reporter;
+use crate::input;
+use crate::progress::Progress;
+use crate::settings::Settings;
+
+/// `ctx assemble FILE|-`: default mode inline, format inline.
+pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Result<ExitCode> {
+    let format = settings.assembly_format("assemble", Format::Inline)?;
+    let mode = settings.mode.unwrap_or(Mode::Inline);
+    let ctx = settings.context(mode, format)?;
+    let stdin =
+        if args.file.as_os_str() == "-" { Some(input::read_stdin_document()?) } else { None };
+    let name = args.file.display().to_string();
+    let progress = Progress::start(show_progress(settings), format!("assembling {name}"));
+    let mut out = BufWriter::new(io::stdout().lock());
+    let assembly = match &stdin {
+        Some(text) => {
+            ctx.assembler().assemble_str_to(text, "-", &mut out).map_err(ctx::Error::from)?
+        }
+        None => ctx.assemble_to(&input::document_path(&settings.root, &args.file)?, &mut out)?,
+    };
+    out.flush()?;
+    drop(progress);
+    finish(settings, &ctx, &assembly, stdin.as_deref())
+}
+
+/// `ctx expand [TEXT]`: default mode append, format xml. Without TEXT, standard input is the
+/// prompt; an empty one is an empty prompt (nothing to expand, exit 0).
+pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
+    let format = settings.assembly_format("expand", Format::Xml)?;
+    let mode = settings.mode.unwrap_or(Mode::Append);
+    let ctx = settings.context(mode, format)?;
+    let text = match &args.text {
+        Some(text) => text.clone(),
+        None => input::read_stdin()?,
+    };
+    let progress = Progress::start(show_progress(settings), "expanding the prompt".to_owned());
+    let mut out = BufWriter::new(io::stdout().lock());
+    let assembly =
+        ctx.assembler().assemble_str_to(&text, "-", &mut out).map_err(ctx::Error::from)?;
+    out.flush()?;
+    drop(progress);
+    finish(settings, &ctx, &assembly, Some(&text))
+}
+
+/// A spinner only when standard error is a terminal that the output does not also go to.
+pub(crate) fn show_progress(settings: &Settings) -> bool {
+    settings.style.stderr_tty && !settings.quiet && !io::stdout().is_terminal()
+}
+
+/// Reports the diagnostics and turns them into the exit status.
+pub(crate) fn finish(
+    settings: &Settings,
+    ctx: &ctx::Context,
+    assembly: &Assembly,
+    stdin: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let mut reporter =
+        Reporter::new(settings.style, settings.quiet).with_sources(ctx.sandbox(), stdin);
+    reporter.report_all(&assembly.diagnostics)?;
+    tracing::info!(
+        files = assembly.stats.files,
+        bytes = assembly.stats.bytes,
+        elapsed_ms = assembly.stats.elapsed_ms,
+        "assembled"
+    );
+    Ok(if assembly.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}

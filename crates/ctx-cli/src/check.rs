@@ -1,0 +1,85 @@
+//! `ctx check FILE...`: assemble each document without printing it; print only the
+//! diagnostics and a one-line summary; exit 1 on errors.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use ctx::{Format, Mode};
+use serde_json::json;
+
+use crate::cli::CheckArgs;
+use crate::diag::{self, Counts, Reporter};
+use crate::input;
+use crate::progress::Progress;
+use crate::settings::Settings;
+
+pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitCode> {
+    let json = settings.json_or_text("check", false)?;
+    let ctx = settings.context(Mode::Inline, Format::Inline)?;
+    let stdin = if args.files.iter().any(|f| f.as_os_str() == "-") {
+        Some(input::read_stdin_document()?)
+    } else {
+        None
+    };
+    let progress = Progress::start(
+        settings.style.stderr_tty && !settings.quiet,
+        format!("checking {} files", args.files.len()),
+    );
+    let mut reporter =
+        Reporter::new(settings.style, settings.quiet).with_sources(ctx.sandbox(), stdin.as_deref());
+    let mut unreadable = false;
+    let mut records = Vec::new();
+    let mut stderr = io::stderr().lock();
+    for file in &args.files {
+        let result = match &stdin {
+            Some(text) if file.as_os_str() == "-" => ctx
+                .assembler()
+                .assemble_str_to(text, "-", &mut io::sink())
+                .map_err(ctx::Error::from),
+            _ => ctx.assemble_to(&input::document_path(&settings.root, file)?, &mut io::sink()),
+        };
+        match result {
+            Ok(assembly) => {
+                if json {
+                    records.extend(assembly.diagnostics);
+                } else {
+                    for d in &assembly.diagnostics {
+                        reporter.report(d, &mut stderr)?;
+                    }
+                }
+            }
+            Err(err) => {
+                unreadable = true;
+                writeln!(stderr, "ctx: error: {}: {err}", file.display())?;
+            }
+        }
+    }
+    drop(progress);
+    let counts = if json {
+        let errors = records.iter().filter(|d| d.severity == ctx_syntax::Severity::Error).count();
+        Counts { errors, warnings: records.len() - errors }
+    } else {
+        reporter.counts
+    };
+    if json {
+        let value = json!({
+            "diagnostics": records,
+            "errors": counts.errors,
+            "warnings": counts.warnings,
+            "files": args.files.len(),
+        });
+        let mut out = io::stdout().lock();
+        serde_json::to_writer_pretty(&mut out, &value)?;
+        writeln!(out)?;
+        out.flush()?;
+    } else {
+        writeln!(stderr, "{}", diag::summary(counts, args.files.len()))?;
+    }
+    Ok(if unreadable {
+        ExitCode::from(2)
+    } else if counts.errors > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,0 +1,187 @@
+//! `ctx complete PREFIX`: ranked fuzzy completions of a partly typed mention over the files
+//! and directories of the sandbox, ignore and deny rules applied.
+
+use std::cmp::Reverse;
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context as _;
+use ctx::fs::{FileKind, Sandbox};
+use nucleo_matcher::pattern::{AtomKind, CaseMatching, Normalization};
+use nucleo_matcher::{Config, Matcher, Utf32Str};
+use serde_json::json;
+
+use crate::cli::CompleteArgs;
+use crate::progress::Progress;
+use crate::settings::Settings;
+
+/// Most entries one completion walks per root.
+const MAX_ENTRIES: usize = 5_000_000;
+
+/// One candidate and its score.
+struct Candidate {
+    path: String,
+    dir: bool,
+    score: u32,
+}
+
+pub(crate) fn run(settings: &Settings, args: &CompleteArgs) -> anyhow::Result<ExitCode> {
+    let json = settings.json_or_text("complete", false)?;
+    let query = query(&args.prefix);
+    let sandbox = open(settings)?;
+    let progress = Progress::start(
+        settings.style.stderr_tty && !settings.quiet,
+        "walking the workspace".into(),
+    );
+    let started = Instant::now();
+    let candidates = rank(&sandbox, &query, args.limit)?;
+    drop(progress);
+    tracing::info!(elapsed_ms = started.elapsed().as_secs_f64() * 1000.0, "completed");
+    let mut out = BufWriter::new(io::stdout().lock());
+    if json {
+        let list: Vec<_> = candidates
+            .iter()
+            .map(|c| {
+                json!({
+                    "completion": mention(&c.path),
+                    "path": c.path,
+                    "kind": if c.dir { "directory" } else { "file" },
+                    "score": c.score,
+                })
+            })
+            .collect();
+        serde_json::to_writer_pretty(
+            &mut out,
+            &json!({ "prefix": args.prefix, "completions": list }),
+        )?;
+        writeln!(out)?;
+    } else {
+        for c in &candidates {
+            writeln!(out, "{}", mention(&c.path))?;
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The sandbox of the settings, with a walk limit large enough for big trees.
+fn open(settings: &Settings) -> anyhow::Result<Sandbox> {
+    let (root, allow, deny) = settings.roots();
+    let utf8 = |p: &std::path::Path| {
+        p.to_str().map(str::to_owned).with_context(|| format!("path is not UTF-8: {}", p.display()))
+    };
+    let mut limits = ctx::fs::Limits::default();
+    limits.max_walk_entries = MAX_ENTRIES;
+    let mut builder = Sandbox::builder(utf8(root)?).limits(limits);
+    for dir in allow {
+        builder = builder.allow(utf8(dir)?);
+    }
+    for glob in deny {
+        builder = builder.deny(glob.clone());
+    }
+    builder.open(cap_std::ambient_authority()).context("cannot open a root")
+}
+
+/// What was typed, without its `@`, bracket or quotes.
+fn query(prefix: &str) -> String {
+    let rest = prefix.strip_prefix('@').unwrap_or(prefix);
+    let rest = rest.strip_prefix('[').unwrap_or(rest);
+    match rest.strip_prefix('"') {
+        Some(quoted) => {
+            let quoted = quoted.strip_suffix('"').unwrap_or(quoted);
+            quoted.replace("\\\"", "\"").replace("\\\\", "\\")
+        }
+        None => rest.replace("\\ ", " "),
+    }
+}
+
+/// Walks every root and keeps the `limit` best matches of `query`.
+fn rank(sandbox: &Sandbox, query: &str, limit: usize) -> anyhow::Result<Vec<Candidate>> {
+    let mut matcher = Matcher::new(Config::DEFAULT.match_paths());
+    let atom = nucleo_matcher::pattern::Atom::new(
+        query,
+        CaseMatching::Smart,
+        Normalization::Smart,
+        AtomKind::Fuzzy,
+        false,
+    );
+    let lower = query.to_lowercase();
+    let mut buf = Vec::new();
+    let mut found = Vec::new();
+    let roots: Vec<_> = sandbox.roots().collect();
+    for root in roots {
+        let shown = if root == ctx::fs::RootId::WORKSPACE {
+            String::new()
+        } else {
+            format!("{}/", sandbox.root_path(root).as_str().trim_end_matches('/'))
+        };
+        let location = if shown.is_empty() {
+            sandbox.workspace()
+        } else {
+            sandbox.resolve(sandbox.root_path(root).as_str(), None)?
+        };
+        let walk = sandbox.walk(&location)?;
+        for entry in &walk.entries {
+            let dir = entry.kind == FileKind::Dir;
+            let mut path = format!("{shown}{}", entry.path);
+            if dir {
+                path.push('/');
+            }
+            let Some(score) = atom.score(Utf32Str::new(&path, &mut buf), &mut matcher) else {
+                continue;
+            };
+            // A literal prefix is what the person most likely meant.
+            let bonus =
+                if !lower.is_empty() && path.to_lowercase().starts_with(&lower) { 1000 } else { 0 };
+            found.push(Candidate { path, dir, score: u32::from(score) + bonus });
+        }
+    }
+    let key = |c: &Candidate| (Reverse(c.score), c.path.matches('/').count(), c.path.len());
+    if found.len() > limit && limit > 0 {
+        found.select_nth_unstable_by(limit - 1, |a, b| {
+            key(a).cmp(&key(b)).then_with(|| a.path.cmp(&b.path))
+        });
+        found.truncate(limit);
+    }
+    found.sort_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.path.cmp(&b.path)));
+    if limit > 0 {
+        found.truncate(limit);
+    }
+    Ok(found)
+}
+
+/// `@path`, or `@"path"` when the path has a space or a character that would end a bare
+/// mention.
+fn mention(path: &str) -> String {
+    let special = |c: char| c.is_whitespace() || ",;!?()[]{}<>\"'`\\".contains(c);
+    let ends_badly = path.trim_end_matches('/').ends_with(['.', ':']);
+    if path.chars().any(special) || ends_badly {
+        format!("@\"{}\"", path.replace('\\', "\\\\").replace('"', "\\\""))
+    } else {
+        format!("@{path}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_lose_their_decoration() {
+        assert_eq!(query("@src/ag"), "src/ag");
+        assert_eq!(query("@\"my f"), "my f");
+        assert_eq!(query("@\"a \\\"b\\\"\""), "a \"b\"");
+        assert_eq!(query("@[docs/x"), "docs/x");
+        assert_eq!(query("my\\ f"), "my f");
+    }
+
+    #[test]
+    fn mentions_are_quoted_when_needed() {
+        assert_eq!(mention("src/agent.rs"), "@src/agent.rs");
+        assert_eq!(mention("my file.md"), "@\"my file.md\"");
+        assert_eq!(mention("docs/"), "@docs/");
+        assert_eq!(mention("a\"b"), "@\"a\\\"b\"");
+        assert_eq!(mention("dir./"), "@\"dir./\"");
+    }
+}

@@ -1,0 +1,127 @@
+//! The configuration file: `ctx.toml`, else `.ctx/config.toml`, in the root, or `--config`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, bail};
+use serde::Deserialize;
+
+use crate::cli::ColorChoice;
+
+/// Every key of the configuration file; all are optional and named as the long options.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Config {
+    /// Extra read-only roots, relative to the directory of the configuration file.
+    pub(crate) allow: Option<Vec<PathBuf>>,
+    /// Deny globs on top of the built-in deny list.
+    pub(crate) deny: Option<Vec<String>>,
+    /// Predefined macros.
+    pub(crate) defines: Option<BTreeMap<String, String>>,
+    /// Output format of `assemble` and `expand`.
+    pub(crate) format: Option<String>,
+    /// Output mode of `assemble` and `expand`.
+    pub(crate) mode: Option<String>,
+    /// Stop at the first error.
+    pub(crate) strict: Option<bool>,
+    /// Token budget.
+    pub(crate) max_tokens: Option<usize>,
+    /// Largest file read.
+    pub(crate) max_file_bytes: Option<u64>,
+    /// Lines of a file taken without a range.
+    pub(crate) max_lines: Option<usize>,
+    /// Files a directory or glob expands to.
+    pub(crate) max_files: Option<usize>,
+    /// Deepest include nesting.
+    pub(crate) max_depth: Option<usize>,
+    /// Bytes of output.
+    pub(crate) max_output_bytes: Option<u64>,
+    /// Includes of the whole run.
+    pub(crate) max_includes: Option<usize>,
+    /// Count tokens.
+    pub(crate) tokens: Option<bool>,
+    /// Number included lines.
+    pub(crate) line_numbers: Option<bool>,
+    /// Recognise references inside code too.
+    pub(crate) no_code_skip: Option<bool>,
+    /// Switch mentions off.
+    pub(crate) no_mentions: Option<bool>,
+    /// Switch includes off.
+    pub(crate) no_includes: Option<bool>,
+    /// Switch directives off.
+    pub(crate) no_directives: Option<bool>,
+    /// Extensions of the files assembled recursively.
+    pub(crate) recursive_extensions: Option<Vec<String>>,
+    /// When to use colour.
+    pub(crate) color: Option<ColorChoice>,
+    /// No warnings.
+    pub(crate) quiet: Option<bool>,
+}
+
+/// A configuration and the directory its relative paths start from.
+#[derive(Debug, Default)]
+pub(crate) struct Loaded {
+    pub(crate) config: Config,
+    /// The directory of the file (relative paths in it start here).
+    pub(crate) dir: PathBuf,
+    /// The file read, if any.
+    pub(crate) path: Option<PathBuf>,
+}
+
+/// Loads `explicit`, or the default file of `root` if there is one.
+pub(crate) fn load(root: &Path, explicit: Option<&Path>) -> anyhow::Result<Loaded> {
+    let path = match explicit {
+        Some(path) => path.to_path_buf(),
+        None => {
+            let candidates = [root.join("ctx.toml"), root.join(".ctx").join("config.toml")];
+            match candidates.into_iter().find(|p| p.is_file()) {
+                Some(path) => path,
+                None => return Ok(Loaded { dir: root.to_path_buf(), ..Loaded::default() }),
+            }
+        }
+    };
+    let bytes = std::fs::read(&path)
+        .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
+    let Ok(text) = String::from_utf8(bytes) else {
+        bail!("bad configuration {}: not UTF-8 text", path.display());
+    };
+    let config =
+        parse(&text).map_err(|e| anyhow::anyhow!("bad configuration {}: {e}", path.display()))?;
+    tracing::info!(path = %path.display(), "configuration loaded");
+    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
+    Ok(Loaded { config, dir, path: Some(path) })
+}
+
+/// Parses a configuration; the error names the key and its line.
+pub(crate) fn parse(text: &str) -> Result<Config, String> {
+    toml::from_str::<Config>(text).map_err(|e| {
+        let message = e.message().trim_end().to_owned();
+        let Some(span) = e.span() else { return message };
+        let start = span.start.min(text.len());
+        let line = 1 + text[..start].matches('\n').count();
+        let line_text = text[..start].rsplit('\n').next().unwrap_or("").to_owned()
+            + text[start..].split('\n').next().unwrap_or("");
+        match line_text.split_once('=') {
+            Some((key, _)) if !key.trim().is_empty() => {
+                format!("line {line}, key `{}`: {message}", key.trim())
+            }
+            _ => format!("line {line}: {message}"),
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_and_wrong_types_name_the_key_and_line() {
+        let err = parse("strict = true\nmax_tokes = 3\n").unwrap_err();
+        assert!(err.starts_with("line 2, key `max_tokes`: unknown field `max_tokes`"), "{err}");
+        let err = parse("\n\nmax_tokens = \"many\"\n").unwrap_err();
+        assert!(err.starts_with("line 3, key `max_tokens`:"), "{err}");
+        let ok = parse("allow = [\"../shared\"]\n[defines]\nDEBUG = \"1\"\n").unwrap();
+        assert_eq!(ok.defines.unwrap()["DEBUG"], "1");
+    }
+}

@@ -1,0 +1,198 @@
+//! Diagnostics on standard error: one `file:line:col: severity[CODE]: message` line each, or,
+//! on a terminal, the source line with a caret under the span, in colour.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use annotate_snippets::renderer::DecorStyle;
+use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
+use ctx::assemble::render::DiagnosticRecord;
+use ctx::fs::Content;
+use ctx_syntax::Severity;
+
+use crate::settings::Style;
+
+/// Counts of what was reported.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Counts {
+    pub(crate) errors: usize,
+    pub(crate) warnings: usize,
+}
+
+/// Writes diagnostics, reading the source lines it shows through the sandbox.
+pub(crate) struct Reporter<'a> {
+    style: Style,
+    quiet: bool,
+    sandbox: Option<&'a ctx::fs::Sandbox>,
+    /// The text of standard input, for diagnostics about `-`.
+    stdin: Option<&'a str>,
+    sources: HashMap<String, Option<String>>,
+    /// What was seen, warnings included even when `-q` hides them.
+    pub(crate) counts: Counts,
+}
+
+impl<'a> Reporter<'a> {
+    pub(crate) fn new(style: Style, quiet: bool) -> Reporter<'a> {
+        Reporter {
+            style,
+            quiet,
+            sandbox: None,
+            stdin: None,
+            sources: HashMap::new(),
+            counts: Counts::default(),
+        }
+    }
+
+    /// Where source lines are read from.
+    pub(crate) fn with_sources(
+        mut self,
+        sandbox: &'a ctx::fs::Sandbox,
+        stdin: Option<&'a str>,
+    ) -> Reporter<'a> {
+        self.sandbox = Some(sandbox);
+        self.stdin = stdin;
+        self
+    }
+
+    /// Reports every diagnostic in order.
+    pub(crate) fn report_all(&mut self, diagnostics: &[DiagnosticRecord]) -> io::Result<()> {
+        let mut err = io::stderr().lock();
+        for d in diagnostics {
+            self.report(d, &mut err)?;
+        }
+        err.flush()
+    }
+
+    /// Reports one diagnostic (warnings are counted but not shown under `-q`).
+    pub(crate) fn report(&mut self, d: &DiagnosticRecord, out: &mut dyn Write) -> io::Result<()> {
+        match d.severity {
+            Severity::Error => self.counts.errors += 1,
+            Severity::Warning => self.counts.warnings += 1,
+        }
+        if self.quiet && d.severity == Severity::Warning {
+            return Ok(());
+        }
+        if self.style.rich {
+            let text = self.render(d);
+            writeln!(out, "{text}")
+        } else {
+            writeln!(out, "{}", plain(d))
+        }
+    }
+
+    fn render(&mut self, d: &DiagnosticRecord) -> String {
+        let level = match d.severity {
+            Severity::Error => Level::ERROR,
+            Severity::Warning => Level::WARNING,
+        };
+        let renderer = if self.style.color { Renderer::styled() } else { Renderer::plain() }
+            .decor_style(DecorStyle::Unicode);
+        let title = level.primary_title(d.message.as_str()).id(d.code.as_str());
+        let line = self.source_line(&d.file, d.line);
+        let report = match &line {
+            Some(text) => {
+                let span = caret_span(text, d.column);
+                title.element(
+                    Snippet::source(text.as_str())
+                        .line_start(d.line as usize)
+                        .path(d.file.as_str())
+                        .annotation(AnnotationKind::Primary.span(span)),
+                )
+            }
+            None => title.element(
+                Origin::path(d.file.as_str()).line(d.line as usize).char_column(d.column as usize),
+            ),
+        };
+        renderer.render(&[report])
+    }
+
+    /// Line `line` (1-based) of `file`, read through the sandbox, or `None`.
+    fn source_line(&mut self, file: &str, line: u32) -> Option<String> {
+        if !self.sources.contains_key(file) {
+            let text = self.read_source(file);
+            self.sources.insert(file.to_owned(), text);
+        }
+        let text = self.sources.get(file)?.as_deref()?;
+        let line = text.split('\n').nth(line.checked_sub(1)? as usize)?;
+        Some(line.trim_end_matches('\r').to_owned())
+    }
+
+    fn read_source(&self, file: &str) -> Option<String> {
+        if file == "-" {
+            return self.stdin.map(str::to_owned);
+        }
+        let sandbox = self.sandbox?;
+        let location = sandbox.resolve(file, None).ok()?;
+        match sandbox.read_text(&location).ok()? {
+            Content::Text { text, .. } => Some(text.to_string()),
+            _ => None,
+        }
+    }
+}
+
+/// `file:line:col: severity[CODE]: message`.
+pub(crate) fn plain(d: &DiagnosticRecord) -> String {
+    format!(
+        "{}:{}:{}: {}[{}]: {}",
+        d.file,
+        d.line,
+        d.column,
+        d.severity.name(),
+        d.code.as_str(),
+        d.message
+    )
+}
+
+/// The byte range of the caret on a line: the item that starts at `column` (in characters,
+/// 1-based), found by scanning the line, else the word there, else one character.
+fn caret_span(line: &str, column: u32) -> std::ops::Range<usize> {
+    let start =
+        line.char_indices().nth(column.saturating_sub(1) as usize).map_or(line.len(), |(i, _)| i);
+    let scan = ctx_syntax::scan(line);
+    if let Some(item) = scan
+        .items
+        .iter()
+        .find(|item| item.span.start == start && !matches!(item.kind, ctx_syntax::ItemKind::Text))
+    {
+        return start..item.span.end.min(line.len());
+    }
+    let rest = &line[start..];
+    let word = rest.find(char::is_whitespace).unwrap_or(rest.len());
+    if word > 0 {
+        return start..start + word;
+    }
+    let one = rest.chars().next().map_or(0, char::len_utf8);
+    start..start + one
+}
+
+/// `2 errors, 1 warning in 3 files`.
+pub(crate) fn summary(counts: Counts, files: usize) -> String {
+    let plural = |n: usize, word: &str| {
+        if n == 1 { format!("{n} {word}") } else { format!("{n} {word}s") }
+    };
+    format!(
+        "{}, {} in {}",
+        plural(counts.errors, "error"),
+        plural(counts.warnings, "warning"),
+        plural(files, "file")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caret_covers_the_item_or_the_word() {
+        assert_eq!(caret_span("see @[missing.md] here", 5), 4..17);
+        assert_eq!(caret_span("ask @alice now", 5), 4..10);
+        assert_eq!(caret_span("été @x", 5), 6..8);
+        assert_eq!(caret_span("", 1), 0..0);
+    }
+
+    #[test]
+    fn summaries() {
+        assert_eq!(summary(Counts { errors: 2, warnings: 1 }, 3), "2 errors, 1 warning in 3 files");
+        assert_eq!(summary(Counts::default(), 1), "0 errors, 0 warnings in 1 file");
+    }
+}

@@ -1,0 +1,152 @@
+//! `ctx refs FILE`: the reference tree of a document (what includes what, with line ranges
+//! and sizes), drawn as an indented tree or written as JSON.
+
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+use ctx::assemble::render::ReferenceRecord;
+use ctx::{Format, Mode};
+use serde_json::{Value, json};
+
+use crate::assemble::finish;
+use crate::cli::RefsArgs;
+use crate::input;
+use crate::progress::Progress;
+use crate::settings::Settings;
+
+/// One reference and the references of what it included.
+struct Node<'a> {
+    record: &'a ReferenceRecord,
+    children: Vec<Node<'a>>,
+}
+
+pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCode> {
+    let json = settings.json_or_text("refs", false)?;
+    let ctx = settings.context(Mode::Inline, Format::Inline)?;
+    let stdin =
+        if args.file.as_os_str() == "-" { Some(input::read_stdin_document()?) } else { None };
+    let name = args.file.display().to_string();
+    let progress = Progress::start(
+        settings.style.stderr_tty && !settings.quiet,
+        format!("reading the references of {name}"),
+    );
+    let assembly = match &stdin {
+        Some(text) => {
+            ctx.assembler().assemble_str_to(text, "-", &mut io::sink()).map_err(ctx::Error::from)?
+        }
+        None => {
+            ctx.assemble_to(&input::document_path(&settings.root, &args.file)?, &mut io::sink())?
+        }
+    };
+    drop(progress);
+    let mut index = 0;
+    let tree = build(&assembly.references, &mut index, 0);
+    let mut out = BufWriter::new(io::stdout().lock());
+    if json {
+        let value =
+            json!({ "file": name, "references": tree.iter().map(node_json).collect::<Vec<_>>() });
+        serde_json::to_writer_pretty(&mut out, &value)?;
+        writeln!(out)?;
+    } else {
+        writeln!(out, "{name}")?;
+        draw(&mut out, &tree, "")?;
+    }
+    out.flush()?;
+    finish(settings, &ctx, &assembly, stdin.as_deref())
+}
+
+/// Nests the depth-first records by their `depth`.
+fn build<'a>(records: &'a [ReferenceRecord], i: &mut usize, depth: usize) -> Vec<Node<'a>> {
+    let mut out: Vec<Node<'a>> = Vec::new();
+    while let Some(record) = records.get(*i) {
+        if record.depth < depth {
+            break;
+        }
+        if record.depth > depth {
+            if let Some(last) = out.last_mut() {
+                last.children.extend(build(records, i, depth + 1));
+                continue;
+            }
+        }
+        *i += 1;
+        let children = build(records, i, depth + 1);
+        out.push(Node { record, children });
+    }
+    out
+}
+
+fn draw(out: &mut dyn Write, nodes: &[Node<'_>], prefix: &str) -> io::Result<()> {
+    for (n, node) in nodes.iter().enumerate() {
+        let last = n + 1 == nodes.len();
+        let (branch, more) = if last { ("└── ", "    ") } else { ("├── ", "│   ") };
+        writeln!(out, "{prefix}{branch}{}", describe(node.record))?;
+        draw(out, &node.children, &format!("{prefix}{more}"))?;
+    }
+    Ok(())
+}
+
+/// `path:10-20  (file, 340 bytes)  line 3`, or the raw text and its error.
+fn describe(r: &ReferenceRecord) -> String {
+    let raw = r.raw.replace(['\n', '\r'], " ");
+    let at = format!("line {}", r.at.line);
+    if let Some(error) = &r.error {
+        return format!(
+            "{raw}  {}[{}]: {}  {at}",
+            error.code.severity().name(),
+            error.code.as_str(),
+            error.message
+        );
+    }
+    let kind = serde_json::to_value(r.kind).ok().and_then(|v| v.as_str().map(str::to_owned));
+    let kind = kind.unwrap_or_default();
+    let lines = r.lines.map(|l| format!(":{}-{}", l.start, l.end)).unwrap_or_default();
+    let mut facts = vec![kind, format!("{} bytes", r.bytes)];
+    if let Some(tokens) = r.tokens {
+        facts.push(format!("{tokens} tokens"));
+    }
+    if r.truncated {
+        facts.push("truncated".to_owned());
+    }
+    let path = if r.path.is_empty() { "." } else { &r.path };
+    format!("{path}{lines}  ({})  {raw}  {at}", facts.join(", "))
+}
+
+fn node_json(node: &Node<'_>) -> Value {
+    let mut value = serde_json::to_value(node.record).unwrap_or(Value::Null);
+    if let Value::Object(map) = &mut value {
+        map.remove("depth");
+        map.insert("children".to_owned(), node.children.iter().map(node_json).collect());
+    }
+    value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nesting_follows_depth() {
+        let record = |depth| ReferenceRecord {
+            raw: String::new(),
+            syntax: ctx::assemble::render::Syntax::Include,
+            kind: ctx::assemble::render::Kind::File,
+            path: String::new(),
+            lines: None,
+            bytes: 0,
+            tokens: None,
+            truncated: false,
+            front_matter: None,
+            at: ctx::assemble::render::At { file: String::new(), line: 1, column: 1 },
+            error: None,
+            depth,
+        };
+        let records: Vec<_> = [0, 1, 2, 1, 0, 2].into_iter().map(record).collect();
+        let mut i = 0;
+        let tree = build(&records, &mut i, 0);
+        assert_eq!(i, records.len());
+        assert_eq!(tree.len(), 2);
+        assert_eq!(tree[0].children.len(), 2);
+        assert_eq!(tree[0].children[0].children.len(), 1);
+        assert_eq!(tree[1].children.len(), 1);
+    }
+}

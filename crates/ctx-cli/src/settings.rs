@@ -1,0 +1,202 @@
+//! The command line and the configuration file merged into one set of settings, and the
+//! [`ctx::Context`] built from them.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use anyhow::bail;
+use ctx::{Format, Limits, Mode, Options};
+
+use crate::cli::{ColorChoice, GlobalArgs, ModeArg, OutputFormat};
+use crate::config;
+
+/// How diagnostics are shown on standard error.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Style {
+    /// The source line and a caret under the span; otherwise one line each.
+    pub(crate) rich: bool,
+    /// ANSI colours.
+    pub(crate) color: bool,
+    /// Standard error is a real terminal (progress may be drawn there).
+    pub(crate) stderr_tty: bool,
+}
+
+/// Everything a command needs to know besides its own arguments.
+#[derive(Debug)]
+pub(crate) struct Settings {
+    pub(crate) root: PathBuf,
+    allow: Vec<PathBuf>,
+    deny: Vec<String>,
+    /// The format given on the command line.
+    pub(crate) format: Option<OutputFormat>,
+    /// The format of the configuration file, for `assemble` and `expand`.
+    config_format: Option<Format>,
+    /// The mode given on the command line, else in the configuration file.
+    pub(crate) mode: Option<Mode>,
+    /// Assembly options: syntax, limits, switches and macros; mode and format are set per
+    /// command.
+    pub(crate) options: Options,
+    max_file_bytes: Option<u64>,
+    /// No warnings, no progress.
+    pub(crate) quiet: bool,
+    /// How diagnostics look.
+    pub(crate) style: Style,
+}
+
+/// `0` means no limit on the command line; the file-size cap has no "0" of its own.
+fn no_limit_u64(n: u64) -> u64 {
+    if n == 0 { u64::MAX } else { n }
+}
+
+impl Settings {
+    /// Merges the command line over the configuration file.
+    pub(crate) fn new(args: &GlobalArgs) -> anyhow::Result<Settings> {
+        let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
+        let loaded = config::load(&root, args.config.as_deref())?;
+        let file = &loaded.config;
+        let bad = |key: &str, err: String| {
+            let path = loaded.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+            anyhow::anyhow!("bad configuration {path}: key `{key}`: {err}")
+        };
+
+        let mut allow: Vec<PathBuf> =
+            file.allow.iter().flatten().map(|dir| loaded.dir.join(dir)).collect();
+        allow.extend(args.allow.iter().cloned());
+        let deny = file.deny.clone().unwrap_or_default();
+
+        let mut defines: Vec<(String, String)> =
+            file.defines.iter().flatten().map(|(k, v)| (k.clone(), v.clone())).collect();
+        for define in &args.defines {
+            let (name, value) = define.split_once('=').unwrap_or((define, ""));
+            defines.retain(|(n, _)| n != name);
+            defines.push((name.to_owned(), value.to_owned()));
+        }
+
+        let config_format = match &file.format {
+            Some(name) => Some(name.parse::<Format>().map_err(|e| bad("format", e))?),
+            None => None,
+        };
+        let mode = match (args.mode, &file.mode) {
+            (Some(ModeArg::Inline), _) => Some(Mode::Inline),
+            (Some(ModeArg::Append), _) => Some(Mode::Append),
+            (None, Some(name)) => Some(name.parse::<Mode>().map_err(|e| bad("mode", e))?),
+            (None, None) => None,
+        };
+
+        let flag = |cli: bool, file: Option<bool>| cli || file.unwrap_or(false);
+        let defaults = Limits::default();
+        let limits = Limits {
+            max_depth: args.max_depth.or(file.max_depth).unwrap_or(defaults.max_depth),
+            max_output_bytes: args
+                .max_output_bytes
+                .or(file.max_output_bytes)
+                .unwrap_or(defaults.max_output_bytes),
+            max_includes: args.max_includes.or(file.max_includes).unwrap_or(defaults.max_includes),
+            max_lines: args.max_lines.or(file.max_lines).unwrap_or(defaults.max_lines),
+            max_files: args.max_files.or(file.max_files).unwrap_or(defaults.max_files),
+            max_tokens: args.max_tokens.or(file.max_tokens).unwrap_or(defaults.max_tokens),
+        };
+        let mut options = Options {
+            syntax: ctx_syntax::Options {
+                mentions: !flag(args.no_mentions, file.no_mentions),
+                includes: !flag(args.no_includes, file.no_includes),
+                directives: !flag(args.no_directives, file.no_directives),
+                code_skip: !flag(args.no_code_skip, file.no_code_skip),
+            },
+            limits,
+            count_tokens: flag(args.tokens, file.tokens),
+            line_numbers: flag(args.line_numbers, file.line_numbers),
+            strict: flag(args.strict, file.strict),
+            defines,
+            ..Options::default()
+        };
+        if let Some(extensions) = &file.recursive_extensions {
+            options.recursive_extensions =
+                extensions.iter().map(|e| e.trim_start_matches('.').to_owned()).collect();
+        }
+
+        let color = args.color.or(file.color).unwrap_or(ColorChoice::Auto);
+        let stderr_tty = std::io::stderr().is_terminal();
+        let forced = std::env::var_os("CTX_FORCE_TTY").is_some_and(|v| v == "1");
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let style = match color {
+            ColorChoice::Always => Style { rich: true, color: true, stderr_tty },
+            ColorChoice::Never => Style { rich: false, color: false, stderr_tty },
+            ColorChoice::Auto => {
+                let tty = stderr_tty || forced;
+                Style { rich: tty, color: tty && !no_color, stderr_tty }
+            }
+        };
+
+        Ok(Settings {
+            root,
+            allow,
+            deny,
+            format: args.format,
+            config_format,
+            mode,
+            options,
+            max_file_bytes: args.max_file_bytes.or(file.max_file_bytes).map(no_limit_u64),
+            quiet: flag(args.quiet, file.quiet),
+            style,
+        })
+    }
+
+    /// The assembly format of `assemble` and `expand`: the command line's, else the
+    /// configuration file's, else `default`.
+    pub(crate) fn assembly_format(&self, command: &str, default: Format) -> anyhow::Result<Format> {
+        match self.format {
+            Some(OutputFormat::Inline) => Ok(Format::Inline),
+            Some(OutputFormat::Xml) => Ok(Format::Xml),
+            Some(OutputFormat::Markdown) => Ok(Format::Markdown),
+            Some(OutputFormat::Json) => Ok(Format::Json),
+            Some(other) => bail!(
+                "format `{}` is not one of ctx {command}'s (expected one of: inline, xml, markdown, json)",
+                other.name()
+            ),
+            None => Ok(self.config_format.unwrap_or(default)),
+        }
+    }
+
+    /// The format of the commands that print text or JSON (`check`, `refs`, `parse`,
+    /// `complete`); `true` for JSON.
+    pub(crate) fn json_or_text(&self, command: &str, default_json: bool) -> anyhow::Result<bool> {
+        match self.format {
+            None => Ok(default_json),
+            Some(OutputFormat::Json) => Ok(true),
+            Some(OutputFormat::Text) => Ok(false),
+            Some(other) => {
+                bail!(
+                    "format `{}` is not one of ctx {command}'s (expected one of: text, json)",
+                    other.name()
+                )
+            }
+        }
+    }
+
+    /// Builds the context for one command, with its mode and format.
+    pub(crate) fn context(&self, mode: Mode, format: Format) -> anyhow::Result<ctx::Context> {
+        let options = Options { mode, format, ..self.options.clone() };
+        let mut builder = ctx::Context::builder().root(&self.root).options(options);
+        for dir in &self.allow {
+            builder = builder.allow(dir);
+        }
+        for glob in &self.deny {
+            builder = builder.deny(glob.clone());
+        }
+        if let Some(bytes) = self.max_file_bytes {
+            builder = builder.max_file_bytes(bytes);
+        }
+        let context = builder.build().map_err(|err| match err.kind() {
+            ctx::ErrorKind::Fs(_) => anyhow::Error::new(err).context("cannot open a root"),
+            _ => anyhow::Error::new(err),
+        })?;
+        tracing::debug!(root = %self.root.display(), mode = %mode, format = %format, "context built");
+        Ok(context)
+    }
+
+    /// The roots, for the commands that open a sandbox of their own.
+    pub(crate) fn roots(&self) -> (&PathBuf, &[PathBuf], &[String]) {
+        (&self.root, &self.allow, &self.deny)
+    }
+}
