@@ -137,7 +137,10 @@ fn rank(sandbox: &Sandbox, query: &str, limit: usize) -> anyhow::Result<Vec<Cand
             found.push(Candidate { path, dir, score: u32::from(score) + bonus });
         }
     }
-    let key = |c: &Candidate| (Reverse(c.score), c.path.matches('/').count(), c.path.len());
+    let key = |c: &Candidate| {
+        let path = c.path.trim_end_matches('/');
+        (Reverse(c.score), path.matches('/').count(), path.len())
+    };
     if found.len() > limit && limit > 0 {
         found.select_nth_unstable_by(limit - 1, |a, b| {
             key(a).cmp(&key(b)).then_with(|| a.path.cmp(&b.path))

@@ -39,8 +39,7 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
         }
     };
     drop(progress);
-    let mut index = 0;
-    let tree = build(&assembly.references, &mut index, 0);
+    let tree = tree(&assembly.references);
     let mut out = BufWriter::new(io::stdout().lock());
     if json {
         let value =
@@ -55,18 +54,43 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
     finish(settings, &ctx, &assembly, stdin.as_deref())
 }
 
-/// Nests the depth-first records by their `depth`.
+/// Nests the records by their `depth`. They come depth first, either parent before children
+/// (pre-order) or, as the assembler writes them today, children before their parent
+/// (post-order); which one is told by where the parent of the first nested record is.
+fn tree(records: &[ReferenceRecord]) -> Vec<Node<'_>> {
+    let post_order = records.iter().enumerate().find(|(_, r)| r.depth > 0).is_some_and(|(i, r)| {
+        records[i + 1..]
+            .iter()
+            .find(|p| p.depth < r.depth)
+            .is_some_and(|p| p.depth + 1 == r.depth && p.path == r.at.file)
+    });
+    if post_order {
+        let mut stack: Vec<Node<'_>> = Vec::new();
+        for record in records {
+            let split =
+                stack.iter().rposition(|n| n.record.depth <= record.depth).map_or(0, |i| i + 1);
+            let children = stack.split_off(split);
+            stack.push(Node { record, children });
+        }
+        stack
+    } else {
+        let mut index = 0;
+        build(records, &mut index, 0)
+    }
+}
+
+/// Nests pre-order records by their `depth`.
 fn build<'a>(records: &'a [ReferenceRecord], i: &mut usize, depth: usize) -> Vec<Node<'a>> {
     let mut out: Vec<Node<'a>> = Vec::new();
     while let Some(record) = records.get(*i) {
         if record.depth < depth {
             break;
         }
-        if record.depth > depth {
-            if let Some(last) = out.last_mut() {
-                last.children.extend(build(records, i, depth + 1));
-                continue;
-            }
+        if record.depth > depth
+            && let Some(last) = out.last_mut()
+        {
+            last.children.extend(build(records, i, depth + 1));
+            continue;
         }
         *i += 1;
         let children = build(records, i, depth + 1);
@@ -142,11 +166,24 @@ mod tests {
         };
         let records: Vec<_> = [0, 1, 2, 1, 0, 2].into_iter().map(record).collect();
         let mut i = 0;
-        let tree = build(&records, &mut i, 0);
+        let nodes = build(&records, &mut i, 0);
         assert_eq!(i, records.len());
-        assert_eq!(tree.len(), 2);
-        assert_eq!(tree[0].children.len(), 2);
-        assert_eq!(tree[0].children[0].children.len(), 1);
-        assert_eq!(tree[1].children.len(), 1);
+        assert_eq!(nodes.len(), 2);
+        assert_eq!(nodes[0].children.len(), 2);
+        assert_eq!(nodes[0].children[0].children.len(), 1);
+        assert_eq!(nodes[1].children.len(), 1);
+
+        // Post-order: children first, the parent named by their `at.file`.
+        let mut records: Vec<_> = [2, 1, 1, 0, 0].into_iter().map(record).collect();
+        records[0].at.file = "b.md".into();
+        records[1].path = "b.md".into();
+        records[1].at.file = "a.md".into();
+        records[2].at.file = "a.md".into();
+        records[3].path = "a.md".into();
+        let nodes = tree(&records);
+        assert_eq!(nodes.len(), 2);
+        assert_eq!(nodes[0].children.len(), 2);
+        assert_eq!(nodes[0].children[0].children.len(), 1);
+        assert!(nodes[1].children.is_empty());
     }
 }

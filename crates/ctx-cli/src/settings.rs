@@ -43,9 +43,10 @@ pub(crate) struct Settings {
     pub(crate) style: Style,
 }
 
-/// `0` means no limit on the command line; the file-size cap has no "0" of its own.
+/// `0` means no limit on the command line; the file-size cap has no "0" of its own. (Not
+/// `u64::MAX`: ctx-fs reads `cap + 1` bytes.)
 fn no_limit_u64(n: u64) -> u64 {
-    if n == 0 { u64::MAX } else { n }
+    if n == 0 { u64::MAX - 1 } else { n }
 }
 
 impl Settings {

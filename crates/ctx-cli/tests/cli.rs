@@ -1,20 +1,64 @@
-//! CLI tests: the real `ctx` binary run in a temporary directory.
+//! CLI tests: the real `ctx` binary run in a temporary directory, one test per command,
+//! option group, exit status and diagnostic rendering.
 
 #![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
 
+use std::path::Path;
+use std::process::Stdio;
+
 use assert_cmd::Command;
+use assert_fs::TempDir;
+use assert_fs::prelude::*;
 use serde_json::Value;
 
-fn ctx(dir: &tempfile::TempDir) -> Command {
+/// The binary in `dir`, with no colour, no forced terminal and no logging from the
+/// environment.
+fn ctx_in(dir: &Path) -> Command {
     let mut cmd = Command::cargo_bin("ctx").unwrap();
-    cmd.current_dir(dir.path()).env("NO_COLOR", "1");
+    cmd.current_dir(dir).env("NO_COLOR", "1").env_remove("CTX_FORCE_TTY").env_remove("RUST_LOG");
     cmd
 }
 
+fn ctx(dir: &TempDir) -> Command {
+    ctx_in(dir.path())
+}
+
+/// Exit code, standard output and standard error.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run(cmd: &mut Command) -> Run {
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A workspace with a main document, an include, a source file and a broken document.
+fn workspace() -> TempDir {
+    let dir = TempDir::new().unwrap();
+    dir.child("main.md")
+        .write_str(
+            "---\nDescription: demo\nParams: [a]\n---\nTitle @{NAME}\n@[docs/part.md]\n@{ifdef DEBUG}\ndebug on\n@{endif}\n",
+        )
+        .unwrap();
+    dir.child("docs/part.md").write_str("Part with @[../src/lib.rs:2:3]\n").unwrap();
+    dir.child("src/lib.rs").write_str("one\ntwo\nthree\nfour\n").unwrap();
+    dir.child("broken.md").write_str("ok\nsee @[missing.md] now\nask @alice\n").unwrap();
+    dir
+}
+
+// ---------------------------------------------------------------- ctx parse
+
 #[test]
 fn parse_prints_items_as_json() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("doc.md"), "see @a.md#L2-3 and @[b.md:1:2]\n").unwrap();
+    let dir = TempDir::new().unwrap();
+    dir.child("doc.md").write_str("see @a.md#L2-3 and @[b.md:1:2]\n").unwrap();
     let out = ctx(&dir).args(["parse", "doc.md"]).output().unwrap();
     assert!(out.status.success(), "{out:?}");
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -31,7 +75,7 @@ fn parse_prints_items_as_json() {
 
 #[test]
 fn parse_reads_standard_input_and_prints_text() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new().unwrap();
     let out = ctx(&dir)
         .args(["parse", "-", "--format", "text"])
         .write_stdin("@{ifdef X}\n")
@@ -46,7 +90,7 @@ fn parse_reads_standard_input_and_prints_text() {
 
 #[test]
 fn parse_exits_1_on_error_diagnostics() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new().unwrap();
     let out = ctx(&dir).args(["parse", "-"]).write_stdin("@{bogus body}").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -54,8 +98,18 @@ fn parse_exits_1_on_error_diagnostics() {
 }
 
 #[test]
+fn parse_honours_the_syntax_switches_before_the_command() {
+    let dir = TempDir::new().unwrap();
+    let r = run(ctx(&dir)
+        .args(["--no-includes", "parse", "-", "--format", "text"])
+        .write_stdin("@[a.md]"));
+    assert_eq!(r.code, 0);
+    assert!(r.stdout.starts_with("text "), "{}", r.stdout);
+}
+
+#[test]
 fn unreadable_input_exits_2_with_a_clear_message() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new().unwrap();
     let out = ctx(&dir).args(["parse", "missing.md"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read missing.md"));
@@ -67,10 +121,517 @@ fn unreadable_input_exits_2_with_a_clear_message() {
 
 #[test]
 fn help_and_version() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = TempDir::new().unwrap();
     let out = ctx(&dir).arg("--help").output().unwrap();
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("parse"));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for command in ["assemble", "expand", "check", "refs", "parse", "complete", "completions"] {
+        assert!(help.contains(command), "{command} missing from\n{help}");
+    }
     let out = ctx(&dir).arg("--version").output().unwrap();
     assert!(String::from_utf8_lossy(&out.stdout).starts_with("ctx "));
+}
+
+// ---------------------------------------------------------------- ctx assemble
+
+#[test]
+fn assemble_inlines_includes_and_macros() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["assemble", "main.md", "-D", "NAME=ctx"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "Title ctx\nPart with two\nthree\n\n");
+    assert_eq!(r.stderr, "");
+
+    // Options before the command, `-D NAME` defining it empty, `--define` long form.
+    let r = run(ctx(&dir).args(["-D", "DEBUG", "--define", "NAME=x", "assemble", "main.md"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("debug on"), "{}", r.stdout);
+    assert!(r.stdout.starts_with("Title x\n"));
+}
+
+#[test]
+fn assemble_reads_standard_input() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["assemble", "-"]).write_stdin("A @[src/lib.rs:1] B\n"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "A one B\n");
+
+    let r = run(ctx(&dir).args(["assemble", "-"]).write_stdin(""));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("standard input is empty"), "{}", r.stderr);
+
+    let r = run(ctx(&dir).args(["assemble", "-"]).write_stdin(vec![b'a', 0xc3]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("standard input is not UTF-8 text"), "{}", r.stderr);
+}
+
+#[test]
+fn unreadable_top_level_document_exits_2() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["assemble", "nope.md"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.starts_with("ctx: error: E_NOT_FOUND"), "{}", r.stderr);
+    let r = run(ctx(&dir).args(["assemble", "../outside.md"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("E_OUTSIDE"), "{}", r.stderr);
+}
+
+#[test]
+fn errors_exit_1_with_one_plain_line_each() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["assemble", "broken.md"]));
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stdout,
+        "ok\nsee <!-- ctx: E_NOT_FOUND: no such file or directory: missing.md --> now\nask @alice\n"
+    );
+    assert_eq!(
+        r.stderr,
+        "broken.md:2:5: error[E_NOT_FOUND]: no such file or directory: missing.md\n\
+         broken.md:3:5: warning[W_UNRESOLVED]: no such file or directory: alice\n"
+    );
+}
+
+#[test]
+fn quiet_hides_warnings_but_not_errors() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["assemble", "broken.md", "-q"]));
+    assert_eq!(r.code, 1);
+    assert_eq!(
+        r.stderr,
+        "broken.md:2:5: error[E_NOT_FOUND]: no such file or directory: missing.md\n"
+    );
+    dir.child("warn.md").write_str("ask @alice\n").unwrap();
+    let r = run(ctx(&dir).args(["-q", "assemble", "warn.md"]));
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+}
+
+#[test]
+fn terminal_rendering_shows_the_line_and_a_caret() {
+    let dir = workspace();
+    // A terminal without colour (NO_COLOR is set by the helper).
+    let r = run(ctx(&dir).env("CTX_FORCE_TTY", "1").args(["assemble", "broken.md"]));
+    assert_eq!(r.code, 1);
+    assert!(!r.stderr.contains('\x1b'), "{}", r.stderr);
+    let expected = "\
+error[E_NOT_FOUND]: no such file or directory: missing.md
+  ╭▸ broken.md:2:5
+  │
+2 │ see @[missing.md] now
+  ╰╴    ━━━━━━━━━━━━━
+";
+    assert!(r.stderr.starts_with(expected), "{}", r.stderr);
+    assert!(r.stderr.contains("warning[W_UNRESOLVED]"));
+
+    // `--color always` forces the rendering and colour, whatever NO_COLOR says.
+    let r = run(ctx(&dir).args(["--color", "always", "assemble", "broken.md"]));
+    assert!(r.stderr.contains("\x1b["), "{}", r.stderr);
+    assert!(r.stderr.contains("━━━━━━━━━━━━━"));
+
+    // `--color never` wins over a terminal.
+    let r = run(ctx(&dir).env("CTX_FORCE_TTY", "1").args([
+        "assemble",
+        "broken.md",
+        "--color",
+        "never",
+    ]));
+    assert!(r.stderr.starts_with("broken.md:2:5: error[E_NOT_FOUND]"), "{}", r.stderr);
+
+    // Colour on a terminal unless NO_COLOR.
+    let r = run(ctx(&dir)
+        .env("CTX_FORCE_TTY", "1")
+        .env_remove("NO_COLOR")
+        .args(["assemble", "broken.md"]));
+    assert!(r.stderr.contains("\x1b["), "{}", r.stderr);
+}
+
+#[test]
+fn strict_stops_at_the_first_error() {
+    let dir = workspace();
+    dir.child("two.md").write_str("a @[x.md]\nb @[y.md]\n").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "two.md", "--strict"]));
+    assert_eq!(r.code, 1);
+    assert!(!r.stdout.contains("b "), "{}", r.stdout);
+    assert_eq!(r.stderr.lines().count(), 1, "{}", r.stderr);
+}
+
+#[test]
+fn assemble_formats_and_modes() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["assemble", "docs/part.md", "--format", "xml"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("<file path=\"src/lib.rs\" lines=\"2-3\">"), "{}", r.stdout);
+    let r = run(ctx(&dir).args(["assemble", "docs/part.md", "--format", "markdown"]));
+    assert!(r.stdout.contains("#### Source: ../src/lib.rs:2:3"), "{}", r.stdout);
+    let r = run(ctx(&dir).args(["assemble", "main.md", "--format", "json", "--tokens"]));
+    let json: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(json["description"], "demo");
+    assert_eq!(json["params"][0], "a");
+    assert!(json["stats"]["tokens"].as_u64().unwrap() > 0);
+    let r = run(ctx(&dir).args(["assemble", "main.md", "--format", "json"]));
+    let json: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(json["stats"]["tokens"].is_null());
+    let r = run(ctx(&dir).args(["assemble", "docs/part.md", "--mode", "append"]));
+    assert!(r.stdout.starts_with("Part with @[../src/lib.rs:2:3]\n"), "{}", r.stdout);
+    assert!(r.stdout.ends_with("two\nthree"), "{:?}", r.stdout);
+    // Formats of other commands are usage errors.
+    let r = run(ctx(&dir).args(["assemble", "main.md", "--format", "text"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("expected one of: inline, xml, markdown, json"), "{}", r.stderr);
+    let r = run(ctx(&dir).args(["assemble", "main.md", "--format", "yaml"]));
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn limits() {
+    let dir = workspace();
+    dir.child("long.rs").write_str(&"x\n".repeat(10)).unwrap();
+    dir.child("inc.md").write_str("@[long.rs]").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "inc.md", "--max-lines", "3"]));
+    assert!(r.stdout.contains("[... truncated 7 lines ...]"), "{}", r.stdout);
+    let r = run(ctx(&dir).args(["assemble", "inc.md", "--max-lines", "0"]));
+    assert_eq!(r.stdout, "x\n".repeat(10));
+    let r = run(ctx(&dir).args(["assemble", "inc.md", "--max-file-bytes", "15"]));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("E_TOO_LARGE"), "{}", r.stderr);
+    dir.child("chain/a.md").write_str("@[b.md]").unwrap();
+    dir.child("chain/b.md").write_str("@[c.md]").unwrap();
+    dir.child("chain/c.md").write_str("c").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "chain/a.md", "--max-depth", "0"]));
+    assert_eq!((r.code, r.stdout.as_str()), (0, "c"), "{}", r.stderr);
+    let r = run(ctx(&dir).args(["assemble", "chain/a.md", "--max-depth", "1"]));
+    assert!(r.stderr.contains("E_DEPTH"), "{}", r.stderr);
+    let r = run(ctx(&dir).args(["assemble", "main.md", "--max-includes", "1"]));
+    assert!(r.stderr.contains("E_BUDGET"), "{}", r.stderr);
+    let r = run(ctx(&dir).args(["assemble", "inc.md", "--max-output-bytes", "4"]));
+    assert!(r.stderr.contains("E_BUDGET"), "{}", r.stderr);
+    let r = run(ctx(&dir).args(["assemble", "inc.md", "--max-tokens", "2"]));
+    assert!(r.stderr.contains("W_BUDGET"), "{}", r.stderr);
+    dir.child("dir.md").write_str("@[src/]").unwrap();
+    dir.child("src/more.rs").write_str("more\n").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "dir.md", "--max-files", "1"]));
+    assert!(r.stdout.contains("1 more files omitted"), "{}", r.stdout);
+    let r = run(ctx(&dir).args(["assemble", "inc.md", "--line-numbers", "--max-lines", "2"]));
+    assert!(r.stdout.starts_with("1: x\n2: x\n"), "{}", r.stdout);
+}
+
+#[test]
+fn syntax_switches() {
+    let dir = workspace();
+    dir.child("s.md")
+        .write_str("@[src/lib.rs:1] @src/lib.rs#L2 @{define A, \"v\"}@{A} `@[src/lib.rs:3]`\n")
+        .unwrap();
+    let r = run(ctx(&dir).args(["assemble", "s.md"]));
+    assert_eq!(r.stdout, "one two v `@[src/lib.rs:3]`\n");
+    let r = run(ctx(&dir).args(["assemble", "s.md", "--no-includes"]));
+    assert!(r.stdout.starts_with("@[src/lib.rs:1] two"), "{}", r.stdout);
+    let r = run(ctx(&dir).args(["assemble", "s.md", "--no-mentions"]));
+    assert!(r.stdout.starts_with("one @src/lib.rs#L2 v"), "{}", r.stdout);
+    let r = run(ctx(&dir).args(["assemble", "s.md", "--no-directives"]));
+    assert!(r.stdout.contains("@{define A, \"v\"}@{A}"), "{}", r.stdout);
+    let r = run(ctx(&dir).args(["assemble", "s.md", "--no-code-skip"]));
+    assert!(r.stdout.ends_with("`three`\n"), "{}", r.stdout);
+}
+
+#[test]
+fn roots_and_allow() {
+    let dir = workspace();
+    let other = TempDir::new().unwrap();
+    other.child("shared.md").write_str("shared text\n").unwrap();
+    let shared = other.path().join("shared.md");
+    let doc = format!("@[{}]\n", shared.display());
+    dir.child("abs.md").write_str(&doc).unwrap();
+    let r = run(ctx(&dir).args(["assemble", "abs.md"]));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("E_OUTSIDE"), "{}", r.stderr);
+    let r = run(ctx(&dir).args(["assemble", "abs.md", "--allow"]).arg(other.path()));
+    assert_eq!((r.code, r.stdout.as_str()), (0, "shared text\n\n"), "{}", r.stderr);
+    // `--root` elsewhere: the document is found from the current directory or the root.
+    let r = run(ctx(&other).arg("--root").arg(dir.path()).args(["assemble", "docs/part.md"]));
+    assert_eq!((r.code, r.stdout.as_str()), (0, "Part with two\nthree\n"), "{}", r.stderr);
+    let r = run(ctx(&dir).args(["--root", "nowhere", "assemble", "main.md"]));
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn closed_standard_output_is_success() {
+    let dir = workspace();
+    dir.child("big.txt").write_str(&"0123456789abcdef\n".repeat(200_000)).unwrap();
+    dir.child("big.md").write_str("@[big.txt]\n").unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"))
+        .current_dir(dir.path())
+        .args(["assemble", "big.md", "--max-file-bytes", "0", "--max-lines", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = workspace();
+    assert_eq!(run(ctx(&dir).args(["assemble"])).code, 2);
+    assert_eq!(run(ctx(&dir).args(["frobnicate"])).code, 2);
+    assert_eq!(run(ctx(&dir).args(["assemble", "main.md", "--max-lines", "many"])).code, 2);
+    let r = run(ctx(&dir).args(["assemble", "main.md", "-D", "1BAD=x"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("not a macro name"), "{}", r.stderr);
+}
+
+#[test]
+fn verbose_logs_to_standard_error() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["-v", "assemble", "main.md"]));
+    assert_eq!(r.code, 0);
+    assert!(r.stderr.contains("assembled"), "{}", r.stderr);
+    let r = run(ctx(&dir).env("RUST_LOG", "debug").args(["assemble", "main.md"]));
+    assert!(r.stderr.contains("context built"), "{}", r.stderr);
+}
+
+// ---------------------------------------------------------------- ctx expand
+
+#[test]
+fn expand_appends_mentions_as_xml() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["expand", "explain @src/lib.rs#L1-2 please"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "explain @src/lib.rs#L1-2 please\n\n<system-reminder>\nThe following files were mentioned with @ syntax:\n\n<file path=\"src/lib.rs\" lines=\"1-2\">\none\ntwo\n</file>\n</system-reminder>\n"
+    );
+    let r = run(ctx(&dir).args(["expand", "--format", "markdown"]).write_stdin("see @src/lib.rs"));
+    assert!(r.stdout.contains("#### Source: src/lib.rs\n\n```rust\none\n"), "{}", r.stdout);
+    let r = run(ctx(&dir).arg("expand").write_stdin(""));
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+    let r = run(ctx(&dir).args(["expand", "ask @alice about @[gone.md]"]));
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.contains("Some files could not be loaded:\n- @gone.md: E_NOT_FOUND"),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stderr.contains("-:1:18: error[E_NOT_FOUND]"), "{}", r.stderr);
+    let r = run(ctx(&dir).arg("expand").write_stdin(vec![0xff]));
+    assert_eq!(r.code, 2);
+}
+
+// ---------------------------------------------------------------- ctx check
+
+#[test]
+fn check_prints_only_diagnostics_and_a_summary() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["check", "broken.md", "main.md"]));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stdout, "");
+    assert_eq!(
+        r.stderr,
+        "broken.md:2:5: error[E_NOT_FOUND]: no such file or directory: missing.md\n\
+         broken.md:3:5: warning[W_UNRESOLVED]: no such file or directory: alice\n\
+         main.md:5:7: warning[W_UNDEFINED_MACRO]: macro `NAME` is not defined; left as text\n\
+         1 error, 2 warnings in 2 files\n"
+    );
+    let r = run(ctx(&dir).args(["check", "main.md", "-DNAME=x"]));
+    assert_eq!((r.code, r.stderr.as_str()), (0, "0 errors, 0 warnings in 1 file\n"));
+    let r = run(ctx(&dir).args(["check", "broken.md", "--format", "json"]));
+    let json: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(json["errors"], 1);
+    assert_eq!(json["diagnostics"][0]["code"], "E_NOT_FOUND");
+    let r = run(ctx(&dir).args(["check", "main.md", "nope.md"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("nope.md"), "{}", r.stderr);
+    let r = run(ctx(&dir).args(["check", "-"]).write_stdin("@{endif}\n"));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.starts_with("-:1:1: error[E_DIRECTIVE]"), "{}", r.stderr);
+}
+
+// ---------------------------------------------------------------- ctx refs
+
+#[test]
+fn refs_draws_the_include_tree() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["refs", "main.md"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(
+        r.stdout,
+        "main.md\n\
+         └── docs/part.md  (file, 20 bytes)  @[docs/part.md]  line 6\n\
+         \x20   └── src/lib.rs:2-3  (file, 9 bytes)  @[../src/lib.rs:2:3]  line 1\n"
+    );
+    let r = run(ctx(&dir).args(["refs", "main.md", "--format", "json"]));
+    let json: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(json["references"][0]["path"], "docs/part.md");
+    assert_eq!(json["references"][0]["children"][0]["lines"]["start"], 2);
+    let r = run(ctx(&dir).args(["refs", "broken.md"]));
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("@[missing.md]  error[E_NOT_FOUND]"), "{}", r.stdout);
+}
+
+// ---------------------------------------------------------------- ctx complete
+
+#[test]
+fn complete_ranks_files_and_directories() {
+    let dir = workspace();
+    dir.child("src/agent.rs").write_str("").unwrap();
+    dir.child("src/agenda/notes.txt").write_str("").unwrap();
+    dir.child("my file.md").write_str("").unwrap();
+    dir.child(".gitignore").write_str("ignored/\n").unwrap();
+    dir.child("ignored/agent.rs").write_str("").unwrap();
+    dir.child(".env").write_str("SECRET=1").unwrap();
+    dir.child("secrets/agent-key.txt").write_str("").unwrap();
+    dir.child("ctx.toml").write_str("deny = [\"secrets/**\"]\n").unwrap();
+
+    let r = run(ctx(&dir).args(["complete", "src/ag"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines[..3], ["@src/agenda/", "@src/agent.rs", "@src/agenda/notes.txt"]);
+    assert!(!r.stdout.contains("ignored"), "{}", r.stdout);
+    assert!(!r.stdout.contains("secrets"), "{}", r.stdout);
+
+    let r = run(ctx(&dir).args(["complete", "@\"my f"]));
+    assert_eq!(r.stdout.lines().next(), Some("@\"my file.md\""));
+    let r = run(ctx(&dir).args(["complete", "env"]));
+    assert!(!r.stdout.contains(".env"), "{}", r.stdout);
+    let r = run(ctx(&dir).args(["complete", "", "--limit", "2"]));
+    assert_eq!(r.stdout.lines().count(), 2);
+    let r = run(ctx(&dir).args(["complete", "agent", "--format", "json"]));
+    let json: Value = serde_json::from_str(&r.stdout).unwrap();
+    let first = &json["completions"][0];
+    assert_eq!(
+        (first["completion"].as_str(), first["kind"].as_str()),
+        (Some("@src/agent.rs"), Some("file"))
+    );
+    let r = run(ctx(&dir).args(["complete", "zzzz"]));
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+}
+
+// ---------------------------------------------------------------- ctx completions
+
+#[test]
+fn completions_for_each_shell() {
+    let dir = TempDir::new().unwrap();
+    for shell in ["bash", "zsh", "fish", "elvish", "powershell"] {
+        let r = run(ctx(&dir).args(["completions", shell]));
+        assert_eq!(r.code, 0, "{shell}: {}", r.stderr);
+        assert!(r.stdout.contains("assemble"), "{shell}");
+    }
+    assert_eq!(run(ctx(&dir).args(["completions", "tcsh"])).code, 2);
+}
+
+// ---------------------------------------------------------------- configuration
+
+#[test]
+fn configuration_file_and_precedence() {
+    let dir = workspace();
+    dir.child("ctx.toml")
+        .write_str("format = \"json\"\nmax_lines = 1\nline_numbers = true\n[defines]\nNAME = \"from-config\"\nDEBUG = \"\"\n")
+        .unwrap();
+    let r = run(ctx(&dir).args(["assemble", "main.md"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let json: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(json["content"].as_str().unwrap().starts_with("Title from-config\n"));
+    assert!(json["content"].as_str().unwrap().contains("debug on"));
+    assert!(json["content"].as_str().unwrap().contains("Part with 2: two\n3: three"));
+    dir.child("whole.md").write_str("@[src/lib.rs]").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "whole.md"]));
+    let json: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(json["content"].as_str().unwrap().contains("truncated 3 lines"), "{json}");
+    // The command line wins.
+    let r = run(ctx(&dir).args(["assemble", "main.md", "--format", "inline", "-D", "NAME=cli"]));
+    assert!(r.stdout.starts_with("Title cli\n"), "{}", r.stdout);
+
+    // `.ctx/config.toml` when there is no ctx.toml; `--config` names another file.
+    std::fs::remove_file(dir.path().join("ctx.toml")).unwrap();
+    dir.child(".ctx/config.toml").write_str("[defines]\nNAME = \"dot-ctx\"\n").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "main.md"]));
+    assert!(r.stdout.starts_with("Title dot-ctx\n"), "{}", r.stdout);
+    dir.child("other.toml").write_str("[defines]\nNAME = \"other\"\n").unwrap();
+    let r = run(ctx(&dir).args(["--config", "other.toml", "assemble", "main.md"]));
+    assert!(r.stdout.starts_with("Title other\n"), "{}", r.stdout);
+    let r = run(ctx(&dir).args(["--config", "absent.toml", "assemble", "main.md"]));
+    assert_eq!(r.code, 2);
+}
+
+#[test]
+fn bad_configuration_exits_2_naming_the_key_and_line() {
+    let dir = workspace();
+    dir.child("ctx.toml").write_str("strict = true\nmax_tokns = 5\n").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "main.md"]));
+    assert_eq!(r.code, 2);
+    assert!(
+        r.stderr.contains("line 2, key `max_tokns`: unknown field `max_tokns`"),
+        "{}",
+        r.stderr
+    );
+    dir.child("ctx.toml").write_str("\nmax_lines = \"ten\"\n").unwrap();
+    let r = run(ctx(&dir).args(["check", "main.md"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("line 2, key `max_lines`"), "{}", r.stderr);
+    dir.child("ctx.toml").write_str("format = \"yaml\"\n").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "main.md"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("key `format`"), "{}", r.stderr);
+    dir.child("ctx.toml").write_str("max_lines = [1\n").unwrap();
+    assert_eq!(run(ctx(&dir).args(["assemble", "main.md"])).code, 2);
+}
+
+// ---------------------------------------------------------------- snapshots of the examples
+
+/// The repository root, where `examples/` is.
+fn repo() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+}
+
+/// `ctx assemble examples/rules/main.md` in one format, from the repository root.
+fn example(args: &[&str]) -> Run {
+    let r = run(ctx_in(&repo()).args(["assemble", "examples/rules/main.md"]).args(args));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stderr, "");
+    r
+}
+
+#[test]
+fn snapshot_example_inline() {
+    insta::assert_snapshot!("example_inline", example(&[]).stdout);
+    insta::assert_snapshot!("example_inline_debug", example(&["-D", "DEBUG"]).stdout);
+}
+
+#[test]
+fn snapshot_example_xml() {
+    insta::assert_snapshot!("example_xml", example(&["--format", "xml"]).stdout);
+}
+
+#[test]
+fn snapshot_example_markdown() {
+    insta::assert_snapshot!("example_markdown", example(&["--format", "markdown"]).stdout);
+}
+
+#[test]
+fn snapshot_example_json() {
+    let r = example(&["--format", "json", "--tokens"]);
+    let mut json: Value = serde_json::from_str(&r.stdout).unwrap();
+    json["stats"]["elapsed_ms"] = Value::from("[elapsed]");
+    insta::assert_snapshot!("example_json", serde_json::to_string_pretty(&json).unwrap());
+}
+
+#[test]
+fn snapshot_example_prompt_and_refs_and_check() {
+    let prompt = std::fs::read_to_string(repo().join("examples/prompts/explain.txt")).unwrap();
+    let r = run(ctx_in(&repo()).arg("expand").write_stdin(prompt));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    insta::assert_snapshot!("example_expand_xml", r.stdout);
+
+    let r = run(ctx_in(&repo()).args(["refs", "examples/rules/main.md", "-D", "DEBUG"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    insta::assert_snapshot!("example_refs", r.stdout);
+
+    let r = run(ctx_in(&repo()).args(["check", "examples/broken/rules.md"]));
+    assert_eq!(r.code, 1);
+    insta::assert_snapshot!("example_check_plain", r.stderr);
+    let r =
+        run(ctx_in(&repo()).env("CTX_FORCE_TTY", "1").args(["check", "examples/broken/rules.md"]));
+    insta::assert_snapshot!("example_check_terminal", r.stderr);
 }
