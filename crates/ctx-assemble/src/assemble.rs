@@ -2,8 +2,9 @@
 //! through the recursion, files of inactive branches never opened.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 use std::time::Instant;
 
 use ctx_fs::{Content, FileKind, Location, RootId, Sandbox};
@@ -130,7 +131,40 @@ pub struct Assembler {
     options: Options,
     tools: Tools,
     resolver: Option<Arc<dyn Resolver>>,
+    /// Parsed front matter by file content, shared by the clones of an assembler: a content
+    /// cache hit hands back the same `Arc<str>`, so an unchanged file is not parsed again.
+    front_matter: Arc<Mutex<FrontMatterMemo>>,
 }
+
+/// Front matter parsed once per file content (keyed by the content's address, checked
+/// through a weak reference so a reused address never matches stale content).
+#[derive(Default)]
+struct FrontMatterMemo {
+    entries: HashMap<usize, (Weak<str>, Arc<ParsedFrontMatter>)>,
+}
+
+/// The owned result of `front_matter::parse`.
+struct ParsedFrontMatter {
+    body_offset: usize,
+    body_line: u32,
+    front_matter: Option<front_matter::FrontMatter>,
+    diagnostics: Vec<ctx_syntax::Diagnostic>,
+}
+
+impl ParsedFrontMatter {
+    fn of(text: &str) -> ParsedFrontMatter {
+        let parsed = front_matter::parse(text);
+        ParsedFrontMatter {
+            body_offset: parsed.body_offset,
+            body_line: parsed.body_line,
+            front_matter: parsed.front_matter,
+            diagnostics: parsed.diagnostics,
+        }
+    }
+}
+
+/// How many parsed front matters an assembler keeps.
+const FRONT_MATTER_MEMO: usize = 4096;
 
 impl std::fmt::Debug for Assembler {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -144,7 +178,13 @@ impl std::fmt::Debug for Assembler {
 impl Assembler {
     /// An assembler with the built-in tools.
     pub fn new(sandbox: Arc<Sandbox>, options: Options) -> Assembler {
-        Assembler { sandbox, options, tools: Tools::builtin(), resolver: None }
+        Assembler {
+            sandbox,
+            options,
+            tools: Tools::builtin(),
+            resolver: None,
+            front_matter: Arc::default(),
+        }
     }
 
     /// Replaces the tools.
@@ -240,7 +280,7 @@ impl Assembler {
         let mut sink = WriteSink(writer);
         let mut run = Run::new(self);
         let doc = Doc { location: None, dir: self.sandbox.workspace(), name: name.to_owned() };
-        run.top(&doc, text, &mut sink);
+        run.top(&doc, text, None, &mut sink);
         run.finish(&mut sink)
     }
 
@@ -257,7 +297,7 @@ impl Assembler {
             name: display_path(&self.sandbox, &location),
             location: Some(location),
         };
-        run.top(&doc, &text, sink);
+        run.top(&doc, &text, Some(&text), sink);
         run.finish(sink)
     }
 
@@ -269,7 +309,7 @@ impl Assembler {
     ) -> Result<Assembly, std::convert::Infallible> {
         let mut run = Run::new(self);
         let doc = Doc { location: None, dir: self.sandbox.workspace(), name: name.to_owned() };
-        run.top(&doc, text, sink);
+        run.top(&doc, text, None, sink);
         Ok(run.finish(sink).unwrap_or_else(|_| unreachable!("a string sink does not fail")))
     }
 }
@@ -340,6 +380,32 @@ pub(crate) fn resolve_relative(
     }
 }
 
+/// Resolves like [`resolve_relative`] and reads the file in the same pass.
+fn read_relative(
+    sandbox: &Sandbox,
+    written: &str,
+    base: &Location,
+) -> Result<(Location, Content), ctx_fs::Error> {
+    if is_absolute(written) {
+        return sandbox.read_path(written, None);
+    }
+    match sandbox.read_path(written, Some(base)) {
+        Ok(found) => Ok(found),
+        Err(first) => {
+            if *base == sandbox.workspace() {
+                return Err(first);
+            }
+            match sandbox.read_path(written, None) {
+                Ok(found) => Ok(found),
+                Err(second) if first.code() != "E_NOT_FOUND" || second.code() == "E_NOT_FOUND" => {
+                    Err(first)
+                }
+                Err(second) => Err(second),
+            }
+        }
+    }
+}
+
 /// A document being assembled.
 struct Doc {
     /// The file, unless the document came from a string.
@@ -366,6 +432,8 @@ struct Resolved {
     kind: Kind,
     location: Location,
     path: String,
+    /// The file's content, when resolving it read it in the same pass.
+    content: Option<Content>,
 }
 
 /// One assembly run.
@@ -443,22 +511,49 @@ impl<'a> Run<'a> {
         }
     }
 
-    fn top(&mut self, doc: &Doc, text: &str, sink: &mut dyn Sink) {
+    fn top(&mut self, doc: &Doc, text: &str, whole: Option<&Arc<str>>, sink: &mut dyn Sink) {
         self.chain.push((doc.location.clone(), doc.name.clone()));
         let markdown = doc.location.is_none() || crate::is_markdown(&doc.name);
         let (body, line_offset) = if markdown {
-            let parsed = front_matter::parse(text);
+            let parsed = self.parse_front_matter(text, whole);
             self.front_matter_diagnostics(&parsed.diagnostics, doc, 0);
-            if let Some(fm) = parsed.front_matter {
-                self.description = fm.description;
-                self.metadata = fm.metadata;
-                self.params.extend(fm.params);
+            if let Some(fm) = &parsed.front_matter {
+                self.description = fm.description.clone();
+                self.metadata = fm.metadata.clone();
+                self.params.extend(fm.params.iter());
             }
-            (parsed.body, parsed.body_line - 1)
+            (&text[parsed.body_offset..], parsed.body_line - 1)
         } else {
             (text, 0)
         };
         self.expand(doc, body, line_offset, sink);
+    }
+
+    /// Splits and parses front matter, once per file content when the whole file is at hand.
+    fn parse_front_matter(&self, text: &str, whole: Option<&Arc<str>>) -> Arc<ParsedFrontMatter> {
+        let Some(whole) =
+            whole.filter(|w| std::ptr::eq(w.as_ptr(), text.as_ptr()) && w.len() == text.len())
+        else {
+            return Arc::new(ParsedFrontMatter::of(text));
+        };
+        let key = whole.as_ptr() as usize;
+        let memo = &self.asm.front_matter;
+        if let Some((weak, parsed)) =
+            memo.lock().unwrap_or_else(|e| e.into_inner()).entries.get(&key)
+            && weak.upgrade().is_some_and(|alive| Arc::ptr_eq(&alive, whole))
+        {
+            return parsed.clone();
+        }
+        let parsed = Arc::new(ParsedFrontMatter::of(text));
+        let mut memo = memo.lock().unwrap_or_else(|e| e.into_inner());
+        if memo.entries.len() >= FRONT_MATTER_MEMO {
+            memo.entries.retain(|_, (weak, _)| weak.strong_count() > 0);
+            if memo.entries.len() >= FRONT_MATTER_MEMO {
+                memo.entries.clear();
+            }
+        }
+        memo.entries.insert(key, (Arc::downgrade(whole), parsed.clone()));
+        parsed
     }
 
     fn finish(mut self, sink: &mut dyn Sink) -> Result<Assembly, AssembleError> {
@@ -517,9 +612,6 @@ impl<'a> Run<'a> {
             self.stop = Some(Stop::Budget);
             return;
         }
-        if self.opts.counts_tokens() {
-            self.tokens_total += tokens::count(text) as u64;
-        }
         self.written += text.len() as u64;
         if let Err(err) = sink.write(text) {
             self.io_error = Some(err);
@@ -550,19 +642,26 @@ impl<'a> Run<'a> {
         self.write(sink, &clean);
     }
 
-    /// Cuts a piece of an included document's text to what is left of the token budget.
+    /// Counts the tokens of a piece of document text (when counting is on) and cuts an
+    /// included document's text to what is left of the token budget.
     fn budget_piece<'t>(&mut self, piece: &'t str, path: &str, line: u32) -> Cow<'t, str> {
-        let max = self.opts.limits.max_tokens;
-        if max == 0 || self.chain.len() <= 1 {
+        if !self.opts.counts_tokens() || piece.is_empty() {
             return Cow::Borrowed(piece);
         }
         let count = tokens::count(piece);
+        let max = self.opts.limits.max_tokens;
+        if max == 0 || self.chain.len() <= 1 {
+            self.tokens_total += count as u64;
+            return Cow::Borrowed(piece);
+        }
         if self.tokens_spent + count <= max {
             self.tokens_spent += count;
+            self.tokens_total += count as u64;
             return Cow::Borrowed(piece);
         }
         let cut = tokens::truncate_to_budget(piece, max.saturating_sub(self.tokens_spent));
         self.tokens_spent = max;
+        self.tokens_total += cut.tokens as u64;
         if !self.budget_warned {
             self.budget_warned = true;
             let message = format!(
@@ -622,7 +721,8 @@ impl<'a> Run<'a> {
                         };
                         self.write_text(sink, piece, doc, line_offset + line);
                     } else {
-                        self.write(sink, piece);
+                        let piece = self.budget_piece(piece, &doc.name, 0);
+                        self.write(sink, &piece);
                     }
                 }
                 Event::Escape { raw, unescaped, .. } => {
@@ -811,7 +911,7 @@ impl<'a> Run<'a> {
         match tool.call(&args, &cx) {
             Ok(result) => {
                 let clean = self.clean_content(&result, &record.at.file.clone(), record.at.line);
-                let clean = self.budget_tokens(clean, call.name, record);
+                let clean = self.budget_tokens(clean, None, call.name, record);
                 record.bytes = clean.len() as u64;
                 let entry = Entry::Tool {
                     name: call.name.to_owned(),
@@ -847,13 +947,34 @@ impl<'a> Run<'a> {
                     kind: Kind::File,
                     path: display_path(self.sandbox(), &location),
                     location,
+                    content: None,
                 });
             }
             return Ok(Resolved {
                 kind: Kind::Glob,
                 location: doc.dir.clone(),
                 path: written.replace('\\', "/"),
+                content: None,
             });
+        }
+        if reference.target == TargetKind::File {
+            // Most references name files: resolve and read in one pass through the sandbox.
+            match read_relative(self.sandbox(), written, &doc.dir) {
+                Ok((location, content)) => {
+                    let path = display_path(self.sandbox(), &location);
+                    return Ok(Resolved {
+                        kind: Kind::File,
+                        location,
+                        path,
+                        content: Some(content),
+                    });
+                }
+                // A directory named without its trailing slash, or something that is not a
+                // regular file: the general path below tells which.
+                Err(err) if err.code() == "E_NOT_REGULAR" => {}
+                Err(err) if err.code() == "E_NOT_FOUND" && self.asm.resolver.is_some() => {}
+                Err(err) => return Err(ResolveFailure::Fs(err)),
+            }
         }
         let location = match resolve_relative(self.sandbox(), written, &doc.dir) {
             Ok(location) => location,
@@ -877,7 +998,12 @@ impl<'a> Run<'a> {
             FileKind::Dir => Kind::Directory,
             _ => Kind::File,
         };
-        Ok(Resolved { kind, path: display_path(self.sandbox(), &location), location })
+        Ok(Resolved {
+            kind,
+            path: display_path(self.sandbox(), &location),
+            location,
+            content: None,
+        })
     }
 
     fn reference(
@@ -939,7 +1065,11 @@ impl<'a> Run<'a> {
         raw: &str,
         sink: &mut dyn Sink,
     ) {
-        let text = match self.sandbox().read_text(&resolved.location) {
+        let content = match &resolved.content {
+            Some(content) => Ok(content.clone()),
+            None => self.sandbox().read_text(&resolved.location),
+        };
+        let text = match content {
             Ok(Content::Text { text, .. }) => text,
             Ok(_) => {
                 let message = format!("binary file left out: {}", resolved.path);
@@ -970,29 +1100,22 @@ impl<'a> Run<'a> {
         let first_line = lines.map_or(1, |l| l.start);
         let recursive = self.inline() && self.opts.is_recursive(path);
         if recursive {
-            self.recurse(resolved, &selected, first_line, record, raw, sink);
+            self.recurse(resolved, &selected, Some(&text), first_line, record, raw, sink);
             return;
         }
         // Verbatim content: cut, numbered, sanitised, budgeted.
-        let mut content: Cow<'_, str> = selected;
-        if reference.selector.is_none() {
-            let cut = select::cut(&content, self.opts.limits.max_lines);
-            if let Some(marker) = cut.marker() {
-                record.truncated = true;
-                let mut kept = cut.text.to_owned();
-                if !kept.is_empty() && !kept.ends_with('\n') {
-                    kept.push('\n');
-                }
-                kept.push_str(&marker);
-                kept.push('\n');
-                content = Cow::Owned(kept);
-            }
-        }
-        if self.opts.line_numbers {
-            content = Cow::Owned(select::number_lines(&content, first_line));
-        }
+        let content = if reference.selector.is_none() {
+            self.cut_lines(&selected, record)
+        } else {
+            Cow::Borrowed(&selected[..])
+        };
+        let content = if self.opts.line_numbers {
+            Cow::Owned(select::number_lines(&content, first_line))
+        } else {
+            content
+        };
         let clean = self.clean_content(&content, path, first_line);
-        let clean = self.budget_tokens(clean, path, record);
+        let clean = self.budget_tokens(clean, None, path, record);
         record.bytes = clean.len() as u64;
         let entry = Entry::File {
             path: resolved.path.clone(),
@@ -1008,6 +1131,7 @@ impl<'a> Run<'a> {
         &mut self,
         resolved: &Resolved,
         selected: &str,
+        whole: Option<&Arc<str>>,
         first_line: u32,
         record: &mut ReferenceRecord,
         raw: &str,
@@ -1036,13 +1160,13 @@ impl<'a> Run<'a> {
         let (body, mut line_offset): (&str, u32) = (selected, first_line - 1);
         let mut body = body;
         if crate::is_markdown(path) && first_line == 1 {
-            let parsed = front_matter::parse(selected);
+            let parsed = self.parse_front_matter(selected, whole);
             self.front_matter_diagnostics(&parsed.diagnostics, &child, 0);
-            if let Some(fm) = parsed.front_matter {
+            if let Some(fm) = &parsed.front_matter {
                 self.params.extend(fm.params.iter());
-                record.front_matter = Some(fm.value);
+                record.front_matter = Some(fm.value.clone());
             }
-            body = parsed.body;
+            body = &selected[parsed.body_offset..];
             line_offset = parsed.body_line - 1;
         }
         let cut;
@@ -1108,66 +1232,56 @@ impl<'a> Run<'a> {
         } else {
             files.iter().map(|e| self.sandbox().read_text(&e.location)).collect()
         };
-        let mut entries = Vec::new();
-        let mut tree_rows = Vec::new();
+        // First the content of each file, in walk order; then the token counts, in parallel;
+        // then the budget, again in walk order.
+        let mut taken_files: Vec<(String, String, String)> = Vec::new();
         let base = resolved.location.path().as_str();
         for (entry, content) in files.iter().zip(contents) {
             let shown = display_path(self.sandbox(), &entry.location);
             let walked = entry.path.as_str();
             let relative = walked.strip_prefix(base).map_or(walked, |r| r.trim_start_matches('/'));
+            let (file, line, column) = (record.at.file.clone(), record.at.line, record.at.column);
             match content {
                 Ok(Content::Text { text, .. }) => {
                     self.files += 1;
-                    let mut content: Cow<'_, str> = Cow::Borrowed(&text[..]);
-                    let cut = select::cut(&content, self.opts.limits.max_lines);
-                    if let Some(marker) = cut.marker() {
-                        record.truncated = true;
-                        let mut kept = cut.text.to_owned();
-                        if !kept.is_empty() && !kept.ends_with('\n') {
-                            kept.push('\n');
-                        }
-                        kept.push_str(&marker);
-                        kept.push('\n');
-                        content = Cow::Owned(kept);
-                    }
+                    let mut content = self.cut_lines(&text, record);
                     if self.opts.line_numbers {
                         content = Cow::Owned(select::number_lines(&content, 1));
                     }
                     let clean = self.clean_content(&content, &shown, 1);
-                    let clean = self.budget_tokens(clean, &shown, record);
-                    record.bytes += clean.len() as u64;
-                    tree_rows.push(relative.to_owned());
-                    entries.push(Entry::File {
-                        path: shown.clone(),
-                        reference: shown,
-                        lines: None,
-                        content: clean,
-                    });
+                    taken_files.push((shown, relative.to_owned(), clean));
                 }
                 Ok(_) => {
                     let message = format!("binary file left out: {shown}");
-                    self.diagnose(
-                        Code::Binary,
-                        message,
-                        &record.at.file.clone(),
-                        record.at.line,
-                        record.at.column,
-                    );
+                    self.diagnose(Code::Binary, message, &file, line, column);
                 }
                 Err(err) => {
                     let code = Code::from_name(err.code()).unwrap_or(Code::NotFound);
-                    self.diagnose(
-                        code,
-                        err.to_string(),
-                        &record.at.file.clone(),
-                        record.at.line,
-                        record.at.column,
-                    );
+                    self.diagnose(code, err.to_string(), &file, line, column);
                 }
             }
             if self.stop.is_some() {
                 break;
             }
+        }
+        let counts: Vec<Option<usize>> = if self.opts.counts_tokens() {
+            let texts: Vec<&str> = taken_files.iter().map(|(_, _, c)| c.as_str()).collect();
+            tokens::count_many(&texts).into_iter().map(Some).collect()
+        } else {
+            vec![None; taken_files.len()]
+        };
+        let mut entries = Vec::new();
+        let mut tree_rows = Vec::new();
+        for ((shown, relative, clean), count) in taken_files.into_iter().zip(counts) {
+            let clean = self.budget_tokens(clean, count, &shown, record);
+            record.bytes += clean.len() as u64;
+            tree_rows.push(relative);
+            entries.push(Entry::File {
+                path: shown.clone(),
+                reference: shown,
+                lines: None,
+                content: clean,
+            });
         }
         let omitted = (omitted > 0).then(|| {
             record.truncated = true;
@@ -1189,6 +1303,24 @@ impl<'a> Run<'a> {
         self.place(sink, entry, raw);
     }
 
+    /// Cuts an unranged file at the line limit, with the marker.
+    fn cut_lines<'t>(&self, text: &'t str, record: &mut ReferenceRecord) -> Cow<'t, str> {
+        let cut = select::cut(text, self.opts.limits.max_lines);
+        match cut.marker() {
+            Some(marker) => {
+                record.truncated = true;
+                let mut kept = cut.text.to_owned();
+                if !kept.is_empty() && !kept.ends_with('\n') {
+                    kept.push('\n');
+                }
+                kept.push_str(&marker);
+                kept.push('\n');
+                Cow::Owned(kept)
+            }
+            None => Cow::Borrowed(text),
+        }
+    }
+
     /// Sanitises content, reporting what was made visible.
     fn clean_content(&mut self, content: &str, path: &str, first_line: u32) -> String {
         let clean = sanitize(content);
@@ -1207,9 +1339,12 @@ impl<'a> Run<'a> {
     }
 
     /// Applies the token budget to one piece of content.
+    ///
+    /// `count` is the content's token count when the caller already has it.
     fn budget_tokens(
         &mut self,
         content: String,
+        count: Option<usize>,
         path: &str,
         record: &mut ReferenceRecord,
     ) -> String {
@@ -1217,15 +1352,17 @@ impl<'a> Run<'a> {
             return content;
         }
         let max = self.opts.limits.max_tokens;
-        let count = tokens::count(&content);
+        let count = count.unwrap_or_else(|| tokens::count(&content));
         if max == 0 || self.tokens_spent + count <= max {
             self.tokens_spent += count;
+            self.tokens_total += count as u64;
             record.tokens = Some(record.tokens.unwrap_or(0) + count as u64);
             return content;
         }
         let left = max.saturating_sub(self.tokens_spent);
         let cut = tokens::truncate_to_budget(&content, left);
         self.tokens_spent += cut.tokens;
+        self.tokens_total += cut.tokens as u64;
         record.tokens = Some(record.tokens.unwrap_or(0) + cut.tokens as u64);
         record.truncated = true;
         let message = if cut.text.is_empty() {
