@@ -121,15 +121,14 @@ pub fn error_marker(code: Code, message: &str) -> String {
 /// The fence for a Markdown code block holding `content`: backticks, one more than the
 /// longest run of backticks in the content, at least three.
 pub fn fence(content: &str) -> String {
+    let bytes = content.as_bytes();
     let mut longest = 0;
-    let mut run = 0;
-    for b in content.bytes() {
-        if b == b'`' {
-            run += 1;
-            longest = longest.max(run);
-        } else {
-            run = 0;
-        }
+    let mut from = 0;
+    while let Some(at) = memchr::memchr(b'`', &bytes[from..]) {
+        let start = from + at;
+        let run = bytes[start..].iter().take_while(|&&b| b == b'`').count();
+        longest = longest.max(run);
+        from = start + run;
     }
     "`".repeat((longest + 1).max(3))
 }
