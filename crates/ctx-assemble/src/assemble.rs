@@ -1226,81 +1226,106 @@ impl<'a> Run<'a> {
         let taken = if max > 0 { files.len().min(max) } else { files.len() };
         let omitted = files.len() - taken;
         let files = &files[..taken];
-        let contents: Vec<Result<Content, ctx_fs::Error>> = if self.opts.prefetch && files.len() > 1
-        {
-            prefetch(self.sandbox(), files)
-        } else {
-            files.iter().map(|e| self.sandbox().read_text(&e.location)).collect()
-        };
-        // First the content of each file, in walk order; then the token counts, in parallel;
-        // then the budget, again in walk order.
-        let mut taken_files: Vec<(String, String, String)> = Vec::new();
         let base = resolved.location.path().as_str();
-        for (entry, content) in files.iter().zip(contents) {
-            let shown = display_path(self.sandbox(), &entry.location);
+        let relative = |entry: &ctx_fs::WalkEntry| -> String {
             let walked = entry.path.as_str();
-            let relative = walked.strip_prefix(base).map_or(walked, |r| r.trim_start_matches('/'));
-            let (file, line, column) = (record.at.file.clone(), record.at.line, record.at.column);
-            match content {
-                Ok(Content::Text { text, .. }) => {
-                    self.files += 1;
-                    let mut content = self.cut_lines(&text, record);
-                    if self.opts.line_numbers {
-                        content = Cow::Owned(select::number_lines(&content, 1));
-                    }
-                    let clean = self.clean_content(&content, &shown, 1);
-                    taken_files.push((shown, relative.to_owned(), clean));
-                }
-                Ok(_) => {
-                    let message = format!("binary file left out: {shown}");
-                    self.diagnose(Code::Binary, message, &file, line, column);
-                }
-                Err(err) => {
-                    let code = Code::from_name(err.code()).unwrap_or(Code::NotFound);
-                    self.diagnose(code, err.to_string(), &file, line, column);
-                }
-            }
-            if self.stop.is_some() {
-                break;
-            }
-        }
-        let counts: Vec<Option<usize>> = if self.opts.counts_tokens() {
-            let texts: Vec<&str> = taken_files.iter().map(|(_, _, c)| c.as_str()).collect();
-            tokens::count_many(&texts).into_iter().map(Some).collect()
-        } else {
-            vec![None; taken_files.len()]
+            walked.strip_prefix(base).map_or(walked, |r| r.trim_start_matches('/')).to_owned()
         };
-        let mut entries = Vec::new();
-        let mut tree_rows = Vec::new();
-        for ((shown, relative, clean), count) in taken_files.into_iter().zip(counts) {
-            let clean = self.budget_tokens(clean, count, &shown, record);
-            record.bytes += clean.len() as u64;
-            tree_rows.push(relative);
-            entries.push(Entry::File {
-                path: shown.clone(),
-                reference: shown,
-                lines: None,
-                content: clean,
-            });
-        }
-        let omitted = (omitted > 0).then(|| {
-            record.truncated = true;
-            format!("[... {omitted} more files omitted ...]")
-        });
-        let tree = tree_of(&tree_rows);
+        let rows: Vec<String> = files.iter().map(|e| relative(e)).collect();
+        let tree = tree_of(&rows);
         let path = if resolved.kind == Kind::Glob {
             written.to_owned()
         } else {
             format!("{}/", resolved.path)
         };
-        let entry = Entry::Directory {
-            path,
-            reference: reference_text(raw),
-            tree,
-            files: entries,
-            omitted,
-        };
-        self.place(sink, entry, raw);
+        let omitted = (omitted > 0).then(|| {
+            record.truncated = true;
+            format!("[... {omitted} more files omitted ...]")
+        });
+        let reference = reference_text(raw);
+        // Inline mode streams: the directory's opening, then its files batch by batch, so an
+        // expansion of a large tree holds one batch in memory, not the tree. Append mode keeps
+        // the files for after the text.
+        let layout = self.layout();
+        // In plain inline output a directory's files still need their names: they are
+        // written as Markdown entries.
+        let file_layout = if layout == Format::Inline { Format::Markdown } else { layout };
+        let streaming = self.inline();
+        if streaming {
+            let mut head = String::new();
+            output::directory_open(&mut head, layout, &path, &reference, &tree, &mut self.escaped);
+            self.write(sink, &head);
+        } else {
+            self.write(sink, raw);
+        }
+        let mut kept = Vec::new();
+        for batch in batches(files) {
+            if self.stop.is_some() {
+                break;
+            }
+            let contents: Vec<Result<Content, ctx_fs::Error>> =
+                if self.opts.prefetch && batch.len() > 1 {
+                    prefetch(self.sandbox(), batch)
+                } else {
+                    batch.iter().map(|e| self.sandbox().read_text(&e.location)).collect()
+                };
+            // The content of each file in walk order, then the token counts in parallel, then
+            // the budget in walk order again.
+            let mut texts: Vec<(String, String)> = Vec::new();
+            let (file, line, column) = (record.at.file.clone(), record.at.line, record.at.column);
+            for (entry, content) in batch.iter().zip(contents) {
+                let shown = display_path(self.sandbox(), &entry.location);
+                match content {
+                    Ok(Content::Text { text, .. }) => {
+                        self.files += 1;
+                        let mut content = self.cut_lines(&text, record);
+                        if self.opts.line_numbers {
+                            content = Cow::Owned(select::number_lines(&content, 1));
+                        }
+                        let clean = self.clean_content(&content, &shown, 1);
+                        texts.push((shown, clean));
+                    }
+                    Ok(_) => {
+                        let message = format!("binary file left out: {shown}");
+                        self.diagnose(Code::Binary, message, &file, line, column);
+                    }
+                    Err(err) => {
+                        let code = Code::from_name(err.code()).unwrap_or(Code::NotFound);
+                        self.diagnose(code, err.to_string(), &file, line, column);
+                    }
+                }
+            }
+            let counts: Vec<Option<usize>> = if self.opts.counts_tokens() {
+                let refs: Vec<&str> = texts.iter().map(|(_, c)| c.as_str()).collect();
+                tokens::count_many(&refs).into_iter().map(Some).collect()
+            } else {
+                vec![None; texts.len()]
+            };
+            for ((shown, clean), count) in texts.into_iter().zip(counts) {
+                let clean = self.budget_tokens(clean, count, &shown, record);
+                record.bytes += clean.len() as u64;
+                let entry = Entry::File {
+                    path: shown.clone(),
+                    reference: shown,
+                    lines: None,
+                    content: clean,
+                };
+                if streaming {
+                    let mut out = String::new();
+                    output::entry(&mut out, file_layout, &entry, &mut self.escaped);
+                    self.write(sink, &out);
+                } else {
+                    kept.push(entry);
+                }
+            }
+        }
+        if streaming {
+            let mut tail = String::new();
+            output::directory_close(&mut tail, layout, omitted.as_deref());
+            self.write(sink, &tail);
+        } else {
+            self.entries.push(Entry::Directory { path, reference, tree, files: kept, omitted });
+        }
     }
 
     /// Cuts an unranged file at the line limit, with the marker.
@@ -1388,11 +1413,7 @@ impl<'a> Run<'a> {
             return;
         }
         let mut out = String::new();
-        match self.layout() {
-            Format::Xml => output::xml_entry(&mut out, &entry, &mut self.escaped),
-            Format::Markdown => output::markdown_entry(&mut out, &entry),
-            _ => output::plain_entry(&mut out, &entry),
-        }
+        output::entry(&mut out, self.layout(), &entry, &mut self.escaped);
         self.write(sink, &out);
     }
 
@@ -1434,6 +1455,30 @@ impl<'a> Run<'a> {
 enum ResolveFailure {
     Fs(ctx_fs::Error),
     Other(Code, String),
+}
+
+/// Splits the files of an expansion into batches of at most 256 files or about 8 MiB, so
+/// that one batch at a time is held in memory.
+fn batches<'w, 'e>(
+    files: &'w [&'e ctx_fs::WalkEntry],
+) -> impl Iterator<Item = &'w [&'e ctx_fs::WalkEntry]> {
+    const MAX_FILES: usize = 256;
+    const MAX_BYTES: u64 = 8 << 20;
+    let mut rest = files;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut bytes = 0;
+        let mut n = 0;
+        while n < rest.len() && n < MAX_FILES && (n == 0 || bytes + rest[n].len <= MAX_BYTES) {
+            bytes += rest[n].len;
+            n += 1;
+        }
+        let (batch, tail) = rest.split_at(n);
+        rest = tail;
+        Some(batch)
+    })
 }
 
 /// Reads the files of a walk on worker threads; results come back in the walk's order.

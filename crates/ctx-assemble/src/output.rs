@@ -3,6 +3,7 @@
 use std::fmt::Write as _;
 use std::io;
 
+use crate::options::Format;
 use crate::render::{escape_attr, fence, language, neutralize_tags};
 
 /// Receives the output as the walk produces it.
@@ -78,6 +79,53 @@ fn push_block(out: &mut String, content: &str) {
     }
 }
 
+/// Renders one entry in the given layout (inline, XML or Markdown).
+pub(crate) fn entry(out: &mut String, layout: Format, entry: &Entry, escaped: &mut Escaped) {
+    match layout {
+        Format::Xml => xml_entry(out, entry, escaped),
+        Format::Markdown => markdown_entry(out, entry),
+        _ => plain_entry(out, entry),
+    }
+}
+
+/// Renders the opening of a directory expansion: the element or heading and the tree.
+pub(crate) fn directory_open(
+    out: &mut String,
+    layout: Format,
+    path: &str,
+    reference: &str,
+    tree: &str,
+    escaped: &mut Escaped,
+) {
+    match layout {
+        Format::Xml => {
+            let _ = writeln!(out, "<directory path=\"{}\">", escape_attr(path));
+            let n = neutralize_tags(tree);
+            if n.escaped > 0 {
+                escaped.count += n.escaped;
+                escaped.paths.push(path.to_owned());
+            }
+            push_block(out, &n.text);
+        }
+        _ => {
+            let _ = writeln!(out, "#### Source: {reference}\n");
+            fenced(out, tree, "");
+        }
+    }
+}
+
+/// Renders the end of a directory expansion: the marker for files left out, and the closing
+/// element.
+pub(crate) fn directory_close(out: &mut String, layout: Format, omitted: Option<&str>) {
+    if let Some(marker) = omitted {
+        out.push_str(marker);
+        out.push_str(if layout == Format::Xml { "\n" } else { "\n\n" });
+    }
+    if layout == Format::Xml {
+        out.push_str("</directory>\n");
+    }
+}
+
 /// Renders one entry as XML (`<file>`, `<directory>`, `<tool>` elements).
 pub(crate) fn xml_entry(out: &mut String, entry: &Entry, escaped: &mut Escaped) {
     let mut neutral = |path: &str, content: &str, out: &mut String| {
@@ -98,17 +146,12 @@ pub(crate) fn xml_entry(out: &mut String, entry: &Entry, escaped: &mut Escaped) 
             neutral(path, content, out);
             out.push_str("</file>\n");
         }
-        Entry::Directory { path, tree, files, omitted, .. } => {
-            let _ = writeln!(out, "<directory path=\"{}\">", escape_attr(path));
-            neutral(path, tree, out);
+        Entry::Directory { path, reference, tree, files, omitted } => {
+            directory_open(out, Format::Xml, path, reference, tree, escaped);
             for file in files {
                 xml_entry(out, file, escaped);
             }
-            if let Some(marker) = omitted {
-                out.push_str(marker);
-                out.push('\n');
-            }
-            out.push_str("</directory>\n");
+            directory_close(out, Format::Xml, omitted.as_deref());
         }
         Entry::Tool { name, args, content } => {
             let _ = writeln!(
@@ -130,16 +173,12 @@ pub(crate) fn markdown_entry(out: &mut String, entry: &Entry) {
             let _ = writeln!(out, "#### Source: {reference}\n");
             fenced(out, content, language(path));
         }
-        Entry::Directory { reference, tree, files, omitted, .. } => {
-            let _ = writeln!(out, "#### Source: {reference}\n");
-            fenced(out, tree, "");
+        Entry::Directory { path, reference, tree, files, omitted } => {
+            directory_open(out, Format::Markdown, path, reference, tree, &mut Escaped::default());
             for file in files {
                 markdown_entry(out, file);
             }
-            if let Some(marker) = omitted {
-                out.push_str(marker);
-                out.push_str("\n\n");
-            }
+            directory_close(out, Format::Markdown, omitted.as_deref());
         }
         Entry::Tool { name, args, content } => {
             let _ = writeln!(out, "#### Tool Call: {name}\n> Args: {args}\n");

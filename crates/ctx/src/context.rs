@@ -99,6 +99,7 @@ pub struct ContextBuilder {
     ignore: IgnoreSettings,
     fs_limits: ctx_fs::Limits,
     cache_ttl: Option<Duration>,
+    cache_capacity: Option<u64>,
     options: Options,
     tools: Tools,
     resolver: Option<Arc<dyn Resolver>>,
@@ -124,6 +125,7 @@ impl Default for ContextBuilder {
             ignore: IgnoreSettings::default(),
             fs_limits: ctx_fs::Limits::default(),
             cache_ttl: None,
+            cache_capacity: None,
             options: Options::default(),
             tools: Tools::builtin(),
             resolver: None,
@@ -177,6 +179,13 @@ impl ContextBuilder {
     /// How long cached file contents live (default 60 s); every hit is validated anyway.
     pub fn cache_ttl(mut self, ttl: Duration) -> ContextBuilder {
         self.cache_ttl = Some(ttl);
+        self
+    }
+
+    /// How many bytes of file contents the cache holds (default 64 MiB; 0 turns the cache
+    /// off, which suits a process that assembles once and exits).
+    pub fn cache_capacity(mut self, bytes: u64) -> ContextBuilder {
+        self.cache_capacity = Some(bytes);
         self
     }
 
@@ -259,6 +268,9 @@ impl ContextBuilder {
         }
         if let Some(ttl) = self.cache_ttl {
             builder = builder.cache_ttl(ttl);
+        }
+        if let Some(bytes) = self.cache_capacity {
+            builder = builder.cache_capacity(bytes);
         }
         let sandbox = builder.open(authority).map_err(ErrorKind::Fs)?;
         let mut assembler = Assembler::new(Arc::new(sandbox), self.options).with_tools(self.tools);
