@@ -788,6 +788,10 @@ impl<'a> Run<'a> {
             self.stop = Some(Stop::Budget);
             return;
         }
+        // The record's place is taken now, so that records come parent first (depth-first
+        // pre-order) even though a document's record is complete only after its expansion.
+        let slot = self.references.len();
+        self.references.push(record.clone());
         match request.kind {
             RequestKind::Tool(call) => self.tool(doc, &call, &mut record, raw, sink),
             RequestKind::Include(reference) => {
@@ -800,7 +804,7 @@ impl<'a> Run<'a> {
         if self.opts.counts_tokens() && record.tokens.is_none() && record.error.is_none() {
             record.tokens = Some(0);
         }
-        self.references.push(record);
+        self.references[slot] = record;
     }
 
     /// Records a failed item: a diagnostic, the record's error, and the marker (inline) or
