@@ -43,24 +43,9 @@ pub trait Resolver: Send + Sync {
     fn resolve(&self, written: &str, sandbox: &Sandbox) -> Resolution;
 }
 
-/// The result of an assembly.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Assembly {
-    /// The rendered text (empty when it was streamed to a writer).
-    pub content: String,
-    /// The top-level document's `description`.
-    pub description: String,
-    /// The `params` of every active Markdown file, merged in first-seen order.
-    pub params: Vec<String>,
-    /// The other keys of the top-level document's front matter.
-    pub metadata: Map<String, Value>,
-    /// One record per recognised item, depth first, in source order.
-    pub references: Vec<ReferenceRecord>,
-    /// Every diagnostic, in the order the walk met them.
-    pub diagnostics: Vec<DiagnosticRecord>,
-    /// Totals.
-    pub stats: Stats,
-}
+/// The result of an assembly: what `--format json` prints (the schema is
+/// [`Output`](crate::render::Output)'s).
+pub type Assembly = Output;
 
 impl Assembly {
     /// Whether any diagnostic is an error.
@@ -68,22 +53,9 @@ impl Assembly {
         self.diagnostics.iter().any(|d| d.severity == Severity::Error)
     }
 
-    /// The JSON output object (format `json`).
-    pub fn to_output(&self) -> Output {
-        Output {
-            content: self.content.clone(),
-            description: self.description.clone(),
-            params: self.params.clone(),
-            metadata: self.metadata.clone(),
-            references: self.references.clone(),
-            diagnostics: self.diagnostics.clone(),
-            stats: self.stats,
-        }
-    }
-
     /// The JSON output, pretty-printed, with a final line break.
     pub fn to_json(&self) -> String {
-        let mut json = serde_json::to_string_pretty(&self.to_output())
+        let mut json = serde_json::to_string_pretty(self)
             .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
         json.push('\n');
         json

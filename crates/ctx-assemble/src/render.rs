@@ -229,7 +229,7 @@ pub fn language(path: &str) -> &'static str {
 /// the documented, stable schema.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Output {
-    /// The rendered text of the chosen mode.
+    /// The rendered text of the chosen mode (empty when it was streamed to a writer).
     pub content: String,
     /// The top-level document's description.
     pub description: String,
@@ -237,9 +237,10 @@ pub struct Output {
     pub params: Vec<String>,
     /// The other keys of the top-level document's front matter.
     pub metadata: Map<String, Value>,
-    /// One record per recognised item, in source order.
+    /// One record per recognised item, depth first (a document's record before the records
+    /// of what it includes), in source order.
     pub references: Vec<ReferenceRecord>,
-    /// Every diagnostic of the run, in order.
+    /// Every diagnostic of the run, in the order the walk met them.
     pub diagnostics: Vec<DiagnosticRecord>,
     /// Totals.
     pub stats: Stats,
