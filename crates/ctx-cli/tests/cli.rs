@@ -635,3 +635,27 @@ fn snapshot_example_prompt_and_refs_and_check() {
         run(ctx_in(&repo()).env("CTX_FORCE_TTY", "1").args(["check", "examples/broken/rules.md"]));
     insta::assert_snapshot!("example_check_terminal", r.stderr);
 }
+
+#[test]
+fn configuration_roots_extensions_and_switches() {
+    let dir = workspace();
+    let shared = TempDir::new().unwrap();
+    shared.child("team.md").write_str("team rules\n").unwrap();
+    let doc =
+        format!("@[{}]\n@[notes.txt]\n@[src/lib.rs:1]\n", shared.path().join("team.md").display());
+    dir.child("cfg.md").write_str(&doc).unwrap();
+    dir.child("notes.txt").write_str("@[src/lib.rs:4]\n").unwrap();
+    // `allow` is relative to the configuration file; `recursive_extensions` leaves .txt verbatim.
+    let allow = shared.path().to_str().unwrap().replace('\\', "/");
+    dir.child(".ctx/config.toml")
+        .write_str(&format!(
+            "allow = [\"{allow}\"]\nrecursive_extensions = [\"md\"]\nno_includes = false\nline_numbers = true\nquiet = true\n"
+        ))
+        .unwrap();
+    let r = run(ctx(&dir).args(["assemble", "cfg.md"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.stdout, "team rules\n\n1: @[src/lib.rs:4]\n\n1: one\n");
+    // Completions cover the extra root, shown under its path.
+    let r = run(ctx(&dir).args(["complete", "team"]));
+    assert!(r.stdout.lines().any(|l| l.ends_with("/team.md")), "{}", r.stdout);
+}
