@@ -58,11 +58,13 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
 /// (pre-order) or, as the assembler writes them today, children before their parent
 /// (post-order); which one is told by where the parent of the first nested record is.
 fn tree(records: &[ReferenceRecord]) -> Vec<Node<'_>> {
+    let parent_of = |r: &ReferenceRecord, p: Option<&ReferenceRecord>| {
+        p.is_some_and(|p| p.depth + 1 == r.depth && p.path == r.at.file)
+    };
     let post_order = records.iter().enumerate().find(|(_, r)| r.depth > 0).is_some_and(|(i, r)| {
-        records[i + 1..]
-            .iter()
-            .find(|p| p.depth < r.depth)
-            .is_some_and(|p| p.depth + 1 == r.depth && p.path == r.at.file)
+        let before = records[..i].iter().rev().find(|p| p.depth < r.depth);
+        let after = records[i + 1..].iter().find(|p| p.depth < r.depth);
+        !parent_of(r, before) && parent_of(r, after)
     });
     if post_order {
         let mut stack: Vec<Node<'_>> = Vec::new();
