@@ -73,7 +73,11 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         writeln!(out)?;
         out.flush()?;
     } else {
-        writeln!(stderr, "{}", diag::summary(counts, args.files.len()))?;
+        writeln!(
+            stderr,
+            "{}",
+            diag::colored_summary(counts, args.files.len(), settings.style.color)
+        )?;
     }
     Ok(if unreadable {
         ExitCode::from(2)

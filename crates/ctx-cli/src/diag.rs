@@ -165,6 +165,17 @@ fn caret_span(line: &str, column: u32) -> std::ops::Range<usize> {
     start..start + one
 }
 
+/// The summary, in bold red or yellow when there are errors or warnings and colour is on.
+pub(crate) fn colored_summary(counts: Counts, files: usize, color: bool) -> String {
+    let text = summary(counts, files);
+    let style = match (counts.errors, counts.warnings) {
+        (0, 0) => "\x1b[1;92m",
+        (0, _) => "\x1b[1;93m",
+        _ => "\x1b[1;91m",
+    };
+    if color { format!("{style}{text}\x1b[0m") } else { text }
+}
+
 /// `2 errors, 1 warning in 3 files`.
 pub(crate) fn summary(counts: Counts, files: usize) -> String {
     let plural = |n: usize, word: &str| {
