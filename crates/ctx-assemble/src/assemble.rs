@@ -343,13 +343,19 @@ pub(crate) fn resolve_relative(
             }
             match sandbox.resolve(written, None) {
                 Ok(location) => Ok(location),
-                Err(second) => {
-                    // A refusal says more than a miss: report the first refusal met.
-                    if first.code() != "E_NOT_FOUND" { Err(first) } else { Err(second) }
-                }
+                Err(second) => Err(pick_error(first, second)),
             }
         }
     }
+}
+
+/// Which failure to report when a path failed from the including file's directory (`first`)
+/// and from the workspace root (`second`): the first, unless it is a miss and the second
+/// found something there that was refused (a denied or irregular file). A `..` that leaves
+/// the root only from the root (`E_OUTSIDE`) says nothing about the file, so the miss stands.
+fn pick_error(first: ctx_fs::Error, second: ctx_fs::Error) -> ctx_fs::Error {
+    let informative = !matches!(second.code(), "E_NOT_FOUND" | "E_OUTSIDE");
+    if first.code() == "E_NOT_FOUND" && informative { second } else { first }
 }
 
 /// Resolves like [`resolve_relative`] and reads the file in the same pass.
@@ -364,15 +370,13 @@ fn read_relative(
     match sandbox.read_path(written, Some(base)) {
         Ok(found) => Ok(found),
         Err(first) => {
-            if *base == sandbox.workspace() {
+            // A directory (or another irregular entry) is a hit: the caller looks at it.
+            if *base == sandbox.workspace() || first.code() == "E_NOT_REGULAR" {
                 return Err(first);
             }
             match sandbox.read_path(written, None) {
                 Ok(found) => Ok(found),
-                Err(second) if first.code() != "E_NOT_FOUND" || second.code() == "E_NOT_FOUND" => {
-                    Err(first)
-                }
-                Err(second) => Err(second),
+                Err(second) => Err(pick_error(first, second)),
             }
         }
     }
@@ -426,6 +430,9 @@ struct Run<'a> {
     tokens_total: u64,
     tokens_spent: usize,
     budget_warned: bool,
+    /// How many times the token budget cut a document's text, so that the reference of the
+    /// document being expanded can say it was truncated.
+    budget_cuts: usize,
     stop: Option<Stop>,
     io_error: Option<io::Error>,
     entries: Vec<Entry>,
@@ -457,6 +464,7 @@ impl<'a> Run<'a> {
             tokens_total: 0,
             tokens_spent: 0,
             budget_warned: false,
+            budget_cuts: 0,
             stop: None,
             io_error: None,
             entries: Vec::new(),
@@ -634,6 +642,7 @@ impl<'a> Run<'a> {
         let cut = tokens::truncate_to_budget(piece, max.saturating_sub(self.tokens_spent));
         self.tokens_spent = max;
         self.tokens_total += cut.tokens as u64;
+        self.budget_cuts += 1;
         if !self.budget_warned {
             self.budget_warned = true;
             let message = format!(
@@ -679,12 +688,14 @@ impl<'a> Run<'a> {
             match event {
                 Event::Text { text: piece, span } => {
                     if self.inline() {
-                        let line = if piece.is_ascii()
+                        // The line is needed only for a warning: hidden or control characters,
+                        // or a token budget that may cut here.
+                        let clean = piece.is_ascii()
                             && !piece
                                 .bytes()
-                                .any(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c))
-                        {
-                            0
+                                .any(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c));
+                        let line = if clean && self.opts.limits.max_tokens == 0 {
+                            1
                         } else {
                             index
                                 .get_or_insert_with(|| LineIndex::new(text))
@@ -1156,6 +1167,7 @@ impl<'a> Run<'a> {
         }
         let before = self.written;
         let tokens_before = self.tokens_total;
+        let cuts_before = self.budget_cuts;
         self.chain.push((Some(resolved.location.clone()), resolved.path.clone()));
         self.expand(&child, body, line_offset, sink);
         self.chain.pop();
@@ -1170,6 +1182,9 @@ impl<'a> Run<'a> {
             self.write(sink, &marker);
         }
         record.bytes = self.written - before;
+        if self.budget_cuts > cuts_before {
+            record.truncated = true;
+        }
         if self.opts.counts_tokens() {
             record.tokens = Some(self.tokens_total - tokens_before);
         }
@@ -1214,10 +1229,23 @@ impl<'a> Run<'a> {
         } else {
             format!("{}/", resolved.path)
         };
-        let omitted = (omitted > 0).then(|| {
+        let omitted = if walk.truncated {
+            // The walk itself stopped at the sandbox's entry limit: how many more there are is
+            // not known.
             record.truncated = true;
-            format!("[... {omitted} more files omitted ...]")
-        });
+            let limit = self.sandbox().limits().max_walk_entries;
+            let message = format!(
+                "{path} has more than {limit} entries; the walk stopped there and later files are left out"
+            );
+            let (file, line, column) = (record.at.file.clone(), record.at.line, record.at.column);
+            self.diagnose(Code::TokenBudget, message, &file, line, column);
+            Some(format!("[... more files omitted: the walk stopped at {limit} entries ...]"))
+        } else {
+            (omitted > 0).then(|| {
+                record.truncated = true;
+                format!("[... {omitted} more files omitted ...]")
+            })
+        };
         let reference = reference_text(raw);
         // Inline mode streams: the directory's opening, then its files batch by batch, so an
         // expansion of a large tree holds one batch in memory, not the tree. Append mode keeps

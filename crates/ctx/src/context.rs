@@ -170,6 +170,13 @@ impl ContextBuilder {
         self
     }
 
+    /// The most entries one directory or glob walk visits (default 10 000; lifted when the
+    /// assembly's `max_files` is 0).
+    pub fn max_walk_entries(mut self, entries: usize) -> ContextBuilder {
+        self.fs_limits.max_walk_entries = entries;
+        self
+    }
+
     /// The largest file read, in bytes (default 1 MiB).
     pub fn max_file_bytes(mut self, bytes: u64) -> ContextBuilder {
         self.fs_limits.max_file_bytes = bytes;
