@@ -23,6 +23,13 @@
 //! (or errors) take the component-by-component walk. Both give the same
 //! answers ([`SandboxBuilder::fast_path`]).
 //!
+//! A cached file whose status-change time had settled when it was read is
+//! served again after one `fstatat` of its path, with no open, when the stat
+//! shows the very same file (device, inode) in the very same state (length,
+//! modification and status-change times); that stat may follow a link
+//! swapped in since, but it only looks, and a match means the bytes served
+//! are those read safely before (docs/security.md, promise 7).
+//!
 //! On top of that, the sandbox refuses denied entries (`.git`, `.env*`,
 //! credential stores, private keys, configured globs) on the path as
 //! written and on the final in-root target, FIFOs, sockets and devices

@@ -354,19 +354,79 @@ fn absolute_comps(path: &str) -> Vec<String> {
 
 #[derive(Debug)]
 pub(crate) struct Cached {
-    len: u64,
-    modified: Option<SystemTime>,
-    id: FileId,
+    /// The file as it was opened and checked before it was read.
+    print: Fingerprint,
+    /// Whether a stat of the path alone may validate this entry (the warm
+    /// path): the status-change time was settled too when the file was read.
+    warm: bool,
     content: Content,
 }
 
-/// Identity and status-change time of a file, where the platform has them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct FileId {
-    ino: u64,
+/// What identifies a file and its state: device, inode, length,
+/// modification and status-change times on Unix; length and modification
+/// time elsewhere. Every write moves the modification and status-change
+/// times; no user can set the status-change time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fingerprint {
     dev: u64,
-    /// The status-change time, which every write moves and no user can set.
-    ctime: (i64, i64),
+    ino: u64,
+    len: u64,
+    modified: (i64, i64),
+    changed: (i64, i64),
+}
+
+impl Fingerprint {
+    #[cfg(unix)]
+    fn of(md: &std::fs::Metadata) -> Fingerprint {
+        use std::os::unix::fs::MetadataExt;
+        Fingerprint {
+            dev: md.dev(),
+            ino: md.ino(),
+            len: md.len(),
+            modified: (md.mtime(), md.mtime_nsec()),
+            changed: (md.ctime(), md.ctime_nsec()),
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn of(md: &std::fs::Metadata) -> Fingerprint {
+        let modified = md
+            .modified()
+            .ok()
+            .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
+            .map_or((-1, -1), |d| (d.as_secs() as i64, i64::from(d.subsec_nanos())));
+        Fingerprint { dev: 0, ino: 0, len: md.len(), modified, changed: (0, 0) }
+    }
+
+    /// The fingerprint in a raw `stat` result, whose field types vary by platform.
+    #[cfg(unix)]
+    #[allow(clippy::unnecessary_cast)]
+    fn of_stat(st: &rustix::fs::Stat) -> Fingerprint {
+        Fingerprint {
+            dev: st.st_dev as u64,
+            ino: st.st_ino as u64,
+            len: st.st_size as u64,
+            modified: (st.st_mtime as i64, st.st_mtime_nsec as i64),
+            changed: (st.st_ctime as i64, st.st_ctime_nsec as i64),
+        }
+    }
+
+    /// Whether the status-change time lies at least [`RACY_WINDOW`] before `now`.
+    #[cfg(unix)]
+    fn change_settled(&self, now: SystemTime) -> bool {
+        let (secs, nanos) = self.changed;
+        let (Ok(secs), Ok(nanos)) = (u64::try_from(secs), u32::try_from(nanos)) else {
+            return false;
+        };
+        let changed = std::time::UNIX_EPOCH + Duration::new(secs, nanos);
+        now.duration_since(changed).is_ok_and(|age| age >= RACY_WINDOW)
+    }
+
+    /// Without a status-change time a stat alone never validates an entry.
+    #[cfg(not(unix))]
+    fn change_settled(&self, _now: SystemTime) -> bool {
+        false
+    }
 }
 
 /// What the final step of a traversal produced.
@@ -481,6 +541,10 @@ impl Sandbox {
     /// [`Content::Binary`], not an error. Contents are cached; a hit is
     /// served only when the opened file still has the cached length,
     /// modification time, inode, device and (on Unix) status-change time.
+    /// On Unix, a file whose status-change time was at least two seconds
+    /// old when it was read is then served after a single `fstatat` of the
+    /// path through the root's handle, without an open, when that stat
+    /// gives exactly those values (see `docs/security.md`, promise 7).
     pub fn read_text(&self, location: &Location) -> Result<Content> {
         let written = location.shown();
         self.read_text_as(location, written)
@@ -488,8 +552,16 @@ impl Sandbox {
 
     /// Resolves `written` like [`Sandbox::resolve`] and reads it like
     /// [`Sandbox::read_text`], with errors naming `written`.
+    ///
+    /// The lexical checks (hygiene, `..`, absolute paths, the deny list on
+    /// the path as written) always come first; a cache hit for the
+    /// lexical result then costs one `fstatat`, as for `read_text`.
     pub fn read_path(&self, written: &str, base: Option<&Location>) -> Result<(Location, Content)> {
         let (root, comps) = self.lexical(written, base)?;
+        let location = Location::new(root, &comps);
+        if let Some(content) = self.warm_hit(root, location.path.as_str()) {
+            return Ok((location, content));
+        }
         let (canonical, opened) = self.traverse(root, comps, Mode::File, written)?;
         let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
         let location = Location::new(root, &canonical);
@@ -498,6 +570,9 @@ impl Sandbox {
     }
 
     fn read_text_as(&self, location: &Location, written: &str) -> Result<Content> {
+        if let Some(content) = self.warm_hit(location.root, location.path.as_str()) {
+            return Ok(content);
+        }
         let (canonical, opened) =
             self.traverse(location.root, location.comps(), Mode::File, written)?;
         let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
@@ -520,11 +595,10 @@ impl Sandbox {
         if md.len() > cap {
             return Err(too_large(written, Some(md.len()), cap));
         }
-        let id = file_id(&md);
-        let modified = md.modified().ok();
+        let print = Fingerprint::of(&md);
         let key = (location.root.0, location.path.as_str().to_owned());
         if let Some(hit) = self.cache_on.then(|| self.cache.get(&key)).flatten() {
-            if hit.len == md.len() && hit.modified == modified && hit.id == id {
+            if hit.print == print {
                 return Ok(hit.content.clone());
             }
             self.cache.invalidate(&key);
@@ -536,14 +610,70 @@ impl Sandbox {
             return Err(too_large(written, None, cap));
         }
         let content = decode::decode(&bytes);
-        let settled = modified
-            .and_then(|m| SystemTime::now().duration_since(m).ok())
+        let now = SystemTime::now();
+        let settled = md
+            .modified()
+            .ok()
+            .and_then(|m| now.duration_since(m).ok())
             .is_some_and(|age| age >= RACY_WINDOW);
         if self.cache_on && settled && bytes.len() as u64 == md.len() {
-            let cached = Cached { len: md.len(), modified, id, content: content.clone() };
+            // A write during the read moved the times past `print`, so such an entry never
+            // matches again.
+            let warm = print.change_settled(now);
+            let cached = Cached { print, warm, content: content.clone() };
             self.cache.insert(key, Arc::new(cached));
         }
         Ok(content)
+    }
+
+    /// The warm path: serves a cached file after one `fstatat` of its path
+    /// through the root's handle, with no open, when the stat gives exactly
+    /// the fingerprint recorded when the file was opened and read safely.
+    ///
+    /// `path` must have passed the lexical checks (`..`, absolute paths,
+    /// the deny list on the path as written). Only entries whose key is
+    /// `path` are considered, and keys are final in-root paths: at the safe
+    /// read, `path` had no symbolic link in it and was not denied.
+    ///
+    /// Why following links here is safe: `fstatat` follows links in the
+    /// directories on the way (the final component is not followed), so
+    /// after a swap it may look at a file elsewhere, even outside the root.
+    /// It only looks; nothing is opened or read, and a look at a file
+    /// elsewhere decides nothing, since the bytes served are those already
+    /// read safely, and only when the stat shows the very same file in the
+    /// very same state: device and inode (one file, whatever its names),
+    /// length, modification time, and a status-change time that was at
+    /// least [`RACY_WINDOW`] old at the safe read. No user can set the
+    /// status-change time, and the kernel moves it on every write, on
+    /// every new hard link and on rename, so an inode number reused by a
+    /// new file after the cached one is gone cannot match either. On any
+    /// difference the full safe path decides, with its own answer. The one
+    /// answer that can differ from the full path's: a link swapped into a
+    /// directory on the way so that the path now reaches a hard link of the
+    /// cached file which already existed at the safe read (a new one moves
+    /// the status-change time), under a denied name or outside the root.
+    /// Then the warm path serves the bytes already served where the full
+    /// path would refuse; they are the cached, allowed file's own bytes, so
+    /// nothing is revealed that was not read from an allowed name.
+    #[cfg(unix)]
+    fn warm_hit(&self, root: RootId, path: &str) -> Option<Content> {
+        if !self.cache_on || path.is_empty() {
+            return None;
+        }
+        let hit = self.cache.get(&(root.0, path.to_owned()))?;
+        if !hit.warm {
+            return None;
+        }
+        let dir = &self.roots.get(root.0)?.dir;
+        let st = rustix::fs::statat(dir, path, warm_stat_flags()).ok()?;
+        let regular =
+            rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile;
+        (regular && Fingerprint::of_stat(&st) == hit.print).then(|| hit.content.clone())
+    }
+
+    #[cfg(not(unix))]
+    fn warm_hit(&self, _root: RootId, _path: &str) -> Option<Content> {
+        None
     }
 
     /// Lexical resolution: hygiene, `..`, absolute paths, and the deny list
@@ -780,15 +910,15 @@ pub(crate) fn open_file_nofollow(dir: &Dir, name: &str) -> io::Result<std::fs::F
     dir.open_with(name, &options).map(cap_std::fs_utf8::File::into_std)
 }
 
+/// `fstatat` flags of the warm path: the final component is not followed
+/// (a link swapped in there is a different inode) and, on Linux, nothing is
+/// automounted.
 #[cfg(unix)]
-fn file_id(md: &std::fs::Metadata) -> FileId {
-    use std::os::unix::fs::MetadataExt;
-    FileId { ino: md.ino(), dev: md.dev(), ctime: (md.ctime(), md.ctime_nsec()) }
-}
-
-#[cfg(not(unix))]
-fn file_id(_md: &std::fs::Metadata) -> FileId {
-    FileId::default()
+fn warm_stat_flags() -> rustix::fs::AtFlags {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    return rustix::fs::AtFlags::SYMLINK_NOFOLLOW | rustix::fs::AtFlags::NO_AUTOMOUNT;
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    return rustix::fs::AtFlags::SYMLINK_NOFOLLOW;
 }
 
 /// The Linux fast path: one `openat2` beneath the root that refuses every

@@ -89,3 +89,45 @@ fn flipping_relative_link(fast: bool) {
         stop.store(true, Ordering::Relaxed);
     });
 }
+
+/// With a warm cache: a directory on the way flips between the real one, whose file
+/// is cached and served after a bare stat, and a link to an outside directory whose
+/// file of the same name is the secret.
+#[test]
+fn flipping_directory_with_warm_cache_never_leaks() {
+    let fx = Fixture::new();
+    let sb = fx.sandbox();
+    fx.write("d/flip.md", "harmless");
+    std::fs::create_dir(fx.outside.join("d")).unwrap();
+    std::fs::write(fx.outside.join("d/flip.md"), SECRET).unwrap();
+    // Old enough for the warm path.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    assert_eq!(read(&sb, "d/flip.md").unwrap(), "harmless");
+    let location = sb.resolve("d/flip.md", None).unwrap();
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let (dir, real, link) = (fx.path("d"), fx.path("d.real"), fx.path("d.link"));
+            while !stop.load(Ordering::Relaxed) {
+                std::fs::rename(&dir, &real).unwrap();
+                let _ = std::fs::remove_file(&link);
+                std::os::unix::fs::symlink("../outside/d", &link).unwrap();
+                std::fs::rename(&link, &dir).unwrap();
+                std::fs::remove_file(&dir).unwrap();
+                std::fs::rename(&real, &dir).unwrap();
+            }
+        });
+        for i in 0..2000 {
+            let result = if i % 2 == 0 {
+                read(&sb, "d/flip.md")
+            } else {
+                sb.read_text(&location).map(|c| c.text().map(|t| t.to_string()).unwrap_or_default())
+            };
+            match result {
+                Ok(text) => assert_eq!(text, "harmless"),
+                Err(e) => assert!(!e.to_string().contains(SECRET)),
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+}
