@@ -1,5 +1,6 @@
 //! `ctx check FILE...`: assemble each document without printing it; print only the
-//! diagnostics and a one-line summary; exit 1 on errors.
+//! diagnostics and a one-line summary, on standard output since they are the command's
+//! result; exit 1 on errors.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -25,11 +26,11 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         settings.style.stderr_tty && !settings.quiet,
         format!("checking {} files", args.files.len()),
     );
-    let mut reporter =
-        Reporter::new(settings.style, settings.quiet).with_sources(ctx.sandbox(), stdin.as_deref());
+    let mut reporter = Reporter::new(settings.stdout_style, settings.quiet)
+        .with_sources(ctx.sandbox(), stdin.as_deref());
     let mut unreadable = false;
     let mut records = Vec::new();
-    let mut stderr = io::stderr().lock();
+    let mut stdout = io::stdout().lock();
     for file in &args.files {
         let result = match &stdin {
             Some(text) if file.as_os_str() == "-" => ctx
@@ -44,13 +45,13 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
                     records.extend(assembly.diagnostics);
                 } else {
                     for d in &assembly.diagnostics {
-                        reporter.report(d, &mut stderr)?;
+                        reporter.report(d, &mut stdout)?;
                     }
                 }
             }
             Err(err) => {
                 unreadable = true;
-                writeln!(stderr, "ctx: error: {}: {err}", file.display())?;
+                writeln!(io::stderr(), "ctx: error: {}: {err}", file.display())?;
             }
         }
     }
@@ -68,15 +69,13 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
             "warnings": counts.warnings,
             "files": args.files.len(),
         });
-        let mut out = io::stdout().lock();
-        serde_json::to_writer_pretty(&mut out, &value)?;
-        writeln!(out)?;
-        out.flush()?;
+        serde_json::to_writer_pretty(&mut stdout, &value)?;
+        writeln!(stdout)?;
     } else {
         writeln!(
-            stderr,
+            stdout,
             "{}",
-            diag::colored_summary(counts, args.files.len(), settings.style.color)
+            diag::colored_summary(counts, args.files.len(), settings.stdout_style.color)
         )?;
     }
     Ok(if unreadable {

@@ -41,6 +41,9 @@ pub(crate) struct Settings {
     pub(crate) quiet: bool,
     /// How diagnostics look.
     pub(crate) style: Style,
+    /// The same for diagnostics that are a command's result, written to standard output
+    /// (`ctx check`): rich only when standard output is a terminal.
+    pub(crate) stdout_style: Style,
 }
 
 /// `0` means no limit on the command line; the file-size cap has no "0" of its own. (Not
@@ -120,14 +123,16 @@ impl Settings {
         let stderr_tty = std::io::stderr().is_terminal();
         let forced = std::env::var_os("CTX_FORCE_TTY").is_some_and(|v| v == "1");
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let style = match color {
+        let style_for = |tty: bool| match color {
             ColorChoice::Always => Style { rich: true, color: true, stderr_tty },
             ColorChoice::Never => Style { rich: false, color: false, stderr_tty },
             ColorChoice::Auto => {
-                let tty = stderr_tty || forced;
+                let tty = tty || forced;
                 Style { rich: tty, color: tty && !no_color, stderr_tty }
             }
         };
+        let style = style_for(stderr_tty);
+        let stdout_style = style_for(std::io::stdout().is_terminal());
 
         Ok(Settings {
             root,
@@ -140,6 +145,7 @@ impl Settings {
             max_file_bytes: args.max_file_bytes.or(file.max_file_bytes).map(no_limit_u64),
             quiet: flag(args.quiet, file.quiet),
             style,
+            stdout_style,
         })
     }
 

@@ -426,16 +426,16 @@ fn check_prints_only_diagnostics_and_a_summary() {
     let dir = workspace();
     let r = run(ctx(&dir).args(["check", "broken.md", "main.md"]));
     assert_eq!(r.code, 1);
-    assert_eq!(r.stdout, "");
+    assert_eq!(r.stderr, "");
     assert_eq!(
-        r.stderr,
+        r.stdout,
         "broken.md:2:5: error[E_NOT_FOUND]: no such file or directory: missing.md\n\
          broken.md:3:5: warning[W_UNRESOLVED]: no such file or directory: alice\n\
          main.md:5:7: warning[W_UNDEFINED_MACRO]: macro `NAME` is not defined; left as text\n\
          1 error, 2 warnings in 2 files\n"
     );
     let r = run(ctx(&dir).args(["check", "main.md", "-DNAME=x"]));
-    assert_eq!((r.code, r.stderr.as_str()), (0, "0 errors, 0 warnings in 1 file\n"));
+    assert_eq!((r.code, r.stdout.as_str()), (0, "0 errors, 0 warnings in 1 file\n"));
     let r = run(ctx(&dir).args(["check", "broken.md", "--format", "json"]));
     let json: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(json["errors"], 1);
@@ -445,7 +445,7 @@ fn check_prints_only_diagnostics_and_a_summary() {
     assert!(r.stderr.contains("nope.md"), "{}", r.stderr);
     let r = run(ctx(&dir).args(["check", "-"]).write_stdin("@{endif}\n"));
     assert_eq!(r.code, 1);
-    assert!(r.stderr.starts_with("-:1:1: error[E_DIRECTIVE]"), "{}", r.stderr);
+    assert!(r.stdout.starts_with("-:1:1: error[E_DIRECTIVE]"), "{}", r.stdout);
 }
 
 // ---------------------------------------------------------------- ctx refs
@@ -630,10 +630,10 @@ fn snapshot_example_prompt_and_refs_and_check() {
 
     let r = run(ctx_in(&repo()).args(["check", "examples/broken/rules.md"]));
     assert_eq!(r.code, 1);
-    insta::assert_snapshot!("example_check_plain", r.stderr);
+    insta::assert_snapshot!("example_check_plain", r.stdout);
     let r =
         run(ctx_in(&repo()).env("CTX_FORCE_TTY", "1").args(["check", "examples/broken/rules.md"]));
-    insta::assert_snapshot!("example_check_terminal", r.stderr);
+    insta::assert_snapshot!("example_check_terminal", r.stdout);
 }
 
 #[test]
