@@ -10,6 +10,9 @@ use ctx::{Format, Limits, Mode, Options};
 use crate::cli::{ColorChoice, GlobalArgs, ModeArg, OutputFormat};
 use crate::config;
 
+/// The content cache of one `ctx` process.
+const CLI_CACHE_BYTES: u64 = 8 << 20;
+
 /// How diagnostics are shown on standard error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Style {
@@ -184,7 +187,12 @@ impl Settings {
     /// Builds the context for one command, with its mode and format.
     pub(crate) fn context(&self, mode: Mode, format: Format) -> anyhow::Result<ctx::Context> {
         let options = Options { mode, format, ..self.options.clone() };
-        let mut builder = ctx::Context::builder().root(&self.root).options(options);
+        // One process assembles once: a small content cache serves the files read twice
+        // (diamonds) without holding a large tree in memory.
+        let mut builder = ctx::Context::builder()
+            .root(&self.root)
+            .options(options)
+            .cache_capacity(CLI_CACHE_BYTES);
         for dir in &self.allow {
             builder = builder.allow(dir);
         }

@@ -265,8 +265,12 @@ impl ContextBuilder {
         let utf8 = |p: &Path| {
             camino_path(p).ok_or_else(|| Error::from(ErrorKind::NotUtf8(p.to_path_buf())))
         };
-        let mut builder =
-            Sandbox::builder(utf8(&self.root)?).ignore(self.ignore).limits(self.fs_limits);
+        let mut fs_limits = self.fs_limits;
+        if self.options.limits.max_files == 0 {
+            // No limit on the files of an expansion: the walks may not stop early either.
+            fs_limits.max_walk_entries = usize::MAX;
+        }
+        let mut builder = Sandbox::builder(utf8(&self.root)?).ignore(self.ignore).limits(fs_limits);
         for dir in &self.allow {
             builder = builder.allow(utf8(dir)?);
         }
