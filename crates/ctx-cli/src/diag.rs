@@ -1,6 +1,7 @@
 //! Diagnostics on standard error: one `file:line:col: severity[CODE]: message` line each, or,
 //! on a terminal, the source line with a caret under the span, in colour.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::io::{self, Write};
 
@@ -87,7 +88,9 @@ impl<'a> Reporter<'a> {
         };
         let renderer = if self.style.color { Renderer::styled() } else { Renderer::plain() }
             .decor_style(DecorStyle::Unicode);
-        let title = level.primary_title(d.message.as_str()).id(d.code.as_str());
+        let message = visible(&d.message);
+        let file = visible(&d.file);
+        let title = level.primary_title(message.as_ref()).id(d.code.as_str());
         let line = self.source_line(&d.file, d.line);
         let report = match &line {
             Some(text) => {
@@ -95,12 +98,12 @@ impl<'a> Reporter<'a> {
                 title.element(
                     Snippet::source(text.as_str())
                         .line_start(d.line as usize)
-                        .path(d.file.as_str())
+                        .path(file.as_ref())
                         .annotation(AnnotationKind::Primary.span(span)),
                 )
             }
             None => title.element(
-                Origin::path(d.file.as_str()).line(d.line as usize).char_column(d.column as usize),
+                Origin::path(file.as_ref()).line(d.line as usize).char_column(d.column as usize),
             ),
         };
         renderer.render(&[report])
@@ -114,7 +117,7 @@ impl<'a> Reporter<'a> {
         }
         let text = self.sources.get(file)?.as_deref()?;
         let line = text.split('\n').nth(line.checked_sub(1)? as usize)?;
-        Some(line.trim_end_matches('\r').to_owned())
+        Some(visible(line.trim_end_matches('\r')).into_owned())
     }
 
     fn read_source(&self, file: &str) -> Option<String> {
@@ -134,12 +137,41 @@ impl<'a> Reporter<'a> {
 pub(crate) fn plain(d: &DiagnosticRecord) -> String {
     format!(
         "{}:{}:{}: {}[{}]: {}",
-        d.file,
+        visible(&d.file),
         d.line,
         d.column,
         d.severity.name(),
         d.code.as_str(),
-        d.message
+        visible(&d.message)
+    )
+}
+
+/// Text safe to print on a terminal, one character for one: C0 controls (but tab) and DEL
+/// become their Control Pictures (`␛` for ESC), bidi controls and Tag characters become
+/// `�`, so a hostile file cannot move the cursor, recolour the screen or reorder what the
+/// reader sees, and carets still line up.
+pub(crate) fn visible(text: &str) -> Cow<'_, str> {
+    let hostile = |c: char| {
+        (c < ' ' && c != '\t')
+            || c == '\u{7f}'
+            || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+            || ('\u{e0000}'..='\u{e007f}').contains(&c)
+    };
+    if !text.chars().any(hostile) {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(
+        text.chars()
+            .map(|c| match c {
+                '\u{7f}' => '\u{2421}',
+                c if c < ' ' && c != '\t' => {
+                    char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')
+                }
+                c if hostile(c) => '\u{fffd}',
+                c => c,
+            })
+            .collect(),
     )
 }
 
@@ -192,6 +224,14 @@ pub(crate) fn summary(counts: Counts, files: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hostile_characters_are_shown_not_obeyed() {
+        assert_eq!(visible("plain\ttext"), "plain\ttext");
+        assert_eq!(visible("a\u{1b}[31mb"), "a\u{241b}[31mb");
+        assert_eq!(visible("x\u{202e}y\u{e0041}"), "x\u{fffd}y\u{fffd}");
+        assert_eq!(visible("\r\u{7f}"), "\u{240d}\u{2421}");
+    }
 
     #[test]
     fn caret_covers_the_item_or_the_word() {
