@@ -1,0 +1,126 @@
+//! The facade as an embedder uses it: the builder, the synchronous and async calls, prompts,
+//! custom tools, and a context reused across calls.
+
+#![allow(clippy::disallowed_methods)] // Tests build their workspaces on disk.
+
+use std::sync::Arc;
+
+use ctx::{Context, Format, Tool, ToolContext, ToolError};
+use serde_json::{Map, Value};
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("rules")).unwrap();
+    std::fs::write(
+        dir.path().join("rules/main.md"),
+        "---\nDescription: main rules\n---\n@{ifdef DEBUG}debug\n@{endif}Style: @[style.md]",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("rules/style.md"), "four spaces\n").unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "one\ntwo\nthree\n").unwrap();
+    dir
+}
+
+#[test]
+fn builder_defines_and_assembles_files() {
+    let dir = workspace();
+    let ctx = Context::builder().root(dir.path()).define("DEBUG", "").build().unwrap();
+    let assembly = ctx.assemble_file("rules/main.md").unwrap();
+    assert_eq!(assembly.content, "debug\nStyle: four spaces\n");
+    assert_eq!(assembly.description, "main rules");
+    assert!(!assembly.has_errors());
+    let plain = Context::builder().root(dir.path()).build().unwrap();
+    assert_eq!(plain.assemble_file("rules/main.md").unwrap().content, "Style: four spaces\n");
+}
+
+#[test]
+fn bad_defines_and_missing_documents_are_errors() {
+    let dir = workspace();
+    let err = Context::builder().root(dir.path()).define("1BAD", "x").build().unwrap_err();
+    assert!(err.to_string().contains("1BAD"), "{err}");
+    let ctx = Context::builder().root(dir.path()).build().unwrap();
+    let err = ctx.assemble_file("nope.md").unwrap_err();
+    assert_eq!(err.code(), Some("E_NOT_FOUND"));
+    let err = ctx.assemble_file("../outside.md").unwrap_err();
+    assert_eq!(err.code(), Some("E_OUTSIDE"));
+}
+
+#[test]
+fn prompts_are_expanded_in_append_mode() {
+    let dir = workspace();
+    let ctx = Context::builder().root(dir.path()).build().unwrap();
+    let assembly = ctx.expand_prompt("explain @notes.txt#L2-3");
+    assert_eq!(
+        assembly.content,
+        "explain @notes.txt#L2-3\n\n<system-reminder>\nThe following files were mentioned with @ syntax:\n\n\
+         <file path=\"notes.txt\" lines=\"2-3\">\ntwo\nthree\n</file>\n</system-reminder>\n"
+    );
+    let md = Context::builder().root(dir.path()).format(Format::Markdown).build().unwrap();
+    assert!(md.expand_prompt("@notes.txt").content.contains("#### Source: notes.txt"));
+}
+
+#[test]
+fn streaming_writes_what_the_value_holds() {
+    let dir = workspace();
+    let ctx = Context::builder().root(dir.path()).build().unwrap();
+    let mut out = Vec::new();
+    let streamed = ctx.assemble_to("rules/main.md", &mut out).unwrap();
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        ctx.assemble_file("rules/main.md").unwrap().content
+    );
+    assert!(streamed.content.is_empty());
+}
+
+#[test]
+fn a_context_sees_changed_files() {
+    let dir = workspace();
+    let ctx = Context::builder().root(dir.path()).build().unwrap();
+    assert_eq!(ctx.assemble_str("@[notes.txt:1]").content, "one");
+    std::fs::write(dir.path().join("notes.txt"), "uno\n").unwrap();
+    assert_eq!(ctx.assemble_str("@[notes.txt:1]").content, "uno");
+}
+
+struct Shout;
+
+impl Tool for Shout {
+    fn name(&self) -> &str {
+        "shout"
+    }
+
+    fn call(&self, args: &Map<String, Value>, _cx: &ToolContext<'_>) -> Result<String, ToolError> {
+        let text = args
+            .get("text")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ToolError::args("missing `text`"))?;
+        Ok(text.to_uppercase())
+    }
+}
+
+#[test]
+fn custom_tools_register_and_builtins_switch_off() {
+    let dir = workspace();
+    let ctx = Context::builder()
+        .root(dir.path())
+        .tool(Arc::new(Shout))
+        .without_tool("grep")
+        .build()
+        .unwrap();
+    let assembly = ctx.assemble_str(r#"@[shout{"text":"hi"}] @[grep{"pattern":"x"}]"#);
+    assert!(assembly.content.starts_with("HI <!-- ctx: E_TOOL_UNKNOWN"), "{}", assembly.content);
+    let assembly = ctx.assemble_str(r#"@[shout{}]"#);
+    assert_eq!(assembly.diagnostics[0].code.as_str(), "E_TOOL_ARGS");
+}
+
+#[test]
+fn async_calls_run_off_the_runtime_threads() {
+    let dir = workspace();
+    let ctx = Context::builder().root(dir.path()).build().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    runtime.block_on(async {
+        let assembly = ctx.assemble_file_async("rules/main.md").await.unwrap();
+        assert_eq!(assembly.content, "Style: four spaces\n");
+        let prompt = ctx.expand_prompt_async("@notes.txt").await.unwrap();
+        assert!(prompt.content.contains("<file path=\"notes.txt\">"));
+    });
+}
