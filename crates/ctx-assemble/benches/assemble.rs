@@ -96,6 +96,8 @@ fn build_corpus() -> Corpus {
         main.push_str(&format!("@[rules/r{i:03}.md]\n"));
     }
     std::fs::write(root.join("rules.md"), main).unwrap();
+    // The sandbox caches no file modified or changed in the last two seconds.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
     Corpus { _dir: dir, root, files, bytes }
 }
 

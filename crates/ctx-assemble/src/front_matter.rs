@@ -161,6 +161,11 @@ pub struct Parsed<'a> {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+fn capitalized(key: &str) -> String {
+    let mut chars = key.chars();
+    chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+}
+
 /// Splits and parses the front matter of a Markdown text with the default [`Limits`].
 ///
 /// The caller decides whether the file is Markdown ([`crate::is_markdown`]); this function
@@ -204,11 +209,25 @@ pub fn parse_with<'a>(text: &'a str, limits: &Limits) -> Parsed<'a> {
     match parse_yaml(split.yaml, limits) {
         Ok(value) => {
             let (front_matter, notes) = extract(value);
+            // A note is about `params` or `description`: point at that key's line.
+            let first_line = 1 + text[..split.yaml_offset].matches('\n').count() as u32;
+            let key_line = |message: &str| {
+                let key = if message.starts_with("description") { "description" } else { "params" };
+                split
+                    .yaml
+                    .lines()
+                    .position(|line| {
+                        line.strip_prefix(key)
+                            .or_else(|| line.strip_prefix(&capitalized(key)))
+                            .is_some_and(|rest| rest.trim_start().starts_with(':'))
+                    })
+                    .map_or(1, |i| first_line + i as u32)
+            };
             parsed.diagnostics.extend(notes.into_iter().map(|message| Diagnostic {
                 code: Code::FrontMatterValue,
+                pos: Position { line: key_line(&message), column: 1 },
                 message,
                 span: Span::new(0, split.body_offset),
-                pos: Position { line: 1, column: 1 },
             }));
             parsed.front_matter = Some(front_matter);
         }
