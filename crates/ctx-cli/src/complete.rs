@@ -82,6 +82,7 @@ fn open(settings: &Settings) -> anyhow::Result<Sandboxes> {
 }
 
 /// Opens the roots of the settings with walk limits of their own.
+#[allow(clippy::disallowed_methods)] // Opens the roots named on the command line.
 fn open_with(settings: &Settings, limits: ctx::fs::Limits) -> anyhow::Result<Sandbox> {
     let (root, allow, deny) = settings.roots();
     let utf8 = |p: &std::path::Path| {

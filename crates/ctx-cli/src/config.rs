@@ -69,6 +69,7 @@ pub(crate) struct Loaded {
 }
 
 /// Loads `explicit`, or the default file of `root` if there is one.
+#[allow(clippy::disallowed_methods)] // The configuration file is read before any sandbox exists.
 pub(crate) fn load(root: &Path, explicit: Option<&Path>) -> anyhow::Result<Loaded> {
     let path = match explicit {
         Some(path) => path.to_path_buf(),

@@ -7,6 +7,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 
 /// Reads `path` (`-` for standard input) as UTF-8 text, with a clear message when it is not.
+#[allow(clippy::disallowed_methods)] // The top-level input named on the command line.
 pub(crate) fn read_text(path: &Path) -> anyhow::Result<String> {
     if path.as_os_str() == "-" {
         return read_stdin();
@@ -53,6 +54,7 @@ fn utf8(bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {
 /// The path to hand the sandbox for a document named on the command line: absolute paths
 /// as they are; with `--root`, a relative path that exists from the current directory is
 /// made absolute (it must still lie inside a root), otherwise it is taken from the root.
+#[allow(clippy::disallowed_methods)] // Interprets a command-line path, before any sandbox exists.
 pub(crate) fn document_path(root: &Path, file: &Path) -> anyhow::Result<String> {
     let to_str = |p: &Path| {
         p.to_str().map(str::to_owned).with_context(|| format!("path is not UTF-8: {}", p.display()))

@@ -5,10 +5,6 @@
 //! `--strict`), 2 for usage errors, unreadable top-level input and bad configuration. A closed
 //! standard output (`ctx assemble x | head`) is success.
 
-// The top-level input and the configuration named on the command line are read here, and the
-// roots opened, before any sandbox exists.
-#![allow(clippy::disallowed_methods)]
-
 mod assemble;
 mod check;
 mod cli;
