@@ -4,7 +4,9 @@
 //! - `ci`: fmt, clippy, tests, docs, a check of `fuzz/`, and `cargo deny`, stopping at the first
 //!   failure;
 //! - `tidy`: the repository's conventions (see `tidy.rs`), also enforced by `cargo test`;
-//! - `bench [FILTER]`: the divan benchmarks of every crate that has a `benches/` directory;
+//! - `bench [--quick] [FILTER]`: the divan benchmarks of every crate that has a `benches/`
+//!   directory and the process-level measurements of the release `ctx`, summed up in one table
+//!   of ratios to baselines of the same run (see `bench.rs`);
 //! - `fuzz-parser [--time SECS] [TARGET]` and `fuzz TARGET [--time SECS]`: cargo-fuzz on stable.
 //!
 //! It depends on std only and runs `$CARGO`, the cargo that started it (cargo-xtask's
@@ -33,7 +35,10 @@ usage: cargo xtask <command>
 commands:
   ci                                  fmt, clippy, test, doc, check fuzz/, cargo deny
   tidy                                check the repository's conventions
-  bench [FILTER]                      run the divan benchmarks of crates/*/benches
+  bench [--quick] [FILTER]            run the benchmarks (divan's of crates/*/benches, then
+                                      the release `ctx` on generated trees) and print one
+                                      table of ratios to baselines of the same run; --quick:
+                                      fewer samples; FILTER `process`: those of `ctx` only
   fuzz-parser [--time SECS] [TARGET]  fuzz the scanner (target `scan`, 60 s by default)
   fuzz TARGET [--time SECS]           fuzz any target of fuzz/fuzz_targets (60 s by default)
 ";
@@ -74,8 +79,8 @@ fn run(args: &[String]) -> Result {
             }
         }
         "bench" => {
-            let (filter, _) = positional_and_time(rest, 0)?;
-            bench::run(&root, filter.as_deref())
+            let args = bench::Args::parse(rest)?;
+            bench::run(&root, &args)
         }
         "fuzz-parser" => {
             let (target, secs) = positional_and_time(rest, 60)?;

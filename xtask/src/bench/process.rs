@@ -1,0 +1,522 @@
+//! The process-level measurements of `cargo xtask bench`: the release `ctx` binary on generated
+//! trees, each beside a baseline command timed in the same run, runs interleaved.
+//!
+//! - `ctx complete agent/hand` on a tree of small files in about a hundredth as many
+//!   directories, beside `find . -type f | wc -l` of the same tree;
+//! - `ctx assemble all.md --max-files 0 --max-output-bytes 0 --max-lines 0 > /dev/null`, where
+//!   `all.md` is `@[src/]` over real `.rs` files copied from `$CARGO_HOME/registry/src` (generated
+//!   when the registry has too few), beside `cat` of the same files to /dev/null;
+//! - the peak resident set of that `ctx assemble`: the `%M` of GNU `/usr/bin/time` when it
+//!   works, else the `VmHWM` of `/proc/<pid>/status` read every 2 ms while it runs (which can
+//!   miss growth in the last 2 ms of the run).
+//!
+//! Trees live under `$CARGO_TARGET_DIR/bench-data/` (default `target/bench-data/`), each with a
+//! `.done` stamp beside it, so a rerun reuses them. Each figure is the median of the runs.
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use super::{Measured, Value, format_rate, format_seconds};
+use crate::{Result, cargo, display, run_command};
+
+pub(super) const COMPLETE: &str = "process/complete";
+pub(super) const FIND: &str = "process/find";
+pub(super) const ASSEMBLE: &str = "process/assemble";
+pub(super) const CAT: &str = "process/cat";
+pub(super) const PEAK_RSS: &str = "process/peak_rss";
+
+/// The sizes of one kind of run.
+struct Sizes {
+    /// Files of the completion tree, a hundred to a directory.
+    complete_files: usize,
+    /// `.rs` files of the assembly tree.
+    tree_files: usize,
+    /// Timed runs of each command (after one untimed warm-up run).
+    runs: usize,
+}
+
+const FULL: Sizes = Sizes { complete_files: 100_000, tree_files: 10_000, runs: 5 };
+/// The trees of a full run: generating them takes a few seconds, once, so only the runs are cut.
+const QUICK: Sizes = Sizes { complete_files: 100_000, tree_files: 10_000, runs: 3 };
+
+/// The prefix completed, as in docs/cli.md.
+const QUERY: &str = "agent/hand";
+
+/// Bumped when the generators change, so that stale trees are rebuilt.
+const STAMP: &str = "ctx bench data v1";
+
+pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
+    let sizes = if quick { QUICK } else { FULL };
+    run_command(cargo(root).args(["build", "--release", "-p", "ctx-cli"]))?;
+    let target = target_dir(root);
+    let ctx = target.join("release").join(format!("ctx{}", env::consts::EXE_SUFFIX));
+    let data = target.join("bench-data");
+    fs::create_dir_all(&data)?;
+    let mut measured = completion(&ctx, &data, &sizes)?;
+    measured.extend(assembly(&ctx, &data, &sizes)?);
+    Ok(measured)
+}
+
+/// Cargo's target directory: `$CARGO_TARGET_DIR` (relative to the repository root, where xtask
+/// runs cargo) or `target/`.
+fn target_dir(root: &Path) -> PathBuf {
+    match env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) if !dir.is_empty() => root.join(dir),
+        _ => root.join("target"),
+    }
+}
+
+/// Times `ctx complete` and `find` on the completion tree.
+fn completion(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured>> {
+    let files = sizes.complete_files;
+    let tree = data.join(format!("complete-{files}"));
+    let dirs = cached(&tree, || generate_completion_tree(&tree, files))?;
+    println!(
+        "completion: {} runs each of `ctx complete {QUERY}` and `find` in {}",
+        sizes.runs,
+        tree.display()
+    );
+    let mut complete = Vec::new();
+    let mut find = Vec::new();
+    for run in 0..=sizes.runs {
+        let (time, out) = timed(Command::new(ctx).args(["complete", QUERY]).current_dir(&tree))?;
+        if out.trim().is_empty() {
+            return Err(
+                format!("`ctx complete {QUERY}` found nothing in {}", tree.display()).into()
+            );
+        }
+        let (base, count) =
+            timed(Command::new("sh").args(["-c", "find . -type f | wc -l"]).current_dir(&tree))?;
+        if count.trim() != files.to_string() {
+            return Err(format!(
+                "`find` counted {} files in {}, not {files}",
+                count.trim(),
+                tree.display()
+            )
+            .into());
+        }
+        if run > 0 {
+            complete.push(time);
+            find.push(base);
+        }
+    }
+    let detail =
+        format!("{} files in {} dirs, median of {}", grouped(files), grouped(dirs), sizes.runs);
+    Ok(vec![seconds(COMPLETE, &complete, None, Some(detail)), seconds(FIND, &find, None, None)])
+}
+
+/// Times `ctx assemble` and `cat` on the assembly tree, and measures the peak memory of the former.
+fn assembly(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured>> {
+    let tree = data.join(format!("tree-{}", sizes.tree_files));
+    let source = cached(&tree, || generate_source_tree(&tree, sizes.tree_files))?;
+    let files = files_under(&tree.join("src"))?;
+    let mut bytes = 0;
+    for file in &files {
+        bytes += fs::metadata(tree.join(file))?.len();
+    }
+    let memory = Memory::probe(data);
+    println!(
+        "assembly: {} runs each of `ctx assemble` and `cat` in {}; peak memory by {}",
+        sizes.runs,
+        tree.display(),
+        memory.describe()
+    );
+    let mut assemble = Vec::new();
+    let mut cat = Vec::new();
+    let mut peak = None;
+    for run in 0..=sizes.runs {
+        let mut cmd = Command::new(ctx);
+        cmd.args(["assemble", "all.md", "--max-files", "0", "--max-output-bytes", "0"]);
+        cmd.args(["--max-lines", "0", "-q"]).current_dir(&tree);
+        let (time, rss) = memory.run(cmd, data)?;
+        let mut base = Duration::ZERO;
+        for chunk in files.chunks(1000) {
+            let (time, _) = timed(Command::new("cat").args(chunk).current_dir(&tree))?;
+            base += time;
+        }
+        if run > 0 {
+            assemble.push(time);
+            cat.push(base);
+            peak = peak.max(rss);
+        }
+    }
+    let detail = format!(
+        "{} .rs files ({:.0} MB, {source}), median of {}",
+        grouped(files.len()),
+        megabytes(bytes),
+        sizes.runs
+    );
+    let mut measured = vec![
+        seconds(ASSEMBLE, &assemble, Some(bytes), Some(detail)),
+        seconds(CAT, &cat, Some(bytes), None),
+    ];
+    if let Some(peak) = peak {
+        measured.push(Measured {
+            name: PEAK_RSS.to_string(),
+            value: Value::Bytes(peak),
+            shown: format!("{:.1} MiB", peak as f64 / super::MIB),
+            detail: Some(format!(
+                "{} files, {}, max of {}",
+                grouped(files.len()),
+                memory.describe(),
+                sizes.runs
+            )),
+        });
+    }
+    Ok(measured)
+}
+
+/// The median of `times` as a measurement; with `bytes`, the table shows the rate too.
+fn seconds(name: &str, times: &[Duration], bytes: Option<u64>, detail: Option<String>) -> Measured {
+    let median = median(times);
+    let shown = match bytes {
+        Some(bytes) if median > 0.0 => {
+            format!("{} ({})", format_seconds(median), format_rate(bytes as f64 / median))
+        }
+        _ => format_seconds(median),
+    };
+    Measured { name: name.to_string(), value: Value::Seconds(median), shown, detail }
+}
+
+fn median(times: &[Duration]) -> f64 {
+    let mut seconds: Vec<f64> = times.iter().map(Duration::as_secs_f64).collect();
+    seconds.sort_by(f64::total_cmp);
+    match seconds.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => seconds[n / 2],
+        n => (seconds[n / 2 - 1] + seconds[n / 2]) / 2.0,
+    }
+}
+
+/// Runs `cmd` to completion with its standard output captured; a failure is an error.
+fn timed(cmd: &mut Command) -> Result<(Duration, String)> {
+    let start = Instant::now();
+    let output = cmd
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|err| format!("cannot run `{}`: {err}", display(cmd)))?;
+    let time = start.elapsed();
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(
+            format!("`{}` failed: {}\n{}", display(cmd), output.status, tail(&stderr)).into()
+        );
+    }
+    Ok((time, String::from_utf8_lossy(&output.stdout).into_owned()))
+}
+
+/// The last lines of a command's standard error, for an error message.
+fn tail(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(10)..].join("\n")
+}
+
+/// How the peak resident set of a run is measured.
+enum Memory {
+    /// GNU `/usr/bin/time -f %M`: the child's maximum resident set in KiB, from `wait4`.
+    GnuTime,
+    /// `VmHWM` of `/proc/<pid>/status`, read every 2 ms while the child runs.
+    Poll,
+    /// Neither is available: no memory figure.
+    None,
+}
+
+const GNU_TIME: &str = "/usr/bin/time";
+
+impl Memory {
+    fn probe(data: &Path) -> Memory {
+        let stderr = data.join("time-probe.txt");
+        let works = fs::File::create(&stderr).ok().and_then(|file| {
+            let status =
+                Command::new(GNU_TIME).args(["-f", "%M", "true"]).stderr(file).status().ok()?;
+            let text = fs::read_to_string(&stderr).ok()?;
+            (status.success() && last_number(&text).is_some()).then_some(())
+        });
+        if works.is_some() {
+            Memory::GnuTime
+        } else if Path::new("/proc/self/status").exists() {
+            Memory::Poll
+        } else {
+            Memory::None
+        }
+    }
+
+    fn describe(&self) -> &'static str {
+        match self {
+            Memory::GnuTime => "GNU time %M",
+            Memory::Poll => "VmHWM polled every 2 ms",
+            Memory::None => "nothing (no GNU time, no /proc)",
+        }
+    }
+
+    /// Runs `cmd` with its output to /dev/null, returning its wall-clock time and its peak
+    /// resident set in bytes.
+    fn run(&self, mut cmd: Command, data: &Path) -> Result<(Duration, Option<u64>)> {
+        let stderr_path = data.join("stderr.txt");
+        let mut cmd = match self {
+            Memory::GnuTime => {
+                let mut wrapped = Command::new(GNU_TIME);
+                wrapped.args(["-f", "%M"]).arg(cmd.get_program()).args(cmd.get_args());
+                if let Some(dir) = cmd.get_current_dir() {
+                    wrapped.current_dir(dir);
+                }
+                wrapped
+            }
+            Memory::Poll | Memory::None => {
+                cmd.stdin(Stdio::null());
+                cmd
+            }
+        };
+        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(fs::File::create(&stderr_path)?);
+        let start = Instant::now();
+        let mut child =
+            cmd.spawn().map_err(|err| format!("cannot run `{}`: {err}", display(&cmd)))?;
+        let mut hwm = None;
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            if matches!(self, Memory::Poll) {
+                let status = fs::read_to_string(format!("/proc/{}/status", child.id()));
+                if let Some(kib) = status.ok().as_deref().and_then(vm_hwm_kib) {
+                    hwm = Some(kib);
+                }
+            }
+            thread::sleep(Duration::from_millis(2));
+        };
+        let time = start.elapsed();
+        let stderr = fs::read_to_string(&stderr_path).unwrap_or_default();
+        if !status.success() {
+            return Err(format!("`{}` failed: {status}\n{}", display(&cmd), tail(&stderr)).into());
+        }
+        let kib = match self {
+            Memory::GnuTime => last_number(&stderr),
+            Memory::Poll => hwm,
+            Memory::None => None,
+        };
+        Ok((time, kib.map(|kib| kib * 1024)))
+    }
+}
+
+/// The number on the last non-empty line of `text` (GNU time's `%M` after the child's stderr).
+fn last_number(text: &str) -> Option<u64> {
+    text.lines().rev().find(|line| !line.trim().is_empty())?.trim().parse().ok()
+}
+
+/// The `VmHWM:  1234 kB` of a `/proc/<pid>/status`, in KiB.
+fn vm_hwm_kib(status: &str) -> Option<u64> {
+    let line = status.lines().find(|line| line.starts_with("VmHWM:"))?;
+    line["VmHWM:".len()..].trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// Reuses the tree at `dir` if its stamp says it is complete, else (re)builds it with `build`,
+/// which returns a word about the tree kept in the stamp.
+fn cached<T: ToString + std::str::FromStr>(
+    dir: &Path,
+    build: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    let stamp = dir.with_extension("done");
+    if let Ok(text) = fs::read_to_string(&stamp)
+        && let Some(value) = text.strip_prefix(STAMP).and_then(|rest| rest.trim().parse().ok())
+    {
+        println!("reusing {}", dir.display());
+        return Ok(value);
+    }
+    if dir.exists() {
+        fs::remove_dir_all(dir)?;
+    }
+    println!("generating {} (once; later runs reuse it)", dir.display());
+    let start = Instant::now();
+    let value = build()?;
+    fs::write(&stamp, format!("{STAMP} {}\n", value.to_string()))?;
+    println!("generated in {}", format_seconds(start.elapsed().as_secs_f64()));
+    Ok(value)
+}
+
+const TOP: [&str; 10] =
+    ["agent", "handler", "core", "network", "ui", "storage", "parser", "render", "cli", "util"];
+const SUB: [&str; 8] =
+    ["hand", "tools", "model", "cache", "session", "config", "events", "plugins"];
+const LEAF: [&str; 10] =
+    ["mod", "lib", "handler", "agent", "state", "error", "types", "view", "task", "io"];
+
+/// `files` small files, a hundred to a directory, the directories spread over ten top-level
+/// ones; returns the number of directories.
+fn generate_completion_tree(tree: &Path, files: usize) -> Result<usize> {
+    let dirs = files.div_ceil(100);
+    let workers = thread::available_parallelism().map_or(2, usize::from).min(8);
+    let results: Vec<std::io::Result<()>> = thread::scope(|scope| {
+        let handles: Vec<_> = (0..workers)
+            .map(|worker| {
+                scope.spawn(move || {
+                    for d in (worker..dirs).step_by(workers) {
+                        let dir = tree
+                            .join(TOP[d % TOP.len()])
+                            .join(format!("{}_{d:04}", SUB[d % SUB.len()]));
+                        fs::create_dir_all(&dir)?;
+                        for f in 0..100.min(files - d * 100) {
+                            let name = format!("{}_{f:02}.rs", LEAF[f % LEAF.len()]);
+                            fs::write(dir.join(&name), format!("// {d} {name}\n"))?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles.into_iter().map(|handle| handle.join().expect("generator thread")).collect()
+    });
+    for result in results {
+        result?;
+    }
+    Ok(dirs + TOP.len().min(dirs))
+}
+
+/// `all.md` (`@[src/]`) and `files` `.rs` files under `src/` in a hundred directories: real ones
+/// from the cargo registry (UTF-8, at most 256 KiB), generated ones when it has too few. Returns
+/// where they came from.
+fn generate_source_tree(tree: &Path, files: usize) -> Result<Source> {
+    let src = tree.join("src");
+    fs::create_dir_all(&src)?;
+    fs::write(tree.join("all.md"), "@[src/]\n")?;
+    let path = |i: usize| src.join(format!("d{:02}", i % 100)).join(format!("f{i:05}.rs"));
+    for d in 0..100.min(files) {
+        fs::create_dir_all(src.join(format!("d{d:02}")))?;
+    }
+    let mut copied = 0;
+    if let Some(registry) = cargo_home().map(|home| home.join("registry").join("src")) {
+        copy_sources(&registry, &mut |content| {
+            fs::write(path(copied), content)?;
+            copied += 1;
+            Ok(copied < files)
+        })?;
+    }
+    for i in copied..files {
+        let content: String =
+            (0..120).map(|l| format!("fn f{i}_{l}() -> u32 {{ {l} }}\n")).collect();
+        fs::write(path(i), content)?;
+    }
+    Ok(match copied {
+        0 => Source::Generated,
+        n if n == files => Source::Registry,
+        _ => Source::Mixed,
+    })
+}
+
+/// Where the `.rs` files of the assembly tree came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Registry,
+    Generated,
+    Mixed,
+}
+
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Source::Registry => "cargo registry",
+            Source::Generated => "generated",
+            Source::Mixed => "registry+generated",
+        })
+    }
+}
+
+impl std::str::FromStr for Source {
+    type Err = ();
+
+    fn from_str(text: &str) -> Result<Source, ()> {
+        match text {
+            "cargo registry" => Ok(Source::Registry),
+            "generated" => Ok(Source::Generated),
+            "registry+generated" => Ok(Source::Mixed),
+            _ => Err(()),
+        }
+    }
+}
+
+fn cargo_home() -> Option<PathBuf> {
+    env::var_os("CARGO_HOME")
+        .filter(|home| !home.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| env::var_os("HOME").map(|home| Path::new(&home).join(".cargo")))
+}
+
+/// Feeds `sink` the `.rs` files under `dir` in sorted order that are UTF-8 and at most 256 KiB,
+/// until it returns false.
+fn copy_sources(dir: &Path, sink: &mut dyn FnMut(&[u8]) -> Result<bool>) -> Result<bool> {
+    let Ok(entries) = fs::read_dir(dir) else { return Ok(true) };
+    let mut entries: Vec<fs::DirEntry> = entries.filter_map(std::result::Result::ok).collect();
+    entries.sort_by_key(fs::DirEntry::file_name);
+    for entry in entries {
+        let Ok(kind) = entry.file_type() else { continue };
+        let path = entry.path();
+        if kind.is_dir() {
+            if !copy_sources(&path, sink)? {
+                return Ok(false);
+            }
+        } else if kind.is_file()
+            && path.extension().is_some_and(|ext| ext == "rs")
+            && entry.metadata().is_ok_and(|meta| meta.len() <= 256 * 1024)
+            && let Ok(content) = fs::read(&path)
+            && std::str::from_utf8(&content).is_ok()
+            && !sink(&content)?
+        {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The files under `dir`, relative to its parent, sorted.
+fn files_under(dir: &Path) -> Result<Vec<PathBuf>> {
+    let base = dir.parent().unwrap_or(dir);
+    let mut files = Vec::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in fs::read_dir(&dir)? {
+            let entry = entry?;
+            if entry.file_type()?.is_dir() {
+                pending.push(entry.path());
+            } else {
+                files.push(entry.path().strip_prefix(base)?.to_path_buf());
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// `100000` as `100 000`.
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(' ');
+        }
+        out.push(digit);
+    }
+    out
+}
+
+fn megabytes(bytes: u64) -> f64 {
+    bytes as f64 / 1e6
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{grouped, last_number, vm_hwm_kib};
+
+    #[test]
+    fn helpers() {
+        assert_eq!(grouped(100_000), "100 000");
+        assert_eq!(grouped(1010), "1 010");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(last_number("warning: x\n41236\n"), Some(41236));
+        assert_eq!(last_number("Command exited with non-zero status 1\n"), None);
+        assert_eq!(vm_hwm_kib("Name:\tctx\nVmPeak:\t  9000 kB\nVmHWM:\t    5120 kB\n"), Some(5120));
+    }
+}
