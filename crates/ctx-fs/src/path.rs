@@ -45,7 +45,11 @@ pub(crate) fn parse(written: &str) -> Result<Parsed, &'static str> {
         return Err("path longer than 4096 bytes");
     }
     check_chars(written)?;
-    let s = written.replace('\\', "/");
+    let s = if written.contains('\\') {
+        std::borrow::Cow::Owned(written.replace('\\', "/"))
+    } else {
+        std::borrow::Cow::Borrowed(written)
+    };
     let bytes = s.as_bytes();
     let (anchor, rest) = if s.starts_with("//") || s.starts_with("/??/") {
         return Err("unc or device path");
@@ -96,6 +100,10 @@ pub(crate) fn check_name(name: &str) -> Result<(), &'static str> {
 }
 
 fn check_chars(s: &str) -> Result<(), &'static str> {
+    // Printable ASCII has no control or invisible character: the common case needs no decoding.
+    if s.bytes().all(|b| matches!(b, b' '..=b'~')) {
+        return Ok(());
+    }
     for c in s.chars() {
         if c == '\0' {
             return Err("nul in path");
@@ -113,17 +121,13 @@ fn check_chars(s: &str) -> Result<(), &'static str> {
 /// Windows device names, also with an extension (`nul.txt`).
 fn is_reserved(name: &str) -> bool {
     let stem = name.split('.').next().unwrap_or(name).trim_end_matches(' ');
-    let upper = stem.to_ascii_uppercase();
-    match upper.as_str() {
-        "CON" | "PRN" | "AUX" | "NUL" | "CONIN$" | "CONOUT$" => true,
-        _ => {
-            let rest = upper.strip_prefix("COM").or_else(|| upper.strip_prefix("LPT"));
-            matches!(
-                rest,
-                Some("1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "¹" | "²" | "³")
-            )
-        }
+    let is = |device: &str| stem.eq_ignore_ascii_case(device);
+    if ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"].into_iter().any(is) {
+        return true;
     }
+    let (Some(head), Some(rest)) = (stem.get(..3), stem.get(3..)) else { return false };
+    (head.eq_ignore_ascii_case("COM") || head.eq_ignore_ascii_case("LPT"))
+        && matches!(rest, "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9" | "¹" | "²" | "³")
 }
 
 /// C0 and C1 control characters and DEL.
@@ -158,8 +162,8 @@ pub(crate) fn is_default_ignorable(c: char) -> bool {
 
 /// Applies `comps` to the directory `base` lexically; `None` when a `..`
 /// climbs above the start.
-pub(crate) fn normalise(base: &[String], comps: &[Comp]) -> Option<Vec<String>> {
-    let mut out = base.to_vec();
+pub(crate) fn normalise(base: Vec<String>, comps: &[Comp]) -> Option<Vec<String>> {
+    let mut out = base;
     for comp in comps {
         match comp {
             Comp::Parent => {
@@ -257,10 +261,25 @@ mod tests {
     }
 
     #[test]
+    fn reserved_names() {
+        for name in
+            ["con", "PRN.md", "Aux.tar.gz", "nul ", "cOnIn$", "CONOUT$.x", "com1", "LPT9.txt"]
+        {
+            assert!(is_reserved(name), "{name}");
+        }
+        for name in ["COM¹", "lpt³.md"] {
+            assert!(is_reserved(name), "{name}");
+        }
+        for name in ["co", "com", "com0", "com10", "coma", "lpt", "console", "nul1", "¹com1", ""] {
+            assert!(!is_reserved(name), "{name}");
+        }
+    }
+
+    #[test]
     fn lexical() {
         let p = parse("a/../../b").unwrap();
-        assert_eq!(normalise(&["x".into()], &p.comps), Some(vec!["b".to_owned()]));
-        assert_eq!(normalise(&[], &p.comps), None);
+        assert_eq!(normalise(vec!["x".into()], &p.comps), Some(vec!["b".to_owned()]));
+        assert_eq!(normalise(Vec::new(), &p.comps), None);
         assert_eq!(normalise_absolute(&[], &p.comps), vec!["b".to_owned()]);
     }
 }

@@ -644,9 +644,10 @@ impl Sandbox {
     /// very same state: device and inode (one file, whatever its names),
     /// length, modification time, and a status-change time that was at
     /// least [`RACY_WINDOW`] old at the safe read. No user can set the
-    /// status-change time, and the kernel moves it on every write, on
-    /// every new hard link and on rename, so an inode number reused by a
-    /// new file after the cached one is gone cannot match either. On any
+    /// status-change time, and the kernel moves it on every write and on
+    /// every new hard link; a file reusing the inode number of the cached
+    /// one is created after the safe read ended, so its status-change time
+    /// is later than the recorded one and cannot match either. On any
     /// difference the full safe path decides, with its own answer. The one
     /// answer that can differ from the full path's: a link swapped into a
     /// directory on the way so that the path now reaches a hard link of the
@@ -688,14 +689,20 @@ impl Sandbox {
         let outside = || Error::new(ErrorKind::Outside, written);
         let (root, comps) = match parsed.anchor {
             Anchor::Relative => {
-                let base = base.cloned().unwrap_or_else(|| self.workspace());
-                let base_comps = base.comps();
-                match path::normalise(&base_comps, &parsed.comps) {
+                let workspace;
+                let base = match base {
+                    Some(base) => base,
+                    None => {
+                        workspace = self.workspace();
+                        &workspace
+                    }
+                };
+                match path::normalise(base.comps(), &parsed.comps) {
                     Some(comps) => (base.root, comps),
                     None => {
                         let root = self.roots.get(base.root.0).ok_or_else(outside)?;
                         let mut start = root.canonical.clone();
-                        start.extend(base_comps);
+                        start.extend(base.comps());
                         let absolute = path::normalise_absolute(&start, &parsed.comps);
                         self.find_root(&absolute, Some(base.root)).ok_or_else(outside)?
                     }
