@@ -5,9 +5,10 @@
 //!
 //! The pairing of a measurement with its baseline is [`PAIRS`]; ratios come from the medians that
 //! divan printed (or that `process.rs` measured) in this run, never from numbers of another run.
-//! `--quick` passes `--sample-count 10` to divan and times each process-level command 3 times
-//! instead of 5 (on the same trees: generating them takes seconds, once). A FILTER goes to divan as its filter; the process measurements
-//! run when there is no FILTER or it is `process` (then divan is not run at all).
+//! `--quick` passes divan `--sample-count 10` and times each process-level
+//! command 3 times instead of 5 (on the same trees: generating them takes seconds, once).
+//! A FILTER goes to divan as its filter; the process measurements run when there is no FILTER or
+//! it is `process` (then divan is not run at all).
 
 mod process;
 
@@ -21,7 +22,7 @@ use crate::{Result, cargo, display};
 /// The command line of `cargo xtask bench`.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Args {
-    /// Fewer samples and smaller trees: the whole run in a few minutes.
+    /// Fewer samples and runs: the whole run in a few minutes.
     pub(crate) quick: bool,
     /// Divan's filter; `process` selects the process-level measurements only.
     pub(crate) filter: Option<String>,
@@ -75,10 +76,16 @@ fn run_divan(root: &Path, args: &Args) -> Result<Vec<Measured>> {
     }
     let mut cmd = cargo(root);
     cmd.arg("bench");
-    for package in &packages {
+    for (package, _) in &packages {
         cmd.args(["-p", package]);
     }
-    cmd.arg("--benches");
+    // The bench targets by name rather than `--benches`, which would also run each lib target
+    // under libtest: that prints its ignored tests and rejects divan's options.
+    for (_, benches) in &packages {
+        for bench in benches {
+            cmd.args(["--bench", bench]);
+        }
+    }
     if args.quick || args.filter.is_some() {
         cmd.arg("--");
     }
@@ -106,17 +113,29 @@ fn run_divan(root: &Path, args: &Args) -> Result<Vec<Measured>> {
     Ok(parse_divan(&output).iter().filter_map(Row::measured).collect())
 }
 
-/// The package names of the crates under crates/ that have a `benches/` directory, sorted.
-fn packages_with_benches(root: &Path) -> Result<Vec<String>> {
+/// The package names of the crates under crates/ that have a `benches/` directory, each with the
+/// names of its bench targets (the `.rs` files of `benches/`), sorted.
+fn packages_with_benches(root: &Path) -> Result<Vec<(String, Vec<String>)>> {
     let mut packages = Vec::new();
     for entry in fs::read_dir(root.join("crates"))? {
         let dir = entry?.path();
         if !dir.join("benches").is_dir() {
             continue;
         }
+        let mut benches = Vec::new();
+        for bench in fs::read_dir(dir.join("benches"))? {
+            let path = bench?.path();
+            if path.extension().is_some_and(|ext| ext == "rs")
+                && let Some(stem) = path.file_stem()
+            {
+                benches.push(stem.to_string_lossy().into_owned());
+            }
+        }
+        benches.sort();
         let manifest = fs::read_to_string(dir.join("Cargo.toml"))?;
         match crate::tidy::package_name(&manifest) {
-            Some(name) => packages.push(name),
+            Some(name) if !benches.is_empty() => packages.push((name, benches)),
+            Some(_) => {}
             None => return Err(format!("no package name in {}/Cargo.toml", dir.display()).into()),
         }
     }
@@ -452,9 +471,20 @@ fn verdict(target: String, met: Option<bool>) -> String {
     }
 }
 
-/// A ratio as `0.20x` or `12.3x`.
+/// A ratio as `12.3x`, `0.20x` or, below 0.1, with two significant digits: `0.0032x`.
 fn times(ratio: f64) -> String {
-    if ratio >= 10.0 { format!("{ratio:.1}x") } else { format!("{ratio:.2}x") }
+    if ratio >= 10.0 {
+        format!("{ratio:.1}x")
+    } else if ratio >= 0.1 || ratio <= 0.0 {
+        format!("{ratio:.2}x")
+    } else {
+        // Two significant digits: 0.0032 has its first at the third decimal.
+        let first = (-ratio.log10()).ceil();
+        // `first` is between 2 and a few hundred here.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let decimals = first as usize + 1;
+        format!("{ratio:.decimals$}x")
+    }
 }
 
 /// The lines as a Markdown table with aligned columns, readable on a terminal and in docs/.
@@ -537,7 +567,7 @@ fn significant(value: f64) -> String {
 mod tests {
     use super::{
         Args, Line, Measured, Row, Value, format_rate, format_seconds, pair, parse_divan,
-        parse_seconds, render,
+        parse_seconds, render, times,
     };
 
     const OUTPUT: &str = "\
@@ -669,7 +699,7 @@ scan         fastest       │ slowest       │ median        │ mean         
             table,
             [
                 line("scan prose (16 MB)", "8.389 GB/s", "memchr 41.94 GB/s", "0.20x speed", ""),
-                line("scan dense (1 MB)", "1 GB/s", "memchr 41.94 GB/s", "0.02x speed", ""),
+                line("scan dense (1 MB)", "1 GB/s", "memchr 41.94 GB/s", "0.024x speed", ""),
                 line("preprocess (1 MB dense)", "250 MB/s", "scan alone 2 GB/s", "0.12x speed", ""),
                 line(
                     "sandbox read 3000 files",
@@ -743,6 +773,15 @@ scan         fastest       │ slowest       │ median        │ mean         
     }
 
     #[test]
+    fn pipes_are_escaped() {
+        let table = render(&[line("find | wc", "1 s", "-", "-", "")]);
+        assert!(
+            table.ends_with("| find \\| wc | 1 s    | -                  | -     |        |\n"),
+            "{table}"
+        );
+    }
+
+    #[test]
     fn missing_baselines_and_measurements() {
         let measured = [
             process("assemble/directory", Value::Seconds(0.06), "655 MB/s", None),
@@ -756,6 +795,11 @@ scan         fastest       │ slowest       │ median        │ mean         
 
     #[test]
     fn units() {
+        assert_eq!(times(0.0032), "0.0032x");
+        assert_eq!(times(0.0239), "0.024x");
+        assert_eq!(times(0.1), "0.10x");
+        assert_eq!(times(0.2), "0.20x");
+        assert_eq!(times(12.34), "12.3x");
         let close = |text: &str, seconds: f64| {
             parse_seconds(text).is_some_and(|parsed| (parsed / seconds - 1.0).abs() < 1e-12)
         };

@@ -8,7 +8,7 @@
 //!   when the registry has too few), beside `cat` of the same files to /dev/null;
 //! - the peak resident set of that `ctx assemble`: the `%M` of GNU `/usr/bin/time` when it
 //!   works, else the `VmHWM` of `/proc/<pid>/status` read every 2 ms while it runs (which can
-//!   miss growth in the last 2 ms of the run).
+//!   miss growth in the last 2 ms of the run; `CTX_BENCH_POLL_RSS=1` chooses it anyway).
 //!
 //! Trees live under `$CARGO_TARGET_DIR/bench-data/` (default `target/bench-data/`), each with a
 //! `.done` stamp beside it, so a rerun reuses them. Each figure is the median of the runs.
@@ -112,7 +112,9 @@ fn completion(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured>> {
 /// Times `ctx assemble` and `cat` on the assembly tree, and measures the peak memory of the former.
 fn assembly(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured>> {
     let tree = data.join(format!("tree-{}", sizes.tree_files));
-    let source = cached(&tree, || generate_source_tree(&tree, sizes.tree_files))?;
+    let registry = cargo_home().map(|home| home.join("registry").join("src"));
+    let source =
+        cached(&tree, || generate_source_tree(&tree, sizes.tree_files, registry.as_deref()))?;
     let files = files_under(&tree.join("src"))?;
     let mut bytes = 0;
     for file in &files {
@@ -227,9 +229,15 @@ enum Memory {
 
 const GNU_TIME: &str = "/usr/bin/time";
 
+/// Set to `1`, measures peak memory by polling `/proc` even where GNU time works.
+const FORCE_POLL: &str = "CTX_BENCH_POLL_RSS";
+
 impl Memory {
     fn probe(data: &Path) -> Memory {
         let stderr = data.join("time-probe.txt");
+        if env::var_os(FORCE_POLL).is_some_and(|value| value == "1") {
+            return Memory::Poll;
+        }
         let works = fs::File::create(&stderr).ok().and_then(|file| {
             let status =
                 Command::new(GNU_TIME).args(["-f", "%M", "true"]).stderr(file).status().ok()?;
@@ -255,7 +263,7 @@ impl Memory {
 
     /// Runs `cmd` with its output to /dev/null, returning its wall-clock time and its peak
     /// resident set in bytes.
-    fn run(&self, mut cmd: Command, data: &Path) -> Result<(Duration, Option<u64>)> {
+    fn run(&self, cmd: Command, data: &Path) -> Result<(Duration, Option<u64>)> {
         let stderr_path = data.join("stderr.txt");
         let mut cmd = match self {
             Memory::GnuTime => {
@@ -266,27 +274,29 @@ impl Memory {
                 }
                 wrapped
             }
-            Memory::Poll | Memory::None => {
-                cmd.stdin(Stdio::null());
-                cmd
-            }
+            Memory::Poll | Memory::None => cmd,
         };
         cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(fs::File::create(&stderr_path)?);
         let start = Instant::now();
         let mut child =
             cmd.spawn().map_err(|err| format!("cannot run `{}`: {err}", display(&cmd)))?;
         let mut hwm = None;
-        let status = loop {
-            if let Some(status) = child.try_wait()? {
-                break status;
-            }
-            if matches!(self, Memory::Poll) {
-                let status = fs::read_to_string(format!("/proc/{}/status", child.id()));
-                if let Some(kib) = status.ok().as_deref().and_then(vm_hwm_kib) {
+        let status = if matches!(self, Memory::Poll) {
+            let proc_status = format!("/proc/{}/status", child.id());
+            loop {
+                if let Some(status) = child.try_wait()? {
+                    break status;
+                }
+                // Gone once the child has exited: the last value read stands.
+                if let Some(kib) =
+                    fs::read_to_string(&proc_status).ok().as_deref().and_then(vm_hwm_kib)
+                {
                     hwm = Some(kib);
                 }
+                thread::sleep(Duration::from_millis(2));
             }
-            thread::sleep(Duration::from_millis(2));
+        } else {
+            child.wait()?
         };
         let time = start.elapsed();
         let stderr = fs::read_to_string(&stderr_path).unwrap_or_default();
@@ -378,7 +388,7 @@ fn generate_completion_tree(tree: &Path, files: usize) -> Result<usize> {
 /// `all.md` (`@[src/]`) and `files` `.rs` files under `src/` in a hundred directories: real ones
 /// from the cargo registry (UTF-8, at most 256 KiB), generated ones when it has too few. Returns
 /// where they came from.
-fn generate_source_tree(tree: &Path, files: usize) -> Result<Source> {
+fn generate_source_tree(tree: &Path, files: usize, registry: Option<&Path>) -> Result<Source> {
     let src = tree.join("src");
     fs::create_dir_all(&src)?;
     fs::write(tree.join("all.md"), "@[src/]\n")?;
@@ -387,8 +397,8 @@ fn generate_source_tree(tree: &Path, files: usize) -> Result<Source> {
         fs::create_dir_all(src.join(format!("d{d:02}")))?;
     }
     let mut copied = 0;
-    if let Some(registry) = cargo_home().map(|home| home.join("registry").join("src")) {
-        copy_sources(&registry, &mut |content| {
+    if let Some(registry) = registry {
+        copy_sources(registry, &mut |content| {
             fs::write(path(copied), content)?;
             copied += 1;
             Ok(copied < files)
@@ -508,7 +518,37 @@ fn megabytes(bytes: u64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{grouped, last_number, vm_hwm_kib};
+    use std::fs;
+
+    use super::{Source, files_under, generate_completion_tree, generate_source_tree, grouped};
+    use super::{last_number, vm_hwm_kib};
+
+    #[test]
+    fn trees() {
+        let dir = std::env::temp_dir().join(format!("xtask-bench-test-{}", std::process::id()));
+        let registry = dir.join("registry");
+        fs::create_dir_all(registry.join("a-1.0/src")).unwrap();
+        fs::write(registry.join("a-1.0/src/lib.rs"), "pub fn a() {}\n").unwrap();
+        fs::write(registry.join("a-1.0/src/bad.rs"), b"\xff\xfe").unwrap();
+        fs::write(registry.join("a-1.0/src/big.rs"), "x".repeat(256 * 1024 + 1)).unwrap();
+        fs::write(registry.join("a-1.0/README.md"), "# a\n").unwrap();
+
+        let tree = dir.join("tree");
+        let source = generate_source_tree(&tree, 3, Some(&registry)).unwrap();
+        assert_eq!(source, Source::Mixed);
+        assert_eq!(source.to_string().parse(), Ok(Source::Mixed));
+        let files = files_under(&tree.join("src")).unwrap();
+        assert_eq!(files.len(), 3);
+        assert_eq!(fs::read_to_string(tree.join(&files[0])).unwrap(), "pub fn a() {}\n");
+        assert_eq!(fs::read_to_string(tree.join("all.md")).unwrap(), "@[src/]\n");
+        let generated = generate_source_tree(&dir.join("gen"), 2, None).unwrap();
+        assert_eq!(generated, Source::Generated);
+
+        let dirs = generate_completion_tree(&dir.join("complete"), 250).unwrap();
+        assert_eq!(dirs, 3 + 3);
+        assert_eq!(files_under(&dir.join("complete")).unwrap().len(), 250);
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn helpers() {
