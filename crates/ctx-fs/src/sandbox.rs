@@ -604,8 +604,11 @@ impl Sandbox {
             self.cache.invalidate(&key);
         }
         // Bounded read: a file growing after the size check still stops at cap + 1.
-        let mut bytes = Vec::with_capacity(md.len().min(cap) as usize + 1);
-        file.take(cap + 1).read_to_end(&mut bytes).map_err(|e| Error::io(written, e))?;
+        // `saturating_add`: a cap of `u64::MAX` (no limit) must not wrap to a zero-byte read.
+        let mut bytes = Vec::with_capacity(md.len().min(cap).saturating_add(1) as usize);
+        file.take(cap.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io(written, e))?;
         if bytes.len() as u64 > cap {
             return Err(too_large(written, None, cap));
         }

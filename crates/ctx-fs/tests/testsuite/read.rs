@@ -71,6 +71,16 @@ fn size_cap() {
 }
 
 #[test]
+fn an_unlimited_cap_reads_the_whole_file() {
+    let fx = Fixture::new();
+    fx.write("a.txt", b"whole file\n".to_vec());
+    let mut limits = Limits::default();
+    limits.max_file_bytes = u64::MAX;
+    let sb = fx.builder().limits(limits).open(cap_std::ambient_authority()).unwrap();
+    assert_eq!(read(&sb, "a.txt").unwrap(), "whole file\n");
+}
+
+#[test]
 fn growing_file_never_exceeds_cap() {
     let fx = Fixture::new();
     let cap = 64 * 1024;
