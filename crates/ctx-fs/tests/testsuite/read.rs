@@ -73,7 +73,7 @@ fn size_cap() {
 #[test]
 fn an_unlimited_cap_reads_the_whole_file() {
     let fx = Fixture::new();
-    fx.write("a.txt", b"whole file\n".to_vec());
+    fx.write("a.txt", b"whole file\n");
     let mut limits = Limits::default();
     limits.max_file_bytes = u64::MAX;
     let sb = fx.builder().limits(limits).open(cap_std::ambient_authority()).unwrap();
