@@ -54,31 +54,11 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
     finish(settings, &ctx, &assembly, stdin.as_deref())
 }
 
-/// Nests the records by their `depth`. They come depth first, either parent before children
-/// (pre-order) or, as the assembler writes them today, children before their parent
-/// (post-order); which one is told by where the parent of the first nested record is.
+/// Nests the records by their `depth`; the assembler writes them depth first, each parent
+/// before its children.
 fn tree(records: &[ReferenceRecord]) -> Vec<Node<'_>> {
-    let parent_of = |r: &ReferenceRecord, p: Option<&ReferenceRecord>| {
-        p.is_some_and(|p| p.depth + 1 == r.depth && p.path == r.at.file)
-    };
-    let post_order = records.iter().enumerate().find(|(_, r)| r.depth > 0).is_some_and(|(i, r)| {
-        let before = records[..i].iter().rev().find(|p| p.depth < r.depth);
-        let after = records[i + 1..].iter().find(|p| p.depth < r.depth);
-        !parent_of(r, before) && parent_of(r, after)
-    });
-    if post_order {
-        let mut stack: Vec<Node<'_>> = Vec::new();
-        for record in records {
-            let split =
-                stack.iter().rposition(|n| n.record.depth <= record.depth).map_or(0, |i| i + 1);
-            let children = stack.split_off(split);
-            stack.push(Node { record, children });
-        }
-        stack
-    } else {
-        let mut index = 0;
-        build(records, &mut index, 0)
-    }
+    let mut index = 0;
+    build(records, &mut index, 0)
 }
 
 /// Nests pre-order records by their `depth`.
@@ -175,17 +155,6 @@ mod tests {
         assert_eq!(nodes[0].children[0].children.len(), 1);
         assert_eq!(nodes[1].children.len(), 1);
 
-        // Post-order: children first, the parent named by their `at.file`.
-        let mut records: Vec<_> = [2, 1, 1, 0, 0].into_iter().map(record).collect();
-        records[0].at.file = "b.md".into();
-        records[1].path = "b.md".into();
-        records[1].at.file = "a.md".into();
-        records[2].at.file = "a.md".into();
-        records[3].path = "a.md".into();
-        let nodes = tree(&records);
-        assert_eq!(nodes.len(), 2);
-        assert_eq!(nodes[0].children.len(), 2);
-        assert_eq!(nodes[0].children[0].children.len(), 1);
-        assert!(nodes[1].children.is_empty());
+        assert_eq!(tree(&records).len(), 2);
     }
 }
