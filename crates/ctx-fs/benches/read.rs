@@ -95,18 +95,17 @@ fn sandbox_fresh_portable(bencher: Bencher) {
     });
 }
 
+/// Reads every location as text; the total length keeps the reads from being optimised away.
+fn read_all(sb: &Sandbox, locations: &[Location]) -> usize {
+    locations.iter().map(|l| sb.read_text(l).unwrap().text().unwrap().len()).sum()
+}
+
 /// Read resolved locations as text, no cache.
 #[divan::bench(sample_count = 20)]
 fn sandbox_fresh_located(bencher: Bencher) {
     let sb = sandbox(false);
     let locations: Vec<Location> = TREE.rel.iter().map(|p| sb.resolve(p, None).unwrap()).collect();
-    bencher.bench(|| {
-        let mut total = 0;
-        for location in &locations {
-            total += sb.read_text(location).unwrap().text().unwrap().len();
-        }
-        total
-    });
+    bencher.bench(|| read_all(&sb, &locations));
 }
 
 /// Read resolved locations as text, every read a validated cache hit (the warm path:
@@ -115,16 +114,8 @@ fn sandbox_fresh_located(bencher: Bencher) {
 fn sandbox_cached_located(bencher: Bencher) {
     let sb = sandbox(true);
     let locations: Vec<Location> = TREE.rel.iter().map(|p| sb.resolve(p, None).unwrap()).collect();
-    for location in &locations {
-        sb.read_text(location).unwrap();
-    }
-    bencher.bench(|| {
-        let mut total = 0;
-        for location in &locations {
-            total += sb.read_text(location).unwrap().text().unwrap().len();
-        }
-        total
-    });
+    read_all(&sb, &locations);
+    bencher.bench(|| read_all(&sb, &locations));
 }
 
 /// Resolve and read path strings as text, every read a cache hit: the warm path of
