@@ -77,7 +77,7 @@ impl std::fmt::Display for AssembleError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             AssembleError::Input(err) => write!(f, "{}: {err}", err.code()),
-            AssembleError::Binary(path) => write!(f, "W_BINARY: binary file: {path}"),
+            AssembleError::Binary(path) => write!(f, "{}: binary file: {path}", Code::Binary),
             AssembleError::Io(err) => write!(f, "cannot write the output: {err}"),
         }
     }
@@ -354,8 +354,8 @@ pub(crate) fn resolve_relative(
 /// found something there that was refused (a denied or irregular file). A `..` that leaves
 /// the root only from the root (`E_OUTSIDE`) says nothing about the file, so the miss stands.
 fn pick_error(first: ctx_fs::Error, second: ctx_fs::Error) -> ctx_fs::Error {
-    let informative = !matches!(second.code(), "E_NOT_FOUND" | "E_OUTSIDE");
-    if first.code() == "E_NOT_FOUND" && informative { second } else { first }
+    let informative = !matches!(second.code(), Code::NotFound | Code::Outside);
+    if first.code() == Code::NotFound && informative { second } else { first }
 }
 
 /// Resolves like [`resolve_relative`] and reads the file in the same pass.
@@ -371,7 +371,7 @@ fn read_relative(
         Ok(found) => Ok(found),
         Err(first) => {
             // A directory (or another irregular entry) is a hit: the caller looks at it.
-            if *base == sandbox.workspace() || first.code() == "E_NOT_REGULAR" {
+            if *base == sandbox.workspace() || first.code() == Code::NotRegular {
                 return Err(first);
             }
             match sandbox.read_path(written, None) {
@@ -834,7 +834,7 @@ impl<'a> Run<'a> {
         written: &str,
         raw: &str,
     ) {
-        let code = Code::from_name(err.code()).unwrap_or(Code::NotFound);
+        let code = err.code();
         let mut message = err.to_string();
         if code == Code::NotFound {
             let base = match self.chain.last() {
@@ -958,14 +958,14 @@ impl<'a> Run<'a> {
                 }
                 // A directory named without its trailing slash, or something that is not a
                 // regular file: the general path below tells which.
-                Err(err) if err.code() == "E_NOT_REGULAR" => {}
-                Err(err) if err.code() == "E_NOT_FOUND" && self.asm.resolver.is_some() => {}
+                Err(err) if err.code() == Code::NotRegular => {}
+                Err(err) if err.code() == Code::NotFound && self.asm.resolver.is_some() => {}
                 Err(err) => return Err(ResolveFailure::Fs(err)),
             }
         }
         let location = match resolve_relative(self.sandbox(), written, &doc.dir) {
             Ok(location) => location,
-            Err(err) if err.code() == "E_NOT_FOUND" => match &self.asm.resolver {
+            Err(err) if err.code() == Code::NotFound => match &self.asm.resolver {
                 Some(resolver) => match resolver.resolve(written, self.sandbox()) {
                     Resolution::Found(location) => location,
                     Resolution::Ambiguous(candidates) => {
@@ -1011,7 +1011,7 @@ impl<'a> Run<'a> {
         };
         let resolved = match self.resolve(doc, reference, &written) {
             Ok(resolved) => resolved,
-            Err(ResolveFailure::Fs(err)) if mention && err.code() == "E_NOT_FOUND" => {
+            Err(ResolveFailure::Fs(err)) if mention && err.code() == Code::NotFound => {
                 // `@param` in prose is not a mistake: the text stays as written.
                 let message = err.to_string();
                 self.diagnose(
@@ -1294,7 +1294,7 @@ impl<'a> Run<'a> {
                         self.diagnose(Code::Binary, message, &file, line, column);
                     }
                     Err(err) => {
-                        let code = Code::from_name(err.code()).unwrap_or(Code::NotFound);
+                        let code = err.code();
                         self.diagnose(code, err.to_string(), &file, line, column);
                     }
                 }

@@ -58,10 +58,7 @@ impl ToolError {
 
     /// The error of a sandbox refusal.
     pub fn from_fs(err: &ctx_fs::Error) -> ToolError {
-        ToolError {
-            code: Code::from_name(err.code()).unwrap_or(Code::NotFound),
-            message: err.to_string(),
-        }
+        ToolError { code: err.code(), message: err.to_string() }
     }
 }
 

@@ -82,7 +82,8 @@ mod sandbox;
 mod walk;
 
 pub use cap_std::AmbientAuthority;
-pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, W_BINARY, decode};
+pub use ctx_diagnostics::{Code, Severity};
+pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode};
 pub use error::{Error, ErrorKind, Result};
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{

@@ -9,6 +9,7 @@ use std::time::Duration;
 use ctx_assemble::tools::{Tool, Tools};
 use ctx_assemble::{AssembleError, Assembler, Assembly, Format, Limits, Mode, Options, Resolver};
 use ctx_fs::{AmbientAuthority, IgnoreSettings, Sandbox};
+use ctx_syntax::Code;
 
 /// Why a context could not be built or a document not assembled.
 #[derive(Debug)]
@@ -41,10 +42,10 @@ impl Error {
     }
 
     /// The diagnostic code, for the errors that have one (`E_NOT_FOUND`, `E_OUTSIDE`…).
-    pub fn code(&self) -> Option<&'static str> {
+    pub fn code(&self) -> Option<Code> {
         match &self.kind {
             ErrorKind::Fs(err) => Some(err.code()),
-            ErrorKind::Binary(_) => Some("W_BINARY"),
+            ErrorKind::Binary(_) => Some(Code::Binary),
             _ => None,
         }
     }
