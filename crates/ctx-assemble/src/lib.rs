@@ -35,18 +35,28 @@ use std::fmt;
 
 use ctx_syntax::Code;
 
-mod assemble;
+mod assembler;
+mod budget;
+mod document;
 pub mod front_matter;
+mod many;
 mod options;
-mod output;
+mod out;
+mod printer;
+pub mod record;
+mod reference;
 pub mod render;
+mod resolve;
 pub mod sanitize;
 pub mod select;
 pub mod tokens;
 pub mod tools;
+mod walk;
 
-pub use assemble::{AssembleError, Assembler, Assembly, Resolution, Resolver};
+pub use assembler::{AssembleError, Assembler};
 pub use options::{Format, Limits, Mode, Options};
+pub use record::Assembly;
+pub use resolve::{Resolution, Resolver};
 
 /// An error of one of the leaf operations, with the diagnostic code it maps to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -30,14 +30,14 @@ impl ToolContext<'_> {
     /// Resolves a path as the assembler does: from the calling document's directory, then
     /// from the workspace root.
     pub fn resolve(&self, written: &str) -> Result<Location, ToolError> {
-        crate::assemble::resolve_relative(self.sandbox, written, self.base)
+        crate::resolve::resolve_relative(self.sandbox, written, self.base)
             .map_err(|err| ToolError::from_fs(&err))
     }
 
     /// The path of a location as shown to the user: relative to the workspace, or prefixed
     /// with its root for the extra roots.
     pub fn display(&self, location: &Location) -> String {
-        crate::assemble::display_path(self.sandbox, location)
+        crate::resolve::display_path(self.sandbox, location)
     }
 }
 

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
-use ctx::assemble::render::DiagnosticRecord;
+use ctx::assemble::record::DiagnosticRecord;
 use ctx::fs::Content;
 use ctx_syntax::Severity;
 

@@ -80,6 +80,13 @@ pub struct Skipped {
     pub reason: SkipReason,
 }
 
+impl Skipped {
+    /// An entry left out for `reason`.
+    pub fn new(path: Utf8PathBuf, reason: SkipReason) -> Skipped {
+        Skipped { path, reason }
+    }
+}
+
 /// The result of a walk: entries in sorted depth-first order (each
 /// directory's entries by name, a directory before its contents).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
