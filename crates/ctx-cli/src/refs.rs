@@ -51,7 +51,7 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
         draw(&mut out, &tree, "")?;
     }
     out.flush()?;
-    finish(settings, &ctx, &assembly, stdin.as_deref())
+    finish(settings, &assembly)
 }
 
 /// Nests the records by their `depth`; the assembler writes them depth first, each parent
