@@ -74,36 +74,23 @@ impl Walk<'_> {
         let omitted = (!notes.is_empty()).then(|| notes.join("\n"));
         let head =
             DirectoryHead { path, reference: reference_text(item.raw), tree: tree_of(&rows) };
-        // Inline mode streams: the directory's opening, then its files batch by batch, so an
-        // expansion of a large tree holds one batch in memory, not the tree. Append mode keeps
-        // the files for after the text.
-        let streaming = self.out.inline();
-        let opened =
-            if streaming { self.out.directory_open(&head) } else { self.out.write(item.raw) };
-        if let Err(message) = opened {
+        // The directory's opening, then its files batch by batch, so an expansion of a large
+        // tree holds one batch in memory, not the tree.
+        if let Err(message) = self.out.directory_open(&head) {
             return self.budget_spent(message);
         }
-        let mut kept = Vec::new();
         for batch in batches(files) {
             if self.out.budget.stopped() {
-                break;
+                return;
             }
             for entry in self.read_batch(batch, item) {
-                if streaming {
-                    if let Err(message) = self.out.directory_file(&entry) {
-                        return self.budget_spent(message);
-                    }
-                } else {
-                    kept.push(entry);
+                if let Err(message) = self.out.directory_file(&entry) {
+                    return self.budget_spent(message);
                 }
             }
         }
-        if streaming {
-            if let Err(message) = self.out.directory_close(omitted.as_deref()) {
-                self.budget_spent(message);
-            }
-        } else {
-            self.out.attach(Entry::Directory { head, files: kept, omitted });
+        if let Err(message) = self.out.directory_close(omitted.as_deref()) {
+            self.budget_spent(message);
         }
     }
 

@@ -1,5 +1,7 @@
-//! Where the walk's output goes: through the output budget to the sink, each entry in place
-//! (inline mode) or kept for after the text (append mode), laid out by the format's printer.
+//! Where the walk's output goes: through the output budget to the sink, laid out by the
+//! format's printer. Inline mode writes each entry in place. Append mode writes the prompt's
+//! text whole (never budgeted: the user's words are not cut), then streams each attachment
+//! as soon as it is ready, in source order, so nothing but the current piece is held.
 
 use crate::budget::{Budget, Sink, Stop};
 use crate::options::{Mode, Options};
@@ -11,8 +13,10 @@ pub(crate) struct Out<'s> {
     pub(crate) budget: Budget,
     printer: Box<dyn Printer + Send + Sync>,
     inline: bool,
-    /// Append mode: the entries for after the text, in source order.
-    entries: Vec<Entry>,
+    /// Append mode: whether the attachments were opened.
+    opened: bool,
+    /// Whether a directory expansion is open, to be closed even when the budget stops it.
+    in_directory: bool,
     failures: Vec<Failure>,
     pub(crate) escaped: Escaped,
 }
@@ -24,7 +28,8 @@ impl<'s> Out<'s> {
             budget: Budget::new(options),
             printer: printer::printer(options),
             inline: options.mode == Mode::Inline,
-            entries: Vec::new(),
+            opened: false,
+            in_directory: false,
             failures: Vec::new(),
             escaped: Escaped::default(),
         }
@@ -46,56 +51,86 @@ impl<'s> Out<'s> {
         self.budget.write_unbudgeted(self.sink, text);
     }
 
-    /// Places an entry: printed in place, or, in append mode, the item's text written as it
-    /// stands and the entry kept for after the text.
-    pub(crate) fn place(&mut self, entry: Entry, raw: &str) -> Result<(), String> {
-        if !self.inline {
-            self.entries.push(entry);
-            return self.write(raw);
+    /// Writes the document's own text: within the budget in inline mode; whole in append
+    /// mode, where the prompt is always kept and only attachments are cut.
+    pub(crate) fn text(&mut self, text: &str) -> Result<(), String> {
+        if self.inline {
+            return self.write(text);
         }
+        self.write_unbudgeted(text);
+        Ok(())
+    }
+
+    /// Opens the attachments before the first one (append mode).
+    fn open(&mut self, text: &mut String) {
+        if !self.inline && !self.opened {
+            self.opened = true;
+            self.printer.attachments_open(text);
+        }
+    }
+
+    /// Places an entry: printed in place, or as the next attachment.
+    pub(crate) fn place(&mut self, entry: &Entry) -> Result<(), String> {
         let mut text = String::new();
-        self.printer.entry(&mut text, &entry, &mut self.escaped);
+        if self.inline {
+            self.printer.entry(&mut text, entry, &mut self.escaped);
+        } else {
+            self.open(&mut text);
+            self.printer.attachment(&mut text, entry, &mut self.escaped);
+        }
         self.write(&text)
     }
 
-    /// Opens a directory expansion written in place.
+    /// Opens a directory expansion, in place or as the next attachment.
     pub(crate) fn directory_open(&mut self, head: &DirectoryHead) -> Result<(), String> {
         let mut text = String::new();
-        self.printer.directory_open(&mut text, head, &mut self.escaped);
+        if self.inline {
+            self.printer.directory_open(&mut text, head, &mut self.escaped);
+        } else {
+            self.open(&mut text);
+            self.printer.attachment_directory(&mut text, head, &mut self.escaped);
+        }
+        self.in_directory = true;
         self.write(&text)
     }
 
-    /// Writes one file of a directory expansion in place.
+    /// Writes one file of an open directory expansion.
     pub(crate) fn directory_file(&mut self, file: &Entry) -> Result<(), String> {
         let mut text = String::new();
         self.printer.directory_file(&mut text, file, &mut self.escaped);
         self.write(&text)
     }
 
-    /// Closes a directory expansion written in place.
-    pub(crate) fn directory_close(&mut self, omitted: Option<&str>) -> Result<(), String> {
+    /// Closes a directory expansion, with its notes (files left out, entries skipped).
+    pub(crate) fn directory_close(&mut self, notes: Option<&str>) -> Result<(), String> {
         let mut text = String::new();
-        self.printer.directory_close(&mut text, omitted);
+        self.printer.directory_close(&mut text, notes);
+        self.in_directory = false;
         self.write(&text)
     }
 
-    /// Keeps a directory expansion for after the text (append mode).
-    pub(crate) fn attach(&mut self, entry: Entry) {
-        self.entries.push(entry);
-    }
-
-    /// Lists a failed reference after the text (append mode, where the format lists them).
+    /// Lists a failed reference after the attachments (append mode, where the format lists
+    /// them).
     pub(crate) fn failure(&mut self, failure: Failure) {
         self.failures.push(failure);
     }
 
-    /// Writes what append mode puts after the text.
+    /// Closes what is open: a directory the budget stopped, and in append mode the
+    /// attachments and the list of failures.
     pub(crate) fn finish(&mut self) {
-        if self.inline || self.budget.stop_reason() == Some(Stop::Io) {
+        if self.budget.stop_reason() == Some(Stop::Io) {
             return;
         }
         let mut tail = String::new();
-        self.printer.attachments(&mut tail, &self.entries, &self.failures, &mut self.escaped);
+        if std::mem::take(&mut self.in_directory) {
+            self.printer.directory_close(&mut tail, None);
+        }
+        if !self.inline {
+            if self.opened {
+                self.printer.attachments_close(&mut tail);
+            }
+            self.printer.failures(&mut tail, &self.failures);
+        }
         self.write_unbudgeted(&tail);
     }
 }

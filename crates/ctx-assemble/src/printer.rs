@@ -12,7 +12,9 @@ use crate::options::{Format, Mode, Options};
 use crate::record::Assembly;
 use crate::render::{escape_attr, fence, language, neutralize_tags};
 
-/// One result: written in place (inline mode) or attached after the text (append mode).
+/// One result: written in place (inline mode) or attached after the text (append mode). A
+/// directory or glob is not one entry but a [`DirectoryHead`], its files one by one, and a
+/// closing, so that a large expansion streams.
 #[derive(Debug, Clone)]
 pub(crate) enum Entry {
     /// A file or its lines.
@@ -25,15 +27,6 @@ pub(crate) enum Entry {
         lines: Option<(u32, u32)>,
         /// The content, sanitised.
         content: String,
-    },
-    /// A directory or glob: its tree and its files.
-    Directory {
-        /// The opening: path, reference and tree.
-        head: DirectoryHead,
-        /// The files, each an [`Entry::File`].
-        files: Vec<Entry>,
-        /// The marker for files left out, if any.
-        omitted: Option<String>,
     },
     /// A tool call's result.
     Tool {
@@ -101,15 +94,26 @@ pub(crate) trait Printer {
     /// The end of a directory expansion: the marker for files left out and the closing.
     fn directory_close(&self, out: &mut String, omitted: Option<&str>);
 
-    /// What append mode writes after the text: the attachments and, where the format lists
-    /// them, the failures.
-    fn attachments(
-        &self,
-        out: &mut String,
-        entries: &[Entry],
-        failures: &[Failure],
-        escaped: &mut Escaped,
-    );
+    /// What opens the attachments of append mode, written after the text before the first
+    /// attachment (only when there is one).
+    fn attachments_open(&self, out: &mut String);
+
+    /// One attachment of append mode.
+    fn attachment(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+        self.entry(out, entry, escaped);
+    }
+
+    /// The opening of a directory attached in append mode (its files follow through
+    /// [`Printer::directory_file`], then [`Printer::directory_close`]).
+    fn attachment_directory(&self, out: &mut String, head: &DirectoryHead, e: &mut Escaped) {
+        self.directory_open(out, head, e);
+    }
+
+    /// What closes the attachments of append mode.
+    fn attachments_close(&self, _out: &mut String) {}
+
+    /// The failed references, after the attachments, where the format lists them.
+    fn failures(&self, _out: &mut String, _failures: &[Failure]) {}
 
     /// Whether the content is collected and written whole by [`Printer::close`] rather than
     /// streamed.
@@ -160,9 +164,9 @@ pub(crate) struct Plain;
 
 impl Printer for Plain {
     fn entry(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+        let _ = escaped;
         match entry {
             Entry::File { content, .. } | Entry::Tool { content, .. } => out.push_str(content),
-            Entry::Directory { .. } => Markdown.entry(out, entry, escaped),
         }
     }
 
@@ -178,11 +182,16 @@ impl Printer for Plain {
         Markdown.directory_close(out, omitted);
     }
 
-    fn attachments(&self, out: &mut String, entries: &[Entry], _: &[Failure], e: &mut Escaped) {
-        for entry in entries {
-            out.push_str("\n\n");
-            self.entry(out, entry, e);
-        }
+    fn attachments_open(&self, _out: &mut String) {}
+
+    fn attachment(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+        out.push_str("\n\n");
+        self.entry(out, entry, escaped);
+    }
+
+    fn attachment_directory(&self, out: &mut String, head: &DirectoryHead, e: &mut Escaped) {
+        out.push_str("\n\n");
+        self.directory_open(out, head, e);
     }
 }
 
@@ -200,13 +209,6 @@ impl Printer for Xml {
                 out.push_str(">\n");
                 escaped.block(out, path, content);
                 out.push_str("</file>\n");
-            }
-            Entry::Directory { head, files, omitted } => {
-                self.directory_open(out, head, escaped);
-                for file in files {
-                    self.entry(out, file, escaped);
-                }
-                self.directory_close(out, omitted.as_deref());
             }
             Entry::Tool { name, args, content } => {
                 let _ = writeln!(
@@ -234,27 +236,23 @@ impl Printer for Xml {
         out.push_str("</directory>\n");
     }
 
-    fn attachments(
-        &self,
-        out: &mut String,
-        entries: &[Entry],
-        failures: &[Failure],
-        escaped: &mut Escaped,
-    ) {
-        if !entries.is_empty() {
-            out.push_str(
-                "\n\n<system-reminder>\nThe following files were mentioned with @ syntax:\n\n",
-            );
-            for entry in entries {
-                self.entry(out, entry, escaped);
-            }
-            out.push_str("</system-reminder>\n");
+    fn attachments_open(&self, out: &mut String) {
+        out.push_str(
+            "\n\n<system-reminder>\nThe following files were mentioned with @ syntax:\n\n",
+        );
+    }
+
+    fn attachments_close(&self, out: &mut String) {
+        out.push_str("</system-reminder>\n");
+    }
+
+    fn failures(&self, out: &mut String, failures: &[Failure]) {
+        if failures.is_empty() {
+            return;
         }
-        if !failures.is_empty() {
-            out.push_str("\n\nSome files could not be loaded:\n");
-            for f in failures {
-                let _ = writeln!(out, "- @{}: {}: {}", f.reference, f.code, f.message);
-            }
+        out.push_str("\n\nSome files could not be loaded:\n");
+        for f in failures {
+            let _ = writeln!(out, "- @{}: {}: {}", f.reference, f.code, f.message);
         }
     }
 }
@@ -263,18 +261,11 @@ impl Printer for Xml {
 pub(crate) struct Markdown;
 
 impl Printer for Markdown {
-    fn entry(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+    fn entry(&self, out: &mut String, entry: &Entry, _: &mut Escaped) {
         match entry {
             Entry::File { path, reference, content, .. } => {
                 let _ = writeln!(out, "#### Source: {reference}\n");
                 fenced(out, content, language(path));
-            }
-            Entry::Directory { head, files, omitted } => {
-                self.directory_open(out, head, escaped);
-                for file in files {
-                    self.entry(out, file, escaped);
-                }
-                self.directory_close(out, omitted.as_deref());
             }
             Entry::Tool { name, args, content } => {
                 let _ = writeln!(out, "#### Tool Call: {name}\n> Args: {args}\n");
@@ -295,13 +286,8 @@ impl Printer for Markdown {
         }
     }
 
-    fn attachments(&self, out: &mut String, entries: &[Entry], _: &[Failure], e: &mut Escaped) {
-        if !entries.is_empty() {
-            out.push_str("\n\n### User Provided Context References:\n\n");
-            for entry in entries {
-                self.entry(out, entry, e);
-            }
-        }
+    fn attachments_open(&self, out: &mut String) {
+        out.push_str("\n\n### User Provided Context References:\n\n");
     }
 }
 
@@ -326,14 +312,24 @@ impl Printer for Json {
         self.0.directory_close(out, omitted);
     }
 
-    fn attachments(
-        &self,
-        out: &mut String,
-        entries: &[Entry],
-        failures: &[Failure],
-        escaped: &mut Escaped,
-    ) {
-        self.0.attachments(out, entries, failures, escaped);
+    fn attachments_open(&self, out: &mut String) {
+        self.0.attachments_open(out);
+    }
+
+    fn attachment(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+        self.0.attachment(out, entry, escaped);
+    }
+
+    fn attachment_directory(&self, out: &mut String, head: &DirectoryHead, e: &mut Escaped) {
+        self.0.attachment_directory(out, head, e);
+    }
+
+    fn attachments_close(&self, out: &mut String) {
+        self.0.attachments_close(out);
+    }
+
+    fn failures(&self, out: &mut String, failures: &[Failure]) {
+        self.0.failures(out, failures);
     }
 
     fn buffers(&self) -> bool {
@@ -389,12 +385,18 @@ mod tests {
         let failures =
             [Failure { reference: "b.md".into(), code: Code::NotFound, message: "gone".into() }];
         let mut out = String::new();
-        Xml.attachments(&mut out, &[file("x")], &failures, &mut Escaped::default());
+        Xml.attachments_open(&mut out);
+        Xml.attachment(&mut out, &file("x"), &mut Escaped::default());
+        Xml.attachments_close(&mut out);
+        Xml.failures(&mut out, &failures);
         assert!(out.starts_with("\n\n<system-reminder>\n"), "{out}");
         assert!(out.ends_with("Some files could not be loaded:\n- @b.md: E_NOT_FOUND: gone\n"));
         let mut out = String::new();
-        Markdown.attachments(&mut out, &[], &failures, &mut Escaped::default());
-        assert_eq!(out, "", "nothing attached, nothing written");
+        Markdown.failures(&mut out, &failures);
+        assert_eq!(out, "", "Markdown does not list failures");
+        let mut out = String::new();
+        Plain.attachment(&mut out, &file("x"), &mut Escaped::default());
+        assert_eq!(out, "\n\nx");
     }
 
     #[test]

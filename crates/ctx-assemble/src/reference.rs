@@ -43,7 +43,9 @@ impl Walk<'_> {
                     self.diagnose_item(item, Code::Unresolved, message.clone());
                     item.record.error =
                         Some(crate::record::ErrorRecord { code: Code::Unresolved, message });
-                    self.write(item.raw);
+                    if self.out.inline() {
+                        self.write(item.raw);
+                    }
                     return;
                 }
                 Err(Failure::Fs(err)) => return self.fs_fail(item, &err, &written),
@@ -119,7 +121,7 @@ impl Walk<'_> {
             lines: item.record.lines.map(|l| (l.start, l.end)),
             content: clean,
         };
-        self.place(entry, item.raw);
+        self.place(&entry);
     }
 
     /// A tool call (assembly.md §6).
@@ -154,15 +156,15 @@ impl Walk<'_> {
                     args: call.args.to_owned(),
                     content: clean,
                 };
-                self.place(entry, item.raw);
+                self.place(&entry);
             }
             Err(err) => self.fail(item, err.code, err.message),
         }
     }
 
     /// Places an entry in the output; the output budget may stop the walk there.
-    pub(crate) fn place(&mut self, entry: Entry, raw: &str) {
-        if let Err(message) = self.out.place(entry, raw) {
+    pub(crate) fn place(&mut self, entry: &Entry) {
+        if let Err(message) = self.out.place(entry) {
             self.budget_spent(message);
         }
     }

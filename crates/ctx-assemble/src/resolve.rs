@@ -43,11 +43,12 @@ pub(crate) enum Failure {
     Other(Code, String),
 }
 
-/// The path of a location as shown to the user: relative to the workspace root, or joined
-/// to its root's path for the extra roots.
+/// The path of a location as shown to the user: relative to the workspace root (`.` for
+/// the root itself), or joined to its root's path for the extra roots.
 pub(crate) fn display_path(sandbox: &Sandbox, location: &Location) -> String {
     if location.root() == RootId::WORKSPACE {
-        location.path().as_str().to_owned()
+        let path = location.path().as_str();
+        if path.is_empty() { ".".to_owned() } else { path.to_owned() }
     } else {
         let root = sandbox.root_path(location.root()).as_str().trim_end_matches('/');
         if location.path().as_str().is_empty() {

@@ -157,6 +157,13 @@ impl<'a> Walk<'a> {
         }
     }
 
+    /// Writes the document's own text (whole in append mode).
+    fn text(&mut self, text: &str) {
+        if let Err(message) = self.out.text(text) {
+            self.budget_spent(message);
+        }
+    }
+
     /// Records that the output budget is spent, with its marker; the walk stops.
     pub(crate) fn budget_spent(&mut self, message: String) {
         let file = self.chain.last().map(|c| c.1.clone()).unwrap_or_default();
@@ -205,11 +212,11 @@ impl<'a> Walk<'a> {
             let line = line + at.saturating_sub(1);
             self.diagnose(DiagnosticRecord::new(code, message, doc.name.clone(), line, 1));
         }
-        self.write(&clean.text);
+        self.text(&clean.text);
     }
 
     /// Records a failed item: a diagnostic, the record's error, and what `--on-error` leaves
-    /// in inline output, or the failure list of append mode.
+    /// in inline output, or the failure list of append mode (whose text is already written).
     pub(crate) fn fail(&mut self, item: &mut Item<'_>, code: Code, message: String) {
         self.diagnose_item(item, code, message.clone());
         item.record.error = Some(ErrorRecord { code, message: message.clone() });
@@ -220,7 +227,6 @@ impl<'a> Walk<'a> {
                 self.write(item.raw);
             }
         } else {
-            self.write(item.raw);
             if code.severity() == Severity::Error {
                 let reference = reference_text(item.raw);
                 self.out.failure(Failure { reference, code, message });
@@ -258,6 +264,8 @@ impl<'a> Walk<'a> {
         let scan = ctx_syntax::scan_with(body.text, &self.opts().syntax);
         let mut index: Option<LineIndex<'_>> = None;
         let mut pre = Preprocessor::new(&scan);
+        // Append mode writes the whole text first, then the attachments in source order.
+        let mut requests = Vec::new();
         while let Some(event) = pre.next_event(&mut self.macros) {
             if self.out.budget.stopped() {
                 break;
@@ -281,18 +289,22 @@ impl<'a> Walk<'a> {
                         };
                         self.write_text(doc, piece, body.line_offset + line);
                     } else {
-                        let spent = self.out.budget.text(piece, self.chain.len() > 1);
-                        self.write(&spent.content);
+                        let spent = self.out.budget.text(piece, false);
+                        self.text(&spent.content);
                     }
                 }
                 Event::Escape { raw, unescaped, .. } => {
                     let piece = if self.out.inline() { unescaped } else { raw };
-                    self.write(piece);
+                    self.text(piece);
                 }
                 Event::Substitution { value, pos, .. } => {
                     self.write_text(doc, &value.clone(), body.line_offset + pos.line);
                 }
-                Event::Request(request) => self.request(doc, body, &request),
+                Event::Request(request) if self.out.inline() => self.request(doc, body, &request),
+                Event::Request(request) => {
+                    self.text(request.span.of(body.text));
+                    requests.push(request);
+                }
                 Event::Diagnostic(d) => {
                     let record = DiagnosticRecord::new(
                         d.code,
@@ -305,6 +317,12 @@ impl<'a> Walk<'a> {
                     self.diagnose(record);
                 }
             }
+        }
+        for request in &requests {
+            if self.out.budget.stopped() {
+                break;
+            }
+            self.request(doc, body, request);
         }
     }
 

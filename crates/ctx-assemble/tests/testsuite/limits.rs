@@ -118,3 +118,21 @@ fn walk_limit_is_w_limit() {
     assert!(assembly.references[0].truncated);
     assert!(assembly.content.contains("the walk stopped at 3 entries"), "{}", assembly.content);
 }
+
+/// When the output budget stops an append-mode run, the prompt's text is still whole: only
+/// attachments are cut.
+#[test]
+fn budget_stop_keeps_the_whole_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.txt"), "x".repeat(4000)).unwrap();
+    std::fs::write(dir.path().join("small.txt"), "y\n").unwrap();
+    let options = Options {
+        limits: ctx_assemble::Limits { max_output_bytes: 1000, ..Default::default() },
+        ..Options::for_prompt()
+    };
+    let prompt = "first @big.txt then @small.txt and the last words of the prompt";
+    let assembly = assembler(dir.path(), options).assemble_str(prompt, "-");
+    assert!(assembly.content.starts_with(prompt), "{}", assembly.content);
+    assert!(!assembly.content.contains("xxxx"), "{}", assembly.content);
+    assert_eq!(codes(&assembly), [Code::Budget]);
+}
