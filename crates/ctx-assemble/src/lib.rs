@@ -48,6 +48,7 @@ mod assembler;
 mod budget;
 mod document;
 pub mod front_matter;
+mod line;
 mod many;
 mod options;
 mod out;

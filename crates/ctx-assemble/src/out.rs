@@ -3,6 +3,8 @@
 //! text whole (never budgeted: the user's words are not cut), then streams each attachment
 //! as soon as it is ready, in source order, so nothing but the current piece is held.
 
+use std::borrow::Cow;
+
 use crate::budget::{Budget, Sink, Stop};
 use crate::options::{Mode, Options};
 use crate::printer::{self, DirectoryHead, Entry, Escaped, Failure, Printer};
@@ -17,6 +19,11 @@ pub(crate) struct Out<'s> {
     opened: bool,
     /// Whether a directory expansion is open, to be closed even when the budget stops it.
     in_directory: bool,
+    /// The continuations of the items alone on their lines being inserted, outermost first
+    /// (assembly.md §7): every further inserted line starts with them.
+    prefixes: Vec<String>,
+    /// Whether the last byte written was a line ending.
+    at_line_start: bool,
     failures: Vec<Failure>,
     pub(crate) escaped: Escaped,
 }
@@ -30,6 +37,8 @@ impl<'s> Out<'s> {
             inline: options.mode == Mode::Inline,
             opened: false,
             in_directory: false,
+            prefixes: Vec::new(),
+            at_line_start: false,
             failures: Vec::new(),
             escaped: Escaped::default(),
         }
@@ -43,12 +52,55 @@ impl<'s> Out<'s> {
     /// Writes text within the output budget; when the budget is spent, the message of the
     /// `E_BUDGET` it calls for.
     pub(crate) fn write(&mut self, text: &str) -> Result<(), String> {
-        self.budget.write(self.sink, text)
+        let text = self.prefixed(text);
+        let written = self.budget.write(self.sink, &text);
+        if written.is_ok() && !text.is_empty() {
+            self.at_line_start = text.ends_with('\n');
+        }
+        written
     }
 
     /// Writes a marker or closing text, whatever the output budget says.
     pub(crate) fn write_unbudgeted(&mut self, text: &str) {
-        self.budget.write_unbudgeted(self.sink, text);
+        let text = self.prefixed(text);
+        self.budget.write_unbudgeted(self.sink, &text);
+        if !text.is_empty() {
+            self.at_line_start = text.ends_with('\n');
+        }
+    }
+
+    /// Starts inserting an item alone on its line: its further lines get `continuation`.
+    pub(crate) fn push_prefix(&mut self, continuation: String) {
+        self.prefixes.push(continuation);
+        self.at_line_start = false;
+    }
+
+    /// Ends the item begun by [`Out::push_prefix`]; whether what it inserted ended with a
+    /// line ending.
+    pub(crate) fn pop_prefix(&mut self) -> bool {
+        self.prefixes.pop();
+        self.at_line_start
+    }
+
+    /// `text` with the active continuations at the start of each line after the first (and
+    /// of the first, when the last write ended a line); an empty line gets them without
+    /// their trailing whitespace.
+    fn prefixed<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
+        if self.prefixes.iter().all(String::is_empty) {
+            return Cow::Borrowed(text);
+        }
+        let joined = self.prefixes.concat();
+        let mut out = String::with_capacity(text.len() + joined.len() * 4);
+        let mut at_line_start = self.at_line_start;
+        for piece in text.split_inclusive('\n') {
+            if at_line_start {
+                let empty = piece == "\n" || piece == "\r\n";
+                out.push_str(if empty { joined.trim_end() } else { &joined });
+            }
+            out.push_str(piece);
+            at_line_start = piece.ends_with('\n');
+        }
+        Cow::Owned(out)
     }
 
     /// Writes the document's own text: within the budget in inline mode; whole in append

@@ -17,6 +17,7 @@ use serde_json::Map;
 use crate::assembler::Assembler;
 use crate::budget::Stop;
 use crate::front_matter::ParamsMerger;
+use crate::line;
 use crate::options::Options;
 use crate::out::Out;
 use crate::printer::Failure;
@@ -266,12 +267,19 @@ impl<'a> Walk<'a> {
         let mut pre = Preprocessor::new(&scan);
         // Append mode writes the whole text first, then the attachments in source order.
         let mut requests = Vec::new();
+        // After an item alone on its line whose insertion ended the line: where its line ends.
+        let mut skip_to: Option<usize> = None;
         while let Some(event) = pre.next_event(&mut self.macros) {
             if self.out.budget.stopped() {
                 break;
             }
             match event {
-                Event::Text { text: piece, span } => {
+                Event::Text { text: mut piece, mut span } => {
+                    if let Some(end) = skip_to.take() {
+                        let skip = end.saturating_sub(span.start).min(piece.len());
+                        piece = &piece[skip..];
+                        span.start += skip;
+                    }
                     if self.out.inline() {
                         // The line is needed only for a warning: hidden or control characters,
                         // or a token budget that may cut here.
@@ -300,7 +308,9 @@ impl<'a> Walk<'a> {
                 Event::Substitution { value, pos, .. } => {
                     self.write_text(doc, &value.clone(), body.line_offset + pos.line);
                 }
-                Event::Request(request) if self.out.inline() => self.request(doc, body, &request),
+                Event::Request(request) if self.out.inline() => {
+                    skip_to = self.request(doc, body, &request);
+                }
                 Event::Request(request) => {
                     self.text(request.span.of(body.text));
                     requests.push(request);
@@ -327,8 +337,9 @@ impl<'a> Walk<'a> {
     }
 
     /// One active include, mention or tool call: its record, the include budget, then the
-    /// step for its kind.
-    fn request(&mut self, doc: &Doc, body: Body<'_>, request: &Request<'_>) {
+    /// step for its kind. In inline mode, for an item alone on its line whose insertion ends
+    /// with a line ending, the end of its line, which is not written again.
+    fn request(&mut self, doc: &Doc, body: Body<'_>, request: &Request<'_>) -> Option<usize> {
         let raw = request.span.of(body.text);
         let syntax = match request.kind {
             RequestKind::Mention(_) => Syntax::Mention,
@@ -359,22 +370,33 @@ impl<'a> Walk<'a> {
         if let Err(message) = self.out.budget.admit_include() {
             self.fail(&mut item, Code::Budget, message);
             self.assembly.references.push(item.record);
-            return;
+            return None;
         }
         // The record's place is taken now, so that records come parent first (depth-first
         // pre-order) even though a document's record is complete only after its expansion.
         let slot = self.assembly.references.len();
         self.assembly.references.push(item.record.clone());
+        let alone = if self.out.inline() {
+            line::alone_on_line(body.text, request.span.start..request.span.end)
+        } else {
+            None
+        };
+        let line_end = alone.map(|alone| {
+            self.out.push_prefix(alone.continuation);
+            alone.line_end
+        });
         match request.kind {
             RequestKind::Tool(call) => self.tool(doc, &call, &mut item),
             RequestKind::Include(reference) => self.reference(doc, &reference, false, &mut item),
             RequestKind::Mention(reference) => self.reference(doc, &reference, true, &mut item),
         }
+        let ended_line = line_end.is_some() && self.out.pop_prefix();
         let record = &mut item.record;
         if self.out.budget.counting() && record.tokens.is_none() && record.error.is_none() {
             record.tokens = Some(0);
         }
         self.assembly.references[slot] = item.record;
+        line_end.filter(|_| ended_line)
     }
 }
 
