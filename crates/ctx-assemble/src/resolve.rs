@@ -1,7 +1,7 @@
 //! Resolving a written path (assembly.md §2): free functions over the sandbox and the
 //! pluggable [`Resolver`]. Nothing here writes output or records diagnostics.
 
-use ctx_fs::{Content, FileKind, Location, RootId, Sandbox};
+use ctx_fs::{Content, FileKind, Location, RootId, RootKind, Sandbox};
 use ctx_syntax::{Code, Reference, TargetKind};
 
 use crate::record::Kind;
@@ -83,12 +83,13 @@ fn scheme(path: &str) -> Option<&str> {
 }
 
 /// Resolves a relative or absolute path as assembly.md §2 says, without the source index:
-/// absolute paths as they are; relative ones from `base`, then from the workspace root.
+/// absolute paths as they are; relative ones from `base`, then from the workspace root, then
+/// from each extra root given with `--allow`.
 pub(crate) fn resolve_relative(
     sandbox: &Sandbox,
     written: &str,
     base: &Location,
-) -> Result<Location, ctx_fs::Error> {
+) -> Result<Location, Failure> {
     relative(sandbox, written, base, |written, base| sandbox.resolve(written, base))
 }
 
@@ -97,33 +98,65 @@ fn read_relative(
     sandbox: &Sandbox,
     written: &str,
     base: &Location,
-) -> Result<(Location, Content), ctx_fs::Error> {
+) -> Result<(Location, Content), Failure> {
     relative(sandbox, written, base, |written, base| sandbox.read_path(written, base))
 }
 
 /// The order of §2 for any operation on a path: absolute as it is; relative from `base`, then
-/// from the workspace root. A directory (or another irregular entry) found from `base` is a
-/// hit for the caller to look at.
+/// from the workspace root, then from each `--allow` root in order (found under several of
+/// them: `E_AMBIGUOUS`). A directory (or another irregular entry) found on the way is a hit
+/// for the caller to look at.
 fn relative<T>(
     sandbox: &Sandbox,
     written: &str,
     base: &Location,
     op: impl Fn(&str, Option<&Location>) -> Result<T, ctx_fs::Error>,
-) -> Result<T, ctx_fs::Error> {
+) -> Result<T, Failure> {
     if is_absolute(written) {
-        return op(written, None);
+        return op(written, None).map_err(Failure::Fs);
     }
-    match op(written, Some(base)) {
-        Ok(found) => Ok(found),
-        Err(first) => {
-            if *base == sandbox.workspace() || first.code() == Code::NotRegular {
-                return Err(first);
-            }
-            match op(written, None) {
-                Ok(found) => Ok(found),
-                Err(second) => Err(pick_error(first, second)),
-            }
+    let first = match op(written, Some(base)) {
+        Ok(found) => return Ok(found),
+        Err(first) if first.code() == Code::NotRegular => return Err(Failure::Fs(first)),
+        Err(first) => first,
+    };
+    let err = if *base == sandbox.workspace() {
+        first
+    } else {
+        match op(written, None) {
+            Ok(found) => return Ok(found),
+            Err(second) => pick_error(first, second),
         }
+    };
+    if err.code() != Code::NotFound {
+        return Err(Failure::Fs(err));
+    }
+    let mut hits = Vec::new();
+    let mut irregular = None;
+    for root in sandbox.roots().filter(|&r| sandbox.root_kind(r) == RootKind::Allowed) {
+        match op(written, Some(&Location::root_of(root))) {
+            Ok(found) => hits.push((root, found)),
+            Err(e) if e.code() == Code::NotRegular => irregular = irregular.or(Some(e)),
+            Err(_) => {}
+        }
+    }
+    if hits.len() > 1 {
+        let candidates: Vec<String> = hits
+            .iter()
+            .map(|(root, _)| {
+                let root = sandbox.root_path(*root).as_str().trim_end_matches('/');
+                format!("{root}/{}", written.replace('\\', "/"))
+            })
+            .collect();
+        return Err(Failure::Other(
+            Code::Ambiguous,
+            format!("{written} is found under several roots: {}", candidates.join(", ")),
+        ));
+    }
+    match (hits.pop(), irregular) {
+        (Some((_, found)), _) => Ok(found),
+        (None, Some(irregular)) => Err(Failure::Fs(irregular)),
+        (None, None) => Err(Failure::Fs(err)),
     }
 }
 
@@ -177,14 +210,14 @@ pub(crate) fn resolve(
             }
             // A directory named without its trailing slash, or something that is not a
             // regular file: the general path below tells which.
-            Err(err) if err.code() == Code::NotRegular => {}
-            Err(err) if err.code() == Code::NotFound && resolver.is_some() => {}
-            Err(err) => return Err(Failure::Fs(err)),
+            Err(Failure::Fs(err)) if err.code() == Code::NotRegular => {}
+            Err(Failure::Fs(err)) if err.code() == Code::NotFound && resolver.is_some() => {}
+            Err(failure) => return Err(failure),
         }
     }
     let location = match resolve_relative(sandbox, written, dir) {
         Ok(location) => location,
-        Err(err) if err.code() == Code::NotFound && resolver.is_some() => {
+        Err(Failure::Fs(err)) if err.code() == Code::NotFound && resolver.is_some() => {
             match resolver.map(|r| r.resolve(written, sandbox)) {
                 Some(Resolution::Found(location)) => location,
                 Some(Resolution::Ambiguous(candidates)) => {
@@ -196,7 +229,7 @@ pub(crate) fn resolve(
                 _ => return Err(Failure::Fs(err)),
             }
         }
-        Err(err) => return Err(Failure::Fs(err)),
+        Err(failure) => return Err(failure),
     };
     let stat = sandbox.stat(&location).map_err(Failure::Fs)?;
     let kind = if stat.kind == FileKind::Dir { Kind::Directory } else { Kind::File };

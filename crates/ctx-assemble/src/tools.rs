@@ -30,8 +30,12 @@ impl ToolContext<'_> {
     /// Resolves a path as the assembler does: from the calling document's directory, then
     /// from the workspace root.
     pub fn resolve(&self, written: &str) -> Result<Location, ToolError> {
-        crate::resolve::resolve_relative(self.sandbox, written, self.base)
-            .map_err(|err| ToolError::from_fs(&err))
+        crate::resolve::resolve_relative(self.sandbox, written, self.base).map_err(|failure| {
+            match failure {
+                crate::resolve::Failure::Fs(err) => ToolError::from_fs(&err),
+                crate::resolve::Failure::Other(code, message) => ToolError { code, message },
+            }
+        })
     }
 
     /// The path of a location as shown to the user: relative to the workspace, or prefixed

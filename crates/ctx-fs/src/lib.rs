@@ -87,7 +87,7 @@ pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode};
 pub use error::{Error, ErrorKind, Result};
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{
-    FileKind, IgnoreSettings, Limits, Location, MAX_SYMLINK_HOPS, RootId, Sandbox, SandboxBuilder,
-    Stat,
+    FileKind, IgnoreSettings, Limits, Location, MAX_SYMLINK_HOPS, RootId, RootKind, Sandbox,
+    SandboxBuilder, Stat,
 };
 pub use walk::{SkipReason, Skipped, Walk, WalkEntry};
