@@ -120,18 +120,31 @@ impl Budget {
 
     /// Writes `text` if the output budget allows; when it does not, nothing is written, the
     /// walk stops, and the message of the `E_BUDGET` it calls for comes back.
+    #[cfg(test)]
     pub(crate) fn write(&mut self, sink: &mut dyn Sink, text: &str) -> Result<(), String> {
-        if self.stop.is_some() || text.is_empty() {
+        self.write_all(sink, &[Cow::Borrowed(text)])
+    }
+
+    /// Writes all of `pieces` if the output budget allows, or none of them.
+    pub(crate) fn write_all(
+        &mut self,
+        sink: &mut dyn Sink,
+        pieces: &[Cow<'_, str>],
+    ) -> Result<(), String> {
+        let len: u64 = pieces.iter().map(|p| p.len() as u64).sum();
+        if self.stop.is_some() || len == 0 {
             return Ok(());
         }
-        if self.max_output > 0 && self.written + text.len() as u64 > self.max_output {
+        if self.max_output > 0 && self.written + len > self.max_output {
             self.stop(Stop::Budget);
             return Err(format!(
                 "output budget of {} bytes spent; the rest is not read",
                 self.max_output
             ));
         }
-        self.write_unbudgeted(sink, text);
+        for piece in pieces {
+            self.write_unbudgeted(sink, piece);
+        }
         Ok(())
     }
 
@@ -216,7 +229,11 @@ impl Budget {
 
     /// Counts one piece of included content (a file, a tool's result) and cuts it to what is
     /// left of the token budget. `count` is its token count when the caller has it already.
-    pub(crate) fn content(&mut self, content: String, count: Option<usize>) -> Spent<String> {
+    pub(crate) fn content<'t>(
+        &mut self,
+        content: Cow<'t, str>,
+        count: Option<usize>,
+    ) -> Spent<Cow<'t, str>> {
         if !self.counting {
             return Spent { content, tokens: None, cut_from: None };
         }
@@ -232,7 +249,7 @@ impl Budget {
         self.tokens_total += cut.tokens as u64;
         self.cuts += 1;
         Spent {
-            content: cut.text.to_owned(),
+            content: Cow::Owned(cut.text.to_owned()),
             tokens: Some(cut.tokens as u64),
             cut_from: Some(count),
         }
@@ -290,11 +307,11 @@ mod tests {
         let top = b.text("one two three four five", false);
         assert_eq!(top.content, "one two three four five");
         assert!(top.cut_from.is_none());
-        let included = b.content("alpha beta gamma delta epsilon".to_owned(), None);
+        let included = b.content("alpha beta gamma delta epsilon".into(), None);
         assert!(included.cut_from.is_some());
         assert!(included.tokens.unwrap() <= 3);
-        let long = "one more sentence that cannot fit in what is left".to_owned();
-        let after = b.content(long.clone(), None);
+        let long = "one more sentence that cannot fit in what is left";
+        let after = b.content(long.into(), None);
         assert!(after.content.len() < long.len(), "{}", after.content);
         assert_eq!(b.cuts(), 2);
         assert!(b.tokens_total() <= 5 + 3, "{}", b.tokens_total());
@@ -303,8 +320,8 @@ mod tests {
     #[test]
     fn without_counting_nothing_is_counted() {
         let mut b = budget(Limits { max_tokens: 0, ..Limits::default() }, false);
-        let spent = b.content("abc".to_owned(), None);
-        assert_eq!((spent.content.as_str(), spent.tokens), ("abc", None));
+        let spent = b.content("abc".into(), None);
+        assert_eq!((spent.content.as_ref(), spent.tokens), ("abc", None));
         assert_eq!(b.tokens_total(), 0);
     }
 }

@@ -96,7 +96,7 @@ impl Walk<'_> {
 
     /// Reads one batch of an expansion: the contents in walk order (ahead, on worker threads,
     /// when asked), then the token counts in parallel, then the budget in walk order again.
-    fn read_batch(&mut self, batch: &[&WalkEntry], item: &mut Item<'_>) -> Vec<Entry> {
+    fn read_batch(&mut self, batch: &[&WalkEntry], item: &mut Item<'_>) -> Vec<Entry<'static>> {
         let contents: Vec<Result<Content, ctx_fs::Error>> =
             if self.opts().prefetch && batch.len() > 1 {
                 read_many(self.sandbox(), batch)
@@ -114,7 +114,7 @@ impl Walk<'_> {
                         content = Cow::Owned(select::number_lines(&content, 1));
                     }
                     let clean = self.clean_content(&content, &shown, 1);
-                    texts.push((shown, clean));
+                    texts.push((shown, clean.into_owned()));
                 }
                 Ok(_) => {
                     let message = format!("binary file left out: {shown}");
@@ -133,7 +133,7 @@ impl Walk<'_> {
             .into_iter()
             .zip(counts)
             .map(|((shown, clean), count)| {
-                let content = self.spend(clean, count, &shown, item);
+                let content = self.spend(Cow::Owned(clean), count, &shown, item);
                 item.record.bytes += content.len() as u64;
                 Entry::File { path: shown.clone(), reference: shown, lines: None, content }
             })

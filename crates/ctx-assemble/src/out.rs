@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use crate::budget::{Budget, Sink, Stop};
 use crate::options::{Mode, Options};
-use crate::printer::{self, DirectoryHead, Entry, Escaped, Failure, Printer};
+use crate::printer::{self, DirectoryHead, Entry, Escaped, Failure, Pieces, Printer};
 
 /// The output of one run.
 pub(crate) struct Out<'s> {
@@ -52,21 +52,29 @@ impl<'s> Out<'s> {
     /// Writes text within the output budget; when the budget is spent, the message of the
     /// `E_BUDGET` it calls for.
     pub(crate) fn write(&mut self, text: &str) -> Result<(), String> {
-        let text = self.prefixed(text);
-        let written = self.budget.write(self.sink, &text);
-        if written.is_ok() && !text.is_empty() {
-            self.at_line_start = text.ends_with('\n');
+        let mut pieces = Pieces::default();
+        pieces.push_content(Cow::Borrowed(text));
+        self.emit(pieces)
+    }
+
+    /// Writes a printer's pieces within the output budget, all or nothing.
+    fn emit(&mut self, pieces: Pieces<'_>) -> Result<(), String> {
+        let mut at_line_start = self.at_line_start;
+        let parts: Vec<Cow<'_, str>> =
+            pieces.parts().iter().map(|p| self.prefixed(p, &mut at_line_start)).collect();
+        let written = self.budget.write_all(self.sink, &parts);
+        if written.is_ok() {
+            self.at_line_start = at_line_start;
         }
         written
     }
 
     /// Writes a marker or closing text, whatever the output budget says.
     pub(crate) fn write_unbudgeted(&mut self, text: &str) {
-        let text = self.prefixed(text);
+        let mut at_line_start = self.at_line_start;
+        let text = self.prefixed(text, &mut at_line_start);
         self.budget.write_unbudgeted(self.sink, &text);
-        if !text.is_empty() {
-            self.at_line_start = text.ends_with('\n');
-        }
+        self.at_line_start = at_line_start;
     }
 
     /// Starts inserting an item alone on its line: its further lines get `continuation`.
@@ -84,21 +92,25 @@ impl<'s> Out<'s> {
 
     /// `text` with the active continuations at the start of each line after the first (and
     /// of the first, when the last write ended a line); an empty line gets them without
-    /// their trailing whitespace.
-    fn prefixed<'t>(&mut self, text: &'t str) -> Cow<'t, str> {
+    /// their trailing whitespace. `at_line_start` says whether a line just ended, before and
+    /// after.
+    fn prefixed<'t>(&self, text: &'t str, at_line_start: &mut bool) -> Cow<'t, str> {
+        if text.is_empty() {
+            return Cow::Borrowed(text);
+        }
         if self.prefixes.iter().all(String::is_empty) {
+            *at_line_start = text.ends_with('\n');
             return Cow::Borrowed(text);
         }
         let joined = self.prefixes.concat();
         let mut out = String::with_capacity(text.len() + joined.len() * 4);
-        let mut at_line_start = self.at_line_start;
         for piece in text.split_inclusive('\n') {
-            if at_line_start {
+            if *at_line_start {
                 let empty = piece == "\n" || piece == "\r\n";
                 out.push_str(if empty { joined.trim_end() } else { &joined });
             }
             out.push_str(piece);
-            at_line_start = piece.ends_with('\n');
+            *at_line_start = piece.ends_with('\n');
         }
         Cow::Owned(out)
     }
@@ -114,7 +126,7 @@ impl<'s> Out<'s> {
     }
 
     /// Opens the attachments before the first one (append mode).
-    fn open(&mut self, text: &mut String) {
+    fn open(&mut self, text: &mut Pieces<'_>) {
         if !self.inline && !self.opened {
             self.opened = true;
             self.printer.attachments_open(text);
@@ -122,20 +134,20 @@ impl<'s> Out<'s> {
     }
 
     /// Places an entry: printed in place, or as the next attachment.
-    pub(crate) fn place(&mut self, entry: &Entry) -> Result<(), String> {
-        let mut text = String::new();
+    pub(crate) fn place(&mut self, entry: &Entry<'_>) -> Result<(), String> {
+        let mut pieces = Pieces::default();
         if self.inline {
-            self.printer.entry(&mut text, entry, &mut self.escaped);
+            self.printer.entry(&mut pieces, entry, &mut self.escaped);
         } else {
-            self.open(&mut text);
-            self.printer.attachment(&mut text, entry, &mut self.escaped);
+            self.open(&mut pieces);
+            self.printer.attachment(&mut pieces, entry, &mut self.escaped);
         }
-        self.write(&text)
+        self.emit(pieces)
     }
 
     /// Opens a directory expansion, in place or as the next attachment.
     pub(crate) fn directory_open(&mut self, head: &DirectoryHead) -> Result<(), String> {
-        let mut text = String::new();
+        let mut text = Pieces::default();
         if self.inline {
             self.printer.directory_open(&mut text, head, &mut self.escaped);
         } else {
@@ -143,22 +155,22 @@ impl<'s> Out<'s> {
             self.printer.attachment_directory(&mut text, head, &mut self.escaped);
         }
         self.in_directory = true;
-        self.write(&text)
+        self.emit(text)
     }
 
     /// Writes one file of an open directory expansion.
-    pub(crate) fn directory_file(&mut self, file: &Entry) -> Result<(), String> {
-        let mut text = String::new();
-        self.printer.directory_file(&mut text, file, &mut self.escaped);
-        self.write(&text)
+    pub(crate) fn directory_file(&mut self, file: &Entry<'_>) -> Result<(), String> {
+        let mut pieces = Pieces::default();
+        self.printer.directory_file(&mut pieces, file, &mut self.escaped);
+        self.emit(pieces)
     }
 
     /// Closes a directory expansion, with its notes (files left out, entries skipped).
     pub(crate) fn directory_close(&mut self, notes: Option<&str>) -> Result<(), String> {
-        let mut text = String::new();
-        self.printer.directory_close(&mut text, notes);
+        let mut pieces = Pieces::default();
+        self.printer.directory_close(&mut pieces, notes);
         self.in_directory = false;
-        self.write(&text)
+        self.emit(pieces)
     }
 
     /// Lists a failed reference after the attachments (append mode, where the format lists
@@ -173,7 +185,7 @@ impl<'s> Out<'s> {
         if self.budget.stop_reason() == Some(Stop::Io) {
             return;
         }
-        let mut tail = String::new();
+        let mut tail = Pieces::default();
         if std::mem::take(&mut self.in_directory) {
             self.printer.directory_close(&mut tail, None);
         }
@@ -183,6 +195,8 @@ impl<'s> Out<'s> {
             }
             self.printer.failures(&mut tail, &self.failures);
         }
-        self.write_unbudgeted(&tail);
+        for part in tail.parts() {
+            self.write_unbudgeted(part);
+        }
     }
 }

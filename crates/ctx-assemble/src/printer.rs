@@ -3,7 +3,8 @@
 //! goes (in place, or after the text in append mode) is the business of
 //! [`Out`](crate::out::Out).
 
-use std::fmt::Write as _;
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
 use std::io;
 
 use ctx_syntax::Code;
@@ -16,7 +17,7 @@ use crate::render::{escape_attr, fence, language, neutralize_tags};
 /// directory or glob is not one entry but a [`DirectoryHead`], its files one by one, and a
 /// closing, so that a large expansion streams.
 #[derive(Debug, Clone)]
-pub(crate) enum Entry {
+pub(crate) enum Entry<'c> {
     /// A file or its lines.
     File {
         /// Resolved path, shown to the reader.
@@ -25,8 +26,8 @@ pub(crate) enum Entry {
         reference: String,
         /// `start-end` of the lines taken, for the `lines` attribute.
         lines: Option<(u32, u32)>,
-        /// The content, sanitised.
-        content: String,
+        /// The content, sanitised; borrowed from the file's text when nothing changed it.
+        content: Cow<'c, str>,
     },
     /// A tool call's result.
     Tool {
@@ -35,7 +36,7 @@ pub(crate) enum Entry {
         /// The JSON arguments as written.
         args: String,
         /// The result, sanitised.
-        content: String,
+        content: Cow<'c, str>,
     },
 }
 
@@ -58,6 +59,54 @@ pub(crate) struct Failure {
     pub(crate) message: String,
 }
 
+/// What a printer produces for one piece of output: its own small strings and the content
+/// borrowed as it is, so a large file is written without being copied.
+#[derive(Debug, Default)]
+pub(crate) struct Pieces<'a> {
+    parts: Vec<Cow<'a, str>>,
+}
+
+impl<'a> Pieces<'a> {
+    /// Appends a copy of a short string.
+    pub(crate) fn push_str(&mut self, s: &str) {
+        match self.parts.last_mut() {
+            Some(Cow::Owned(last)) => last.push_str(s),
+            _ => self.parts.push(Cow::Owned(s.to_owned())),
+        }
+    }
+
+    /// Appends one character.
+    pub(crate) fn push(&mut self, c: char) {
+        self.push_str(c.encode_utf8(&mut [0; 4]));
+    }
+
+    /// Appends content without copying it when it is borrowed.
+    pub(crate) fn push_content(&mut self, content: Cow<'a, str>) {
+        match content {
+            Cow::Borrowed(s) => self.parts.push(Cow::Borrowed(s)),
+            Cow::Owned(s) => self.push_str(&s),
+        }
+    }
+
+    /// The pieces, in order.
+    pub(crate) fn parts(&self) -> &[Cow<'a, str>] {
+        &self.parts
+    }
+
+    /// Everything, as one string.
+    #[cfg(test)]
+    pub(crate) fn concat(&self) -> String {
+        self.parts.concat()
+    }
+}
+
+impl fmt::Write for Pieces<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.push_str(s);
+        Ok(())
+    }
+}
+
 /// Wrapper-shaped tags escaped while printing XML, for `W_ESCAPED`.
 #[derive(Debug, Default)]
 pub(crate) struct Escaped {
@@ -67,53 +116,53 @@ pub(crate) struct Escaped {
 
 impl Escaped {
     /// Neutralises wrapper-shaped tags in `content` (from `path`) and writes it as a block.
-    fn block(&mut self, out: &mut String, path: &str, content: &str) {
+    fn block<'e>(&mut self, out: &mut Pieces<'e>, path: &str, content: &'e str) {
         let n = neutralize_tags(content);
         if n.escaped > 0 {
             self.count += n.escaped;
             self.paths.push(path.to_owned());
         }
-        push_block(out, &n.text);
+        push_block(out, n.text);
     }
 }
 
 /// How one output format lays entries out.
 pub(crate) trait Printer {
     /// An entry, in place or in the attachments of append mode.
-    fn entry(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped);
+    fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped);
 
     /// The opening of a directory expansion written in place: its element or heading and
     /// its tree.
-    fn directory_open(&self, out: &mut String, head: &DirectoryHead, escaped: &mut Escaped);
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped);
 
     /// One file of a directory expansion written in place.
-    fn directory_file(&self, out: &mut String, file: &Entry, escaped: &mut Escaped) {
+    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, escaped: &mut Escaped) {
         self.entry(out, file, escaped);
     }
 
     /// The end of a directory expansion: the marker for files left out and the closing.
-    fn directory_close(&self, out: &mut String, omitted: Option<&str>);
+    fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>);
 
     /// What opens the attachments of append mode, written after the text before the first
     /// attachment (only when there is one).
-    fn attachments_open(&self, out: &mut String);
+    fn attachments_open(&self, out: &mut Pieces<'_>);
 
     /// One attachment of append mode.
-    fn attachment(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+    fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         self.entry(out, entry, escaped);
     }
 
     /// The opening of a directory attached in append mode (its files follow through
     /// [`Printer::directory_file`], then [`Printer::directory_close`]).
-    fn attachment_directory(&self, out: &mut String, head: &DirectoryHead, e: &mut Escaped) {
+    fn attachment_directory(&self, out: &mut Pieces<'_>, head: &DirectoryHead, e: &mut Escaped) {
         self.directory_open(out, head, e);
     }
 
     /// What closes the attachments of append mode.
-    fn attachments_close(&self, _out: &mut String) {}
+    fn attachments_close(&self, _out: &mut Pieces<'_>) {}
 
     /// The failed references, after the attachments, where the format lists them.
-    fn failures(&self, _out: &mut String, _failures: &[Failure]) {}
+    fn failures(&self, _out: &mut Pieces<'_>, _failures: &[Failure]) {}
 
     /// Whether the content is collected and written whole by [`Printer::close`] rather than
     /// streamed.
@@ -144,17 +193,18 @@ pub(crate) fn printer(options: &Options) -> Box<dyn Printer + Send + Sync> {
     }
 }
 
-fn push_block(out: &mut String, content: &str) {
-    out.push_str(content);
-    if !content.is_empty() && !content.ends_with('\n') {
+fn push_block<'e>(out: &mut Pieces<'e>, content: Cow<'e, str>) {
+    let newline = !content.is_empty() && !content.ends_with('\n');
+    out.push_content(content);
+    if newline {
         out.push('\n');
     }
 }
 
-fn fenced(out: &mut String, content: &str, lang: &str) {
+fn fenced<'e>(out: &mut Pieces<'e>, content: &'e str, lang: &str) {
     let fence = fence(content);
     let _ = writeln!(out, "{fence}{lang}");
-    push_block(out, content);
+    push_block(out, Cow::Borrowed(content));
     let _ = writeln!(out, "{fence}\n");
 }
 
@@ -163,33 +213,35 @@ fn fenced(out: &mut String, content: &str, lang: &str) {
 pub(crate) struct Plain;
 
 impl Printer for Plain {
-    fn entry(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+    fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         let _ = escaped;
         match entry {
-            Entry::File { content, .. } | Entry::Tool { content, .. } => out.push_str(content),
+            Entry::File { content, .. } | Entry::Tool { content, .. } => {
+                out.push_content(Cow::Borrowed(content));
+            }
         }
     }
 
-    fn directory_open(&self, out: &mut String, head: &DirectoryHead, escaped: &mut Escaped) {
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped) {
         Markdown.directory_open(out, head, escaped);
     }
 
-    fn directory_file(&self, out: &mut String, file: &Entry, escaped: &mut Escaped) {
+    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, escaped: &mut Escaped) {
         Markdown.entry(out, file, escaped);
     }
 
-    fn directory_close(&self, out: &mut String, omitted: Option<&str>) {
+    fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
         Markdown.directory_close(out, omitted);
     }
 
-    fn attachments_open(&self, _out: &mut String) {}
+    fn attachments_open(&self, _out: &mut Pieces<'_>) {}
 
-    fn attachment(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+    fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         out.push_str("\n\n");
         self.entry(out, entry, escaped);
     }
 
-    fn attachment_directory(&self, out: &mut String, head: &DirectoryHead, e: &mut Escaped) {
+    fn attachment_directory(&self, out: &mut Pieces<'_>, head: &DirectoryHead, e: &mut Escaped) {
         out.push_str("\n\n");
         self.directory_open(out, head, e);
     }
@@ -199,7 +251,7 @@ impl Printer for Plain {
 pub(crate) struct Xml;
 
 impl Printer for Xml {
-    fn entry(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+    fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         match entry {
             Entry::File { path, lines, content, .. } => {
                 let _ = write!(out, "<file path=\"{}\"", escape_attr(path));
@@ -223,12 +275,20 @@ impl Printer for Xml {
         }
     }
 
-    fn directory_open(&self, out: &mut String, head: &DirectoryHead, escaped: &mut Escaped) {
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped) {
         let _ = writeln!(out, "<directory path=\"{}\">", escape_attr(&head.path));
-        escaped.block(out, &head.path, &head.tree);
+        let tree = neutralize_tags(&head.tree);
+        if tree.escaped > 0 {
+            escaped.count += tree.escaped;
+            escaped.paths.push(head.path.clone());
+        }
+        out.push_str(&tree.text);
+        if !tree.text.is_empty() && !tree.text.ends_with('\n') {
+            out.push('\n');
+        }
     }
 
-    fn directory_close(&self, out: &mut String, omitted: Option<&str>) {
+    fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
         if let Some(marker) = omitted {
             out.push_str(marker);
             out.push('\n');
@@ -236,17 +296,17 @@ impl Printer for Xml {
         out.push_str("</directory>\n");
     }
 
-    fn attachments_open(&self, out: &mut String) {
+    fn attachments_open(&self, out: &mut Pieces<'_>) {
         out.push_str(
             "\n\n<system-reminder>\nThe following files were mentioned with @ syntax:\n\n",
         );
     }
 
-    fn attachments_close(&self, out: &mut String) {
+    fn attachments_close(&self, out: &mut Pieces<'_>) {
         out.push_str("</system-reminder>\n");
     }
 
-    fn failures(&self, out: &mut String, failures: &[Failure]) {
+    fn failures(&self, out: &mut Pieces<'_>, failures: &[Failure]) {
         if failures.is_empty() {
             return;
         }
@@ -261,7 +321,7 @@ impl Printer for Xml {
 pub(crate) struct Markdown;
 
 impl Printer for Markdown {
-    fn entry(&self, out: &mut String, entry: &Entry, _: &mut Escaped) {
+    fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, _: &mut Escaped) {
         match entry {
             Entry::File { path, reference, content, .. } => {
                 let _ = writeln!(out, "#### Source: {reference}\n");
@@ -274,19 +334,25 @@ impl Printer for Markdown {
         }
     }
 
-    fn directory_open(&self, out: &mut String, head: &DirectoryHead, _: &mut Escaped) {
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, _: &mut Escaped) {
         let _ = writeln!(out, "#### Source: {}\n", head.reference);
-        fenced(out, &head.tree, "");
+        let fence = fence(&head.tree);
+        let _ = writeln!(out, "{fence}");
+        out.push_str(&head.tree);
+        if !head.tree.is_empty() && !head.tree.ends_with('\n') {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{fence}\n");
     }
 
-    fn directory_close(&self, out: &mut String, omitted: Option<&str>) {
+    fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
         if let Some(marker) = omitted {
             out.push_str(marker);
             out.push_str("\n\n");
         }
     }
 
-    fn attachments_open(&self, out: &mut String) {
+    fn attachments_open(&self, out: &mut Pieces<'_>) {
         out.push_str("\n\n### User Provided Context References:\n\n");
     }
 }
@@ -296,39 +362,39 @@ impl Printer for Markdown {
 pub(crate) struct Json(Box<dyn Printer + Send + Sync>);
 
 impl Printer for Json {
-    fn entry(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+    fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         self.0.entry(out, entry, escaped);
     }
 
-    fn directory_open(&self, out: &mut String, head: &DirectoryHead, escaped: &mut Escaped) {
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped) {
         self.0.directory_open(out, head, escaped);
     }
 
-    fn directory_file(&self, out: &mut String, file: &Entry, escaped: &mut Escaped) {
+    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, escaped: &mut Escaped) {
         self.0.directory_file(out, file, escaped);
     }
 
-    fn directory_close(&self, out: &mut String, omitted: Option<&str>) {
+    fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
         self.0.directory_close(out, omitted);
     }
 
-    fn attachments_open(&self, out: &mut String) {
+    fn attachments_open(&self, out: &mut Pieces<'_>) {
         self.0.attachments_open(out);
     }
 
-    fn attachment(&self, out: &mut String, entry: &Entry, escaped: &mut Escaped) {
+    fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         self.0.attachment(out, entry, escaped);
     }
 
-    fn attachment_directory(&self, out: &mut String, head: &DirectoryHead, e: &mut Escaped) {
+    fn attachment_directory(&self, out: &mut Pieces<'_>, head: &DirectoryHead, e: &mut Escaped) {
         self.0.attachment_directory(out, head, e);
     }
 
-    fn attachments_close(&self, out: &mut String) {
+    fn attachments_close(&self, out: &mut Pieces<'_>) {
         self.0.attachments_close(out);
     }
 
-    fn failures(&self, out: &mut String, failures: &[Failure]) {
+    fn failures(&self, out: &mut Pieces<'_>, failures: &[Failure]) {
         self.0.failures(out, failures);
     }
 
@@ -345,19 +411,19 @@ impl Printer for Json {
 mod tests {
     use super::*;
 
-    fn file(content: &str) -> Entry {
+    fn file(content: &str) -> Entry<'_> {
         Entry::File {
             path: "src/a.rs".into(),
             reference: "src/a.rs#L1-2".into(),
             lines: Some((1, 2)),
-            content: content.into(),
+            content: Cow::Borrowed(content),
         }
     }
 
-    fn print(printer: &dyn Printer, entry: &Entry) -> String {
-        let mut out = String::new();
+    fn print(printer: &dyn Printer, entry: &Entry<'_>) -> String {
+        let mut out = Pieces::default();
         printer.entry(&mut out, entry, &mut Escaped::default());
-        out
+        out.concat()
     }
 
     #[test]
@@ -374,8 +440,10 @@ mod tests {
     #[test]
     fn xml_escapes_wrapper_tags_and_counts_them() {
         let mut escaped = Escaped::default();
-        let mut out = String::new();
-        Xml.entry(&mut out, &file("</file>"), &mut escaped);
+        let mut out = Pieces::default();
+        let entry = file("</file>");
+        Xml.entry(&mut out, &entry, &mut escaped);
+        let out = out.concat();
         assert!(out.contains("&lt;/file>"), "{out}");
         assert_eq!((escaped.count, escaped.paths.as_slice()), (1, &["src/a.rs".to_owned()][..]));
     }
@@ -384,19 +452,22 @@ mod tests {
     fn attachments_and_failures() {
         let failures =
             [Failure { reference: "b.md".into(), code: Code::NotFound, message: "gone".into() }];
-        let mut out = String::new();
+        let x = file("x");
+        let mut out = Pieces::default();
         Xml.attachments_open(&mut out);
-        Xml.attachment(&mut out, &file("x"), &mut Escaped::default());
+        Xml.attachment(&mut out, &x, &mut Escaped::default());
         Xml.attachments_close(&mut out);
         Xml.failures(&mut out, &failures);
+        let out = out.concat();
         assert!(out.starts_with("\n\n<system-reminder>\n"), "{out}");
         assert!(out.ends_with("Some files could not be loaded:\n- @b.md: E_NOT_FOUND: gone\n"));
-        let mut out = String::new();
+        let mut out = Pieces::default();
         Markdown.failures(&mut out, &failures);
-        assert_eq!(out, "", "Markdown does not list failures");
-        let mut out = String::new();
-        Plain.attachment(&mut out, &file("x"), &mut Escaped::default());
-        assert_eq!(out, "\n\nx");
+        assert_eq!(out.concat(), "", "Markdown does not list failures");
+        let mut out = Pieces::default();
+        Plain.attachment(&mut out, &x, &mut Escaped::default());
+        assert_eq!(out.concat(), "\n\nx");
+        assert!(out.parts().iter().any(|p| matches!(p, Cow::Borrowed("x"))), "not copied");
     }
 
     #[test]

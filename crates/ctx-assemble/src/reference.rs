@@ -187,11 +187,17 @@ impl Walk<'_> {
         }
     }
 
-    /// Sanitises content, reporting what was made visible at its line in `path`.
-    pub(crate) fn clean_content(&mut self, content: &str, path: &str, first_line: u32) -> String {
+    /// Sanitises content, reporting what was made visible at its line in `path`; borrowed
+    /// when nothing had to change.
+    pub(crate) fn clean_content<'t>(
+        &mut self,
+        content: &'t str,
+        path: &str,
+        first_line: u32,
+    ) -> Cow<'t, str> {
         let clean = sanitize(content);
         let warnings = clean.warnings();
-        let text = clean.text.into_owned();
+        let text = clean.text;
         for (code, line, message) in warnings {
             let line = first_line + line.saturating_sub(1);
             self.diagnose(crate::record::DiagnosticRecord::new(
@@ -207,13 +213,13 @@ impl Walk<'_> {
 
     /// Applies the token budget to one piece of content, reporting a cut at the item.
     /// `count` is the content's token count when the caller has it already.
-    pub(crate) fn spend(
+    pub(crate) fn spend<'t>(
         &mut self,
-        content: String,
+        content: Cow<'t, str>,
         count: Option<usize>,
         path: &str,
         item: &mut Item<'_>,
-    ) -> String {
+    ) -> Cow<'t, str> {
         let spent = self.out.budget.content(content, count);
         if let Some(tokens) = spent.tokens {
             item.record.tokens = Some(item.record.tokens.unwrap_or(0) + tokens);
