@@ -9,6 +9,7 @@ use ctx_syntax::Code;
 
 use crate::printer::{DirectoryHead, Entry};
 use crate::record::Kind;
+use crate::reference::Counted;
 use crate::resolve::{Resolved, display_path};
 use crate::select;
 use crate::tokens;
@@ -133,7 +134,8 @@ impl Walk<'_> {
             .into_iter()
             .zip(counts)
             .map(|((shown, clean), count)| {
-                let content = self.spend(Cow::Owned(clean), count, &shown, item);
+                let counted = Counted { text: Cow::Owned(clean), tokens: count };
+                let content = self.spend(counted, &shown, item);
                 item.record.bytes += content.len() as u64;
                 Entry::File { path: shown.clone(), reference: shown, lines: None, content }
             })

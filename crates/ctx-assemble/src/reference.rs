@@ -17,6 +17,19 @@ use crate::select::{self, LineRange};
 use crate::tools::ToolContext;
 use crate::walk::{Doc, Item, Walk, reference_text};
 
+/// Content on its way to the token budget, with its token count when the caller has it
+/// already (counted in parallel for a directory's files).
+pub(crate) struct Counted<'t> {
+    pub(crate) text: Cow<'t, str>,
+    pub(crate) tokens: Option<usize>,
+}
+
+impl<'t> From<Cow<'t, str>> for Counted<'t> {
+    fn from(text: Cow<'t, str>) -> Counted<'t> {
+        Counted { text, tokens: None }
+    }
+}
+
 impl Walk<'_> {
     /// An include or mention of a path.
     pub(crate) fn reference(
@@ -113,7 +126,7 @@ impl Walk<'_> {
             content
         };
         let clean = self.clean_content(&content, path, first_line);
-        let clean = self.spend(clean, None, path, item);
+        let clean = self.spend(clean.into(), path, item);
         item.record.bytes = clean.len() as u64;
         let entry = Entry::File {
             path: resolved.path.clone(),
@@ -149,7 +162,7 @@ impl Walk<'_> {
             Ok(result) => {
                 let file = item.record.at.file.clone();
                 let clean = self.clean_content(&result, &file, item.record.at.line);
-                let clean = self.spend(clean, None, call.name, item);
+                let clean = self.spend(clean.into(), call.name, item);
                 item.record.bytes = clean.len() as u64;
                 let entry = Entry::Tool {
                     name: call.name.to_owned(),
@@ -211,16 +224,15 @@ impl Walk<'_> {
         text
     }
 
-    /// Applies the token budget to one piece of content, reporting a cut at the item.
-    /// `count` is the content's token count when the caller has it already.
+    /// Applies the token budget to one piece of content from `path`, reporting a cut at the
+    /// item.
     pub(crate) fn spend<'t>(
         &mut self,
-        content: Cow<'t, str>,
-        count: Option<usize>,
+        content: Counted<'t>,
         path: &str,
         item: &mut Item<'_>,
     ) -> Cow<'t, str> {
-        let spent = self.out.budget.content(content, count);
+        let spent = self.out.budget.content(content.text, content.tokens);
         if let Some(tokens) = spent.tokens {
             item.record.tokens = Some(item.record.tokens.unwrap_or(0) + tokens);
         }
