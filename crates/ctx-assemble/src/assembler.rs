@@ -49,15 +49,8 @@ impl std::fmt::Display for AssembleError {
     }
 }
 
-impl std::error::Error for AssembleError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            AssembleError::Input(err) => Some(err),
-            AssembleError::Io(err) => Some(err),
-            AssembleError::Binary(_) => None,
-        }
-    }
-}
+/// The wrapped error's message is part of this one's, so it is not its source too.
+impl std::error::Error for AssembleError {}
 
 /// Assembles documents and prompts through one sandbox.
 ///

@@ -154,6 +154,11 @@ impl Error {
         self.kind.code()
     }
 
+    /// The I/O error behind this one, if any.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        self.source.as_ref()
+    }
+
     /// The path as the user wrote it, with control and invisible characters
     /// escaped.
     pub fn path(&self) -> &str {
@@ -171,11 +176,10 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source.as_ref().map(|e| e as _)
-    }
-}
+/// The operating system's message is part of the error's own message, so the I/O error is
+/// not its source too (a report walking the chain would say it twice); [`Error::io_error`]
+/// gives it.
+impl std::error::Error for Error {}
 
 /// A shorthand for results with the sandbox's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;

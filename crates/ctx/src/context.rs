@@ -81,15 +81,9 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            ErrorKind::Fs(err) => Some(err),
-            ErrorKind::Io(err) => Some(err),
-            _ => None,
-        }
-    }
-}
+/// The message of the error it wraps is part of an error's own message, so it is not its
+/// source too (a report that walks the chain would say it twice); [`Error::kind`] gives it.
+impl std::error::Error for Error {}
 
 /// Configures a [`Context`]: roots, deny and ignore rules, macros, limits and tools.
 #[derive(Clone)]
