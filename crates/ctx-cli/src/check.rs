@@ -28,7 +28,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     );
     let mut reporter = Reporter::new(settings.stdout_style, settings.quiet);
     let mut unreadable = false;
-    let mut records = Vec::new();
+    let mut records: Vec<ctx::assemble::record::DiagnosticRecord> = Vec::new();
     let mut stdout = io::stdout().lock();
     for file in &args.files {
         let result = match &stdin {
@@ -39,15 +39,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
             _ => ctx.assemble_to(&input::document_path(&settings.root, file)?, &mut io::sink()),
         };
         match result {
-            Ok(assembly) => {
-                if json {
-                    records.extend(assembly.diagnostics);
-                } else {
-                    for d in &assembly.diagnostics {
-                        reporter.report(d, &mut stdout)?;
-                    }
-                }
-            }
+            Ok(assembly) => records.extend(assembly.diagnostics),
             Err(err) => {
                 unreadable = true;
                 writeln!(io::stderr(), "ctx: error: {}: {err}", file.display())?;
@@ -55,6 +47,14 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         }
     }
     drop(progress);
+    // By file, line and column, whatever order the walks met them in (a stable sort keeps
+    // the walk's order at one position).
+    records.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+    if !json {
+        for d in &records {
+            reporter.report(d, &mut stdout)?;
+        }
+    }
     let counts = if json {
         let errors = records.iter().filter(|d| d.severity == ctx_syntax::Severity::Error).count();
         Counts { errors, warnings: records.len() - errors }

@@ -31,14 +31,9 @@ pub(crate) fn read_stdin() -> anyhow::Result<String> {
     utf8(bytes, "standard input")
 }
 
-/// Reads standard input as a document: empty input is an error, as there is nothing to
-/// assemble.
+/// Reads standard input as a document; an empty input is an empty document (cli.md).
 pub(crate) fn read_stdin_document() -> anyhow::Result<String> {
-    let text = read_stdin()?;
-    if text.is_empty() {
-        bail!("standard input is empty: nothing to read (pipe a document into `-`)");
-    }
-    Ok(text)
+    read_stdin()
 }
 
 fn utf8(bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {

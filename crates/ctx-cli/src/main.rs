@@ -77,7 +77,8 @@ fn init_logging(verbose: u8, quiet: bool) {
         .with_env_filter(filter)
         .with_writer(io::stderr)
         .with_ansi(
-            io::IsTerminal::is_terminal(&io::stderr()) && std::env::var_os("NO_COLOR").is_none(),
+            io::IsTerminal::is_terminal(&io::stderr())
+                && !settings::no_color(std::env::var_os("NO_COLOR").as_deref()),
         )
         .without_time()
         .with_target(false)

@@ -125,7 +125,7 @@ impl Settings {
         let color = args.color.or(file.color).unwrap_or(ColorChoice::Auto);
         let stderr_tty = std::io::stderr().is_terminal();
         let forced = std::env::var_os("CTX_FORCE_TTY").is_some_and(|v| v == "1");
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let no_color = no_color(std::env::var_os("NO_COLOR").as_deref());
         let style_for = |tty: bool| match color {
             ColorChoice::Always => Style { rich: true, color: true, stderr_tty },
             ColorChoice::Never => Style { rich: false, color: false, stderr_tty },
@@ -213,5 +213,26 @@ impl Settings {
     /// The roots, for the commands that open a sandbox of their own.
     pub(crate) fn roots(&self) -> (&PathBuf, &[PathBuf], &[String]) {
         (&self.root, &self.allow, &self.deny)
+    }
+}
+
+/// Whether `NO_COLOR` asks for no colour: set and not empty (no-color.org). The one rule for
+/// every place that colours.
+pub(crate) fn no_color(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    #[test]
+    fn no_color_means_set_and_not_empty() {
+        assert!(!no_color(None));
+        assert!(!no_color(Some(OsStr::new(""))), "set but empty does not count");
+        assert!(no_color(Some(OsStr::new("1"))));
+        assert!(no_color(Some(OsStr::new("0"))), "any value counts");
     }
 }

@@ -156,9 +156,11 @@ fn assemble_reads_standard_input() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.stdout, "A one B\n");
 
+    // An empty document is valid: empty output, exit 0.
     let r = run(ctx(&dir).args(["assemble", "-"]).write_stdin(""));
-    assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("standard input is empty"), "{}", r.stderr);
+    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""));
+    let r = run(ctx(&dir).args(["check", "-"]).write_stdin(""));
+    assert_eq!(r.code, 0, "{}", r.stderr);
 
     let r = run(ctx(&dir).args(["assemble", "-"]).write_stdin(vec![b'a', 0xc3]));
     assert_eq!(r.code, 2);
@@ -659,4 +661,27 @@ fn configuration_roots_extensions_and_switches() {
     // Completions cover the extra root, shown under its path.
     let r = run(ctx(&dir).args(["complete", "team"]));
     assert!(r.stdout.lines().any(|l| l.ends_with("/team.md")), "{}", r.stdout);
+}
+
+#[test]
+fn check_sorts_diagnostics_by_file_line_and_column() {
+    let dir = TempDir::new().unwrap();
+    // The walk of main.md meets a.md's problem first, and b.md is checked last: sorted, a.md
+    // comes first, then b.md, then main.md in line order.
+    dir.child("main.md").write_str("@[a.md] @[nope1.md]\n@[nope2.md]\n").unwrap();
+    dir.child("a.md").write_str("x\n@[gone.md]\n").unwrap();
+    dir.child("b.md").write_str("@[nope3.md]\n").unwrap();
+    let r = run(ctx(&dir).args(["check", "main.md", "b.md"]));
+    assert_eq!(r.code, 1);
+    let positions: Vec<&str> =
+        r.stdout.lines().filter_map(|l| l.split(": ").next()).filter(|p| p.contains(':')).collect();
+    let mut sorted = positions.clone();
+    sorted.sort_by_key(|p| {
+        let mut parts = p.rsplitn(3, ':');
+        let column: u32 = parts.next().unwrap().parse().unwrap();
+        let line: u32 = parts.next().unwrap().parse().unwrap();
+        (parts.next().unwrap().to_owned(), line, column)
+    });
+    assert_eq!(positions, sorted, "{}", r.stdout);
+    assert_eq!(positions.len(), 4, "{}", r.stdout);
 }
