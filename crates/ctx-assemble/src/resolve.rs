@@ -1,7 +1,7 @@
 //! Resolving a written path (assembly.md §2): free functions over the sandbox and the
 //! pluggable [`Resolver`]. Nothing here writes output or records diagnostics.
 
-use ctx_fs::{Content, FileKind, Location, RootId, RootKind, Sandbox};
+use ctx_fs::{Content, FileKind, Location, RootId, RootKind, Sandbox, WalkOptions};
 use ctx_syntax::{Code, Reference, TargetKind};
 
 use crate::record::Kind;
@@ -255,7 +255,7 @@ pub(crate) fn did_you_mean(sandbox: &Sandbox, written: &str, base: &Location) ->
     bases.into_iter().find_map(|base| {
         let location =
             if dir.is_empty() { base } else { sandbox.resolve(dir, Some(&base)).ok()? };
-        let walk = sandbox.walk(&location).ok()?;
+        let walk = sandbox.walk_with(&location, WalkOptions::of(sandbox).max_depth(1)).ok()?;
         let (_, candidate) = walk
             .entries
             .iter()

@@ -90,4 +90,4 @@ pub use sandbox::{
     FileKind, IgnoreSettings, Limits, Location, MAX_SYMLINK_HOPS, RootId, RootKind, Sandbox,
     SandboxBuilder, Stat,
 };
-pub use walk::{SkipReason, Skipped, Walk, WalkEntry};
+pub use walk::{SkipReason, Skipped, Walk, WalkEntry, WalkOptions};

@@ -107,13 +107,55 @@ impl Walk {
     }
 }
 
+/// The limits of one walk, in place of the sandbox's own
+/// ([`Limits::max_walk_depth`](crate::Limits), [`Limits::max_walk_entries`](crate::Limits)),
+/// so that a one-level listing reads one level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WalkOptions {
+    /// Deepest level listed, the walked directory's own entries being level 1; directories at
+    /// this level are not descended into.
+    pub max_depth: usize,
+    /// Most entries listed; past it the walk stops and says it was truncated.
+    pub max_entries: usize,
+}
+
+impl WalkOptions {
+    /// The sandbox's own limits.
+    pub fn of(sandbox: &Sandbox) -> WalkOptions {
+        WalkOptions {
+            max_depth: sandbox.limits.max_walk_depth,
+            max_entries: sandbox.limits.max_walk_entries,
+        }
+    }
+
+    /// The same, at most `depth` levels deep.
+    pub fn max_depth(mut self, depth: usize) -> WalkOptions {
+        self.max_depth = depth;
+        self
+    }
+
+    /// The same, with at most `entries` entries.
+    pub fn max_entries(mut self, entries: usize) -> WalkOptions {
+        self.max_entries = entries;
+        self
+    }
+}
+
 impl Sandbox {
     /// Walks the directory at `dir`: every file and directory below it that
     /// is not ignored (see the crate documentation for the rules), in sorted
     /// depth-first order, within the walk limits.
     pub fn walk(&self, dir: &Location) -> Result<Walk> {
+        self.walk_with(dir, WalkOptions::of(self))
+    }
+
+    /// Walks like [`Sandbox::walk`] within the limits of `options`: a walk
+    /// with `max_depth(1)` opens the directory and nothing below it.
+    pub fn walk_with(&self, dir: &Location, options: WalkOptions) -> Result<Walk> {
         let (canonical, handle) = self.open_dir(dir, dir.shown())?;
         let mut walker = Walker::new(self, dir.root(), None);
+        walker.options = options;
         let shown = dir.comps();
         walker.visit(handle, canonical, shown, 0, false);
         Ok(walker.out)
@@ -196,6 +238,7 @@ struct Walker<'a> {
     visited: HashSet<Vec<String>>,
     /// Components of the glob's start directory, stripped before matching.
     base_len: usize,
+    options: WalkOptions,
     out: Walk,
 }
 
@@ -212,6 +255,7 @@ impl<'a> Walker<'a> {
             matchers: HashMap::new(),
             visited: HashSet::new(),
             base_len: 0,
+            options: WalkOptions::of(sandbox),
             out: Walk::default(),
         }
     }
@@ -313,7 +357,7 @@ impl<'a> Walker<'a> {
         if glob_depth.is_some_and(|max| depth >= max) {
             return;
         }
-        if depth >= self.sandbox.limits.max_walk_depth {
+        if depth >= self.options.max_depth {
             return self.skip(&shown, SkipReason::TooDeep);
         }
         let handle = match source {
@@ -479,7 +523,7 @@ impl<'a> Walker<'a> {
                 return;
             }
         }
-        if self.out.entries.len() >= self.sandbox.limits.max_walk_entries {
+        if self.out.entries.len() >= self.options.max_entries {
             self.out.truncated = true;
             return;
         }

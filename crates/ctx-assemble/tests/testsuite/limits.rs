@@ -136,3 +136,26 @@ fn budget_stop_keeps_the_whole_prompt() {
     assert!(!assembly.content.contains("xxxx"), "{}", assembly.content);
     assert_eq!(codes(&assembly), [Code::Budget]);
 }
+
+/// `ls` reads one level and `tree` only its depth: a deep subdirectory cannot use up the walk's
+/// entry limit before the later top-level entries are listed.
+#[test]
+fn listings_read_only_their_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("a/deep")).unwrap();
+    for i in 0..20 {
+        std::fs::write(dir.path().join(format!("a/deep/{i:02}.txt")), "x\n").unwrap();
+    }
+    std::fs::write(dir.path().join("z.md"), "z\n").unwrap();
+    let mut limits = ctx_fs::Limits::default();
+    limits.max_walk_entries = 5;
+    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
+        .limits(limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    let asm = Assembler::new(Arc::new(sandbox), Options::default());
+    let ls = asm.assemble_str("@[ls{\"uri\":\".\"}]", "-");
+    assert_eq!(ls.content, "a/\nz.md\n");
+    let tree = asm.assemble_str("@[tree{\"uri\":\".\",\"depth\":1}]", "-");
+    assert!(tree.content.contains("z.md"), "{}", tree.content);
+}
