@@ -56,7 +56,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         }
     }
     let counts = if json {
-        let errors = records.iter().filter(|d| d.severity == ctx_syntax::Severity::Error).count();
+        let errors = records.iter().filter(|d| d.severity == ctx::Severity::Error).count();
         Counts { errors, warnings: records.len() - errors }
     } else {
         reporter.counts

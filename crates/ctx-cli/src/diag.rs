@@ -6,8 +6,8 @@ use std::io::{self, Write};
 
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
+use ctx::Severity;
 use ctx::assemble::record::DiagnosticRecord;
-use ctx_syntax::Severity;
 
 use crate::settings::Style;
 

@@ -104,7 +104,7 @@ impl Settings {
             max_tokens: args.max_tokens.or(file.max_tokens).unwrap_or(defaults.max_tokens),
         };
         let mut options = Options {
-            syntax: ctx_syntax::Options {
+            syntax: ctx::syntax::Options {
                 mentions: !flag(args.no_mentions, file.no_mentions),
                 includes: !flag(args.no_includes, file.no_includes),
                 directives: !flag(args.no_directives, file.no_directives),
@@ -208,11 +208,6 @@ impl Settings {
         })?;
         tracing::debug!(root = %self.root.display(), mode = %mode, format = %format, "context built");
         Ok(context)
-    }
-
-    /// The roots, for the commands that open a sandbox of their own.
-    pub(crate) fn roots(&self) -> (&PathBuf, &[PathBuf], &[String]) {
-        (&self.root, &self.allow, &self.deny)
     }
 }
 

@@ -36,6 +36,9 @@ mod dump;
 mod json;
 mod reference;
 mod scanner;
+#[cfg(feature = "serde")]
+mod serialize;
+mod write;
 
 pub use ast::{
     CodeKind, Condition, Directive, DirectiveKind, Escape, Include, Item, ItemKind, LineEnd, Op,
@@ -45,6 +48,7 @@ pub use check::check;
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use reference::{parse_include_body, parse_reference};
 pub use scanner::{LineIndex, scan, scan_with};
+pub use write::{mention_of, typed_path};
 
 /// Which parts of the syntax a scan recognises. Everything is on by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

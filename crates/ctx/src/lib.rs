@@ -29,8 +29,10 @@ pub use ctx_fs as fs;
 pub use ctx_preprocess as preprocess;
 pub use ctx_syntax as syntax;
 
+mod complete;
 mod context;
 
+pub use complete::Completion;
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
 pub use ctx_assemble::{Assembly, Format, Limits, Mode, Options, Resolution, Resolver};
