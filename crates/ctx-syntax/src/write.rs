@@ -17,7 +17,7 @@ const TERMINATORS: &str = ",;!?()[]{}<>\"'`";
 ///
 /// assert_eq!(mention_of("src/agent.rs").as_deref(), Some("@src/agent.rs"));
 /// assert_eq!(mention_of("my notes.md").as_deref(), Some("@\"my notes.md\""));
-/// assert_eq!(mention_of("dir./").as_deref(), Some("@\"dir./\""));
+/// assert_eq!(mention_of("v1.").as_deref(), Some("@\"v1.\""));
 /// assert_eq!(mention_of("a#intro"), None);
 /// ```
 pub fn mention_of(path: &str) -> Option<String> {
