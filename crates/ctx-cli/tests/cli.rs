@@ -9,6 +9,7 @@ use std::process::Stdio;
 use assert_cmd::Command;
 use assert_fs::TempDir;
 use assert_fs::prelude::*;
+use expect_test::expect_file;
 use serde_json::Value;
 
 /// The binary in `dir`, with no colour, no forced terminal and no logging from the
@@ -598,18 +599,19 @@ fn example(args: &[&str]) -> Run {
 
 #[test]
 fn snapshot_example_inline() {
-    insta::assert_snapshot!("example_inline", example(&[]).stdout);
-    insta::assert_snapshot!("example_inline_debug", example(&["-D", "DEBUG"]).stdout);
+    expect_file!["snapshots/example_inline.txt"].assert_eq(&example(&[]).stdout);
+    expect_file!["snapshots/example_inline_debug.txt"].assert_eq(&example(&["-D", "DEBUG"]).stdout);
 }
 
 #[test]
 fn snapshot_example_xml() {
-    insta::assert_snapshot!("example_xml", example(&["--format", "xml"]).stdout);
+    expect_file!["snapshots/example_xml.txt"].assert_eq(&example(&["--format", "xml"]).stdout);
 }
 
 #[test]
 fn snapshot_example_markdown() {
-    insta::assert_snapshot!("example_markdown", example(&["--format", "markdown"]).stdout);
+    expect_file!["snapshots/example_markdown.txt"]
+        .assert_eq(&example(&["--format", "markdown"]).stdout);
 }
 
 #[test]
@@ -617,7 +619,8 @@ fn snapshot_example_json() {
     let r = example(&["--format", "json", "--tokens"]);
     let mut json: Value = serde_json::from_str(&r.stdout).unwrap();
     json["stats"]["elapsed_ms"] = Value::from("[elapsed]");
-    insta::assert_snapshot!("example_json", serde_json::to_string_pretty(&json).unwrap());
+    expect_file!["snapshots/example_json.txt"]
+        .assert_eq(&serde_json::to_string_pretty(&json).unwrap());
 }
 
 #[test]
@@ -625,18 +628,18 @@ fn snapshot_example_prompt_and_refs_and_check() {
     let prompt = std::fs::read_to_string(repo().join("examples/prompts/explain.txt")).unwrap();
     let r = run(ctx_in(&repo()).arg("expand").write_stdin(prompt));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    insta::assert_snapshot!("example_expand_xml", r.stdout);
+    expect_file!["snapshots/example_expand_xml.txt"].assert_eq(&r.stdout);
 
     let r = run(ctx_in(&repo()).args(["refs", "examples/rules/main.md", "-D", "DEBUG"]));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    insta::assert_snapshot!("example_refs", r.stdout);
+    expect_file!["snapshots/example_refs.txt"].assert_eq(&r.stdout);
 
     let r = run(ctx_in(&repo()).args(["check", "examples/broken/rules.md"]));
     assert_eq!(r.code, 1);
-    insta::assert_snapshot!("example_check_plain", r.stdout);
+    expect_file!["snapshots/example_check_plain.txt"].assert_eq(&r.stdout);
     let r =
         run(ctx_in(&repo()).env("CTX_FORCE_TTY", "1").args(["check", "examples/broken/rules.md"]));
-    insta::assert_snapshot!("example_check_terminal", r.stdout);
+    expect_file!["snapshots/example_check_terminal.txt"].assert_eq(&r.stdout);
 }
 
 #[test]
