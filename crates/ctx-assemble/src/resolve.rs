@@ -46,16 +46,17 @@ pub(crate) enum Failure {
 /// The path of a location as shown to the user: relative to the workspace root (`.` for
 /// the root itself), or joined to its root's path for the extra roots.
 pub(crate) fn display_path(sandbox: &Sandbox, location: &Location) -> String {
-    if location.root() == RootId::WORKSPACE {
-        let path = location.path().as_str();
+    display_in(sandbox, location.root(), location.path().as_str())
+}
+
+/// A path inside `root` as shown to the user (see [`display_path`]); a walk shows an entry
+/// reached through a link under the link's own path.
+pub(crate) fn display_in(sandbox: &Sandbox, root: RootId, path: &str) -> String {
+    if root == RootId::WORKSPACE {
         if path.is_empty() { ".".to_owned() } else { path.to_owned() }
     } else {
-        let root = sandbox.root_path(location.root()).as_str().trim_end_matches('/');
-        if location.path().as_str().is_empty() {
-            root.to_owned()
-        } else {
-            format!("{root}/{}", location.path())
-        }
+        let root = sandbox.root_path(root).as_str().trim_end_matches('/');
+        if path.is_empty() { root.to_owned() } else { format!("{root}/{path}") }
     }
 }
 
