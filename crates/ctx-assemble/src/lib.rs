@@ -64,7 +64,7 @@ pub mod tools;
 mod walk;
 
 pub use assembler::{AssembleError, Assembler};
-pub use options::{Format, Limits, Mode, Options};
+pub use options::{Format, Limits, Mode, OnError, Options};
 pub use record::Assembly;
 pub use resolve::{Resolution, Resolver};
 

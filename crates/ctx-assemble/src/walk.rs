@@ -18,7 +18,7 @@ use crate::assembler::Assembler;
 use crate::budget::Stop;
 use crate::front_matter::ParamsMerger;
 use crate::line;
-use crate::options::Options;
+use crate::options::{OnError, Options};
 use crate::out::Out;
 use crate::printer::Failure;
 use crate::record::{
@@ -222,10 +222,10 @@ impl<'a> Walk<'a> {
         self.diagnose_item(item, code, message.clone());
         item.record.error = Some(ErrorRecord { code, message: message.clone() });
         if self.out.inline() {
-            if self.opts().failure_markers {
-                self.out.write_unbudgeted(&error_marker(code, &message));
-            } else {
-                self.write(item.raw);
+            match self.opts().on_error {
+                OnError::Marker => self.out.write_unbudgeted(&error_marker(code, &message)),
+                OnError::Keep => self.write(item.raw),
+                OnError::Drop => {}
             }
         } else {
             if code.severity() == Severity::Error {

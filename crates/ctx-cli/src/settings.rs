@@ -5,9 +5,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::bail;
-use ctx::{Format, Limits, Mode, Options};
+use ctx::{Format, Limits, Mode, OnError, Options};
 
-use crate::cli::{ColorChoice, GlobalArgs, ModeArg, OutputFormat};
+use crate::cli::{ColorChoice, GlobalArgs, ModeArg, OnErrorArg, OutputFormat};
 use crate::config;
 
 /// The content cache of one `ctx` process.
@@ -90,6 +90,14 @@ impl Settings {
             (None, None) => None,
         };
 
+        let on_error = match (args.on_error, &file.on_error) {
+            (Some(OnErrorArg::Marker), _) => OnError::Marker,
+            (Some(OnErrorArg::Keep), _) => OnError::Keep,
+            (Some(OnErrorArg::Drop), _) => OnError::Drop,
+            (None, Some(name)) => name.parse::<OnError>().map_err(|e| bad("on_error", e))?,
+            (None, None) => OnError::Marker,
+        };
+
         let flag = |cli: bool, file: Option<bool>| cli || file.unwrap_or(false);
         let defaults = Limits::default();
         let limits = Limits {
@@ -114,6 +122,7 @@ impl Settings {
             count_tokens: flag(args.tokens, file.tokens),
             line_numbers: flag(args.line_numbers, file.line_numbers),
             strict: flag(args.strict, file.strict),
+            on_error,
             defines,
             ..Options::default()
         };

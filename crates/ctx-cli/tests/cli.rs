@@ -688,3 +688,21 @@ fn check_sorts_diagnostics_by_file_line_and_column() {
     assert_eq!(positions, sorted, "{}", r.stdout);
     assert_eq!(positions.len(), 4, "{}", r.stdout);
 }
+
+#[test]
+fn on_error_chooses_what_a_failed_item_leaves() {
+    let dir = workspace();
+    let run_with = |args: &[&str]| run(ctx(&dir).args(["assemble", "broken.md"]).args(args));
+    let marker = run_with(&[]);
+    assert!(marker.stdout.contains("see <!-- ctx: E_NOT_FOUND"), "{}", marker.stdout);
+    assert_eq!(run_with(&["--on-error", "keep"]).stdout, "ok\nsee @[missing.md] now\nask @alice\n");
+    let dropped = run_with(&["--on-error", "drop"]);
+    assert_eq!((dropped.code, dropped.stdout.as_str()), (1, "ok\nsee  now\nask @alice\n"));
+    dir.child("ctx.toml").write_str("on_error = \"drop\"\n").unwrap();
+    assert_eq!(run_with(&[]).stdout, "ok\nsee  now\nask @alice\n");
+    assert_eq!(run_with(&["--on-error", "keep"]).stdout, "ok\nsee @[missing.md] now\nask @alice\n");
+    dir.child("ctx.toml").write_str("on_error = \"hide\"\n").unwrap();
+    let bad = run_with(&[]);
+    assert_eq!(bad.code, 2);
+    assert!(bad.stderr.contains("on_error"), "{}", bad.stderr);
+}

@@ -35,7 +35,7 @@ mod context;
 pub use complete::Completion;
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
-pub use ctx_assemble::{Assembly, Format, Limits, Mode, Options, Resolution, Resolver};
+pub use ctx_assemble::{Assembly, Format, Limits, Mode, OnError, Options, Resolution, Resolver};
 pub use ctx_diagnostics::{Code, Severity};
 
 #[doc = include_str!("../../../README.md")]

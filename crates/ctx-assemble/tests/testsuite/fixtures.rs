@@ -5,7 +5,7 @@
 //!
 //! `case.toml` keys: `document` (a path in `ws/`) or `prompt` (a text, assembled as a
 //! document named `-` in the root); `mode`, `format`; `defines = ["X=1"]`; `strict`,
-//! `tokens`, `line_numbers`, `failure_markers`; `max_depth`, `max_lines`, `max_files`,
+//! `tokens`, `line_numbers`, `on_error`; `max_depth`, `max_lines`, `max_files`,
 //! `max_tokens`, `max_includes`, `max_output_bytes`, `max_file_bytes`.
 
 use std::path::{Path, PathBuf};
@@ -44,7 +44,7 @@ struct Case {
     tokens: bool,
     #[serde(default)]
     line_numbers: bool,
-    failure_markers: Option<bool>,
+    on_error: Option<String>,
     max_depth: Option<usize>,
     max_lines: Option<usize>,
     max_files: Option<usize>,
@@ -75,7 +75,9 @@ fn options(case: &Case) -> Options {
     options.strict = case.strict;
     options.count_tokens = case.tokens;
     options.line_numbers = case.line_numbers;
-    options.failure_markers = case.failure_markers.unwrap_or(true);
+    if let Some(on_error) = &case.on_error {
+        options.on_error = on_error.parse().unwrap();
+    }
     let limits = &mut options.limits;
     limits.max_depth = case.max_depth.unwrap_or(limits.max_depth);
     limits.max_lines = case.max_lines.unwrap_or(limits.max_lines);
