@@ -60,10 +60,12 @@ pub(crate) fn display_in(sandbox: &Sandbox, root: RootId, path: &str) -> String 
     }
 }
 
-/// Whether a path is absolute on any platform: `/x`, `\x`, `C:\x`, `C:/x`, `\\server`.
+/// Whether a path is absolute on any platform: `/x`, `\x`, `C:\x`, `C:/x`, `\\server`, and
+/// the home paths `~`, `~/x` (assembly.md §2).
 pub(crate) fn is_absolute(path: &str) -> bool {
     let b = path.as_bytes();
-    matches!(b.first(), Some(b'/' | b'\\'))
+    let home = path == "~" || path.starts_with("~/") || path.starts_with("~\\");
+    home || matches!(b.first(), Some(b'/' | b'\\'))
         || (b.len() >= 3
             && b[0].is_ascii_alphabetic()
             && b[1] == b':'
@@ -307,6 +309,8 @@ mod tests {
         assert!(is_absolute(r"\\server\share"));
         assert!(!is_absolute("a/b"));
         assert!(!is_absolute("C:x"));
+        assert!(is_absolute("~") && is_absolute("~/notes.md") && is_absolute("~\\x"));
+        assert!(!is_absolute("~user/x") && !is_absolute("a~/b"));
     }
 
     #[test]

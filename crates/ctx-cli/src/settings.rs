@@ -66,8 +66,15 @@ impl Settings {
             anyhow::anyhow!("bad configuration {path}: key `{key}`: {err}")
         };
 
-        let mut allow: Vec<PathBuf> =
-            file.allow.iter().flatten().map(|dir| loaded.dir.join(dir)).collect();
+        // A configured root is relative to the configuration's folder, but `~` and `~/sub`
+        // name the home directory wherever they are written.
+        let home = |dir: &PathBuf| dir.to_str().is_some_and(|d| d == "~" || d.starts_with("~/"));
+        let mut allow: Vec<PathBuf> = file
+            .allow
+            .iter()
+            .flatten()
+            .map(|dir| if home(dir) { dir.clone() } else { loaded.dir.join(dir) })
+            .collect();
         allow.extend(args.allow.iter().cloned());
         let deny = file.deny.clone().unwrap_or_default();
 

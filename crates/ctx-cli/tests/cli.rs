@@ -706,3 +706,42 @@ fn on_error_chooses_what_a_failed_item_leaves() {
     assert_eq!(bad.code, 2);
     assert!(bad.stderr.contains("on_error"), "{}", bad.stderr);
 }
+
+#[test]
+fn home_paths_need_the_home_directory_allowed() {
+    let dir = workspace();
+    let home = TempDir::new().unwrap();
+    home.child(".claude/x.md").write_str("from home\n").unwrap();
+    home.child("notes/n.md").write_str("a note\n").unwrap();
+    let with_home = |args: &[&str]| run(ctx(&dir).env("HOME", home.path()).args(args));
+
+    // Without a root around it, a home path is outside, and the message says how to allow it.
+    let r = run(ctx(&dir)
+        .env("HOME", home.path())
+        .args(["assemble", "-"])
+        .write_stdin("@[~/.claude/x.md]\n"));
+    assert_eq!(r.code, 1);
+    assert!(r.stderr.contains("E_OUTSIDE") && r.stderr.contains("--allow '~'"), "{}", r.stderr);
+
+    // `--allow '~'` makes the home directory a root: mentions and includes read from it.
+    let r = with_home(&["expand", "--allow", "~", "see @~/.claude/x.md"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("from home"), "{}", r.stdout);
+    let r = run(ctx(&dir)
+        .env("HOME", home.path())
+        .args(["assemble", "-", "--allow", "~"])
+        .write_stdin("@[~/notes/n.md]\n"));
+    assert_eq!((r.code, r.stdout.as_str()), (0, "a note\n"), "{}", r.stderr);
+
+    // `~/sub` allows one folder only; the home root is never searched for relative paths.
+    let r = with_home(&["expand", "--allow", "~/notes", "@~/notes/n.md @~/.claude/x.md @n.md"]);
+    assert!(r.stdout.contains("a note"), "{}", r.stdout);
+    assert!(!r.stdout.contains("from home"), "{}", r.stdout);
+    assert!(r.stderr.contains("E_OUTSIDE"), "{}", r.stderr);
+    assert!(r.stderr.contains("W_UNRESOLVED"), "{}", r.stderr);
+
+    // The configuration file says the same with `allow = ["~"]`.
+    dir.child("ctx.toml").write_str("allow = [\"~\"]\n").unwrap();
+    let r = with_home(&["expand", "@~/.claude/x.md"]);
+    assert!(r.stdout.contains("from home"), "{}", r.stdout);
+}

@@ -74,14 +74,15 @@ impl Default for IgnoreSettings {
 /// Configures and opens a [`Sandbox`].
 #[derive(Clone, Debug)]
 pub struct SandboxBuilder {
-    pub(crate) workspace: Utf8PathBuf,
-    pub(crate) allow: Vec<(Utf8PathBuf, RootKind)>,
-    pub(crate) deny: Vec<String>,
-    pub(crate) ignore: IgnoreSettings,
-    pub(crate) limits: Limits,
-    pub(crate) cache_ttl: Duration,
-    pub(crate) cache_bytes: u64,
-    pub(crate) fast_path: bool,
+    workspace: Utf8PathBuf,
+    allow: Vec<(Utf8PathBuf, RootKind)>,
+    home: Option<Utf8PathBuf>,
+    deny: Vec<String>,
+    ignore: IgnoreSettings,
+    limits: Limits,
+    cache_ttl: Duration,
+    cache_bytes: u64,
+    fast_path: bool,
 }
 
 impl SandboxBuilder {
@@ -90,6 +91,7 @@ impl SandboxBuilder {
         SandboxBuilder {
             workspace: workspace.into(),
             allow: Vec::new(),
+            home: std::env::home_dir().and_then(|h| Utf8PathBuf::try_from(h).ok()),
             deny: Vec::new(),
             ignore: IgnoreSettings::default(),
             limits: Limits::default(),
@@ -103,6 +105,14 @@ impl SandboxBuilder {
     /// workspace root.
     pub fn allow(self, dir: impl Into<Utf8PathBuf>) -> SandboxBuilder {
         self.root(dir, RootKind::Allowed)
+    }
+
+    /// The user's home directory, which `~` and `~/…` name, in paths and in roots given as
+    /// `~` or `~/sub` (default: the `HOME` variable, else the platform's lookup; `None`: no
+    /// home path resolves, and a `~` root cannot be opened).
+    pub fn home(mut self, dir: Option<Utf8PathBuf>) -> SandboxBuilder {
+        self.home = dir;
+        self
     }
 
     /// Adds an extra read-only root of the given kind ([`RootKind::Workspace`] counts as
@@ -166,10 +176,23 @@ impl SandboxBuilder {
     pub fn open(self, ambient_authority: AmbientAuthority) -> Result<Sandbox> {
         let deny = DenyList::new(&self.deny)?;
         let mut roots = Vec::new();
-        let all = std::iter::once((&self.workspace, RootKind::Workspace))
-            .chain(self.allow.iter().map(|(dir, kind)| (dir, *kind)));
-        for (dir, kind) in all {
-            roots.push(Root::open(dir, kind, ambient_authority)?);
+        let mut all = vec![(self.workspace.clone(), RootKind::Workspace)];
+        for (dir, kind) in &self.allow {
+            all.push(match home_relative(dir.as_str()) {
+                // `~` and `~/sub` are the home directory and a folder in it, which serve home
+                // paths and absolute ones, never relative paths.
+                Some(rest) => {
+                    let home = self.home.as_ref().ok_or_else(|| {
+                        Error::new(ErrorKind::Config, dir.as_str())
+                            .with_detail("cannot open root: no home directory is known")
+                    })?;
+                    (home.join(rest), RootKind::Home)
+                }
+                None => (dir.clone(), *kind),
+            });
+        }
+        for (dir, kind) in &all {
+            roots.push(Root::open(dir, *kind, ambient_authority)?);
         }
         let cache = moka::sync::Cache::builder()
             .max_capacity(self.cache_bytes)
@@ -180,6 +203,7 @@ impl SandboxBuilder {
             .build();
         Ok(Sandbox {
             roots,
+            home: self.home.as_deref().map(|h| absolute_comps(h.as_str())),
             deny,
             ignore: self.ignore,
             limits: self.limits,
@@ -245,4 +269,13 @@ fn absolute_comps(path: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The part after `~` of a path that names the home directory (`~`, `~/sub`, `~\sub`), if it
+/// is one; `~user` is not.
+pub(crate) fn home_relative(path: &str) -> Option<&str> {
+    match path.strip_prefix('~')? {
+        "" => Some(""),
+        rest => rest.strip_prefix(['/', '\\']),
+    }
 }

@@ -46,6 +46,8 @@ pub(crate) enum Mode {
 #[derive(Debug)]
 pub struct Sandbox {
     pub(crate) roots: Vec<Root>,
+    /// The home directory's absolute components, which `~` paths start from.
+    pub(crate) home: Option<Vec<String>>,
     pub(crate) deny: DenyList,
     pub(crate) ignore: IgnoreSettings,
     pub(crate) limits: Limits,
@@ -321,6 +323,15 @@ impl Sandbox {
             }
             Anchor::Drive(drive) => {
                 self.find_drive_root(drive, &parsed.comps).ok_or_else(outside)?
+            }
+            Anchor::Home => {
+                let outside_home = || {
+                    Error::new(ErrorKind::Outside, written)
+                        .with_detail("no root holds it; allow the home directory with --allow '~'")
+                };
+                let home = self.home.as_ref().ok_or_else(outside_home)?;
+                let absolute = path::normalise_absolute(home, &parsed.comps);
+                self.find_root(&absolute, None).ok_or_else(outside_home)?
             }
         };
         if let Some(reason) = self.deny.check(&comps) {
