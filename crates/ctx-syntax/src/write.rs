@@ -61,7 +61,7 @@ fn ends_like_fragment(path: &str) -> bool {
     let Some(at) = path.rfind('#') else { return false };
     let fragment = &path[at + 1..];
     let name = !fragment.is_empty()
-        && fragment.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'));
+        && fragment.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-'));
     let lines = fragment.strip_prefix('L').is_some_and(|range| {
         range.bytes().next().is_some_and(|b| b.is_ascii_digit())
             && range.bytes().all(|b| b.is_ascii_digit() || matches!(b, b'-' | b'L'))
@@ -107,6 +107,7 @@ mod tests {
         assert_eq!(mention_of(""), None);
         assert_eq!(mention_of("a\nb"), None);
         assert_eq!(mention_of("x.md#L10-20"), None);
+        assert_eq!(mention_of("A#é"), None, "a name is any alphanumeric");
     }
 
     #[test]

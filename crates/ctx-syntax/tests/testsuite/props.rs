@@ -142,7 +142,7 @@ proptest! {
             let fragment = path.rsplit_once('#').map(|(_, f)| f).unwrap_or("");
             prop_assert!(
                 !fragment.is_empty()
-                    && fragment.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-".contains(&b)),
+                    && fragment.chars().all(|c| c.is_alphanumeric() || "_-".contains(c)),
                 "{path:?} should be nameable"
             );
             return Ok(());
