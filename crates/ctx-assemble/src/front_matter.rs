@@ -77,12 +77,14 @@ pub fn split(text: &str) -> Option<Split<'_>> {
     while let Some((line, line_start)) = lines.next() {
         line_no = line_no.saturating_add(1);
         if delimiter(line).is_some() {
+            // The body starts on the next line, unless the closing line ends the text.
+            let next_line = text[..lines.pos].ends_with('\n');
             return Some(Split {
                 yaml: &text[yaml_offset..line_start],
                 yaml_offset,
                 body: &text[lines.pos..],
                 body_offset: lines.pos,
-                body_line: line_no.saturating_add(1),
+                body_line: line_no.saturating_add(u32::from(next_line)),
             });
         }
     }
@@ -623,6 +625,8 @@ mod tests {
         let s = split("---\na: 1\nb: 2\n---\nbody").unwrap();
         assert_eq!(s.body_line, 5);
         assert_eq!(parse("no front matter").body_line, 1);
+        // A closing line that ends the text: the (empty) body is on that line.
+        assert_eq!(parse("---\na: 1\n---").body_line, 3);
     }
 
     #[test]
