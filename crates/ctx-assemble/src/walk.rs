@@ -262,7 +262,10 @@ impl<'a> Walk<'a> {
 
     /// Scans and preprocesses a body and writes it with every active item replaced.
     pub(crate) fn expand(&mut self, doc: &Doc, body: Body<'_>) {
-        let scan = ctx_syntax::scan_with(body.text, &self.opts().syntax);
+        // Inside fenced code only inline mode expands the includes alone on their lines.
+        let syntax =
+            ctx_syntax::Options { fence_includes: self.out.inline(), ..self.opts().syntax };
+        let scan = ctx_syntax::scan_with(body.text, &syntax);
         let mut index: Option<LineIndex<'_>> = None;
         let mut pre = Preprocessor::new(&scan);
         // Append mode writes the whole text first, then the attachments in source order.

@@ -124,6 +124,7 @@ impl Settings {
                 includes: !flag(args.no_includes, file.no_includes),
                 directives: !flag(args.no_directives, file.no_directives),
                 code_skip: !flag(args.no_code_skip, file.no_code_skip),
+                ..ctx::syntax::Options::default()
             },
             limits,
             count_tokens: flag(args.tokens, file.tokens),

@@ -16,6 +16,7 @@ pub fn check(text: &str) {
         Options { code_skip: false, ..all },
         Options { mentions: false, ..all },
         Options { includes: false, directives: false, ..all },
+        Options { fence_includes: true, ..all },
     ];
     for options in variants {
         let scan = scan_with(text, &options);

@@ -61,11 +61,21 @@ pub struct Options {
     pub directives: bool,
     /// Treat fenced code blocks and inline code spans as literal text.
     pub code_skip: bool,
+    /// Recognise the one exception to literal code (syntax.md §1): a line inside a fenced
+    /// block that holds nothing but one path include (`@[path]`, with or without a range or
+    /// anchor), or its escaped form `\@[path]`. Off by default; inline assembly turns it on.
+    pub fence_includes: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { mentions: true, includes: true, directives: true, code_skip: true }
+        Options {
+            mentions: true,
+            includes: true,
+            directives: true,
+            code_skip: true,
+            fence_includes: false,
+        }
     }
 }
 

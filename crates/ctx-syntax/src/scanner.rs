@@ -161,7 +161,7 @@ impl<'a> Scanner<'a> {
         if fence_indent_ok(self.bytes, at)
             && let Some((end, closed)) = fenced_block(self.bytes, at)
         {
-            self.emit(ItemKind::Code(CodeKind::Fenced { closed }), at, end);
+            self.fenced(at, end, closed);
             return end;
         }
         at + run_len(self.bytes, at, b'~')
@@ -173,7 +173,7 @@ impl<'a> Scanner<'a> {
             && fence_indent_ok(self.bytes, at)
             && let Some((end, closed)) = fenced_block(self.bytes, at)
         {
-            self.emit(ItemKind::Code(CodeKind::Fenced { closed }), at, end);
+            self.fenced(at, end, closed);
             return end;
         }
         // A backslash-escaped backtick is literal; the rest of the run may still open a span.
@@ -197,6 +197,73 @@ impl<'a> Scanner<'a> {
                 at + len
             }
         }
+    }
+
+    /// A fenced code block from `at` to `end`: literal, but for the lines that hold one path
+    /// include and nothing else when [`Options::fence_includes`] is on (syntax.md §1). The
+    /// block is then cut into code pieces around those includes.
+    fn fenced(&mut self, at: usize, end: usize, closed: bool) {
+        let code = ItemKind::Code(CodeKind::Fenced { closed });
+        let first_line_end = memchr(b'\n', &self.bytes[at..end]).map(|i| at + i);
+        let (true, Some(first_line_end)) = (self.options.fence_includes, first_line_end) else {
+            self.emit(code, at, end);
+            return;
+        };
+        let mut piece = at;
+        let mut line_start = first_line_end + 1;
+        while line_start < end {
+            let line_end =
+                memchr(b'\n', &self.bytes[line_start..end]).map_or(end, |i| line_start + i);
+            if let Some((item_start, escape, item_end, kind)) =
+                self.fence_include(line_start, line_end)
+            {
+                self.emit(code.clone(), piece, item_start);
+                piece = item_end;
+                match escape {
+                    // `\@[...]` prints as `@[...]`: the backslash goes, the rest stays code.
+                    Some(unescaped) => {
+                        self.emit(
+                            ItemKind::Escape(Escape { unescaped }),
+                            item_start,
+                            item_start + 2,
+                        );
+                        piece = item_start + 2;
+                    }
+                    None => self.emit(kind, item_start, item_end),
+                }
+            }
+            line_start = line_end + 1;
+        }
+        if end > piece {
+            self.emit(code, piece, end);
+        }
+    }
+
+    /// The include alone on a line of a fenced block, between spaces or tabs: where it
+    /// starts, the unescaped `@` when it is written `\@[`, where it ends, and the item.
+    #[allow(clippy::type_complexity)]
+    fn fence_include(
+        &self,
+        line_start: usize,
+        line_end: usize,
+    ) -> Option<(usize, Option<&'a str>, usize, ItemKind<'a>)> {
+        let line = &self.bytes[line_start..line_end];
+        let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
+        let lead = line.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
+        let trail = line.iter().rev().take_while(|b| blank(b)).count();
+        let (start, stop) = (line_start + lead, line_end - trail.min(line.len() - lead));
+        let escaped = self.bytes[start..stop].starts_with(b"\\@[");
+        let at = if escaped { start + 1 } else { start };
+        if !self.bytes[at..stop].starts_with(b"@[") {
+            return None;
+        }
+        let (end, kind) = self.include(at)?;
+        let reference = matches!(kind, ItemKind::Include(crate::ast::Include::Reference(_)));
+        if end != stop || !reference {
+            return None;
+        }
+        let unescaped = escaped.then(|| &self.text[at..at + 1]);
+        Some((start, unescaped, end, kind))
     }
 
     fn at_sign(&mut self, at: usize) -> usize {
