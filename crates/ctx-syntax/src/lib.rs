@@ -28,6 +28,7 @@
 //! ```
 
 mod ast;
+mod book;
 mod check;
 mod code;
 mod diagnostic;
@@ -41,8 +42,9 @@ mod serialize;
 mod write;
 
 pub use ast::{
-    CodeKind, Condition, Directive, DirectiveKind, Escape, Include, Item, ItemKind, LineEnd, Op,
-    Operand, PathText, Position, Reference, Selector, Span, StrLit, TargetKind, ToolCall,
+    BookPart, BookRange, CodeKind, Condition, Directive, DirectiveKind, Escape, Include, Item,
+    ItemKind, LineEnd, Op, Operand, PathText, Position, Reference, Selector, Span, StrLit,
+    TargetKind, ToolCall,
 };
 pub use check::check;
 pub use diagnostic::{Code, Diagnostic, Severity};
@@ -65,6 +67,9 @@ pub struct Options {
     /// block that holds nothing but one path include (`@[path]`, with or without a range or
     /// anchor), or its escaped form `\@[path]`. Off by default; inline assembly turns it on.
     pub fence_includes: bool,
+    /// Read mdBook's `{{#include}}` family too (the `mdbook` dialect, docs/dialects.md),
+    /// also inside fenced code, as mdBook does.
+    pub mdbook: bool,
 }
 
 impl Default for Options {
@@ -75,6 +80,7 @@ impl Default for Options {
             directives: true,
             code_skip: true,
             fence_includes: false,
+            mdbook: false,
         }
     }
 }

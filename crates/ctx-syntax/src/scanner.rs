@@ -103,7 +103,9 @@ impl<'a> Scanner<'a> {
         let mut pos = 0;
         while pos < len {
             let rest = &self.bytes[pos..];
-            let found = if self.options.code_skip {
+            let found = if self.options.mdbook {
+                rest.iter().position(|b| matches!(b, b'@' | b'`' | b'~' | b'{'))
+            } else if self.options.code_skip {
                 memchr3(b'@', b'`', b'~', rest)
             } else {
                 memchr(b'@', rest)
@@ -112,8 +114,10 @@ impl<'a> Scanner<'a> {
             let at = pos + offset;
             pos = match self.bytes[at] {
                 b'@' => self.at_sign(at),
-                b'`' => self.backtick(at),
-                _ => self.tilde(at),
+                b'{' => self.book_link(at),
+                b'`' if self.options.code_skip => self.backtick(at),
+                b'~' if self.options.code_skip => self.tilde(at),
+                _ => at + 1,
             };
         }
         self.flush_text(len);
@@ -199,13 +203,63 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// An mdBook link at `at` (a `{`), with the mdBook dialect on; `\{{#…}}` is its escape.
+    fn book_link(&mut self, at: usize) -> usize {
+        if self.backslashes_before(at) > 0
+            && let Some(len) = crate::book::escaped(&self.text[at - 1..])
+        {
+            let unescaped = &self.text[at..at - 1 + len];
+            self.emit(ItemKind::Escape(Escape { unescaped }), at - 1, at - 1 + len);
+            return at - 1 + len;
+        }
+        match crate::book::link(&self.text[at..]) {
+            Some((len, reference)) => {
+                let kind = ItemKind::Include(crate::ast::Include::Reference(reference));
+                self.emit(kind, at, at + len);
+                at + len
+            }
+            None => at + 1,
+        }
+    }
+
+    /// The mdBook links (and their escapes) of a line inside fenced code, which mdBook
+    /// expands wherever they stand.
+    fn book_links_in(
+        &self,
+        line_start: usize,
+        line_end: usize,
+    ) -> Vec<(usize, usize, ItemKind<'a>)> {
+        let mut found = Vec::new();
+        let mut at = line_start;
+        while let Some(i) = memchr(b'{', &self.bytes[at..line_end]) {
+            let pos = at + i;
+            if pos > at
+                && self.bytes[pos - 1] == b'\\'
+                && let Some(len) = crate::book::escaped(&self.text[pos - 1..line_end])
+            {
+                let unescaped = &self.text[pos..pos - 1 + len];
+                found.push((pos - 1, pos - 1 + len, ItemKind::Escape(Escape { unescaped })));
+                at = pos - 1 + len;
+            } else if let Some((len, reference)) = crate::book::link(&self.text[pos..line_end]) {
+                let kind = ItemKind::Include(crate::ast::Include::Reference(reference));
+                found.push((pos, pos + len, kind));
+                at = pos + len;
+            } else {
+                at = pos + 1;
+            }
+        }
+        found
+    }
+
     /// A fenced code block from `at` to `end`: literal, but for the lines that hold one path
-    /// include and nothing else when [`Options::fence_includes`] is on (syntax.md §1). The
-    /// block is then cut into code pieces around those includes.
+    /// include and nothing else when [`Options::fence_includes`] is on (syntax.md §1), and for
+    /// mdBook's links anywhere when [`Options::mdbook`] is. The block is then cut into code
+    /// pieces around them.
     fn fenced(&mut self, at: usize, end: usize, closed: bool) {
         let code = ItemKind::Code(CodeKind::Fenced { closed });
         let first_line_end = memchr(b'\n', &self.bytes[at..end]).map(|i| at + i);
-        let (true, Some(first_line_end)) = (self.options.fence_includes, first_line_end) else {
+        let inner = self.options.fence_includes || self.options.mdbook;
+        let (true, Some(first_line_end)) = (inner, first_line_end) else {
             self.emit(code, at, end);
             return;
         };
@@ -214,23 +268,27 @@ impl<'a> Scanner<'a> {
         while line_start < end {
             let line_end =
                 memchr(b'\n', &self.bytes[line_start..end]).map_or(end, |i| line_start + i);
-            if let Some((item_start, escape, item_end, kind)) =
-                self.fence_include(line_start, line_end)
+            let mut items = if self.options.mdbook {
+                self.book_links_in(line_start, line_end)
+            } else {
+                Vec::new()
+            };
+            if items.is_empty()
+                && self.options.fence_includes
+                && let Some((start, escape, stop, kind)) = self.fence_include(line_start, line_end)
             {
-                self.emit(code.clone(), piece, item_start);
-                piece = item_end;
                 match escape {
                     // `\@[...]` prints as `@[...]`: the backslash goes, the rest stays code.
                     Some(unescaped) => {
-                        self.emit(
-                            ItemKind::Escape(Escape { unescaped }),
-                            item_start,
-                            item_start + 2,
-                        );
-                        piece = item_start + 2;
+                        items.push((start, start + 2, ItemKind::Escape(Escape { unescaped })));
                     }
-                    None => self.emit(kind, item_start, item_end),
+                    None => items.push((start, stop, kind)),
                 }
+            }
+            for (start, stop, kind) in items {
+                self.emit(code.clone(), piece, start);
+                self.emit(kind, start, stop);
+                piece = stop;
             }
             line_start = line_end + 1;
         }

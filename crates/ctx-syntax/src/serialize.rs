@@ -136,6 +136,16 @@ fn reference_fields<'a>(fields: &mut Vec<(&'static str, Field<'a>)>, reference: 
         }
         Some(Selector::Anchor(name)) => Field::Obj(vec![("anchor", str(*name))]),
         Some(Selector::Fragment(name)) => Field::Obj(vec![("fragment", str(*name))]),
+        Some(Selector::Book(part)) => {
+            let range = match part.range {
+                crate::ast::BookRange::Lines { start, end } => Field::Obj(vec![
+                    ("start", Field::Num(start as u64)),
+                    ("end", end.map_or(Field::Null, |e| Field::Num(e as u64))),
+                ]),
+                crate::ast::BookRange::Anchor(name) => Field::Obj(vec![("anchor", str(name))]),
+            };
+            Field::Obj(vec![("book", range), ("rustdoc", Field::Bool(part.rustdoc))])
+        }
     };
     fields.push(("selector", selector));
 }

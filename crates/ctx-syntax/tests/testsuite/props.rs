@@ -8,6 +8,10 @@ use proptest::prelude::*;
 /// interesting paths far more often than uniform characters would.
 fn syntax_soup() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
+        "{{#include a.md:2}}",
+        "{{#rustdoc_include b.rs:x}}",
+        "\\{{#",
+        "}}",
         "@",
         "@[",
         "@{",
