@@ -286,7 +286,9 @@ impl<'a> Scanner<'a> {
                 }
             }
             for (start, stop, kind) in items {
-                self.emit(code.clone(), piece, start);
+                if start > piece {
+                    self.emit(code.clone(), piece, start);
+                }
                 self.emit(kind, start, stop);
                 piece = stop;
             }
