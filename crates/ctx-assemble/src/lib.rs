@@ -45,6 +45,7 @@ use std::fmt;
 use ctx_syntax::Code;
 
 mod assembler;
+mod book;
 mod budget;
 mod document;
 pub mod front_matter;

@@ -379,7 +379,8 @@ impl<'a> Walk<'a> {
         // pre-order) even though a document's record is complete only after its expansion.
         let slot = self.assembly.references.len();
         self.assembly.references.push(item.record.clone());
-        let alone = if self.out.inline() {
+        // mdBook's links replace their own text and nothing more, as mdBook does.
+        let alone = if self.out.inline() && !raw.starts_with("{{") {
             line::alone_on_line(body.text, request.span.start..request.span.end)
         } else {
             None

@@ -17,6 +17,7 @@ use crate::settings::Settings;
 pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("check", false)?;
     let ctx = settings.context(Mode::Inline, Format::Inline)?;
+    let auto = settings.dialect == crate::cli::DialectArg::Auto;
     let stdin = if args.files.iter().any(|f| f.as_os_str() == "-") {
         Some(input::read_stdin_document()?)
     } else {
@@ -36,6 +37,9 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
                 .assembler()
                 .assemble_str_to(text, "-", &mut io::sink())
                 .map_err(ctx::Error::from),
+            _ if auto => settings
+                .context_for(Mode::Inline, Format::Inline, Some(file))?
+                .assemble_to(&input::document_path(&settings.root, file)?, &mut io::sink()),
             _ => ctx.assemble_to(&input::document_path(&settings.root, file)?, &mut io::sink()),
         };
         match result {

@@ -80,6 +80,17 @@ pub(crate) enum OnErrorArg {
     Drop,
 }
 
+/// Which include syntaxes are read besides ctx's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DialectArg {
+    /// ctx's syntax only.
+    Ctx,
+    /// mdBook's `{{#include}}` family too.
+    Mdbook,
+    /// mdBook's too for a document under a folder with a `book.toml`.
+    Auto,
+}
+
 /// When to use colour and the rich rendering of diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -113,6 +124,10 @@ pub(crate) struct GlobalArgs {
     /// Output mode.
     #[arg(long, value_enum, global = true)]
     pub(crate) mode: Option<ModeArg>,
+    /// Also read mdBook's `{{#include}}` family (auto: under a folder with `book.toml`)
+    /// [default: ctx].
+    #[arg(long, value_enum, global = true)]
+    pub(crate) dialect: Option<DialectArg>,
     /// What a failed item leaves in inline output [default: marker].
     #[arg(long, value_enum, value_name = "WHAT", global = true)]
     pub(crate) on_error: Option<OnErrorArg>,

@@ -22,6 +22,8 @@ pub(crate) struct Config {
     pub(crate) format: Option<String>,
     /// Output mode of `assemble` and `expand`.
     pub(crate) mode: Option<String>,
+    /// Include syntaxes read besides ctx's: `ctx`, `mdbook` or `auto`.
+    pub(crate) dialect: Option<String>,
     /// What a failed item leaves in inline output: `marker`, `keep` or `drop`.
     pub(crate) on_error: Option<String>,
     /// Stop at the first error.

@@ -61,3 +61,21 @@ pub(crate) fn document_path(root: &Path, file: &Path) -> anyhow::Result<String> 
     let from_cwd = cwd.join(file);
     if from_cwd.exists() { to_str(&from_cwd) } else { to_str(file) }
 }
+
+/// Whether the document `file` lies under a folder with a `book.toml` (an mdBook), looked for
+/// from its folder up to the workspace root; for `--dialect auto`.
+#[allow(clippy::disallowed_methods)] // Interprets a command-line path, before any sandbox exists.
+pub(crate) fn in_book(root: &Path, file: &Path) -> bool {
+    if file.as_os_str() == "-" {
+        return false;
+    }
+    let document = if file.is_absolute() { file.to_path_buf() } else { root.join(file) };
+    let (Ok(document), Ok(root)) = (document.canonicalize(), root.canonicalize()) else {
+        return false;
+    };
+    document
+        .ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(&root))
+        .any(|dir| dir.join("book.toml").is_file())
+}

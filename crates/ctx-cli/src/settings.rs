@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::bail;
 use ctx::{Format, Limits, Mode, OnError, Options};
 
-use crate::cli::{ColorChoice, GlobalArgs, ModeArg, OnErrorArg, OutputFormat};
+use crate::cli::{ColorChoice, DialectArg, GlobalArgs, ModeArg, OnErrorArg, OutputFormat};
 use crate::config;
 
 /// The content cache of one `ctx` process.
@@ -28,6 +28,8 @@ pub(crate) struct Style {
 #[derive(Debug)]
 pub(crate) struct Settings {
     pub(crate) root: PathBuf,
+    /// Which include syntaxes are read besides ctx's own.
+    pub(crate) dialect: DialectArg,
     allow: Vec<PathBuf>,
     deny: Vec<String>,
     /// The format given on the command line.
@@ -97,6 +99,16 @@ impl Settings {
             (None, None) => None,
         };
 
+        let dialect = match (args.dialect, file.dialect.as_deref()) {
+            (Some(dialect), _) => dialect,
+            (None, None | Some("ctx")) => DialectArg::Ctx,
+            (None, Some("mdbook")) => DialectArg::Mdbook,
+            (None, Some("auto")) => DialectArg::Auto,
+            (None, Some(other)) => {
+                let why = format!("unknown dialect `{other}` (expected one of: ctx, mdbook, auto)");
+                return Err(bad("dialect", why));
+            }
+        };
         let on_error = match (args.on_error, &file.on_error) {
             (Some(OnErrorArg::Marker), _) => OnError::Marker,
             (Some(OnErrorArg::Keep), _) => OnError::Keep,
@@ -156,6 +168,7 @@ impl Settings {
 
         Ok(Settings {
             root,
+            dialect,
             allow,
             deny,
             format: args.format,
@@ -203,7 +216,25 @@ impl Settings {
 
     /// Builds the context for one command, with its mode and format.
     pub(crate) fn context(&self, mode: Mode, format: Format) -> anyhow::Result<ctx::Context> {
-        let options = Options { mode, format, ..self.options.clone() };
+        self.context_for(mode, format, None)
+    }
+
+    /// Builds the context for one document named on the command line: `--dialect auto`
+    /// reads mdBook's syntax too when it lies in an mdBook.
+    pub(crate) fn context_for(
+        &self,
+        mode: Mode,
+        format: Format,
+        document: Option<&std::path::Path>,
+    ) -> anyhow::Result<ctx::Context> {
+        let mut options = Options { mode, format, ..self.options.clone() };
+        options.syntax.mdbook = match self.dialect {
+            DialectArg::Ctx => false,
+            DialectArg::Mdbook => true,
+            DialectArg::Auto => {
+                document.is_some_and(|file| crate::input::in_book(&self.root, file))
+            }
+        };
         // One process assembles once: a small content cache serves the files read twice
         // (diamonds) without holding a large tree in memory.
         let mut builder = ctx::Context::builder()

@@ -745,3 +745,49 @@ fn home_paths_need_the_home_directory_allowed() {
     let r = with_home(&["expand", "@~/.claude/x.md"]);
     assert!(r.stdout.contains("from home"), "{}", r.stdout);
 }
+
+#[test]
+fn the_mdbook_dialect_reads_a_chapter_as_mdbook_does() {
+    let dir = TempDir::new().unwrap();
+    dir.child("book/book.toml").write_str("[book]\ntitle = \"t\"\n").unwrap();
+    dir.child("book/src/file.rs")
+        .write_str("fn one() {}\n// ANCHOR: two\nfn two() {}\n// ANCHOR_END: two\nfn three() {}\n")
+        .unwrap();
+    dir.child("book/src/part.md").write_str("Part {{#include file.rs:1}}.\n").unwrap();
+    dir.child("book/src/chapter.md")
+        .write_str(concat!(
+            "# Chapter\n",
+            "```rust\n{{#include file.rs:2:3}}\n```\n",
+            "Only: {{#include file.rs:two}}\n",
+            "```rust\n{{#rustdoc_include file.rs:two}}\n```\n",
+            "Till 1: {{#include file.rs::1}}\n",
+            "Past the end: [{{#include file.rs:9:}}]\n",
+            "Literal: \\{{#include file.rs}}\n",
+            "{{#include part.md}}\n",
+            "{{#title Other}}\n",
+        ))
+        .unwrap();
+    let expected = concat!(
+        "# Chapter\n",
+        "```rust\n// ANCHOR: two\nfn two() {}\n```\n",
+        "Only: fn two() {}\n",
+        "```rust\n# fn one() {}\nfn two() {}\n# fn three() {}\n```\n",
+        "Till 1: fn one() {}\n",
+        "Past the end: []\n",
+        "Literal: {{#include file.rs}}\n",
+        "Part fn one() {}.\n",
+        "{{#title Other}}\n",
+    );
+    for args in [&["--dialect", "mdbook"][..], &["--dialect", "auto"][..]] {
+        let r = run(ctx(&dir).args(["assemble", "book/src/chapter.md"]).args(args));
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        assert_eq!(r.stdout, expected);
+    }
+    // Without the dialect, the chapter is ctx text.
+    let r = run(ctx(&dir).args(["assemble", "book/src/chapter.md"]));
+    assert!(r.stdout.contains("{{#include file.rs:2:3}}"), "{}", r.stdout);
+    // `dialect = "mdbook"` in the configuration says the same.
+    dir.child("ctx.toml").write_str("dialect = \"mdbook\"\n").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "book/src/chapter.md"]));
+    assert_eq!(r.stdout, expected);
+}

@@ -106,7 +106,7 @@ pub enum FileKind {
     Other,
 }
 
-/// What [`Sandbox::stat`] tells about an entry.
+/// What [`Sandbox::stat`](crate::Sandbox::stat) tells about an entry.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Stat {
