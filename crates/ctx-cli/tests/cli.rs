@@ -791,3 +791,57 @@ fn the_mdbook_dialect_reads_a_chapter_as_mdbook_does() {
     let r = run(ctx(&dir).args(["assemble", "book/src/chapter.md"]));
     assert_eq!(r.stdout, expected);
 }
+
+/// Runs `ctx ARGS` with standard output closed before it writes anything.
+fn with_stdout_closed(dir: &Path, args: &[&str]) -> std::process::Output {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"))
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn every_command_takes_a_closed_output_as_success() {
+    let dir = workspace();
+    dir.child("big.md").write_str(&"@[a.md] text\n".repeat(50_000)).unwrap();
+    for args in [
+        &["completions", "bash"][..],
+        &["parse", "big.md"],
+        &["assemble", "big.md", "--max-output-bytes", "0", "--max-includes", "0"],
+        &["check", "main.md"],
+        &["refs", "main.md"],
+    ] {
+        let out = with_stdout_closed(dir.path(), args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+            "{args:?}: {stderr}"
+        );
+        // `assemble` of big.md reports its own missing includes: status 1, from the run.
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}: {:?} {stderr}", out.status);
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_full_disk_is_a_clean_error() {
+    let dir = workspace();
+    for args in [&["completions", "bash"][..], &["assemble", "main.md"], &["parse", "main.md"]] {
+        let full = std::fs::File::create("/dev/full").unwrap();
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"))
+            .current_dir(dir.path())
+            .args(args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        assert!(stderr.starts_with("ctx: error:") && stderr.contains("No space left"), "{stderr}");
+    }
+}
