@@ -674,7 +674,11 @@ mod tests {
         assert_eq!(parsed.body, "body\n");
         assert!(parsed.front_matter.is_none());
         assert_eq!(parsed.diagnostics.len(), 1);
-        assert!(parsed.diagnostics[0].message.contains("32000 levels deep"), "{:?}", parsed.diagnostics);
+        assert!(
+            parsed.diagnostics[0].message.contains("32000 levels deep"),
+            "{:?}",
+            parsed.diagnostics
+        );
         // Brackets in quotes and comments do not count; real nesting within the limit parses.
         let fine = "---\na: \"[[[[\"\nb: '{{{{' # [[[[\nc: [[1, 2], {d: [3]}]\n---\n";
         assert_eq!(flow_depth(fine.trim_matches('-')), 3);

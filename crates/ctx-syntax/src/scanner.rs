@@ -39,6 +39,7 @@ pub fn scan_with<'a>(text: &'a str, options: &Options) -> Scan<'a> {
         pending_pos: Some(Position::default()),
         cursor: Cursor::default(),
         span_failures: Vec::new(),
+        bracket_free_until: std::cell::Cell::new(0),
     };
     scanner.run();
     Scan { text, items: scanner.items, diagnostics: scanner.diagnostics }
@@ -95,6 +96,8 @@ struct Scanner<'a> {
     cursor: Cursor,
     /// For inline code spans: (opening run length, position up to which no closer exists).
     span_failures: Vec<(usize, usize)>,
+    /// Where the last search for the `]` of an over-long include body met the end of its line.
+    bracket_free_until: std::cell::Cell<usize>,
 }
 
 impl<'a> Scanner<'a> {
@@ -373,6 +376,28 @@ impl<'a> Scanner<'a> {
         end
     }
 
+    /// A reference body longer than any path may be, still unclosed at `from`: when its `]`
+    /// is on the same line, it is an include whose path the sandbox refuses (`E_BAD_PATH`), not
+    /// unterminated text. The end of a line found without a `]` is remembered, so that a long
+    /// line of openers is searched once.
+    fn long_include(&self, start: usize, from: usize) -> Option<(usize, ItemKind<'a>)> {
+        if from < self.bracket_free_until.get() {
+            return None;
+        }
+        let found = memchr::memchr2(b']', b'\n', &self.bytes[from..]).map(|k| from + k);
+        match found {
+            Some(close) if self.bytes[close] == b']' => {
+                let body = &self.text[start..close];
+                let reference = crate::ast::Include::Reference(parse_reference(body));
+                Some((close + 1, ItemKind::Include(reference)))
+            }
+            _ => {
+                self.bracket_free_until.set(found.unwrap_or(self.bytes.len()));
+                None
+            }
+        }
+    }
+
     fn include(&self, at: usize) -> Option<(usize, ItemKind<'a>)> {
         let bytes = self.bytes;
         let start = at + 2;
@@ -432,6 +457,9 @@ impl<'a> Scanner<'a> {
                 _ => {}
             }
             i += 1;
+        }
+        if i < bytes.len() {
+            return self.long_include(start, i);
         }
         None
     }

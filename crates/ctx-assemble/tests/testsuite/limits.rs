@@ -159,3 +159,20 @@ fn listings_read_only_their_levels() {
     let tree = asm.assemble_str("@[tree{\"uri\":\".\",\"depth\":1}]", "-");
     assert!(tree.content.contains("z.md"), "{}", tree.content);
 }
+
+/// A path over 4096 bytes is `E_BAD_PATH` (assembly.md §3) in an include and in a mention, not
+/// unterminated text, and a long line of openers without `]` stays text, scanned once.
+#[test]
+fn over_long_paths_are_bad_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let asm = assembler(dir.path(), Options::default());
+    let long = "a".repeat(6000);
+    let include = asm.assemble_str(&format!("see @[{long}] end\n"), "-");
+    assert_eq!(codes(&include), [Code::BadPath]);
+    assert!(include.content.starts_with("see <!-- ctx: E_BAD_PATH"), "{}", &include.content[..80]);
+    assert!(include.content.ends_with(" end\n"));
+    let mention = asm.assemble_str(&format!("see @{long} end\n"), "-");
+    assert_eq!(codes(&mention), [Code::BadPath]);
+    let openers = asm.assemble_str(&format!("{}\n", format!("@[{long}").repeat(200)), "-");
+    assert_eq!(codes(&openers), [Code::Unterminated]);
+}
