@@ -77,6 +77,21 @@ impl Settings {
             .flatten()
             .map(|dir| if home(dir) { dir.clone() } else { loaded.dir.join(dir) })
             .collect();
+        if args.config.is_none()
+            && let Some(path) = &loaded.path
+        {
+            for dir in &allow {
+                if let Some(why) = config::untrusted_root(dir) {
+                    bail!(
+                        "bad configuration {}: key `allow`: {} is {why}; a configuration found in \
+                         the workspace may not open it (give it with --allow, or name a \
+                         configuration of your own with --config)",
+                        path.display(),
+                        dir.display()
+                    );
+                }
+            }
+        }
         allow.extend(args.allow.iter().cloned());
         let deny = file.deny.clone().unwrap_or_default();
 

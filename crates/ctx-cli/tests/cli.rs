@@ -845,3 +845,21 @@ fn a_full_disk_is_a_clean_error() {
         assert!(stderr.starts_with("ctx: error:") && stderr.contains("No space left"), "{stderr}");
     }
 }
+
+#[test]
+fn a_workspace_configuration_cannot_open_the_machine() {
+    let dir = workspace();
+    for root in ["/", "/etc", "/proc/self"] {
+        dir.child("ctx.toml").write_str(&format!("allow = [\"{root}\"]\n")).unwrap();
+        let r = run(ctx(&dir).args(["expand", "@/etc/hostname"]));
+        assert_eq!(r.code, 2, "{root}: {}", r.stdout);
+        assert!(r.stderr.contains("key `allow`") && r.stderr.contains("--allow"), "{}", r.stderr);
+    }
+    // The same file named by the user is the user's own, and --allow is always the user's.
+    dir.child("ctx.toml").write_str("allow = [\"/etc\"]\n").unwrap();
+    let r = run(ctx(&dir).args(["--config", "ctx.toml", "expand", "hi"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    dir.child("ctx.toml").write_str("").unwrap();
+    let r = run(ctx(&dir).args(["--allow", "/etc", "expand", "hi"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
