@@ -58,6 +58,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         for d in &records {
             reporter.report(d, &mut stdout)?;
         }
+        reporter.finish(&mut stdout)?;
     }
     let counts = if json {
         let errors = records.iter().filter(|d| d.severity == ctx::Severity::Error).count();

@@ -863,3 +863,23 @@ fn a_workspace_configuration_cannot_open_the_machine() {
     let r = run(ctx(&dir).args(["--allow", "/etc", "expand", "hi"]));
     assert_eq!(r.code, 0, "{}", r.stderr);
 }
+
+#[test]
+fn diagnostics_past_a_thousand_are_counted_not_shown() {
+    let dir = TempDir::new().unwrap();
+    dir.child("many.md").write_str(&"@[nope.md]\n".repeat(1500)).unwrap();
+    let r = run(ctx(&dir).args(["assemble", "many.md"]));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.stderr.lines().filter(|l| l.contains("E_NOT_FOUND")).count(), 1000);
+    assert!(
+        r.stderr.ends_with("ctx: 500 more diagnostics not shown\n"),
+        "{}",
+        &r.stderr[r.stderr.len() - 200..]
+    );
+    let r = run(ctx(&dir).args(["check", "many.md"]));
+    assert!(
+        r.stdout.contains("ctx: 500 more diagnostics not shown\n1500 errors"),
+        "{}",
+        &r.stdout[r.stdout.len() - 200..]
+    );
+}
