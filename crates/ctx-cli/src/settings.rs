@@ -141,6 +141,10 @@ impl Settings {
                 .or(file.max_output_bytes)
                 .unwrap_or(defaults.max_output_bytes),
             max_includes: args.max_includes.or(file.max_includes).unwrap_or(defaults.max_includes),
+            max_scan_bytes: args
+                .max_scan_bytes
+                .or(file.max_scan_bytes)
+                .unwrap_or(defaults.max_scan_bytes),
             max_lines: args.max_lines.or(file.max_lines).unwrap_or(defaults.max_lines),
             max_files: args.max_files.or(file.max_files).unwrap_or(defaults.max_files),
             max_tokens: args.max_tokens.or(file.max_tokens).unwrap_or(defaults.max_tokens),
