@@ -73,22 +73,19 @@ impl ToolBudget {
             .onepass_size_limit(Some(PATTERN_LIMIT))
             .dfa_size_limit(Some(PATTERN_LIMIT))
             .hybrid_cache_capacity(PATTERN_LIMIT);
-        let compiled =
-            Regex::builder().configure(config).build(pattern).map(Arc::new).map_err(|e| {
-                match e.size_limit() {
-                    Some(limit) => {
-                        format!("pattern too large: its compiled form passes {limit} bytes")
-                    }
-                    None => format!("bad pattern: {}", first_line(&e.to_string())),
-                }
-            });
-        // A pattern that did not compile may have cost as much as the size limit before it was
+        let built = Regex::builder().configure(config).build(pattern);
+        // A pattern refused for its size may have cost as much as the limit before it was
         // refused, so it is charged that much: a stream of oversized patterns ends fast.
         regexes.spent += pattern.len()
-            + match &compiled {
+            + match &built {
                 Ok(regex) => regex.memory_usage(),
-                Err(_) => PATTERN_LIMIT,
+                Err(e) if e.size_limit().is_some() => PATTERN_LIMIT,
+                Err(_) => 0,
             };
+        let compiled = built.map(Arc::new).map_err(|e| match e.size_limit() {
+            Some(limit) => format!("pattern too large: its compiled form passes {limit} bytes"),
+            None => format!("bad pattern: {}", first_line(&e.to_string())),
+        });
         regexes.compiled.insert(pattern.to_owned(), compiled.clone());
         compiled.map_err(ToolError::args)
     }
