@@ -233,6 +233,16 @@ impl Settings {
         }
     }
 
+    /// The size cap of the top-level input (a document on standard input, a prompt, a file
+    /// to parse): the file size cap, 1 MiB unless set; 0 for none.
+    pub(crate) fn input_cap(&self) -> u64 {
+        match self.max_file_bytes {
+            Some(bytes) if bytes >= u64::MAX - 1 => 0,
+            Some(bytes) => bytes,
+            None => 1 << 20,
+        }
+    }
+
     /// Builds the context for one command, with its mode and format.
     pub(crate) fn context(&self, mode: Mode, format: Format) -> anyhow::Result<ctx::Context> {
         self.context_for(mode, format, None)
