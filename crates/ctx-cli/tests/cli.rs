@@ -889,7 +889,8 @@ fn the_top_level_input_is_bounded_by_the_size_cap() {
     let dir = workspace();
     let big = "x".repeat(2000);
     for args in [&["expand"][..], &["assemble", "-"], &["check", "-"], &["parse", "-"]] {
-        let r = run(ctx(&dir).args(["--max-file-bytes", "1000"]).args(args).write_stdin(big.clone()));
+        let r =
+            run(ctx(&dir).args(["--max-file-bytes", "1000"]).args(args).write_stdin(big.clone()));
         assert_eq!(r.code, 2, "{args:?}");
         assert!(r.stderr.contains("larger than the size cap of 1000 bytes"), "{}", r.stderr);
         let r = run(ctx(&dir).args(["--max-file-bytes", "0"]).args(args).write_stdin(big.clone()));
