@@ -28,6 +28,8 @@ pub(crate) struct Style {
 #[derive(Debug)]
 pub(crate) struct Settings {
     pub(crate) root: PathBuf,
+    /// Whether the command shows token counts in other formats than JSON (`ctx refs`).
+    pub(crate) counts_shown: bool,
     /// Which include syntaxes are read besides ctx's own.
     pub(crate) dialect: DialectArg,
     allow: Vec<PathBuf>,
@@ -187,6 +189,7 @@ impl Settings {
 
         Ok(Settings {
             root,
+            counts_shown: false,
             dialect,
             allow,
             deny,
@@ -257,6 +260,9 @@ impl Settings {
         document: Option<&std::path::Path>,
     ) -> anyhow::Result<ctx::Context> {
         let mut options = Options { mode, format, ..self.options.clone() };
+        // Tokens are counted only where they are shown (the JSON records) or where a token
+        // budget needs them (`counts_tokens` also looks at `max_tokens`).
+        options.count_tokens &= format == Format::Json || self.counts_shown;
         options.syntax.mdbook = match self.dialect {
             DialectArg::Ctx => false,
             DialectArg::Mdbook => true,

@@ -900,3 +900,19 @@ fn the_top_level_input_is_bounded_by_the_size_cap() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("the prompt is larger"), "{}", r.stderr);
 }
+
+#[test]
+fn tokens_are_counted_only_where_they_are_shown() {
+    let dir = workspace();
+    let json = |args: &[&str]| -> Value {
+        serde_json::from_str(&run(ctx(&dir).args(args)).stdout).unwrap()
+    };
+    let counted = json(&["assemble", "main.md", "--tokens", "--format", "json"]);
+    assert!(counted["stats"]["tokens"].as_u64().unwrap() > 0);
+    // The refs tree shows them too.
+    let r = run(ctx(&dir).args(["refs", "main.md", "--tokens"]));
+    assert!(r.stdout.contains(" tokens"), "{}", r.stdout);
+    // A token budget counts whatever the format.
+    let r = run(ctx(&dir).args(["assemble", "main.md", "--max-tokens", "1"]));
+    assert!(r.stderr.contains("W_BUDGET"), "{}", r.stderr);
+}
