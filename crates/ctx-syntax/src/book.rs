@@ -118,10 +118,10 @@ mod tests {
                 (text.len(), "file.rs", range, false)
             );
         }
-        let (_, _, part) = part("{{ #rustdoc_include ../a.rs:3 }} tail").unwrap();
-        assert_eq!((part.range, part.rustdoc), (lines(2, Some(3)), true));
-        let (_, path, part) = part("{{#playground example.rs editable}}").unwrap();
-        assert_eq!((path, part.playground), ("example.rs", Some("editable")));
+        let (_, _, rustdoc) = part("{{ #rustdoc_include ../a.rs:3 }} tail").unwrap();
+        assert_eq!((rustdoc.range, rustdoc.rustdoc), (lines(2, Some(3)), true));
+        let (_, path, play) = part("{{#playground example.rs editable}}").unwrap();
+        assert_eq!((path, play.playground), ("example.rs", Some("editable")));
     }
 
     #[test]
