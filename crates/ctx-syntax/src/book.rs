@@ -128,7 +128,6 @@ mod tests {
     fn what_is_not_a_link() {
         for text in [
             "{{#title A}}",
-            "{{#playground a.rs}}",
             "{{#include}}",
             "{{#includea.rs}}",
             "{{#include a}",
