@@ -126,13 +126,7 @@ mod tests {
 
     #[test]
     fn what_is_not_a_link() {
-        for text in [
-            "{{#title A}}",
-            "{{#include}}",
-            "{{#includea.rs}}",
-            "{{#include a}",
-            "{x}",
-        ] {
+        for text in ["{{#title A}}", "{{#include}}", "{{#includea.rs}}", "{{#include a}", "{x}"] {
             assert!(link(text).is_none(), "{text}");
         }
         assert_eq!(escaped("\\{{#include a.rs}} and }} x\nnext }}"), Some(25));
