@@ -346,3 +346,183 @@ fn claude_code_memory_imports() {
     assert_eq!(code, Some(1));
     assert!(text.contains("E_DEPTH"), "{text}");
 }
+
+/// gemini-cli's import processor for GEMINI.md (google-gemini/gemini-cli,
+/// packages/core/src/utils/memoryImportProcessor.test.ts), restated as `ctx assemble` cases:
+/// the document, what the output must hold and must not, and the codes of the run.
+#[test]
+fn gemini_cli_memory_import_processor() {
+    struct Doc {
+        source: &'static str,
+        text: &'static str,
+        holds: &'static [&'static str],
+        lacks: &'static [&'static str],
+        codes: &'static [&'static str],
+    }
+    let files = [
+        ("test.md", "# Imported Content\nThis is imported."),
+        ("instructions.txt", "# Instructions\nThis is a text file with markdown."),
+        ("a.md", "@b.md"),
+        ("b.md", "@a.md"),
+        ("foo/bar.md", "Subdirectory content"),
+        ("deep.md", "Deep @./deeper.md content"),
+        ("deeper.md", "deepest"),
+        ("nested.md", "Nested @./inner.md content"),
+        ("inner.md", "Inner content"),
+        ("first.md", "First content"),
+        ("second.md", "Second content"),
+        ("should-import.md", "Imported 1"),
+        ("should-import2.md", "Imported 2"),
+        ("should-not-import.md", "NOT IMPORTED"),
+    ];
+    let cases = [
+        // ctx inserts the content itself; gemini-cli wraps it in `<!-- Imported from -->`
+        // comments, which ctx leaves to the output formats (assembly.md §7).
+        Doc {
+            source: "should process basic md file imports",
+            text: "Some content @./test.md more content",
+            holds: &["Some content # Imported Content\nThis is imported. more content"],
+            lacks: &[],
+            codes: &[],
+        },
+        Doc {
+            source: "should import non-md files just like md files",
+            text: "Some content @./instructions.txt more content",
+            holds: &["# Instructions\nThis is a text file with markdown."],
+            lacks: &[],
+            codes: &[],
+        },
+        // gemini-cli writes "File already processed"; ctx names the chain (assembly.md §4).
+        Doc {
+            source: "should handle circular imports gracefully",
+            text: "@a.md",
+            holds: &["E_CYCLE: include cycle: a.md -> b.md -> a.md"],
+            lacks: &[],
+            codes: &["E_CYCLE"],
+        },
+        Doc {
+            source: "should not treat npm-style packages in code blocks as imports",
+            text: "*   **Frontend:** `vitest` is used. Run with `pnpm -F @google-cloud-pulse/frontend test`.",
+            holds: &["`pnpm -F @google-cloud-pulse/frontend test`"],
+            lacks: &[],
+            codes: &[],
+        },
+        Doc {
+            source: "should not treat python decorators in code blocks as imports",
+            text: "```python\n@app.route(\"/api\")\ndef my_api():\n  return \"OK\",\n```",
+            holds: &["@app.route(\"/api\")"],
+            lacks: &[],
+            codes: &[],
+        },
+        Doc {
+            source: "should not treat email addresses as imports",
+            text: "Contact us at contact@example.com",
+            holds: &["Contact us at contact@example.com"],
+            lacks: &[],
+            codes: &[],
+        },
+        // The text is unchanged in both; ctx also warns that the mention names nothing.
+        Doc {
+            source: "should not treat decorators as imports",
+            text: "This is a decorator @my-decorator",
+            holds: &["This is a decorator @my-decorator"],
+            lacks: &[],
+            codes: &["W_UNRESOLVED"],
+        },
+        Doc {
+            source: "should handle subdirectory imports with extensions but ignore those without",
+            text: "Import with extension: @foo/bar.md and without: @foo/bar",
+            holds: &["Subdirectory content", "and without: @foo/bar"],
+            lacks: &[],
+            codes: &["W_UNRESOLVED"],
+        },
+        // gemini-cli leaves an "Import failed" comment; a mention that names nothing stays as
+        // written in ctx, since `@name` in prose is not a mistake (syntax.md §2).
+        Doc {
+            source: "should handle file not found errors",
+            text: "Content @./nonexistent.md more content",
+            holds: &["Content @./nonexistent.md more content"],
+            lacks: &[],
+            codes: &["W_UNRESOLVED"],
+        },
+        Doc {
+            source: "should handle nested imports recursively",
+            text: "Main @./nested.md content",
+            holds: &["Main Nested Inner content content content"],
+            lacks: &[],
+            codes: &[],
+        },
+        Doc {
+            source: "should handle absolute paths in imports",
+            text: "Content @/absolute/path/file.md more content",
+            holds: &["E_OUTSIDE"],
+            lacks: &[],
+            codes: &["E_OUTSIDE"],
+        },
+        Doc {
+            source: "should handle multiple imports in same content",
+            text: "Start @./first.md middle @./second.md end",
+            holds: &["Start First content middle Second content end"],
+            lacks: &[],
+            codes: &[],
+        },
+        Doc {
+            source: "should ignore imports inside code blocks",
+            text: "Normal content @./should-import.md\n```\ncode block with @./should-not-import.md\n```\nMore content @./should-import2.md",
+            holds: &["Imported 1", "Imported 2", "code block with @./should-not-import.md"],
+            lacks: &["NOT IMPORTED"],
+            codes: &[],
+        },
+        Doc {
+            source: "should ignore imports inside inline code",
+            text: "Normal content @./should-import.md\n`code with import @./should-not-import.md`\nMore content @./should-import2.md",
+            holds: &["Imported 1", "Imported 2", "`code with import @./should-not-import.md`"],
+            lacks: &["NOT IMPORTED"],
+            codes: &[],
+        },
+    ];
+    for case in &cases {
+        let dir = TempDir::new().unwrap();
+        for (path, text) in files {
+            dir.child(path).write_str(text).unwrap();
+        }
+        dir.child("main.md").write_str(case.text).unwrap();
+        let out = Command::cargo_bin("ctx")
+            .unwrap()
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .args(["assemble", "main.md", "--format", "json"])
+            .output()
+            .unwrap();
+        let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let content = json["content"].as_str().unwrap();
+        for want in case.holds {
+            assert!(content.contains(want), "{}: {content:?} lacks {want:?}", case.source);
+        }
+        for unwanted in case.lacks {
+            assert!(!content.contains(unwanted), "{}: {content:?}", case.source);
+        }
+        let codes: Vec<&str> = json["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["code"].as_str().unwrap())
+            .collect();
+        assert_eq!(codes, case.codes, "{}", case.source);
+    }
+    // "should respect max depth limit": ctx's bound is --max-depth, and past it E_DEPTH.
+    let dir = TempDir::new().unwrap();
+    for (path, text) in files {
+        dir.child(path).write_str(text).unwrap();
+    }
+    dir.child("main.md").write_str("Content @./deep.md more content").unwrap();
+    let out = Command::cargo_bin("ctx")
+        .unwrap()
+        .current_dir(dir.path())
+        .args(["assemble", "main.md", "--max-depth", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("E_DEPTH"));
+    assert_eq!(cases.len() + 1, 15, "the count in docs/dialects.md");
+}
