@@ -77,6 +77,7 @@
 mod decode;
 mod deny;
 mod error;
+mod overlay;
 mod path;
 mod sandbox;
 mod walk;
@@ -84,6 +85,7 @@ mod walk;
 pub use cap_std::AmbientAuthority;
 pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, W_BINARY, decode};
 pub use error::{Error, ErrorKind, Result};
+pub use overlay::Overlay;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{
     FileKind, IgnoreSettings, Limits, Location, MAX_SYMLINK_HOPS, RootId, Sandbox, SandboxBuilder,

@@ -13,6 +13,7 @@ use cap_std::fs_utf8::Dir;
 use crate::decode::{self, Content};
 use crate::deny::DenyList;
 use crate::error::{Error, ErrorKind, Result};
+use crate::overlay::Overlay;
 use crate::path::{self, Anchor};
 
 /// How many symbolic links one resolution follows before it reports a loop.
@@ -199,6 +200,7 @@ pub struct SandboxBuilder {
     cache_ttl: Duration,
     cache_bytes: u64,
     fast_path: bool,
+    overlay: Option<Overlay>,
 }
 
 impl SandboxBuilder {
@@ -213,6 +215,7 @@ impl SandboxBuilder {
             cache_ttl: Duration::from_secs(60),
             cache_bytes: 64 * 1024 * 1024,
             fast_path: true,
+            overlay: None,
         }
     }
 
@@ -264,6 +267,13 @@ impl SandboxBuilder {
         self
     }
 
+    /// Serves the texts of `overlay` in place of the bytes on disk of the files it names
+    /// (an editor's unsaved buffers). Every check of a disk read still applies.
+    pub fn overlay(mut self, overlay: Overlay) -> SandboxBuilder {
+        self.overlay = Some(overlay);
+        self
+    }
+
     /// Opens the roots and builds the sandbox.
     ///
     /// # Ambient Authority
@@ -293,6 +303,7 @@ impl SandboxBuilder {
             cache,
             cache_on: self.cache_bytes > 0,
             fast_path: self.fast_path,
+            overlay: self.overlay,
         })
     }
 }
@@ -458,6 +469,7 @@ pub struct Sandbox {
     cache_on: bool,
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     fast_path: bool,
+    overlay: Option<Overlay>,
 }
 
 impl Sandbox {
@@ -595,6 +607,9 @@ impl Sandbox {
         if md.len() > cap {
             return Err(too_large(written, Some(md.len()), cap));
         }
+        if let Some(text) = self.overlay_text(location.root, location.path.as_str()) {
+            return Ok(Content::Text { text, encoding: crate::decode::Encoding::Utf8 });
+        }
         let print = Fingerprint::of(&md);
         let key = (location.root.0, location.path.as_str().to_owned());
         if let Some(hit) = self.cache_on.then(|| self.cache.get(&key)).flatten() {
@@ -661,7 +676,8 @@ impl Sandbox {
     /// nothing is revealed that was not read from an allowed name.
     #[cfg(unix)]
     fn warm_hit(&self, root: RootId, path: &str) -> Option<Content> {
-        if !self.cache_on || path.is_empty() {
+        // An overlaid file takes the full checks, then the overlay's text.
+        if !self.cache_on || path.is_empty() || self.overlay_text(root, path).is_some() {
             return None;
         }
         let hit = self.cache.get(&(root.0, path.to_owned()))?;
@@ -678,6 +694,11 @@ impl Sandbox {
     #[cfg(not(unix))]
     fn warm_hit(&self, _root: RootId, _path: &str) -> Option<Content> {
         None
+    }
+
+    /// The unsaved text an overlay holds for a checked in-root path.
+    fn overlay_text(&self, root: RootId, path: &str) -> Option<Arc<str>> {
+        self.overlay.as_ref()?.lookup(root, path)
     }
 
     /// Lexical resolution: hygiene, `..`, absolute paths, and the deny list

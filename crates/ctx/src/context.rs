@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use ctx_assemble::tools::{Tool, Tools};
 use ctx_assemble::{AssembleError, Assembler, Assembly, Format, Limits, Mode, Options, Resolver};
-use ctx_fs::{AmbientAuthority, IgnoreSettings, Sandbox};
+use ctx_fs::{AmbientAuthority, IgnoreSettings, Overlay, Sandbox};
 
 /// Why a context could not be built or a document not assembled.
 #[derive(Debug)]
@@ -103,6 +103,7 @@ pub struct ContextBuilder {
     options: Options,
     tools: Tools,
     resolver: Option<Arc<dyn Resolver>>,
+    overlay: Option<Overlay>,
 }
 
 impl fmt::Debug for ContextBuilder {
@@ -129,6 +130,7 @@ impl Default for ContextBuilder {
             options: Options::default(),
             tools: Tools::builtin(),
             resolver: None,
+            overlay: None,
         }
     }
 }
@@ -235,6 +237,13 @@ impl ContextBuilder {
         self
     }
 
+    /// Serves an editor's unsaved texts in place of the files on disk (see
+    /// [`ctx_fs::Overlay`]); the sandbox's checks still apply to every path.
+    pub fn overlay(mut self, overlay: Overlay) -> ContextBuilder {
+        self.overlay = Some(overlay);
+        self
+    }
+
     /// Opens the roots and builds the context.
     ///
     /// # Ambient Authority
@@ -282,6 +291,9 @@ impl ContextBuilder {
         }
         if let Some(bytes) = self.cache_capacity {
             builder = builder.cache_capacity(bytes);
+        }
+        if let Some(overlay) = self.overlay {
+            builder = builder.overlay(overlay);
         }
         let sandbox = builder.open(authority).map_err(ErrorKind::Fs)?;
         let mut assembler = Assembler::new(Arc::new(sandbox), self.options).with_tools(self.tools);
