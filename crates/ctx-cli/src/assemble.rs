@@ -16,7 +16,7 @@ use crate::settings::Settings;
 pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Result<ExitCode> {
     let format = settings.assembly_format("assemble", Format::Inline)?;
     let mode = settings.mode.unwrap_or(Mode::Inline);
-    let ctx = settings.context(mode, format)?;
+    let ctx = settings.context_for(mode, format, Some(&args.file))?;
     let stdin =
         if args.file.as_os_str() == "-" { Some(input::read_stdin_document()?) } else { None };
     let name = args.file.display().to_string();
@@ -30,7 +30,7 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
     };
     out.flush()?;
     drop(progress);
-    finish(settings, &ctx, &assembly, stdin.as_deref())
+    finish(settings, &assembly)
 }
 
 /// `ctx expand [TEXT]`: default mode append, format xml. Without TEXT, standard input is the
@@ -49,7 +49,7 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
         ctx.assembler().assemble_str_to(&text, "-", &mut out).map_err(ctx::Error::from)?;
     out.flush()?;
     drop(progress);
-    finish(settings, &ctx, &assembly, Some(&text))
+    finish(settings, &assembly)
 }
 
 /// A spinner only when standard error is a terminal that the output does not also go to.
@@ -58,14 +58,8 @@ pub(crate) fn show_progress(settings: &Settings) -> bool {
 }
 
 /// Reports the diagnostics and turns them into the exit status.
-pub(crate) fn finish(
-    settings: &Settings,
-    ctx: &ctx::Context,
-    assembly: &Assembly,
-    stdin: Option<&str>,
-) -> anyhow::Result<ExitCode> {
-    let mut reporter =
-        Reporter::new(settings.style, settings.quiet).with_sources(ctx.sandbox(), stdin);
+pub(crate) fn finish(settings: &Settings, assembly: &Assembly) -> anyhow::Result<ExitCode> {
+    let mut reporter = Reporter::new(settings.style, settings.quiet);
     reporter.report_all(&assembly.diagnostics)?;
     tracing::info!(
         files = assembly.stats.files,

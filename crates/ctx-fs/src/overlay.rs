@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use crate::sandbox::{Location, RootId};
+use crate::location::{Location, RootId};
 
 /// Texts keyed by location, shared between the sandbox and the editor that updates them.
 /// Cloning is cheap and clones share the texts.

@@ -316,7 +316,7 @@ impl ToolError {
 
     fn assemble(err: ctx::assemble::AssembleError) -> ToolError {
         let err = ctx::Error::from(err);
-        ToolError { code: err.code().map(str::to_owned), message: err.to_string() }
+        ToolError { code: err.code().map(|c| c.as_str().to_owned()), message: err.to_string() }
     }
 }
 
