@@ -30,6 +30,10 @@ pub(crate) enum Command {
     Complete(CompleteArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+    /// Serve the Language Server Protocol on standard input and output (for editors).
+    Lsp,
+    /// Serve the Model Context Protocol on standard input and output (for agents).
+    Mcp,
 }
 
 /// Output formats; each command accepts the ones that make sense for it.

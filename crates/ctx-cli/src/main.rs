@@ -12,6 +12,8 @@ mod complete;
 mod config;
 mod diag;
 mod input;
+mod lsp;
+mod mcp;
 mod parse;
 mod progress;
 mod refs;
@@ -59,6 +61,8 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Refs(args) => refs::run(&settings, args),
         Command::Parse(args) => parse::run(&settings, args),
         Command::Complete(args) => complete::run(&settings, args),
+        Command::Lsp => lsp::run(&settings),
+        Command::Mcp => mcp::run(&settings),
         Command::Completions(_) => unreachable!("handled above"),
     }
 }

@@ -10,11 +10,14 @@ use std::sync::{Arc, RwLock};
 
 use crate::location::{Location, RootId};
 
+/// Unsaved texts by root and in-root path.
+type Texts = HashMap<(RootId, String), Arc<str>>;
+
 /// Texts keyed by location, shared between the sandbox and the editor that updates them.
 /// Cloning is cheap and clones share the texts.
 #[derive(Clone, Debug, Default)]
 pub struct Overlay {
-    texts: Arc<RwLock<HashMap<(RootId, String), Arc<str>>>>,
+    texts: Arc<RwLock<Texts>>,
 }
 
 impl Overlay {
@@ -52,11 +55,60 @@ impl Overlay {
         texts.get(&(root, path.to_owned())).cloned()
     }
 
-    fn read(&self) -> std::sync::RwLockReadGuard<'_, HashMap<(RootId, String), Arc<str>>> {
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, Texts> {
         self.texts.read().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn write(&self) -> std::sync::RwLockWriteGuard<'_, HashMap<(RootId, String), Arc<str>>> {
+    fn write(&self) -> std::sync::RwLockWriteGuard<'_, Texts> {
         self.texts.write().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Sandbox;
+
+    fn open(dir: &std::path::Path, overlay: &Overlay) -> Sandbox {
+        let root = camino::Utf8PathBuf::try_from(dir.to_path_buf()).unwrap();
+        Sandbox::builder(root)
+            .deny("secret.md")
+            .overlay(overlay.clone())
+            .open(cap_std::ambient_authority())
+            .unwrap()
+    }
+
+    #[test]
+    fn unsaved_text_wins_until_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "disk\n").unwrap();
+        let overlay = Overlay::new();
+        let sandbox = open(dir.path(), &overlay);
+        let location = sandbox.resolve_in_workspace("a.md").unwrap();
+        // Warm the cache with the disk's bytes first: the overlay must still win.
+        assert_eq!(&**sandbox.read_text(&location).unwrap().text().unwrap(), "disk\n");
+        overlay.set(&location, "unsaved\n");
+        assert_eq!(&**sandbox.read_text(&location).unwrap().text().unwrap(), "unsaved\n");
+        let (_, content) = sandbox.read_path("a.md", None).unwrap();
+        assert_eq!(&**content.text().unwrap(), "unsaved\n");
+        overlay.remove(&location);
+        assert!(overlay.is_empty());
+        assert_eq!(&**sandbox.read_text(&location).unwrap().text().unwrap(), "disk\n");
+    }
+
+    #[test]
+    fn checks_still_apply() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("secret.md"), "disk\n").unwrap();
+        let overlay = Overlay::new();
+        let sandbox = open(dir.path(), &overlay);
+        // An overlay entry for a denied path is never served.
+        let denied = Location::new(RootId::WORKSPACE, &["secret.md"]);
+        overlay.set(&denied, "unsaved\n");
+        assert_eq!(sandbox.read_path("secret.md", None).unwrap_err().code(), crate::Code::Denied);
+        // Nor for a file that is not on disk.
+        let ghost = Location::new(RootId::WORKSPACE, &["ghost.md"]);
+        overlay.set(&ghost, "unsaved\n");
+        assert!(sandbox.read_text(&ghost).is_err());
     }
 }
