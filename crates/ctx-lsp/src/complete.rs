@@ -21,14 +21,18 @@ use crate::text;
 const DIRECTIVES: &[&str] =
     &["define", "undef", "ifdef", "ifndef", "if", "elif", "else", "endif", "include"];
 
+/// Most ranked matches offered besides the directory's entries.
+const RANKED: usize = 50;
+
 /// Most entries listed for one directory.
 const MAX_ENTRIES: usize = 2000;
 
 /// What the cursor is completing.
 #[derive(Debug, PartialEq, Eq)]
 enum Context<'a> {
-    /// A path; `tools` when tool names fit too.
-    Path { typed: &'a str, tools: bool },
+    /// A path; `tools` when tool names fit too; `mention` for a bare `@path` (whose
+    /// completion is quoted when the path needs it).
+    Path { typed: &'a str, tools: bool, mention: bool },
     /// An anchor of `file`, `typed` of it so far.
     Anchor { file: &'a str, typed: &'a str },
     /// A heading of `file`.
@@ -82,7 +86,8 @@ fn context(line: &str) -> Option<Context<'_>> {
         }
         return Some(Context::Anchor { file: file.trim_end_matches('"'), typed });
     }
-    Some(Context::Path { typed: inner, tools: include && !quoted && !inner.contains('/') })
+    let tools = include && !quoted && !inner.contains('/');
+    Some(Context::Path { typed: inner, tools, mention: !include && !quoted })
 }
 
 impl Server {
@@ -97,7 +102,11 @@ impl Server {
         let line_start = doc.text[..offset].rfind('\n').map_or(0, |n| n + 1);
         let line = &doc.text[line_start..offset];
         let items = match context(line)? {
-            Context::Path { typed, tools } => self.paths(doc, typed, tools, at.position),
+            Context::Path { typed, tools, mention } => {
+                let mut items = self.paths(doc, typed, tools, at.position);
+                items.extend(self.ranked(typed, mention, at.position, items.len()));
+                items
+            }
             Context::Anchor { file, typed } => self.anchors(doc, file, typed, false, at.position),
             Context::Heading { file, typed } => self.anchors(doc, file, typed, true, at.position),
             Context::Directive { typed } => {
@@ -166,6 +175,42 @@ impl Server {
         }
         rank(&mut items, partial);
         items
+    }
+
+    /// The ranked matches of `ctx complete` over every root, after the entries of the
+    /// directory being typed; each replaces the whole path typed so far.
+    fn ranked(
+        &self,
+        typed: &str,
+        mention: bool,
+        position: lsp::Position,
+        after: usize,
+    ) -> Vec<lsp::CompletionItem> {
+        if typed.is_empty() {
+            return Vec::new();
+        }
+        let Ok(found) = self.context().complete(typed, RANKED) else { return Vec::new() };
+        found
+            .into_iter()
+            .enumerate()
+            .map(|(n, c)| {
+                let text = if mention {
+                    c.mention.strip_prefix('@').unwrap_or(&c.mention).to_owned()
+                } else {
+                    c.path.clone()
+                };
+                let kind = if c.dir {
+                    lsp::CompletionItemKind::FOLDER
+                } else {
+                    lsp::CompletionItemKind::FILE
+                };
+                let mut item = item(text, typed, position, kind);
+                item.label = c.path;
+                item.filter_text = Some(typed.to_owned());
+                item.sort_text = Some(format!("{:06}", after + n));
+                item
+            })
+            .collect()
     }
 
     /// The anchors (and for headings, the heading slugs) of a file.
@@ -289,10 +334,22 @@ mod tests {
 
     #[test]
     fn contexts() {
-        assert_eq!(context("see @src/ma"), Some(Context::Path { typed: "src/ma", tools: false }));
-        assert_eq!(context("@[gr"), Some(Context::Path { typed: "gr", tools: true }));
-        assert_eq!(context("@[\"my f"), Some(Context::Path { typed: "my f", tools: false }));
-        assert_eq!(context("@\"a b"), Some(Context::Path { typed: "a b", tools: false }));
+        assert_eq!(
+            context("see @src/ma"),
+            Some(Context::Path { typed: "src/ma", tools: false, mention: true })
+        );
+        assert_eq!(
+            context("@[gr"),
+            Some(Context::Path { typed: "gr", tools: true, mention: false })
+        );
+        assert_eq!(
+            context("@[\"my f"),
+            Some(Context::Path { typed: "my f", tools: false, mention: false })
+        );
+        assert_eq!(
+            context("@\"a b"),
+            Some(Context::Path { typed: "a b", tools: false, mention: false })
+        );
         assert_eq!(context("@[a.md:se"), Some(Context::Anchor { file: "a.md", typed: "se" }));
         assert_eq!(context("@[a.md:1"), None);
         assert_eq!(context("@[a.md#us"), Some(Context::Heading { file: "a.md", typed: "us" }));

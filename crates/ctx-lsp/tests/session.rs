@@ -161,6 +161,11 @@ fn a_session() {
     let first = &result["items"][0];
     assert_eq!(first["label"], "style.md");
     assert_eq!(first["textEdit"]["range"]["start"], json!({ "line": 2, "character": 9 }));
+    // Then the ranked matches of `ctx complete`, replacing the whole typed path.
+    let ranked =
+        result["items"].as_array().unwrap().iter().find(|i| i["label"] == "rules/common/style.md");
+    let ranked = ranked.expect("a ranked match");
+    assert_eq!(ranked["textEdit"]["range"]["start"], json!({ "line": 2, "character": 2 }));
     let top = client.request("textDocument/completion", at(&main, 2, 2));
     let top = labels(&top);
     assert!(top.contains(&"common/".to_owned()) && top.contains(&"grep".to_owned()), "{top:?}");
