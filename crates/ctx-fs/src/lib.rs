@@ -84,6 +84,8 @@ mod overlay;
 mod path;
 mod sandbox;
 mod walk;
+#[cfg(feature = "watch")]
+mod watch;
 
 pub use builder::{IgnoreSettings, Limits, SandboxBuilder};
 pub use cap_std::AmbientAuthority;
@@ -95,3 +97,5 @@ pub use overlay::Overlay;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
 pub use walk::{SkipReason, Skipped, Walk, WalkEntry, WalkOptions};
+#[cfg(feature = "watch")]
+pub use watch::Watcher;
