@@ -192,6 +192,9 @@ pub(crate) struct GlobalArgs {
 pub(crate) struct AssembleArgs {
     /// The document to assemble; `-` reads standard input.
     pub(crate) file: PathBuf,
+    /// Run again whenever the document or anything it read changes.
+    #[arg(long)]
+    pub(crate) watch: bool,
 }
 
 #[derive(Debug, Args)]
@@ -205,6 +208,9 @@ pub(crate) struct CheckArgs {
     /// The documents to check; `-` reads standard input.
     #[arg(required = true)]
     pub(crate) files: Vec<PathBuf>,
+    /// Run again whenever a document or anything it read changes.
+    #[arg(long)]
+    pub(crate) watch: bool,
 }
 
 #[derive(Debug, Args)]

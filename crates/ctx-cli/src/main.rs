@@ -18,6 +18,7 @@ mod parse;
 mod progress;
 mod refs;
 mod settings;
+mod watch;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -55,8 +56,10 @@ fn run() -> anyhow::Result<ExitCode> {
     }
     let settings = Settings::new(&cli.global)?;
     match &cli.command {
+        Command::Assemble(args) if args.watch => watch::assemble(&settings, args),
         Command::Assemble(args) => assemble::assemble(&settings, args),
         Command::Expand(args) => assemble::expand(&settings, args),
+        Command::Check(args) if args.watch => watch::check(&settings, args),
         Command::Check(args) => check::run(&settings, args),
         Command::Refs(args) => refs::run(&settings, args),
         Command::Parse(args) => parse::run(&settings, args),

@@ -4,10 +4,10 @@
 
 use std::collections::BTreeSet;
 
-use ctx_assemble::record::Kind;
+use ctx_assemble::record::{Kind, ReferenceRecord};
 use ctx_fs::Location;
 
-use crate::{Assembly, Context};
+use crate::Context;
 
 /// The locations an assembly read, or would read if they appeared.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -23,6 +23,12 @@ impl Dependencies {
     /// Every location depended on, sorted.
     pub fn locations(&self) -> impl Iterator<Item = &Location> {
         self.read.union(&self.below)
+    }
+
+    /// Adds the dependencies of another assembly (`ctx check` of several documents).
+    pub fn extend(&mut self, other: Dependencies) {
+        self.read.extend(other.read);
+        self.below.extend(other.below);
     }
 
     /// Whether a change of these locations may change the assembly: one of them is a
@@ -44,8 +50,13 @@ fn contains(outer: &Location, inner: &Location) -> bool {
 
 impl Context {
     /// The dependencies of an assembly of the document at `document` (`None` for a text
-    /// that is not a file), from its reference records.
-    pub fn dependencies(&self, document: Option<&str>, assembly: &Assembly) -> Dependencies {
+    /// that is not a file), from its reference records (`&assembly.references`; none when
+    /// the document could not be read, which then depends on its root).
+    pub fn dependencies(
+        &self,
+        document: Option<&str>,
+        references: &[ReferenceRecord],
+    ) -> Dependencies {
         let sandbox = self.sandbox();
         let resolve = |path: &str| sandbox.resolve_in_workspace(path).ok();
         let mut deps = Dependencies::default();
@@ -57,7 +68,7 @@ impl Context {
                 deps.below.insert(sandbox.workspace());
             }
         }
-        for record in &assembly.references {
+        for record in references {
             let found = (record.error.is_none()).then(|| resolve(&record.path)).flatten();
             match (found, record.kind) {
                 (Some(location), Kind::File) => {
@@ -103,7 +114,7 @@ mod tests {
         std::fs::write(dir.path().join("other.md"), "o").unwrap();
         let ctx = Context::builder().root(dir.path()).build().unwrap();
         let assembly = ctx.assemble_file("main.md").unwrap();
-        let deps = ctx.dependencies(Some("main.md"), &assembly);
+        let deps = ctx.dependencies(Some("main.md"), &assembly.references);
         let at = |p: &str| ctx.sandbox().resolve_in_workspace(p).unwrap();
         assert!(deps.affected_by(&[at("main.md")]));
         assert!(deps.affected_by(&[at("docs/a.md")]));
@@ -112,7 +123,7 @@ mod tests {
         assert!(deps.affected_by(&[at("other.md")]));
         let nested = Context::builder().root(dir.path()).build().unwrap();
         let only = nested.assemble_file("docs/a.md").unwrap();
-        let deps = nested.dependencies(Some("docs/a.md"), &only);
+        let deps = nested.dependencies(Some("docs/a.md"), &only.references);
         assert!(!deps.affected_by(&[at("other.md")]));
         assert!(deps.affected_by(&[at("docs")]), "its directory was replaced");
     }
