@@ -157,8 +157,12 @@ impl Walk<'_> {
                 return self.fail(item, Code::ToolArgs, message);
             }
         };
-        let cx = ToolContext { sandbox: self.sandbox(), base: &doc.dir };
-        match tool.call(&args, &cx) {
+        let cx = ToolContext { sandbox: self.sandbox(), base: &doc.dir, budget: &self.tools };
+        let result = tool.call(&args, &cx);
+        for (code, message) in self.tools.take_warnings() {
+            self.diagnose_item(item, code, message);
+        }
+        match result {
             Ok(result) => {
                 let file = item.record.at.file.clone();
                 let clean = self.clean_content(&result, &file, item.record.at.line);
@@ -209,16 +213,16 @@ impl Walk<'_> {
         first_line: u32,
     ) -> Cow<'t, str> {
         let clean = sanitize(content);
-        let warnings = clean.warnings();
+        let warnings = clean.warnings_at(content);
         let text = clean.text;
-        for (code, line, message) in warnings {
+        for (code, line, column, message) in warnings {
             let line = first_line + line.saturating_sub(1);
             self.diagnose(crate::record::DiagnosticRecord::new(
                 code,
                 format!("{message} in {path}"),
                 path.to_owned(),
                 line,
-                1,
+                column,
             ));
         }
         text

@@ -34,12 +34,29 @@ pub struct Sanitized<'a> {
     pub control: usize,
     /// 1-based line of the first of them, 0 when there is none.
     pub control_line: u32,
+    /// Byte offsets in the given text of the first hidden and the first control character.
+    first_at: [Option<usize>; 2],
 }
 
 impl Sanitized<'_> {
     /// Whether anything was changed.
     pub fn changed(&self) -> bool {
         self.hidden + self.control > 0
+    }
+
+    /// The warnings to report, with the 1-based line and column (in characters) of each one's
+    /// first occurrence in `text`, the text given to [`sanitize`].
+    pub fn warnings_at(&self, text: &str) -> Vec<(Code, u32, u32, String)> {
+        self.warnings()
+            .into_iter()
+            .map(|(code, line, message)| {
+                let at = self.first_at[usize::from(code == Code::Control)].unwrap_or(0);
+                let before = &text[..at.min(text.len())];
+                let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+                let column = 1 + u32::try_from(before[line_start..].chars().count()).unwrap_or(0);
+                (code, line, column, message)
+            })
+            .collect()
     }
 
     /// The warnings to report, `W_HIDDEN_TEXT` then `W_CONTROL`, each with the 1-based line of
@@ -113,6 +130,7 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
                     hidden_line: 0,
                     control: 0,
                     control_line: 0,
+                    first_at: [None; 2],
                 };
             }
             Some(p) => {
@@ -132,12 +150,14 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
         hidden_line: 0,
         control: 0,
         control_line: 0,
+        first_at: [None; 2],
     };
     let mut buf = String::with_capacity(text.len() + 16);
     buf.push_str(&text[..first]);
     let mut line = 1 + u32::try_from(bytes[..first].iter().filter(|&&b| b == b'\n').count())
         .unwrap_or(u32::MAX - 1);
-    for c in text[first..].chars() {
+    for (offset, c) in text[first..].char_indices() {
+        let at = first + offset;
         match class(c) {
             None => {
                 if c == '\n' {
@@ -148,6 +168,7 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
             Some(Code::HiddenText) => {
                 if out.hidden == 0 {
                     out.hidden_line = line;
+                    out.first_at[0] = Some(at);
                 }
                 out.hidden += 1;
                 let _ = write!(buf, "\\u{{{:X}}}", u32::from(c));
@@ -155,6 +176,7 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
             Some(_) => {
                 if out.control == 0 {
                     out.control_line = line;
+                    out.first_at[1] = Some(at);
                 }
                 out.control += 1;
                 let _ = write!(buf, "\\u{{{:x}}}", u32::from(c));
@@ -170,6 +192,23 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn warnings_say_line_and_column() {
+        let text = "ab\ncd\u{1b}e\u{202e}f";
+        assert_eq!(
+            sanitize(text).warnings_at(text),
+            [
+                (
+                    Code::HiddenText,
+                    2,
+                    5,
+                    "1 hidden unicode character (tag or bidi control) made visible".to_owned()
+                ),
+                (Code::Control, 2, 3, "1 control character made visible".to_owned()),
+            ]
+        );
+    }
 
     #[test]
     fn table() {

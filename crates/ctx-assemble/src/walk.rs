@@ -27,6 +27,10 @@ use crate::record::{
 use crate::render::error_marker;
 use crate::resolve;
 use crate::sanitize::sanitize;
+use crate::tools::ToolBudget;
+
+/// Memory the compiled regular expressions of one run's tools may hold.
+const REGEX_BUDGET: usize = 64 << 20;
 
 /// A document being assembled.
 pub(crate) struct Doc {
@@ -75,6 +79,8 @@ pub(crate) struct Walk<'a> {
     /// The records so far; `content` stays empty (it went to the sink).
     pub(crate) assembly: Assembly,
     pub(crate) params: ParamsMerger,
+    /// What the tools of the run may spend, and the walks they share.
+    pub(crate) tools: ToolBudget,
     started: Instant,
 }
 
@@ -100,6 +106,7 @@ impl<'a> Walk<'a> {
                 stats: Stats { files: 0, bytes: 0, tokens: None, elapsed_ms: 0.0 },
             },
             params: ParamsMerger::new(),
+            tools: ToolBudget::new(asm.options().limits.max_scan_bytes, REGEX_BUDGET),
             started: Instant::now(),
         }
     }
@@ -189,9 +196,10 @@ impl<'a> Walk<'a> {
         self.diagnose(record);
     }
 
-    /// Writes document text, sanitised, reporting hidden characters at `line`; text of an
-    /// included document counts against the token budget.
-    fn write_text(&mut self, doc: &Doc, text: &str, line: u32) {
+    /// Writes document text that starts at `line` and `column` of its file, sanitised,
+    /// reporting hidden characters where they are; text of an included document counts
+    /// against the token budget.
+    fn write_text(&mut self, doc: &Doc, text: &str, (line, column): (u32, u32)) {
         let bounded = self.chain.len() > 1;
         let spent = self.out.budget.text(text, bounded);
         if spent.cut_from.is_some() && self.out.budget.first_text_cut() {
@@ -209,9 +217,11 @@ impl<'a> Walk<'a> {
             ));
         }
         let clean = sanitize(&spent.content);
-        for (code, at, message) in clean.warnings() {
-            let line = line + at.saturating_sub(1);
-            self.diagnose(DiagnosticRecord::new(code, message, doc.name.clone(), line, 1));
+        for (code, at_line, at_column, message) in clean.warnings_at(&spent.content) {
+            // On the text's first line, columns count from where the text starts.
+            let column = if at_line == 1 { column + at_column - 1 } else { at_column };
+            let line = line + at_line.saturating_sub(1);
+            self.diagnose(DiagnosticRecord::new(code, message, doc.name.clone(), line, column));
         }
         self.text(&clean.text);
     }
@@ -290,15 +300,14 @@ impl<'a> Walk<'a> {
                             && !piece
                                 .bytes()
                                 .any(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c));
-                        let line = if clean && self.opts().limits.max_tokens == 0 {
-                            1
+                        let pos = if clean && self.opts().limits.max_tokens == 0 {
+                            ctx_syntax::Position { line: 1, column: 1 }
                         } else {
                             index
                                 .get_or_insert_with(|| LineIndex::new(body.text))
                                 .position(span.start)
-                                .line
                         };
-                        self.write_text(doc, piece, body.line_offset + line);
+                        self.write_text(doc, piece, (body.line_offset + pos.line, pos.column));
                     } else {
                         let spent = self.out.budget.text(piece, false);
                         self.text(&spent.content);
@@ -309,7 +318,8 @@ impl<'a> Walk<'a> {
                     self.text(piece);
                 }
                 Event::Substitution { value, pos, .. } => {
-                    self.write_text(doc, &value.clone(), body.line_offset + pos.line);
+                    let at = (body.line_offset + pos.line, pos.column);
+                    self.write_text(doc, &value.clone(), at);
                 }
                 Event::Request(request) if self.out.inline() => {
                     skip_to = self.request(doc, body, &request);
@@ -379,22 +389,29 @@ impl<'a> Walk<'a> {
         // pre-order) even though a document's record is complete only after its expansion.
         let slot = self.assembly.references.len();
         self.assembly.references.push(item.record.clone());
-        // mdBook's links replace their own text and nothing more, as mdBook does.
-        let alone = if self.out.inline() && !raw.starts_with("{{") {
-            line::alone_on_line(body.text, request.span.start..request.span.end)
-        } else {
+        let line_end = if !self.out.inline() {
             None
+        } else if raw.starts_with("{{") {
+            // mdBook repeats whatever stands before a link on its line on every further line
+            // of what it inserts, and keeps the rest of the line.
+            let start = request.span.start;
+            let line_start =
+                memchr::memrchr(b'\n', &body.text.as_bytes()[..start]).map_or(0, |i| i + 1);
+            self.out.push_prefix(body.text[line_start..start].to_owned(), false);
+            Some(None)
+        } else {
+            line::alone_on_line(body.text, request.span.start..request.span.end).map(|alone| {
+                self.out.push_prefix(alone.continuation, true);
+                Some(alone.line_end)
+            })
         };
-        let line_end = alone.map(|alone| {
-            self.out.push_prefix(alone.continuation);
-            alone.line_end
-        });
         match request.kind {
             RequestKind::Tool(call) => self.tool(doc, &call, &mut item),
             RequestKind::Include(reference) => self.reference(doc, &reference, false, &mut item),
             RequestKind::Mention(reference) => self.reference(doc, &reference, true, &mut item),
         }
         let ended_line = line_end.is_some() && self.out.pop_prefix();
+        let line_end = line_end.flatten();
         let record = &mut item.record;
         if self.out.budget.counting() && record.tokens.is_none() && record.error.is_none() {
             record.tokens = Some(0);
