@@ -41,6 +41,8 @@ enum Context<'a> {
     Directive { typed: &'a str },
     /// A macro name after a directive that takes one.
     Macro { typed: &'a str },
+    /// A key of the JSON arguments of `tool`.
+    ToolKey { tool: &'a str, typed: &'a str },
 }
 
 /// Reads the completion context from the text of the line before the cursor.
@@ -63,7 +65,8 @@ fn context(line: &str) -> Option<Context<'_>> {
         });
     }
     let (inner, include) = match after.strip_prefix('[') {
-        Some(inner) if inner.contains(']') || inner.contains('{') => return None,
+        Some(inner) if inner.contains(']') => return None,
+        Some(inner) if inner.contains('{') => return tool_key(inner),
         Some(inner) => (inner, true),
         None => (after, false),
     };
@@ -88,6 +91,17 @@ fn context(line: &str) -> Option<Context<'_>> {
     }
     let tools = include && !quoted && !inner.contains('/');
     Some(Context::Path { typed: inner, tools, mention: !include && !quoted })
+}
+
+/// Inside `name{...`: the key being typed, after `{` or `,` and an optional quote.
+fn tool_key(inner: &str) -> Option<Context<'_>> {
+    let (tool, args) = inner.split_once('{')?;
+    let last = args.rsplit([',', '{']).next().unwrap_or(args).trim_start();
+    let typed = last.strip_prefix('"').unwrap_or(last);
+    if typed.contains([':', '"', '}']) {
+        return None;
+    }
+    Some(Context::ToolKey { tool: tool.trim(), typed })
 }
 
 impl Server {
@@ -116,6 +130,11 @@ impl Server {
                 items
             }
             Context::Macro { typed } => self.macros(doc, typed, at.position),
+            Context::ToolKey { tool, typed } => {
+                let tools = self.context().assembler().tools();
+                let keys = tools.get(tool).map(|t| t.keys().to_vec()).unwrap_or_default();
+                keywords(&keys, typed, at.position, lsp::CompletionItemKind::PROPERTY)
+            }
         };
         Some(lsp::CompletionResponse::List(lsp::CompletionList { is_incomplete: false, items }))
     }
@@ -359,5 +378,11 @@ mod tests {
         assert_eq!(context("@[done.md] and"), None);
         assert_eq!(context("@a.md and"), None);
         assert_eq!(context("no at"), None);
+        assert_eq!(context("@[grep{\"pa"), Some(Context::ToolKey { tool: "grep", typed: "pa" }));
+        assert_eq!(
+            context("@[grep{\"pattern\": \"x\", "),
+            Some(Context::ToolKey { tool: "grep", typed: "" })
+        );
+        assert_eq!(context("@[grep{\"pattern\": \"x"), None);
     }
 }

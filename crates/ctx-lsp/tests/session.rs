@@ -184,11 +184,17 @@ fn a_session() {
     assert_eq!(labels(&anchors), ["main"]);
     let directives = labels(&client.request("textDocument/completion", at(&main, 2, 18)));
     assert!(directives.contains(&"ifdef".to_owned()) && directives.contains(&"MINE".to_owned()));
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": main, "version": 5 }, "contentChanges": [{ "text": "@[grep{\"pattern\": \"x\", \"" }] }),
+    );
+    let keys = labels(&client.request("textDocument/completion", at(&main, 0, 26)));
+    assert_eq!(keys, ["pattern", "uri", "glob", "max"]);
 
     // Definition, hover and links on a reference with a selector.
     client.notify(
         "textDocument/didChange",
-        json!({ "textDocument": { "uri": main, "version": 5 }, "contentChanges": [{ "text": "---\ndescription: x\n---\nA @[common/style.md:3:3] B\n" }] }),
+        json!({ "textDocument": { "uri": main, "version": 6 }, "contentChanges": [{ "text": "---\ndescription: x\n---\nA @[common/style.md:3:3] B\n" }] }),
     );
     let definition = client.request("textDocument/definition", at(&main, 3, 5));
     assert_eq!(definition["uri"], uri(&dir.path().join("rules/common/style.md")));
