@@ -266,6 +266,8 @@ fn bad_and_out_of_order_requests() {
     // A position far past the end of a line with astral characters is clamped.
     let main = uri(&dir.path().join("rules/main.md"));
     client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": "😀😀 @[co" } }));
+    // A change older than the open text is dropped.
+    client.notify("textDocument/didChange", json!({ "textDocument": { "uri": main, "version": 0 }, "contentChanges": [{ "text": "stale" }] }));
     let result = client.request("textDocument/completion", at(&main, 0, 400));
     assert_eq!(labels(&result)[0], "common/");
     // A document outside the roots is checked as a text; its includes stay in the sandbox.
