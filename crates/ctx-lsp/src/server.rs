@@ -217,7 +217,18 @@ impl Server {
                 };
                 if self.change(&p) { Change::Later } else { Change::None }
             }
-            "textDocument/didSave" => Change::Now,
+            "textDocument/didSave" => {
+                // A saved file may be new: the next completion walks the roots again.
+                self.context().forget_paths();
+                Change::Now
+            }
+            "workspace/didChangeWatchedFiles"
+            | "workspace/didCreateFiles"
+            | "workspace/didDeleteFiles"
+            | "workspace/didRenameFiles" => {
+                self.context().forget_paths();
+                Change::Now
+            }
             "textDocument/didClose" => {
                 let Ok(p) = serde_json::from_value::<lsp::DidCloseTextDocumentParams>(params)
                 else {

@@ -3,6 +3,8 @@
 //! each with the mention that names it.
 
 use std::cmp::Reverse;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use ctx_fs::{FileKind, Location, RootId, Sandbox, WalkEntry, WalkOptions};
 use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
@@ -28,8 +30,23 @@ pub struct Completion {
     pub score: u32,
 }
 
+/// The paths of every root, walked once and kept for the completions that follow while they
+/// are recent enough (an editor asks on every keystroke).
+#[derive(Debug, Default)]
+pub(crate) struct PathCache {
+    walked: Mutex<Option<(Instant, Arc<Vec<Found>>)>>,
+}
+
+/// A path of a root, as offered: relative to the workspace or prefixed with its root.
+#[derive(Debug)]
+struct Found {
+    path: String,
+    dir: bool,
+}
+
 impl Context {
-    /// The `limit` best completions (0: all) of a partly typed mention, best first.
+    /// The `limit` best completions (0: all) of a partly typed mention, best first, from a
+    /// fresh walk of every root.
     ///
     /// The top level of each root is listed first; its directories are then walked on as
     /// many threads as there are cores. A literal prefix of a path scores above any fuzzy
@@ -39,21 +56,79 @@ impl Context {
     ///
     /// When a root cannot be walked.
     pub fn complete(&self, prefix: &str, limit: usize) -> Result<Vec<Completion>, Error> {
-        let query = ctx_syntax::typed_path(prefix);
-        let mut found = rank(self.sandbox(), &query).map_err(|e| Error::from(ErrorKind::Fs(e)))?;
-        let key = |c: &Completion| {
-            let path = c.path.trim_end_matches('/');
-            (Reverse(c.score), path.matches('/').count(), path.len())
-        };
-        let order =
-            |a: &Completion, b: &Completion| key(a).cmp(&key(b)).then_with(|| a.path.cmp(&b.path));
-        if limit > 0 && found.len() > limit {
-            found.select_nth_unstable_by(limit - 1, order);
-            found.truncate(limit);
-        }
-        found.sort_by(order);
-        Ok(found)
+        let found = walk_all(self.sandbox()).map_err(|e| Error::from(ErrorKind::Fs(e)))?;
+        Ok(rank(&found, prefix, limit))
     }
+
+    /// Completions as [`Context::complete`] gives them, from the paths walked by an earlier
+    /// call if that walk is at most `max_age` old (walked again otherwise): what a language
+    /// server answers on every keystroke. [`Context::forget_paths`] drops the walk when files
+    /// are known to have come or gone.
+    ///
+    /// # Errors
+    ///
+    /// When a root cannot be walked.
+    pub fn complete_recent(
+        &self,
+        prefix: &str,
+        limit: usize,
+        max_age: Duration,
+    ) -> Result<Vec<Completion>, Error> {
+        let mut walked = self.paths().walked.lock().unwrap_or_else(|e| e.into_inner());
+        let found = match &*walked {
+            Some((at, found)) if at.elapsed() <= max_age => found.clone(),
+            _ => {
+                let found =
+                    Arc::new(walk_all(self.sandbox()).map_err(|e| Error::from(ErrorKind::Fs(e)))?);
+                *walked = Some((Instant::now(), found.clone()));
+                found
+            }
+        };
+        drop(walked);
+        Ok(rank(&found, prefix, limit))
+    }
+
+    /// Forgets the paths kept for [`Context::complete_recent`].
+    pub fn forget_paths(&self) {
+        *self.paths().walked.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
+
+/// Scores every path against what was typed and keeps the `limit` best (0: all), best first.
+fn rank(found: &[Found], prefix: &str, limit: usize) -> Vec<Completion> {
+    let query = ctx_syntax::typed_path(prefix);
+    let atom = Atom::new(&query, CaseMatching::Smart, Normalization::Smart, AtomKind::Fuzzy, false);
+    let lower = query.to_lowercase();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let chunk = found.len().div_ceil(threads).max(1);
+    let mut scored: Vec<Completion> = std::thread::scope(|scope| {
+        let handles: Vec<_> = found
+            .chunks(chunk)
+            .map(|part| {
+                let (atom, lower) = (&atom, &lower);
+                scope.spawn(move || {
+                    let mut scorer = Scorer::new(atom, lower);
+                    part.iter().filter_map(|f| scorer.score(f)).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    });
+    let key = |c: &Completion| {
+        let path = c.path.trim_end_matches('/');
+        (Reverse(c.score), path.matches('/').count(), path.len())
+    };
+    let order =
+        |a: &Completion, b: &Completion| key(a).cmp(&key(b)).then_with(|| a.path.cmp(&b.path));
+    if limit > 0 && scored.len() > limit {
+        scored.select_nth_unstable_by(limit - 1, order);
+        scored.truncate(limit);
+    }
+    scored.sort_by(order);
+    scored
 }
 
 /// Scores paths against the query.
@@ -74,37 +149,41 @@ impl<'a> Scorer<'a> {
         }
     }
 
-    /// The completion for a walk entry, shown below `shown`, if it matches.
-    fn score(&mut self, shown: &str, entry: &WalkEntry) -> Option<Completion> {
-        let dir = entry.kind == FileKind::Dir;
-        let mut path = format!("{shown}{}", entry.path);
-        if dir {
-            path.push('/');
-        }
-        let score = self.atom.score(Utf32Str::new(&path, &mut self.buf), &mut self.matcher)?;
+    /// The completion for a path, if it matches.
+    fn score(&mut self, found: &Found) -> Option<Completion> {
+        let path = &found.path;
+        let score = self.atom.score(Utf32Str::new(path, &mut self.buf), &mut self.matcher)?;
         // A literal prefix is what the person most likely meant.
         let prefix = !self.lower.is_empty() && path.to_lowercase().starts_with(self.lower);
         let bonus = if prefix { 1000 } else { 0 };
         // A path no mention can name (a control character in a name) is not offered.
-        let mention = ctx_syntax::mention_of(&path)?;
-        Some(Completion { mention, path, dir, score: u32::from(score) + bonus })
+        let mention = ctx_syntax::mention_of(path)?;
+        Some(Completion {
+            mention,
+            path: path.clone(),
+            dir: found.dir,
+            score: u32::from(score) + bonus,
+        })
     }
 }
 
-/// Walks every root and scores its entries.
-fn rank(sandbox: &Sandbox, query: &str) -> ctx_fs::Result<Vec<Completion>> {
-    let atom = Atom::new(query, CaseMatching::Smart, Normalization::Smart, AtomKind::Fuzzy, false);
-    let lower = query.to_lowercase();
+/// Lists every path of every root: the top level of a root first, then its directories on
+/// as many threads as there are cores.
+fn walk_all(sandbox: &Sandbox) -> ctx_fs::Result<Vec<Found>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
     let top_level = WalkOptions::of(sandbox).max_depth(1);
     let below = WalkOptions::of(sandbox).max_entries(MAX_ENTRIES);
-    let mut scorer = Scorer::new(&atom, &lower);
     let mut found = Vec::new();
     for root in sandbox.roots() {
         let shown = if root == RootId::WORKSPACE {
             String::new()
         } else {
             format!("{}/", sandbox.root_path(root).as_str().trim_end_matches('/'))
+        };
+        let listed = |e: &WalkEntry| {
+            let dir = e.kind == FileKind::Dir;
+            let slash = if dir { "/" } else { "" };
+            Found { path: format!("{shown}{}{slash}", e.path), dir }
         };
         let location = Location::root_of(root);
         let top = sandbox.walk_with(&location, top_level)?;
@@ -114,21 +193,19 @@ fn rank(sandbox: &Sandbox, query: &str) -> ctx_fs::Result<Vec<Completion>> {
         // with one at the top is walked whole, as one walk names it.
         let linked = dirs.iter().any(|e| e.location.path() != e.path.as_path());
         if linked || threads == 1 {
-            let walk = sandbox.walk_with(&location, below)?;
-            found.extend(walk.entries.iter().filter_map(|e| scorer.score(&shown, e)));
+            found.extend(sandbox.walk_with(&location, below)?.entries.iter().map(listed));
             continue;
         }
-        found.extend(top.entries.iter().filter_map(|e| scorer.score(&shown, e)));
-        let (atom, lower, shown, dirs) = (&atom, &lower, &shown, &dirs);
+        found.extend(top.entries.iter().map(listed));
+        let (listed, dirs) = (&listed, &dirs);
         let parts = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..threads)
                 .map(|t| {
-                    scope.spawn(move || -> ctx_fs::Result<Vec<Completion>> {
-                        let mut scorer = Scorer::new(atom, lower);
+                    scope.spawn(move || -> ctx_fs::Result<Vec<Found>> {
                         let mut out = Vec::new();
                         for dir in dirs.iter().skip(t).step_by(threads) {
                             let walk = sandbox.walk_with(&dir.location, below)?;
-                            out.extend(walk.entries.iter().filter_map(|e| scorer.score(shown, e)));
+                            out.extend(walk.entries.iter().map(listed));
                         }
                         Ok(out)
                     })

@@ -295,7 +295,7 @@ impl ContextBuilder {
         if let Some(resolver) = self.resolver {
             assembler = assembler.with_resolver(resolver);
         }
-        Ok(Context { assembler: Arc::new(assembler) })
+        Ok(Context { assembler: Arc::new(assembler), paths: Arc::default() })
     }
 }
 
@@ -309,12 +309,18 @@ fn camino_path(path: &Path) -> Option<String> {
 #[derive(Clone, Debug)]
 pub struct Context {
     assembler: Arc<Assembler>,
+    /// The paths walked for completions, shared by the clones.
+    paths: Arc<crate::complete::PathCache>,
 }
 
 impl Context {
     /// Starts configuring a context.
     pub fn builder() -> ContextBuilder {
         ContextBuilder::default()
+    }
+
+    pub(crate) fn paths(&self) -> &crate::complete::PathCache {
+        &self.paths
     }
 
     /// The assembler underneath.

@@ -151,3 +151,25 @@ fn completions_rank_and_quote_through_the_facade() {
     assert!(all.iter().any(|c| c.path.ends_with("/agenda.md") && c.path.len() > 10));
     assert!(all.iter().all(|c| !c.path.contains(".env")));
 }
+
+#[test]
+fn recent_completions_reuse_one_walk_until_forgotten() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("alpha.md"), "x").unwrap();
+    let ctx = Context::builder().root(dir.path()).build().unwrap();
+    let long = std::time::Duration::from_secs(3600);
+    let paths = |found: Vec<ctx::Completion>| found.into_iter().map(|c| c.path).collect::<Vec<_>>();
+    assert_eq!(paths(ctx.complete_recent("al", 10, long).unwrap()), ["alpha.md"]);
+    std::fs::write(dir.path().join("alps.md"), "x").unwrap();
+    // The kept walk does not see the new file; a fresh completion does.
+    assert_eq!(paths(ctx.complete_recent("al", 10, long).unwrap()), ["alpha.md"]);
+    assert_eq!(paths(ctx.complete("alps", 10).unwrap()), ["alps.md"]);
+    ctx.forget_paths();
+    assert_eq!(paths(ctx.complete_recent("alps", 10, long).unwrap()), ["alps.md"]);
+    // A walk older than the age asked for is redone.
+    std::fs::write(dir.path().join("alpine.md"), "x").unwrap();
+    let now = std::time::Duration::ZERO;
+    assert!(
+        paths(ctx.complete_recent("alpine", 10, now).unwrap()).contains(&"alpine.md".to_owned())
+    );
+}
