@@ -66,7 +66,7 @@ pub(crate) fn finish(
 ) -> anyhow::Result<ExitCode> {
     let mut reporter =
         Reporter::new(settings.style, settings.quiet).with_sources(ctx.sandbox(), stdin);
-    reporter.report_all(&assembly.diagnostics)?;
+    reporter.report_all(&assembly.diagnostics);
     tracing::info!(
         files = assembly.stats.files,
         bytes = assembly.stats.bytes,

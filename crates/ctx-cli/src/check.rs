@@ -51,7 +51,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
             }
             Err(err) => {
                 unreadable = true;
-                writeln!(io::stderr(), "ctx: error: {}: {err}", file.display())?;
+                let _ = writeln!(io::stderr(), "ctx: error: {}: {err}", file.display());
             }
         }
     }

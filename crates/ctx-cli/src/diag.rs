@@ -13,6 +13,9 @@ use ctx_syntax::Severity;
 
 use crate::settings::Style;
 
+/// Most diagnostics shown on standard error in one run; the rest are counted in one line.
+pub(crate) const MAX_SHOWN: usize = 1_000;
+
 /// Counts of what was reported.
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct Counts {
@@ -55,21 +58,47 @@ impl<'a> Reporter<'a> {
         self
     }
 
-    /// Reports every diagnostic in order.
-    pub(crate) fn report_all(&mut self, diagnostics: &[DiagnosticRecord]) -> io::Result<()> {
+    /// Reports the diagnostics in order on standard error, at most [`MAX_SHOWN`] of them and
+    /// then how many more there were. Standard error is best effort: a closed or full one
+    /// changes neither the counts nor the exit status.
+    pub(crate) fn report_all(&mut self, diagnostics: &[DiagnosticRecord]) {
         let mut err = io::stderr().lock();
-        for d in diagnostics {
-            self.report(d, &mut err)?;
-        }
-        err.flush()
+        let _ = self.report_capped(diagnostics, &mut err).and_then(|()| err.flush());
     }
 
-    /// Reports one diagnostic (warnings are counted but not shown under `-q`).
-    pub(crate) fn report(&mut self, d: &DiagnosticRecord, out: &mut dyn Write) -> io::Result<()> {
+    /// Reports at most [`MAX_SHOWN`] diagnostics to `out`, then one line saying how many more
+    /// there were; every diagnostic is counted.
+    pub(crate) fn report_capped(
+        &mut self,
+        diagnostics: &[DiagnosticRecord],
+        out: &mut dyn Write,
+    ) -> io::Result<()> {
+        let mut failed = Ok(());
+        for (i, d) in diagnostics.iter().enumerate() {
+            if i < MAX_SHOWN && failed.is_ok() {
+                failed = self.report(d, out);
+            } else {
+                self.count(d);
+            }
+        }
+        failed?;
+        match diagnostics.len().checked_sub(MAX_SHOWN) {
+            Some(more) if more > 0 => writeln!(out, "ctx: {more} more diagnostics not shown"),
+            _ => Ok(()),
+        }
+    }
+
+    /// Counts one diagnostic without showing it.
+    fn count(&mut self, d: &DiagnosticRecord) {
         match d.severity {
             Severity::Error => self.counts.errors += 1,
             Severity::Warning => self.counts.warnings += 1,
         }
+    }
+
+    /// Reports one diagnostic (warnings are counted but not shown under `-q`).
+    pub(crate) fn report(&mut self, d: &DiagnosticRecord, out: &mut dyn Write) -> io::Result<()> {
+        self.count(d);
         if self.quiet && d.severity == Severity::Warning {
             return Ok(());
         }

@@ -43,7 +43,12 @@ fn run() -> anyhow::Result<ExitCode> {
     init_logging(cli.global.verbose, cli.global.quiet);
     if let Command::Completions(args) = &cli.command {
         let mut command = Cli::command();
-        clap_complete::generate(args.shell, &mut command, "ctx", &mut io::stdout().lock());
+        // The generator panics on a failed write, so the script is built in memory first.
+        let mut script = Vec::new();
+        clap_complete::generate(args.shell, &mut command, "ctx", &mut script);
+        let mut out = io::stdout().lock();
+        out.write_all(&script)?;
+        out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
     let settings = Settings::new(&cli.global)?;
@@ -87,7 +92,13 @@ fn init_logging(verbose: u8, quiet: bool) {
 /// Whether the error comes from writing to a closed standard output (`ctx … | head`), which
 /// is not a failure.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain()
-        .filter_map(|cause| cause.downcast_ref::<io::Error>())
-        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    err.chain().any(|cause| {
+        let kind = match cause.downcast_ref::<io::Error>() {
+            Some(io) => Some(io.kind()),
+            None => {
+                cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind)
+            }
+        };
+        kind == Some(io::ErrorKind::BrokenPipe)
+    })
 }
