@@ -16,9 +16,12 @@ use crate::settings::Settings;
 pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Result<ExitCode> {
     let format = settings.assembly_format("assemble", Format::Inline)?;
     let mode = settings.mode.unwrap_or(Mode::Inline);
-    let ctx = settings.context(mode, format)?;
-    let stdin =
-        if args.file.as_os_str() == "-" { Some(input::read_stdin_document()?) } else { None };
+    let ctx = settings.context_for(mode, format, Some(&args.file))?;
+    let stdin = if args.file.as_os_str() == "-" {
+        Some(input::read_stdin_document(settings.input_cap())?)
+    } else {
+        None
+    };
     let name = args.file.display().to_string();
     let progress = Progress::start(show_progress(settings), format!("assembling {name}"));
     let mut out = BufWriter::new(io::stdout().lock());
@@ -30,7 +33,7 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
     };
     out.flush()?;
     drop(progress);
-    finish(settings, &ctx, &assembly, stdin.as_deref())
+    finish(settings, &assembly)
 }
 
 /// `ctx expand [TEXT]`: default mode append, format xml. Without TEXT, standard input is the
@@ -40,8 +43,11 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
     let mode = settings.mode.unwrap_or(Mode::Append);
     let ctx = settings.context(mode, format)?;
     let text = match &args.text {
-        Some(text) => text.clone(),
-        None => input::read_stdin()?,
+        Some(text) => {
+            input::check_size(text, settings.input_cap(), "the prompt")?;
+            text.clone()
+        }
+        None => input::read_stdin(settings.input_cap())?,
     };
     let progress = Progress::start(show_progress(settings), "expanding the prompt".to_owned());
     let mut out = BufWriter::new(io::stdout().lock());
@@ -49,7 +55,7 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
         ctx.assembler().assemble_str_to(&text, "-", &mut out).map_err(ctx::Error::from)?;
     out.flush()?;
     drop(progress);
-    finish(settings, &ctx, &assembly, Some(&text))
+    finish(settings, &assembly)
 }
 
 /// A spinner only when standard error is a terminal that the output does not also go to.
@@ -58,14 +64,8 @@ pub(crate) fn show_progress(settings: &Settings) -> bool {
 }
 
 /// Reports the diagnostics and turns them into the exit status.
-pub(crate) fn finish(
-    settings: &Settings,
-    ctx: &ctx::Context,
-    assembly: &Assembly,
-    stdin: Option<&str>,
-) -> anyhow::Result<ExitCode> {
-    let mut reporter =
-        Reporter::new(settings.style, settings.quiet).with_sources(ctx.sandbox(), stdin);
+pub(crate) fn finish(settings: &Settings, assembly: &Assembly) -> anyhow::Result<ExitCode> {
+    let mut reporter = Reporter::new(settings.style, settings.quiet);
     reporter.report_all(&assembly.diagnostics);
     tracing::info!(
         files = assembly.stats.files,

@@ -42,16 +42,18 @@ fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     init_logging(cli.global.verbose, cli.global.quiet);
     if let Command::Completions(args) = &cli.command {
-        let mut command = Cli::command();
-        // The generator panics on a failed write, so the script is built in memory first.
+        // Generated into memory first: the generator panics when its writer fails, and a
+        // closed or full standard output is an outcome to report, not a crash.
         let mut script = Vec::new();
-        clap_complete::generate(args.shell, &mut command, "ctx", &mut script);
+        clap_complete::generate(args.shell, &mut Cli::command(), "ctx", &mut script);
         let mut out = io::stdout().lock();
         out.write_all(&script)?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let settings = Settings::new(&cli.global)?;
+    let mut settings = Settings::new(&cli.global)?;
+    // `ctx refs` shows token counts in its tree too.
+    settings.counts_shown = matches!(cli.command, Command::Refs(_));
     match &cli.command {
         Command::Assemble(args) => assemble::assemble(&settings, args),
         Command::Expand(args) => assemble::expand(&settings, args),
@@ -82,7 +84,8 @@ fn init_logging(verbose: u8, quiet: bool) {
         .with_env_filter(filter)
         .with_writer(io::stderr)
         .with_ansi(
-            io::IsTerminal::is_terminal(&io::stderr()) && std::env::var_os("NO_COLOR").is_none(),
+            io::IsTerminal::is_terminal(&io::stderr())
+                && !settings::no_color(std::env::var_os("NO_COLOR").as_deref()),
         )
         .without_time()
         .with_target(false)
@@ -93,11 +96,16 @@ fn init_logging(verbose: u8, quiet: bool) {
 /// is not a failure.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
-        let kind = match cause.downcast_ref::<io::Error>() {
-            Some(io) => Some(io.kind()),
-            None => {
-                cause.downcast_ref::<serde_json::Error>().and_then(serde_json::Error::io_error_kind)
-            }
+        let kind = if let Some(io) = cause.downcast_ref::<io::Error>() {
+            Some(io.kind())
+        } else if let Some(json) = cause.downcast_ref::<serde_json::Error>() {
+            json.io_error_kind()
+        } else if let Some(ctx::ErrorKind::Io(io)) =
+            cause.downcast_ref::<ctx::Error>().map(|e| e.kind())
+        {
+            Some(io.kind())
+        } else {
+            None
         };
         kind == Some(io::ErrorKind::BrokenPipe)
     })

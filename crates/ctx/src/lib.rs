@@ -24,15 +24,19 @@
 //! ```
 
 pub use ctx_assemble as assemble;
+pub use ctx_diagnostics as diagnostics;
 pub use ctx_fs as fs;
 pub use ctx_preprocess as preprocess;
 pub use ctx_syntax as syntax;
 
+mod complete;
 mod context;
 
+pub use complete::Completion;
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
-pub use ctx_assemble::{Assembly, Format, Limits, Mode, Options, Resolution, Resolver};
+pub use ctx_assemble::{Assembly, Format, Limits, Mode, OnError, Options, Resolution, Resolver};
+pub use ctx_diagnostics::{Code, Severity};
 
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]

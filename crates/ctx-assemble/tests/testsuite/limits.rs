@@ -78,3 +78,148 @@ fn top_level_errors_are_errors_of_the_call() {
     let err = asm.assemble_file("../outside.md").unwrap_err();
     assert!(err.to_string().starts_with("E_OUTSIDE"), "{err}");
 }
+
+/// An I/O failure other than a miss is `E_IO` with the operating system's message, never
+/// `E_NOT_FOUND` (reading `/proc/self/mem` at offset 0 fails with EIO).
+#[cfg(target_os = "linux")]
+#[test]
+fn io_errors_are_e_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
+        .allow("/proc")
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    let assembler = Assembler::new(Arc::new(sandbox), Options::default());
+    let assembly = assembler.assemble_str("@[/proc/self/mem]\n", "-");
+    let error = assembly.references[0].error.as_ref().expect("the read fails");
+    assert_eq!(error.code, Code::Io, "{}", error.message);
+    assert!(error.message.contains("os error"), "{}", error.message);
+    assert_eq!(codes(&assembly), [Code::Io]);
+}
+
+/// A walk stopped at the sandbox's entry limit says so with `W_LIMIT` (not the token budget's
+/// `W_BUDGET`), in the output and in the record.
+#[test]
+fn walk_limit_is_w_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    for i in 0..10 {
+        std::fs::write(dir.path().join(format!("d/{i}.txt")), "x\n").unwrap();
+    }
+    let mut limits = ctx_fs::Limits::default();
+    limits.max_walk_entries = 3;
+    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
+        .limits(limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    let assembly =
+        Assembler::new(Arc::new(sandbox), Options::default()).assemble_str("@[d/]\n", "-");
+    assert_eq!(codes(&assembly), [Code::Limit]);
+    assert!(assembly.references[0].truncated);
+    assert!(assembly.content.contains("the walk stopped at 3 entries"), "{}", assembly.content);
+}
+
+/// When the output budget stops an append-mode run, the prompt's text is still whole: only
+/// attachments are cut.
+#[test]
+fn budget_stop_keeps_the_whole_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.txt"), "x".repeat(4000)).unwrap();
+    std::fs::write(dir.path().join("small.txt"), "y\n").unwrap();
+    let options = Options {
+        limits: ctx_assemble::Limits { max_output_bytes: 1000, ..Default::default() },
+        ..Options::for_prompt()
+    };
+    let prompt = "first @big.txt then @small.txt and the last words of the prompt";
+    let assembly = assembler(dir.path(), options).assemble_str(prompt, "-");
+    assert!(assembly.content.starts_with(prompt), "{}", assembly.content);
+    assert!(!assembly.content.contains("xxxx"), "{}", assembly.content);
+    assert_eq!(codes(&assembly), [Code::Budget]);
+}
+
+/// `ls` reads one level and `tree` only its depth: a deep subdirectory cannot use up the walk's
+/// entry limit before the later top-level entries are listed.
+#[test]
+fn listings_read_only_their_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("a/deep")).unwrap();
+    for i in 0..20 {
+        std::fs::write(dir.path().join(format!("a/deep/{i:02}.txt")), "x\n").unwrap();
+    }
+    std::fs::write(dir.path().join("z.md"), "z\n").unwrap();
+    let mut limits = ctx_fs::Limits::default();
+    limits.max_walk_entries = 5;
+    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
+        .limits(limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    let asm = Assembler::new(Arc::new(sandbox), Options::default());
+    let ls = asm.assemble_str("@[ls{\"uri\":\".\"}]", "-");
+    assert_eq!(ls.content, "a/\nz.md\n");
+    let tree = asm.assemble_str("@[tree{\"uri\":\".\",\"depth\":1}]", "-");
+    assert!(tree.content.contains("z.md"), "{}", tree.content);
+}
+
+/// A path over 4096 bytes is `E_BAD_PATH` (assembly.md §3) in an include and in a mention, not
+/// unterminated text, and a long line of openers without `]` stays text, scanned once.
+#[test]
+fn over_long_paths_are_bad_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let asm = assembler(dir.path(), Options::default());
+    let long = "a".repeat(6000);
+    let include = asm.assemble_str(&format!("see @[{long}] end\n"), "-");
+    assert_eq!(codes(&include), [Code::BadPath]);
+    assert!(include.content.starts_with("see <!-- ctx: E_BAD_PATH"), "{}", &include.content[..80]);
+    assert!(include.content.ends_with(" end\n"));
+    let mention = asm.assemble_str(&format!("see @{long} end\n"), "-");
+    assert_eq!(codes(&mention), [Code::BadPath]);
+    let openers = asm.assemble_str(&format!("{}\n", format!("@[{long}").repeat(200)), "-");
+    assert_eq!(codes(&openers), [Code::Unterminated]);
+}
+
+/// Many distinct, costly patterns: compiled once each within the run's regex budget, then
+/// `E_BUDGET`; the run ends.
+#[test]
+fn a_regex_bomb_hits_the_regex_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
+    let calls: String = (0..500)
+        .map(|i| format!("@[grep{{\"pattern\":\"\\\\w{{60}}{i}\",\"uri\":\"a.txt\"}}]\n"))
+        .collect();
+    let assembly = assembler(dir.path(), Options::default()).assemble_str(&calls, "-");
+    let budget = assembly.diagnostics.iter().filter(|d| d.code == Code::Budget).count();
+    assert!(budget > 400, "{budget} calls over the budget");
+    assert!(
+        assembly.diagnostics[0].message.contains("pattern too large"),
+        "{:?}",
+        assembly.diagnostics[0]
+    );
+    let last = assembly.diagnostics.last().unwrap();
+    assert!(last.message.contains("regex budget"), "{last:?}");
+}
+
+/// Every cut a tool makes is visible in its output and raises `W_LIMIT`.
+#[test]
+fn tools_say_where_they_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..5 {
+        std::fs::write(dir.path().join(format!("f{i}.txt")), "match\nmatch\n").unwrap();
+    }
+    std::fs::write(dir.path().join("bin.dat"), b"match\0binary").unwrap();
+    let run = |doc: &str, limits: ctx_assemble::Limits| {
+        let options = Options { limits, ..Options::default() };
+        assembler(dir.path(), options).assemble_str(doc, "-")
+    };
+    let at_max = run("@[grep{\"pattern\":\"match\",\"max\":3}]", Default::default());
+    assert!(at_max.content.contains("[... more matches omitted: grep stopped at max 3 ...]"));
+    assert!(at_max.content.contains("[... 1 files skipped: 1 binary ...]"), "{}", at_max.content);
+    assert_eq!(codes(&at_max), [Code::Limit]);
+    let scan = ctx_assemble::Limits { max_scan_bytes: 20, ..Default::default() };
+    let scanned = run("@[grep{\"pattern\":\"match\"}]", scan);
+    assert!(
+        scanned.content.contains("more entries omitted: the scan budget is spent"),
+        "{}",
+        scanned.content
+    );
+    assert_eq!(codes(&scanned), [Code::Limit]);
+}
