@@ -30,10 +30,27 @@ pub struct Sanitized<'a> {
     pub hidden: usize,
     /// 1-based line of the first of them, 0 when there is none.
     pub hidden_line: u32,
+    /// 1-based column (in characters) of the first of them, 0 when there is none.
+    pub hidden_column: u32,
     /// How many control characters were made visible.
     pub control: usize,
     /// 1-based line of the first of them, 0 when there is none.
     pub control_line: u32,
+    /// 1-based column (in characters) of the first of them, 0 when there is none.
+    pub control_column: u32,
+}
+
+/// One warning about what [`sanitize`] made visible, at its first occurrence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    /// `W_HIDDEN_TEXT` or `W_CONTROL`.
+    pub code: Code,
+    /// 1-based line in the text given to [`sanitize`].
+    pub line: u32,
+    /// 1-based column, in characters, on that line.
+    pub column: u32,
+    /// The lower-case message.
+    pub message: String,
 }
 
 impl Sanitized<'_> {
@@ -65,6 +82,19 @@ impl Sanitized<'_> {
             ));
         }
         out
+    }
+
+    /// The warnings of [`Sanitized::warnings`], each with the line and column of its first
+    /// occurrence, so a report can point at the character rather than at column 1.
+    pub fn warnings_at(&self) -> Vec<Warning> {
+        self.warnings()
+            .into_iter()
+            .map(|(code, line, message)| {
+                let column =
+                    if code == Code::HiddenText { self.hidden_column } else { self.control_column };
+                Warning { code, line, column, message }
+            })
+            .collect()
     }
 }
 
@@ -111,8 +141,10 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
                     text: Cow::Borrowed(text),
                     hidden: 0,
                     hidden_line: 0,
+                    hidden_column: 0,
                     control: 0,
                     control_line: 0,
+                    control_column: 0,
                 };
             }
             Some(p) => {
@@ -130,24 +162,33 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
         text: Cow::Borrowed(""),
         hidden: 0,
         hidden_line: 0,
+        hidden_column: 0,
         control: 0,
         control_line: 0,
+        control_column: 0,
     };
     let mut buf = String::with_capacity(text.len() + 16);
     buf.push_str(&text[..first]);
     let mut line = 1 + u32::try_from(bytes[..first].iter().filter(|&&b| b == b'\n').count())
         .unwrap_or(u32::MAX - 1);
+    let line_start = bytes[..first].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+    let mut column =
+        1 + u32::try_from(text[line_start..first].chars().count()).unwrap_or(u32::MAX - 1);
     for c in text[first..].chars() {
+        let here = column;
+        column = column.saturating_add(1);
         match class(c) {
             None => {
                 if c == '\n' {
                     line = line.saturating_add(1);
+                    column = 1;
                 }
                 buf.push(c);
             }
             Some(Code::HiddenText) => {
                 if out.hidden == 0 {
                     out.hidden_line = line;
+                    out.hidden_column = here;
                 }
                 out.hidden += 1;
                 let _ = write!(buf, "\\u{{{:X}}}", u32::from(c));
@@ -155,6 +196,7 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
             Some(_) => {
                 if out.control == 0 {
                     out.control_line = line;
+                    out.control_column = here;
                 }
                 out.control += 1;
                 let _ = write!(buf, "\\u{{{:x}}}", u32::from(c));
@@ -214,6 +256,21 @@ mod tests {
             ]
         );
         assert!(sanitize("clean").warnings().is_empty());
+    }
+
+    #[test]
+    fn warnings_name_first_column() {
+        let at = |text: &str| -> Vec<(Code, u32, u32)> {
+            sanitize(text).warnings_at().into_iter().map(|w| (w.code, w.line, w.column)).collect()
+        };
+        assert_eq!(at("a\x01b"), [(Code::Control, 1, 2)]);
+        assert_eq!(at("\x1b"), [(Code::Control, 1, 1)]);
+        assert_eq!(at("é—ü\nxy\x07 \x07"), [(Code::Control, 2, 3)]);
+        assert_eq!(
+            at("ab\ncd \u{202E}e\x02\n\x03"),
+            [(Code::HiddenText, 2, 4), (Code::Control, 2, 6)]
+        );
+        assert!(at("clean").is_empty());
     }
 
     proptest! {
