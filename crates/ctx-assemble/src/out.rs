@@ -19,9 +19,10 @@ pub(crate) struct Out<'s> {
     opened: bool,
     /// Whether a directory expansion is open, to be closed even when the budget stops it.
     in_directory: bool,
-    /// The continuations of the items alone on their lines being inserted, outermost first
-    /// (assembly.md §7): every further inserted line starts with them.
-    prefixes: Vec<String>,
+    /// The continuations of the items being inserted with a line prefix, outermost first
+    /// (assembly.md §7): every further inserted line starts with them. The flag says whether
+    /// an empty line gets the prefix without its trailing whitespace.
+    prefixes: Vec<(String, bool)>,
     /// Whether the last byte written was a line ending.
     at_line_start: bool,
     failures: Vec<Failure>,
@@ -77,9 +78,10 @@ impl<'s> Out<'s> {
         self.at_line_start = at_line_start;
     }
 
-    /// Starts inserting an item alone on its line: its further lines get `continuation`.
-    pub(crate) fn push_prefix(&mut self, continuation: String) {
-        self.prefixes.push(continuation);
+    /// Starts inserting an item with a line prefix: its further lines get `continuation`,
+    /// trimmed on empty lines when `trim_empty` says so.
+    pub(crate) fn push_prefix(&mut self, continuation: String, trim_empty: bool) {
+        self.prefixes.push((continuation, trim_empty));
         self.at_line_start = false;
     }
 
@@ -98,16 +100,17 @@ impl<'s> Out<'s> {
         if text.is_empty() {
             return Cow::Borrowed(text);
         }
-        if self.prefixes.iter().all(String::is_empty) {
+        if self.prefixes.iter().all(|(p, _)| p.is_empty()) {
             *at_line_start = text.ends_with('\n');
             return Cow::Borrowed(text);
         }
-        let joined = self.prefixes.concat();
+        let joined: String = self.prefixes.iter().map(|(p, _)| p.as_str()).collect();
+        let trim = self.prefixes.last().is_some_and(|(_, trim)| *trim);
         let mut out = String::with_capacity(text.len() + joined.len() * 4);
         for piece in text.split_inclusive('\n') {
             if *at_line_start {
                 let empty = piece == "\n" || piece == "\r\n";
-                out.push_str(if empty { joined.trim_end() } else { &joined });
+                out.push_str(if empty && trim { joined.trim_end() } else { &joined });
             }
             out.push_str(piece);
             *at_line_start = piece.ends_with('\n');

@@ -386,22 +386,29 @@ impl<'a> Walk<'a> {
         // pre-order) even though a document's record is complete only after its expansion.
         let slot = self.assembly.references.len();
         self.assembly.references.push(item.record.clone());
-        // mdBook's links replace their own text and nothing more, as mdBook does.
-        let alone = if self.out.inline() && !raw.starts_with("{{") {
-            line::alone_on_line(body.text, request.span.start..request.span.end)
-        } else {
+        let line_end = if !self.out.inline() {
             None
+        } else if raw.starts_with("{{") {
+            // mdBook repeats whatever stands before a link on its line on every further line
+            // of what it inserts, and keeps the rest of the line.
+            let start = request.span.start;
+            let line_start =
+                memchr::memrchr(b'\n', &body.text.as_bytes()[..start]).map_or(0, |i| i + 1);
+            self.out.push_prefix(body.text[line_start..start].to_owned(), false);
+            Some(None)
+        } else {
+            line::alone_on_line(body.text, request.span.start..request.span.end).map(|alone| {
+                self.out.push_prefix(alone.continuation, true);
+                Some(alone.line_end)
+            })
         };
-        let line_end = alone.map(|alone| {
-            self.out.push_prefix(alone.continuation);
-            alone.line_end
-        });
         match request.kind {
             RequestKind::Tool(call) => self.tool(doc, &call, &mut item),
             RequestKind::Include(reference) => self.reference(doc, &reference, false, &mut item),
             RequestKind::Mention(reference) => self.reference(doc, &reference, true, &mut item),
         }
         let ended_line = line_end.is_some() && self.out.pop_prefix();
+        let line_end = line_end.flatten();
         let record = &mut item.record;
         if self.out.budget.counting() && record.tokens.is_none() && record.error.is_none() {
             record.tokens = Some(0);

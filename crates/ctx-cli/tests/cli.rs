@@ -765,6 +765,8 @@ fn the_mdbook_dialect_reads_a_chapter_as_mdbook_does() {
             "Literal: \\{{#include file.rs}}\n",
             "{{#include part.md}}\n",
             "{{#title Other}}\n",
+            "> {{#include file.rs:1:2}}\n",
+            "    See: {{#include file.rs::2}} end\n",
         ))
         .unwrap();
     let expected = concat!(
@@ -777,6 +779,8 @@ fn the_mdbook_dialect_reads_a_chapter_as_mdbook_does() {
         "Literal: {{#include file.rs}}\n",
         "Part fn one() {}.\n",
         "{{#title Other}}\n",
+        "> fn one() {}\n> // ANCHOR: two\n",
+        "    See: fn one() {}\n    See: // ANCHOR: two end\n",
     );
     for args in [&["--dialect", "mdbook"][..], &["--dialect", "auto"][..]] {
         let r = run(ctx(&dir).args(["assemble", "book/src/chapter.md"]).args(args));
