@@ -395,7 +395,7 @@ const PAIRS: &[Pair] = &[
         target: Some(Target::RatioAtMost(1.5)),
     },
     Pair {
-        label: "ctx assemble to a file",
+        label: "ctx assemble",
         bench: process::ASSEMBLE_FILE,
         baseline: Some(Baseline {
             label: "cat to a file",

@@ -15,6 +15,11 @@ use crate::tools::ToolError;
 /// Largest compiled form of one pattern, for each of its engines.
 const PATTERN_LIMIT: usize = 1 << 20;
 
+/// Most distinct patterns one run compiles while the regex budget is on. Each compiled pattern
+/// also holds a pool of search caches that its `memory_usage` leaves out (a few KiB), so many
+/// small patterns would pass the byte budget's intent without passing the budget itself.
+const MAX_PATTERNS: usize = 4096;
+
 /// A run's tool budget. Shared by every tool call of one assembly.
 #[derive(Debug)]
 pub struct ToolBudget {
@@ -58,6 +63,14 @@ impl ToolBudget {
         let mut regexes = self.regexes.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(found) = regexes.compiled.get(pattern) {
             return found.clone().map_err(ToolError::args);
+        }
+        if self.max_regex_bytes > 0 && regexes.compiled.len() >= MAX_PATTERNS {
+            return Err(ToolError {
+                code: Code::Budget,
+                message: format!(
+                    "{MAX_PATTERNS} distinct patterns compiled in this run; this one is not compiled"
+                ),
+            });
         }
         if self.max_regex_bytes > 0 && regexes.spent >= self.max_regex_bytes {
             return Err(ToolError {
@@ -161,6 +174,18 @@ mod tests {
         }
         assert_eq!(codes[0], None);
         assert_eq!(codes.last().copied().flatten(), Some(Code::Budget), "the budget ends it");
+    }
+
+    #[test]
+    fn distinct_patterns_are_counted_too() {
+        let budget = ToolBudget::new(0, 64 << 20);
+        let codes: Vec<_> = (0..MAX_PATTERNS + 10)
+            .map(|i| budget.regex(&format!("x{i}")).err().map(|e| e.code))
+            .collect();
+        assert!(codes[..MAX_PATTERNS].iter().all(Option::is_none));
+        assert!(codes[MAX_PATTERNS..].iter().all(|c| *c == Some(Code::Budget)));
+        assert!(budget.regex("x0").is_ok(), "a pattern already compiled is served");
+        assert!(ToolBudget::new(0, 0).regex("x").is_ok());
     }
 
     #[test]
