@@ -89,9 +89,10 @@ impl ToolBudget {
         let built = Regex::builder().configure(config).build(pattern);
         // A pattern refused for its size may have cost as much as the limit before it was
         // refused, so it is charged that much: a stream of oversized patterns ends fast.
+        // A pattern that has searched keeps a search cache, which `memory_usage` leaves out.
         regexes.spent += pattern.len()
             + match &built {
-                Ok(regex) => regex.memory_usage(),
+                Ok(regex) => regex.memory_usage() + regex.create_cache().memory_usage(),
                 Err(e) if e.size_limit().is_some() => PATTERN_LIMIT,
                 Err(_) => 0,
             };
