@@ -178,6 +178,18 @@ mod tests {
     }
 
     #[test]
+    fn search_caches_are_charged() {
+        let pattern = |i: usize| format!("(a|b)*c{{0,50}}x{i}");
+        let probe = ToolBudget::new(0, 0).regex(&pattern(0)).unwrap();
+        let (compiled, cache) = (probe.memory_usage(), probe.create_cache().memory_usage());
+        assert!(cache * 4 > compiled, "{cache} bytes of cache beside {compiled} compiled");
+        // Room for ten patterns by their compiled size alone; the caches leave less.
+        let budget = ToolBudget::new(0, 10 * compiled);
+        let fitted = (0..20).take_while(|&i| budget.regex(&pattern(i)).is_ok()).count();
+        assert!(fitted <= 9, "{fitted} patterns fitted");
+    }
+
+    #[test]
     fn distinct_patterns_are_counted_too() {
         let budget = ToolBudget::new(0, 64 << 20);
         let codes: Vec<_> = (0..MAX_PATTERNS + 10)
