@@ -23,7 +23,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("ctx-preprocess", &["ctx-diagnostics", "ctx-syntax"]),
     ("ctx-assemble", &["ctx-diagnostics", "ctx-syntax", "ctx-fs", "ctx-preprocess"]),
     ("ctx", &["ctx-diagnostics", "ctx-syntax", "ctx-fs", "ctx-preprocess", "ctx-assemble"]),
-    ("ctx-cli", &["ctx"]),
+    ("ctx-lsp", &["ctx"]),
+    ("ctx-mcp", &["ctx"]),
+    ("ctx-cli", &["ctx", "ctx-lsp", "ctx-mcp"]),
 ];
 
 /// Directory names that hold data or build output rather than source.

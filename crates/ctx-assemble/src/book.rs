@@ -19,6 +19,9 @@ static ANCHOR_END: LazyLock<Regex> =
 
 /// The part of `text` that `part` names.
 pub(crate) fn select<'a>(text: &'a str, part: &BookPart<'_>) -> Selection<'a> {
+    if let Some(attributes) = part.playground {
+        return Selection { text: Cow::Owned(playground(text, attributes)), lines: None };
+    }
     let taken = match (part.range, part.rustdoc) {
         (BookRange::Lines { start, end }, false) => lines(text, start, end),
         (BookRange::Anchor(name), false) => anchored(text, name),
@@ -37,6 +40,18 @@ pub(crate) fn select<'a>(text: &'a str, part: &BookPart<'_>) -> Selection<'a> {
         _ => None,
     };
     Selection { text: Cow::Owned(taken), lines }
+}
+
+/// A playground: the whole file in a ` ```rust ` block whose info string carries the
+/// attributes separated by commas, as mdBook writes it (its last line ending dropped, as every
+/// insertion of mdBook's loses it).
+fn playground(text: &str, attributes: &str) -> String {
+    let words: Vec<&str> = attributes.split_whitespace().collect();
+    let info =
+        if words.is_empty() { "rust".to_owned() } else { format!("rust,{}", words.join(",")) };
+    let mut body: Vec<&str> = vec![];
+    body.extend(text.lines());
+    format!("```{info}\n{}\n```", body.join("\n"))
 }
 
 fn in_range(index: usize, start: usize, end: Option<usize>) -> bool {
@@ -122,7 +137,19 @@ mod tests {
     const FIVE: &str = "Lorem\nipsum\ndolor\nsit\namet";
 
     fn part(range: BookRange<'_>, rustdoc: bool) -> BookPart<'_> {
-        BookPart { range, rustdoc }
+        BookPart { range, rustdoc, playground: None }
+    }
+
+    #[test]
+    fn playgrounds() {
+        let all = BookRange::Lines { start: 0, end: None };
+        let play = |attrs| BookPart { range: all, rustdoc: false, playground: Some(attrs) };
+        let code = "fn main() {}\r\n";
+        assert_eq!(select(code, &play("")).text, "```rust\nfn main() {}\n```");
+        assert_eq!(
+            select(code, &play("editable ignore")).text,
+            "```rust,editable,ignore\nfn main() {}\n```"
+        );
     }
 
     fn take(text: &str, start: usize, end: Option<usize>, rustdoc: bool) -> String {

@@ -213,16 +213,16 @@ impl Walk<'_> {
         first_line: u32,
     ) -> Cow<'t, str> {
         let clean = sanitize(content);
-        let warnings = clean.warnings();
+        let warnings = clean.warnings_at(content);
         let text = clean.text;
-        for (code, line, message) in warnings {
+        for (code, line, column, message) in warnings {
             let line = first_line + line.saturating_sub(1);
             self.diagnose(crate::record::DiagnosticRecord::new(
                 code,
                 format!("{message} in {path}"),
                 path.to_owned(),
                 line,
-                1,
+                column,
             ));
         }
         text

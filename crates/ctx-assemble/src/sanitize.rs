@@ -30,33 +30,33 @@ pub struct Sanitized<'a> {
     pub hidden: usize,
     /// 1-based line of the first of them, 0 when there is none.
     pub hidden_line: u32,
-    /// 1-based column (in characters) of the first of them, 0 when there is none.
-    pub hidden_column: u32,
     /// How many control characters were made visible.
     pub control: usize,
     /// 1-based line of the first of them, 0 when there is none.
     pub control_line: u32,
-    /// 1-based column (in characters) of the first of them, 0 when there is none.
-    pub control_column: u32,
-}
-
-/// One warning about what [`sanitize`] made visible, at its first occurrence.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Warning {
-    /// `W_HIDDEN_TEXT` or `W_CONTROL`.
-    pub code: Code,
-    /// 1-based line in the text given to [`sanitize`].
-    pub line: u32,
-    /// 1-based column, in characters, on that line.
-    pub column: u32,
-    /// The lower-case message.
-    pub message: String,
+    /// Byte offsets in the given text of the first hidden and the first control character.
+    first_at: [Option<usize>; 2],
 }
 
 impl Sanitized<'_> {
     /// Whether anything was changed.
     pub fn changed(&self) -> bool {
         self.hidden + self.control > 0
+    }
+
+    /// The warnings to report, with the 1-based line and column (in characters) of each one's
+    /// first occurrence in `text`, the text given to [`sanitize`].
+    pub fn warnings_at(&self, text: &str) -> Vec<(Code, u32, u32, String)> {
+        self.warnings()
+            .into_iter()
+            .map(|(code, line, message)| {
+                let at = self.first_at[usize::from(code == Code::Control)].unwrap_or(0);
+                let before = &text[..at.min(text.len())];
+                let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+                let column = 1 + u32::try_from(before[line_start..].chars().count()).unwrap_or(0);
+                (code, line, column, message)
+            })
+            .collect()
     }
 
     /// The warnings to report, `W_HIDDEN_TEXT` then `W_CONTROL`, each with the 1-based line of
@@ -82,19 +82,6 @@ impl Sanitized<'_> {
             ));
         }
         out
-    }
-
-    /// The warnings of [`Sanitized::warnings`], each with the line and column of its first
-    /// occurrence, so a report can point at the character rather than at column 1.
-    pub fn warnings_at(&self) -> Vec<Warning> {
-        self.warnings()
-            .into_iter()
-            .map(|(code, line, message)| {
-                let column =
-                    if code == Code::HiddenText { self.hidden_column } else { self.control_column };
-                Warning { code, line, column, message }
-            })
-            .collect()
     }
 }
 
@@ -141,10 +128,9 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
                     text: Cow::Borrowed(text),
                     hidden: 0,
                     hidden_line: 0,
-                    hidden_column: 0,
                     control: 0,
                     control_line: 0,
-                    control_column: 0,
+                    first_at: [None; 2],
                 };
             }
             Some(p) => {
@@ -162,33 +148,27 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
         text: Cow::Borrowed(""),
         hidden: 0,
         hidden_line: 0,
-        hidden_column: 0,
         control: 0,
         control_line: 0,
-        control_column: 0,
+        first_at: [None; 2],
     };
     let mut buf = String::with_capacity(text.len() + 16);
     buf.push_str(&text[..first]);
     let mut line = 1 + u32::try_from(bytes[..first].iter().filter(|&&b| b == b'\n').count())
         .unwrap_or(u32::MAX - 1);
-    let line_start = bytes[..first].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
-    let mut column =
-        1 + u32::try_from(text[line_start..first].chars().count()).unwrap_or(u32::MAX - 1);
-    for c in text[first..].chars() {
-        let here = column;
-        column = column.saturating_add(1);
+    for (offset, c) in text[first..].char_indices() {
+        let at = first + offset;
         match class(c) {
             None => {
                 if c == '\n' {
                     line = line.saturating_add(1);
-                    column = 1;
                 }
                 buf.push(c);
             }
             Some(Code::HiddenText) => {
                 if out.hidden == 0 {
                     out.hidden_line = line;
-                    out.hidden_column = here;
+                    out.first_at[0] = Some(at);
                 }
                 out.hidden += 1;
                 let _ = write!(buf, "\\u{{{:X}}}", u32::from(c));
@@ -196,7 +176,7 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
             Some(_) => {
                 if out.control == 0 {
                     out.control_line = line;
-                    out.control_column = here;
+                    out.first_at[1] = Some(at);
                 }
                 out.control += 1;
                 let _ = write!(buf, "\\u{{{:x}}}", u32::from(c));
@@ -212,6 +192,23 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn warnings_say_line_and_column() {
+        let text = "ab\ncd\u{1b}e\u{202e}f";
+        assert_eq!(
+            sanitize(text).warnings_at(text),
+            [
+                (
+                    Code::HiddenText,
+                    2,
+                    5,
+                    "1 hidden unicode character (tag or bidi control) made visible".to_owned()
+                ),
+                (Code::Control, 2, 3, "1 control character made visible".to_owned()),
+            ]
+        );
+    }
 
     #[test]
     fn table() {
@@ -256,21 +253,6 @@ mod tests {
             ]
         );
         assert!(sanitize("clean").warnings().is_empty());
-    }
-
-    #[test]
-    fn warnings_name_first_column() {
-        let at = |text: &str| -> Vec<(Code, u32, u32)> {
-            sanitize(text).warnings_at().into_iter().map(|w| (w.code, w.line, w.column)).collect()
-        };
-        assert_eq!(at("a\x01b"), [(Code::Control, 1, 2)]);
-        assert_eq!(at("\x1b"), [(Code::Control, 1, 1)]);
-        assert_eq!(at("é—ü\nxy\x07 \x07"), [(Code::Control, 2, 3)]);
-        assert_eq!(
-            at("ab\ncd \u{202E}e\x02\n\x03"),
-            [(Code::HiddenText, 2, 4), (Code::Control, 2, 6)]
-        );
-        assert!(at("clean").is_empty());
     }
 
     proptest! {

@@ -84,6 +84,12 @@ pub trait Tool: Send + Sync {
     /// The name documents call it by.
     fn name(&self) -> &str;
 
+    /// The keys of the JSON object of arguments the tool takes, for editors to complete
+    /// (empty when the tool does not say).
+    fn keys(&self) -> &[&str] {
+        &[]
+    }
+
     /// Runs the tool with the JSON object of arguments; the result replaces the call.
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError>;
 }
@@ -190,8 +196,12 @@ impl Tool for ReadFile {
         "read_file"
     }
 
+    fn keys(&self) -> &[&str] {
+        &["uri", "start", "end"]
+    }
+
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
-        check_keys(args, &["uri", "start", "end"])?;
+        check_keys(args, self.keys())?;
         let uri = required_string(args, "uri")?;
         let start = number_arg(args, "start")?;
         let end = number_arg(args, "end")?;
@@ -240,8 +250,12 @@ impl Tool for Ls {
         "ls"
     }
 
+    fn keys(&self) -> &[&str] {
+        &["uri"]
+    }
+
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
-        check_keys(args, &["uri"])?;
+        check_keys(args, self.keys())?;
         let dir = directory_arg(cx, args)?;
         // One level is read, not the whole tree below it.
         let options = WalkOptions::of(cx.sandbox).max_depth(1);
@@ -305,8 +319,12 @@ impl Tool for TreeTool {
         "tree"
     }
 
+    fn keys(&self) -> &[&str] {
+        &["uri", "depth"]
+    }
+
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
-        check_keys(args, &["uri", "depth"])?;
+        check_keys(args, self.keys())?;
         let dir = directory_arg(cx, args)?;
         let depth = number_arg(args, "depth")?.unwrap_or(3).max(1) as usize;
         let options = WalkOptions::of(cx.sandbox);
@@ -338,8 +356,12 @@ impl Tool for Grep {
         "grep"
     }
 
+    fn keys(&self) -> &[&str] {
+        &["pattern", "uri", "glob", "max"]
+    }
+
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
-        check_keys(args, &["pattern", "uri", "glob", "max"])?;
+        check_keys(args, self.keys())?;
         let pattern = required_string(args, "pattern")?;
         let regex = cx.budget.regex(pattern)?;
         let filter = match string_arg(args, "glob")? {
@@ -492,8 +514,12 @@ impl Tool for GlobTool {
         "glob"
     }
 
+    fn keys(&self) -> &[&str] {
+        &["pattern"]
+    }
+
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
-        check_keys(args, &["pattern"])?;
+        check_keys(args, self.keys())?;
         let pattern = required_string(args, "pattern")?;
         let walk = cx.sandbox.glob(pattern, Some(cx.base)).map_err(|e| ToolError::from_fs(&e))?;
         let mut out = String::new();

@@ -196,9 +196,10 @@ impl<'a> Walk<'a> {
         self.diagnose(record);
     }
 
-    /// Writes document text, sanitised, reporting hidden characters at `line`; text of an
-    /// included document counts against the token budget.
-    fn write_text(&mut self, doc: &Doc, text: &str, line: u32) {
+    /// Writes document text that starts at `line` and `column` of its file, sanitised,
+    /// reporting hidden characters where they are; text of an included document counts
+    /// against the token budget.
+    fn write_text(&mut self, doc: &Doc, text: &str, (line, column): (u32, u32)) {
         let bounded = self.chain.len() > 1;
         let spent = self.out.budget.text(text, bounded);
         if spent.cut_from.is_some() && self.out.budget.first_text_cut() {
@@ -216,9 +217,11 @@ impl<'a> Walk<'a> {
             ));
         }
         let clean = sanitize(&spent.content);
-        for (code, at, message) in clean.warnings() {
-            let line = line + at.saturating_sub(1);
-            self.diagnose(DiagnosticRecord::new(code, message, doc.name.clone(), line, 1));
+        for (code, at_line, at_column, message) in clean.warnings_at(&spent.content) {
+            // On the text's first line, columns count from where the text starts.
+            let column = if at_line == 1 { column + at_column - 1 } else { at_column };
+            let line = line + at_line.saturating_sub(1);
+            self.diagnose(DiagnosticRecord::new(code, message, doc.name.clone(), line, column));
         }
         self.text(&clean.text);
     }
@@ -297,15 +300,14 @@ impl<'a> Walk<'a> {
                             && !piece
                                 .bytes()
                                 .any(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c));
-                        let line = if clean && self.opts().limits.max_tokens == 0 {
-                            1
+                        let pos = if clean && self.opts().limits.max_tokens == 0 {
+                            ctx_syntax::Position { line: 1, column: 1 }
                         } else {
                             index
                                 .get_or_insert_with(|| LineIndex::new(body.text))
                                 .position(span.start)
-                                .line
                         };
-                        self.write_text(doc, piece, body.line_offset + line);
+                        self.write_text(doc, piece, (body.line_offset + pos.line, pos.column));
                     } else {
                         let spent = self.out.budget.text(piece, false);
                         self.text(&spent.content);
@@ -316,7 +318,8 @@ impl<'a> Walk<'a> {
                     self.text(piece);
                 }
                 Event::Substitution { value, pos, .. } => {
-                    self.write_text(doc, &value.clone(), body.line_offset + pos.line);
+                    let at = (body.line_offset + pos.line, pos.column);
+                    self.write_text(doc, &value.clone(), at);
                 }
                 Event::Request(request) if self.out.inline() => {
                     skip_to = self.request(doc, body, &request);

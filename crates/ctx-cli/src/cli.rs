@@ -30,6 +30,10 @@ pub(crate) enum Command {
     Complete(CompleteArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+    /// Serve the Language Server Protocol on standard input and output (for editors).
+    Lsp,
+    /// Serve the Model Context Protocol on standard input and output (for agents).
+    Mcp,
 }
 
 /// Output formats; each command accepts the ones that make sense for it.
@@ -191,6 +195,9 @@ pub(crate) struct GlobalArgs {
 pub(crate) struct AssembleArgs {
     /// The document to assemble; `-` reads standard input.
     pub(crate) file: PathBuf,
+    /// Run again whenever the document or anything it read changes.
+    #[arg(long)]
+    pub(crate) watch: bool,
 }
 
 #[derive(Debug, Args)]
@@ -204,6 +211,9 @@ pub(crate) struct CheckArgs {
     /// The documents to check; `-` reads standard input.
     #[arg(required = true)]
     pub(crate) files: Vec<PathBuf>,
+    /// Run again whenever a document or anything it read changes.
+    #[arg(long)]
+    pub(crate) watch: bool,
 }
 
 #[derive(Debug, Args)]

@@ -12,10 +12,13 @@ mod complete;
 mod config;
 mod diag;
 mod input;
+mod lsp;
+mod mcp;
 mod parse;
 mod progress;
 mod refs;
 mod settings;
+mod watch;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -55,12 +58,16 @@ fn run() -> anyhow::Result<ExitCode> {
     // `ctx refs` shows token counts in its tree too.
     settings.counts_shown = matches!(cli.command, Command::Refs(_));
     match &cli.command {
+        Command::Assemble(args) if args.watch => watch::assemble(&settings, args),
         Command::Assemble(args) => assemble::assemble(&settings, args),
         Command::Expand(args) => assemble::expand(&settings, args),
+        Command::Check(args) if args.watch => watch::check(&settings, args),
         Command::Check(args) => check::run(&settings, args),
         Command::Refs(args) => refs::run(&settings, args),
         Command::Parse(args) => parse::run(&settings, args),
         Command::Complete(args) => complete::run(&settings, args),
+        Command::Lsp => lsp::run(&settings),
+        Command::Mcp => mcp::run(&settings),
         Command::Completions(_) => unreachable!("handled above"),
     }
 }

@@ -259,6 +259,23 @@ impl Settings {
         format: Format,
         document: Option<&std::path::Path>,
     ) -> anyhow::Result<ctx::Context> {
+        let context =
+            self.builder_for(mode, format, document).build().map_err(|err| match err.kind() {
+                ctx::ErrorKind::Fs(_) => anyhow::Error::new(err).context("cannot open a root"),
+                _ => anyhow::Error::new(err),
+            })?;
+        tracing::debug!(root = %self.root.display(), mode = %mode, format = %format, "context built");
+        Ok(context)
+    }
+
+    /// The context builder of [`Settings::context_for`], for commands that add to it (the
+    /// language server's overlay).
+    pub(crate) fn builder_for(
+        &self,
+        mode: Mode,
+        format: Format,
+        document: Option<&std::path::Path>,
+    ) -> ctx::ContextBuilder {
         let mut options = Options { mode, format, ..self.options.clone() };
         // Tokens are counted only where they are shown (the JSON records) or where a token
         // budget needs them (`counts_tokens` also looks at `max_tokens`).
@@ -285,12 +302,7 @@ impl Settings {
         if let Some(bytes) = self.max_file_bytes {
             builder = builder.max_file_bytes(bytes);
         }
-        let context = builder.build().map_err(|err| match err.kind() {
-            ctx::ErrorKind::Fs(_) => anyhow::Error::new(err).context("cannot open a root"),
-            _ => anyhow::Error::new(err),
-        })?;
-        tracing::debug!(root = %self.root.display(), mode = %mode, format = %format, "context built");
-        Ok(context)
+        builder
     }
 }
 

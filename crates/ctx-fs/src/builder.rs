@@ -13,6 +13,7 @@ use crate::cache::Cached;
 use crate::deny::DenyList;
 use crate::error::{Error, ErrorKind, Result};
 use crate::location::RootKind;
+use crate::overlay::Overlay;
 use crate::sandbox::Sandbox;
 
 /// Size and walk limits.
@@ -83,6 +84,7 @@ pub struct SandboxBuilder {
     cache_ttl: Duration,
     cache_bytes: u64,
     fast_path: bool,
+    overlay: Option<Overlay>,
 }
 
 impl SandboxBuilder {
@@ -98,6 +100,7 @@ impl SandboxBuilder {
             cache_ttl: Duration::from_secs(60),
             cache_bytes: 64 * 1024 * 1024,
             fast_path: true,
+            overlay: None,
         }
     }
 
@@ -165,6 +168,13 @@ impl SandboxBuilder {
         self
     }
 
+    /// Serves the texts of `overlay` in place of the bytes on disk of the files it names
+    /// (an editor's unsaved buffers). Every check of a disk read still applies.
+    pub fn overlay(mut self, overlay: Overlay) -> SandboxBuilder {
+        self.overlay = Some(overlay);
+        self
+    }
+
     /// Opens the roots and builds the sandbox.
     ///
     /// # Ambient Authority
@@ -210,6 +220,7 @@ impl SandboxBuilder {
             cache,
             cache_on: self.cache_bytes > 0,
             fast_path: self.fast_path,
+            overlay: self.overlay,
         })
     }
 }

@@ -80,9 +80,12 @@ mod decode;
 mod deny;
 mod error;
 mod location;
+mod overlay;
 mod path;
 mod sandbox;
 mod walk;
+#[cfg(feature = "watch")]
+mod watch;
 
 pub use builder::{IgnoreSettings, Limits, SandboxBuilder};
 pub use cap_std::AmbientAuthority;
@@ -90,6 +93,9 @@ pub use ctx_diagnostics::{Code, Severity};
 pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode};
 pub use error::{Error, ErrorKind, Result};
 pub use location::{FileKind, Location, RootId, RootKind, Stat};
+pub use overlay::Overlay;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
 pub use walk::{SkipReason, Skipped, Walk, WalkEntry, WalkOptions};
+#[cfg(feature = "watch")]
+pub use watch::Watcher;

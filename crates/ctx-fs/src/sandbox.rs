@@ -15,6 +15,7 @@ use crate::decode::{self, Content};
 use crate::deny::DenyList;
 use crate::error::{Error, ErrorKind, Result};
 use crate::location::{Location, RootId, RootKind, Stat};
+use crate::overlay::Overlay;
 use crate::path::{self, Anchor};
 
 /// How many symbolic links one resolution follows before it reports a loop.
@@ -55,6 +56,8 @@ pub struct Sandbox {
     pub(crate) cache_on: bool,
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
     pub(crate) fast_path: bool,
+    /// Unsaved texts served in place of the disk's bytes.
+    pub(crate) overlay: Option<Overlay>,
 }
 
 impl Sandbox {
@@ -201,6 +204,9 @@ impl Sandbox {
         if md.len() > cap {
             return Err(too_large(written, Some(md.len()), cap));
         }
+        if let Some(text) = self.overlay_text(location.root, location.path.as_str()) {
+            return Ok(Content::Text { text, encoding: crate::decode::Encoding::Utf8 });
+        }
         let print = Fingerprint::of(&md);
         let key = (location.root.0, location.path.as_str().to_owned());
         if let Some(hit) = self.cache_on.then(|| self.cache.get(&key)).flatten() {
@@ -267,7 +273,8 @@ impl Sandbox {
     /// nothing is revealed that was not read from an allowed name.
     #[cfg(unix)]
     fn warm_hit(&self, root: RootId, path: &str) -> Option<Content> {
-        if !self.cache_on || path.is_empty() {
+        // An overlaid file takes the full checks, then the overlay's text.
+        if !self.cache_on || path.is_empty() || self.overlay_text(root, path).is_some() {
             return None;
         }
         let hit = self.cache.get(&(root.0, path.to_owned()))?;
@@ -279,6 +286,11 @@ impl Sandbox {
         let regular =
             rustix::fs::FileType::from_raw_mode(st.st_mode) == rustix::fs::FileType::RegularFile;
         (regular && Fingerprint::of_stat(&st) == hit.print).then(|| hit.content.clone())
+    }
+
+    /// The unsaved text an overlay holds for a checked in-root path.
+    fn overlay_text(&self, root: RootId, path: &str) -> Option<Arc<str>> {
+        self.overlay.as_ref()?.lookup(root, path)
     }
 
     #[cfg(not(unix))]

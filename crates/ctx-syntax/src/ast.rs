@@ -237,6 +237,9 @@ pub struct BookPart<'a> {
     pub range: BookRange<'a>,
     /// `{{#rustdoc_include}}`: the lines outside the part are kept too, hidden behind `# `.
     pub rustdoc: bool,
+    /// `{{#playground file attr…}}`: the whole file in a ` ```rust ` block, the words after
+    /// the path (if any) as the block's attributes.
+    pub playground: Option<&'a str>,
 }
 
 /// Lines or an anchor of an mdBook include.

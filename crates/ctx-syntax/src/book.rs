@@ -13,9 +13,10 @@ pub(crate) fn link(text: &str) -> Option<(usize, Reference<'_>)> {
     let rest = rest[blanks..].strip_prefix('#')?;
     let kind_len = rest.bytes().take_while(|b| b.is_ascii_alphanumeric() || *b == b'_').count();
     let (kind, rest) = rest.split_at(kind_len);
-    let rustdoc = match kind {
-        "include" => false,
-        "rustdoc_include" => true,
+    let (rustdoc, playground) = match kind {
+        "include" => (false, false),
+        "rustdoc_include" => (true, false),
+        "playground" | "playpen" => (false, true),
         _ => return None,
     };
     // At least one blank, then the target up to the first `}`, which must open `}}`.
@@ -28,20 +29,30 @@ pub(crate) fn link(text: &str) -> Option<(usize, Reference<'_>)> {
         return None;
     }
     let body = &rest[target_start..body_end];
-    // The path is the first word; mdBook ignores the rest of an include's words.
+    // The path is the first word; mdBook ignores the rest of an include's words and takes a
+    // playground's as the code block's attributes.
     let word = body.split_whitespace().next()?;
+    let attributes = body.trim_start()[word.len()..].trim();
+    if playground {
+        let range = BookRange::Lines { start: 0, end: None };
+        let part = BookPart { range, rustdoc: false, playground: Some(attributes) };
+        return Some((text.len() - rest.len() + body_end + 2, book_reference(word, part)));
+    }
     let (path, range) = match word.split_once(':') {
         Some((path, range)) => (path, Some(range)),
         None => (word, None),
     };
-    let part = BookPart { range: range_of(range), rustdoc };
+    let part = BookPart { range: range_of(range), rustdoc, playground: None };
     let len = text.len() - rest.len() + body_end + 2;
-    let reference = Reference {
+    Some((len, book_reference(path, part)))
+}
+
+fn book_reference<'a>(path: &'a str, part: BookPart<'a>) -> Reference<'a> {
+    Reference {
         path: PathText { raw: path, quoted: false },
         target: TargetKind::File,
         selector: Some(Selector::Book(part)),
-    };
-    Some((len, reference))
+    }
 }
 
 /// The length of an escaped link `\{{#…}}` at the start of `text` (from the backslash to the
@@ -107,20 +118,15 @@ mod tests {
                 (text.len(), "file.rs", range, false)
             );
         }
-        let (_, _, part) = part("{{ #rustdoc_include ../a.rs:3 }} tail").unwrap();
-        assert_eq!((part.range, part.rustdoc), (lines(2, Some(3)), true));
+        let (_, _, rustdoc) = part("{{ #rustdoc_include ../a.rs:3 }} tail").unwrap();
+        assert_eq!((rustdoc.range, rustdoc.rustdoc), (lines(2, Some(3)), true));
+        let (_, path, play) = part("{{#playground example.rs editable}}").unwrap();
+        assert_eq!((path, play.playground), ("example.rs", Some("editable")));
     }
 
     #[test]
     fn what_is_not_a_link() {
-        for text in [
-            "{{#title A}}",
-            "{{#playground a.rs}}",
-            "{{#include}}",
-            "{{#includea.rs}}",
-            "{{#include a}",
-            "{x}",
-        ] {
+        for text in ["{{#title A}}", "{{#include}}", "{{#includea.rs}}", "{{#include a}", "{x}"] {
             assert!(link(text).is_none(), "{text}");
         }
         assert_eq!(escaped("\\{{#include a.rs}} and }} x\nnext }}"), Some(25));

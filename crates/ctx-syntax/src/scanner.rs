@@ -193,7 +193,7 @@ impl<'a> Scanner<'a> {
         }
         match code_span_close(self.bytes, at + len, len) {
             Ok(end) => {
-                self.emit(ItemKind::Code(CodeKind::Span), at, end);
+                self.code_span(at, end);
                 end
             }
             Err(limit) => {
@@ -252,6 +252,24 @@ impl<'a> Scanner<'a> {
             }
         }
         found
+    }
+
+    /// An inline code span from `at` to `end`: literal, but for mdBook's links when the
+    /// mdBook dialect is on (mdBook expands them wherever they stand).
+    fn code_span(&mut self, at: usize, end: usize) {
+        let mut piece = at;
+        if self.options.mdbook {
+            for (start, stop, kind) in self.book_links_in(at, end) {
+                if start > piece {
+                    self.emit(ItemKind::Code(CodeKind::Span), piece, start);
+                }
+                self.emit(kind, start, stop);
+                piece = stop;
+            }
+        }
+        if end > piece {
+            self.emit(ItemKind::Code(CodeKind::Span), piece, end);
+        }
     }
 
     /// A fenced code block from `at` to `end`: literal, but for the lines that hold one path

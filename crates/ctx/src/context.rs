@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use ctx_assemble::tools::{Tool, Tools};
 use ctx_assemble::{AssembleError, Assembler, Assembly, Format, Limits, Mode, Options, Resolver};
-use ctx_fs::{AmbientAuthority, IgnoreSettings, Sandbox};
+use ctx_fs::{AmbientAuthority, IgnoreSettings, Overlay, Sandbox};
 use ctx_syntax::Code;
 
 /// Why a context could not be built or a document not assembled.
@@ -98,6 +98,7 @@ pub struct ContextBuilder {
     options: Options,
     tools: Tools,
     resolver: Option<Arc<dyn Resolver>>,
+    overlay: Option<Overlay>,
 }
 
 impl fmt::Debug for ContextBuilder {
@@ -124,6 +125,7 @@ impl Default for ContextBuilder {
             options: Options::default(),
             tools: Tools::builtin(),
             resolver: None,
+            overlay: None,
         }
     }
 }
@@ -230,6 +232,13 @@ impl ContextBuilder {
         self
     }
 
+    /// Serves an editor's unsaved texts in place of the files on disk (see
+    /// [`ctx_fs::Overlay`]); the sandbox's checks still apply to every path.
+    pub fn overlay(mut self, overlay: Overlay) -> ContextBuilder {
+        self.overlay = Some(overlay);
+        self
+    }
+
     /// Opens the roots and builds the context.
     ///
     /// # Ambient Authority
@@ -277,6 +286,9 @@ impl ContextBuilder {
         }
         if let Some(bytes) = self.cache_capacity {
             builder = builder.cache_capacity(bytes);
+        }
+        if let Some(overlay) = self.overlay {
+            builder = builder.overlay(overlay);
         }
         let sandbox = builder.open(authority).map_err(ErrorKind::Fs)?;
         let mut assembler = Assembler::new(Arc::new(sandbox), self.options).with_tools(self.tools);

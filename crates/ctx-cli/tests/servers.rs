@@ -1,0 +1,117 @@
+//! Scripted sessions against the real binary: `ctx mcp` (newline-delimited JSON-RPC) and
+//! `ctx lsp` (LSP base protocol framing), each fed a whole script on standard input.
+
+#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
+
+use assert_cmd::Command;
+use assert_fs::TempDir;
+use assert_fs::prelude::*;
+use serde_json::{Value, json};
+
+fn workspace() -> TempDir {
+    let dir = TempDir::new().unwrap();
+    dir.child(".ctx/rules/main.md")
+        .write_str("Style: @[style.md]\n@{ifdef LANG}Lang @{LANG}\n@{endif}")
+        .unwrap();
+    dir.child(".ctx/rules/style.md").write_str("four spaces\n").unwrap();
+    dir.child(".ctx/rules/broken.md").write_str("see @[missing.md]\n").unwrap();
+    dir
+}
+
+fn ctx(dir: &TempDir) -> Command {
+    let mut cmd = Command::cargo_bin("ctx").unwrap();
+    cmd.current_dir(dir.path()).env("NO_COLOR", "1").env_remove("RUST_LOG");
+    cmd
+}
+
+#[test]
+fn mcp_session() {
+    let dir = workspace();
+    let script = [
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "script", "version": "1" } } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/list" }),
+        json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "assemble", "arguments": { "path": ".ctx/rules/main.md", "defines": { "LANG": "rust" } } } }),
+        json!({ "jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": { "name": "expand", "arguments": { "prompt": "see @.ctx/rules/style.md" } } }),
+        json!({ "jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": { "name": "check", "arguments": { "paths": [".ctx/rules/broken.md"] } } }),
+        json!({ "jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": { "name": "refs", "arguments": { "path": ".ctx/rules/main.md" } } }),
+        json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": { "name": "assemble", "arguments": { "path": "/etc/passwd" } } }),
+        json!({ "jsonrpc": "2.0", "id": 8, "method": "resources/list" }),
+    ];
+    let input: String = script.iter().map(|m| format!("{m}\n")).collect();
+    let out = ctx(&dir).arg("mcp").write_stdin(input).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let responses: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(responses.len(), 8, "the notification gets no answer");
+    assert_eq!(responses[0]["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(responses[1]["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(responses[2]["result"]["content"][0]["text"], "Style: four spaces\n\nLang rust\n");
+    assert!(responses[3]["result"]["content"][0]["text"].as_str().unwrap().contains("four spaces"));
+    assert_eq!(
+        responses[4]["result"]["structuredContent"]["diagnostics"][0]["code"],
+        "E_NOT_FOUND"
+    );
+    assert_eq!(
+        responses[5]["result"]["structuredContent"]["references"][0]["path"],
+        ".ctx/rules/style.md"
+    );
+    assert_eq!(responses[6]["result"]["isError"], true);
+    let refused = responses[6]["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(refused.starts_with("E_OUTSIDE") && !refused.contains("root:"), "{refused}");
+    assert_eq!(responses[7]["result"]["resources"].as_array().unwrap().len(), 3);
+}
+
+/// Frames a message as the LSP base protocol does.
+fn frame(message: &Value) -> String {
+    let body = message.to_string();
+    format!("Content-Length: {}\r\n\r\n{body}", body.len())
+}
+
+/// Splits framed output into messages.
+fn unframe(mut out: &str) -> Vec<Value> {
+    let mut messages = Vec::new();
+    while let Some((header, rest)) = out.split_once("\r\n\r\n") {
+        let length: usize = header
+            .lines()
+            .find_map(|l| l.strip_prefix("Content-Length: "))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap();
+        messages.push(serde_json::from_str(&rest[..length]).unwrap());
+        out = &rest[length..];
+    }
+    messages
+}
+
+#[test]
+fn lsp_session() {
+    let dir = workspace();
+    let path = dir.path().canonicalize().unwrap().join(".ctx/rules/main.md");
+    let uri = format!("file://{}", path.display());
+    let script = [
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }),
+        json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }),
+        json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": { "textDocument": { "uri": uri, "languageId": "markdown", "version": 1, "text": "@[nope.md]\n@[st" } } }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "textDocument/completion", "params": { "textDocument": { "uri": uri }, "position": { "line": 1, "character": 4 } } }),
+        json!({ "jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": { "textDocument": { "uri": uri }, "position": { "line": 0, "character": 3 } } }),
+        json!({ "jsonrpc": "2.0", "id": 4, "method": "shutdown" }),
+        json!({ "jsonrpc": "2.0", "method": "exit" }),
+    ];
+    let input: String = script.iter().map(frame).collect();
+    let out = ctx(&dir).arg("lsp").write_stdin(input).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let messages = unframe(&String::from_utf8(out.stdout).unwrap());
+    let by_id = |id: i64| messages.iter().find(|m| m["id"] == id).unwrap();
+    assert!(by_id(1)["result"]["capabilities"]["completionProvider"].is_object());
+    let diagnostics = messages
+        .iter()
+        .find(|m| m["method"] == "textDocument/publishDiagnostics")
+        .expect("diagnostics on open");
+    assert_eq!(diagnostics["params"]["diagnostics"][0]["code"], "E_NOT_FOUND");
+    assert_eq!(by_id(2)["result"]["items"][0]["label"], "style.md");
+    assert_eq!(by_id(3)["result"], Value::Null, "no hover on a missing file");
+    assert_eq!(by_id(4)["result"], Value::Null);
+}

@@ -1,0 +1,96 @@
+//! `ctx assemble --watch` and `ctx check --watch` against the real binary: an edit of an
+//! included file, a save by rename and a delete-then-create each cause a re-run. Waits are
+//! bounded and end as soon as the expected line arrives.
+
+#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// A running `ctx … --watch` whose output lines arrive on a channel; killed when dropped.
+struct Watch {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+}
+
+impl Watch {
+    fn start(dir: &Path, args: &[&str]) -> Watch {
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctx"))
+            .args(args)
+            .current_dir(dir)
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                if tx.send(line.unwrap()).is_err() {
+                    break;
+                }
+            }
+        });
+        Watch { child, lines }
+    }
+
+    /// Waits (bounded) for a line equal to `wanted`.
+    fn expect(&self, wanted: &str) {
+        self.expect_line(wanted, |line| line == wanted);
+    }
+
+    /// Waits (bounded) for a line that passes `test`.
+    fn expect_line(&self, wanted: &str, test: impl Fn(&str) -> bool) {
+        let mut seen = Vec::new();
+        loop {
+            match self.lines.recv_timeout(Duration::from_secs(30)) {
+                Ok(line) if test(&line) => return,
+                Ok(line) => seen.push(line),
+                Err(_) => panic!("no line {wanted:?}; saw {seen:?}"),
+            }
+        }
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn assemble_watch_reruns_on_a_change_of_an_include() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.md"), "Style: @[style.md]\n").unwrap();
+    std::fs::write(dir.path().join("style.md"), "first\n").unwrap();
+    let watch = Watch::start(dir.path(), &["assemble", "--watch", "main.md"]);
+    watch.expect("Style: first");
+    // The watch is set up before the first run, so this edit is seen.
+    std::fs::write(dir.path().join("style.md"), "second\n").unwrap();
+    watch.expect("Style: second");
+    // An editor that saves by writing a temporary file and renaming it over the original.
+    std::fs::write(dir.path().join(".style.md.tmp"), "third\n").unwrap();
+    std::fs::rename(dir.path().join(".style.md.tmp"), dir.path().join("style.md")).unwrap();
+    watch.expect("Style: third");
+    // Deleted, then created again.
+    std::fs::remove_file(dir.path().join("style.md")).unwrap();
+    watch.expect_line("E_NOT_FOUND", |line| line.contains("E_NOT_FOUND"));
+    std::fs::write(dir.path().join("style.md"), "fourth\n").unwrap();
+    watch.expect("Style: fourth");
+}
+
+#[test]
+fn check_watch_reports_a_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.md"), "@[missing.md]\n").unwrap();
+    let watch = Watch::start(dir.path(), &["check", "--watch", "main.md"]);
+    watch.expect("1 error, 0 warnings in 1 file");
+    std::fs::write(dir.path().join("missing.md"), "here\n").unwrap();
+    watch.expect("0 errors, 0 warnings in 1 file");
+}

@@ -1,0 +1,620 @@
+//! The server's state (open documents, the context) and its handlers.
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::time::Instant;
+
+use crossbeam_channel::RecvTimeoutError;
+use ctx::Context;
+use ctx::assemble::select;
+use ctx::fs::{FileKind, Location, Overlay};
+use ctx::syntax::{Include, ItemKind, Reference, Severity};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_types as lsp;
+use lsp_types::Url;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::text;
+use crate::{Config, Error};
+
+/// The command that returns the assembled document: arguments `[uri]`.
+pub const ASSEMBLE_COMMAND: &str = "ctx.assemble";
+
+/// The folders whose documents make up the rule set that "find references" searches, besides
+/// the open documents.
+const RULE_DIRS: &[&str] = &[".ctx/rules", ".mutsumi/rules"];
+
+/// Most lines and bytes a hover preview shows.
+const PREVIEW_LINES: usize = 30;
+const PREVIEW_BYTES: usize = 4000;
+
+/// What the server tells the client it can do.
+pub(crate) fn capabilities() -> lsp::ServerCapabilities {
+    lsp::ServerCapabilities {
+        position_encoding: Some(lsp::PositionEncodingKind::UTF16),
+        text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(
+            lsp::TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+                save: Some(lsp::TextDocumentSyncSaveOptions::Supported(true)),
+                ..lsp::TextDocumentSyncOptions::default()
+            },
+        )),
+        completion_provider: Some(lsp::CompletionOptions {
+            trigger_characters: Some(
+                ["@", "[", "{", "\"", "/", ":", "#"].map(str::to_owned).to_vec(),
+            ),
+            ..lsp::CompletionOptions::default()
+        }),
+        hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+        definition_provider: Some(lsp::OneOf::Left(true)),
+        references_provider: Some(lsp::OneOf::Left(true)),
+        document_link_provider: Some(lsp::DocumentLinkOptions {
+            resolve_provider: Some(false),
+            work_done_progress_options: lsp::WorkDoneProgressOptions::default(),
+        }),
+        code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),
+        execute_command_provider: Some(lsp::ExecuteCommandOptions {
+            commands: vec![ASSEMBLE_COMMAND.to_owned()],
+            work_done_progress_options: lsp::WorkDoneProgressOptions::default(),
+        }),
+        ..lsp::ServerCapabilities::default()
+    }
+}
+
+/// An open document.
+#[derive(Debug)]
+pub(crate) struct Document {
+    pub(crate) text: String,
+    version: i32,
+    /// Where it is in the sandbox; `None` for a document outside the roots or not on disk,
+    /// which is assembled as a text in the workspace root.
+    pub(crate) location: Option<Location>,
+}
+
+/// A reference found in a document: its span and what it names.
+pub(crate) struct Found<'a> {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) reference: Reference<'a>,
+}
+
+/// The language server: a context whose sandbox sees the open documents through an
+/// overlay.
+#[derive(Debug)]
+pub struct Server {
+    ctx: Context,
+    overlay: Overlay,
+    pub(crate) docs: HashMap<Url, Document>,
+    /// When the next check is due (after the debounce), if a document changed.
+    due: Option<Instant>,
+}
+
+/// A failed request: an LSP error code and a message.
+type Failure = (ErrorCode, String);
+
+impl Server {
+    /// A server over `ctx`, whose sandbox must serve `overlay`.
+    pub fn new(ctx: Context, overlay: Overlay) -> Server {
+        Server { ctx, overlay, docs: HashMap::new(), due: None }
+    }
+
+    /// The context.
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// Runs the message loop until `shutdown` and `exit`, or until the client goes away.
+    ///
+    /// # Errors
+    ///
+    /// When the client breaks the shutdown protocol.
+    pub fn serve(mut self, connection: &Connection, config: &Config) -> Result<(), Error> {
+        loop {
+            let message = match self.due {
+                Some(due) => {
+                    match connection
+                        .receiver
+                        .recv_timeout(due.saturating_duration_since(Instant::now()))
+                    {
+                        Ok(message) => message,
+                        Err(RecvTimeoutError::Timeout) => {
+                            self.due = None;
+                            self.publish_all(connection);
+                            continue;
+                        }
+                        Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                    }
+                }
+                None => match connection.receiver.recv() {
+                    Ok(message) => message,
+                    Err(_) => return Ok(()),
+                },
+            };
+            match message {
+                Message::Request(request) => {
+                    if connection.handle_shutdown(&request)? {
+                        return Ok(());
+                    }
+                    let response = self.request(request);
+                    send(connection, Message::Response(response));
+                }
+                Message::Notification(notification) => {
+                    if notification.method == "exit" {
+                        return Ok(());
+                    }
+                    match self.notification(&notification) {
+                        Change::Now => self.publish_all(connection),
+                        Change::Later => self.due = Some(Instant::now() + config.debounce),
+                        Change::None => {}
+                    }
+                }
+                Message::Response(_) => {}
+            }
+        }
+    }
+
+    /// Answers one request.
+    pub fn request(&mut self, request: Request) -> Response {
+        let id = request.id.clone();
+        let result = match request.method.as_str() {
+            "textDocument/completion" => {
+                self.with(request, |s, p: lsp::CompletionParams| Ok(s.completion(&p)))
+            }
+            "textDocument/hover" => self.with(request, |s, p: lsp::HoverParams| Ok(s.hover(&p))),
+            "textDocument/definition" => {
+                self.with(request, |s, p: lsp::GotoDefinitionParams| Ok(s.definition(&p)))
+            }
+            "textDocument/references" => {
+                self.with(request, |s, p: lsp::ReferenceParams| Ok(s.references(&p)))
+            }
+            "textDocument/documentLink" => self
+                .with(request, |s, p: lsp::DocumentLinkParams| Ok(s.links(&p.text_document.uri))),
+            "textDocument/codeLens" => {
+                self.with(request, |s, p: lsp::CodeLensParams| Ok(s.lenses(&p.text_document.uri)))
+            }
+            "workspace/executeCommand" => {
+                self.with(request, |s, p: lsp::ExecuteCommandParams| s.execute(&p))
+            }
+            method => Err((ErrorCode::MethodNotFound, format!("unknown method: {method}"))),
+        };
+        match result {
+            Ok(value) => Response::new_ok(id, value),
+            Err((code, message)) => Response::new_err(id, code as i32, message),
+        }
+    }
+
+    /// Parses the parameters of a request and runs its handler.
+    fn with<P: DeserializeOwned, R: Serialize>(
+        &mut self,
+        request: Request,
+        handler: impl FnOnce(&mut Server, P) -> Result<R, Failure>,
+    ) -> Result<Value, Failure> {
+        let params: P = serde_json::from_value(request.params)
+            .map_err(|err| (ErrorCode::InvalidParams, format!("bad parameters: {err}")))?;
+        let result = handler(self, params)?;
+        serde_json::to_value(result).map_err(|err| (ErrorCode::InternalError, err.to_string()))
+    }
+
+    /// Applies a notification; says whether diagnostics must be refreshed.
+    fn notification(&mut self, notification: &Notification) -> Change {
+        let params = notification.params.clone();
+        match notification.method.as_str() {
+            "textDocument/didOpen" => {
+                let Ok(p) = serde_json::from_value::<lsp::DidOpenTextDocumentParams>(params) else {
+                    return Change::None;
+                };
+                self.open(p.text_document.uri, p.text_document.text, p.text_document.version);
+                Change::Now
+            }
+            "textDocument/didChange" => {
+                let Ok(p) = serde_json::from_value::<lsp::DidChangeTextDocumentParams>(params)
+                else {
+                    return Change::None;
+                };
+                if self.change(&p) { Change::Later } else { Change::None }
+            }
+            "textDocument/didSave" => Change::Now,
+            "textDocument/didClose" => {
+                let Ok(p) = serde_json::from_value::<lsp::DidCloseTextDocumentParams>(params)
+                else {
+                    return Change::None;
+                };
+                self.close(&p.text_document.uri);
+                Change::Now
+            }
+            _ => Change::None,
+        }
+    }
+
+    /// Opens (or reopens) a document.
+    pub fn open(&mut self, uri: Url, text: String, version: i32) {
+        let location = self.locate(&uri);
+        if let Some(location) = &location {
+            self.overlay.set(location, text.as_str());
+        }
+        self.docs.insert(uri, Document { text, version, location });
+    }
+
+    /// Applies the changes of a `didChange`; `false` when the document is not open or the
+    /// change is older than what the server has.
+    fn change(&mut self, params: &lsp::DidChangeTextDocumentParams) -> bool {
+        let Some(doc) = self.docs.get_mut(&params.text_document.uri) else { return false };
+        if params.text_document.version < doc.version {
+            return false;
+        }
+        doc.version = params.text_document.version;
+        for change in &params.content_changes {
+            match change.range {
+                Some(range) => {
+                    let start = text::offset(&doc.text, range.start);
+                    let end = text::offset(&doc.text, range.end).max(start);
+                    doc.text.replace_range(start..end, &change.text);
+                }
+                None => doc.text.clone_from(&change.text),
+            }
+        }
+        if let Some(location) = &doc.location {
+            self.overlay.set(location, doc.text.as_str());
+        }
+        true
+    }
+
+    /// Closes a document: the disk is read again for it.
+    pub fn close(&mut self, uri: &Url) {
+        if let Some(Document { location: Some(location), .. }) = self.docs.remove(uri) {
+            self.overlay.remove(&location);
+        }
+    }
+
+    /// The location of a `file:` URI in the sandbox, if it is inside a root and on disk.
+    fn locate(&self, uri: &Url) -> Option<Location> {
+        if uri.scheme() != "file" {
+            return None;
+        }
+        let path = uri.to_file_path().ok()?;
+        let location = self.ctx.sandbox().resolve_in_workspace(path.to_str()?).ok()?;
+        let stat = self.ctx.sandbox().stat(&location).ok()?;
+        (stat.kind == FileKind::File).then_some(location)
+    }
+
+    /// The `file:` URI of a location.
+    pub(crate) fn uri(&self, location: &Location) -> Option<Url> {
+        let root = self.ctx.sandbox().root_path(location.root());
+        let path = if location.path().as_str().is_empty() {
+            root.to_path_buf()
+        } else {
+            root.join(location.path())
+        };
+        Url::from_file_path(path.as_std_path()).ok()
+    }
+
+    /// Assembles an open document as `ctx check` does, its unsaved text and that of every
+    /// open document it includes winning over the disk.
+    pub fn assemble(&self, uri: &Url, sink: &mut dyn io::Write) -> Option<ctx::Assembly> {
+        let doc = self.docs.get(uri)?;
+        let assembler = self.ctx.assembler();
+        match &doc.location {
+            Some(location) => {
+                let path = self.absolute(location);
+                assembler.assemble_file_to(&path, sink).ok()
+            }
+            None => assembler.assemble_str_to(&doc.text, &display_name(uri), sink).ok(),
+        }
+    }
+
+    fn absolute(&self, location: &Location) -> String {
+        let root = self.ctx.sandbox().root_path(location.root());
+        if location.path().as_str().is_empty() {
+            root.to_string()
+        } else {
+            root.join(location.path()).to_string()
+        }
+    }
+
+    /// The diagnostics of an open document: those the assembly reports in the document
+    /// itself, with the codes and messages of `ctx check`.
+    pub fn diagnostics(&self, uri: &Url) -> Vec<lsp::Diagnostic> {
+        let Some(doc) = self.docs.get(uri) else { return Vec::new() };
+        let Some(assembly) = self.assemble(uri, &mut io::sink()) else { return Vec::new() };
+        let name = display_name(uri);
+        let mut same: HashMap<&str, bool> = HashMap::new();
+        let scan = ctx::syntax::scan_with(&doc.text, &self.ctx.assembler().options().syntax);
+        let mut out = Vec::new();
+        for d in &assembly.diagnostics {
+            let mine = *same.entry(d.file.as_str()).or_insert_with(|| match &doc.location {
+                Some(location) => self
+                    .ctx
+                    .sandbox()
+                    .resolve_in_workspace(&d.file)
+                    .is_ok_and(|found| &found == location),
+                None => d.file == name,
+            });
+            if !mine {
+                continue;
+            }
+            let start = text::offset_of_line_column(&doc.text, d.line, d.column);
+            // The whole item that starts there, else the next character.
+            let end = scan
+                .items
+                .iter()
+                .find(|item| item.span.start == start && !matches!(item.kind, ItemKind::Text))
+                .map_or_else(
+                    || doc.text[start..].chars().next().map_or(start, |c| start + c.len_utf8()),
+                    |item| item.span.end,
+                );
+            out.push(lsp::Diagnostic {
+                range: text::range(&doc.text, start, end),
+                severity: Some(match d.severity {
+                    Severity::Error => lsp::DiagnosticSeverity::ERROR,
+                    _ => lsp::DiagnosticSeverity::WARNING,
+                }),
+                code: Some(lsp::NumberOrString::String(d.code.as_str().to_owned())),
+                source: Some("ctx".to_owned()),
+                message: d.message.clone(),
+                ..lsp::Diagnostic::default()
+            });
+        }
+        out
+    }
+
+    /// Publishes the diagnostics of every open document (an edit to one may change what
+    /// another includes).
+    fn publish_all(&self, connection: &Connection) {
+        let mut uris: Vec<&Url> = self.docs.keys().collect();
+        uris.sort();
+        for uri in uris {
+            let params = lsp::PublishDiagnosticsParams {
+                uri: uri.clone(),
+                diagnostics: self.diagnostics(uri),
+                version: self.docs.get(uri).map(|d| d.version),
+            };
+            let note = Notification::new("textDocument/publishDiagnostics".to_owned(), params);
+            send(connection, Message::Notification(note));
+        }
+    }
+
+    /// The references of a text with their spans (mentions and path includes).
+    pub(crate) fn references_in<'a>(&self, text: &'a str) -> Vec<Found<'a>> {
+        let scan = ctx::syntax::scan_with(text, &self.ctx.assembler().options().syntax);
+        scan.items
+            .into_iter()
+            .filter_map(|item| {
+                let reference = match item.kind {
+                    ItemKind::Mention(reference) => reference,
+                    ItemKind::Include(Include::Reference(reference)) => reference,
+                    _ => return None,
+                };
+                Some(Found { start: item.span.start, end: item.span.end, reference })
+            })
+            .collect()
+    }
+
+    /// The reference under the cursor.
+    fn reference_at<'a>(&self, text: &'a str, position: lsp::Position) -> Option<Found<'a>> {
+        let offset = text::offset(text, position);
+        self.references_in(text).into_iter().find(|f| f.start <= offset && offset < f.end)
+    }
+
+    /// The directory a document's relative paths start from.
+    pub(crate) fn base_of(&self, doc: &Document) -> Location {
+        let sandbox = self.ctx.sandbox();
+        doc.location.as_ref().and_then(Location::parent).unwrap_or_else(|| sandbox.workspace())
+    }
+
+    /// Resolves a written path as the assembler does: from the document's directory, then
+    /// from the workspace root.
+    pub(crate) fn resolve(&self, written: &str, base: &Location) -> Option<Location> {
+        let sandbox = self.ctx.sandbox();
+        sandbox.resolve(written, Some(base)).or_else(|_| sandbox.resolve(written, None)).ok()
+    }
+
+    /// The text of a location: the overlay's if open, else the disk's, through the sandbox.
+    pub(crate) fn read(&self, location: &Location) -> Option<std::sync::Arc<str>> {
+        self.ctx.sandbox().read_text(location).ok()?.text().cloned()
+    }
+
+    /// What a reference points at: the file and the lines its selector picks.
+    fn target(&self, doc: &Document, found: &Found<'_>) -> Option<(Location, Option<(u32, u32)>)> {
+        let base = self.base_of(doc);
+        let location = self.resolve(&found.reference.path.unescaped(), &base)?;
+        let lines = found.reference.selector.as_ref().and_then(|selector| {
+            let content = self.read(&location)?;
+            let markdown = ctx::assemble::is_markdown(location.path().as_str());
+            let selection = select::select(&content, selector, markdown).ok()?;
+            selection.lines.map(|l| (l.start, l.end))
+        });
+        Some((location, lines))
+    }
+
+    fn definition(
+        &self,
+        params: &lsp::GotoDefinitionParams,
+    ) -> Option<lsp::GotoDefinitionResponse> {
+        let at = &params.text_document_position_params;
+        let doc = self.docs.get(&at.text_document.uri)?;
+        let found = self.reference_at(&doc.text, at.position)?;
+        let (location, lines) = self.target(doc, &found)?;
+        let range = match lines {
+            Some((start, end)) => lsp::Range::new(
+                lsp::Position::new(start.saturating_sub(1), 0),
+                lsp::Position::new(end, 0),
+            ),
+            None => lsp::Range::default(),
+        };
+        Some(lsp::GotoDefinitionResponse::Scalar(lsp::Location::new(self.uri(&location)?, range)))
+    }
+
+    fn hover(&self, params: &lsp::HoverParams) -> Option<lsp::Hover> {
+        let at = &params.text_document_position_params;
+        let doc = self.docs.get(&at.text_document.uri)?;
+        let found = self.reference_at(&doc.text, at.position)?;
+        let (location, _) = self.target(doc, &found)?;
+        let path = location.path().as_str();
+        let stat = self.ctx.sandbox().stat(&location).ok()?;
+        let body = if stat.kind == FileKind::Dir {
+            let walk = self.ctx.sandbox().walk(&location).ok()?;
+            let names: Vec<String> =
+                walk.entries.iter().take(PREVIEW_LINES).map(|e| e.path.to_string()).collect();
+            format!("```\n{}\n```", names.join("\n"))
+        } else {
+            let content = self.read(&location)?;
+            let markdown = ctx::assemble::is_markdown(path);
+            let selected: Cow<'_, str> = match &found.reference.selector {
+                Some(selector) => select::select(&content, selector, markdown).ok()?.text,
+                None => Cow::Borrowed(&content),
+            };
+            let preview = preview(&selected);
+            let language = ctx::assemble::render::language(path);
+            let fence = ctx::assemble::render::fence(&preview);
+            format!("{fence}{language}\n{preview}{fence}")
+        };
+        let title = format!("**{}**\n\n", if path.is_empty() { "." } else { path });
+        Some(lsp::Hover {
+            contents: lsp::HoverContents::Markup(lsp::MarkupContent {
+                kind: lsp::MarkupKind::Markdown,
+                value: format!("{title}{body}"),
+            }),
+            range: Some(text::range(&doc.text, found.start, found.end)),
+        })
+    }
+
+    fn links(&self, uri: &Url) -> Vec<lsp::DocumentLink> {
+        let Some(doc) = self.docs.get(uri) else { return Vec::new() };
+        self.references_in(&doc.text)
+            .iter()
+            .filter_map(|found| {
+                let (location, lines) = self.target(doc, found)?;
+                let mut target = self.uri(&location)?;
+                if let Some((start, _)) = lines {
+                    target.set_fragment(Some(&format!("L{start}")));
+                }
+                Some(lsp::DocumentLink {
+                    range: text::range(&doc.text, found.start, found.end),
+                    target: Some(target),
+                    tooltip: None,
+                    data: None,
+                })
+            })
+            .collect()
+    }
+
+    /// Where the file under the cursor (or the document itself) is referenced, in the rule
+    /// folders and the open documents.
+    fn references(&self, params: &lsp::ReferenceParams) -> Vec<lsp::Location> {
+        let at = &params.text_document_position;
+        let Some(doc) = self.docs.get(&at.text_document.uri) else { return Vec::new() };
+        let wanted = match self.reference_at(&doc.text, at.position) {
+            Some(found) => self.target(doc, &found).map(|(location, _)| location),
+            None => doc.location.clone(),
+        };
+        let Some(wanted) = wanted else { return Vec::new() };
+        let mut documents: BTreeMap<Url, (String, Location)> = BTreeMap::new();
+        let sandbox = self.ctx.sandbox();
+        for dir in RULE_DIRS {
+            let Ok(location) = sandbox.resolve_in_workspace(dir) else { continue };
+            let Ok(walk) = sandbox.walk(&location) else { continue };
+            for entry in walk.entries.iter().filter(|e| e.kind == FileKind::File) {
+                let (Some(uri), Some(text)) =
+                    (self.uri(&entry.location), self.read(&entry.location))
+                else {
+                    continue;
+                };
+                let base = entry.location.parent().unwrap_or_else(|| sandbox.workspace());
+                documents.insert(uri, (text.to_string(), base));
+            }
+        }
+        for (uri, open) in &self.docs {
+            documents.insert(uri.clone(), (open.text.clone(), self.base_of(open)));
+        }
+        let mut out = Vec::new();
+        for (uri, (text, base)) in &documents {
+            for found in self.references_in(text) {
+                let written = found.reference.path.unescaped();
+                if self.resolve(&written, base).as_ref() == Some(&wanted) {
+                    out.push(lsp::Location::new(
+                        uri.clone(),
+                        text::range(text, found.start, found.end),
+                    ));
+                }
+            }
+        }
+        out
+    }
+
+    /// A lens on front matter: the assembled document's size in tokens, and the command that
+    /// assembles it.
+    fn lenses(&self, uri: &Url) -> Vec<lsp::CodeLens> {
+        let Some(doc) = self.docs.get(uri) else { return Vec::new() };
+        if !(doc.text.starts_with("---\n") || doc.text.starts_with("---\r\n")) {
+            return Vec::new();
+        }
+        let mut content = Vec::new();
+        if self.assemble(uri, &mut content).is_none() {
+            return Vec::new();
+        }
+        let tokens = ctx::assemble::tokens::count(&String::from_utf8_lossy(&content));
+        vec![lsp::CodeLens {
+            range: lsp::Range::new(lsp::Position::new(0, 0), lsp::Position::new(0, 3)),
+            command: Some(lsp::Command {
+                title: format!("{tokens} tokens assembled"),
+                command: ASSEMBLE_COMMAND.to_owned(),
+                arguments: Some(vec![Value::String(uri.to_string())]),
+            }),
+            data: None,
+        }]
+    }
+
+    fn execute(&self, params: &lsp::ExecuteCommandParams) -> Result<Value, Failure> {
+        if params.command != ASSEMBLE_COMMAND {
+            return Err((ErrorCode::InvalidParams, format!("unknown command: {}", params.command)));
+        }
+        let uri = params
+            .arguments
+            .first()
+            .and_then(Value::as_str)
+            .and_then(|s| Url::parse(s).ok())
+            .ok_or_else(|| (ErrorCode::InvalidParams, "expected a document URI".to_owned()))?;
+        let mut content = Vec::new();
+        self.assemble(&uri, &mut content)
+            .ok_or_else(|| (ErrorCode::InvalidParams, format!("not an open document: {uri}")))?;
+        Ok(Value::String(String::from_utf8_lossy(&content).into_owned()))
+    }
+}
+
+/// What a notification changed.
+enum Change {
+    /// Nothing diagnostics depend on.
+    None,
+    /// A document opened, closed or was saved: check now.
+    Now,
+    /// The text changed: check after the debounce.
+    Later,
+}
+
+/// The name of a document outside the sandbox, for its diagnostics.
+fn display_name(uri: &Url) -> String {
+    uri.path_segments().and_then(|mut s| s.next_back().map(str::to_owned)).unwrap_or_default()
+}
+
+/// The first lines of a text, cut to a preview's size.
+fn preview(text: &str) -> String {
+    let mut out = String::new();
+    for (n, line) in text.lines().enumerate() {
+        if n == PREVIEW_LINES || out.len() + line.len() > PREVIEW_BYTES {
+            out.push_str("…\n");
+            break;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}
+
+fn send(connection: &Connection, message: Message) {
+    // A client that went away ends the loop at the next receive.
+    let _ = connection.sender.send(message);
+}

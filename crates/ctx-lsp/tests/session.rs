@@ -1,0 +1,280 @@
+//! An in-process client drives the server: initialize, didOpen, didChange, completion,
+//! definition, hover, links, references, code lens, the assemble command, shutdown.
+
+use std::path::Path;
+use std::thread;
+use std::time::Duration;
+
+use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
+use serde_json::{Value, json};
+
+/// A client connected to a server running on its own thread.
+struct Client {
+    conn: Connection,
+    server: Option<thread::JoinHandle<Result<(), ctx_lsp::Error>>>,
+    next: i32,
+    /// Notifications received while waiting for responses.
+    notes: Vec<Notification>,
+}
+
+impl Client {
+    fn start(root: &Path) -> Client {
+        let (server, conn) = Connection::memory();
+        let builder = ctx::Context::builder().root(root);
+        let config = ctx_lsp::Config { debounce: Duration::from_millis(5) };
+        let handle = thread::spawn(move || ctx_lsp::run(&server, builder, &config));
+        let mut client = Client { conn, server: Some(handle), next: 0, notes: Vec::new() };
+        let init = client.request("initialize", json!({ "capabilities": {} }));
+        assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
+        client.notify("initialized", json!({}));
+        client
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let response = self.request_raw(method, params);
+        assert!(response.error.is_none(), "{method}: {:?}", response.error);
+        response.result.unwrap_or(Value::Null)
+    }
+
+    fn request_raw(&mut self, method: &str, params: Value) -> Response {
+        self.next += 1;
+        let id = RequestId::from(self.next);
+        let request = Request::new(id.clone(), method.to_owned(), params);
+        self.conn.sender.send(Message::Request(request)).unwrap();
+        loop {
+            match self.conn.receiver.recv_timeout(Duration::from_secs(30)).expect("a message") {
+                Message::Response(response) if response.id == id => return response,
+                Message::Notification(note) => self.notes.push(note),
+                _ => {}
+            }
+        }
+    }
+
+    fn notify(&self, method: &str, params: Value) {
+        let note = Notification::new(method.to_owned(), params);
+        self.conn.sender.send(Message::Notification(note)).unwrap();
+    }
+
+    /// Waits for the diagnostics of `uri` with the given version.
+    fn diagnostics(&mut self, uri: &str, version: i32) -> Vec<Value> {
+        let matches = |n: &Notification| {
+            n.method == "textDocument/publishDiagnostics"
+                && n.params["uri"] == uri
+                && n.params["version"] == version
+        };
+        loop {
+            if let Some(i) = self.notes.iter().position(matches) {
+                let note = self.notes.remove(i);
+                return note.params["diagnostics"].as_array().unwrap().clone();
+            }
+            match self.conn.receiver.recv_timeout(Duration::from_secs(30)).expect("diagnostics") {
+                Message::Notification(note) => self.notes.push(note),
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+    }
+
+    fn shutdown(mut self) {
+        self.request("shutdown", Value::Null);
+        self.notify("exit", Value::Null);
+        self.server.take().unwrap().join().unwrap().unwrap();
+    }
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules");
+    std::fs::create_dir_all(rules.join("common")).unwrap();
+    std::fs::write(
+        rules.join("common/style.md"),
+        "# Style\n\nUse four spaces.\n\n## Naming rules\n\nsnake_case\n",
+    )
+    .unwrap();
+    std::fs::write(
+        rules.join("common/code.rs"),
+        "// ANCHOR: main\nfn main() {}\n// ANCHOR_END: main\n",
+    )
+    .unwrap();
+    std::fs::write(rules.join("main.md"), "on disk\n").unwrap();
+    std::fs::create_dir_all(dir.path().join(".ctx/rules")).unwrap();
+    std::fs::write(dir.path().join(".ctx/rules/other.md"), "See @[../../rules/common/style.md].\n")
+        .unwrap();
+    dir
+}
+
+fn uri(path: &Path) -> String {
+    let dir = path.parent().unwrap().canonicalize().unwrap();
+    lsp_types::Url::from_file_path(dir.join(path.file_name().unwrap())).unwrap().to_string()
+}
+
+fn at(uri: &str, line: u32, character: u32) -> Value {
+    json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } })
+}
+
+fn labels(result: &Value) -> Vec<String> {
+    result["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["label"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn a_session() {
+    let dir = workspace();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let mut client = Client::start(dir.path());
+
+    // The unsaved text is checked, not the disk's.
+    let text = "# Main\n😀 @[common/missing.md]\n";
+    client.notify(
+        "textDocument/didOpen",
+        json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": text } }),
+    );
+    let diagnostics = client.diagnostics(&main, 1);
+    assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
+    assert_eq!(diagnostics[0]["code"], "E_NOT_FOUND");
+    // After an astral character: UTF-16 column 3 (two units for the emoji, one space).
+    assert_eq!(diagnostics[0]["range"]["start"], json!({ "line": 1, "character": 3 }));
+    assert_eq!(diagnostics[0]["range"]["end"], json!({ "line": 1, "character": 23 }));
+
+    // Fix it with an incremental edit: `missing` → `style`.
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": main, "version": 2 },
+            "contentChanges": [{ "range": { "start": { "line": 1, "character": 12 }, "end": { "line": 1, "character": 19 } }, "text": "style" }],
+        }),
+    );
+    assert_eq!(client.diagnostics(&main, 2), Vec::<Value>::new());
+
+    // Type a new include line, then complete it.
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": main, "version": 3 },
+            "contentChanges": [{ "range": { "start": { "line": 2, "character": 0 }, "end": { "line": 2, "character": 0 } }, "text": "@[common/st" }],
+        }),
+    );
+    let result = client.request("textDocument/completion", at(&main, 2, 11));
+    let first = &result["items"][0];
+    assert_eq!(first["label"], "style.md");
+    assert_eq!(first["textEdit"]["range"]["start"], json!({ "line": 2, "character": 9 }));
+    // Then the ranked matches of `ctx complete`, replacing the whole typed path.
+    let ranked =
+        result["items"].as_array().unwrap().iter().find(|i| i["label"] == "rules/common/style.md");
+    let ranked = ranked.expect("a ranked match");
+    assert_eq!(ranked["textEdit"]["range"]["start"], json!({ "line": 2, "character": 2 }));
+    let top = client.request("textDocument/completion", at(&main, 2, 2));
+    let top = labels(&top);
+    assert!(top.contains(&"common/".to_owned()) && top.contains(&"grep".to_owned()), "{top:?}");
+
+    // Headings after `#`, anchors after `:`, directives after `@{`.
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": main, "version": 4 },
+            "contentChanges": [{ "text": "@[common/style.md#na\n@[common/code.rs:m\n@{define MINE}@{if\n" }],
+        }),
+    );
+    let headings = client.request("textDocument/completion", at(&main, 0, 20));
+    assert_eq!(labels(&headings)[0], "naming-rules");
+    let anchors = client.request("textDocument/completion", at(&main, 1, 18));
+    assert_eq!(labels(&anchors), ["main"]);
+    let directives = labels(&client.request("textDocument/completion", at(&main, 2, 18)));
+    assert!(directives.contains(&"ifdef".to_owned()) && directives.contains(&"MINE".to_owned()));
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": main, "version": 5 }, "contentChanges": [{ "text": "@[grep{\"pattern\": \"x\", \"" }] }),
+    );
+    let keys = labels(&client.request("textDocument/completion", at(&main, 0, 26)));
+    assert_eq!(keys, ["pattern", "uri", "glob", "max"]);
+
+    // Definition, hover and links on a reference with a selector.
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": main, "version": 6 }, "contentChanges": [{ "text": "---\ndescription: x\n---\nA @[common/style.md:3:3] B\n" }] }),
+    );
+    let definition = client.request("textDocument/definition", at(&main, 3, 5));
+    assert_eq!(definition["uri"], uri(&dir.path().join("rules/common/style.md")));
+    assert_eq!(definition["range"]["start"], json!({ "line": 2, "character": 0 }));
+    let hover = client.request("textDocument/hover", at(&main, 3, 5));
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(value.contains("Use four spaces.") && !value.contains("snake_case"), "{value}");
+    let links =
+        client.request("textDocument/documentLink", json!({ "textDocument": { "uri": main } }));
+    assert_eq!(links.as_array().unwrap().len(), 1);
+
+    // The references of style.md: this buffer and the rule folder's document.
+    let refs = client.request("textDocument/references", json!({
+        "textDocument": { "uri": main }, "position": { "line": 3, "character": 5 }, "context": { "includeDeclaration": true },
+    }));
+    assert_eq!(refs.as_array().unwrap().len(), 2, "{refs}");
+
+    // A lens on front matter and the command it runs.
+    let lenses =
+        client.request("textDocument/codeLens", json!({ "textDocument": { "uri": main } }));
+    let title = lenses[0]["command"]["title"].as_str().unwrap();
+    assert!(title.ends_with("tokens assembled"), "{title}");
+    let assembled = client.request(
+        "workspace/executeCommand",
+        json!({ "command": ctx_lsp::ASSEMBLE_COMMAND, "arguments": [main] }),
+    );
+    assert_eq!(assembled, "A Use four spaces. B\n");
+
+    client.shutdown();
+}
+
+#[test]
+fn an_open_included_document_wins_over_the_disk() {
+    let dir = workspace();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let style = uri(&dir.path().join("rules/common/style.md"));
+    let mut client = Client::start(dir.path());
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": style, "languageId": "markdown", "version": 1, "text": "unsaved style\n" } }));
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": "@[common/style.md]" } }));
+    let assembled = client.request(
+        "workspace/executeCommand",
+        json!({ "command": ctx_lsp::ASSEMBLE_COMMAND, "arguments": [main] }),
+    );
+    assert_eq!(assembled, "unsaved style\n");
+    client.notify("textDocument/didClose", json!({ "textDocument": { "uri": style } }));
+    let assembled = client.request(
+        "workspace/executeCommand",
+        json!({ "command": ctx_lsp::ASSEMBLE_COMMAND, "arguments": [main] }),
+    );
+    assert!(assembled.as_str().unwrap().starts_with("# Style"), "{assembled}");
+    client.shutdown();
+}
+
+#[test]
+fn bad_and_out_of_order_requests() {
+    let dir = workspace();
+    let mut client = Client::start(dir.path());
+    let unknown = uri(&dir.path().join("rules/never-opened.md"));
+    // Requests about a document that was never opened: empty answers.
+    assert_eq!(client.request("textDocument/hover", at(&unknown, 0, 0)), Value::Null);
+    assert_eq!(client.request("textDocument/completion", at(&unknown, 0, 0)), Value::Null);
+    // A change before the open, and bad parameters: no crash.
+    client.notify("textDocument/didChange", json!({ "textDocument": { "uri": unknown, "version": 2 }, "contentChanges": [{ "text": "x" }] }));
+    client.notify("textDocument/didOpen", json!({ "garbage": true }));
+    let bad = client.request_raw("textDocument/hover", json!({ "nope": 1 }));
+    assert_eq!(bad.error.unwrap().code, -32602);
+    let missing = client.request_raw("textDocument/formatting", json!({}));
+    assert_eq!(missing.error.unwrap().code, -32601);
+    // A position far past the end of a line with astral characters is clamped.
+    let main = uri(&dir.path().join("rules/main.md"));
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": "😀😀 @[co" } }));
+    // A change older than the open text is dropped.
+    client.notify("textDocument/didChange", json!({ "textDocument": { "uri": main, "version": 0 }, "contentChanges": [{ "text": "stale" }] }));
+    let result = client.request("textDocument/completion", at(&main, 0, 400));
+    assert_eq!(labels(&result)[0], "common/");
+    // A document outside the roots is checked as a text; its includes stay in the sandbox.
+    let outside = tempfile::tempdir().unwrap();
+    let stray = uri(&outside.path().join("stray.md"));
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": stray, "languageId": "markdown", "version": 1, "text": "@[../../../../etc/passwd]" } }));
+    let diagnostics = client.diagnostics(&stray, 1);
+    assert_eq!(diagnostics[0]["code"], "E_OUTSIDE");
+    client.shutdown();
+}
