@@ -395,10 +395,26 @@ const PAIRS: &[Pair] = &[
         target: Some(Target::RatioAtMost(1.5)),
     },
     Pair {
+        label: "ctx assemble",
+        bench: process::ASSEMBLE_FILE,
+        baseline: Some(Baseline {
+            label: "cat to a file",
+            bench: process::CAT_FILE,
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::RatioAtMost(1.5)),
+    },
+    Pair {
         label: "peak memory of ctx assemble",
         bench: process::PEAK_RSS,
         baseline: None,
         target: Some(Target::MibAtMost(64.0)),
+    },
+    Pair {
+        label: "peak memory of cat (largest chunk)",
+        bench: process::CAT_PEAK_RSS,
+        baseline: None,
+        target: None,
     },
 ];
 

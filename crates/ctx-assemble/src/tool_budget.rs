@@ -15,6 +15,11 @@ use crate::tools::ToolError;
 /// Largest compiled form of one pattern, for each of its engines.
 const PATTERN_LIMIT: usize = 1 << 20;
 
+/// Most distinct patterns one run compiles while the regex budget is on. Each compiled pattern
+/// also holds a pool of search caches that its `memory_usage` leaves out (a few KiB), so many
+/// small patterns would pass the byte budget's intent without passing the budget itself.
+const MAX_PATTERNS: usize = 4096;
+
 /// A run's tool budget. Shared by every tool call of one assembly.
 #[derive(Debug)]
 pub struct ToolBudget {
@@ -59,6 +64,14 @@ impl ToolBudget {
         if let Some(found) = regexes.compiled.get(pattern) {
             return found.clone().map_err(ToolError::args);
         }
+        if self.max_regex_bytes > 0 && regexes.compiled.len() >= MAX_PATTERNS {
+            return Err(ToolError {
+                code: Code::Budget,
+                message: format!(
+                    "{MAX_PATTERNS} distinct patterns compiled in this run; this one is not compiled"
+                ),
+            });
+        }
         if self.max_regex_bytes > 0 && regexes.spent >= self.max_regex_bytes {
             return Err(ToolError {
                 code: Code::Budget,
@@ -76,9 +89,10 @@ impl ToolBudget {
         let built = Regex::builder().configure(config).build(pattern);
         // A pattern refused for its size may have cost as much as the limit before it was
         // refused, so it is charged that much: a stream of oversized patterns ends fast.
+        // A pattern that has searched keeps a search cache, which `memory_usage` leaves out.
         regexes.spent += pattern.len()
             + match &built {
-                Ok(regex) => regex.memory_usage(),
+                Ok(regex) => regex.memory_usage() + regex.create_cache().memory_usage(),
                 Err(e) if e.size_limit().is_some() => PATTERN_LIMIT,
                 Err(_) => 0,
             };
@@ -161,6 +175,30 @@ mod tests {
         }
         assert_eq!(codes[0], None);
         assert_eq!(codes.last().copied().flatten(), Some(Code::Budget), "the budget ends it");
+    }
+
+    #[test]
+    fn search_caches_are_charged() {
+        let pattern = |i: usize| format!("(a|b)*c{{0,50}}x{i}");
+        let probe = ToolBudget::new(0, 0).regex(&pattern(0)).unwrap();
+        let (compiled, cache) = (probe.memory_usage(), probe.create_cache().memory_usage());
+        assert!(cache * 4 > compiled, "{cache} bytes of cache beside {compiled} compiled");
+        // Room for ten patterns by their compiled size alone; the caches leave less.
+        let budget = ToolBudget::new(0, 10 * compiled);
+        let fitted = (0..20).take_while(|&i| budget.regex(&pattern(i)).is_ok()).count();
+        assert!(fitted <= 9, "{fitted} patterns fitted");
+    }
+
+    #[test]
+    fn distinct_patterns_are_counted_too() {
+        let budget = ToolBudget::new(0, 64 << 20);
+        let codes: Vec<_> = (0..MAX_PATTERNS + 10)
+            .map(|i| budget.regex(&format!("x{i}")).err().map(|e| e.code))
+            .collect();
+        assert!(codes[..MAX_PATTERNS].iter().all(Option::is_none));
+        assert!(codes[MAX_PATTERNS..].iter().all(|c| *c == Some(Code::Budget)));
+        assert!(budget.regex("x0").is_ok(), "a pattern already compiled is served");
+        assert!(ToolBudget::new(0, 0).regex("x").is_ok());
     }
 
     #[test]

@@ -66,7 +66,7 @@ pub(crate) fn show_progress(settings: &Settings) -> bool {
 /// Reports the diagnostics and turns them into the exit status.
 pub(crate) fn finish(settings: &Settings, assembly: &Assembly) -> anyhow::Result<ExitCode> {
     let mut reporter = Reporter::new(settings.style, settings.quiet);
-    reporter.report_all(&assembly.diagnostics)?;
+    reporter.report_all(&assembly.diagnostics);
     tracing::info!(
         files = assembly.stats.files,
         bytes = assembly.stats.bytes,

@@ -46,7 +46,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
             Ok(assembly) => records.extend(assembly.diagnostics),
             Err(err) => {
                 unreadable = true;
-                writeln!(io::stderr(), "ctx: error: {}: {err}", file.display())?;
+                let _ = writeln!(io::stderr(), "ctx: error: {}: {err}", file.display());
             }
         }
     }

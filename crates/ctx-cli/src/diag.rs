@@ -36,14 +36,26 @@ impl Reporter {
         Reporter { style, quiet, shown: 0, counts: Counts::default() }
     }
 
-    /// Reports every diagnostic in order.
-    pub(crate) fn report_all(&mut self, diagnostics: &[DiagnosticRecord]) -> io::Result<()> {
+    /// Reports every diagnostic in order on standard error. Standard error is best effort: a
+    /// closed or full one changes neither the counts nor the exit status.
+    pub(crate) fn report_all(&mut self, diagnostics: &[DiagnosticRecord]) {
         let mut err = io::stderr().lock();
+        let mut written = Ok(());
         for d in diagnostics {
-            self.report(d, &mut err)?;
+            match written {
+                Ok(()) => written = self.report(d, &mut err),
+                Err(_) => self.count(d),
+            }
         }
-        self.finish(&mut err)?;
-        err.flush()
+        let _ = written.and_then(|()| self.finish(&mut err)).and_then(|()| err.flush());
+    }
+
+    /// Counts one diagnostic.
+    fn count(&mut self, d: &DiagnosticRecord) {
+        match d.severity {
+            Severity::Error => self.counts.errors += 1,
+            Severity::Warning => self.counts.warnings += 1,
+        }
     }
 
     /// Says how many diagnostics were counted but not shown, past [`MAX_SHOWN`].
@@ -63,10 +75,7 @@ impl Reporter {
 
     /// Reports one diagnostic (warnings are counted but not shown under `-q`).
     pub(crate) fn report(&mut self, d: &DiagnosticRecord, out: &mut dyn Write) -> io::Result<()> {
-        match d.severity {
-            Severity::Error => self.counts.errors += 1,
-            Severity::Warning => self.counts.warnings += 1,
-        }
+        self.count(d);
         if self.quiet && d.severity == Severity::Warning {
             return Ok(());
         }

@@ -36,7 +36,7 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
     run_forever(&ctx, |ctx| {
         let (content, deps) = match ctx.assemble_file(&path) {
             Ok(assembly) => {
-                Reporter::new(settings.style, settings.quiet).report_all(&assembly.diagnostics)?;
+                Reporter::new(settings.style, settings.quiet).report_all(&assembly.diagnostics);
                 let deps = ctx.dependencies(Some(&path), &assembly.references);
                 (assembly.content, deps)
             }

@@ -55,9 +55,20 @@ pub enum SkipReason {
     Cycle,
     /// An entry that could not be read.
     Io,
+    /// An entry the operating system refused to open or list (`E_PERMISSION`).
+    Permission,
 }
 
 impl SkipReason {
+    /// Why an I/O error left an entry out: [`SkipReason::Permission`] for a refused access,
+    /// [`SkipReason::Io`] for anything else.
+    fn of_io(err: &std::io::Error) -> SkipReason {
+        match err.kind() {
+            std::io::ErrorKind::PermissionDenied => SkipReason::Permission,
+            _ => SkipReason::Io,
+        }
+    }
+
     /// The diagnostic code matching the reason, where there is one.
     pub fn code(self) -> Option<Code> {
         match self {
@@ -66,6 +77,7 @@ impl SkipReason {
             SkipReason::BadName => Some(ErrorKind::BadPath.code()),
             SkipReason::NotRegular => Some(ErrorKind::NotRegular.code()),
             SkipReason::Io => Some(ErrorKind::Io.code()),
+            SkipReason::Permission => Some(ErrorKind::Permission.code()),
             SkipReason::TooDeep | SkipReason::Cycle => None,
         }
     }
@@ -159,7 +171,7 @@ impl Sandbox {
         walker.options = options;
         let shown = dir.comps();
         walker.visit(handle, Node { canonical, shown, depth: 0 }, false);
-        Ok(walker.out)
+        walker.finish(dir.shown())
     }
 
     /// Walks the files matching a glob, `/` separated (`\` counts as `/`),
@@ -208,7 +220,7 @@ impl Sandbox {
         let mut walker = Walker::new(self, start.root(), Some(GlobFilter { glob, depth }));
         walker.base_len = start.comps().len();
         walker.visit(handle, Node { canonical, shown: start.comps(), depth: 0 }, false);
-        Ok(walker.out)
+        walker.finish(pattern)
     }
 }
 
@@ -249,6 +261,9 @@ struct Walker<'a> {
     base_len: usize,
     options: WalkOptions,
     out: Walk,
+    /// Why the walked directory itself could not be listed: the walk fails rather than
+    /// showing it empty.
+    failed: Option<std::io::Error>,
 }
 
 impl<'a> Walker<'a> {
@@ -262,6 +277,15 @@ impl<'a> Walker<'a> {
             base_len: 0,
             options: WalkOptions::of(sandbox),
             out: Walk::default(),
+            failed: None,
+        }
+    }
+
+    /// The walk, or the error that kept its directory (written as `written`) from being listed.
+    fn finish(self, written: &str) -> Result<Walk> {
+        match self.failed {
+            Some(err) => Err(Error::io(written, err)),
+            None => Ok(self.out),
         }
     }
 
@@ -282,11 +306,15 @@ impl<'a> Walker<'a> {
                         Ok(Ok(name)) => names.push(name),
                         // A name that is not UTF-8 cannot be named in ctx.
                         Ok(Err(_)) => self.skip(&shown, SkipReason::BadName),
-                        Err(_) => self.skip(&shown, SkipReason::Io),
+                        Err(e) => self.skip(&shown, SkipReason::of_io(&e)),
                     }
                 }
             }
-            Err(_) => return self.skip(&shown, SkipReason::Io),
+            Err(e) if depth == 0 => {
+                self.failed = Some(e);
+                return;
+            }
+            Err(e) => return self.skip(&shown, SkipReason::of_io(&e)),
         }
         names.sort_unstable();
         let settings = &self.sandbox.ignore;
@@ -374,6 +402,9 @@ impl<'a> Walker<'a> {
         };
         match handle {
             Ok(dir) => self.visit(dir, Node { canonical, shown, depth }, via_symlink),
+            Err(e) if e.kind() == ErrorKind::Permission => {
+                self.skip(&shown, SkipReason::Permission)
+            }
             Err(_) => self.skip(&shown, SkipReason::Io),
         }
     }
@@ -394,6 +425,7 @@ impl<'a> Walker<'a> {
                     ErrorKind::Denied => SkipReason::Denied,
                     ErrorKind::NotRegular => SkipReason::NotRegular,
                     ErrorKind::BadPath => SkipReason::BadName,
+                    ErrorKind::Permission => SkipReason::Permission,
                     _ => SkipReason::Io,
                 };
                 return self.skip(&shown, reason);

@@ -3,12 +3,14 @@
 //!
 //! - `ctx complete agent/hand` on a tree of small files in about a hundredth as many
 //!   directories, beside `find . -type f | wc -l` of the same tree;
-//! - `ctx assemble all.md --max-files 0 --max-output-bytes 0 --max-lines 0 > /dev/null`, where
-//!   `all.md` is `@[src/]` over real `.rs` files copied from `$CARGO_HOME/registry/src` (generated
-//!   when the registry has too few), beside `cat` of the same files to /dev/null;
-//! - the peak resident set of that `ctx assemble`: the `%M` of GNU `/usr/bin/time` when it
-//!   works, else the `VmHWM` of `/proc/<pid>/status` read every 2 ms while it runs (which can
-//!   miss growth in the last 2 ms of the run; `CTX_BENCH_POLL_RSS=1` chooses it anyway).
+//! - `ctx assemble all.md --max-files 0 --max-output-bytes 0 --max-lines 0`, where `all.md` is
+//!   `@[src/]` over real `.rs` files copied from `$CARGO_HOME/registry/src` (generated when the
+//!   registry has too few), beside `cat` of the same files, like with like: both to /dev/null,
+//!   then both to a file in the data directory (cat in chunks of 1000 arguments, its times
+//!   summed), each run of one right after the other's;
+//! - the peak resident set of each: the `%M` of GNU `/usr/bin/time` when it works, else the
+//!   `VmHWM` of `/proc/<pid>/status` read every 2 ms while it runs (which can miss growth in
+//!   the last 2 ms of the run; `CTX_BENCH_POLL_RSS=1` chooses it anyway).
 //!
 //! Trees live under `$CARGO_TARGET_DIR/bench-data/` (default `target/bench-data/`), each with a
 //! `.done` stamp beside it, so a rerun reuses them. Each figure is the median of the runs.
@@ -28,6 +30,18 @@ pub(super) const FIND: &str = "process/find";
 pub(super) const ASSEMBLE: &str = "process/assemble";
 pub(super) const CAT: &str = "process/cat";
 pub(super) const PEAK_RSS: &str = "process/peak_rss";
+pub(super) const ASSEMBLE_FILE: &str = "process/assemble_to_file";
+pub(super) const CAT_FILE: &str = "process/cat_to_file";
+pub(super) const CAT_PEAK_RSS: &str = "process/cat_peak_rss";
+
+/// Where a timed command writes its standard output.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Sink {
+    /// `/dev/null`.
+    Null,
+    /// A file in the data directory, truncated before each run.
+    File,
+}
 
 /// The sizes of one kind of run.
 struct Sizes {
@@ -127,49 +141,77 @@ fn assembly(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured>> {
         tree.display(),
         memory.describe()
     );
-    let mut assemble = Vec::new();
-    let mut cat = Vec::new();
-    let mut peak = None;
+    let mut times = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let (mut peak, mut cat_peak) = (None, None);
+    let output = data.join("assembly-output.txt");
     for run in 0..=sizes.runs {
-        let mut cmd = Command::new(ctx);
-        cmd.args(["assemble", "all.md", "--max-files", "0", "--max-output-bytes", "0"]);
-        cmd.args(["--max-lines", "0", "-q"]).current_dir(&tree);
-        let (time, rss) = memory.run(cmd, data)?;
-        let mut base = Duration::ZERO;
-        for chunk in files.chunks(1000) {
-            let (time, _) = timed(Command::new("cat").args(chunk).current_dir(&tree))?;
-            base += time;
-        }
-        if run > 0 {
-            assemble.push(time);
-            cat.push(base);
-            peak = peak.max(rss);
+        for (i, sink) in [Sink::Null, Sink::File].into_iter().enumerate() {
+            let mut cmd = Command::new(ctx);
+            cmd.args(["assemble", "all.md", "--max-files", "0", "--max-output-bytes", "0"]);
+            cmd.args(["--max-lines", "0", "-q"]).current_dir(&tree);
+            let (time, rss) = memory.run(cmd, data, stdout_for(sink, &output)?)?;
+            let mut base = Duration::ZERO;
+            let mut base_rss = None;
+            let out = stdout_for(sink, &output)?;
+            for chunk in files.chunks(1000) {
+                let mut cmd = Command::new("cat");
+                cmd.args(chunk).current_dir(&tree);
+                let stdout = match &out {
+                    Some(file) => Some(file.try_clone()?),
+                    None => None,
+                };
+                let (time, rss) = memory.run(cmd, data, stdout)?;
+                base += time;
+                base_rss = base_rss.max(rss);
+            }
+            if run > 0 {
+                times[2 * i].push(time);
+                times[2 * i + 1].push(base);
+                peak = peak.max(rss);
+                cat_peak = cat_peak.max(base_rss);
+            }
         }
     }
-    let detail = format!(
-        "{} .rs files ({:.0} MB, {source}), median of {}",
-        grouped(files.len()),
-        megabytes(bytes),
-        sizes.runs
-    );
+    let _ = fs::remove_file(&output);
+    let detail = |to: &str| {
+        format!(
+            "{} .rs files ({:.0} MB, {source}) to {to}, median of {}",
+            grouped(files.len()),
+            megabytes(bytes),
+            sizes.runs
+        )
+    };
+    let [assemble, cat, assemble_file, cat_file] = &times;
     let mut measured = vec![
-        seconds(ASSEMBLE, &assemble, Some(bytes), Some(detail)),
-        seconds(CAT, &cat, Some(bytes), None),
+        seconds(ASSEMBLE, assemble, Some(bytes), Some(detail("/dev/null"))),
+        seconds(CAT, cat, Some(bytes), None),
+        seconds(ASSEMBLE_FILE, assemble_file, Some(bytes), Some(detail("a file"))),
+        seconds(CAT_FILE, cat_file, Some(bytes), None),
     ];
-    if let Some(peak) = peak {
-        measured.push(Measured {
-            name: PEAK_RSS.to_string(),
-            value: Value::Bytes(peak),
-            shown: format!("{:.1} MiB", peak as f64 / super::MIB),
-            detail: Some(format!(
-                "{} files, {}, max of {}",
-                grouped(files.len()),
-                memory.describe(),
-                sizes.runs
-            )),
-        });
+    for (name, peak) in [(PEAK_RSS, peak), (CAT_PEAK_RSS, cat_peak)] {
+        if let Some(peak) = peak {
+            measured.push(Measured {
+                name: name.to_string(),
+                value: Value::Bytes(peak),
+                shown: format!("{:.1} MiB", peak as f64 / super::MIB),
+                detail: Some(format!(
+                    "{} files, {}, max of {}",
+                    grouped(files.len()),
+                    memory.describe(),
+                    sizes.runs
+                )),
+            });
+        }
     }
     Ok(measured)
+}
+
+/// The standard output of a run to `sink`: `None` for /dev/null, else `path` truncated.
+fn stdout_for(sink: Sink, path: &Path) -> Result<Option<fs::File>> {
+    Ok(match sink {
+        Sink::Null => None,
+        Sink::File => Some(fs::File::create(path)?),
+    })
 }
 
 /// The median of `times` as a measurement; with `bytes`, the table shows the rate too.
@@ -261,9 +303,14 @@ impl Memory {
         }
     }
 
-    /// Runs `cmd` with its output to /dev/null, returning its wall-clock time and its peak
-    /// resident set in bytes.
-    fn run(&self, cmd: Command, data: &Path) -> Result<(Duration, Option<u64>)> {
+    /// Runs `cmd` with its output to `stdout` (/dev/null when `None`), returning its wall-clock
+    /// time and its peak resident set in bytes.
+    fn run(
+        &self,
+        cmd: Command,
+        data: &Path,
+        stdout: Option<fs::File>,
+    ) -> Result<(Duration, Option<u64>)> {
         let stderr_path = data.join("stderr.txt");
         let mut cmd = match self {
             Memory::GnuTime => {
@@ -276,7 +323,11 @@ impl Memory {
             }
             Memory::Poll | Memory::None => cmd,
         };
-        cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(fs::File::create(&stderr_path)?);
+        let stdout = match stdout {
+            Some(file) => Stdio::from(file),
+            None => Stdio::null(),
+        };
+        cmd.stdin(Stdio::null()).stdout(stdout).stderr(fs::File::create(&stderr_path)?);
         let start = Instant::now();
         let mut child =
             cmd.spawn().map_err(|err| format!("cannot run `{}`: {err}", display(&cmd)))?;
