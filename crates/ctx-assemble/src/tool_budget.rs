@@ -148,9 +148,9 @@ impl ToolBudget {
 }
 
 impl Default for ToolBudget {
-    /// 256 MiB to scan, 64 MiB of compiled patterns.
+    /// 256 MiB to scan, 32 MiB of compiled patterns.
     fn default() -> ToolBudget {
-        ToolBudget::new(256 << 20, 64 << 20)
+        ToolBudget::new(256 << 20, 32 << 20)
     }
 }
 

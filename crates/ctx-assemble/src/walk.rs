@@ -30,7 +30,7 @@ use crate::sanitize::sanitize;
 use crate::tools::ToolBudget;
 
 /// Memory the compiled regular expressions of one run's tools may hold.
-const REGEX_BUDGET: usize = 64 << 20;
+const REGEX_BUDGET: usize = 32 << 20;
 
 /// A document being assembled.
 pub(crate) struct Doc {

@@ -140,7 +140,13 @@ impl Error {
         } else {
             ErrorKind::Io
         };
-        let detail = lower_first(&os_message(&err));
+        let mut detail = lower_first(&os_message(&err));
+        // "permission denied: x (os error 13)", not the kind's words twice.
+        if kind == ErrorKind::Permission
+            && let Some(rest) = detail.strip_prefix("permission denied (")
+        {
+            detail = rest.trim_end_matches(')').to_owned();
+        }
         Error::new(kind, written).with_detail(detail).with_source(err)
     }
 
