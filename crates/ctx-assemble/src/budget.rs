@@ -215,16 +215,10 @@ impl Budget {
                 cut_from: None,
             };
         }
-        let cut =
-            tokens::truncate_to_budget(piece, self.max_tokens.saturating_sub(self.tokens_spent));
+        let spent = self.cut(piece, count);
+        // Document text past the budget leaves out everything after it.
         self.tokens_spent = self.max_tokens;
-        self.tokens_total += cut.tokens as u64;
-        self.cuts += 1;
-        Spent {
-            content: Cow::Owned(cut.text.to_owned()),
-            tokens: Some(cut.tokens as u64),
-            cut_from: Some(count),
-        }
+        spent
     }
 
     /// Counts one piece of included content (a file, a tool's result) and cuts it to what is
@@ -243,8 +237,13 @@ impl Budget {
             self.tokens_total += count as u64;
             return Spent { content, tokens: Some(count as u64), cut_from: None };
         }
+        self.cut(&content, count)
+    }
+
+    /// Cuts `text` (of `count` tokens) to what is left of the token budget and counts the cut.
+    fn cut<'t>(&mut self, text: &str, count: usize) -> Spent<Cow<'t, str>> {
         let left = self.max_tokens.saturating_sub(self.tokens_spent);
-        let cut = tokens::truncate_to_budget(&content, left);
+        let cut = tokens::truncate_to_budget(text, left);
         self.tokens_spent += cut.tokens;
         self.tokens_total += cut.tokens as u64;
         self.cuts += 1;
