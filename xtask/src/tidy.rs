@@ -21,8 +21,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("ctx-fs", &[]),
     ("ctx-preprocess", &["ctx-syntax"]),
     ("ctx-assemble", &["ctx-syntax", "ctx-fs", "ctx-preprocess"]),
-    ("ctx", &["ctx-syntax", "ctx-fs", "ctx-preprocess", "ctx-assemble"]),
-    ("ctx-cli", &["ctx", "ctx-syntax", "ctx-fs", "ctx-preprocess", "ctx-assemble"]),
+    ("ctx-suggest", &["ctx-fs"]),
+    ("ctx", &["ctx-syntax", "ctx-fs", "ctx-preprocess", "ctx-assemble", "ctx-suggest"]),
+    ("ctx-cli", &["ctx", "ctx-syntax", "ctx-fs", "ctx-preprocess", "ctx-assemble", "ctx-suggest"]),
 ];
 
 /// Directory names that hold data or build output rather than source.

@@ -79,6 +79,7 @@ mod deny;
 mod error;
 mod path;
 mod sandbox;
+mod store;
 mod walk;
 
 pub use cap_std::AmbientAuthority;
@@ -89,4 +90,5 @@ pub use sandbox::{
     FileKind, IgnoreSettings, Limits, Location, MAX_SYMLINK_HOPS, RootId, Sandbox, SandboxBuilder,
     Stat,
 };
+pub use store::{Store, StoreLock};
 pub use walk::{SkipReason, Skipped, Walk, WalkEntry};

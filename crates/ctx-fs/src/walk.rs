@@ -27,6 +27,11 @@ pub struct WalkEntry {
     pub kind: FileKind,
     /// Length in bytes.
     pub len: u64,
+    /// Last modification time, where the platform has one.
+    pub modified: Option<std::time::SystemTime>,
+    /// The inode number on Unix (0 elsewhere), so a file replaced by
+    /// another of the same length and time is still told apart.
+    pub inode: u64,
     /// Level below the walked directory, its own entries being level 1.
     pub depth: usize,
     /// Whether the entry was reached through a symbolic link.
@@ -273,10 +278,10 @@ impl<'a> Walker<'a> {
                 if settings.skip_dirs.contains(&name) || ignored(&chain, &child, true) {
                     continue;
                 }
-                self.enter(Source::Child(&dir, &name, via), child, child_shown, depth, md.len());
+                self.enter(Source::Child(&dir, &name, via), child, child_shown, depth, &md);
             } else if md.is_file() {
                 if !ignored(&chain, &child, false) {
-                    self.push(child, child_shown, FileKind::File, md.len(), depth, via);
+                    self.push(child, child_shown, FileKind::File, &md, depth, via);
                 }
             } else if !ignored(&chain, &child, false) {
                 self.skip(&child_shown, SkipReason::NotRegular);
@@ -291,13 +296,13 @@ impl<'a> Walker<'a> {
         canonical: Vec<String>,
         shown: Vec<String>,
         depth: usize,
-        len: u64,
+        md: &cap_std::fs::Metadata,
     ) {
         let via_symlink = match source {
             Source::Child(_, _, via) => via,
             Source::Link => true,
         };
-        self.push(canonical.clone(), shown.clone(), FileKind::Dir, len, depth, via_symlink);
+        self.push(canonical.clone(), shown.clone(), FileKind::Dir, md, depth, via_symlink);
         if self.out.truncated {
             return;
         }
@@ -359,9 +364,9 @@ impl<'a> Walker<'a> {
             if self.visited.contains(&target) || parent.starts_with(&target) {
                 return self.skip(&shown, SkipReason::Cycle);
             }
-            self.enter(Source::Link, target, shown, depth, md.len());
+            self.enter(Source::Link, target, shown, depth, &md);
         } else if md.is_file() {
-            self.push(target, shown, FileKind::File, md.len(), depth, true);
+            self.push(target, shown, FileKind::File, &md, depth, true);
         } else {
             self.skip(&shown, SkipReason::NotRegular);
         }
@@ -458,7 +463,7 @@ impl<'a> Walker<'a> {
         canonical: Vec<String>,
         shown: Vec<String>,
         kind: FileKind,
-        len: u64,
+        md: &cap_std::fs::Metadata,
         depth: usize,
         via_symlink: bool,
     ) {
@@ -479,7 +484,9 @@ impl<'a> Walker<'a> {
             path: join(&shown),
             location: Location::new(self.root, &canonical),
             kind,
-            len,
+            len: md.len(),
+            modified: md.modified().ok().map(|t| t.into_std()),
+            inode: inode_of(md),
             depth,
             via_symlink,
         });
@@ -504,4 +511,15 @@ fn ignored(chain: &[(usize, Arc<Gitignore>)], path: &[String], is_dir: bool) -> 
 
 fn join(comps: &[String]) -> Utf8PathBuf {
     Utf8PathBuf::from(comps.join("/"))
+}
+
+#[cfg(unix)]
+fn inode_of(md: &cap_std::fs::Metadata) -> u64 {
+    use cap_std::fs::MetadataExt;
+    md.ino()
+}
+
+#[cfg(not(unix))]
+fn inode_of(_: &cap_std::fs::Metadata) -> u64 {
+    0
 }

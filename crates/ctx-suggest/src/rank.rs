@@ -1,0 +1,363 @@
+//! Ranking: BM25F over the five fields, exact identifier and path matches,
+//! demotion by file class, then a personalised PageRank over the symbol
+//! graph seeded with the best files.
+
+use std::collections::HashMap;
+
+use crate::classify::FileClass;
+use crate::index::{FIELDS, FileRec, Index, PostingIter};
+use crate::query::{Query, Wants};
+
+/// The ranking's weights; [`Weights::default`] holds the values decided on
+/// the development set (docs/suggest.md).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Weights {
+    /// BM25F weight of each field: path, definitions, references,
+    /// comments, body.
+    pub field: [f64; 5],
+    /// BM25F length normalisation of each field.
+    pub b: [f64; 5],
+    /// BM25 saturation.
+    pub k1: f64,
+    /// Bonus, as a share of the best text score, for a file that defines
+    /// an identifier written in the prompt.
+    pub ident: f64,
+    /// Bonus, as a share of the best text score, for a file whose path the
+    /// prompt names.
+    pub path: f64,
+    /// Share of the final score that comes from the symbol graph.
+    pub graph: f64,
+    /// Damping of the personalised PageRank.
+    pub damping: f64,
+    /// Weight of an edge from a definition back to its referencing file,
+    /// relative to the edge from a reference to its definition.
+    pub reverse: f64,
+    /// Multipliers for tests, docs, lock files, generated or vendored
+    /// files and other non-source files, when the prompt does not ask for
+    /// them.
+    pub demote: Demotions,
+}
+
+/// Multipliers applied to files that are not program source.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Demotions {
+    /// Tests, fixtures, benchmarks.
+    pub test: f64,
+    /// Documentation.
+    pub doc: f64,
+    /// Lock files.
+    pub lock: f64,
+    /// Generated and vendored code.
+    pub generated: f64,
+    /// Configuration and other text.
+    pub other: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights {
+            field: [3.0, 3.0, 1.0, 1.0, 1.0],
+            b: [0.3, 0.5, 0.75, 0.75, 0.75],
+            k1: 1.2,
+            ident: 0.5,
+            path: 1.0,
+            graph: 0.2,
+            damping: 0.5,
+            reverse: 0.5,
+            demote: Demotions { test: 0.3, doc: 0.2, lock: 0.05, generated: 0.3, other: 0.5 },
+        }
+    }
+}
+
+/// One scored file, with what made its score.
+#[derive(Clone, Debug)]
+pub(crate) struct Scored {
+    pub(crate) file: usize,
+    pub(crate) score: f64,
+    pub(crate) why: Vec<String>,
+    /// Query terms that matched, with their weight × idf.
+    pub(crate) matched: Vec<(String, f64)>,
+}
+
+/// Scores every file; returns them best first.
+pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> Vec<Scored> {
+    let files = index.files();
+    let n = files.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    // Query terms by id, with idf and document frequency.
+    let mut qid: HashMap<u32, usize> = HashMap::new();
+    let mut qterms = Vec::new();
+    for t in &query.terms {
+        if let Some(id) = index.term_lookup(&t.term) {
+            qid.insert(id, qterms.len());
+            qterms.push((t.term.clone(), t.weight, 0usize));
+        }
+    }
+    let mut avg = [0f64; 5];
+    let mut hits: Vec<Vec<(usize, [u32; 5])>> = vec![Vec::new(); n];
+    for (i, f) in files.iter().enumerate() {
+        for (k, len) in f.field_len.iter().enumerate() {
+            avg[k] += f64::from(*len);
+        }
+        if f.postings.is_empty() {
+            continue;
+        }
+        for (id, tf) in PostingIter::new(&f.postings) {
+            if let Some(&q) = qid.get(&id) {
+                qterms[q].2 += 1;
+                hits[i].push((q, tf));
+            }
+        }
+    }
+    for a in &mut avg {
+        *a = (*a / n as f64).max(1.0);
+    }
+    let idf: Vec<f64> = qterms
+        .iter()
+        .map(|(_, _, df)| {
+            let df = *df as f64;
+            ((n as f64 - df + 0.5) / (df + 0.5) + 1.0).ln()
+        })
+        .collect();
+    let mut scored: Vec<Scored> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut score = 0.0;
+            let mut matched = Vec::new();
+            for (q, tf) in &hits[i] {
+                let mut t = 0.0;
+                for k in 0..FIELDS.len() {
+                    if tf[k] > 0 {
+                        let norm = 1.0 - w.b[k] + w.b[k] * f64::from(f.field_len[k]) / avg[k];
+                        t += w.field[k] * f64::from(tf[k]) / norm;
+                    }
+                }
+                let s = qterms[*q].1 * idf[*q] * t * (w.k1 + 1.0) / (w.k1 + t);
+                score += s;
+                matched.push((qterms[*q].0.clone(), s));
+            }
+            Scored { file: i, score, why: Vec::new(), matched }
+        })
+        .collect();
+    let best = scored.iter().map(|s| s.score).fold(0.0, f64::max).max(1e-9);
+    if explain {
+        for s in &mut scored {
+            let mut m = s.matched.clone();
+            m.sort_by(|a, b| b.1.total_cmp(&a.1));
+            if !m.is_empty() {
+                let terms: Vec<String> =
+                    m.iter().take(6).map(|(t, v)| format!("{t} {v:.2}")).collect();
+                s.why.push(format!("terms: {}", terms.join(", ")));
+            }
+        }
+    }
+    identifier_bonus(index, query, w, best, &mut scored, explain);
+    path_bonus(files, query, w, best, &mut scored, explain);
+    let mult: Vec<f64> = files.iter().map(|f| demotion(f.class, query.wants, &w.demote)).collect();
+    for s in &mut scored {
+        let class = files[s.file].class;
+        let m = mult[s.file];
+        if m < 1.0 && s.score > 0.0 {
+            s.score *= m;
+            if explain {
+                s.why.push(format!("{} file: ×{m}", class.name()));
+            }
+        }
+    }
+    if w.graph > 0.0 {
+        propagate(index, w, &mult, &mut scored, explain);
+    }
+    scored.retain(|s| s.score > 0.0);
+    scored.sort_by(|a, b| {
+        b.score.total_cmp(&a.score).then_with(|| files[a.file].path.cmp(&files[b.file].path))
+    });
+    scored
+}
+
+/// The multiplier of a file class given what the prompt asks for.
+fn demotion(class: FileClass, wants: Wants, d: &Demotions) -> f64 {
+    let asked = |yes: bool, m: f64| if yes { m.max(0.9) } else { m };
+    match class {
+        FileClass::Source => 1.0,
+        FileClass::Test => asked(wants.tests, d.test),
+        FileClass::Doc => asked(wants.docs, d.doc),
+        FileClass::Lock => asked(wants.locks, d.lock),
+        FileClass::Generated | FileClass::Vendored => asked(wants.generated, d.generated),
+        FileClass::Other => d.other,
+        FileClass::Unreadable => 0.0,
+    }
+}
+
+/// Files that define an identifier written in the prompt gain, the more
+/// so the fewer files define it.
+fn identifier_bonus(
+    index: &Index,
+    query: &Query,
+    w: &Weights,
+    best: f64,
+    scored: &mut [Scored],
+    explain: bool,
+) {
+    if w.ident <= 0.0 {
+        return;
+    }
+    let mut wanted: HashMap<u32, (f64, &str)> = HashMap::new();
+    for (ident, weight) in &query.idents {
+        if let Some(sym) = index.symbol_lookup(ident) {
+            wanted.insert(sym, (*weight, ident));
+        }
+    }
+    if wanted.is_empty() {
+        return;
+    }
+    let mut definers: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, f) in index.files().iter().enumerate() {
+        for d in &f.defs {
+            if wanted.contains_key(&d.sym) {
+                let list = definers.entry(d.sym).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+    }
+    for (sym, files) in definers {
+        let (weight, name) = wanted[&sym];
+        let share = weight / (files.len() as f64).sqrt();
+        if files.len() > 20 {
+            continue;
+        }
+        for i in files {
+            scored[i].score += w.ident * best * share;
+            if explain {
+                scored[i].why.push(format!("defines `{name}` (+{:.2})", w.ident * best * share));
+            }
+        }
+    }
+}
+
+/// Files whose path the prompt names (as a whole or as a suffix) gain.
+fn path_bonus(
+    files: &[FileRec],
+    query: &Query,
+    w: &Weights,
+    best: f64,
+    scored: &mut [Scored],
+    explain: bool,
+) {
+    for p in &query.paths {
+        let matching: Vec<usize> = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.path == *p
+                    || f.path.ends_with(&format!("/{p}"))
+                    || f.path.starts_with(&format!("{p}/"))
+                    || f.path.contains(&format!("/{p}/"))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if matching.is_empty() || matching.len() > 50 {
+            continue;
+        }
+        let share = 1.0 / (matching.len() as f64).sqrt();
+        for i in matching {
+            scored[i].score += w.path * best * share;
+            if explain {
+                scored[i].why.push(format!("path mentioned: {p}"));
+            }
+        }
+    }
+}
+
+/// Personalised PageRank over the symbol graph: a file referencing a
+/// symbol links to the files defining it (and back, weaker); the walk
+/// restarts at the best files in proportion to their scores. The final
+/// score mixes the text score with the rank each file gains.
+fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], explain: bool) {
+    let files = index.files();
+    let n = files.len();
+    let mut order: Vec<usize> = (0..n).filter(|&i| scored[i].score > 0.0).collect();
+    order.sort_by(|&a, &b| scored[b].score.total_cmp(&scored[a].score));
+    order.truncate(20);
+    let total: f64 = order.iter().map(|&i| scored[i].score).sum();
+    if total <= 0.0 {
+        return;
+    }
+    let mut seed = vec![0.0; n];
+    for &i in &order {
+        seed[i] = scored[i].score / total;
+    }
+    // Definers of each symbol; names defined in many files say little.
+    let mut definers: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, f) in files.iter().enumerate() {
+        for d in &f.defs {
+            let list = definers.entry(d.sym).or_default();
+            if list.last() != Some(&i) {
+                list.push(i);
+            }
+        }
+    }
+    let mut edges: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
+    for (a, f) in files.iter().enumerate() {
+        for &(sym, count) in &f.refs {
+            let Some(defs) = definers.get(&sym) else { continue };
+            if defs.len() > 8 || index.symbol(sym).len() < 3 {
+                continue;
+            }
+            let weight = (f64::from(count)).sqrt() / defs.len() as f64;
+            for &b in defs {
+                if b != a {
+                    edges[a].push((b, weight));
+                    edges[b].push((a, weight * w.reverse));
+                }
+            }
+        }
+    }
+    let out_weight: Vec<f64> = edges.iter().map(|e| e.iter().map(|(_, x)| x).sum()).collect();
+    let mut rank = seed.clone();
+    for _ in 0..20 {
+        let mut next: Vec<f64> = seed.iter().map(|s| (1.0 - w.damping) * s).collect();
+        let mut dangling = 0.0;
+        for a in 0..n {
+            if rank[a] == 0.0 {
+                continue;
+            }
+            if out_weight[a] <= 0.0 {
+                dangling += rank[a];
+                continue;
+            }
+            for &(b, x) in &edges[a] {
+                next[b] += w.damping * rank[a] * x / out_weight[a];
+            }
+        }
+        for (i, s) in seed.iter().enumerate() {
+            next[i] += w.damping * dangling * s;
+        }
+        rank = next;
+    }
+    let best_rank = rank.iter().copied().fold(0.0, f64::max);
+    let best_score = scored.iter().map(|s| s.score).fold(0.0, f64::max);
+    if best_rank <= 0.0 {
+        return;
+    }
+    for (i, s) in scored.iter_mut().enumerate() {
+        let gained = rank[i] / best_rank * best_score * mult[i];
+        let before = s.score;
+        s.score = (1.0 - w.graph) * s.score + w.graph * gained;
+        if explain && rank[i] > 0.0 && seed[i] == 0.0 && s.score > before {
+            let via: Vec<&str> = edges[i]
+                .iter()
+                .filter(|(b, _)| seed[*b] > 0.0)
+                .take(3)
+                .map(|(b, _)| files[*b].path.as_str())
+                .collect();
+            s.why.push(format!("linked to {} (+{:.2})", via.join(", "), s.score - before));
+        }
+    }
+}
