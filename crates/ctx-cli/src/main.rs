@@ -11,11 +11,13 @@ mod cli;
 mod complete;
 mod config;
 mod diag;
+mod index;
 mod input;
 mod parse;
 mod progress;
 mod refs;
 mod settings;
+mod suggest;
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -54,6 +56,8 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Refs(args) => refs::run(&settings, args),
         Command::Parse(args) => parse::run(&settings, args),
         Command::Complete(args) => complete::run(&settings, args),
+        Command::Index(args) => index::run(&settings, args),
+        Command::Suggest(args) => suggest::run(&settings, args),
         Command::Completions(_) => unreachable!("handled above"),
     }
 }

@@ -166,6 +166,16 @@ impl Index {
         Ok((index, stats))
     }
 
+    /// Stores the index in `store`, replacing the stored copy atomically
+    /// under the root's lock; returns its size in bytes.
+    pub fn save(&self, store: &Store) -> Result<u64> {
+        let name = store_name(&self.data.root);
+        let _lock = store.lock(&name).map_err(Error::store)?;
+        let bytes = self.encode();
+        store.write(&name, &bytes).map_err(Error::store)?;
+        Ok(bytes.len() as u64)
+    }
+
     /// Decodes a stored index; `None` when the bytes are not a whole index
     /// of this version.
     pub fn decode(bytes: &[u8]) -> Option<Index> {
@@ -285,6 +295,9 @@ impl Index {
     /// Gives a parsed file its term and symbol ids.
     fn intern(&mut self, parsed: Parsed) -> FileRec {
         let Parsed { mut rec, bag, defs, refs } = parsed;
+        // Terms in sorted order, so that the same tree gives the same ids and bytes.
+        let mut bag: Vec<(String, [u32; 5])> = bag.into_iter().collect();
+        bag.sort_unstable();
         let mut ids: Vec<(u32, [u32; 5])> =
             bag.into_iter().map(|(term, tf)| (self.term_id(term), tf)).collect();
         ids.sort_unstable_by_key(|(id, _)| *id);
@@ -477,7 +490,9 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
     let head: String = text.chars().take(600).collect();
     rec.class = classify(path, &head);
     rec.lines = u32::try_from(text.lines().count()).unwrap_or(u32::MAX);
-    let lang = if rec.class == FileClass::Generated { Lang::Other } else { rec.lang };
+    // Only program source is parsed: tests, docs and generated code are demoted anyway, and
+    // parsing them would cost as much as the source.
+    let lang = if rec.class == FileClass::Source { rec.lang } else { Lang::Other };
     let mut syms = symbols::extract(lang, &text);
     let mut comment_lines = Vec::new();
     symbols::split_comments(rec.lang, &text, |line, comment| {

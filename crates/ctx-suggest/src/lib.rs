@@ -110,7 +110,7 @@ impl Options {
 }
 
 /// A suggested file and range.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[non_exhaustive]
 pub struct Suggestion {
     /// The path, relative to the workspace root, `/`-separated.

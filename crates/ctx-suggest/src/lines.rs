@@ -4,7 +4,7 @@ use crate::index::{FileRec, Index};
 use crate::tokenize;
 
 /// A range of lines, 1-based and inclusive.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LineRange {
     /// First line.
     pub start: u32,

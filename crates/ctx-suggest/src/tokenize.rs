@@ -7,6 +7,8 @@
 //! parts joined (`retrytimeout`), so `retryTimeout`, `retry_timeout`,
 //! `RETRY-TIMEOUT` and `retry timeout` share their terms.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -88,7 +90,21 @@ pub fn stem(part: &str) -> String {
     if part.len() <= 3 || part.bytes().any(|b| b.is_ascii_digit()) {
         return part.to_owned();
     }
-    stemmer().stem(part).into_owned()
+    // Stemming is the costliest step of indexing and words repeat a lot: remember them.
+    thread_local! {
+        static MEMO: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    }
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some(stem) = memo.get(part) {
+            return stem.clone();
+        }
+        let stem = stemmer().stem(part).into_owned();
+        if memo.len() < 200_000 {
+            memo.insert(part.to_owned(), stem.clone());
+        }
+        stem
+    })
 }
 
 /// Whether a term is worth indexing: two characters or more, not a stop

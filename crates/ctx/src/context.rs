@@ -32,6 +32,8 @@ pub enum ErrorKind {
     Io(io::Error),
     /// A background task failed.
     Task(String),
+    /// The suggestion index could not be built, read or stored.
+    Suggest(ctx_suggest::Error),
 }
 
 impl Error {
@@ -45,6 +47,7 @@ impl Error {
         match &self.kind {
             ErrorKind::Fs(err) => Some(err.code()),
             ErrorKind::Binary(_) => Some("W_BINARY"),
+            ErrorKind::Suggest(err) => Some(err.code()),
             _ => None,
         }
     }
@@ -76,6 +79,7 @@ impl fmt::Display for Error {
             ErrorKind::Binary(path) => write!(f, "binary file: {path}"),
             ErrorKind::Io(err) => write!(f, "cannot write the output: {err}"),
             ErrorKind::Task(why) => write!(f, "background task failed: {why}"),
+            ErrorKind::Suggest(err) => write!(f, "{}: {err}", err.code()),
         }
     }
 }
@@ -85,6 +89,7 @@ impl std::error::Error for Error {
         match &self.kind {
             ErrorKind::Fs(err) => Some(err),
             ErrorKind::Io(err) => Some(err),
+            ErrorKind::Suggest(err) => Some(err),
             _ => None,
         }
     }
@@ -103,6 +108,7 @@ pub struct ContextBuilder {
     options: Options,
     tools: Tools,
     resolver: Option<Arc<dyn Resolver>>,
+    cache_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for ContextBuilder {
@@ -129,6 +135,7 @@ impl Default for ContextBuilder {
             options: Options::default(),
             tools: Tools::builtin(),
             resolver: None,
+            cache_dir: None,
         }
     }
 }
@@ -235,6 +242,14 @@ impl ContextBuilder {
         self
     }
 
+    /// Where the suggestion index is stored between runs (for example
+    /// `~/.cache/ctx`); without it, [`Context::suggest`] keeps its index in
+    /// memory only.
+    pub fn cache_dir(mut self, dir: impl AsRef<Path>) -> ContextBuilder {
+        self.cache_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
     /// Opens the roots and builds the context.
     ///
     /// # Ambient Authority
@@ -284,11 +299,20 @@ impl ContextBuilder {
             builder = builder.cache_capacity(bytes);
         }
         let sandbox = builder.open(authority).map_err(ErrorKind::Fs)?;
+        let store = match &self.cache_dir {
+            Some(dir) => {
+                Some(Arc::new(ctx_fs::Store::open(utf8(dir)?, authority).map_err(ErrorKind::Fs)?))
+            }
+            None => None,
+        };
         let mut assembler = Assembler::new(Arc::new(sandbox), self.options).with_tools(self.tools);
         if let Some(resolver) = self.resolver {
             assembler = assembler.with_resolver(resolver);
         }
-        Ok(Context { assembler: Arc::new(assembler) })
+        Ok(Context {
+            assembler: Arc::new(assembler),
+            suggest: crate::suggestions::State::new(store),
+        })
     }
 }
 
@@ -302,6 +326,7 @@ fn camino_path(path: &Path) -> Option<String> {
 #[derive(Clone, Debug)]
 pub struct Context {
     assembler: Arc<Assembler>,
+    pub(crate) suggest: crate::suggestions::State,
 }
 
 impl Context {

@@ -9,7 +9,8 @@
 //! - [`syntax`]: the grammar (no I/O);
 //! - [`fs`]: the sandbox every read goes through;
 //! - [`preprocess`]: directives and macros (no I/O);
-//! - [`assemble`]: the recursive walk, front matter, tools and rendering.
+//! - [`assemble`]: the recursive walk, front matter, tools and rendering;
+//! - [`suggest`]: the files and line ranges that matter for a prompt.
 //!
 //! # Example
 //!
@@ -26,13 +27,17 @@
 pub use ctx_assemble as assemble;
 pub use ctx_fs as fs;
 pub use ctx_preprocess as preprocess;
+pub use ctx_suggest as suggest;
 pub use ctx_syntax as syntax;
 
 mod context;
+mod suggestions;
 
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
 pub use ctx_assemble::{Assembly, Format, Limits, Mode, Options, Resolution, Resolver};
+pub use ctx_suggest::{Index, Suggestion, UpdateStats};
+pub use suggestions::SuggestOptions;
 
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
