@@ -180,7 +180,8 @@ fn estimate_tokens(text: &str, range: LineRange) -> usize {
     bytes.div_ceil(4)
 }
 
-/// The first useful comment line near the top of a file.
+/// The first useful comment line near the top of a file; for plain text, its first line
+/// with words.
 fn first_comment(file: &index::FileRec, text: &str) -> Option<String> {
     let head: String = text.lines().take(40).collect::<Vec<_>>().join("\n");
     let mut found = None;
@@ -195,5 +196,12 @@ fn first_comment(file: &index::FileRec, text: &str) -> Option<String> {
             }
         }
     });
+    if found.is_none() && !file.lang.is_code() {
+        found = head
+            .lines()
+            .map(|l| l.trim().trim_start_matches(['#', '=', '-', '*', ' ']).trim())
+            .find(|l| l.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
+            .map(|l| l.chars().take(160).collect());
+    }
     found
 }
