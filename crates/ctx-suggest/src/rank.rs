@@ -206,10 +206,13 @@ fn identifier_bonus(
     if w.ident <= 0.0 {
         return;
     }
-    let mut wanted: HashMap<u32, (f64, &str)> = HashMap::new();
+    // In the prompt's order, so that explanations come out the same every time.
+    let mut wanted: Vec<(u32, f64, &str)> = Vec::new();
     for (ident, weight) in &query.idents {
         if let Some(sym) = index.symbol_lookup(ident) {
-            wanted.insert(sym, (*weight, ident));
+            if !wanted.iter().any(|(s, _, _)| *s == sym) {
+                wanted.push((sym, *weight, ident));
+            }
         }
     }
     if wanted.is_empty() {
@@ -218,7 +221,7 @@ fn identifier_bonus(
     let mut definers: HashMap<u32, Vec<usize>> = HashMap::new();
     for (i, f) in index.files().iter().enumerate() {
         for d in &f.defs {
-            if wanted.contains_key(&d.sym) {
+            if wanted.iter().any(|(s, _, _)| *s == d.sym) {
                 let list = definers.entry(d.sym).or_default();
                 if list.last() != Some(&i) {
                     list.push(i);
@@ -226,12 +229,12 @@ fn identifier_bonus(
             }
         }
     }
-    for (sym, files) in definers {
-        let (weight, name) = wanted[&sym];
-        let share = weight / (files.len() as f64).sqrt();
+    for (sym, weight, name) in wanted {
+        let Some(files) = definers.remove(&sym) else { continue };
         if files.len() > 20 {
             continue;
         }
+        let share = weight / (files.len() as f64).sqrt();
         for i in files {
             scored[i].score += w.ident * best * share;
             if explain {
