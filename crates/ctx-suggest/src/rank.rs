@@ -209,10 +209,10 @@ fn identifier_bonus(
     // In the prompt's order, so that explanations come out the same every time.
     let mut wanted: Vec<(u32, f64, &str)> = Vec::new();
     for (ident, weight) in &query.idents {
-        if let Some(sym) = index.symbol_lookup(ident) {
-            if !wanted.iter().any(|(s, _, _)| *s == sym) {
-                wanted.push((sym, *weight, ident));
-            }
+        if let Some(sym) = index.symbol_lookup(ident)
+            && !wanted.iter().any(|(s, _, _)| *s == sym)
+        {
+            wanted.push((sym, *weight, ident));
         }
     }
     if wanted.is_empty() {
