@@ -70,8 +70,8 @@ fn suggest_prints_path_range_and_summary() {
     assert_eq!(
         text,
         "src/retry.rs:1-4  fn retry_with_timeout: Retries until the deadline.\n\
-         README.md:1-1  Retry with a timeout.\n\
-         src/backoff.rs:1-2  fn backoff: Waits a little longer each time.\n"
+         src/backoff.rs:1-2  fn backoff: Waits a little longer each time.\n\
+         README.md:1-1  Retry with a timeout.\n"
     );
     let limited =
         stdout(ctx_in(dir.path(), cache.path()).args(["suggest", "--limit", "1", "retry timeout"]));

@@ -133,6 +133,7 @@ fn set(w: &mut Weights, name: &str, v: f64) {
             "k1" => w.k1 = v,
             "ident" => w.ident = v,
             "path" => w.path = v,
+            "name" => w.name = v,
             "graph" => w.graph = v,
             "damping" => w.damping = v,
             "reverse" => w.reverse = v,

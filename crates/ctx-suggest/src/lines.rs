@@ -13,9 +13,9 @@ pub struct LineRange {
 }
 
 /// Picks the window of at most `cap` lines holding the most matched
-/// weight, then snaps it to the smallest definition around its densest
-/// line when that definition fits; a file of at most `cap` lines is
-/// proposed whole.
+/// weight, trims it to its matched lines (with three lines of context),
+/// then widens each end to the outermost definition around it that still
+/// fits in `cap` lines; a file of at most `cap` lines is proposed whole.
 pub(crate) fn best_range(
     text: &str,
     file: &FileRec,
@@ -58,24 +58,40 @@ pub(crate) fn best_range(
         return LineRange { start: 1, end: cap };
     }
     let window = best_start..(best_start + cap_us).min(lines.len());
-    let peak =
-        window.clone().max_by(|a, b| weights[*a].total_cmp(&weights[*b])).unwrap_or(best_start);
-    let peak_line = peak as u32 + 1;
-    let enclosing = file
-        .defs
-        .iter()
-        .filter(|d| d.start <= peak_line && peak_line <= d.end && d.end - d.start < cap)
-        .max_by_key(|d| d.end - d.start);
-    if let Some(d) = enclosing {
-        return LineRange { start: d.start, end: d.end };
-    }
     // Trim the window to its first and last matched lines, keeping a
     // little context.
     let first = window.clone().find(|&i| weights[i] > 0.0).unwrap_or(window.start);
     let last = window.clone().rev().find(|&i| weights[i] > 0.0).unwrap_or(window.end - 1);
-    let start = first.saturating_sub(3).max(window.start) as u32 + 1;
-    let end = (last + 4).min(window.end) as u32;
-    LineRange { start, end: end.max(start) }
+    let mut start = first.saturating_sub(3).max(window.start) as u32 + 1;
+    let mut end = ((last + 4).min(window.end) as u32).max(start);
+    // Context lines never pull in a definition without matches: each end
+    // stops short of one that does not reach the matched lines.
+    let (first_line, last_line) = (first as u32 + 1, last as u32 + 1);
+    let holds = |d: &&crate::index::DefRec, line: u32| d.start <= line && line <= d.end;
+    if let Some(d) =
+        file.defs.iter().filter(|d| holds(d, start) && !holds(d, first_line)).max_by_key(|d| d.end)
+    {
+        start = (d.end + 1).min(first_line);
+    }
+    if let Some(d) =
+        file.defs.iter().filter(|d| holds(d, end) && !holds(d, last_line)).min_by_key(|d| d.start)
+    {
+        end = d.start.saturating_sub(1).max(last_line);
+    }
+    // Then each end moves out to the outermost definition around it that
+    // still fits within the cap, so the range holds whole items.
+    let around = |line: u32| {
+        file.defs.iter().filter(move |d| d.start <= line && line <= d.end && d.end - d.start < cap)
+    };
+    if let Some(d) =
+        around(start).filter(|d| end.max(d.end) - d.start < cap).min_by_key(|d| d.start)
+    {
+        start = d.start;
+    }
+    if let Some(d) = around(end).filter(|d| d.end - start < cap).max_by_key(|d| d.end) {
+        end = d.end;
+    }
+    LineRange { start, end }
 }
 
 /// `kind name, name: first doc line`, from the definitions in the range

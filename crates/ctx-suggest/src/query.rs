@@ -30,6 +30,9 @@ pub(crate) struct Query {
     pub(crate) idents: Vec<(String, f64)>,
     /// Path-like words (`src/retry.rs`, `retry.rs`, `src/retry`).
     pub(crate) paths: Vec<String>,
+    /// Words that may name a file (`router` for `router.ts` or `router/index.ts`):
+    /// lower case, `-` and `_` removed, with a plural `s` dropped too.
+    pub(crate) names: Vec<String>,
     pub(crate) wants: Wants,
 }
 
@@ -82,6 +85,17 @@ impl Query {
                     }
                 }
             });
+            let name: String = lower.chars().filter(|c| *c != '-' && *c != '_').collect();
+            if name.len() >= 3 && !crate::tokenize::is_stop_word(&name) {
+                for n in [Some(name.clone()), name.strip_suffix('s').map(str::to_owned)]
+                    .into_iter()
+                    .flatten()
+                {
+                    if n.len() >= 3 && !q.names.contains(&n) {
+                        q.names.push(n);
+                    }
+                }
+            }
             if word.len() >= 3 && word.chars().any(char::is_alphabetic) {
                 let w = if ident { 1.0 } else { 0.35 };
                 if !q.idents.iter().any(|(i, _)| i == word) {
@@ -171,6 +185,12 @@ mod tests {
         assert!(w("timeout").unwrap() >= IDENT_PART);
         assert_eq!(w("handl"), Some(1.0));
         assert_eq!(w("the"), None);
+    }
+
+    #[test]
+    fn names_of_files() {
+        let q = Query::parse("fix(body-limit): Routers drop the body");
+        assert_eq!(q.names, ["fix", "bodylimit", "routers", "router", "drop", "body"]);
     }
 
     #[test]

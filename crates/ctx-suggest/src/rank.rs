@@ -26,6 +26,10 @@ pub struct Weights {
     /// Bonus, as a share of the best text score, for a file whose path the
     /// prompt names.
     pub path: f64,
+    /// Bonus, as a share of the best text score, for a file whose name
+    /// (without extension; the directory's for `index`, `mod`, `lib` and
+    /// `__init__` files) is a word of the prompt.
+    pub name: f64,
     /// Share of the final score that comes from the symbol graph.
     pub graph: f64,
     /// Damping of the personalised PageRank.
@@ -63,7 +67,8 @@ impl Default for Weights {
             k1: 1.2,
             ident: 0.5,
             path: 1.0,
-            graph: 0.2,
+            name: 0.3,
+            graph: 0.3,
             damping: 0.5,
             reverse: 0.5,
             demote: Demotions { test: 0.3, doc: 0.2, lock: 0.05, generated: 0.3, other: 0.5 },
@@ -158,6 +163,7 @@ pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> 
     }
     identifier_bonus(index, query, w, best, &mut scored, explain);
     path_bonus(files, query, w, best, &mut scored, explain);
+    name_bonus(files, query, w, best, &mut scored, explain);
     let mult: Vec<f64> = files.iter().map(|f| demotion(f.class, query.wants, &w.demote)).collect();
     for s in &mut scored {
         let class = files[s.file].class;
@@ -276,6 +282,48 @@ fn path_bonus(
             }
         }
     }
+}
+
+/// Files named by a word of the prompt gain, the more so the fewer files
+/// share the name.
+fn name_bonus(
+    files: &[FileRec],
+    query: &Query,
+    w: &Weights,
+    best: f64,
+    scored: &mut [Scored],
+    explain: bool,
+) {
+    if w.name <= 0.0 || query.names.is_empty() {
+        return;
+    }
+    let keys: Vec<String> = files.iter().map(|f| file_name_key(&f.path)).collect();
+    for name in &query.names {
+        let matching: Vec<usize> = (0..files.len()).filter(|&i| keys[i] == *name).collect();
+        if matching.is_empty() || matching.len() > 12 {
+            continue;
+        }
+        let share = 1.0 / (matching.len() as f64).sqrt();
+        for i in matching {
+            scored[i].score += w.name * best * share;
+            if explain {
+                scored[i].why.push(format!("named `{name}` (+{:.2})", w.name * best * share));
+            }
+        }
+    }
+}
+
+/// The name a file goes by: its stem, or its directory's name for the files that stand
+/// for their directory; lower case, without `-` and `_`.
+pub(crate) fn file_name_key(path: &str) -> String {
+    let mut comps = path.rsplit('/');
+    let file = comps.next().unwrap_or("");
+    let stem = file.split('.').next().unwrap_or(file);
+    let name = match stem {
+        "index" | "mod" | "lib" | "__init__" | "init" | "main" => comps.next().unwrap_or(stem),
+        _ => stem,
+    };
+    name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect()
 }
 
 /// Personalised PageRank over the symbol graph: a file referencing a
