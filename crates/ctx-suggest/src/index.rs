@@ -112,6 +112,13 @@ pub struct UpdateStats {
 #[derive(Debug, Default)]
 pub struct Index {
     data: Data,
+    /// Term and symbol ids by name: built only when files are interned, as a query looks up a
+    /// handful of names and a pass over the tables costs less than building the maps.
+    maps: Option<Maps>,
+}
+
+#[derive(Debug, Default)]
+struct Maps {
     term_ids: HashMap<String, u32>,
     sym_ids: HashMap<String, u32>,
 }
@@ -189,9 +196,7 @@ impl Index {
             return None;
         }
         let data: Data = postcard::from_bytes(payload).ok()?;
-        let mut index = Index { data, ..Index::default() };
-        index.rebuild_maps();
-        Some(index)
+        Some(Index { data, maps: None })
     }
 
     /// Encodes the index for storage.
@@ -205,11 +210,12 @@ impl Index {
         out
     }
 
-    fn rebuild_maps(&mut self) {
-        self.term_ids =
-            self.data.terms.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
-        self.sym_ids =
-            self.data.symbols.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect();
+    fn maps(&mut self) -> &mut Maps {
+        let data = &self.data;
+        self.maps.get_or_insert_with(|| Maps {
+            term_ids: data.terms.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect(),
+            sym_ids: data.symbols.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect(),
+        })
     }
 
     /// Number of files indexed.
@@ -320,22 +326,20 @@ impl Index {
     }
 
     fn term_id(&mut self, term: String) -> u32 {
-        if let Some(&id) = self.term_ids.get(&term) {
-            return id;
+        let next = self.data.terms.len() as u32;
+        let id = *self.maps().term_ids.entry(term.clone()).or_insert(next);
+        if id == next {
+            self.data.terms.push(term);
         }
-        let id = self.data.terms.len() as u32;
-        self.data.terms.push(term.clone());
-        self.term_ids.insert(term, id);
         id
     }
 
     fn sym_id(&mut self, sym: String) -> u32 {
-        if let Some(&id) = self.sym_ids.get(&sym) {
-            return id;
+        let next = self.data.symbols.len() as u32;
+        let id = *self.maps().sym_ids.entry(sym.clone()).or_insert(next);
+        if id == next {
+            self.data.symbols.push(sym);
         }
-        let id = self.data.symbols.len() as u32;
-        self.data.symbols.push(sym.clone());
-        self.sym_ids.insert(sym, id);
         id
     }
 
@@ -377,28 +381,66 @@ impl Index {
             ids.sort_unstable_by_key(|(id, _)| *id);
             f.postings = encode_postings(&ids);
         }
-        self.rebuild_maps();
+        self.maps = None;
     }
 
     pub(crate) fn files(&self) -> &[FileRec] {
         &self.data.files
     }
 
-    pub(crate) fn term_lookup(&self, term: &str) -> Option<u32> {
-        self.term_ids.get(term).copied()
+    /// The ids of `names` in the term table, in one pass over it.
+    pub(crate) fn term_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
+        match &self.maps {
+            Some(maps) => names.iter().map(|n| maps.term_ids.get(*n).copied()).collect(),
+            None => lookup(&self.data.terms, names),
+        }
     }
 
     pub(crate) fn symbol(&self, id: u32) -> &str {
         &self.data.symbols[id as usize]
     }
 
-    pub(crate) fn symbol_lookup(&self, name: &str) -> Option<u32> {
-        self.sym_ids.get(name).copied()
+    /// The ids of `names` in the symbol table, in one pass over it.
+    pub(crate) fn symbol_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
+        match &self.maps {
+            Some(maps) => names.iter().map(|n| maps.sym_ids.get(*n).copied()).collect(),
+            None => lookup(&self.data.symbols, names),
+        }
+    }
+
+    /// Number of symbol names (ids run below it).
+    pub(crate) fn symbol_len(&self) -> usize {
+        self.data.symbols.len()
     }
 
     pub(crate) fn kind(&self, id: u16) -> &str {
         self.data.kinds.get(id as usize).map_or("", String::as_str)
     }
+}
+
+/// Finds each of `names` in `table` in one pass (the first occurrence wins).
+fn lookup(table: &[String], names: &[&str]) -> Vec<Option<u32>> {
+    let wanted: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let mut found = vec![None; names.len()];
+    let mut left = wanted.len();
+    for (id, name) in table.iter().enumerate() {
+        if let Some(&i) = wanted.get(name.as_str())
+            && found[i].is_none()
+        {
+            found[i] = Some(id as u32);
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    // Repeated names share the answer of their first occurrence.
+    for (i, n) in names.iter().enumerate() {
+        if found[i].is_none() {
+            found[i] = wanted.get(n).and_then(|&j| found[j]);
+        }
+    }
+    found
 }
 
 /// The store entry of a root: a stable hash of its path.

@@ -2,7 +2,7 @@
 //! demotion by file class, then a personalised PageRank over the symbol
 //! graph seeded with the best files.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::classify::FileClass;
 use crate::index::{FIELDS, FileRec, Index, PostingIter};
@@ -96,8 +96,9 @@ pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> 
     // Query terms by id, with idf and document frequency.
     let mut qid: HashMap<u32, usize> = HashMap::new();
     let mut qterms = Vec::new();
-    for t in &query.terms {
-        if let Some(id) = index.term_lookup(&t.term) {
+    let names: Vec<&str> = query.terms.iter().map(|t| t.term.as_str()).collect();
+    for (t, id) in query.terms.iter().zip(index.term_ids(&names)) {
+        if let Some(id) = id {
             qid.insert(id, qterms.len());
             qterms.push((t.term.clone(), t.weight, 0usize));
         }
@@ -214,8 +215,9 @@ fn identifier_bonus(
     }
     // In the prompt's order, so that explanations come out the same every time.
     let mut wanted: Vec<(u32, f64, &str)> = Vec::new();
-    for (ident, weight) in &query.idents {
-        if let Some(sym) = index.symbol_lookup(ident)
+    let names: Vec<&str> = query.idents.iter().map(|(i, _)| i.as_str()).collect();
+    for ((ident, weight), sym) in query.idents.iter().zip(index.symbol_ids(&names)) {
+        if let Some(sym) = sym
             && !wanted.iter().any(|(s, _, _)| *s == sym)
         {
             wanted.push((sym, *weight, ident));
@@ -330,6 +332,9 @@ pub(crate) fn file_name_key(path: &str) -> String {
 /// symbol links to the files defining it (and back, weaker); the walk
 /// restarts at the best files in proportion to their scores. The final
 /// score mixes the text score with the rank each file gains.
+///
+/// The walk is sparse: only files the walk reaches are expanded, so its cost
+/// follows the neighbourhood of the best files, not the size of the tree.
 fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], explain: bool) {
     let files = index.files();
     let n = files.len();
@@ -340,75 +345,174 @@ fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], ex
     if total <= 0.0 {
         return;
     }
-    let mut seed = vec![0.0; n];
-    for &i in &order {
-        seed[i] = scored[i].score / total;
-    }
-    // Definers of each symbol; names defined in many files say little.
-    let mut definers: HashMap<u32, Vec<usize>> = HashMap::new();
-    for (i, f) in files.iter().enumerate() {
-        for d in &f.defs {
-            let list = definers.entry(d.sym).or_default();
-            if list.last() != Some(&i) {
-                list.push(i);
-            }
-        }
-    }
-    let mut edges: Vec<Vec<(usize, f64)>> = vec![Vec::new(); n];
-    for (a, f) in files.iter().enumerate() {
-        for &(sym, count) in &f.refs {
-            let Some(defs) = definers.get(&sym) else { continue };
-            if defs.len() > 8 || index.symbol(sym).len() < 3 {
-                continue;
-            }
-            let weight = (f64::from(count)).sqrt() / defs.len() as f64;
-            for &b in defs {
-                if b != a {
-                    edges[a].push((b, weight));
-                    edges[b].push((a, weight * w.reverse));
-                }
-            }
-        }
-    }
-    let out_weight: Vec<f64> = edges.iter().map(|e| e.iter().map(|(_, x)| x).sum()).collect();
+    let seed: BTreeMap<usize, f64> = order.iter().map(|&i| (i, scored[i].score / total)).collect();
+    let graph = Graph::new(index);
+    let mut memo: HashMap<usize, (Vec<(usize, f64)>, f64)> = HashMap::new();
     let mut rank = seed.clone();
-    for _ in 0..20 {
-        let mut next: Vec<f64> = seed.iter().map(|s| (1.0 - w.damping) * s).collect();
+    for _ in 0..ITERATIONS {
+        let mut next: BTreeMap<usize, f64> =
+            seed.iter().map(|(&i, s)| (i, (1.0 - w.damping) * s)).collect();
         let mut dangling = 0.0;
-        for a in 0..n {
-            if rank[a] == 0.0 {
+        for (&a, &r) in &rank {
+            let (edges, out) = memo.entry(a).or_insert_with(|| graph.neighbours(a, w.reverse));
+            if *out <= 0.0 {
+                dangling += r;
                 continue;
             }
-            if out_weight[a] <= 0.0 {
-                dangling += rank[a];
-                continue;
-            }
-            for &(b, x) in &edges[a] {
-                next[b] += w.damping * rank[a] * x / out_weight[a];
+            for &(b, x) in edges.iter() {
+                *next.entry(b).or_default() += w.damping * r * x / *out;
             }
         }
-        for (i, s) in seed.iter().enumerate() {
-            next[i] += w.damping * dangling * s;
+        for (&i, s) in &seed {
+            *next.entry(i).or_default() += w.damping * dangling * s;
         }
         rank = next;
     }
-    let best_rank = rank.iter().copied().fold(0.0, f64::max);
+    let best_rank = rank.values().copied().fold(0.0, f64::max);
     let best_score = scored.iter().map(|s| s.score).fold(0.0, f64::max);
     if best_rank <= 0.0 {
         return;
     }
-    for (i, s) in scored.iter_mut().enumerate() {
-        let gained = rank[i] / best_rank * best_score * mult[i];
-        let before = s.score;
-        s.score = (1.0 - w.graph) * s.score + w.graph * gained;
-        if explain && rank[i] > 0.0 && seed[i] == 0.0 && s.score > before {
-            let via: Vec<&str> = edges[i]
-                .iter()
-                .filter(|(b, _)| seed[*b] > 0.0)
-                .take(3)
-                .map(|(b, _)| files[*b].path.as_str())
-                .collect();
+    for s in scored.iter_mut() {
+        s.score *= 1.0 - w.graph;
+    }
+    for (&i, &r) in &rank {
+        let s = &mut scored[i];
+        let before = s.score / (1.0 - w.graph).max(1e-9);
+        s.score += w.graph * r / best_rank * best_score * mult[i];
+        if explain && !seed.contains_key(&i) && s.score > before {
+            let (edges, _) = memo.entry(i).or_insert_with(|| graph.neighbours(i, w.reverse));
+            let mut via: Vec<&str> = Vec::new();
+            for (b, _) in edges.iter().filter(|(b, _)| seed.contains_key(b)) {
+                let path = files[*b].path.as_str();
+                if !via.contains(&path) && via.len() < 3 {
+                    via.push(path);
+                }
+            }
             s.why.push(format!("linked to {} (+{:.2})", via.join(", "), s.score - before));
         }
+    }
+}
+
+/// The symbol graph, as two tables over symbol ids: the files defining each
+/// symbol and the files referencing it (with how often).
+struct Graph<'a> {
+    index: &'a Index,
+    def_start: Vec<u32>,
+    def_files: Vec<u32>,
+    ref_start: Vec<u32>,
+    ref_files: Vec<(u32, u32)>,
+}
+
+/// Names defined in more files than this say little about any of them.
+const MAX_DEFINERS: usize = 8;
+
+/// A name used by more files than this is infrastructure: its users are not
+/// linked back to its definition.
+const MAX_REFERENCERS: usize = 64;
+
+/// Iterations of the walk; with a damping of 0.5, what ten more would move
+/// is below a thousandth.
+const ITERATIONS: usize = 10;
+
+impl<'a> Graph<'a> {
+    fn new(index: &'a Index) -> Graph<'a> {
+        let files = index.files();
+        let nsym = index.symbol_len();
+        // Each (file, symbol) once, in file order.
+        let mut seen = vec![u32::MAX; nsym];
+        let mut def_count = vec![0u32; nsym + 1];
+        let mut ref_count = vec![0u32; nsym + 1];
+        for (i, f) in files.iter().enumerate() {
+            for d in &f.defs {
+                if seen[d.sym as usize] != i as u32 {
+                    seen[d.sym as usize] = i as u32;
+                    def_count[d.sym as usize] += 1;
+                }
+            }
+            for &(sym, _) in &f.refs {
+                ref_count[sym as usize] += 1;
+            }
+        }
+        let prefix = |counts: &[u32]| {
+            let mut start = Vec::with_capacity(counts.len());
+            let mut sum = 0u32;
+            for c in counts {
+                start.push(sum);
+                sum += c;
+            }
+            start
+        };
+        let def_start = prefix(&def_count);
+        let ref_start = prefix(&ref_count);
+        let mut def_files = vec![0u32; *def_start.last().unwrap_or(&0) as usize];
+        let mut ref_files = vec![(0u32, 0u32); *ref_start.last().unwrap_or(&0) as usize];
+        let mut def_fill = def_start.clone();
+        let mut ref_fill = ref_start.clone();
+        seen.fill(u32::MAX);
+        for (i, f) in files.iter().enumerate() {
+            for d in &f.defs {
+                let sym = d.sym as usize;
+                if seen[sym] != i as u32 {
+                    seen[sym] = i as u32;
+                    def_files[def_fill[sym] as usize] = i as u32;
+                    def_fill[sym] += 1;
+                }
+            }
+            for &(sym, count) in &f.refs {
+                ref_files[ref_fill[sym as usize] as usize] = (i as u32, count);
+                ref_fill[sym as usize] += 1;
+            }
+        }
+        Graph { index, def_start, def_files, ref_start, ref_files }
+    }
+
+    fn definers(&self, sym: u32) -> &[u32] {
+        let s = sym as usize;
+        &self.def_files[self.def_start[s] as usize..self.def_start[s + 1] as usize]
+    }
+
+    fn referencers(&self, sym: u32) -> &[(u32, u32)] {
+        let s = sym as usize;
+        &self.ref_files[self.ref_start[s] as usize..self.ref_start[s + 1] as usize]
+    }
+
+    /// The edges out of file `a` and their total weight.
+    fn neighbours(&self, a: usize, reverse: f64) -> (Vec<(usize, f64)>, f64) {
+        let file = &self.index.files()[a];
+        let mut edges = Vec::new();
+        let useful = |sym: u32, defs: usize| {
+            (1..=MAX_DEFINERS).contains(&defs) && self.index.symbol(sym).len() >= 3
+        };
+        for &(sym, count) in &file.refs {
+            let defs = self.definers(sym);
+            if !useful(sym, defs.len()) {
+                continue;
+            }
+            let weight = f64::from(count).sqrt() / defs.len() as f64;
+            edges.extend(defs.iter().filter(|&&b| b as usize != a).map(|&b| (b as usize, weight)));
+        }
+        let mut last = u32::MAX;
+        for d in &file.defs {
+            if d.sym == last {
+                continue;
+            }
+            last = d.sym;
+            let defs = self.definers(d.sym).len();
+            if !useful(d.sym, defs) {
+                continue;
+            }
+            let users = self.referencers(d.sym);
+            if users.len() > MAX_REFERENCERS {
+                continue;
+            }
+            for &(b, count) in users {
+                if b as usize != a {
+                    edges.push((b as usize, reverse * f64::from(count).sqrt() / defs as f64));
+                }
+            }
+        }
+        let out = edges.iter().map(|(_, x)| x).sum();
+        (edges, out)
     }
 }
