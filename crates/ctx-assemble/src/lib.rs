@@ -1,20 +1,29 @@
-//! Assembly of ctx documents: the pure pieces the recursive walk is built from.
+//! Assembly of ctx documents and prompts (assembly.md): the recursive walk and the pieces it
+//! is built from.
+//!
+//! [`Assembler`] assembles a file or a string through a ctx-fs sandbox, in inline mode
+//! (documents: every item replaced in place) or append mode (prompts: the text, then what it
+//! mentions), in one of four formats, into a string or streamed to a writer; the result is an
+//! [`Assembly`], which is also the JSON output.
 //!
 //! Properties:
-//! - no I/O: every function here takes text and returns text, counts or diagnostics;
-//!   reading files is the business of ctx-fs and the walk;
-//! - zero-copy where it can: selections and front-matter bodies borrow from the file text,
-//!   and sanitising or escaping borrows when there is nothing to change;
-//! - bounded: front matter is parsed with limits on size, depth and alias expansion.
+//! - every byte is read through the sandbox; nothing else here touches the file system;
+//! - one pass in document order, one macro context flowing through the recursion; files of
+//!   inactive branches are never opened; records come in depth-first pre-order;
+//! - bounded: depth, includes, output bytes and tokens are budgets checked before the work
+//!   they bound; front matter is parsed with limits on size, depth and alias expansion;
+//! - deterministic: reads may run ahead on worker threads, the output never changes.
 //!
-//! Modules:
+//! Public modules, usable alone (no I/O):
+//! - [`record`]: the records of an assembly, which are the JSON schema;
 //! - [`front_matter`]: splits YAML front matter off Markdown files and extracts
 //!   `description`, `params` and `metadata` (assembly.md §5);
 //! - [`select`]: line ranges, anchors and heading sections, the 2 000-line cut and line
 //!   numbers (assembly.md §7, "Line ranges and whole files");
 //! - [`sanitize`]: makes hidden Unicode and terminal control characters visible;
-//! - [`render`]: XML escaping, wrapper-tag neutralising, Markdown fences and languages, and
-//!   the JSON output schema;
+//! - [`render`]: XML escaping, wrapper-tag neutralising, failure markers, Markdown fences
+//!   and languages;
+//! - [`tools`]: the built-in tools and the [`tools::Tool`] trait for one's own;
 //! - [`tokens`]: o200k token counting, in parallel, and cutting a text to a token budget.
 //!
 //! # Example
@@ -35,18 +44,29 @@ use std::fmt;
 
 use ctx_syntax::Code;
 
-mod assemble;
+mod assembler;
+mod budget;
+mod document;
 pub mod front_matter;
+mod line;
+mod many;
 mod options;
-mod output;
+mod out;
+mod printer;
+pub mod record;
+mod reference;
 pub mod render;
+mod resolve;
 pub mod sanitize;
 pub mod select;
 pub mod tokens;
 pub mod tools;
+mod walk;
 
-pub use assemble::{AssembleError, Assembler, Assembly, Resolution, Resolver};
+pub use assembler::{AssembleError, Assembler};
 pub use options::{Format, Limits, Mode, Options};
+pub use record::Assembly;
+pub use resolve::{Resolution, Resolver};
 
 /// An error of one of the leaf operations, with the diagnostic code it maps to.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,12 +1,9 @@
 //! Rendering helpers (assembly.md §7): XML attribute escaping, neutralising content that
-//! looks like the wrapper's tags, Markdown fences and language tags, and the JSON output
-//! schema.
+//! looks like the wrapper's tags, failure markers, Markdown fences and language tags.
 
 use std::borrow::Cow;
 
-use ctx_syntax::{Code, Severity};
-use serde::{Serialize, Serializer};
-use serde_json::{Map, Value};
+use ctx_syntax::Code;
 
 /// Escapes an XML attribute value: `&`, `<`, `>` and `"` as entities, and line feeds,
 /// carriage returns and tabs as character references (`&#10;`, `&#13;`, `&#9;`) so that
@@ -225,164 +222,9 @@ pub fn language(path: &str) -> &'static str {
     }
 }
 
-/// The JSON output of an assembly (assembly.md §7, format `json`). Field names and order are
-/// the documented, stable schema.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Output {
-    /// The rendered text of the chosen mode (empty when it was streamed to a writer).
-    pub content: String,
-    /// The top-level document's description.
-    pub description: String,
-    /// The params of every included Markdown file, merged.
-    pub params: Vec<String>,
-    /// The other keys of the top-level document's front matter.
-    pub metadata: Map<String, Value>,
-    /// One record per recognised item, depth first (a document's record before the records
-    /// of what it includes), in source order.
-    pub references: Vec<ReferenceRecord>,
-    /// Every diagnostic of the run, in the order the walk met them.
-    pub diagnostics: Vec<DiagnosticRecord>,
-    /// Totals.
-    pub stats: Stats,
-}
-
-/// How a reference was written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Syntax {
-    /// `@path`.
-    Mention,
-    /// `@[...]`.
-    Include,
-    /// `@{include "..."}`.
-    Directive,
-}
-
-/// What a reference names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Kind {
-    /// A file.
-    File,
-    /// A directory.
-    Directory,
-    /// A glob.
-    Glob,
-    /// A tool call.
-    Tool,
-}
-
-/// A 1-based inclusive line range.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-pub struct Lines {
-    /// First line.
-    pub start: u32,
-    /// Last line, clamped to the file.
-    pub end: u32,
-}
-
-/// Where an item is: the file (relative to its root, `/`-separated), line and column.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
-pub struct At {
-    /// The file that holds the item.
-    pub file: String,
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column, in Unicode scalar values.
-    pub column: u32,
-}
-
-/// The error of a reference that failed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ErrorRecord {
-    /// The stable code, such as `E_NOT_FOUND`.
-    #[serde(serialize_with = "code_str")]
-    pub code: Code,
-    /// The lower-case message.
-    pub message: String,
-}
-
-/// One recognised item of the document.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ReferenceRecord {
-    /// The item's exact source text.
-    pub raw: String,
-    /// How it was written.
-    pub syntax: Syntax,
-    /// What it names.
-    pub kind: Kind,
-    /// The resolved path relative to its root, `/`-separated, no trailing slash; for tools,
-    /// the tool name.
-    pub path: String,
-    /// The lines actually taken, or `null` for a whole file.
-    pub lines: Option<Lines>,
-    /// Bytes of content it contributed.
-    pub bytes: u64,
-    /// Tokens of that content, `null` unless token counting was asked for.
-    pub tokens: Option<u64>,
-    /// Whether its content was cut (line limit or token budget).
-    pub truncated: bool,
-    /// The front matter of an included Markdown file, or `null`.
-    pub front_matter: Option<Value>,
-    /// Where the item is.
-    pub at: At,
-    /// Why it failed, or `null`.
-    pub error: Option<ErrorRecord>,
-    /// How deep the item is: 0 in the top-level document, 1 in a file it includes, and so on.
-    pub depth: usize,
-}
-
-/// One diagnostic of the run.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DiagnosticRecord {
-    /// `error` or `warning`.
-    #[serde(serialize_with = "severity_str")]
-    pub severity: Severity,
-    /// The stable code.
-    #[serde(serialize_with = "code_str")]
-    pub code: Code,
-    /// The lower-case message.
-    pub message: String,
-    /// The file it is about, relative to its root, `/`-separated.
-    pub file: String,
-    /// 1-based line.
-    pub line: u32,
-    /// 1-based column.
-    pub column: u32,
-}
-
-impl DiagnosticRecord {
-    /// A record whose severity is the code's own.
-    pub fn new(code: Code, message: String, file: String, line: u32, column: u32) -> Self {
-        DiagnosticRecord { severity: code.severity(), code, message, file, line, column }
-    }
-}
-
-/// Totals of a run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Stats {
-    /// Files read.
-    pub files: u64,
-    /// Bytes of output content.
-    pub bytes: u64,
-    /// Tokens of output content, `null` unless token counting was asked for.
-    pub tokens: Option<u64>,
-    /// Wall-clock time of the run, in milliseconds.
-    pub elapsed_ms: f64,
-}
-
-fn code_str<S: Serializer>(code: &Code, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(code.as_str())
-}
-
-fn severity_str<S: Serializer>(severity: &Severity, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(severity.name())
-}
-
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
-    use serde_json::json;
 
     use super::*;
 
@@ -466,72 +308,6 @@ mod tests {
         for (path, lang) in cases {
             assert_eq!(language(path), lang, "{path}");
         }
-    }
-
-    #[test]
-    fn json_schema() {
-        let out = Output {
-            content: "text".into(),
-            description: "d".into(),
-            params: vec!["p".into()],
-            metadata: Map::new(),
-            references: vec![ReferenceRecord {
-                raw: "@[a.md:2:4]".into(),
-                syntax: Syntax::Include,
-                kind: Kind::File,
-                path: "a.md".into(),
-                lines: Some(Lines { start: 2, end: 4 }),
-                bytes: 123,
-                tokens: None,
-                truncated: false,
-                front_matter: None,
-                at: At { file: "main.md".into(), line: 3, column: 5 },
-                error: Some(ErrorRecord {
-                    code: Code::NotFound,
-                    message: "no such file: a.md".into(),
-                }),
-                depth: 0,
-            }],
-            diagnostics: vec![DiagnosticRecord::new(
-                Code::NotFound,
-                "no such file: a.md".into(),
-                "main.md".into(),
-                3,
-                5,
-            )],
-            stats: Stats { files: 3, bytes: 456, tokens: Some(120), elapsed_ms: 1.5 },
-        };
-        let value = serde_json::to_value(&out).unwrap();
-        assert_eq!(
-            value,
-            json!({
-                "content": "text", "description": "d", "params": ["p"], "metadata": {},
-                "references": [{
-                    "raw": "@[a.md:2:4]", "syntax": "include", "kind": "file", "path": "a.md",
-                    "lines": {"start": 2, "end": 4}, "bytes": 123, "tokens": null,
-                    "truncated": false, "front_matter": null,
-                    "at": {"file": "main.md", "line": 3, "column": 5},
-                    "error": {"code": "E_NOT_FOUND", "message": "no such file: a.md"},
-                    "depth": 0
-                }],
-                "diagnostics": [{"severity": "error", "code": "E_NOT_FOUND",
-                    "message": "no such file: a.md", "file": "main.md", "line": 3, "column": 5}],
-                "stats": {"files": 3, "bytes": 456, "tokens": 120, "elapsed_ms": 1.5}
-            })
-        );
-        // Field order is the documented order.
-        let text = serde_json::to_string(&out).unwrap();
-        let keys = [
-            "\"content\"",
-            "\"description\"",
-            "\"params\"",
-            "\"metadata\"",
-            "\"references\"",
-            "\"diagnostics\"",
-            "\"stats\"",
-        ];
-        let positions: Vec<usize> = keys.iter().map(|k| text.find(k).unwrap()).collect();
-        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
     }
 
     proptest! {

@@ -30,14 +30,18 @@ impl ToolContext<'_> {
     /// Resolves a path as the assembler does: from the calling document's directory, then
     /// from the workspace root.
     pub fn resolve(&self, written: &str) -> Result<Location, ToolError> {
-        crate::assemble::resolve_relative(self.sandbox, written, self.base)
-            .map_err(|err| ToolError::from_fs(&err))
+        crate::resolve::resolve_relative(self.sandbox, written, self.base).map_err(|failure| {
+            match failure {
+                crate::resolve::Failure::Fs(err) => ToolError::from_fs(&err),
+                crate::resolve::Failure::Other(code, message) => ToolError { code, message },
+            }
+        })
     }
 
     /// The path of a location as shown to the user: relative to the workspace, or prefixed
     /// with its root for the extra roots.
     pub fn display(&self, location: &Location) -> String {
-        crate::assemble::display_path(self.sandbox, location)
+        crate::resolve::display_path(self.sandbox, location)
     }
 }
 
@@ -58,10 +62,7 @@ impl ToolError {
 
     /// The error of a sandbox refusal.
     pub fn from_fs(err: &ctx_fs::Error) -> ToolError {
-        ToolError {
-            code: Code::from_name(err.code()).unwrap_or(Code::NotFound),
-            message: err.to_string(),
-        }
+        ToolError { code: err.code(), message: err.to_string() }
     }
 }
 

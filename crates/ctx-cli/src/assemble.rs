@@ -30,7 +30,7 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
     };
     out.flush()?;
     drop(progress);
-    finish(settings, &ctx, &assembly, stdin.as_deref())
+    finish(settings, &assembly)
 }
 
 /// `ctx expand [TEXT]`: default mode append, format xml. Without TEXT, standard input is the
@@ -52,7 +52,7 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
         ctx.assembler().assemble_str_to(&text, "-", &mut out).map_err(ctx::Error::from)?;
     out.flush()?;
     drop(progress);
-    finish(settings, &ctx, &assembly, Some(&text))
+    finish(settings, &assembly)
 }
 
 /// A spinner only when standard error is a terminal that the output does not also go to.
@@ -61,14 +61,8 @@ pub(crate) fn show_progress(settings: &Settings) -> bool {
 }
 
 /// Reports the diagnostics and turns them into the exit status.
-pub(crate) fn finish(
-    settings: &Settings,
-    ctx: &ctx::Context,
-    assembly: &Assembly,
-    stdin: Option<&str>,
-) -> anyhow::Result<ExitCode> {
-    let mut reporter =
-        Reporter::new(settings.style, settings.quiet).with_sources(ctx.sandbox(), stdin);
+pub(crate) fn finish(settings: &Settings, assembly: &Assembly) -> anyhow::Result<ExitCode> {
+    let mut reporter = Reporter::new(settings.style, settings.quiet);
     reporter.report_all(&assembly.diagnostics)?;
     tracing::info!(
         files = assembly.stats.files,

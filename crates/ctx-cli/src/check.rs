@@ -26,8 +26,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         settings.style.stderr_tty && !settings.quiet,
         format!("checking {} files", args.files.len()),
     );
-    let mut reporter = Reporter::new(settings.stdout_style, settings.quiet)
-        .with_sources(ctx.sandbox(), stdin.as_deref());
+    let mut reporter = Reporter::new(settings.stdout_style, settings.quiet);
     let mut unreadable = false;
     let mut records = Vec::new();
     let mut stdout = io::stdout().lock();

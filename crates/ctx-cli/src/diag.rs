@@ -2,13 +2,11 @@
 //! on a terminal, the source line with a caret under the span, in colour.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
-use ctx::assemble::render::DiagnosticRecord;
-use ctx::fs::Content;
+use ctx::assemble::record::DiagnosticRecord;
 use ctx_syntax::Severity;
 
 use crate::settings::Style;
@@ -20,39 +18,17 @@ pub(crate) struct Counts {
     pub(crate) warnings: usize,
 }
 
-/// Writes diagnostics, reading the source lines it shows through the sandbox.
-pub(crate) struct Reporter<'a> {
+/// Writes diagnostics; the source lines it shows come with the diagnostics themselves.
+pub(crate) struct Reporter {
     style: Style,
     quiet: bool,
-    sandbox: Option<&'a ctx::fs::Sandbox>,
-    /// The text of standard input, for diagnostics about `-`.
-    stdin: Option<&'a str>,
-    sources: HashMap<String, Option<String>>,
     /// What was seen, warnings included even when `-q` hides them.
     pub(crate) counts: Counts,
 }
 
-impl<'a> Reporter<'a> {
-    pub(crate) fn new(style: Style, quiet: bool) -> Reporter<'a> {
-        Reporter {
-            style,
-            quiet,
-            sandbox: None,
-            stdin: None,
-            sources: HashMap::new(),
-            counts: Counts::default(),
-        }
-    }
-
-    /// Where source lines are read from.
-    pub(crate) fn with_sources(
-        mut self,
-        sandbox: &'a ctx::fs::Sandbox,
-        stdin: Option<&'a str>,
-    ) -> Reporter<'a> {
-        self.sandbox = Some(sandbox);
-        self.stdin = stdin;
-        self
+impl Reporter {
+    pub(crate) fn new(style: Style, quiet: bool) -> Reporter {
+        Reporter { style, quiet, counts: Counts::default() }
     }
 
     /// Reports every diagnostic in order.
@@ -91,45 +67,25 @@ impl<'a> Reporter<'a> {
         let message = visible(&d.message);
         let file = visible(&d.file);
         let title = level.primary_title(message.as_ref()).id(d.code.as_str());
-        let line = self.source_line(&d.file, d.line);
-        let report = match &line {
-            Some(text) => {
-                let span = caret_span(text, d.column);
+        let shown = d.source.as_ref().map(|source| visible(&source.lines));
+        let report = match (&d.source, &shown) {
+            (Some(source), Some(shown)) => {
+                // Shown with hostile characters made visible; the span moves with them.
+                let before = visible(&source.lines[..source.in_lines.start]).len();
+                let span = visible(&source.lines[source.in_lines.clone()]).len();
+                let span = before..before + span.max(usize::from(shown.len() > before));
                 title.element(
-                    Snippet::source(text.as_str())
-                        .line_start(d.line as usize)
+                    Snippet::source(shown.as_ref())
+                        .line_start(source.first_line as usize)
                         .path(file.as_ref())
                         .annotation(AnnotationKind::Primary.span(span)),
                 )
             }
-            None => title.element(
+            _ => title.element(
                 Origin::path(file.as_ref()).line(d.line as usize).char_column(d.column as usize),
             ),
         };
         renderer.render(&[report])
-    }
-
-    /// Line `line` (1-based) of `file`, read through the sandbox, or `None`.
-    fn source_line(&mut self, file: &str, line: u32) -> Option<String> {
-        if !self.sources.contains_key(file) {
-            let text = self.read_source(file);
-            self.sources.insert(file.to_owned(), text);
-        }
-        let text = self.sources.get(file)?.as_deref()?;
-        let line = text.split('\n').nth(line.checked_sub(1)? as usize)?;
-        Some(visible(line.trim_end_matches('\r')).into_owned())
-    }
-
-    fn read_source(&self, file: &str) -> Option<String> {
-        if file == "-" {
-            return self.stdin.map(str::to_owned);
-        }
-        let sandbox = self.sandbox?;
-        let location = sandbox.resolve(file, None).ok()?;
-        match sandbox.read_text(&location).ok()? {
-            Content::Text { text, .. } => Some(text.to_string()),
-            _ => None,
-        }
     }
 }
 
@@ -175,28 +131,6 @@ pub(crate) fn visible(text: &str) -> Cow<'_, str> {
     )
 }
 
-/// The byte range of the caret on a line: the item that starts at `column` (in characters,
-/// 1-based), found by scanning the line, else the word there, else one character.
-fn caret_span(line: &str, column: u32) -> std::ops::Range<usize> {
-    let start =
-        line.char_indices().nth(column.saturating_sub(1) as usize).map_or(line.len(), |(i, _)| i);
-    let scan = ctx_syntax::scan(line);
-    if let Some(item) = scan
-        .items
-        .iter()
-        .find(|item| item.span.start == start && !matches!(item.kind, ctx_syntax::ItemKind::Text))
-    {
-        return start..item.span.end.min(line.len());
-    }
-    let rest = &line[start..];
-    let word = rest.find(char::is_whitespace).unwrap_or(rest.len());
-    if word > 0 {
-        return start..start + word;
-    }
-    let one = rest.chars().next().map_or(0, char::len_utf8);
-    start..start + one
-}
-
 /// The summary, in bold red or yellow when there are errors or warnings and colour is on.
 pub(crate) fn colored_summary(counts: Counts, files: usize, color: bool) -> String {
     let text = summary(counts, files);
@@ -223,6 +157,8 @@ pub(crate) fn summary(counts: Counts, files: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    use ctx::Code;
+
     use super::*;
 
     #[test]
@@ -234,11 +170,21 @@ mod tests {
     }
 
     #[test]
-    fn caret_covers_the_item_or_the_word() {
-        assert_eq!(caret_span("see @[missing.md] here", 5), 4..17);
-        assert_eq!(caret_span("ask @alice now", 5), 4..10);
-        assert_eq!(caret_span("été @x", 5), 6..8);
-        assert_eq!(caret_span("", 1), 0..0);
+    fn the_caret_comes_from_the_diagnostics_source() {
+        let text = "intro\nsee \u{1b}x @[missing.md] here\n";
+        let at = text.find("@[").unwrap();
+        let source = ctx::assemble::record::Source::of(text, at..at + 13, 1, 0);
+        let d = DiagnosticRecord::new(Code::NotFound, "no such file".into(), "a.md".into(), 2, 8)
+            .with_source(Some(source));
+        let style = Style { rich: true, color: false, stderr_tty: false };
+        let shown = Reporter::new(style, false).render(&d);
+        let lines: Vec<&str> = shown.lines().collect();
+        let row = lines.iter().position(|l| l.contains("@[missing.md]")).expect(&shown);
+        assert!(lines[row].contains("see \u{241b}x @[missing.md] here"), "{shown}");
+        let caret = lines[row + 1];
+        let col = |l: &str, what: char| l.chars().position(|c| c == what).unwrap();
+        assert_eq!(col(caret, '━'), col(lines[row], '@'), "{shown}");
+        assert_eq!(caret.chars().filter(|&c| c == '━').count(), "@[missing.md]".len(), "{shown}");
     }
 
     #[test]

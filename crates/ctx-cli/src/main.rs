@@ -92,6 +92,14 @@ fn init_logging(verbose: u8, quiet: bool) {
 /// is not a failure.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain()
-        .filter_map(|cause| cause.downcast_ref::<io::Error>())
+        .filter_map(|cause| {
+            cause.downcast_ref::<io::Error>().or_else(|| match cause.downcast_ref::<ctx::Error>() {
+                Some(err) => match err.kind() {
+                    ctx::ErrorKind::Io(io) => Some(io),
+                    _ => None,
+                },
+                None => None,
+            })
+        })
         .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
 }

@@ -4,7 +4,7 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use ctx::assemble::render::ReferenceRecord;
+use ctx::assemble::record::ReferenceRecord;
 use ctx::{Format, Mode};
 use serde_json::{Value, json};
 
@@ -51,7 +51,7 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
         draw(&mut out, &tree, "")?;
     }
     out.flush()?;
-    finish(settings, &ctx, &assembly, stdin.as_deref())
+    finish(settings, &assembly)
 }
 
 /// Nests the records by their `depth`; the assembler writes them depth first, each parent
@@ -134,17 +134,18 @@ mod tests {
     fn nesting_follows_depth() {
         let record = |depth| ReferenceRecord {
             raw: String::new(),
-            syntax: ctx::assemble::render::Syntax::Include,
-            kind: ctx::assemble::render::Kind::File,
+            syntax: ctx::assemble::record::Syntax::Include,
+            kind: ctx::assemble::record::Kind::File,
             path: String::new(),
             lines: None,
             bytes: 0,
             tokens: None,
             truncated: false,
             front_matter: None,
-            at: ctx::assemble::render::At { file: String::new(), line: 1, column: 1 },
+            at: ctx::assemble::record::At { file: String::new(), line: 1, column: 1 },
             error: None,
             depth,
+            skipped: 0,
         };
         let records: Vec<_> = [0, 1, 2, 1, 0, 2].into_iter().map(record).collect();
         let mut i = 0;

@@ -149,7 +149,7 @@ pub(crate) fn expand_auto(
     let mut found = ctx.suggest(text, &opts)?;
     found.retain(|s| !mentioned.contains(&s.path.as_str()));
     found.truncate(auto.max_files);
-    write_expanded(settings, &ctx, text, own, &found)
+    write_expanded(settings, &ctx, own, &found)
 }
 
 /// The prompt expanded with exactly the given suggestions (the picker's choice).
@@ -164,13 +164,12 @@ fn expand_with(
     let ctx = context_with_cache(settings, settings.options.clone(), mode, format)
         .unwrap_or_else(|_| ctx.clone());
     let own = ctx.expand_prompt(prompt);
-    write_expanded(settings, &ctx, prompt, own, picked)
+    write_expanded(settings, &ctx, own, picked)
 }
 
 fn write_expanded(
     settings: &Settings,
     ctx: &ctx::Context,
-    prompt: &str,
     own: Assembly,
     extra: &[Suggestion],
 ) -> anyhow::Result<ExitCode> {
@@ -181,10 +180,10 @@ fn write_expanded(
     let mut out = io::stdout().lock();
     out.write_all(rendered.as_bytes())?;
     out.flush()?;
-    let code = crate::assemble::finish(settings, ctx, &own, Some(prompt))?;
+    let code = crate::assemble::finish(settings, &own)?;
     match &added {
         Some(added) => {
-            let more = crate::assemble::finish(settings, ctx, added, Some(&synthetic))?;
+            let more = crate::assemble::finish(settings, added)?;
             Ok(if more == ExitCode::SUCCESS { code } else { more })
         }
         None => Ok(code),
@@ -270,14 +269,14 @@ struct AutoOutput<'a> {
     params: &'a [String],
     metadata: &'a serde_json::Map<String, serde_json::Value>,
     references: Vec<Marked<'a>>,
-    diagnostics: &'a [ctx::assemble::render::DiagnosticRecord],
-    stats: &'a ctx::assemble::render::Stats,
+    diagnostics: &'a [ctx::assemble::record::DiagnosticRecord],
+    stats: &'a ctx::assemble::record::Stats,
 }
 
 #[derive(serde::Serialize)]
 struct Marked<'a> {
     #[serde(flatten)]
-    record: &'a ctx::assemble::render::ReferenceRecord,
+    record: &'a ctx::assemble::record::ReferenceRecord,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     suggested: bool,
 }

@@ -2,11 +2,10 @@
 
 use std::sync::Arc;
 
+use ctx_diagnostics::Code;
+
 /// How many leading bytes are searched for a NUL byte.
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
-
-/// The warning code for binary content, as in assembly.md §3.
-pub const W_BINARY: &str = "W_BINARY";
 
 /// The text encoding a file was decoded from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -39,7 +38,7 @@ pub enum Content {
     },
     /// Binary content (a NUL byte in the first 8 KiB without a UTF-16/32
     /// byte order mark, or invalid UTF-8 or UTF-16/32): to be left out with
-    /// warning [`W_BINARY`].
+    /// warning [`Code::Binary`] (`W_BINARY`).
     Binary,
 }
 
@@ -52,11 +51,11 @@ impl Content {
         }
     }
 
-    /// The warning this content calls for: [`W_BINARY`] for binary content.
-    pub fn warning_code(&self) -> Option<&'static str> {
+    /// The warning this content calls for: `W_BINARY` for binary content.
+    pub fn warning_code(&self) -> Option<Code> {
         match self {
             Content::Text { .. } => None,
-            Content::Binary => Some(W_BINARY),
+            Content::Binary => Some(Code::Binary),
         }
     }
 

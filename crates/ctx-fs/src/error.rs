@@ -3,6 +3,8 @@
 use std::fmt;
 use std::io;
 
+use ctx_diagnostics::Code;
+
 /// An error from the sandbox.
 ///
 /// It names the path as the user wrote it (control characters escaped) and
@@ -42,6 +44,9 @@ pub enum ErrorKind {
     /// chain of links that loops (reported with its own message). Code
     /// `E_NOT_FOUND`.
     NotFound,
+    /// The operating system refused access to the entry (permission denied
+    /// on a file or a directory). Code `E_PERMISSION`.
+    Permission,
     /// The file is larger than the size cap. Code `E_TOO_LARGE`.
     TooLarge,
     /// A sandbox setting is invalid, such as a deny glob that does not
@@ -52,17 +57,31 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
+    /// Every kind, in declaration order.
+    pub const ALL: &'static [ErrorKind] = &[
+        ErrorKind::Outside,
+        ErrorKind::Denied,
+        ErrorKind::NotRegular,
+        ErrorKind::BadPath,
+        ErrorKind::NotFound,
+        ErrorKind::Permission,
+        ErrorKind::TooLarge,
+        ErrorKind::Config,
+        ErrorKind::Io,
+    ];
+
     /// The stable diagnostic code of this kind, as in assembly.md §3.
-    pub fn code(self) -> &'static str {
+    pub fn code(self) -> Code {
         match self {
-            ErrorKind::Outside => "E_OUTSIDE",
-            ErrorKind::Denied => "E_DENIED",
-            ErrorKind::NotRegular => "E_NOT_REGULAR",
-            ErrorKind::BadPath => "E_BAD_PATH",
-            ErrorKind::NotFound => "E_NOT_FOUND",
-            ErrorKind::TooLarge => "E_TOO_LARGE",
-            ErrorKind::Config => "E_CONFIG",
-            ErrorKind::Io => "E_IO",
+            ErrorKind::Outside => Code::Outside,
+            ErrorKind::Denied => Code::Denied,
+            ErrorKind::NotRegular => Code::NotRegular,
+            ErrorKind::BadPath => Code::BadPath,
+            ErrorKind::NotFound => Code::NotFound,
+            ErrorKind::Permission => Code::Permission,
+            ErrorKind::TooLarge => Code::TooLarge,
+            ErrorKind::Config => Code::Config,
+            ErrorKind::Io => Code::Io,
         }
     }
 
@@ -73,6 +92,7 @@ impl ErrorKind {
             ErrorKind::NotRegular => "not a regular file",
             ErrorKind::BadPath => "invalid path",
             ErrorKind::NotFound => "no such file or directory",
+            ErrorKind::Permission => "permission denied",
             ErrorKind::TooLarge => "file too large",
             ErrorKind::Config => "invalid sandbox setting",
             ErrorKind::Io => "i/o error",
@@ -82,7 +102,7 @@ impl ErrorKind {
 
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.code())
+        f.write_str(self.code().as_str())
     }
 }
 
@@ -108,14 +128,20 @@ impl Error {
     }
 
     /// Maps an I/O error met inside a root: not-found errors become
-    /// [`ErrorKind::NotFound`], everything else [`ErrorKind::Io`].
+    /// [`ErrorKind::NotFound`], refused access [`ErrorKind::Permission`], everything else
+    /// [`ErrorKind::Io`]. The operating system's message is kept as the detail; it names no
+    /// path (the path shown is the one written).
     pub(crate) fn io(written: &str, err: io::Error) -> Error {
         if is_not_found(&err) {
-            Error::new(ErrorKind::NotFound, written)
-        } else {
-            let detail = lower_first(&err.to_string());
-            Error::new(ErrorKind::Io, written).with_detail(detail).with_source(err)
+            return Error::new(ErrorKind::NotFound, written);
         }
+        let kind = if err.kind() == io::ErrorKind::PermissionDenied {
+            ErrorKind::Permission
+        } else {
+            ErrorKind::Io
+        };
+        let detail = lower_first(&os_message(&err));
+        Error::new(kind, written).with_detail(detail).with_source(err)
     }
 
     /// What went wrong.
@@ -124,8 +150,13 @@ impl Error {
     }
 
     /// The stable diagnostic code, shorthand for `self.kind().code()`.
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> Code {
         self.kind.code()
+    }
+
+    /// The I/O error behind this one, if any.
+    pub fn io_error(&self) -> Option<&io::Error> {
+        self.source.as_ref()
     }
 
     /// The path as the user wrote it, with control and invisible characters
@@ -145,11 +176,10 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        self.source.as_ref().map(|e| e as _)
-    }
-}
+/// The operating system's message is part of the error's own message, so the I/O error is
+/// not its source too (a report walking the chain would say it twice); [`Error::io_error`]
+/// gives it.
+impl std::error::Error for Error {}
 
 /// A shorthand for results with the sandbox's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -164,6 +194,13 @@ pub(crate) fn is_not_found(err: &io::Error) -> bool {
             || code == rustix::io::Errno::NAMETOOLONG.raw_os_error();
     }
     false
+}
+
+/// The operating system's message without any path: `io::Error`'s own text for an OS error
+/// is "Permission denied (os error 13)", which names nothing outside the roots; a custom error
+/// (which could carry a path) is reduced to its kind.
+fn os_message(err: &io::Error) -> String {
+    if err.raw_os_error().is_some() { err.to_string() } else { err.kind().to_string() }
 }
 
 fn lower_first(s: &str) -> String {

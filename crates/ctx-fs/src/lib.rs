@@ -83,12 +83,13 @@ mod store;
 mod walk;
 
 pub use cap_std::AmbientAuthority;
-pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, W_BINARY, decode};
+pub use ctx_diagnostics::{Code, Severity};
+pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode};
 pub use error::{Error, ErrorKind, Result};
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{
-    FileKind, IgnoreSettings, Limits, Location, MAX_SYMLINK_HOPS, RootId, Sandbox, SandboxBuilder,
-    Stat,
+    FileKind, IgnoreSettings, Limits, Location, MAX_SYMLINK_HOPS, RootId, RootKind, Sandbox,
+    SandboxBuilder, Stat,
 };
 pub use store::{Store, StoreLock};
 pub use walk::{SkipReason, Skipped, Walk, WalkEntry};

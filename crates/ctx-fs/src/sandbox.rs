@@ -78,6 +78,23 @@ impl Default for IgnoreSettings {
     }
 }
 
+/// What a root is for (assembly.md §2, §3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RootKind {
+    /// The workspace root: relative paths resolve from it.
+    Workspace,
+    /// An extra read-only root (`--allow DIR`): searched for relative paths after the
+    /// workspace root, in the order given.
+    Allowed,
+    /// The home directory or a folder in it (`--allow '~'`): it serves absolute and `~/`
+    /// paths only, and is not searched for relative paths.
+    Home,
+    /// A source root of a loaded source index: reached through the index, not searched for
+    /// relative paths by itself.
+    Source,
+}
+
 /// One of the sandbox's roots; [`RootId::WORKSPACE`] is the workspace root,
 /// the others are the extra read-only roots in the order they were added.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -123,6 +140,11 @@ impl Location {
     /// The path relative to the root, `/`-separated; empty for the root.
     pub fn path(&self) -> &Utf8Path {
         &self.path
+    }
+
+    /// A root itself.
+    pub fn root_of(root: RootId) -> Location {
+        Location { root, path: Utf8PathBuf::new() }
     }
 
     /// The directory containing this location; `None` for a root.
@@ -192,7 +214,7 @@ fn kind_of(md: &Metadata) -> FileKind {
 #[derive(Clone, Debug)]
 pub struct SandboxBuilder {
     workspace: Utf8PathBuf,
-    allow: Vec<Utf8PathBuf>,
+    allow: Vec<(Utf8PathBuf, RootKind)>,
     deny: Vec<String>,
     ignore: IgnoreSettings,
     limits: Limits,
@@ -216,9 +238,17 @@ impl SandboxBuilder {
         }
     }
 
-    /// Adds an extra read-only root (`--allow DIR`).
-    pub fn allow(mut self, dir: impl Into<Utf8PathBuf>) -> SandboxBuilder {
-        self.allow.push(dir.into());
+    /// Adds an extra read-only root (`--allow DIR`), searched for relative paths after the
+    /// workspace root.
+    pub fn allow(self, dir: impl Into<Utf8PathBuf>) -> SandboxBuilder {
+        self.root(dir, RootKind::Allowed)
+    }
+
+    /// Adds an extra read-only root of the given kind ([`RootKind::Workspace`] counts as
+    /// [`RootKind::Allowed`]: there is one workspace).
+    pub fn root(mut self, dir: impl Into<Utf8PathBuf>, kind: RootKind) -> SandboxBuilder {
+        let kind = if kind == RootKind::Workspace { RootKind::Allowed } else { kind };
+        self.allow.push((dir.into(), kind));
         self
     }
 
@@ -275,8 +305,10 @@ impl SandboxBuilder {
     pub fn open(self, ambient_authority: AmbientAuthority) -> Result<Sandbox> {
         let deny = DenyList::new(&self.deny)?;
         let mut roots = Vec::new();
-        for dir in std::iter::once(&self.workspace).chain(&self.allow) {
-            roots.push(Root::open(dir, ambient_authority)?);
+        let all = std::iter::once((&self.workspace, RootKind::Workspace))
+            .chain(self.allow.iter().map(|(dir, kind)| (dir, *kind)));
+        for (dir, kind) in all {
+            roots.push(Root::open(dir, kind, ambient_authority)?);
         }
         let cache = moka::sync::Cache::builder()
             .max_capacity(self.cache_bytes)
@@ -305,11 +337,12 @@ struct Root {
     /// The root's path as given, made absolute lexically.
     given: Vec<String>,
     display: Utf8PathBuf,
+    kind: RootKind,
 }
 
 impl Root {
     #[allow(clippy::disallowed_methods)]
-    fn open(path: &Utf8Path, ambient: AmbientAuthority) -> Result<Root> {
+    fn open(path: &Utf8Path, kind: RootKind, ambient: AmbientAuthority) -> Result<Root> {
         let fail = |e: io::Error| {
             Error::new(ErrorKind::Config, path.as_str())
                 .with_detail(format!("cannot open root: {e}"))
@@ -330,6 +363,7 @@ impl Root {
             canonical: absolute_comps(canonical.as_str()),
             given: absolute_comps(absolute.as_str()),
             display: canonical,
+            kind,
         })
     }
 }
@@ -484,6 +518,15 @@ impl Sandbox {
     /// When `root` is not one of this sandbox's roots.
     pub fn root_path(&self, root: RootId) -> &Utf8Path {
         &self.roots[root.0].display
+    }
+
+    /// What a root is for.
+    ///
+    /// # Panics
+    ///
+    /// When `root` is not one of this sandbox's roots.
+    pub fn root_kind(&self, root: RootId) -> RootKind {
+        self.roots[root.0].kind
     }
 
     /// The limits in force.

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use camino::Utf8PathBuf;
 use cap_std::fs_utf8::Dir;
+use ctx_diagnostics::Code;
 use globset::{GlobBuilder, GlobMatcher};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
@@ -62,7 +63,7 @@ pub enum SkipReason {
 
 impl SkipReason {
     /// The diagnostic code matching the reason, where there is one.
-    pub fn code(self) -> Option<&'static str> {
+    pub fn code(self) -> Option<Code> {
         match self {
             SkipReason::Denied => Some(ErrorKind::Denied.code()),
             SkipReason::Outside => Some(ErrorKind::Outside.code()),
@@ -82,6 +83,13 @@ pub struct Skipped {
     pub path: Utf8PathBuf,
     /// Why it was left out.
     pub reason: SkipReason,
+}
+
+impl Skipped {
+    /// An entry left out for `reason`.
+    pub fn new(path: Utf8PathBuf, reason: SkipReason) -> Skipped {
+        Skipped { path, reason }
+    }
 }
 
 /// The result of a walk: entries in sorted depth-first order (each

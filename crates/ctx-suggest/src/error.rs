@@ -33,8 +33,13 @@ impl Error {
     }
 
     /// The stable code of the underlying sandbox error (`E_IO`, …).
-    pub fn code(&self) -> &'static str {
+    pub fn code(&self) -> ctx_diagnostics::Code {
         self.source.code()
+    }
+
+    /// The sandbox error underneath.
+    pub fn fs_error(&self) -> &ctx_fs::Error {
+        &self.source
     }
 }
 
@@ -48,8 +53,6 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        Some(&self.source)
-    }
-}
+/// The sandbox error's message is part of this one's, so it is not its source too (a report
+/// that walks the chain would say it twice); [`Error::fs_error`] gives it.
+impl std::error::Error for Error {}

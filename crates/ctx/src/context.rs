@@ -9,6 +9,7 @@ use std::time::Duration;
 use ctx_assemble::tools::{Tool, Tools};
 use ctx_assemble::{AssembleError, Assembler, Assembly, Format, Limits, Mode, Options, Resolver};
 use ctx_fs::{AmbientAuthority, IgnoreSettings, Sandbox};
+use ctx_syntax::Code;
 
 /// Why a context could not be built or a document not assembled.
 #[derive(Debug)]
@@ -43,10 +44,10 @@ impl Error {
     }
 
     /// The diagnostic code, for the errors that have one (`E_NOT_FOUND`, `E_OUTSIDE`…).
-    pub fn code(&self) -> Option<&'static str> {
+    pub fn code(&self) -> Option<Code> {
         match &self.kind {
             ErrorKind::Fs(err) => Some(err.code()),
-            ErrorKind::Binary(_) => Some("W_BINARY"),
+            ErrorKind::Binary(_) => Some(Code::Binary),
             ErrorKind::Suggest(err) => Some(err.code()),
             _ => None,
         }
@@ -84,16 +85,9 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            ErrorKind::Fs(err) => Some(err),
-            ErrorKind::Io(err) => Some(err),
-            ErrorKind::Suggest(err) => Some(err),
-            _ => None,
-        }
-    }
-}
+/// The message of the error it wraps is part of an error's own message, so it is not its
+/// source too (a report that walks the chain would say it twice); [`Error::kind`] gives it.
+impl std::error::Error for Error {}
 
 /// Configures a [`Context`]: roots, deny and ignore rules, macros, limits and tools.
 #[derive(Clone)]

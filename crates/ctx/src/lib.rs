@@ -25,6 +25,7 @@
 //! ```
 
 pub use ctx_assemble as assemble;
+pub use ctx_diagnostics as diagnostics;
 pub use ctx_fs as fs;
 pub use ctx_preprocess as preprocess;
 pub use ctx_suggest as suggest;
@@ -36,6 +37,7 @@ mod suggestions;
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
 pub use ctx_assemble::{Assembly, Format, Limits, Mode, Options, Resolution, Resolver};
+pub use ctx_diagnostics::{Code, Severity};
 pub use ctx_suggest::{Index, Suggestion, UpdateStats};
 pub use suggestions::SuggestOptions;
 

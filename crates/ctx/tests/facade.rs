@@ -40,9 +40,9 @@ fn bad_defines_and_missing_documents_are_errors() {
     assert!(err.to_string().contains("1BAD"), "{err}");
     let ctx = Context::builder().root(dir.path()).build().unwrap();
     let err = ctx.assemble_file("nope.md").unwrap_err();
-    assert_eq!(err.code(), Some("E_NOT_FOUND"));
+    assert_eq!(err.code(), Some(ctx::Code::NotFound));
     let err = ctx.assemble_file("../outside.md").unwrap_err();
-    assert_eq!(err.code(), Some("E_OUTSIDE"));
+    assert_eq!(err.code(), Some(ctx::Code::Outside));
 }
 
 #[test]

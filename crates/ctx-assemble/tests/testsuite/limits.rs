@@ -78,3 +78,61 @@ fn top_level_errors_are_errors_of_the_call() {
     let err = asm.assemble_file("../outside.md").unwrap_err();
     assert!(err.to_string().starts_with("E_OUTSIDE"), "{err}");
 }
+
+/// An I/O failure other than a miss is `E_IO` with the operating system's message, never
+/// `E_NOT_FOUND` (reading `/proc/self/mem` at offset 0 fails with EIO).
+#[cfg(target_os = "linux")]
+#[test]
+fn io_errors_are_e_io() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
+        .allow("/proc")
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    let assembler = Assembler::new(Arc::new(sandbox), Options::default());
+    let assembly = assembler.assemble_str("@[/proc/self/mem]\n", "-");
+    let error = assembly.references[0].error.as_ref().expect("the read fails");
+    assert_eq!(error.code, Code::Io, "{}", error.message);
+    assert!(error.message.contains("os error"), "{}", error.message);
+    assert_eq!(codes(&assembly), [Code::Io]);
+}
+
+/// A walk stopped at the sandbox's entry limit says so with `W_LIMIT` (not the token budget's
+/// `W_BUDGET`), in the output and in the record.
+#[test]
+fn walk_limit_is_w_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    for i in 0..10 {
+        std::fs::write(dir.path().join(format!("d/{i}.txt")), "x\n").unwrap();
+    }
+    let mut limits = ctx_fs::Limits::default();
+    limits.max_walk_entries = 3;
+    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
+        .limits(limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    let assembly =
+        Assembler::new(Arc::new(sandbox), Options::default()).assemble_str("@[d/]\n", "-");
+    assert_eq!(codes(&assembly), [Code::Limit]);
+    assert!(assembly.references[0].truncated);
+    assert!(assembly.content.contains("the walk stopped at 3 entries"), "{}", assembly.content);
+}
+
+/// When the output budget stops an append-mode run, the prompt's text is still whole: only
+/// attachments are cut.
+#[test]
+fn budget_stop_keeps_the_whole_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.txt"), "x".repeat(4000)).unwrap();
+    std::fs::write(dir.path().join("small.txt"), "y\n").unwrap();
+    let options = Options {
+        limits: ctx_assemble::Limits { max_output_bytes: 1000, ..Default::default() },
+        ..Options::for_prompt()
+    };
+    let prompt = "first @big.txt then @small.txt and the last words of the prompt";
+    let assembly = assembler(dir.path(), options).assemble_str(prompt, "-");
+    assert!(assembly.content.starts_with(prompt), "{}", assembly.content);
+    assert!(!assembly.content.contains("xxxx"), "{}", assembly.content);
+    assert_eq!(codes(&assembly), [Code::Budget]);
+}

@@ -8,3 +8,4 @@
 mod fixtures;
 mod limits;
 mod props;
+mod roots;

@@ -3,7 +3,7 @@
 use std::os::unix::fs::symlink;
 use std::sync::Arc;
 
-use ctx_fs::Content;
+use ctx_fs::{Code, Content};
 
 use crate::util::{Fixture, SECRET, age, code, message, read};
 
@@ -133,7 +133,7 @@ fn warm_hit_serves_the_file() {
     assert!(Arc::ptr_eq(&first, &text(second)), "path hit");
     assert!(Arc::ptr_eq(&first, &text(sb.read_text(&loc).unwrap())), "location hit");
     // The lexical rules still come first.
-    assert_eq!(code(sb.read_path("../../docs/a.md", Some(&base))), "E_OUTSIDE");
+    assert_eq!(code(sb.read_path("../../docs/a.md", Some(&base))), Some(Code::Outside));
     assert_eq!(
         code(sb.read_path("a.md/", Some(&base))),
         code(fx.sandbox().read_path("docs/a.md/", None))
@@ -218,21 +218,21 @@ fn warm_link_swapped_in_never_reads_outside() {
     // The file itself becomes a link to the secret.
     std::fs::remove_file(fx.path("b.md")).unwrap();
     symlink(fx.outside.join("secret.txt"), fx.path("b.md")).unwrap();
-    assert_eq!(code(sb.read_path("b.md", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.read_text(&b)), "E_OUTSIDE");
+    assert_eq!(code(sb.read_path("b.md", None)), Some(Code::Outside));
+    assert_eq!(code(sb.read_text(&b)), Some(Code::Outside));
     message(&sb, "b.md");
     // A directory on the way becomes a link to an outside directory.
     std::fs::rename(fx.path("dir"), fx.path("dir.old")).unwrap();
     symlink("../outside/dir", fx.path("dir")).unwrap();
-    assert_eq!(code(sb.read_path("dir/a.md", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.read_text(&a)), "E_OUTSIDE");
+    assert_eq!(code(sb.read_path("dir/a.md", None)), Some(Code::Outside));
+    assert_eq!(code(sb.read_text(&a)), Some(Code::Outside));
     message(&sb, "dir/a.md");
     // Even to a hard link of the cached file made after it was read: that moved its
     // status-change time.
     std::fs::remove_file(fx.outside.join("dir/a.md")).unwrap();
     std::fs::hard_link(fx.path("dir.old/a.md"), fx.outside.join("dir/a.md")).unwrap();
-    assert_eq!(code(sb.read_path("dir/a.md", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.read_text(&a)), "E_OUTSIDE");
+    assert_eq!(code(sb.read_path("dir/a.md", None)), Some(Code::Outside));
+    assert_eq!(code(sb.read_text(&a)), Some(Code::Outside));
 }
 
 #[test]
@@ -249,18 +249,18 @@ fn warm_path_becoming_denied_is_refused() {
     // The file becomes a link to a denied file.
     std::fs::remove_file(fx.path("b.md")).unwrap();
     symlink(".env", fx.path("b.md")).unwrap();
-    assert_eq!(code(sb.read_path("b.md", None)), "E_DENIED");
-    assert_eq!(code(sb.read_text(&b)), "E_DENIED");
+    assert_eq!(code(sb.read_path("b.md", None)), Some(Code::Denied));
+    assert_eq!(code(sb.read_text(&b)), Some(Code::Denied));
     // A directory on the way becomes a link into `.git`.
     std::fs::rename(fx.path("docs"), fx.path("docs.old")).unwrap();
     symlink(".git", fx.path("docs")).unwrap();
-    assert_eq!(code(sb.read_path("docs/a.md", None)), "E_DENIED");
-    assert_eq!(code(sb.read_text(&a)), "E_DENIED");
+    assert_eq!(code(sb.read_path("docs/a.md", None)), Some(Code::Denied));
+    assert_eq!(code(sb.read_text(&a)), Some(Code::Denied));
     // Also when the denied name is a hard link of the cached file made after it was read.
     std::fs::remove_file(fx.path(".git/a.md")).unwrap();
     std::fs::hard_link(fx.path("docs.old/a.md"), fx.path(".git/a.md")).unwrap();
-    assert_eq!(code(sb.read_path("docs/a.md", None)), "E_DENIED");
-    assert_eq!(code(sb.read_text(&a)), "E_DENIED");
+    assert_eq!(code(sb.read_path("docs/a.md", None)), Some(Code::Denied));
+    assert_eq!(code(sb.read_text(&a)), Some(Code::Denied));
 }
 
 /// The documented limit of the warm path, and the proof that it skips the open: a link
@@ -279,7 +279,11 @@ fn warm_path_serves_an_old_hard_link_of_the_same_file() {
     symlink(".git", fx.path("docs")).unwrap();
     let (_, again) = sb.read_path("docs/a.md", None).unwrap();
     assert!(Arc::ptr_eq(&text(first), &text(again)), "the same bytes, from the cache");
-    assert_eq!(code(fx.sandbox().read_path("docs/a.md", None)), "E_DENIED", "a cold read refuses");
+    assert_eq!(
+        code(fx.sandbox().read_path("docs/a.md", None)),
+        Some(Code::Denied),
+        "a cold read refuses"
+    );
 }
 
 #[test]
@@ -300,5 +304,5 @@ fn warm_path_needs_a_settled_status_change_time() {
     std::fs::rename(fx.path("docs"), fx.path("docs.old")).unwrap();
     symlink(".git", fx.path("docs")).unwrap();
     // Cached, but only validated on an opened handle: the full resolution refuses.
-    assert_eq!(code(sb.read_path("docs/a.md", None)), "E_DENIED");
+    assert_eq!(code(sb.read_path("docs/a.md", None)), Some(Code::Denied));
 }

@@ -4,7 +4,7 @@
 use std::os::unix::fs::symlink;
 
 use camino::Utf8PathBuf;
-use ctx_fs::Content;
+use ctx_fs::{Code, Content};
 use proptest::prelude::*;
 
 use crate::util::{Fixture, SECRET};
@@ -165,14 +165,14 @@ proptest! {
                 Err(err) => {
                     prop_assert!(!err.to_string().contains(SECRET));
                     if expected.is_none() {
-                        prop_assert_eq!(err.code(), "E_OUTSIDE", "{}", written);
-                    } else if err.code() == "E_NOT_FOUND" {
+                        prop_assert_eq!(err.code(), Code::Outside, "{}", written);
+                    } else if err.code() == Code::NotFound {
                         // The OS finds no file there either.
                         let lexical = fx.ws.join(expected.clone().unwrap().join("/"));
                         prop_assert!(!lexical.is_file(), "{}: {}", written, err);
                     } else {
                         prop_assert!(
-                            matches!(err.code(), "E_OUTSIDE" | "E_NOT_FOUND" | "E_NOT_REGULAR"),
+                            matches!(err.code(), Code::Outside | Code::NotFound | Code::NotRegular),
                             "{}: {}", written, err
                         );
                     }

@@ -1,6 +1,6 @@
 //! Resolution: relative, `..`, absolute, drive and allowed roots, hygiene.
 
-use ctx_fs::{ErrorKind, RootId};
+use ctx_fs::{Code, ErrorKind, RootId, Severity};
 
 use crate::util::{Fixture, code, message, read};
 
@@ -30,7 +30,7 @@ fn relative_to_base() {
     assert_eq!(dir.path(), "docs/guide");
     assert_eq!(sb.resolve("../shared.md", Some(&dir)).unwrap().path(), "docs/shared.md");
     assert_eq!(sb.resolve("intro.md", Some(&dir)).unwrap().path(), "docs/guide/intro.md");
-    assert_eq!(code(sb.resolve("../../../x", Some(&dir))), "E_OUTSIDE");
+    assert_eq!(code(sb.resolve("../../../x", Some(&dir))), Some(Code::Outside));
     assert_eq!(sb.resolve_in_workspace("docs/shared.md").unwrap().path(), "docs/shared.md");
     assert_eq!(sb.resolve(".", None).unwrap(), sb.workspace());
 }
@@ -40,12 +40,12 @@ fn dot_dot_outside() {
     let fx = Fixture::new();
     fx.write("x.md", "x");
     let sb = fx.sandbox();
-    assert_eq!(code(sb.resolve("../outside/secret.txt", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.resolve("..", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.resolve("a/../../x", None)), "E_OUTSIDE");
+    assert_eq!(code(sb.resolve("../outside/secret.txt", None)), Some(Code::Outside));
+    assert_eq!(code(sb.resolve("..", None)), Some(Code::Outside));
+    assert_eq!(code(sb.resolve("a/../../x", None)), Some(Code::Outside));
     // Re-entering the same root through its parent is still climbing out.
-    assert_eq!(code(sb.resolve("../ws/x.md", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.resolve("..\\outside\\secret.txt", None)), "E_OUTSIDE");
+    assert_eq!(code(sb.resolve("../ws/x.md", None)), Some(Code::Outside));
+    assert_eq!(code(sb.resolve("..\\outside\\secret.txt", None)), Some(Code::Outside));
 }
 
 #[test]
@@ -76,9 +76,9 @@ fn absolute_paths() {
     assert_eq!(sb.resolve(abs.as_str(), None).unwrap().path(), "a/b.md");
     let dotted = format!("{}/../ws/a/b.md", fx.ws);
     assert_eq!(read(&sb, &dotted).unwrap(), "b", "absolute paths normalise lexically");
-    assert_eq!(code(sb.resolve("/etc/passwd", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.resolve(fx.base.as_str(), None)), "E_OUTSIDE");
-    assert_eq!(code(sb.resolve(fx.outside.join("secret.txt").as_str(), None)), "E_OUTSIDE");
+    assert_eq!(code(sb.resolve("/etc/passwd", None)), Some(Code::Outside));
+    assert_eq!(code(sb.resolve(fx.base.as_str(), None)), Some(Code::Outside));
+    assert_eq!(code(sb.resolve(fx.outside.join("secret.txt").as_str(), None)), Some(Code::Outside));
     // A workspace given by a non-canonical path still matches absolute paths through it.
     let odd = format!("{}/../ws", fx.ws);
     let sb2 = ctx_fs::Sandbox::builder(odd.as_str()).open(cap_std::ambient_authority()).unwrap();
@@ -89,10 +89,10 @@ fn absolute_paths() {
 fn drive_and_unc_paths() {
     let fx = Fixture::new();
     let sb = fx.sandbox();
-    assert_eq!(code(sb.resolve("C:\\Windows\\win.ini", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.resolve("c:/x", None)), "E_OUTSIDE");
+    assert_eq!(code(sb.resolve("C:\\Windows\\win.ini", None)), Some(Code::Outside));
+    assert_eq!(code(sb.resolve("c:/x", None)), Some(Code::Outside));
     for bad in ["C:x", "\\\\server\\share\\x", "\\\\?\\C:\\x", "\\??\\C:\\x", "//server/x"] {
-        assert_eq!(code(sb.resolve(bad, None)), "E_BAD_PATH", "{bad}");
+        assert_eq!(code(sb.resolve(bad, None)), Some(Code::BadPath), "{bad}");
     }
 }
 
@@ -112,8 +112,8 @@ fn allowed_roots() {
     assert_eq!(sb.resolve("../shared/sub/s.md", None).unwrap(), loc);
     let dir = loc.parent().unwrap();
     assert_eq!(sb.resolve("../../ws/w.md", Some(&dir)).unwrap().root(), RootId::WORKSPACE);
-    assert_eq!(code(sb.resolve("../outside/secret.txt", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.resolve("../../outside/secret.txt", Some(&dir))), "E_OUTSIDE");
+    assert_eq!(code(sb.resolve("../outside/secret.txt", None)), Some(Code::Outside));
+    assert_eq!(code(sb.resolve("../../outside/secret.txt", Some(&dir))), Some(Code::Outside));
     assert_eq!(sb.roots().count(), 2);
 }
 
@@ -148,11 +148,11 @@ fn hygiene() {
         assert!(!err.to_string().chars().any(|c| c.is_control()), "{err}");
     }
     let long_name = "a".repeat(256);
-    assert_eq!(code(sb.resolve(&long_name, None)), "E_BAD_PATH");
-    assert_eq!(code(sb.resolve(&"a".repeat(255), None)), "E_NOT_FOUND");
+    assert_eq!(code(sb.resolve(&long_name, None)), Some(Code::BadPath));
+    assert_eq!(code(sb.resolve(&"a".repeat(255), None)), Some(Code::NotFound));
     let long_path = vec!["abcdefghij"; 400].join("/");
     assert!(long_path.len() > 4096);
-    assert_eq!(code(sb.resolve(&long_path, None)), "E_BAD_PATH");
+    assert_eq!(code(sb.resolve(&long_path, None)), Some(Code::BadPath));
     let err = sb.resolve("a\u{7}b", None).unwrap_err();
     assert_eq!(err.to_string(), "invalid path: a\\u{7}b (control character in path)");
     assert_eq!(err.path(), "a\\u{7}b");
@@ -164,10 +164,10 @@ fn missing() {
     fx.write("file.md", "x");
     let sb = fx.sandbox();
     let err = sb.resolve("nope.md", None).unwrap_err();
-    assert_eq!(err.code(), "E_NOT_FOUND");
+    assert_eq!(err.code(), Code::NotFound);
     assert_eq!(err.to_string(), "no such file or directory: nope.md");
-    assert_eq!(code(sb.resolve("file.md/x", None)), "E_NOT_FOUND");
-    assert_eq!(code(sb.resolve("no/such/dir/x", None)), "E_NOT_FOUND");
+    assert_eq!(code(sb.resolve("file.md/x", None)), Some(Code::NotFound));
+    assert_eq!(code(sb.resolve("no/such/dir/x", None)), Some(Code::NotFound));
     assert!(sb.exists("file.md", None));
     assert!(!sb.exists("nope.md", None));
 }
@@ -176,9 +176,9 @@ fn missing() {
 fn bad_configuration() {
     let fx = Fixture::new();
     let err = fx.builder().deny("a[").open(cap_std::ambient_authority()).unwrap_err();
-    assert_eq!(err.code(), "E_CONFIG");
+    assert_eq!(err.code(), Code::Config);
     let err = ctx_fs::Sandbox::builder(fx.path("missing")).open(cap_std::ambient_authority());
-    assert_eq!(code(err), "E_CONFIG");
+    assert_eq!(code(err), Some(Code::Config));
 }
 
 #[test]
@@ -195,17 +195,18 @@ fn api_shapes() {
     assert_eq!(sb.workspace().parent(), None);
     assert!(!sb.exists(".env", None), "denied entries do not exist for ctx");
     assert_eq!(sb.limits().max_file_bytes, 1024 * 1024);
-    for (kind, code) in [
-        (ErrorKind::Outside, "E_OUTSIDE"),
-        (ErrorKind::Denied, "E_DENIED"),
-        (ErrorKind::NotRegular, "E_NOT_REGULAR"),
-        (ErrorKind::BadPath, "E_BAD_PATH"),
-        (ErrorKind::NotFound, "E_NOT_FOUND"),
-        (ErrorKind::TooLarge, "E_TOO_LARGE"),
-    ] {
-        assert_eq!(kind.code(), code);
-        assert_eq!(kind.to_string(), code);
+    // Every kind has its own code, an error code, and displays as it.
+    let mut codes: Vec<Code> = ErrorKind::ALL.iter().map(|kind| kind.code()).collect();
+    for kind in ErrorKind::ALL {
+        assert_eq!(kind.code().severity(), Severity::Error, "{kind:?}");
+        assert_eq!(kind.to_string(), kind.code().as_str());
     }
+    codes.sort_unstable();
+    codes.dedup();
+    assert_eq!(codes.len(), ErrorKind::ALL.len(), "two kinds share a code");
+    assert_eq!(ErrorKind::Permission.code(), Code::Permission);
+    assert_eq!(ErrorKind::Io.code(), Code::Io);
+    assert_eq!(ErrorKind::Config.code(), Code::Config);
     let err = sb.read_text(&sb.workspace()).unwrap_err();
     assert_eq!(err.to_string(), "not a regular file: .");
 }

@@ -5,7 +5,7 @@ use std::os::unix::fs::symlink;
 use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
-use ctx_fs::{Content, Error, Sandbox, SandboxBuilder};
+use ctx_fs::{Code, Content, Error, Sandbox, SandboxBuilder};
 
 /// The secret stored outside the workspace; it must never come back.
 pub(crate) const SECRET: &str = "TOP-SECRET-0xC0FFEE";
@@ -72,13 +72,10 @@ pub(crate) fn age(path: &Utf8Path) {
     file.set_modified(SystemTime::now() - Duration::from_secs(60)).unwrap();
 }
 
-/// The code of an error result, or "ok".
+/// The code of an error result, or `None` for a success.
 #[track_caller]
-pub(crate) fn code<T>(result: Result<T, Error>) -> &'static str {
-    match result {
-        Ok(_) => "ok",
-        Err(e) => e.code(),
-    }
+pub(crate) fn code<T>(result: Result<T, Error>) -> Option<Code> {
+    result.err().map(|e| e.code())
 }
 
 /// Resolves and reads `written` from the workspace root as text.

@@ -1,6 +1,6 @@
 //! Walks: ignore files, negation, hidden entries, links, limits, globs.
 
-use ctx_fs::{FileKind, Limits, SkipReason, Walk};
+use ctx_fs::{Code, FileKind, Limits, SkipReason, Walk};
 
 use crate::util::{Fixture, code};
 
@@ -91,8 +91,8 @@ fn walk_honours_every_rule() {
         sb.read_text(&file.location).unwrap();
     }
     // A file named directly is still readable, even when walks ignore it.
-    assert_eq!(code(sb.read_path("b.log", None)), "ok");
-    assert_eq!(code(sb.read_path("node_modules/pkg/index.js", None)), "ok");
+    assert_eq!(code(sb.read_path("b.log", None)), None);
+    assert_eq!(code(sb.read_path("node_modules/pkg/index.js", None)), None);
 }
 
 #[test]
@@ -177,7 +177,7 @@ fn special_files_and_bad_names() {
         reasons,
         [SkipReason::BadName, SkipReason::NotRegular, SkipReason::BadName, SkipReason::BadName]
     );
-    assert_eq!(SkipReason::NotRegular.code(), Some("E_NOT_REGULAR"));
+    assert_eq!(SkipReason::NotRegular.code(), Some(Code::NotRegular));
 }
 
 #[test]
@@ -185,7 +185,7 @@ fn walk_errors() {
     let fx = tree();
     let sb = fx.sandbox();
     let file = sb.resolve("a.md", None).unwrap();
-    assert_eq!(code(sb.walk(&file)), "E_NOT_FOUND");
+    assert_eq!(code(sb.walk(&file)), Some(Code::NotFound));
 }
 
 #[test]
@@ -206,13 +206,13 @@ fn globs() {
     let docs = sb.resolve("docs", None).unwrap();
     let walk = sb.glob("guide/*.md", Some(&docs)).unwrap();
     assert_eq!(walk.files().map(|e| e.path.as_str()).collect::<Vec<_>>(), ["docs/guide/intro.md"]);
-    assert_eq!(code(sb.glob("../outside/*", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.glob("/etc/*", None)), "E_OUTSIDE");
-    assert_eq!(code(sb.glob("*/../*", None)), "E_BAD_PATH");
-    assert_eq!(code(sb.glob("a[", None)), "E_BAD_PATH");
-    assert_eq!(code(sb.glob(".git/*", None)), "E_DENIED");
-    assert_eq!(code(sb.glob("docs/\u{200b}*.md", None)), "E_BAD_PATH");
-    assert_eq!(code(sb.glob("", None)), "E_BAD_PATH");
+    assert_eq!(code(sb.glob("../outside/*", None)), Some(Code::Outside));
+    assert_eq!(code(sb.glob("/etc/*", None)), Some(Code::Outside));
+    assert_eq!(code(sb.glob("*/../*", None)), Some(Code::BadPath));
+    assert_eq!(code(sb.glob("a[", None)), Some(Code::BadPath));
+    assert_eq!(code(sb.glob(".git/*", None)), Some(Code::Denied));
+    assert_eq!(code(sb.glob("docs/\u{200b}*.md", None)), Some(Code::BadPath));
+    assert_eq!(code(sb.glob("", None)), Some(Code::BadPath));
     fx.write(".github/ci.yml", "ci");
     assert_eq!(paths(".github/*.yml"), [".github/ci.yml"]);
     assert!(paths("**/*.yml").is_empty(), "hidden entries are skipped unless named");

@@ -1,0 +1,245 @@
+//! [`Assembler`]: the entry points of assembly, for files and for strings, into a string or
+//! streamed to a writer.
+
+use std::io;
+use std::sync::Arc;
+
+use ctx_fs::{Content, Sandbox};
+use ctx_syntax::Code;
+
+use crate::budget::{Sink, WriteSink};
+use crate::document::{FrontMatterMemo, Selected};
+use crate::options::Options;
+use crate::out::Out;
+use crate::printer;
+use crate::record::Assembly;
+use crate::resolve::{Resolver, display_path};
+use crate::tools::Tools;
+use crate::walk::{Doc, Walk};
+
+/// Why the top-level input could not be assembled at all.
+#[derive(Debug)]
+pub enum AssembleError {
+    /// The document could not be resolved or read.
+    Input(ctx_fs::Error),
+    /// The document is binary.
+    Binary(String),
+    /// Writing the output failed.
+    Io(io::Error),
+}
+
+impl AssembleError {
+    /// The diagnostic code of the error, where it has one.
+    pub fn code(&self) -> Option<Code> {
+        match self {
+            AssembleError::Input(err) => Some(err.code()),
+            AssembleError::Binary(_) => Some(Code::Binary),
+            AssembleError::Io(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for AssembleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AssembleError::Input(err) => write!(f, "{}: {err}", err.code()),
+            AssembleError::Binary(path) => write!(f, "{}: binary file: {path}", Code::Binary),
+            AssembleError::Io(err) => write!(f, "cannot write the output: {err}"),
+        }
+    }
+}
+
+/// The wrapped error's message is part of this one's, so it is not its source too.
+impl std::error::Error for AssembleError {}
+
+/// Assembles documents and prompts through one sandbox.
+///
+/// An assembler is cheap to share (`&self` everywhere): the sandbox's cache makes a second
+/// assembly of the same files pay only for the ones that changed.
+#[derive(Clone)]
+pub struct Assembler {
+    sandbox: Arc<Sandbox>,
+    options: Options,
+    tools: Tools,
+    resolver: Option<Arc<dyn Resolver>>,
+    front_matter: Arc<FrontMatterMemo>,
+}
+
+impl std::fmt::Debug for Assembler {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Assembler")
+            .field("options", &self.options)
+            .field("tools", &self.tools)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The top-level text of a run: a file read through the sandbox, or a string.
+enum Input<'t> {
+    File(&'t str),
+    Str { text: &'t str, name: &'t str },
+}
+
+impl Assembler {
+    /// An assembler with the built-in tools.
+    pub fn new(sandbox: Arc<Sandbox>, options: Options) -> Assembler {
+        Assembler {
+            sandbox,
+            options,
+            tools: Tools::builtin(),
+            resolver: None,
+            front_matter: Arc::default(),
+        }
+    }
+
+    /// Replaces the tools.
+    pub fn with_tools(mut self, tools: Tools) -> Assembler {
+        self.tools = tools;
+        self
+    }
+
+    /// Plugs in a resolver for paths that resolve nowhere else.
+    pub fn with_resolver(mut self, resolver: Arc<dyn Resolver>) -> Assembler {
+        self.resolver = Some(resolver);
+        self
+    }
+
+    /// The options.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The options, to change.
+    pub fn options_mut(&mut self) -> &mut Options {
+        &mut self.options
+    }
+
+    /// The tools.
+    pub fn tools(&self) -> &Tools {
+        &self.tools
+    }
+
+    /// The tools, to register or switch off.
+    pub fn tools_mut(&mut self) -> &mut Tools {
+        &mut self.tools
+    }
+
+    /// The sandbox.
+    pub fn sandbox(&self) -> &Arc<Sandbox> {
+        &self.sandbox
+    }
+
+    pub(crate) fn resolver(&self) -> Option<&dyn Resolver> {
+        self.resolver.as_deref()
+    }
+
+    pub(crate) fn front_matter_memo(&self) -> &FrontMatterMemo {
+        &self.front_matter
+    }
+
+    /// Assembles the file at `path` (relative to the workspace root, or absolute inside a
+    /// root). The assembly's `content` is the rendering of the options' mode and format
+    /// (for `json`, its mode's default layout).
+    ///
+    /// # Errors
+    ///
+    /// When the file itself cannot be resolved or read; problems inside it are diagnostics.
+    pub fn assemble_file(&self, path: &str) -> Result<Assembly, AssembleError> {
+        self.collect(Input::File(path))
+    }
+
+    /// Assembles the file at `path`, writing the rendering to `writer` as the walk proceeds
+    /// (format `json` is written whole at the end). The returned assembly has no content.
+    ///
+    /// # Errors
+    ///
+    /// As [`Assembler::assemble_file`], and when writing fails.
+    pub fn assemble_file_to(
+        &self,
+        path: &str,
+        writer: &mut dyn io::Write,
+    ) -> Result<Assembly, AssembleError> {
+        self.stream(Input::File(path), writer)
+    }
+
+    /// Assembles a text that is not a file (a prompt, or standard input), as if it were a
+    /// document named `name` in the workspace root.
+    pub fn assemble_str(&self, text: &str, name: &str) -> Assembly {
+        match self.collect(Input::Str { text, name }) {
+            Ok(assembly) => assembly,
+            Err(_) => unreachable!("a string is always read, and a string sink does not fail"),
+        }
+    }
+
+    /// Assembles a text that is not a file, writing to `writer` as the walk proceeds.
+    ///
+    /// # Errors
+    ///
+    /// When writing fails.
+    pub fn assemble_str_to(
+        &self,
+        text: &str,
+        name: &str,
+        writer: &mut dyn io::Write,
+    ) -> Result<Assembly, AssembleError> {
+        self.stream(Input::Str { text, name }, writer)
+    }
+
+    /// Runs into a string, which becomes the assembly's content.
+    fn collect(&self, input: Input<'_>) -> Result<Assembly, AssembleError> {
+        let mut content = String::new();
+        let mut assembly = self.run(input, &mut content)?;
+        assembly.content = content;
+        Ok(assembly)
+    }
+
+    /// Runs into a writer: streamed, or collected and written whole when the printer's shape
+    /// needs the whole content first.
+    fn stream(
+        &self,
+        input: Input<'_>,
+        writer: &mut dyn io::Write,
+    ) -> Result<Assembly, AssembleError> {
+        let printer = printer::printer(&self.options);
+        if printer.buffers() {
+            let assembly = self.collect(input)?;
+            printer.close(&assembly, writer).map_err(AssembleError::Io)?;
+            return Ok(assembly);
+        }
+        let assembly = self.run(input, &mut WriteSink(writer))?;
+        printer.close(&assembly, writer).map_err(AssembleError::Io)?;
+        Ok(assembly)
+    }
+
+    fn run(&self, input: Input<'_>, sink: &mut dyn Sink) -> Result<Assembly, AssembleError> {
+        let text: Arc<str>;
+        let (doc, selected) = match input {
+            Input::File(path) => {
+                let location =
+                    self.sandbox.resolve_in_workspace(path).map_err(AssembleError::Input)?;
+                let content = self.sandbox.read_text(&location).map_err(AssembleError::Input)?;
+                let Content::Text { text: read, .. } = content else {
+                    return Err(AssembleError::Binary(path.to_owned()));
+                };
+                text = read;
+                let doc = Doc {
+                    dir: location.parent().unwrap_or_else(|| self.sandbox.workspace()),
+                    name: display_path(&self.sandbox, &location),
+                    location: Some(location),
+                };
+                (doc, Selected { text: &text, whole: Some(&text), first_line: 1 })
+            }
+            Input::Str { text, name } => {
+                let doc =
+                    Doc { location: None, dir: self.sandbox.workspace(), name: name.to_owned() };
+                (doc, Selected { text, whole: None, first_line: 1 })
+            }
+        };
+        let mut walk = Walk::new(self, Out::new(&self.options, sink));
+        if doc.location.is_some() {
+            walk.assembly.stats.files += 1;
+        }
+        walk.top(&doc, selected);
+        walk.finish().map_err(AssembleError::Io)
+    }
+}

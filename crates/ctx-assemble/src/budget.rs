@@ -1,0 +1,327 @@
+//! The budgets of one run (assembly.md §4 and §7): output bytes, includes and tokens, and the
+//! state that says whether the walk must stop.
+//!
+//! Every budget is checked before the work it bounds, so a hostile document ends early.
+
+use std::borrow::Cow;
+use std::io;
+
+use crate::options::Options;
+use crate::tokens;
+
+/// Receives the output as the walk produces it.
+pub(crate) trait Sink {
+    fn write(&mut self, text: &str) -> io::Result<()>;
+}
+
+impl Sink for String {
+    fn write(&mut self, text: &str) -> io::Result<()> {
+        self.push_str(text);
+        Ok(())
+    }
+}
+
+/// A sink over any writer.
+pub(crate) struct WriteSink<'w>(pub(crate) &'w mut dyn io::Write);
+
+impl Sink for WriteSink<'_> {
+    fn write(&mut self, text: &str) -> io::Result<()> {
+        self.0.write_all(text.as_bytes())
+    }
+}
+
+/// Why the walk stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The output or include budget is spent.
+    Budget,
+    /// `--strict` and an error.
+    Strict,
+    /// Writing failed.
+    Io,
+}
+
+/// A piece of content after the token budget: what is left of it and what it cost.
+pub(crate) struct Spent<T> {
+    /// The content, cut when the budget ran out.
+    pub(crate) content: T,
+    /// Its tokens, when counting.
+    pub(crate) tokens: Option<u64>,
+    /// When the budget cut it: how many tokens it had before.
+    pub(crate) cut_from: Option<usize>,
+}
+
+/// The budgets and the stop state of one run.
+pub(crate) struct Budget {
+    max_output: u64,
+    max_includes: usize,
+    max_tokens: usize,
+    counting: bool,
+    /// Bytes written so far.
+    written: u64,
+    includes: usize,
+    tokens_spent: usize,
+    tokens_total: u64,
+    /// How many times the token budget cut something, so that a document's record can say
+    /// its expansion was truncated.
+    cuts: usize,
+    /// Whether a cut of document text was reported already (once per run).
+    text_warned: bool,
+    stop: Option<Stop>,
+    io_error: Option<io::Error>,
+}
+
+impl Budget {
+    pub(crate) fn new(options: &Options) -> Budget {
+        Budget {
+            max_output: options.limits.max_output_bytes,
+            max_includes: options.limits.max_includes,
+            max_tokens: options.limits.max_tokens,
+            counting: options.counts_tokens(),
+            written: 0,
+            includes: 0,
+            tokens_spent: 0,
+            tokens_total: 0,
+            cuts: 0,
+            text_warned: false,
+            stop: None,
+            io_error: None,
+        }
+    }
+
+    /// Whether the walk must stop.
+    pub(crate) fn stopped(&self) -> bool {
+        self.stop.is_some()
+    }
+
+    /// Why the walk stopped, if it did.
+    pub(crate) fn stop_reason(&self) -> Option<Stop> {
+        self.stop
+    }
+
+    /// Stops the walk (the first reason is kept).
+    pub(crate) fn stop(&mut self, why: Stop) {
+        self.stop.get_or_insert(why);
+    }
+
+    /// Counts one more include or mention; past the include budget, the message of the
+    /// `E_BUDGET` it calls for, and the walk stops.
+    pub(crate) fn admit_include(&mut self) -> Result<(), String> {
+        self.includes += 1;
+        if self.max_includes > 0 && self.includes > self.max_includes {
+            self.stop(Stop::Budget);
+            return Err(format!(
+                "include budget of {} spent; the rest is not read",
+                self.max_includes
+            ));
+        }
+        Ok(())
+    }
+
+    /// Writes `text` if the output budget allows; when it does not, nothing is written, the
+    /// walk stops, and the message of the `E_BUDGET` it calls for comes back.
+    #[cfg(test)]
+    pub(crate) fn write(&mut self, sink: &mut dyn Sink, text: &str) -> Result<(), String> {
+        self.write_all(sink, &[Cow::Borrowed(text)])
+    }
+
+    /// Writes all of `pieces` if the output budget allows, or none of them.
+    pub(crate) fn write_all(
+        &mut self,
+        sink: &mut dyn Sink,
+        pieces: &[Cow<'_, str>],
+    ) -> Result<(), String> {
+        let len: u64 = pieces.iter().map(|p| p.len() as u64).sum();
+        if self.stop.is_some() || len == 0 {
+            return Ok(());
+        }
+        if self.max_output > 0 && self.written + len > self.max_output {
+            self.stop(Stop::Budget);
+            return Err(format!(
+                "output budget of {} bytes spent; the rest is not read",
+                self.max_output
+            ));
+        }
+        for piece in pieces {
+            self.write_unbudgeted(sink, piece);
+        }
+        Ok(())
+    }
+
+    /// Writes `text` whatever the output budget says (markers and the closing parts of the
+    /// output), unless writing already failed.
+    pub(crate) fn write_unbudgeted(&mut self, sink: &mut dyn Sink, text: &str) {
+        if self.stop == Some(Stop::Io) || text.is_empty() {
+            return;
+        }
+        self.written += text.len() as u64;
+        if let Err(err) = sink.write(text) {
+            self.io_error = Some(err);
+            self.stop = Some(Stop::Io);
+        }
+    }
+
+    /// Bytes written so far.
+    pub(crate) fn written(&self) -> u64 {
+        self.written
+    }
+
+    /// Whether tokens are counted in this run.
+    pub(crate) fn counting(&self) -> bool {
+        self.counting
+    }
+
+    /// The token budget (0: none).
+    pub(crate) fn max_tokens(&self) -> usize {
+        self.max_tokens
+    }
+
+    /// Tokens counted so far.
+    pub(crate) fn tokens_total(&self) -> u64 {
+        self.tokens_total
+    }
+
+    /// How many cuts the token budget made so far.
+    pub(crate) fn cuts(&self) -> usize {
+        self.cuts
+    }
+
+    /// Whether this is the first cut of document text to report: true once per run.
+    pub(crate) fn first_text_cut(&mut self) -> bool {
+        !std::mem::replace(&mut self.text_warned, true)
+    }
+
+    /// The first write error, which ends the run.
+    pub(crate) fn take_io_error(&mut self) -> Option<io::Error> {
+        self.io_error.take()
+    }
+
+    /// Counts a piece of document text. Text of an included document (`bounded`) counts
+    /// against the token budget and is cut to what is left of it; the top-level document's
+    /// own text is never cut.
+    pub(crate) fn text<'t>(&mut self, piece: &'t str, bounded: bool) -> Spent<Cow<'t, str>> {
+        if !self.counting || piece.is_empty() {
+            return Spent { content: Cow::Borrowed(piece), tokens: None, cut_from: None };
+        }
+        let count = tokens::count(piece);
+        if self.max_tokens == 0 || !bounded || self.tokens_spent + count <= self.max_tokens {
+            if bounded {
+                self.tokens_spent += count;
+            }
+            self.tokens_total += count as u64;
+            return Spent {
+                content: Cow::Borrowed(piece),
+                tokens: Some(count as u64),
+                cut_from: None,
+            };
+        }
+        let cut =
+            tokens::truncate_to_budget(piece, self.max_tokens.saturating_sub(self.tokens_spent));
+        self.tokens_spent = self.max_tokens;
+        self.tokens_total += cut.tokens as u64;
+        self.cuts += 1;
+        Spent {
+            content: Cow::Owned(cut.text.to_owned()),
+            tokens: Some(cut.tokens as u64),
+            cut_from: Some(count),
+        }
+    }
+
+    /// Counts one piece of included content (a file, a tool's result) and cuts it to what is
+    /// left of the token budget. `count` is its token count when the caller has it already.
+    pub(crate) fn content<'t>(
+        &mut self,
+        content: Cow<'t, str>,
+        count: Option<usize>,
+    ) -> Spent<Cow<'t, str>> {
+        if !self.counting {
+            return Spent { content, tokens: None, cut_from: None };
+        }
+        let count = count.unwrap_or_else(|| tokens::count(&content));
+        if self.max_tokens == 0 || self.tokens_spent + count <= self.max_tokens {
+            self.tokens_spent += count;
+            self.tokens_total += count as u64;
+            return Spent { content, tokens: Some(count as u64), cut_from: None };
+        }
+        let left = self.max_tokens.saturating_sub(self.tokens_spent);
+        let cut = tokens::truncate_to_budget(&content, left);
+        self.tokens_spent += cut.tokens;
+        self.tokens_total += cut.tokens as u64;
+        self.cuts += 1;
+        Spent {
+            content: Cow::Owned(cut.text.to_owned()),
+            tokens: Some(cut.tokens as u64),
+            cut_from: Some(count),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::Limits;
+
+    fn budget(limits: Limits, count: bool) -> Budget {
+        Budget::new(&Options { limits, count_tokens: count, ..Options::default() })
+    }
+
+    #[test]
+    fn output_budget_stops_before_the_write_that_would_pass_it() {
+        let mut b = budget(Limits { max_output_bytes: 5, ..Limits::default() }, false);
+        let mut out = String::new();
+        assert!(b.write(&mut out, "abc").is_ok());
+        let err = b.write(&mut out, "def").unwrap_err();
+        assert_eq!(err, "output budget of 5 bytes spent; the rest is not read");
+        assert_eq!(out, "abc");
+        assert_eq!(b.stop_reason(), Some(Stop::Budget));
+        // Markers still go out; nothing else does.
+        b.write_unbudgeted(&mut out, "!");
+        assert!(b.write(&mut out, "more").is_ok());
+        assert_eq!(out, "abc!");
+    }
+
+    #[test]
+    fn include_budget() {
+        let mut b = budget(Limits { max_includes: 2, ..Limits::default() }, false);
+        assert!(b.admit_include().is_ok());
+        assert!(b.admit_include().is_ok());
+        assert!(b.admit_include().is_err());
+        assert!(b.stopped());
+    }
+
+    #[test]
+    fn zero_means_no_limit() {
+        let mut b =
+            budget(Limits { max_includes: 0, max_output_bytes: 0, ..Limits::default() }, false);
+        let mut out = String::new();
+        for _ in 0..100 {
+            assert!(b.admit_include().is_ok());
+            assert!(b.write(&mut out, "0123456789").is_ok());
+        }
+        assert_eq!(b.written(), 1000);
+    }
+
+    #[test]
+    fn token_budget_cuts_included_content_only() {
+        let mut b = budget(Limits { max_tokens: 3, ..Limits::default() }, true);
+        let top = b.text("one two three four five", false);
+        assert_eq!(top.content, "one two three four five");
+        assert!(top.cut_from.is_none());
+        let included = b.content("alpha beta gamma delta epsilon".into(), None);
+        assert!(included.cut_from.is_some());
+        assert!(included.tokens.unwrap() <= 3);
+        let long = "one more sentence that cannot fit in what is left";
+        let after = b.content(long.into(), None);
+        assert!(after.content.len() < long.len(), "{}", after.content);
+        assert_eq!(b.cuts(), 2);
+        assert!(b.tokens_total() <= 5 + 3, "{}", b.tokens_total());
+    }
+
+    #[test]
+    fn without_counting_nothing_is_counted() {
+        let mut b = budget(Limits { max_tokens: 0, ..Limits::default() }, false);
+        let spent = b.content("abc".into(), None);
+        assert_eq!((spent.content.as_ref(), spent.tokens), ("abc", None));
+        assert_eq!(b.tokens_total(), 0);
+    }
+}

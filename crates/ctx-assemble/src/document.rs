@@ -1,0 +1,218 @@
+//! Documents: the top-level one and those assembled recursively (assembly.md §4, §5). Front
+//! matter is handled here, in one place for both: split off, parsed once per file content,
+//! its diagnostics reported, its `params` merged; the top document's `description` and
+//! `metadata` kept on the assembly, an included document's front matter on its record.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+
+use ctx_syntax::Code;
+
+use crate::front_matter;
+use crate::is_markdown;
+use crate::record::DiagnosticRecord;
+use crate::resolve::Resolved;
+use crate::select;
+use crate::walk::{Body, Doc, Item, Walk};
+
+/// Front matter parsed once per file content, shared by the clones of an assembler: a content
+/// cache hit hands back the same `Arc<str>`, so an unchanged file is not parsed again. Keyed by
+/// the content's address, checked through a weak reference so a reused address never matches
+/// stale content.
+#[derive(Default)]
+pub(crate) struct FrontMatterMemo {
+    entries: Mutex<HashMap<usize, MemoEntry>>,
+}
+
+/// The content a parse was made of (alive or not), and the parse.
+type MemoEntry = (Weak<str>, Arc<ParsedFrontMatter>);
+
+/// How many parsed front matters an assembler keeps.
+const FRONT_MATTER_MEMO: usize = 4096;
+
+/// The owned result of `front_matter::parse`.
+pub(crate) struct ParsedFrontMatter {
+    body_offset: usize,
+    body_line: u32,
+    front_matter: Option<front_matter::FrontMatter>,
+    diagnostics: Vec<ctx_syntax::Diagnostic>,
+}
+
+impl ParsedFrontMatter {
+    fn of(text: &str) -> ParsedFrontMatter {
+        let parsed = front_matter::parse(text);
+        ParsedFrontMatter {
+            body_offset: parsed.body_offset,
+            body_line: parsed.body_line,
+            front_matter: parsed.front_matter,
+            diagnostics: parsed.diagnostics,
+        }
+    }
+}
+
+impl FrontMatterMemo {
+    /// Splits and parses front matter, once per file content when `text` is the whole file.
+    fn parse(&self, text: &str, whole: Option<&Arc<str>>) -> Arc<ParsedFrontMatter> {
+        let Some(whole) =
+            whole.filter(|w| std::ptr::eq(w.as_ptr(), text.as_ptr()) && w.len() == text.len())
+        else {
+            return Arc::new(ParsedFrontMatter::of(text));
+        };
+        let key = whole.as_ptr() as usize;
+        let lock = || self.entries.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((weak, parsed)) = lock().get(&key)
+            && weak.upgrade().is_some_and(|alive| Arc::ptr_eq(&alive, whole))
+        {
+            return parsed.clone();
+        }
+        let parsed = Arc::new(ParsedFrontMatter::of(text));
+        let mut entries = lock();
+        if entries.len() >= FRONT_MATTER_MEMO {
+            entries.retain(|_, (weak, _)| weak.strong_count() > 0);
+            if entries.len() >= FRONT_MATTER_MEMO {
+                entries.clear();
+            }
+        }
+        entries.insert(key, (Arc::downgrade(whole), parsed.clone()));
+        parsed
+    }
+}
+
+/// The text of a file to assemble: the whole file or the lines a reference selected.
+#[derive(Clone, Copy)]
+pub(crate) struct Selected<'t> {
+    pub(crate) text: &'t str,
+    /// The whole file, when at hand (for the front-matter memo and byte offsets).
+    pub(crate) whole: Option<&'t Arc<str>>,
+    /// The line of the file on which `text` starts.
+    pub(crate) first_line: u32,
+}
+
+impl Selected<'_> {
+    /// Where `text` starts in the whole file, when it is a part of it.
+    fn byte_offset(&self) -> usize {
+        let Some(whole) = self.whole else { return 0 };
+        let (start, inner) = (whole.as_ptr() as usize, self.text.as_ptr() as usize);
+        if inner >= start && inner + self.text.len() <= start + whole.len() {
+            inner - start
+        } else {
+            0
+        }
+    }
+}
+
+impl Walk<'_> {
+    /// Assembles the top-level document.
+    pub(crate) fn top(&mut self, doc: &Doc, selected: Selected<'_>) {
+        self.chain.push((doc.location.clone(), doc.name.clone()));
+        // A string (a prompt, standard input) is read as Markdown.
+        let markdown = doc.location.is_none() || is_markdown(&doc.name);
+        let body = self.front_matter(doc, selected, markdown, None);
+        self.expand(doc, body);
+    }
+
+    /// Takes the front matter off a document's text when it has one (a Markdown file read
+    /// from its first line), and returns the body to scan.
+    fn front_matter<'t>(
+        &mut self,
+        doc: &Doc,
+        selected: Selected<'t>,
+        markdown: bool,
+        item: Option<&mut Item<'_>>,
+    ) -> Body<'t> {
+        let offset = selected.byte_offset();
+        if !markdown || selected.first_line != 1 {
+            let line_offset = selected.first_line - 1;
+            return Body { text: selected.text, line_offset, byte_offset: offset };
+        }
+        let parsed = self.asm.front_matter_memo().parse(selected.text, selected.whole);
+        for d in &parsed.diagnostics {
+            let record = DiagnosticRecord::new(
+                d.code,
+                d.message.clone(),
+                doc.name.clone(),
+                d.pos.line,
+                d.pos.column,
+            )
+            .with_source(Some(crate::record::Source::of(
+                selected.text,
+                d.span.start..d.span.end,
+                1,
+                offset,
+            )));
+            self.diagnose(record);
+        }
+        if let Some(fm) = &parsed.front_matter {
+            self.params.extend(fm.params.iter());
+            match item {
+                Some(item) => item.record.front_matter = Some(fm.value.clone()),
+                None => {
+                    self.assembly.description = fm.description.clone();
+                    self.assembly.metadata = fm.metadata.clone();
+                }
+            }
+        }
+        Body {
+            text: &selected.text[parsed.body_offset..],
+            line_offset: parsed.body_line - 1,
+            byte_offset: offset + parsed.body_offset,
+        }
+    }
+
+    /// Assembles an included document in place: cycle and depth checks, front matter, the
+    /// line limit, then its body with the same macros.
+    pub(crate) fn recurse(
+        &mut self,
+        item: &mut Item<'_>,
+        resolved: &Resolved,
+        selected: Selected<'_>,
+    ) {
+        if let Some(pos) = self.chain.iter().position(|c| c.0.as_ref() == Some(&resolved.location))
+        {
+            let mut names: Vec<&str> = self.chain[pos..].iter().map(|c| c.1.as_str()).collect();
+            names.push(&resolved.path);
+            let message = format!("include cycle: {}", names.join(" -> "));
+            self.fail(item, Code::Cycle, message);
+            return;
+        }
+        let max_depth = self.opts().limits.max_depth;
+        if max_depth > 0 && self.chain.len() > max_depth {
+            let message = format!("includes nested deeper than {max_depth}: {}", resolved.path);
+            self.fail(item, Code::Depth, message);
+            return;
+        }
+        let child = Doc {
+            dir: resolved.location.parent().unwrap_or_else(|| self.sandbox().workspace()),
+            name: resolved.path.clone(),
+            location: Some(resolved.location.clone()),
+        };
+        let mut body = self.front_matter(&child, selected, is_markdown(&resolved.path), Some(item));
+        // The line limit cuts the body (never the front matter) of an unranged document.
+        let mut cut_lines = 0;
+        if item.record.lines.is_none() {
+            let cut = select::cut(body.text, self.opts().limits.max_lines);
+            if cut.cut > 0 {
+                item.record.truncated = true;
+                cut_lines = cut.cut;
+                body.text = cut.text;
+            }
+        }
+        let before = self.out.budget.written();
+        let tokens_before = self.out.budget.tokens_total();
+        let cuts_before = self.out.budget.cuts();
+        self.chain.push((Some(resolved.location.clone()), resolved.path.clone()));
+        self.expand(&child, body);
+        self.chain.pop();
+        if cut_lines > 0 {
+            let newline = if body.text.ends_with('\n') { "" } else { "\n" };
+            self.write(&format!("{newline}{}\n", select::truncation_marker(cut_lines)));
+        }
+        item.record.bytes = self.out.budget.written() - before;
+        if self.out.budget.cuts() > cuts_before {
+            item.record.truncated = true;
+        }
+        if self.out.budget.counting() {
+            item.record.tokens = Some(self.out.budget.tokens_total() - tokens_before);
+        }
+    }
+}

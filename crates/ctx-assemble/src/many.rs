@@ -1,0 +1,272 @@
+//! Directories and globs (assembly.md §3, §7): the walk, a tree of what was taken, then each
+//! text file, read ahead on worker threads in bounded batches and placed in walk order.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use ctx_fs::{Content, Sandbox, SkipReason, WalkEntry};
+use ctx_syntax::Code;
+
+use crate::printer::{DirectoryHead, Entry};
+use crate::record::Kind;
+use crate::reference::Counted;
+use crate::resolve::{Resolved, display_path};
+use crate::select;
+use crate::tokens;
+use crate::walk::{Doc, Item, Walk, reference_text};
+
+impl Walk<'_> {
+    /// Expands a directory or a glob: the walk, then each text file in sorted order.
+    pub(crate) fn expand_many(
+        &mut self,
+        doc: &Doc,
+        resolved: &Resolved,
+        written: &str,
+        item: &mut Item<'_>,
+    ) {
+        let walk = if resolved.kind == Kind::Glob {
+            self.sandbox().glob(written, Some(&doc.dir))
+        } else {
+            self.sandbox().walk(&resolved.location)
+        };
+        let walk = match walk {
+            Ok(walk) => walk,
+            Err(err) => return self.fs_fail(item, &err, written),
+        };
+        let files: Vec<&WalkEntry> = walk.files().collect();
+        let max = self.opts().limits.max_files;
+        let taken = if max > 0 { files.len().min(max) } else { files.len() };
+        let omitted = files.len() - taken;
+        let files = &files[..taken];
+        let base = resolved.location.path().as_str();
+        let rows: Vec<String> = files
+            .iter()
+            .map(|entry| {
+                let walked = entry.path.as_str();
+                walked.strip_prefix(base).map_or(walked, |r| r.trim_start_matches('/')).to_owned()
+            })
+            .collect();
+        let path = if resolved.kind == Kind::Glob {
+            written.to_owned()
+        } else {
+            format!("{}/", resolved.path)
+        };
+        let mut notes = Vec::new();
+        if walk.truncated {
+            // The walk itself stopped at the sandbox's entry limit: how many more there are
+            // is not known.
+            item.record.truncated = true;
+            let limit = self.sandbox().limits().max_walk_entries;
+            let message = format!(
+                "{path} has more than {limit} entries; the walk stopped there and later files are left out"
+            );
+            self.diagnose_item(item, Code::Limit, message);
+            notes
+                .push(format!("[... more files omitted: the walk stopped at {limit} entries ...]"));
+        } else if omitted > 0 {
+            item.record.truncated = true;
+            notes.push(format!("[... {omitted} more files omitted ...]"));
+        }
+        if let Some(note) = skipped_note(&walk.skipped) {
+            item.record.skipped =
+                walk.skipped.iter().filter(|s| is_refusal(s.reason)).count() as u64;
+            notes.push(note);
+        }
+        let omitted = (!notes.is_empty()).then(|| notes.join("\n"));
+        let head =
+            DirectoryHead { path, reference: reference_text(item.raw), tree: tree_of(&rows) };
+        // The directory's opening, then its files batch by batch, so an expansion of a large
+        // tree holds one batch in memory, not the tree.
+        if let Err(message) = self.out.directory_open(&head) {
+            return self.budget_spent(message);
+        }
+        for batch in batches(files) {
+            if self.out.budget.stopped() {
+                return;
+            }
+            for entry in self.read_batch(batch, item) {
+                if let Err(message) = self.out.directory_file(&entry) {
+                    return self.budget_spent(message);
+                }
+            }
+        }
+        if let Err(message) = self.out.directory_close(omitted.as_deref()) {
+            self.budget_spent(message);
+        }
+    }
+
+    /// Reads one batch of an expansion: the contents in walk order (ahead, on worker threads,
+    /// when asked), then the token counts in parallel, then the budget in walk order again.
+    fn read_batch(&mut self, batch: &[&WalkEntry], item: &mut Item<'_>) -> Vec<Entry<'static>> {
+        let contents: Vec<Result<Content, ctx_fs::Error>> =
+            if self.opts().prefetch && batch.len() > 1 {
+                read_many(self.sandbox(), batch)
+            } else {
+                batch.iter().map(|e| self.sandbox().read_text(&e.location)).collect()
+            };
+        let mut texts: Vec<(String, String)> = Vec::new();
+        for (entry, content) in batch.iter().zip(contents) {
+            let shown = display_path(self.sandbox(), &entry.location);
+            match content {
+                Ok(Content::Text { text, .. }) => {
+                    self.assembly.stats.files += 1;
+                    let mut content = self.cut_lines(&text, item);
+                    if self.opts().line_numbers {
+                        content = Cow::Owned(select::number_lines(&content, 1));
+                    }
+                    let clean = self.clean_content(&content, &shown, 1);
+                    texts.push((shown, clean.into_owned()));
+                }
+                Ok(_) => {
+                    let message = format!("binary file left out: {shown}");
+                    self.diagnose_item(item, Code::Binary, message);
+                }
+                Err(err) => self.diagnose_item(item, err.code(), err.to_string()),
+            }
+        }
+        let counts: Vec<Option<usize>> = if self.out.budget.counting() {
+            let refs: Vec<&str> = texts.iter().map(|(_, c)| c.as_str()).collect();
+            tokens::count_many(&refs).into_iter().map(Some).collect()
+        } else {
+            vec![None; texts.len()]
+        };
+        texts
+            .into_iter()
+            .zip(counts)
+            .map(|((shown, clean), count)| {
+                let counted = Counted { text: Cow::Owned(clean), tokens: count };
+                let content = self.spend(counted, &shown, item);
+                item.record.bytes += content.len() as u64;
+                Entry::File { path: shown.clone(), reference: shown, lines: None, content }
+            })
+            .collect()
+    }
+}
+
+/// Whether a walk left an entry out because the sandbox refuses it (as opposed to a depth
+/// limit or a link cycle).
+fn is_refusal(reason: SkipReason) -> bool {
+    reason.code().is_some()
+}
+
+/// The note for entries the sandbox refused in a walk: how many and why, never their
+/// contents (`[... 2 entries skipped: 1 denied (E_DENIED), 1 outside the roots (E_OUTSIDE) ...]`).
+fn skipped_note(skipped: &[ctx_fs::Skipped]) -> Option<String> {
+    let mut by_code: BTreeMap<Code, usize> = BTreeMap::new();
+    for s in skipped {
+        if let Some(code) = s.reason.code() {
+            *by_code.entry(code).or_default() += 1;
+        }
+    }
+    let total: usize = by_code.values().sum();
+    if total == 0 {
+        return None;
+    }
+    let why: Vec<String> = by_code
+        .iter()
+        .map(|(code, n)| {
+            let what = match code {
+                Code::Denied => "denied",
+                Code::Outside => "outside the roots",
+                Code::BadPath => "invalid names",
+                Code::NotRegular => "not regular files",
+                Code::Permission => "permission denied",
+                _ => "unreadable",
+            };
+            format!("{n} {what} ({code})")
+        })
+        .collect();
+    let s = if total == 1 { "y" } else { "ies" };
+    Some(format!("[... {total} entr{s} skipped: {} ...]", why.join(", ")))
+}
+
+/// Splits the files of an expansion into batches of at most 256 files or about 8 MiB, so
+/// that one batch at a time is held in memory.
+fn batches<'w, 'e>(files: &'w [&'e WalkEntry]) -> impl Iterator<Item = &'w [&'e WalkEntry]> {
+    const MAX_FILES: usize = 256;
+    const MAX_BYTES: u64 = 8 << 20;
+    let mut rest = files;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let mut bytes = 0;
+        let mut n = 0;
+        while n < rest.len() && n < MAX_FILES && (n == 0 || bytes + rest[n].len <= MAX_BYTES) {
+            bytes += rest[n].len;
+            n += 1;
+        }
+        let (batch, tail) = rest.split_at(n);
+        rest = tail;
+        Some(batch)
+    })
+}
+
+/// Reads the files of a walk on worker threads; results come back in the walk's order.
+fn read_many(sandbox: &Sandbox, files: &[&WalkEntry]) -> Vec<Result<Content, ctx_fs::Error>> {
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).clamp(1, 8);
+    let chunk = files.len().div_ceil(workers);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(chunk.max(1))
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter().map(|e| sandbox.read_text(&e.location)).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
+}
+
+/// The tree drawing of the files taken from a directory.
+fn tree_of(paths: &[String]) -> String {
+    let mut rows: Vec<(String, usize, bool)> = Vec::new();
+    let mut seen: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
+    let mut sorted: Vec<&String> = paths.iter().collect();
+    sorted.sort();
+    for path in sorted {
+        let parts: Vec<&str> = path.split('/').collect();
+        for level in 1..=parts.len() {
+            let prefix = parts[..level].join("/");
+            if seen.insert(prefix) {
+                rows.push((parts[level - 1].to_owned(), level, level < parts.len()));
+            }
+        }
+    }
+    crate::tools::render_tree(".", &rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notes_for_refused_entries() {
+        let skipped = |reason| ctx_fs::Skipped::new("x".into(), reason);
+        assert_eq!(skipped_note(&[]), None);
+        assert_eq!(skipped_note(&[skipped(SkipReason::Cycle)]), None);
+        assert_eq!(
+            skipped_note(&[
+                skipped(SkipReason::Denied),
+                skipped(SkipReason::Outside),
+                skipped(SkipReason::Denied)
+            ])
+            .unwrap(),
+            "[... 3 entries skipped: 1 outside the roots (E_OUTSIDE), 2 denied (E_DENIED) ...]"
+        );
+        assert_eq!(
+            skipped_note(&[skipped(SkipReason::Denied)]).unwrap(),
+            "[... 1 entry skipped: 1 denied (E_DENIED) ...]"
+        );
+    }
+
+    #[test]
+    fn trees() {
+        let rows = ["b/c.rs".to_owned(), "a.md".to_owned()];
+        assert_eq!(tree_of(&rows), ".\n├── a.md\n└── b/\n    └── c.rs\n");
+    }
+}

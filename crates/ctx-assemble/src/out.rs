@@ -1,0 +1,202 @@
+//! Where the walk's output goes: through the output budget to the sink, laid out by the
+//! format's printer. Inline mode writes each entry in place. Append mode writes the prompt's
+//! text whole (never budgeted: the user's words are not cut), then streams each attachment
+//! as soon as it is ready, in source order, so nothing but the current piece is held.
+
+use std::borrow::Cow;
+
+use crate::budget::{Budget, Sink, Stop};
+use crate::options::{Mode, Options};
+use crate::printer::{self, DirectoryHead, Entry, Escaped, Failure, Pieces, Printer};
+
+/// The output of one run.
+pub(crate) struct Out<'s> {
+    sink: &'s mut dyn Sink,
+    pub(crate) budget: Budget,
+    printer: Box<dyn Printer + Send + Sync>,
+    inline: bool,
+    /// Append mode: whether the attachments were opened.
+    opened: bool,
+    /// Whether a directory expansion is open, to be closed even when the budget stops it.
+    in_directory: bool,
+    /// The continuations of the items alone on their lines being inserted, outermost first
+    /// (assembly.md §7): every further inserted line starts with them.
+    prefixes: Vec<String>,
+    /// Whether the last byte written was a line ending.
+    at_line_start: bool,
+    failures: Vec<Failure>,
+    pub(crate) escaped: Escaped,
+}
+
+impl<'s> Out<'s> {
+    pub(crate) fn new(options: &Options, sink: &'s mut dyn Sink) -> Out<'s> {
+        Out {
+            sink,
+            budget: Budget::new(options),
+            printer: printer::printer(options),
+            inline: options.mode == Mode::Inline,
+            opened: false,
+            in_directory: false,
+            prefixes: Vec::new(),
+            at_line_start: false,
+            failures: Vec::new(),
+            escaped: Escaped::default(),
+        }
+    }
+
+    /// Whether entries are written in place.
+    pub(crate) fn inline(&self) -> bool {
+        self.inline
+    }
+
+    /// Writes text within the output budget; when the budget is spent, the message of the
+    /// `E_BUDGET` it calls for.
+    pub(crate) fn write(&mut self, text: &str) -> Result<(), String> {
+        let mut pieces = Pieces::default();
+        pieces.push_content(Cow::Borrowed(text));
+        self.emit(pieces)
+    }
+
+    /// Writes a printer's pieces within the output budget, all or nothing.
+    fn emit(&mut self, pieces: Pieces<'_>) -> Result<(), String> {
+        let mut at_line_start = self.at_line_start;
+        let parts: Vec<Cow<'_, str>> =
+            pieces.parts().iter().map(|p| self.prefixed(p, &mut at_line_start)).collect();
+        let written = self.budget.write_all(self.sink, &parts);
+        if written.is_ok() {
+            self.at_line_start = at_line_start;
+        }
+        written
+    }
+
+    /// Writes a marker or closing text, whatever the output budget says.
+    pub(crate) fn write_unbudgeted(&mut self, text: &str) {
+        let mut at_line_start = self.at_line_start;
+        let text = self.prefixed(text, &mut at_line_start);
+        self.budget.write_unbudgeted(self.sink, &text);
+        self.at_line_start = at_line_start;
+    }
+
+    /// Starts inserting an item alone on its line: its further lines get `continuation`.
+    pub(crate) fn push_prefix(&mut self, continuation: String) {
+        self.prefixes.push(continuation);
+        self.at_line_start = false;
+    }
+
+    /// Ends the item begun by [`Out::push_prefix`]; whether what it inserted ended with a
+    /// line ending.
+    pub(crate) fn pop_prefix(&mut self) -> bool {
+        self.prefixes.pop();
+        self.at_line_start
+    }
+
+    /// `text` with the active continuations at the start of each line after the first (and
+    /// of the first, when the last write ended a line); an empty line gets them without
+    /// their trailing whitespace. `at_line_start` says whether a line just ended, before and
+    /// after.
+    fn prefixed<'t>(&self, text: &'t str, at_line_start: &mut bool) -> Cow<'t, str> {
+        if text.is_empty() {
+            return Cow::Borrowed(text);
+        }
+        if self.prefixes.iter().all(String::is_empty) {
+            *at_line_start = text.ends_with('\n');
+            return Cow::Borrowed(text);
+        }
+        let joined = self.prefixes.concat();
+        let mut out = String::with_capacity(text.len() + joined.len() * 4);
+        for piece in text.split_inclusive('\n') {
+            if *at_line_start {
+                let empty = piece == "\n" || piece == "\r\n";
+                out.push_str(if empty { joined.trim_end() } else { &joined });
+            }
+            out.push_str(piece);
+            *at_line_start = piece.ends_with('\n');
+        }
+        Cow::Owned(out)
+    }
+
+    /// Writes the document's own text: within the budget in inline mode; whole in append
+    /// mode, where the prompt is always kept and only attachments are cut.
+    pub(crate) fn text(&mut self, text: &str) -> Result<(), String> {
+        if self.inline {
+            return self.write(text);
+        }
+        self.write_unbudgeted(text);
+        Ok(())
+    }
+
+    /// Opens the attachments before the first one (append mode).
+    fn open(&mut self, text: &mut Pieces<'_>) {
+        if !self.inline && !self.opened {
+            self.opened = true;
+            self.printer.attachments_open(text);
+        }
+    }
+
+    /// Places an entry: printed in place, or as the next attachment.
+    pub(crate) fn place(&mut self, entry: &Entry<'_>) -> Result<(), String> {
+        let mut pieces = Pieces::default();
+        if self.inline {
+            self.printer.entry(&mut pieces, entry, &mut self.escaped);
+        } else {
+            self.open(&mut pieces);
+            self.printer.attachment(&mut pieces, entry, &mut self.escaped);
+        }
+        self.emit(pieces)
+    }
+
+    /// Opens a directory expansion, in place or as the next attachment.
+    pub(crate) fn directory_open(&mut self, head: &DirectoryHead) -> Result<(), String> {
+        let mut text = Pieces::default();
+        if self.inline {
+            self.printer.directory_open(&mut text, head, &mut self.escaped);
+        } else {
+            self.open(&mut text);
+            self.printer.attachment_directory(&mut text, head, &mut self.escaped);
+        }
+        self.in_directory = true;
+        self.emit(text)
+    }
+
+    /// Writes one file of an open directory expansion.
+    pub(crate) fn directory_file(&mut self, file: &Entry<'_>) -> Result<(), String> {
+        let mut pieces = Pieces::default();
+        self.printer.directory_file(&mut pieces, file, &mut self.escaped);
+        self.emit(pieces)
+    }
+
+    /// Closes a directory expansion, with its notes (files left out, entries skipped).
+    pub(crate) fn directory_close(&mut self, notes: Option<&str>) -> Result<(), String> {
+        let mut pieces = Pieces::default();
+        self.printer.directory_close(&mut pieces, notes);
+        self.in_directory = false;
+        self.emit(pieces)
+    }
+
+    /// Lists a failed reference after the attachments (append mode, where the format lists
+    /// them).
+    pub(crate) fn failure(&mut self, failure: Failure) {
+        self.failures.push(failure);
+    }
+
+    /// Closes what is open: a directory the budget stopped, and in append mode the
+    /// attachments and the list of failures.
+    pub(crate) fn finish(&mut self) {
+        if self.budget.stop_reason() == Some(Stop::Io) {
+            return;
+        }
+        let mut tail = Pieces::default();
+        if std::mem::take(&mut self.in_directory) {
+            self.printer.directory_close(&mut tail, None);
+        }
+        if !self.inline {
+            if self.opened {
+                self.printer.attachments_close(&mut tail);
+            }
+            self.printer.failures(&mut tail, &self.failures);
+        }
+        for part in tail.parts() {
+            self.write_unbudgeted(part);
+        }
+    }
+}

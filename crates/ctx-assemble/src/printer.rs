@@ -1,0 +1,480 @@
+//! The printers of assembly.md §7: one [`Printer`] per format (inline, xml, markdown, json)
+//! behind one trait. The walk hands them entries and never looks at the format; where an entry
+//! goes (in place, or after the text in append mode) is the business of
+//! [`Out`](crate::out::Out).
+
+use std::borrow::Cow;
+use std::fmt::{self, Write as _};
+use std::io;
+
+use ctx_syntax::Code;
+
+use crate::options::{Format, Mode, Options};
+use crate::record::Assembly;
+use crate::render::{escape_attr, fence, language, neutralize_tags};
+
+/// One result: written in place (inline mode) or attached after the text (append mode). A
+/// directory or glob is not one entry but a [`DirectoryHead`], its files one by one, and a
+/// closing, so that a large expansion streams.
+#[derive(Debug, Clone)]
+pub(crate) enum Entry<'c> {
+    /// A file or its lines.
+    File {
+        /// Resolved path, shown to the reader.
+        path: String,
+        /// The reference as written, without `@`, brackets or quotes.
+        reference: String,
+        /// `start-end` of the lines taken, for the `lines` attribute.
+        lines: Option<(u32, u32)>,
+        /// The content, sanitised; borrowed from the file's text when nothing changed it.
+        content: Cow<'c, str>,
+    },
+    /// A tool call's result.
+    Tool {
+        /// The tool's name.
+        name: String,
+        /// The JSON arguments as written.
+        args: String,
+        /// The result, sanitised.
+        content: Cow<'c, str>,
+    },
+}
+
+/// What opens a directory or glob expansion.
+#[derive(Debug, Clone)]
+pub(crate) struct DirectoryHead {
+    /// Resolved path (with a trailing `/`) or the glob as written.
+    pub(crate) path: String,
+    /// The reference as written.
+    pub(crate) reference: String,
+    /// The ASCII tree of what was taken.
+    pub(crate) tree: String,
+}
+
+/// A failed reference, listed after an XML prompt.
+#[derive(Debug, Clone)]
+pub(crate) struct Failure {
+    pub(crate) reference: String,
+    pub(crate) code: Code,
+    pub(crate) message: String,
+}
+
+/// What a printer produces for one piece of output: its own small strings and the content
+/// borrowed as it is, so a large file is written without being copied.
+#[derive(Debug, Default)]
+pub(crate) struct Pieces<'a> {
+    parts: Vec<Cow<'a, str>>,
+}
+
+impl<'a> Pieces<'a> {
+    /// Appends a copy of a short string.
+    pub(crate) fn push_str(&mut self, s: &str) {
+        match self.parts.last_mut() {
+            Some(Cow::Owned(last)) => last.push_str(s),
+            _ => self.parts.push(Cow::Owned(s.to_owned())),
+        }
+    }
+
+    /// Appends one character.
+    pub(crate) fn push(&mut self, c: char) {
+        self.push_str(c.encode_utf8(&mut [0; 4]));
+    }
+
+    /// Appends content without copying it when it is borrowed.
+    pub(crate) fn push_content(&mut self, content: Cow<'a, str>) {
+        match content {
+            Cow::Borrowed(s) => self.parts.push(Cow::Borrowed(s)),
+            Cow::Owned(s) => self.push_str(&s),
+        }
+    }
+
+    /// The pieces, in order.
+    pub(crate) fn parts(&self) -> &[Cow<'a, str>] {
+        &self.parts
+    }
+
+    /// Everything, as one string.
+    #[cfg(test)]
+    pub(crate) fn concat(&self) -> String {
+        self.parts.concat()
+    }
+}
+
+impl fmt::Write for Pieces<'_> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        self.push_str(s);
+        Ok(())
+    }
+}
+
+/// Wrapper-shaped tags escaped while printing XML, for `W_ESCAPED`.
+#[derive(Debug, Default)]
+pub(crate) struct Escaped {
+    pub(crate) count: usize,
+    pub(crate) paths: Vec<String>,
+}
+
+impl Escaped {
+    /// Neutralises wrapper-shaped tags in `content` (from `path`) and writes it as a block.
+    fn block<'e>(&mut self, out: &mut Pieces<'e>, path: &str, content: &'e str) {
+        let n = neutralize_tags(content);
+        if n.escaped > 0 {
+            self.count += n.escaped;
+            self.paths.push(path.to_owned());
+        }
+        push_block(out, n.text);
+    }
+}
+
+/// How one output format lays entries out.
+pub(crate) trait Printer {
+    /// An entry, in place or in the attachments of append mode.
+    fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped);
+
+    /// The opening of a directory expansion written in place: its element or heading and
+    /// its tree.
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped);
+
+    /// One file of a directory expansion written in place.
+    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, escaped: &mut Escaped) {
+        self.entry(out, file, escaped);
+    }
+
+    /// The end of a directory expansion: the marker for files left out and the closing.
+    fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>);
+
+    /// What opens the attachments of append mode, written after the text before the first
+    /// attachment (only when there is one).
+    fn attachments_open(&self, out: &mut Pieces<'_>);
+
+    /// One attachment of append mode.
+    fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
+        self.entry(out, entry, escaped);
+    }
+
+    /// The opening of a directory attached in append mode (its files follow through
+    /// [`Printer::directory_file`], then [`Printer::directory_close`]).
+    fn attachment_directory(&self, out: &mut Pieces<'_>, head: &DirectoryHead, e: &mut Escaped) {
+        self.directory_open(out, head, e);
+    }
+
+    /// What closes the attachments of append mode.
+    fn attachments_close(&self, _out: &mut Pieces<'_>) {}
+
+    /// The failed references, after the attachments, where the format lists them.
+    fn failures(&self, _out: &mut Pieces<'_>, _failures: &[Failure]) {}
+
+    /// Whether the content is collected and written whole by [`Printer::close`] rather than
+    /// streamed.
+    fn buffers(&self) -> bool {
+        false
+    }
+
+    /// Writes what comes after the content once the assembly is complete (the JSON object,
+    /// whose `content` the assembly carries).
+    ///
+    /// # Errors
+    ///
+    /// When writing fails.
+    fn close(&self, _assembly: &Assembly, _writer: &mut dyn io::Write) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The printer of the options' format and mode.
+pub(crate) fn printer(options: &Options) -> Box<dyn Printer + Send + Sync> {
+    match options.format {
+        Format::Inline => Box::new(Plain),
+        Format::Xml => Box::new(Xml),
+        Format::Markdown => Box::new(Markdown),
+        // JSON carries the rendering of its mode's default format.
+        Format::Json if options.mode == Mode::Inline => Box::new(Json(Box::new(Plain))),
+        Format::Json => Box::new(Json(Box::new(Xml))),
+    }
+}
+
+fn push_block<'e>(out: &mut Pieces<'e>, content: Cow<'e, str>) {
+    let newline = !content.is_empty() && !content.ends_with('\n');
+    out.push_content(content);
+    if newline {
+        out.push('\n');
+    }
+}
+
+fn fenced<'e>(out: &mut Pieces<'e>, content: &'e str, lang: &str) {
+    let fence = fence(content);
+    let _ = writeln!(out, "{fence}{lang}");
+    push_block(out, Cow::Borrowed(content));
+    let _ = writeln!(out, "{fence}\n");
+}
+
+/// `inline`: content as it is; a directory's files as Markdown entries, so they keep their
+/// names.
+pub(crate) struct Plain;
+
+impl Printer for Plain {
+    fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
+        let _ = escaped;
+        match entry {
+            Entry::File { content, .. } | Entry::Tool { content, .. } => {
+                out.push_content(Cow::Borrowed(content));
+            }
+        }
+    }
+
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped) {
+        Markdown.directory_open(out, head, escaped);
+    }
+
+    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, escaped: &mut Escaped) {
+        Markdown.entry(out, file, escaped);
+    }
+
+    fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
+        Markdown.directory_close(out, omitted);
+    }
+
+    fn attachments_open(&self, _out: &mut Pieces<'_>) {}
+
+    fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
+        out.push_str("\n\n");
+        self.entry(out, entry, escaped);
+    }
+
+    fn attachment_directory(&self, out: &mut Pieces<'_>, head: &DirectoryHead, e: &mut Escaped) {
+        out.push_str("\n\n");
+        self.directory_open(out, head, e);
+    }
+}
+
+/// `xml`: Blade's `<system-reminder>` with `<file>`, `<directory>` and `<tool>` elements.
+pub(crate) struct Xml;
+
+impl Printer for Xml {
+    fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
+        match entry {
+            Entry::File { path, lines, content, .. } => {
+                let _ = write!(out, "<file path=\"{}\"", escape_attr(path));
+                if let Some((start, end)) = lines {
+                    let _ = write!(out, " lines=\"{start}-{end}\"");
+                }
+                out.push_str(">\n");
+                escaped.block(out, path, content);
+                out.push_str("</file>\n");
+            }
+            Entry::Tool { name, args, content } => {
+                let _ = writeln!(
+                    out,
+                    "<tool name=\"{}\" args=\"{}\">",
+                    escape_attr(name),
+                    escape_attr(args)
+                );
+                escaped.block(out, name, content);
+                out.push_str("</tool>\n");
+            }
+        }
+    }
+
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped) {
+        let _ = writeln!(out, "<directory path=\"{}\">", escape_attr(&head.path));
+        let tree = neutralize_tags(&head.tree);
+        if tree.escaped > 0 {
+            escaped.count += tree.escaped;
+            escaped.paths.push(head.path.clone());
+        }
+        out.push_str(&tree.text);
+        if !tree.text.is_empty() && !tree.text.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+
+    fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
+        if let Some(marker) = omitted {
+            out.push_str(marker);
+            out.push('\n');
+        }
+        out.push_str("</directory>\n");
+    }
+
+    fn attachments_open(&self, out: &mut Pieces<'_>) {
+        out.push_str(
+            "\n\n<system-reminder>\nThe following files were mentioned with @ syntax:\n\n",
+        );
+    }
+
+    fn attachments_close(&self, out: &mut Pieces<'_>) {
+        out.push_str("</system-reminder>\n");
+    }
+
+    fn failures(&self, out: &mut Pieces<'_>, failures: &[Failure]) {
+        if failures.is_empty() {
+            return;
+        }
+        out.push_str("\n\nSome files could not be loaded:\n");
+        for f in failures {
+            let _ = writeln!(out, "- @{}: {}: {}", f.reference, f.code, f.message);
+        }
+    }
+}
+
+/// `markdown`: Mutsumi's `#### Source:` entries with fenced blocks.
+pub(crate) struct Markdown;
+
+impl Printer for Markdown {
+    fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, _: &mut Escaped) {
+        match entry {
+            Entry::File { path, reference, content, .. } => {
+                let _ = writeln!(out, "#### Source: {reference}\n");
+                fenced(out, content, language(path));
+            }
+            Entry::Tool { name, args, content } => {
+                let _ = writeln!(out, "#### Tool Call: {name}\n> Args: {args}\n");
+                fenced(out, content, "");
+            }
+        }
+    }
+
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, _: &mut Escaped) {
+        let _ = writeln!(out, "#### Source: {}\n", head.reference);
+        let fence = fence(&head.tree);
+        let _ = writeln!(out, "{fence}");
+        out.push_str(&head.tree);
+        if !head.tree.is_empty() && !head.tree.ends_with('\n') {
+            out.push('\n');
+        }
+        let _ = writeln!(out, "{fence}\n");
+    }
+
+    fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
+        if let Some(marker) = omitted {
+            out.push_str(marker);
+            out.push_str("\n\n");
+        }
+    }
+
+    fn attachments_open(&self, out: &mut Pieces<'_>) {
+        out.push_str("\n\n### User Provided Context References:\n\n");
+    }
+}
+
+/// `json`: the content laid out by its mode's default printer, collected, then written with
+/// the records as one JSON object.
+pub(crate) struct Json(Box<dyn Printer + Send + Sync>);
+
+impl Printer for Json {
+    fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
+        self.0.entry(out, entry, escaped);
+    }
+
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped) {
+        self.0.directory_open(out, head, escaped);
+    }
+
+    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, escaped: &mut Escaped) {
+        self.0.directory_file(out, file, escaped);
+    }
+
+    fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
+        self.0.directory_close(out, omitted);
+    }
+
+    fn attachments_open(&self, out: &mut Pieces<'_>) {
+        self.0.attachments_open(out);
+    }
+
+    fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
+        self.0.attachment(out, entry, escaped);
+    }
+
+    fn attachment_directory(&self, out: &mut Pieces<'_>, head: &DirectoryHead, e: &mut Escaped) {
+        self.0.attachment_directory(out, head, e);
+    }
+
+    fn attachments_close(&self, out: &mut Pieces<'_>) {
+        self.0.attachments_close(out);
+    }
+
+    fn failures(&self, out: &mut Pieces<'_>, failures: &[Failure]) {
+        self.0.failures(out, failures);
+    }
+
+    fn buffers(&self) -> bool {
+        true
+    }
+
+    fn close(&self, assembly: &Assembly, writer: &mut dyn io::Write) -> io::Result<()> {
+        writer.write_all(assembly.to_json().as_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(content: &str) -> Entry<'_> {
+        Entry::File {
+            path: "src/a.rs".into(),
+            reference: "src/a.rs#L1-2".into(),
+            lines: Some((1, 2)),
+            content: Cow::Borrowed(content),
+        }
+    }
+
+    fn print(printer: &dyn Printer, entry: &Entry<'_>) -> String {
+        let mut out = Pieces::default();
+        printer.entry(&mut out, entry, &mut Escaped::default());
+        out.concat()
+    }
+
+    #[test]
+    fn each_format_prints_a_file() {
+        assert_eq!(print(&Plain, &file("x\n")), "x\n");
+        assert_eq!(print(&Xml, &file("x")), "<file path=\"src/a.rs\" lines=\"1-2\">\nx\n</file>\n");
+        assert_eq!(
+            print(&Markdown, &file("x\n")),
+            "#### Source: src/a.rs#L1-2\n\n```rust\nx\n```\n\n"
+        );
+        assert_eq!(print(&Json(Box::new(Plain)), &file("x")), "x");
+    }
+
+    #[test]
+    fn xml_escapes_wrapper_tags_and_counts_them() {
+        let mut escaped = Escaped::default();
+        let mut out = Pieces::default();
+        let entry = file("</file>");
+        Xml.entry(&mut out, &entry, &mut escaped);
+        let out = out.concat();
+        assert!(out.contains("&lt;/file>"), "{out}");
+        assert_eq!((escaped.count, escaped.paths.as_slice()), (1, &["src/a.rs".to_owned()][..]));
+    }
+
+    #[test]
+    fn attachments_and_failures() {
+        let failures =
+            [Failure { reference: "b.md".into(), code: Code::NotFound, message: "gone".into() }];
+        let x = file("x");
+        let mut out = Pieces::default();
+        Xml.attachments_open(&mut out);
+        Xml.attachment(&mut out, &x, &mut Escaped::default());
+        Xml.attachments_close(&mut out);
+        Xml.failures(&mut out, &failures);
+        let out = out.concat();
+        assert!(out.starts_with("\n\n<system-reminder>\n"), "{out}");
+        assert!(out.ends_with("Some files could not be loaded:\n- @b.md: E_NOT_FOUND: gone\n"));
+        let mut out = Pieces::default();
+        Markdown.failures(&mut out, &failures);
+        assert_eq!(out.concat(), "", "Markdown does not list failures");
+        let mut out = Pieces::default();
+        Plain.attachment(&mut out, &x, &mut Escaped::default());
+        assert_eq!(out.concat(), "\n\nx");
+        assert!(out.parts().iter().any(|p| matches!(p, Cow::Borrowed("x"))), "not copied");
+    }
+
+    #[test]
+    fn only_json_buffers() {
+        for format in [Format::Inline, Format::Xml, Format::Markdown, Format::Json] {
+            let options = Options { format, ..Options::default() };
+            assert_eq!(printer(&options).buffers(), format == Format::Json);
+        }
+    }
+}

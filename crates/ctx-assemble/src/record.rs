@@ -1,0 +1,336 @@
+//! The records of an assembly, which are also the JSON output's schema (assembly.md §7):
+//! the assembly itself, one record per reference, one per diagnostic, and the totals.
+
+use std::ops::Range;
+
+use ctx_syntax::{Code, Severity};
+use serde::{Serialize, Serializer};
+use serde_json::{Map, Value};
+
+/// The result of an assembly: what `--format json` prints (assembly.md §7). Field names and
+/// order are the documented, stable schema.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Assembly {
+    /// The rendered text of the chosen mode (empty when it was streamed to a writer).
+    pub content: String,
+    /// The top-level document's description.
+    pub description: String,
+    /// The params of every included Markdown file, merged.
+    pub params: Vec<String>,
+    /// The other keys of the top-level document's front matter.
+    pub metadata: Map<String, Value>,
+    /// One record per recognised item, depth first (a document's record before the records
+    /// of what it includes), in source order.
+    pub references: Vec<ReferenceRecord>,
+    /// Every diagnostic of the run, in the order the walk met them.
+    pub diagnostics: Vec<DiagnosticRecord>,
+    /// Totals.
+    pub stats: Stats,
+}
+
+/// How a reference was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Syntax {
+    /// `@path`.
+    Mention,
+    /// `@[...]`.
+    Include,
+    /// `@{include "..."}`.
+    Directive,
+}
+
+/// What a reference names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// A file.
+    File,
+    /// A directory.
+    Directory,
+    /// A glob.
+    Glob,
+    /// A tool call.
+    Tool,
+}
+
+/// A 1-based inclusive line range.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+pub struct Lines {
+    /// First line.
+    pub start: u32,
+    /// Last line, clamped to the file.
+    pub end: u32,
+}
+
+/// Where an item is: the file (relative to its root, `/`-separated), line and column.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
+pub struct At {
+    /// The file that holds the item.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in Unicode scalar values.
+    pub column: u32,
+}
+
+/// The error of a reference that failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ErrorRecord {
+    /// The stable code, such as `E_NOT_FOUND`.
+    #[serde(serialize_with = "code_str")]
+    pub code: Code,
+    /// The lower-case message.
+    pub message: String,
+}
+
+/// One recognised item of the document.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReferenceRecord {
+    /// The item's exact source text.
+    pub raw: String,
+    /// How it was written.
+    pub syntax: Syntax,
+    /// What it names.
+    pub kind: Kind,
+    /// The resolved path relative to its root, `/`-separated, no trailing slash; for tools,
+    /// the tool name.
+    pub path: String,
+    /// The lines actually taken, or `null` for a whole file.
+    pub lines: Option<Lines>,
+    /// Bytes of content it contributed.
+    pub bytes: u64,
+    /// Tokens of that content, `null` unless token counting was asked for.
+    pub tokens: Option<u64>,
+    /// Whether its content was cut (line limit or token budget).
+    pub truncated: bool,
+    /// The front matter of an included Markdown file, or `null`.
+    pub front_matter: Option<Value>,
+    /// Where the item is.
+    pub at: At,
+    /// Why it failed, or `null`.
+    pub error: Option<ErrorRecord>,
+    /// How deep the item is: 0 in the top-level document, 1 in a file it includes, and so on.
+    pub depth: usize,
+    /// For a directory or glob: how many entries the sandbox refused in its walk (denied
+    /// names, links out of the roots…); written only when some were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skipped: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// One diagnostic of the run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DiagnosticRecord {
+    /// `error` or `warning`.
+    #[serde(serialize_with = "severity_str")]
+    pub severity: Severity,
+    /// The stable code.
+    #[serde(serialize_with = "code_str")]
+    pub code: Code,
+    /// The lower-case message.
+    pub message: String,
+    /// The file it is about, relative to its root, `/`-separated.
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+    /// The source the diagnostic is about, when the walk had it at hand: enough for a printer
+    /// to show the line with a caret under the span without reading or scanning anything.
+    /// Not part of the JSON schema.
+    #[serde(skip)]
+    pub source: Option<Source>,
+}
+
+/// The source lines a diagnostic is about, and where its span lies in them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The byte span in the file (or in the text given as a string).
+    pub span: Range<usize>,
+    /// The whole lines that hold the span, without their final line ending.
+    pub lines: String,
+    /// The 1-based line number of the first of `lines`.
+    pub first_line: u32,
+    /// The span as a byte range of `lines` (clamped to them).
+    pub in_lines: Range<usize>,
+}
+
+impl Source {
+    /// The source of the bytes `span` of `text`, a text whose first line is line `first_line`
+    /// of its file and which starts at byte `offset` of it.
+    pub fn of(text: &str, span: Range<usize>, first_line: u32, offset: usize) -> Source {
+        let start = span.start.min(text.len());
+        let end = span.end.clamp(start, text.len());
+        let bytes = text.as_bytes();
+        let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
+        let last = if end > start { end - 1 } else { start };
+        let line_end =
+            memchr::memchr(b'\n', &bytes[last.min(text.len())..]).map_or(text.len(), |i| last + i);
+        let mut lines = &text[line_start..line_end.max(line_start)];
+        if let Some(trimmed) = lines.strip_suffix('\r') {
+            lines = trimmed;
+        }
+        let skipped_lines = bytecount_newlines(&bytes[..line_start]);
+        Source {
+            span: offset + start..offset + end,
+            lines: lines.to_owned(),
+            first_line: first_line + skipped_lines,
+            in_lines: (start - line_start).min(lines.len())..(end - line_start).min(lines.len()),
+        }
+    }
+}
+
+fn bytecount_newlines(bytes: &[u8]) -> u32 {
+    u32::try_from(memchr::memchr_iter(b'\n', bytes).count()).unwrap_or(u32::MAX)
+}
+
+impl DiagnosticRecord {
+    /// A record whose severity is the code's own.
+    pub fn new(code: Code, message: String, file: String, line: u32, column: u32) -> Self {
+        DiagnosticRecord {
+            severity: code.severity(),
+            code,
+            message,
+            file,
+            line,
+            column,
+            source: None,
+        }
+    }
+
+    /// The same record, with its source.
+    pub fn with_source(mut self, source: Option<Source>) -> Self {
+        self.source = source;
+        self
+    }
+}
+
+/// Totals of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stats {
+    /// Files read.
+    pub files: u64,
+    /// Bytes of output content.
+    pub bytes: u64,
+    /// Tokens of output content, `null` unless token counting was asked for.
+    pub tokens: Option<u64>,
+    /// Wall-clock time of the run, in milliseconds.
+    pub elapsed_ms: f64,
+}
+
+fn code_str<S: Serializer>(code: &Code, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(code.as_str())
+}
+
+fn severity_str<S: Serializer>(severity: &Severity, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(severity.name())
+}
+
+impl Assembly {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    /// The JSON output, pretty-printed, with a final line break.
+    pub fn to_json(&self) -> String {
+        let mut json = serde_json::to_string_pretty(self)
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+        json.push('\n');
+        json
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn json_schema() {
+        let out = Assembly {
+            content: "text".into(),
+            description: "d".into(),
+            params: vec!["p".into()],
+            metadata: Map::new(),
+            references: vec![ReferenceRecord {
+                raw: "@[a.md:2:4]".into(),
+                syntax: Syntax::Include,
+                kind: Kind::File,
+                path: "a.md".into(),
+                lines: Some(Lines { start: 2, end: 4 }),
+                bytes: 123,
+                tokens: None,
+                truncated: false,
+                front_matter: None,
+                at: At { file: "main.md".into(), line: 3, column: 5 },
+                error: Some(ErrorRecord {
+                    code: Code::NotFound,
+                    message: "no such file: a.md".into(),
+                }),
+                depth: 0,
+                skipped: 0,
+            }],
+            diagnostics: vec![DiagnosticRecord::new(
+                Code::NotFound,
+                "no such file: a.md".into(),
+                "main.md".into(),
+                3,
+                5,
+            )],
+            stats: Stats { files: 3, bytes: 456, tokens: Some(120), elapsed_ms: 1.5 },
+        };
+        let value = serde_json::to_value(&out).unwrap();
+        assert_eq!(
+            value,
+            json!({
+                "content": "text", "description": "d", "params": ["p"], "metadata": {},
+                "references": [{
+                    "raw": "@[a.md:2:4]", "syntax": "include", "kind": "file", "path": "a.md",
+                    "lines": {"start": 2, "end": 4}, "bytes": 123, "tokens": null,
+                    "truncated": false, "front_matter": null,
+                    "at": {"file": "main.md", "line": 3, "column": 5},
+                    "error": {"code": "E_NOT_FOUND", "message": "no such file: a.md"},
+                    "depth": 0
+                }],
+                "diagnostics": [{"severity": "error", "code": "E_NOT_FOUND",
+                    "message": "no such file: a.md", "file": "main.md", "line": 3, "column": 5}],
+                "stats": {"files": 3, "bytes": 456, "tokens": 120, "elapsed_ms": 1.5}
+            })
+        );
+        // Field order is the documented order.
+        let text = serde_json::to_string(&out).unwrap();
+        let keys = [
+            "\"content\"",
+            "\"description\"",
+            "\"params\"",
+            "\"metadata\"",
+            "\"references\"",
+            "\"diagnostics\"",
+            "\"stats\"",
+        ];
+        let positions: Vec<usize> = keys.iter().map(|k| text.find(k).unwrap()).collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "{text}");
+    }
+
+    #[test]
+    fn sources_cover_the_span_lines() {
+        let text = "one\ntwo @[x] three\r\nfour\n";
+        let at = text.find("@[x]").unwrap();
+        let source = Source::of(text, at..at + 4, 10, 100);
+        assert_eq!(source.lines, "two @[x] three");
+        assert_eq!(source.first_line, 11);
+        assert_eq!(source.in_lines, 4..8);
+        assert_eq!(source.span, 100 + at..100 + at + 4);
+        let multi = Source::of(text, 0..7, 1, 0);
+        assert_eq!(multi.lines, "one\ntwo @[x] three");
+        assert_eq!(multi.in_lines, 0..7);
+        let empty = Source::of("", 0..0, 1, 0);
+        assert_eq!((empty.lines.as_str(), empty.in_lines), ("", 0..0));
+    }
+}

@@ -1,0 +1,252 @@
+//! References to files and tool calls (assembly.md §2–§4, §6): resolve, read, select lines,
+//! then recurse into a document or place the content verbatim.
+
+use std::borrow::Cow;
+
+use ctx_fs::Content;
+use ctx_syntax::{Code, Reference, TargetKind, ToolCall};
+use serde_json::Value;
+
+use crate::document::Selected;
+use crate::is_markdown;
+use crate::printer::Entry;
+use crate::record::{Kind, Lines};
+use crate::resolve::{self, Failure, Resolved};
+use crate::sanitize::sanitize;
+use crate::select::{self, LineRange};
+use crate::tools::ToolContext;
+use crate::walk::{Doc, Item, Walk, reference_text};
+
+/// Content on its way to the token budget, with its token count when the caller has it
+/// already (counted in parallel for a directory's files).
+pub(crate) struct Counted<'t> {
+    pub(crate) text: Cow<'t, str>,
+    pub(crate) tokens: Option<usize>,
+}
+
+impl<'t> From<Cow<'t, str>> for Counted<'t> {
+    fn from(text: Cow<'t, str>) -> Counted<'t> {
+        Counted { text, tokens: None }
+    }
+}
+
+impl Walk<'_> {
+    /// An include or mention of a path.
+    pub(crate) fn reference(
+        &mut self,
+        doc: &Doc,
+        reference: &Reference<'_>,
+        mention: bool,
+        item: &mut Item<'_>,
+    ) {
+        let written = reference.path.unescaped();
+        item.record.path = written.trim_end_matches(['/', '\\']).replace('\\', "/");
+        item.record.kind = match reference.target {
+            TargetKind::Directory => Kind::Directory,
+            TargetKind::Glob => Kind::Glob,
+            TargetKind::File => Kind::File,
+        };
+        let resolver = self.asm.resolver();
+        let resolved =
+            match resolve::resolve(self.sandbox(), resolver, &doc.dir, reference, &written) {
+                Ok(resolved) => resolved,
+                Err(Failure::Fs(err)) if mention && err.code() == Code::NotFound => {
+                    // `@param` in prose is not a mistake: the text stays as written.
+                    let message = err.to_string();
+                    self.diagnose_item(item, Code::Unresolved, message.clone());
+                    item.record.error =
+                        Some(crate::record::ErrorRecord { code: Code::Unresolved, message });
+                    if self.out.inline() {
+                        self.write(item.raw);
+                    }
+                    return;
+                }
+                Err(Failure::Fs(err)) => return self.fs_fail(item, &err, &written),
+                Err(Failure::Other(code, message)) => return self.fail(item, code, message),
+            };
+        item.record.kind = resolved.kind;
+        item.record.path = resolved.path.clone();
+        match resolved.kind {
+            Kind::Directory | Kind::Glob if reference.selector.is_some() => {
+                // A range or anchor needs the lines of one file; nothing of the directory
+                // or glob is attached.
+                let message = format!(
+                    "a line range or anchor needs a file, and {} is a {}",
+                    resolved.path,
+                    if resolved.kind == Kind::Glob { "glob" } else { "directory" }
+                );
+                self.fail(item, Code::Range, message);
+            }
+            Kind::Directory | Kind::Glob => self.expand_many(doc, &resolved, &written, item),
+            _ => self.file(reference, &resolved, item),
+        }
+    }
+
+    /// A file: read (unless resolving read it already), selected, then assembled recursively
+    /// or placed verbatim.
+    fn file(&mut self, reference: &Reference<'_>, resolved: &Resolved, item: &mut Item<'_>) {
+        let content = match &resolved.content {
+            Some(content) => Ok(content.clone()),
+            None => self.sandbox().read_text(&resolved.location),
+        };
+        let text = match content {
+            Ok(Content::Text { text, .. }) => text,
+            Ok(_) => {
+                let message = format!("binary file left out: {}", resolved.path);
+                return self.fail(item, Code::Binary, message);
+            }
+            Err(err) => return self.fs_fail(item, &err, &reference.path.unescaped()),
+        };
+        self.assembly.stats.files += 1;
+        let path = resolved.path.as_str();
+        let (selected, lines): (Cow<'_, str>, Option<LineRange>) = match &reference.selector {
+            Some(selector) => match select::select(&text, selector, is_markdown(path)) {
+                Ok(selection) => (selection.text, selection.lines),
+                Err(err) => return self.fail(item, err.code(), format!("{path}: {err}")),
+            },
+            None => (Cow::Borrowed(&text[..]), None),
+        };
+        item.record.lines = lines
+            .filter(|_| reference.selector.is_some())
+            .map(|l| Lines { start: l.start, end: l.end });
+        let first_line = lines.map_or(1, |l| l.start);
+        if self.out.inline() && self.opts().is_recursive(path) {
+            let selected = Selected { text: &selected, whole: Some(&text), first_line };
+            return self.recurse(item, resolved, selected);
+        }
+        // Verbatim content: cut, numbered, sanitised, budgeted.
+        let content = if reference.selector.is_none() {
+            self.cut_lines(&selected, item)
+        } else {
+            Cow::Borrowed(&selected[..])
+        };
+        let content = if self.opts().line_numbers {
+            Cow::Owned(select::number_lines(&content, first_line))
+        } else {
+            content
+        };
+        let clean = self.clean_content(&content, path, first_line);
+        let clean = self.spend(clean.into(), path, item);
+        item.record.bytes = clean.len() as u64;
+        let entry = Entry::File {
+            path: resolved.path.clone(),
+            reference: reference_text(item.raw),
+            lines: item.record.lines.map(|l| (l.start, l.end)),
+            content: clean,
+        };
+        self.place(&entry);
+    }
+
+    /// A tool call (assembly.md §6).
+    pub(crate) fn tool(&mut self, doc: &Doc, call: &ToolCall<'_>, item: &mut Item<'_>) {
+        item.record.kind = Kind::Tool;
+        item.record.path = call.name.to_owned();
+        let Some(tool) = self.asm.tools().get(call.name).cloned() else {
+            let known: Vec<&str> = self.asm.tools().names().collect();
+            let message = format!("unknown tool: {} (known: {})", call.name, known.join(", "));
+            return self.fail(item, Code::ToolUnknown, message);
+        };
+        let args = match serde_json::from_str::<Value>(call.args) {
+            Ok(Value::Object(map)) => map,
+            Ok(_) => {
+                let message = "tool arguments must be a JSON object".to_owned();
+                return self.fail(item, Code::ToolArgs, message);
+            }
+            Err(err) => {
+                let message = format!("tool arguments are not valid JSON: {err}");
+                return self.fail(item, Code::ToolArgs, message);
+            }
+        };
+        let cx = ToolContext { sandbox: self.sandbox(), base: &doc.dir };
+        match tool.call(&args, &cx) {
+            Ok(result) => {
+                let file = item.record.at.file.clone();
+                let clean = self.clean_content(&result, &file, item.record.at.line);
+                let clean = self.spend(clean.into(), call.name, item);
+                item.record.bytes = clean.len() as u64;
+                let entry = Entry::Tool {
+                    name: call.name.to_owned(),
+                    args: call.args.to_owned(),
+                    content: clean,
+                };
+                self.place(&entry);
+            }
+            Err(err) => self.fail(item, err.code, err.message),
+        }
+    }
+
+    /// Places an entry in the output; the output budget may stop the walk there.
+    pub(crate) fn place(&mut self, entry: &Entry) {
+        if let Err(message) = self.out.place(entry) {
+            self.budget_spent(message);
+        }
+    }
+
+    /// Cuts an unranged file at the line limit, with the marker.
+    pub(crate) fn cut_lines<'t>(&self, text: &'t str, item: &mut Item<'_>) -> Cow<'t, str> {
+        let cut = select::cut(text, self.opts().limits.max_lines);
+        match cut.marker() {
+            Some(marker) => {
+                item.record.truncated = true;
+                let mut kept = cut.text.to_owned();
+                if !kept.is_empty() && !kept.ends_with('\n') {
+                    kept.push('\n');
+                }
+                kept.push_str(&marker);
+                kept.push('\n');
+                Cow::Owned(kept)
+            }
+            None => Cow::Borrowed(text),
+        }
+    }
+
+    /// Sanitises content, reporting what was made visible at its line in `path`; borrowed
+    /// when nothing had to change.
+    pub(crate) fn clean_content<'t>(
+        &mut self,
+        content: &'t str,
+        path: &str,
+        first_line: u32,
+    ) -> Cow<'t, str> {
+        let clean = sanitize(content);
+        let warnings = clean.warnings();
+        let text = clean.text;
+        for (code, line, message) in warnings {
+            let line = first_line + line.saturating_sub(1);
+            self.diagnose(crate::record::DiagnosticRecord::new(
+                code,
+                format!("{message} in {path}"),
+                path.to_owned(),
+                line,
+                1,
+            ));
+        }
+        text
+    }
+
+    /// Applies the token budget to one piece of content from `path`, reporting a cut at the
+    /// item.
+    pub(crate) fn spend<'t>(
+        &mut self,
+        content: Counted<'t>,
+        path: &str,
+        item: &mut Item<'_>,
+    ) -> Cow<'t, str> {
+        let spent = self.out.budget.content(content.text, content.tokens);
+        if let Some(tokens) = spent.tokens {
+            item.record.tokens = Some(item.record.tokens.unwrap_or(0) + tokens);
+        }
+        if let Some(before) = spent.cut_from {
+            item.record.truncated = true;
+            let max = self.out.budget.max_tokens();
+            let message = if spent.content.is_empty() {
+                format!("token budget of {max} spent: {path} left out ({before} tokens)")
+            } else {
+                let kept = spent.tokens.unwrap_or(0);
+                format!("token budget of {max} reached: {path} cut to {kept} of {before} tokens")
+            };
+            self.diagnose_item(item, Code::TokenBudget, message);
+        }
+        spent.content
+    }
+}

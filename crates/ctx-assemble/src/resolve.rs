@@ -1,0 +1,317 @@
+//! Resolving a written path (assembly.md §2): free functions over the sandbox and the
+//! pluggable [`Resolver`]. Nothing here writes output or records diagnostics.
+
+use ctx_fs::{Content, FileKind, Location, RootId, RootKind, Sandbox};
+use ctx_syntax::{Code, Reference, TargetKind};
+
+use crate::record::Kind;
+
+/// What the source index (or any other resolver an embedder plugs in) says about a path
+/// that did not resolve from the including file's directory or the workspace root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// The path names this location.
+    Found(Location),
+    /// The name matches several files; the candidates, shown relative to their roots.
+    Ambiguous(Vec<String>),
+    /// Nothing known by that name.
+    NotFound,
+}
+
+/// The last step of path resolution (assembly.md §2, step 5): the out-of-source build's
+/// source index plugs in here.
+pub trait Resolver: Send + Sync {
+    /// Resolves a path that no earlier rule resolved.
+    fn resolve(&self, written: &str, sandbox: &Sandbox) -> Resolution;
+}
+
+/// A reference resolved to a location, before it is read or rendered.
+pub(crate) struct Resolved {
+    pub(crate) kind: Kind,
+    pub(crate) location: Location,
+    /// The path shown to the user.
+    pub(crate) path: String,
+    /// The file's content, when resolving it read it in the same pass.
+    pub(crate) content: Option<Content>,
+}
+
+/// Why a reference did not resolve.
+pub(crate) enum Failure {
+    /// The sandbox refused or missed it.
+    Fs(ctx_fs::Error),
+    /// Anything else, with its code and message.
+    Other(Code, String),
+}
+
+/// The path of a location as shown to the user: relative to the workspace root (`.` for
+/// the root itself), or joined to its root's path for the extra roots.
+pub(crate) fn display_path(sandbox: &Sandbox, location: &Location) -> String {
+    if location.root() == RootId::WORKSPACE {
+        let path = location.path().as_str();
+        if path.is_empty() { ".".to_owned() } else { path.to_owned() }
+    } else {
+        let root = sandbox.root_path(location.root()).as_str().trim_end_matches('/');
+        if location.path().as_str().is_empty() {
+            root.to_owned()
+        } else {
+            format!("{root}/{}", location.path())
+        }
+    }
+}
+
+/// Whether a path is absolute on any platform: `/x`, `\x`, `C:\x`, `C:/x`, `\\server`.
+pub(crate) fn is_absolute(path: &str) -> bool {
+    let b = path.as_bytes();
+    matches!(b.first(), Some(b'/' | b'\\'))
+        || (b.len() >= 3
+            && b[0].is_ascii_alphabetic()
+            && b[1] == b':'
+            && matches!(b[2], b'/' | b'\\'))
+}
+
+/// Whether a path is a URL or names another scheme (`http:`, `file:`…). A drive letter is not
+/// a scheme.
+fn scheme(path: &str) -> Option<&str> {
+    let (scheme, rest) = path.split_once(':')?;
+    let valid = scheme.len() >= 2
+        && scheme.as_bytes()[0].is_ascii_alphabetic()
+        && scheme.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.'));
+    const KNOWN: [&str; 10] =
+        ["http", "https", "file", "ftp", "ftps", "data", "mailto", "ssh", "git", "javascript"];
+    (valid && (rest.starts_with("//") || KNOWN.iter().any(|k| k.eq_ignore_ascii_case(scheme))))
+        .then_some(scheme)
+}
+
+/// Resolves a relative or absolute path as assembly.md §2 says, without the source index:
+/// absolute paths as they are; relative ones from `base`, then from the workspace root, then
+/// from each extra root given with `--allow`.
+pub(crate) fn resolve_relative(
+    sandbox: &Sandbox,
+    written: &str,
+    base: &Location,
+) -> Result<Location, Failure> {
+    relative(sandbox, written, base, |written, base| sandbox.resolve(written, base))
+}
+
+/// Resolves like [`resolve_relative`] and reads the file in the same pass.
+fn read_relative(
+    sandbox: &Sandbox,
+    written: &str,
+    base: &Location,
+) -> Result<(Location, Content), Failure> {
+    relative(sandbox, written, base, |written, base| sandbox.read_path(written, base))
+}
+
+/// The order of §2 for any operation on a path: absolute as it is; relative from `base`, then
+/// from the workspace root, then from each `--allow` root in order (found under several of
+/// them: `E_AMBIGUOUS`). A directory (or another irregular entry) found on the way is a hit
+/// for the caller to look at.
+fn relative<T>(
+    sandbox: &Sandbox,
+    written: &str,
+    base: &Location,
+    op: impl Fn(&str, Option<&Location>) -> Result<T, ctx_fs::Error>,
+) -> Result<T, Failure> {
+    if is_absolute(written) {
+        return op(written, None).map_err(Failure::Fs);
+    }
+    let first = match op(written, Some(base)) {
+        Ok(found) => return Ok(found),
+        Err(first) if first.code() == Code::NotRegular => return Err(Failure::Fs(first)),
+        Err(first) => first,
+    };
+    let err = if *base == sandbox.workspace() {
+        first
+    } else {
+        match op(written, None) {
+            Ok(found) => return Ok(found),
+            Err(second) => pick_error(first, second),
+        }
+    };
+    if err.code() != Code::NotFound {
+        return Err(Failure::Fs(err));
+    }
+    let mut hits = Vec::new();
+    let mut irregular = None;
+    for root in sandbox.roots().filter(|&r| sandbox.root_kind(r) == RootKind::Allowed) {
+        match op(written, Some(&Location::root_of(root))) {
+            Ok(found) => hits.push((root, found)),
+            Err(e) if e.code() == Code::NotRegular => irregular = irregular.or(Some(e)),
+            Err(_) => {}
+        }
+    }
+    if hits.len() > 1 {
+        let candidates: Vec<String> = hits
+            .iter()
+            .map(|(root, _)| {
+                let root = sandbox.root_path(*root).as_str().trim_end_matches('/');
+                format!("{root}/{}", written.replace('\\', "/"))
+            })
+            .collect();
+        return Err(Failure::Other(
+            Code::Ambiguous,
+            format!("{written} is found under several roots: {}", candidates.join(", ")),
+        ));
+    }
+    match (hits.pop(), irregular) {
+        (Some((_, found)), _) => Ok(found),
+        (None, Some(irregular)) => Err(Failure::Fs(irregular)),
+        (None, None) => Err(Failure::Fs(err)),
+    }
+}
+
+/// Which failure to report when a path failed from the including file's directory (`first`)
+/// and from the workspace root (`second`): the first, unless it is a miss and the second
+/// found something there that was refused (a denied or irregular file). A `..` that leaves
+/// the root only from the root (`E_OUTSIDE`) says nothing about the file, so the miss stands.
+fn pick_error(first: ctx_fs::Error, second: ctx_fs::Error) -> ctx_fs::Error {
+    let informative = !matches!(second.code(), Code::NotFound | Code::Outside);
+    if first.code() == Code::NotFound && informative { second } else { first }
+}
+
+/// Resolves a reference written in a document whose directory is `dir` to a location and
+/// what it is: scheme and emptiness checks, then files (read in the same pass), directories
+/// and globs, then the resolver.
+pub(crate) fn resolve(
+    sandbox: &Sandbox,
+    resolver: Option<&dyn Resolver>,
+    dir: &Location,
+    reference: &Reference<'_>,
+    written: &str,
+) -> Result<Resolved, Failure> {
+    if let Some(scheme) = scheme(written) {
+        return Err(Failure::Other(
+            Code::Scheme,
+            format!("{scheme}: is not a path; ctx reads files only: {written}"),
+        ));
+    }
+    if written.is_empty() {
+        return Err(Failure::Other(Code::BadPath, "empty path".into()));
+    }
+    if reference.target == TargetKind::Glob {
+        // A file whose name holds glob characters is that file.
+        if let Ok(location) = resolve_relative(sandbox, written, dir) {
+            let path = display_path(sandbox, &location);
+            return Ok(Resolved { kind: Kind::File, path, location, content: None });
+        }
+        return Ok(Resolved {
+            kind: Kind::Glob,
+            location: dir.clone(),
+            path: written.replace('\\', "/"),
+            content: None,
+        });
+    }
+    if reference.target == TargetKind::File {
+        // Most references name files: resolve and read in one pass through the sandbox.
+        match read_relative(sandbox, written, dir) {
+            Ok((location, content)) => {
+                let path = display_path(sandbox, &location);
+                return Ok(Resolved { kind: Kind::File, location, path, content: Some(content) });
+            }
+            // A directory named without its trailing slash, or something that is not a
+            // regular file: the general path below tells which.
+            Err(Failure::Fs(err)) if err.code() == Code::NotRegular => {}
+            Err(Failure::Fs(err)) if err.code() == Code::NotFound && resolver.is_some() => {}
+            Err(failure) => return Err(failure),
+        }
+    }
+    let location = match resolve_relative(sandbox, written, dir) {
+        Ok(location) => location,
+        Err(Failure::Fs(err)) if err.code() == Code::NotFound && resolver.is_some() => {
+            match resolver.map(|r| r.resolve(written, sandbox)) {
+                Some(Resolution::Found(location)) => location,
+                Some(Resolution::Ambiguous(candidates)) => {
+                    return Err(Failure::Other(
+                        Code::Ambiguous,
+                        format!("{written} matches several files: {}", candidates.join(", ")),
+                    ));
+                }
+                _ => return Err(Failure::Fs(err)),
+            }
+        }
+        Err(failure) => return Err(failure),
+    };
+    let stat = sandbox.stat(&location).map_err(Failure::Fs)?;
+    let kind = if stat.kind == FileKind::Dir { Kind::Directory } else { Kind::File };
+    Ok(Resolved { kind, path: display_path(sandbox, &location), location, content: None })
+}
+
+/// A "did you mean" for a missing file: the closest name in the directory it was looked for
+/// in, from `base`, then from the workspace root. Only those directories' own entries are
+/// listed.
+pub(crate) fn did_you_mean(sandbox: &Sandbox, written: &str, base: &Location) -> Option<String> {
+    let normal = written.replace('\\', "/");
+    let (dir, name) = match normal.rsplit_once('/') {
+        Some((dir, name)) => (dir, name),
+        None => ("", normal.as_str()),
+    };
+    if name.is_empty() || is_absolute(written) {
+        return None;
+    }
+    let mut bases = vec![base.clone()];
+    if *base != sandbox.workspace() {
+        bases.push(sandbox.workspace());
+    }
+    bases.into_iter().find_map(|base| {
+        let location =
+            if dir.is_empty() { base } else { sandbox.resolve(dir, Some(&base)).ok()? };
+        let walk = sandbox.walk(&location).ok()?;
+        let (_, candidate) = walk
+            .entries
+            .iter()
+            .filter(|e| e.depth == 1)
+            .filter_map(|e| {
+                let candidate = e.path.file_name()?;
+                let d = edit_distance(name, candidate);
+                (d > 0 && d <= 2.max(name.len() / 4)).then(|| (d, candidate.to_owned()))
+            })
+            .min()?;
+        Some(if dir.is_empty() { candidate } else { format!("{dir}/{candidate}") })
+    })
+}
+
+/// Levenshtein distance over characters, for "did you mean".
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schemes() {
+        assert_eq!(scheme("https://x.com/a"), Some("https"));
+        assert_eq!(scheme("file:/etc/passwd"), Some("file"));
+        assert_eq!(scheme("C:/x"), None);
+        assert_eq!(scheme("notes:v2.md"), None);
+        assert_eq!(scheme("a.md"), None);
+    }
+
+    #[test]
+    fn absolute_paths() {
+        assert!(is_absolute("/etc/passwd"));
+        assert!(is_absolute(r"C:\x"));
+        assert!(is_absolute(r"\\server\share"));
+        assert!(!is_absolute("a/b"));
+        assert!(!is_absolute("C:x"));
+    }
+
+    #[test]
+    fn distances() {
+        assert_eq!(edit_distance("agnt.rs", "agent.rs"), 1);
+        assert_eq!(edit_distance("", "ab"), 2);
+        assert_eq!(edit_distance("same", "same"), 0);
+    }
+}

@@ -1,0 +1,431 @@
+//! The recursive walk of assembly.md: one pass in document order, one macro context flowing
+//! through the recursion, files of inactive branches never opened.
+//!
+//! A [`Walk`] holds what one run accumulates (the macros, the include chain, the output and
+//! its budgets, the assembly's records); each reference is carried through it as an
+//! [`Item`]. Its methods are spread over the modules that own each step: documents and front
+//! matter (`document.rs`), files and tools (`reference.rs`), directories and globs
+//! (`many.rs`).
+
+use std::time::Instant;
+
+use ctx_fs::{Location, Sandbox};
+use ctx_preprocess::{Event, Macros, Preprocessor, Request, RequestKind};
+use ctx_syntax::{Code, LineIndex, Severity};
+use serde_json::Map;
+
+use crate::assembler::Assembler;
+use crate::budget::Stop;
+use crate::front_matter::ParamsMerger;
+use crate::line;
+use crate::options::Options;
+use crate::out::Out;
+use crate::printer::Failure;
+use crate::record::{
+    Assembly, At, DiagnosticRecord, ErrorRecord, Kind, ReferenceRecord, Source, Stats, Syntax,
+};
+use crate::render::error_marker;
+use crate::resolve;
+use crate::sanitize::sanitize;
+
+/// A document being assembled.
+pub(crate) struct Doc {
+    /// The file, unless the document came from a string.
+    pub(crate) location: Option<Location>,
+    /// The directory relative paths resolve from.
+    pub(crate) dir: Location,
+    /// The name diagnostics and records use.
+    pub(crate) name: String,
+}
+
+/// A text being scanned: a document's body, or the selected lines of one.
+#[derive(Clone, Copy)]
+pub(crate) struct Body<'t> {
+    pub(crate) text: &'t str,
+    /// The line of the file before the text's first line.
+    pub(crate) line_offset: u32,
+    /// The byte of the file where the text starts.
+    pub(crate) byte_offset: usize,
+}
+
+impl Body<'_> {
+    /// The source of `span` (bytes of the text), for a diagnostic.
+    fn source(&self, span: std::ops::Range<usize>) -> Source {
+        Source::of(self.text, span, self.line_offset + 1, self.byte_offset)
+    }
+}
+
+/// One reference on its way through the walk: its text, its record and its source.
+pub(crate) struct Item<'t> {
+    /// The item's exact source text.
+    pub(crate) raw: &'t str,
+    /// Its record, completed as the walk goes.
+    pub(crate) record: ReferenceRecord,
+    /// Where it stands, for its diagnostics.
+    pub(crate) source: Source,
+}
+
+/// One assembly run.
+pub(crate) struct Walk<'a> {
+    pub(crate) asm: &'a Assembler,
+    pub(crate) macros: Macros,
+    /// The include chain: each document's location (none for a string) and name.
+    pub(crate) chain: Vec<(Option<Location>, String)>,
+    pub(crate) out: Out<'a>,
+    /// The records so far; `content` stays empty (it went to the sink).
+    pub(crate) assembly: Assembly,
+    pub(crate) params: ParamsMerger,
+    started: Instant,
+}
+
+impl<'a> Walk<'a> {
+    pub(crate) fn new(asm: &'a Assembler, out: Out<'a>) -> Walk<'a> {
+        let mut macros = Macros::new();
+        for (name, value) in &asm.options().defines {
+            // Names were checked where the defines came from; a bad one is skipped here.
+            let _ = macros.define(name, value.as_str());
+        }
+        Walk {
+            asm,
+            macros,
+            chain: Vec::new(),
+            out,
+            assembly: Assembly {
+                content: String::new(),
+                description: String::new(),
+                params: Vec::new(),
+                metadata: Map::new(),
+                references: Vec::new(),
+                diagnostics: Vec::new(),
+                stats: Stats { files: 0, bytes: 0, tokens: None, elapsed_ms: 0.0 },
+            },
+            params: ParamsMerger::new(),
+            started: Instant::now(),
+        }
+    }
+
+    pub(crate) fn opts(&self) -> &'a Options {
+        self.asm.options()
+    }
+
+    pub(crate) fn sandbox(&self) -> &'a Sandbox {
+        self.asm.sandbox()
+    }
+
+    /// Ends the run: the attachments of append mode, the `W_ESCAPED` summary, the totals.
+    ///
+    /// # Errors
+    ///
+    /// The first write error.
+    pub(crate) fn finish(mut self) -> Result<Assembly, std::io::Error> {
+        self.out.finish();
+        let escaped = std::mem::take(&mut self.out.escaped);
+        if escaped.count > 0 {
+            let message = format!(
+                "{} tag{} shaped like the wrapper's escaped as &lt; in {}",
+                escaped.count,
+                if escaped.count == 1 { "" } else { "s" },
+                escaped.paths.join(", ")
+            );
+            let file = self.chain.first().map(|c| c.1.clone()).unwrap_or_default();
+            self.assembly.diagnostics.push(DiagnosticRecord::new(
+                Code::Escaped,
+                message,
+                file,
+                1,
+                1,
+            ));
+        }
+        if let Some(err) = self.out.budget.take_io_error() {
+            return Err(err);
+        }
+        let mut assembly = self.assembly;
+        assembly.params = self.params.into_params();
+        assembly.stats.bytes = self.out.budget.written();
+        assembly.stats.tokens =
+            self.out.budget.counting().then_some(self.out.budget.tokens_total());
+        assembly.stats.elapsed_ms = self.started.elapsed().as_secs_f64() * 1000.0;
+        Ok(assembly)
+    }
+
+    // ----- output and diagnostics ---------------------------------------------------------
+
+    /// Writes text within the output budget; the write that would pass it leaves an
+    /// `E_BUDGET` marker and diagnostic instead, and the walk stops.
+    pub(crate) fn write(&mut self, text: &str) {
+        if let Err(message) = self.out.write(text) {
+            self.budget_spent(message);
+        }
+    }
+
+    /// Writes the document's own text (whole in append mode).
+    fn text(&mut self, text: &str) {
+        if let Err(message) = self.out.text(text) {
+            self.budget_spent(message);
+        }
+    }
+
+    /// Records that the output budget is spent, with its marker; the walk stops.
+    pub(crate) fn budget_spent(&mut self, message: String) {
+        let file = self.chain.last().map(|c| c.1.clone()).unwrap_or_default();
+        let marker = error_marker(Code::Budget, &message);
+        self.diagnose(DiagnosticRecord::new(Code::Budget, message, file, 1, 1));
+        self.out.write_unbudgeted(&marker);
+    }
+
+    /// Records a diagnostic; under `--strict` an error stops the walk.
+    pub(crate) fn diagnose(&mut self, record: DiagnosticRecord) {
+        if self.opts().strict && record.severity == Severity::Error {
+            self.out.budget.stop(Stop::Strict);
+        }
+        self.assembly.diagnostics.push(record);
+    }
+
+    /// Records a diagnostic about an item, at the item.
+    pub(crate) fn diagnose_item(&mut self, item: &Item<'_>, code: Code, message: String) {
+        let at = &item.record.at;
+        let record = DiagnosticRecord::new(code, message, at.file.clone(), at.line, at.column)
+            .with_source(Some(item.source.clone()));
+        self.diagnose(record);
+    }
+
+    /// Writes document text, sanitised, reporting hidden characters at `line`; text of an
+    /// included document counts against the token budget.
+    fn write_text(&mut self, doc: &Doc, text: &str, line: u32) {
+        let bounded = self.chain.len() > 1;
+        let spent = self.out.budget.text(text, bounded);
+        if spent.cut_from.is_some() && self.out.budget.first_text_cut() {
+            let message = format!(
+                "token budget of {} reached in {}; included content after this point is left out",
+                self.out.budget.max_tokens(),
+                doc.name
+            );
+            self.diagnose(DiagnosticRecord::new(
+                Code::TokenBudget,
+                message,
+                doc.name.clone(),
+                line,
+                1,
+            ));
+        }
+        let clean = sanitize(&spent.content);
+        for (code, at, message) in clean.warnings() {
+            let line = line + at.saturating_sub(1);
+            self.diagnose(DiagnosticRecord::new(code, message, doc.name.clone(), line, 1));
+        }
+        self.text(&clean.text);
+    }
+
+    /// Records a failed item: a diagnostic, the record's error, and what `--on-error` leaves
+    /// in inline output, or the failure list of append mode (whose text is already written).
+    pub(crate) fn fail(&mut self, item: &mut Item<'_>, code: Code, message: String) {
+        self.diagnose_item(item, code, message.clone());
+        item.record.error = Some(ErrorRecord { code, message: message.clone() });
+        if self.out.inline() {
+            if self.opts().failure_markers {
+                self.out.write_unbudgeted(&error_marker(code, &message));
+            } else {
+                self.write(item.raw);
+            }
+        } else {
+            if code.severity() == Severity::Error {
+                let reference = reference_text(item.raw);
+                self.out.failure(Failure { reference, code, message });
+            }
+        }
+    }
+
+    /// Records an item the sandbox refused or missed, with a hint where one helps.
+    pub(crate) fn fs_fail(&mut self, item: &mut Item<'_>, err: &ctx_fs::Error, written: &str) {
+        let code = err.code();
+        let mut message = err.to_string();
+        if code == Code::NotFound {
+            let base = match self.chain.last() {
+                Some((Some(location), _)) => location.parent(),
+                _ => None,
+            };
+            let base = base.unwrap_or_else(|| self.sandbox().workspace());
+            if let Some(hint) = resolve::did_you_mean(self.sandbox(), written, &base) {
+                message.push_str(&format!(" (did you mean {hint}?)"));
+            }
+        } else if code == Code::BadPath
+            && let Some((path, line)) = written.rsplit_once(':')
+            && !line.is_empty()
+            && line.bytes().all(|b| b.is_ascii_digit() || b == b'-')
+        {
+            message.push_str(&format!(" (for lines, write {path}#L{line})"));
+        }
+        self.fail(item, code, message);
+    }
+
+    // ----- the walk -------------------------------------------------------------------------
+
+    /// Scans and preprocesses a body and writes it with every active item replaced.
+    pub(crate) fn expand(&mut self, doc: &Doc, body: Body<'_>) {
+        let scan = ctx_syntax::scan_with(body.text, &self.opts().syntax);
+        let mut index: Option<LineIndex<'_>> = None;
+        let mut pre = Preprocessor::new(&scan);
+        // Append mode writes the whole text first, then the attachments in source order.
+        let mut requests = Vec::new();
+        // After an item alone on its line whose insertion ended the line: where its line ends.
+        let mut skip_to: Option<usize> = None;
+        while let Some(event) = pre.next_event(&mut self.macros) {
+            if self.out.budget.stopped() {
+                break;
+            }
+            match event {
+                Event::Text { text: mut piece, mut span } => {
+                    if let Some(end) = skip_to.take() {
+                        let skip = end.saturating_sub(span.start).min(piece.len());
+                        piece = &piece[skip..];
+                        span.start += skip;
+                    }
+                    if self.out.inline() {
+                        // The line is needed only for a warning: hidden or control characters,
+                        // or a token budget that may cut here.
+                        let clean = piece.is_ascii()
+                            && !piece
+                                .bytes()
+                                .any(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c));
+                        let line = if clean && self.opts().limits.max_tokens == 0 {
+                            1
+                        } else {
+                            index
+                                .get_or_insert_with(|| LineIndex::new(body.text))
+                                .position(span.start)
+                                .line
+                        };
+                        self.write_text(doc, piece, body.line_offset + line);
+                    } else {
+                        let spent = self.out.budget.text(piece, false);
+                        self.text(&spent.content);
+                    }
+                }
+                Event::Escape { raw, unescaped, .. } => {
+                    let piece = if self.out.inline() { unescaped } else { raw };
+                    self.text(piece);
+                }
+                Event::Substitution { value, pos, .. } => {
+                    self.write_text(doc, &value.clone(), body.line_offset + pos.line);
+                }
+                Event::Request(request) if self.out.inline() => {
+                    skip_to = self.request(doc, body, &request);
+                }
+                Event::Request(request) => {
+                    self.text(request.span.of(body.text));
+                    requests.push(request);
+                }
+                Event::Diagnostic(d) => {
+                    let record = DiagnosticRecord::new(
+                        d.code,
+                        d.message,
+                        doc.name.clone(),
+                        body.line_offset + d.pos.line,
+                        d.pos.column,
+                    )
+                    .with_source(Some(body.source(d.span.start..d.span.end)));
+                    self.diagnose(record);
+                }
+            }
+        }
+        for request in &requests {
+            if self.out.budget.stopped() {
+                break;
+            }
+            self.request(doc, body, request);
+        }
+    }
+
+    /// One active include, mention or tool call: its record, the include budget, then the
+    /// step for its kind. In inline mode, for an item alone on its line whose insertion ends
+    /// with a line ending, the end of its line, which is not written again.
+    fn request(&mut self, doc: &Doc, body: Body<'_>, request: &Request<'_>) -> Option<usize> {
+        let raw = request.span.of(body.text);
+        let syntax = match request.kind {
+            RequestKind::Mention(_) => Syntax::Mention,
+            _ if raw.starts_with("@{") => Syntax::Directive,
+            _ => Syntax::Include,
+        };
+        let record = ReferenceRecord {
+            raw: raw.to_owned(),
+            syntax,
+            kind: Kind::File,
+            path: String::new(),
+            lines: None,
+            bytes: 0,
+            tokens: None,
+            truncated: false,
+            front_matter: None,
+            at: At {
+                file: doc.name.clone(),
+                line: body.line_offset + request.pos.line,
+                column: request.pos.column,
+            },
+            error: None,
+            depth: self.chain.len().saturating_sub(1),
+            skipped: 0,
+        };
+        let source = body.source(request.span.start..request.span.end);
+        let mut item = Item { raw, record, source };
+        if let Err(message) = self.out.budget.admit_include() {
+            self.fail(&mut item, Code::Budget, message);
+            self.assembly.references.push(item.record);
+            return None;
+        }
+        // The record's place is taken now, so that records come parent first (depth-first
+        // pre-order) even though a document's record is complete only after its expansion.
+        let slot = self.assembly.references.len();
+        self.assembly.references.push(item.record.clone());
+        let alone = if self.out.inline() {
+            line::alone_on_line(body.text, request.span.start..request.span.end)
+        } else {
+            None
+        };
+        let line_end = alone.map(|alone| {
+            self.out.push_prefix(alone.continuation);
+            alone.line_end
+        });
+        match request.kind {
+            RequestKind::Tool(call) => self.tool(doc, &call, &mut item),
+            RequestKind::Include(reference) => self.reference(doc, &reference, false, &mut item),
+            RequestKind::Mention(reference) => self.reference(doc, &reference, true, &mut item),
+        }
+        let ended_line = line_end.is_some() && self.out.pop_prefix();
+        let record = &mut item.record;
+        if self.out.budget.counting() && record.tokens.is_none() && record.error.is_none() {
+            record.tokens = Some(0);
+        }
+        self.assembly.references[slot] = item.record;
+        line_end.filter(|_| ended_line)
+    }
+}
+
+/// The reference as written, without `@`, brackets or quotes: what `#### Source:` and the
+/// failure list show.
+pub(crate) fn reference_text(raw: &str) -> String {
+    let inner = if let Some(body) = raw.strip_prefix("@[").and_then(|r| r.strip_suffix(']')) {
+        body.trim()
+    } else if let Some(body) = raw.strip_prefix("@{").and_then(|r| r.strip_suffix('}')) {
+        body.trim().trim_start_matches("include").trim_start_matches(':').trim()
+    } else {
+        raw.strip_prefix('@').unwrap_or(raw)
+    };
+    match inner.strip_prefix('"').and_then(|rest| rest.split_once('"')) {
+        Some((quoted, after)) => format!("{quoted}{after}"),
+        None => inner.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_texts() {
+        assert_eq!(reference_text("@[a.md:2:4]"), "a.md:2:4");
+        assert_eq!(reference_text("@src/a.rs#L1-2"), "src/a.rs#L1-2");
+        assert_eq!(reference_text("@\"my file.md\"#L2"), "my file.md#L2");
+        assert_eq!(reference_text("@[\"notes:v2.md\":2]"), "notes:v2.md:2");
+        assert_eq!(reference_text("@{include \"a.md\"}"), "a.md");
+    }
+}
