@@ -288,3 +288,41 @@ fn the_evaluation_tool_scores_ctx_suggest() {
     let text = saved.to_string();
     assert!(text.contains("\"lines@10\":1.0"), "{text}");
 }
+
+// ---------------------------------------------------------------- the picker
+
+/// `ctx suggest --pick` in a pseudo-terminal, driven by keystrokes: drop the second suggestion,
+/// edit the range of the first, keep the third, and get the expansion of what was kept.
+#[cfg(unix)]
+#[test]
+fn the_picker_keeps_drops_and_edits_suggestions() {
+    use expectrl::{Expect, Session};
+    let dir = workspace();
+    let cache = TempDir::new().unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"));
+    cmd.current_dir(dir.path())
+        .env("CTX_CACHE_DIR", cache.path())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .args(["suggest", "--pick", "fix the retry timeout"]);
+    let mut term = Session::spawn(cmd).unwrap();
+    term.set_expect_timeout(Some(std::time::Duration::from_secs(30)));
+    term.expect("Attach which suggestions?").unwrap();
+    term.expect("README.md:1-1").unwrap();
+    // Down to the second line, unselect it, confirm.
+    term.send("\x1b[B").unwrap();
+    term.send(" ").unwrap();
+    term.send("\r").unwrap();
+    term.expect("Edit line ranges?").unwrap();
+    term.send("y\r").unwrap();
+    term.expect("Lines of src/retry.rs").unwrap();
+    // The field starts empty, its default shown beside it: type a range.
+    term.send("2-3\r").unwrap();
+    term.expect("Lines of README.md").unwrap();
+    term.send("\r").unwrap();
+    let out = term.expect(expectrl::Eof).unwrap();
+    let text = String::from_utf8_lossy(out.as_bytes()).into_owned();
+    assert!(text.contains("<file path=\"src/retry.rs\" lines=\"2-3\">"), "{text}");
+    assert!(text.contains("<file path=\"README.md\" lines=\"1-1\">"), "{text}");
+    assert!(!text.contains("<file path=\"src/backoff.rs\""), "{text}");
+}
