@@ -2,7 +2,7 @@
 //! demotion by file class, then a personalised PageRank over the symbol
 //! graph seeded with the best files.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use crate::classify::FileClass;
 use crate::index::{FIELDS, FileRec, Index, PostingIter};
@@ -345,30 +345,62 @@ fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], ex
     if total <= 0.0 {
         return;
     }
-    let seed: BTreeMap<usize, f64> = order.iter().map(|&i| (i, scored[i].score / total)).collect();
+    let mut seed = vec![0.0; n];
+    for &i in &order {
+        seed[i] = scored[i].score / total;
+    }
     let graph = Graph::new(index);
     let mut memo: HashMap<usize, (Vec<(usize, f64)>, f64)> = HashMap::new();
+    // Dense ranks, with the list of files they are non-zero for, in ascending order.
     let mut rank = seed.clone();
+    let mut active: Vec<usize> = order.clone();
+    active.sort_unstable();
+    let mut next = vec![0.0; n];
+    let mut reached = vec![false; n];
     for _ in 0..ITERATIONS {
-        let mut next: BTreeMap<usize, f64> =
-            seed.iter().map(|(&i, s)| (i, (1.0 - w.damping) * s)).collect();
+        let mut touched: Vec<usize> = Vec::new();
+        let mut touch = |i: usize, touched: &mut Vec<usize>| {
+            if !reached[i] {
+                reached[i] = true;
+                touched.push(i);
+            }
+        };
+        for &i in &order {
+            next[i] = (1.0 - w.damping) * seed[i];
+            touch(i, &mut touched);
+        }
         let mut dangling = 0.0;
-        for (&a, &r) in &rank {
+        for &a in &active {
+            let r = rank[a];
             let (edges, out) = memo.entry(a).or_insert_with(|| graph.neighbours(a, w.reverse));
             if *out <= 0.0 {
                 dangling += r;
                 continue;
             }
             for &(b, x) in edges.iter() {
-                *next.entry(b).or_default() += w.damping * r * x / *out;
+                if !reached[b] {
+                    reached[b] = true;
+                    touched.push(b);
+                    next[b] = 0.0;
+                }
+                next[b] += w.damping * r * x / *out;
             }
         }
-        for (&i, s) in &seed {
-            *next.entry(i).or_default() += w.damping * dangling * s;
+        for &i in &order {
+            next[i] += w.damping * dangling * seed[i];
         }
-        rank = next;
+        for &a in &active {
+            rank[a] = 0.0;
+        }
+        touched.sort_unstable();
+        for &i in &touched {
+            rank[i] = next[i];
+            next[i] = 0.0;
+            reached[i] = false;
+        }
+        active = touched;
     }
-    let best_rank = rank.values().copied().fold(0.0, f64::max);
+    let best_rank = active.iter().map(|&i| rank[i]).fold(0.0, f64::max);
     let best_score = scored.iter().map(|s| s.score).fold(0.0, f64::max);
     if best_rank <= 0.0 {
         return;
@@ -376,14 +408,14 @@ fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], ex
     for s in scored.iter_mut() {
         s.score *= 1.0 - w.graph;
     }
-    for (&i, &r) in &rank {
+    for &i in &active {
         let s = &mut scored[i];
         let before = s.score / (1.0 - w.graph).max(1e-9);
-        s.score += w.graph * r / best_rank * best_score * mult[i];
-        if explain && !seed.contains_key(&i) && s.score > before {
+        s.score += w.graph * rank[i] / best_rank * best_score * mult[i];
+        if explain && seed[i] == 0.0 && s.score > before {
             let (edges, _) = memo.entry(i).or_insert_with(|| graph.neighbours(i, w.reverse));
             let mut via: Vec<&str> = Vec::new();
-            for (b, _) in edges.iter().filter(|(b, _)| seed.contains_key(b)) {
+            for (b, _) in edges.iter().filter(|(b, _)| seed[*b] > 0.0) {
                 let path = files[*b].path.as_str();
                 if !via.contains(&path) && via.len() < 3 {
                     via.push(path);
