@@ -75,9 +75,15 @@ pub(crate) fn context_with_cache(
 ) -> anyhow::Result<ctx::Context> {
     let options = ctx::Options { mode, format, ..options };
     let dir = cache_dir()?;
-    settings.builder(options).cache_dir(&dir).build().map_err(|err| match err.kind() {
-        ctx::ErrorKind::Fs(_) => anyhow::Error::new(err).context("cannot open a root or the cache"),
-        _ => anyhow::Error::new(err),
+    // No content cache: an index build reads every file once, and the cache would only hold
+    // on to them (its byte cap is enforced lazily, so a bulk read overshoots it by far).
+    settings.builder(options).cache_capacity(0).cache_dir(&dir).build().map_err(|err| {
+        match err.kind() {
+            ctx::ErrorKind::Fs(_) => {
+                anyhow::Error::new(err).context("cannot open a root or the cache")
+            }
+            _ => anyhow::Error::new(err),
+        }
     })
 }
 

@@ -2,7 +2,7 @@
 //! and references, and the stamp (length, modification time, inode) that
 //! tells when it must be read again; persisted in a [`Store`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use ctx_fs::{Content, ErrorKind as FsErrorKind, Sandbox, Store, WalkEntry};
@@ -46,7 +46,7 @@ impl Field {
 }
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 
 /// A definition as stored: its name is an index into the symbol table.
@@ -86,6 +86,8 @@ struct Data {
     symbols: Vec<String>,
     kinds: Vec<String>,
     files: Vec<FileRec>,
+    /// Terms in use when the dictionary was last compacted (or built).
+    live_terms: u32,
 }
 
 /// What an update did.
@@ -112,15 +114,17 @@ pub struct UpdateStats {
 #[derive(Debug, Default)]
 pub struct Index {
     data: Data,
-    /// Term and symbol ids by name: built only when files are interned, as a query looks up a
-    /// handful of names and a pass over the tables costs less than building the maps.
-    maps: Option<Maps>,
 }
 
-#[derive(Debug, Default)]
-struct Maps {
-    term_ids: HashMap<String, u32>,
-    sym_ids: HashMap<String, u32>,
+/// The ids of the names met in one refresh. Names of the stored tables are found by one pass
+/// over them per batch of files, so an update that reads a few files never builds a map of
+/// the whole dictionary.
+struct Interner {
+    /// Table sizes before the refresh: names added since are all in the maps.
+    base_terms: usize,
+    base_syms: usize,
+    terms: HashMap<String, u32>,
+    syms: HashMap<String, u32>,
 }
 
 /// Per-file terms before interning: term -> frequency per field.
@@ -198,7 +202,7 @@ impl Index {
             return None;
         }
         let data: Data = postcard::from_bytes(payload).ok()?;
-        Some(Index { data, maps: None })
+        Some(Index { data })
     }
 
     /// Encodes the index for storage.
@@ -210,14 +214,6 @@ impl Index {
         out.extend_from_slice(&payload_sum(&payload).to_le_bytes());
         out.extend_from_slice(&payload);
         out
-    }
-
-    fn maps(&mut self) -> &mut Maps {
-        let data = &self.data;
-        self.maps.get_or_insert_with(|| Maps {
-            term_ids: data.terms.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect(),
-            sym_ids: data.symbols.iter().enumerate().map(|(i, t)| (t.clone(), i as u32)).collect(),
-        })
     }
 
     /// Number of files indexed.
@@ -288,32 +284,71 @@ impl Index {
             }
         }
         stats.removed = old.len();
-        let parsed = parse_all(sandbox, &entries, &todo);
-        stats.indexed = parsed.len();
-        for (slot, parsed) in todo.into_iter().zip(parsed) {
-            files[slot] = Some(self.intern(parsed));
+        let mut interner = Interner {
+            base_terms: self.data.terms.len(),
+            base_syms: self.data.symbols.len(),
+            terms: HashMap::new(),
+            syms: HashMap::new(),
+        };
+        // In batches, so that the terms of only one batch are held as strings at a time.
+        for batch in todo.chunks(PARSE_BATCH) {
+            let parsed = parse_all(sandbox, &entries, batch);
+            stats.indexed += parsed.len();
+            self.resolve(&mut interner, &parsed);
+            for (&slot, parsed) in batch.iter().zip(parsed) {
+                files[slot] = Some(self.intern(&mut interner, parsed));
+            }
         }
         self.data.files = files.into_iter().flatten().collect();
-        self.compact_if_sparse();
+        if interner.base_terms == 0 {
+            self.data.live_terms = self.data.terms.len() as u32;
+        } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
+            self.compact();
+        }
         stats.files = self.data.files.len();
         stats.elapsed = started.elapsed();
         Ok(stats)
     }
 
+    /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.
+    fn resolve(&self, it: &mut Interner, parsed: &[Parsed]) {
+        let mut terms: HashSet<&str> = HashSet::new();
+        let mut syms: HashSet<&str> = HashSet::new();
+        for p in parsed {
+            terms.extend(p.bag.keys().filter(|t| !it.terms.contains_key(*t)).map(String::as_str));
+            let names =
+                p.defs.iter().map(|d| d.name.as_str()).chain(p.refs.keys().map(String::as_str));
+            syms.extend(names.filter(|n| !it.syms.contains_key(*n)));
+        }
+        let find =
+            |table: &[String], wanted: &mut HashSet<&str>, found: &mut HashMap<String, u32>| {
+                for (id, name) in table.iter().enumerate() {
+                    if wanted.is_empty() {
+                        break;
+                    }
+                    if wanted.remove(name.as_str()) {
+                        found.insert(name.clone(), id as u32);
+                    }
+                }
+            };
+        find(&self.data.terms[..it.base_terms], &mut terms, &mut it.terms);
+        find(&self.data.symbols[..it.base_syms], &mut syms, &mut it.syms);
+    }
+
     /// Gives a parsed file its term and symbol ids.
-    fn intern(&mut self, parsed: Parsed) -> FileRec {
+    fn intern(&mut self, it: &mut Interner, parsed: Parsed) -> FileRec {
         let Parsed { mut rec, bag, defs, refs } = parsed;
         // Terms in sorted order, so that the same tree gives the same ids and bytes.
         let mut bag: Vec<(String, [u32; 5])> = bag.into_iter().collect();
         bag.sort_unstable();
         let mut ids: Vec<(u32, [u32; 5])> =
-            bag.into_iter().map(|(term, tf)| (self.term_id(term), tf)).collect();
+            bag.into_iter().map(|(term, tf)| (self.term_id(it, term), tf)).collect();
         ids.sort_unstable_by_key(|(id, _)| *id);
         rec.postings = encode_postings(&ids);
         rec.defs = defs
             .into_iter()
             .map(|d| DefRec {
-                sym: self.sym_id(d.name),
+                sym: self.sym_id(it, d.name),
                 kind: self.kind_id(d.kind),
                 start: d.start,
                 end: d.end,
@@ -321,24 +356,24 @@ impl Index {
             })
             .collect();
         let mut refs: Vec<(u32, u32)> =
-            refs.into_iter().map(|(s, n)| (self.sym_id(s), n)).collect();
+            refs.into_iter().map(|(s, n)| (self.sym_id(it, s), n)).collect();
         refs.sort_unstable();
         rec.refs = refs;
         rec
     }
 
-    fn term_id(&mut self, term: String) -> u32 {
+    fn term_id(&mut self, it: &mut Interner, term: String) -> u32 {
         let next = self.data.terms.len() as u32;
-        let id = *self.maps().term_ids.entry(term.clone()).or_insert(next);
+        let id = *it.terms.entry(term.clone()).or_insert(next);
         if id == next {
             self.data.terms.push(term);
         }
         id
     }
 
-    fn sym_id(&mut self, sym: String) -> u32 {
+    fn sym_id(&mut self, it: &mut Interner, sym: String) -> u32 {
         let next = self.data.symbols.len() as u32;
-        let id = *self.maps().sym_ids.entry(sym.clone()).or_insert(next);
+        let id = *it.syms.entry(sym.clone()).or_insert(next);
         if id == next {
             self.data.symbols.push(sym);
         }
@@ -356,8 +391,9 @@ impl Index {
     }
 
     /// Incremental updates leave the terms of changed files behind in the
-    /// dictionary; once fewer than half are used, the ids are renumbered.
-    fn compact_if_sparse(&mut self) {
+    /// dictionary; once it has doubled since it was last compacted, the terms
+    /// in use are counted and, if fewer than half, renumbered.
+    fn compact(&mut self) {
         let mut used = vec![false; self.data.terms.len()];
         for f in &self.data.files {
             for (id, _) in PostingIter::new(&f.postings) {
@@ -365,6 +401,7 @@ impl Index {
             }
         }
         let live = used.iter().filter(|u| **u).count();
+        self.data.live_terms = live as u32;
         if live * 2 >= used.len() {
             return;
         }
@@ -383,7 +420,6 @@ impl Index {
             ids.sort_unstable_by_key(|(id, _)| *id);
             f.postings = encode_postings(&ids);
         }
-        self.maps = None;
     }
 
     pub(crate) fn files(&self) -> &[FileRec] {
@@ -392,10 +428,7 @@ impl Index {
 
     /// The ids of `names` in the term table, in one pass over it.
     pub(crate) fn term_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
-        match &self.maps {
-            Some(maps) => names.iter().map(|n| maps.term_ids.get(*n).copied()).collect(),
-            None => lookup(&self.data.terms, names),
-        }
+        lookup(&self.data.terms, names)
     }
 
     pub(crate) fn symbol(&self, id: u32) -> &str {
@@ -404,10 +437,7 @@ impl Index {
 
     /// The ids of `names` in the symbol table, in one pass over it.
     pub(crate) fn symbol_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
-        match &self.maps {
-            Some(maps) => names.iter().map(|n| maps.sym_ids.get(*n).copied()).collect(),
-            None => lookup(&self.data.symbols, names),
-        }
+        lookup(&self.data.symbols, names)
     }
 
     /// Number of symbol names (ids run below it).
@@ -444,6 +474,9 @@ fn lookup(table: &[String], names: &[&str]) -> Vec<Option<u32>> {
     }
     found
 }
+
+/// Files read and parsed together before their terms are interned.
+const PARSE_BATCH: usize = 512;
 
 /// The store entry of a root: a stable hash of its path.
 fn store_name(root: &str) -> String {

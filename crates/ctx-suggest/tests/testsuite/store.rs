@@ -135,3 +135,32 @@ fn a_corrupt_index_is_rebuilt() {
         assert_eq!(std::fs::read(&path).unwrap().len(), whole.len());
     }
 }
+
+#[test]
+fn terms_of_replaced_files_are_dropped_in_time() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let words = |round: usize| -> String {
+        (0..100).map(|i| format!("fn word{round}x{i}() {{}}\n")).collect()
+    };
+    crate::write_tree(tree.path(), &[("a.rs", "fn steady() {}\n"), ("b.rs", &words(0))]);
+    let sandbox = crate::sandbox(tree.path());
+    let store = store(cache.path());
+    let (first, _) = Index::open(&sandbox, &store).unwrap();
+    let fresh = first.term_count();
+    for round in 1..=6 {
+        std::fs::write(tree.path().join("b.rs"), words(round)).unwrap();
+        let (index, stats) = Index::open(&sandbox, &store).unwrap();
+        assert_eq!(stats.indexed, 1);
+        assert!(index.term_count() <= 2 * fresh + 2, "round {round}: {} terms", index.term_count());
+        assert_eq!(
+            index.suggest(&sandbox, &format!("word{round}x7"), &Options::default())[0].path,
+            "b.rs"
+        );
+        assert!(
+            index
+                .suggest(&sandbox, &format!("word{}x7", round - 1), &Options::default())
+                .is_empty()
+        );
+    }
+}
