@@ -15,7 +15,10 @@ pub(crate) struct IndexArgs {}
 pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("index", false)?;
     let ctx = settings.suggest_context(Mode::Append, Format::Xml)?;
+    let show = settings.style.stderr_tty && !settings.quiet;
+    let progress = crate::progress::Progress::start(show, "indexing the workspace".to_owned());
     let stats = ctx.update_index()?;
+    drop(progress);
     let (terms, symbols, definitions, classes) = ctx.with_index(|index| {
         (index.term_count(), index.symbol_count(), index.definition_count(), index.class_counts())
     })?;

@@ -100,7 +100,10 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
         .max_lines(args.range_lines)
         .max_tokens(settings.max_tokens_arg.filter(|n| *n > 0))
         .explain(args.explain);
+    let show = settings.style.stderr_tty && !settings.quiet && !args.interactive;
+    let progress = crate::progress::Progress::start(show, "ranking the workspace".to_owned());
     let found = ctx.suggest(&prompt, &opts)?;
+    drop(progress);
     if args.interactive {
         let picked = picker::pick(found)?;
         return expand_with(settings, &ctx, &prompt, &picked);
