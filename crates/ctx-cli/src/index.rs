@@ -35,6 +35,7 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
             "reused": stats.reused,
             "removed": stats.removed,
             "rebuilt_corrupt": stats.rebuilt_corrupt,
+            "truncated": stats.truncated,
             "terms": terms,
             "symbols": symbols,
             "definitions": definitions,
@@ -57,6 +58,9 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
             stats.removed,
             if stats.rebuilt_corrupt { ", rebuilt (the stored index was corrupt)" } else { "" },
         )?;
+        if stats.truncated {
+            writeln!(out, "the walk stopped at the entry limit: some files are left out")?;
+        }
         writeln!(out, "{terms} terms, {symbols} symbols, {definitions} definitions")?;
         writeln!(
             out,

@@ -77,14 +77,19 @@ pub(crate) fn context_with_cache(
     let dir = cache_dir()?;
     // No content cache: an index build reads every file once, and the cache would only hold
     // on to them (its byte cap is enforced lazily, so a bulk read overshoots it by far).
-    settings.builder(options).cache_capacity(0).cache_dir(&dir).build().map_err(|err| {
-        match err.kind() {
+    // The index covers the whole workspace: the walk has no entry limit.
+    settings
+        .builder(options)
+        .cache_capacity(0)
+        .max_walk_entries(usize::MAX)
+        .cache_dir(&dir)
+        .build()
+        .map_err(|err| match err.kind() {
             ctx::ErrorKind::Fs(_) => {
                 anyhow::Error::new(err).context("cannot open a root or the cache")
             }
             _ => anyhow::Error::new(err),
-        }
-    })
+        })
 }
 
 /// `ctx suggest`.

@@ -104,6 +104,9 @@ pub struct UpdateStats {
     pub removed: usize,
     /// Whether a stored index was found unreadable and rebuilt.
     pub rebuilt_corrupt: bool,
+    /// Whether the walk stopped at the sandbox's entry limit, so that some
+    /// files are not in the index.
+    pub truncated: bool,
     /// Size of the stored index in bytes (0 when not stored).
     pub bytes: u64,
     /// Wall time of the update.
@@ -261,9 +264,10 @@ impl Index {
         self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let walk = sandbox.walk(&sandbox.workspace()).map_err(Error::fs)?;
         let entries: Vec<&WalkEntry> = walk.files().collect();
+        let truncated = walk.truncated;
         let mut old: HashMap<String, FileRec> =
             std::mem::take(&mut self.data.files).into_iter().map(|f| (f.path.clone(), f)).collect();
-        let mut stats = UpdateStats::default();
+        let mut stats = UpdateStats { truncated, ..UpdateStats::default() };
         let mut files = Vec::with_capacity(entries.len());
         let mut todo = Vec::new();
         for entry in &entries {
