@@ -28,7 +28,7 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
         let classes: serde_json::Map<String, serde_json::Value> =
             classes.iter().map(|(c, n)| (c.name().to_owned(), (*n).into())).collect();
         let value = serde_json::json!({
-            "root": settings.root.display().to_string(),
+            "root": ctx.sandbox().root_path(ctx.sandbox().workspace().root()).as_str(),
             "cache_dir": cache.display().to_string(),
             "files": stats.files,
             "indexed": stats.indexed,
@@ -43,8 +43,9 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
             "bytes": stats.bytes,
             "elapsed_ms": (stats.elapsed.as_secs_f64() * 1e5).round() / 100.0,
         });
-        serde_json::to_writer_pretty(&mut out, &value)?;
-        writeln!(out)?;
+        // Serialised first, so that a closed pipe is an I/O error (success), not a JSON one.
+        let text = serde_json::to_string_pretty(&value)?;
+        writeln!(out, "{text}")?;
     } else {
         let classes: Vec<String> =
             classes.iter().map(|(c, n)| format!("{n} {}", c.name())).collect();

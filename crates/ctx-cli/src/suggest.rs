@@ -115,8 +115,9 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
     }
     let mut out = io::stdout().lock();
     if json {
-        serde_json::to_writer_pretty(&mut out, &found)?;
-        writeln!(out)?;
+        // Serialised first, so that a closed pipe is an I/O error (success), not a JSON one.
+        let text = serde_json::to_string_pretty(&found)?;
+        writeln!(out, "{text}")?;
     } else {
         out.write_all(render_text(&found, args.explain).as_bytes())?;
     }
