@@ -62,7 +62,8 @@ impl Store {
             Err(e) if crate::error::is_not_found(&e) => return Ok(None),
             Err(e) => return Err(Error::io(name, e)),
         };
-        let mut bytes = Vec::new();
+        let len = file.metadata().map_or(0, |m| m.len());
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
         file.read_to_end(&mut bytes).map_err(|e| Error::io(name, e))?;
         Ok(Some(bytes))
     }

@@ -46,7 +46,7 @@ impl Field {
 }
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 
 /// A definition as stored: its name is an index into the symbol table.
@@ -82,7 +82,7 @@ pub(crate) struct FileRec {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Data {
     root: String,
-    terms: Vec<String>,
+    terms: Names,
     symbols: Vec<String>,
     kinds: Vec<String>,
     files: Vec<FileRec>,
@@ -324,19 +324,9 @@ impl Index {
                 p.defs.iter().map(|d| d.name.as_str()).chain(p.refs.keys().map(String::as_str));
             syms.extend(names.filter(|n| !it.syms.contains_key(*n)));
         }
-        let find =
-            |table: &[String], wanted: &mut HashSet<&str>, found: &mut HashMap<String, u32>| {
-                for (id, name) in table.iter().enumerate() {
-                    if wanted.is_empty() {
-                        break;
-                    }
-                    if wanted.remove(name.as_str()) {
-                        found.insert(name.clone(), id as u32);
-                    }
-                }
-            };
-        find(&self.data.terms[..it.base_terms], &mut terms, &mut it.terms);
-        find(&self.data.symbols[..it.base_syms], &mut syms, &mut it.syms);
+        find(self.data.terms.iter().take(it.base_terms), &mut terms, &mut it.terms);
+        let symbols = self.data.symbols[..it.base_syms].iter().map(String::as_str);
+        find(symbols, &mut syms, &mut it.syms);
     }
 
     /// Gives a parsed file its term and symbol ids.
@@ -370,7 +360,7 @@ impl Index {
         let next = self.data.terms.len() as u32;
         let id = *it.terms.entry(term.clone()).or_insert(next);
         if id == next {
-            self.data.terms.push(term);
+            self.data.terms.push(&term);
         }
         id
     }
@@ -410,8 +400,8 @@ impl Index {
             return;
         }
         let mut remap = vec![u32::MAX; used.len()];
-        let mut terms = Vec::with_capacity(live);
-        for (i, term) in std::mem::take(&mut self.data.terms).into_iter().enumerate() {
+        let mut terms = Names::default();
+        for (i, term) in self.data.terms.iter().enumerate() {
             if used[i] {
                 remap[i] = terms.len() as u32;
                 terms.push(term);
@@ -432,7 +422,7 @@ impl Index {
 
     /// The ids of `names` in the term table, in one pass over it.
     pub(crate) fn term_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
-        lookup(&self.data.terms, names)
+        lookup(self.data.terms.iter(), names)
     }
 
     pub(crate) fn symbol(&self, id: u32) -> &str {
@@ -441,7 +431,7 @@ impl Index {
 
     /// The ids of `names` in the symbol table, in one pass over it.
     pub(crate) fn symbol_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
-        lookup(&self.data.symbols, names)
+        lookup(self.data.symbols.iter().map(String::as_str), names)
     }
 
     /// Number of symbol names (ids run below it).
@@ -455,12 +445,12 @@ impl Index {
 }
 
 /// Finds each of `names` in `table` in one pass (the first occurrence wins).
-fn lookup(table: &[String], names: &[&str]) -> Vec<Option<u32>> {
+fn lookup<'t>(table: impl Iterator<Item = &'t str>, names: &[&str]) -> Vec<Option<u32>> {
     let wanted: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
     let mut found = vec![None; names.len()];
     let mut left = wanted.len();
-    for (id, name) in table.iter().enumerate() {
-        if let Some(&i) = wanted.get(name.as_str())
+    for (id, name) in table.enumerate() {
+        if let Some(&i) = wanted.get(name)
             && found[i].is_none()
         {
             found[i] = Some(id as u32);
@@ -477,6 +467,53 @@ fn lookup(table: &[String], names: &[&str]) -> Vec<Option<u32>> {
         }
     }
     found
+}
+
+/// Moves the names of `table` that `wanted` holds into `found`, with their ids.
+fn find<'t>(
+    table: impl Iterator<Item = &'t str>,
+    wanted: &mut HashSet<&str>,
+    found: &mut HashMap<String, u32>,
+) {
+    for (id, name) in table.enumerate() {
+        if wanted.is_empty() {
+            break;
+        }
+        if wanted.remove(name) {
+            found.insert(name.to_owned(), id as u32);
+        }
+    }
+}
+
+/// A table of names, each ended by a NUL byte in one byte string, so that a stored index
+/// decodes it with one copy instead of one allocation a name. Names never hold NUL: they are
+/// made of word characters.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Names {
+    #[serde(with = "serde_bytes")]
+    bytes: Vec<u8>,
+    len: u32,
+}
+
+impl Names {
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    fn push(&mut self, name: &str) {
+        self.bytes.extend_from_slice(name.as_bytes());
+        self.bytes.push(0);
+        self.len += 1;
+    }
+
+    /// The names in id order.
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        let body = self.bytes.strip_suffix(&[0]).unwrap_or(&self.bytes);
+        let empty = self.bytes.is_empty();
+        body.split(|b| *b == 0)
+            .filter(move |_| !empty)
+            .map(|n| std::str::from_utf8(n).unwrap_or(""))
+    }
 }
 
 /// Files read and parsed together before their terms are interned.
@@ -732,6 +769,17 @@ impl Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        let mut names = Names::default();
+        assert_eq!(names.iter().count(), 0);
+        for n in ["retri", "timeout", "é"] {
+            names.push(n);
+        }
+        assert_eq!(names.iter().collect::<Vec<_>>(), ["retri", "timeout", "é"]);
+        assert_eq!(names.len(), 3);
+    }
 
     #[test]
     fn postings_round_trip() {
