@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use ctx_fs::{Content, ErrorKind as FsErrorKind, Sandbox, Store, WalkEntry};
+use ctx_fs::{Content, Sandbox, Store, WalkEntry};
 use serde::{Deserialize, Serialize};
 
 use crate::classify::{FileClass, classify};
@@ -604,22 +604,17 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         defs: Vec::new(),
         refs: Vec::new(),
     };
-    let mut bag = Bag::new();
-    let mut add = |field: Field, term: String, rec: &mut FileRec| {
-        let i = field as usize;
-        bag.entry(term).or_default()[i] += 1;
-        rec.field_len[i] += 1;
-    };
+    let mut counter = Counter::default();
     for t in tokenize::path_terms(path) {
-        add(Field::Path, t, &mut rec);
+        counter.add_term(Field::Path, t);
     }
     let text = match sandbox.read_text(&entry.location) {
         Ok(Content::Text { text, .. }) => text,
-        Ok(_) => return Parsed { rec, bag, defs: Vec::new(), refs: HashMap::new() },
-        Err(e) if e.kind() == FsErrorKind::TooLarge => {
-            return Parsed { rec, bag, defs: Vec::new(), refs: HashMap::new() };
+        // Binary, too large or unreadable: listed by its path alone.
+        _ => {
+            rec.field_len = counter.field_len;
+            return Parsed { rec, bag: counter.bag, defs: Vec::new(), refs: HashMap::new() };
         }
-        Err(_) => return Parsed { rec, bag, defs: Vec::new(), refs: HashMap::new() },
     };
     let head: String = text.chars().take(600).collect();
     rec.class = classify(path, &head);
@@ -633,7 +628,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         comment_lines.push(comment);
         let field = if comment { Field::Comments } else { Field::Body };
         for (_, word) in tokenize::words(line) {
-            tokenize::word_terms(word, |t| add(field, t, &mut rec));
+            counter.add_word(field, word);
         }
     });
     let lines: Vec<&str> = text.lines().collect();
@@ -641,14 +636,54 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         if def.doc.is_none() {
             def.doc = doc_near(&lines, &comment_lines, def.start as usize);
         }
-        tokenize::word_terms(&def.name, |t| add(Field::Defs, t, &mut rec));
+        tokenize::word_terms(&def.name, |t| counter.add_term(Field::Defs, t));
     }
     let mut refs: HashMap<String, u32> = HashMap::new();
     for r in syms.refs {
-        tokenize::word_terms(&r, |t| add(Field::Refs, t, &mut rec));
+        tokenize::word_terms(&r, |t| counter.add_term(Field::Refs, t));
         *refs.entry(r).or_default() += 1;
     }
+    rec.field_len = counter.field_len;
+    let bag = counter.bag;
     Parsed { rec, bag, defs: syms.defs, refs }
+}
+
+/// The term counts of one file. The terms of each distinct word are kept: words repeat a
+/// lot, and splitting, lower-casing and stemming them again was most of the indexing work.
+#[derive(Default)]
+struct Counter<'t> {
+    bag: Bag,
+    words: HashMap<&'t str, Vec<String>>,
+    field_len: [u32; 5],
+}
+
+impl<'t> Counter<'t> {
+    fn add_term(&mut self, field: Field, term: String) {
+        let i = field as usize;
+        self.bag.entry(term).or_default()[i] += 1;
+        self.field_len[i] += 1;
+    }
+
+    fn add_word(&mut self, field: Field, word: &'t str) {
+        let i = field as usize;
+        let Counter { bag, words, field_len } = self;
+        let terms = words.entry(word).or_insert_with(|| {
+            let mut terms = Vec::new();
+            tokenize::word_terms(word, |t| terms.push(t));
+            terms
+        });
+        for t in terms.iter() {
+            match bag.get_mut(t.as_str()) {
+                Some(counts) => counts[i] += 1,
+                None => {
+                    let mut counts = [0; 5];
+                    counts[i] = 1;
+                    bag.insert(t.clone(), counts);
+                }
+            }
+            field_len[i] += 1;
+        }
+    }
 }
 
 /// The first line of the comment block right above line `start` (1-based),
