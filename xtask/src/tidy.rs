@@ -14,8 +14,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// Which of our crates each crate may depend on (dev-dependencies excepted). ctx-cli may use any
-/// of them; no crate may use ctx-cli, and a crate missing from this table is reported.
+/// Which of our crates each crate may depend on (dev-dependencies excepted). ctx-cli uses the
+/// facade only; no crate may use ctx-cli, and a crate missing from this table is reported.
 const LAYERS: &[(&str, &[&str])] = &[
     ("ctx-diagnostics", &[]),
     ("ctx-syntax", &["ctx-diagnostics"]),
@@ -34,18 +34,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ctx-suggest",
         ],
     ),
-    (
-        "ctx-cli",
-        &[
-            "ctx",
-            "ctx-diagnostics",
-            "ctx-syntax",
-            "ctx-fs",
-            "ctx-preprocess",
-            "ctx-assemble",
-            "ctx-suggest",
-        ],
-    ),
+    ("ctx-cli", &["ctx"]),
 ];
 
 /// Directory names that hold data or build output rather than source.

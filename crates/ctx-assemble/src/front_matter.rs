@@ -77,12 +77,14 @@ pub fn split(text: &str) -> Option<Split<'_>> {
     while let Some((line, line_start)) = lines.next() {
         line_no = line_no.saturating_add(1);
         if delimiter(line).is_some() {
+            // The body starts on the next line, unless the closing line ends the text.
+            let next_line = text[..lines.pos].ends_with('\n');
             return Some(Split {
                 yaml: &text[yaml_offset..line_start],
                 yaml_offset,
                 body: &text[lines.pos..],
                 body_offset: lines.pos,
-                body_line: line_no.saturating_add(1),
+                body_line: line_no.saturating_add(u32::from(next_line)),
             });
         }
     }
@@ -161,6 +163,43 @@ pub struct Parsed<'a> {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+/// The deepest nesting of flow sequences and mappings (`[` and `{`) in YAML text, outside
+/// quoted scalars and comments. A cheap upper bound for the parser's depth check; it never
+/// undercounts a well-formed document.
+fn flow_depth(yaml: &str) -> usize {
+    let bytes = yaml.as_bytes();
+    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            b'"' => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
+            b'\'' if i == 0 || !bytes[i - 1].is_ascii_alphanumeric() => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'\'' {
+                    i += 1;
+                }
+            }
+            b'#' if i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    deepest
+}
+
 fn capitalized(key: &str) -> String {
     let mut chars = key.chars();
     chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
@@ -203,6 +242,16 @@ pub fn parse_with<'a>(text: &'a str, limits: &Limits) -> Parsed<'a> {
             "front matter is {} bytes, over the limit of {} bytes",
             split.yaml.len(),
             limits.max_bytes
+        )));
+        return parsed;
+    }
+    // The YAML parser's time grows faster than linearly with flow nesting (`[[[[…`), so the
+    // nesting is measured first, on the bytes, and deep front matter is refused unparsed.
+    let depth = flow_depth(split.yaml);
+    if depth > limits.max_depth {
+        parsed.diagnostics.push(at_start(format!(
+            "front matter nests {depth} levels deep, over the limit of {}",
+            limits.max_depth
         )));
         return parsed;
     }
@@ -619,10 +668,30 @@ mod tests {
     }
 
     #[test]
+    fn deep_flow_nesting_is_refused_before_parsing() {
+        let deep = format!("---\nkey: {}\n---\nbody\n", "[".repeat(32_000));
+        let parsed = parse(&deep);
+        assert_eq!(parsed.body, "body\n");
+        assert!(parsed.front_matter.is_none());
+        assert_eq!(parsed.diagnostics.len(), 1);
+        assert!(
+            parsed.diagnostics[0].message.contains("32000 levels deep"),
+            "{:?}",
+            parsed.diagnostics
+        );
+        // Brackets in quotes and comments do not count; real nesting within the limit parses.
+        let fine = "---\na: \"[[[[\"\nb: '{{{{' # [[[[\nc: [[1, 2], {d: [3]}]\n---\n";
+        assert_eq!(flow_depth(fine.trim_matches('-')), 3);
+        assert!(parse(fine).diagnostics.is_empty(), "{:?}", parse(fine).diagnostics);
+    }
+
+    #[test]
     fn body_line() {
         let s = split("---\na: 1\nb: 2\n---\nbody").unwrap();
         assert_eq!(s.body_line, 5);
         assert_eq!(parse("no front matter").body_line, 1);
+        // A closing line that ends the text: the (empty) body is on that line.
+        assert_eq!(parse("---\na: 1\n---").body_line, 3);
     }
 
     #[test]

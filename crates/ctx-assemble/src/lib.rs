@@ -45,6 +45,7 @@ use std::fmt;
 use ctx_syntax::Code;
 
 mod assembler;
+mod book;
 mod budget;
 mod document;
 pub mod front_matter;
@@ -64,7 +65,7 @@ pub mod tools;
 mod walk;
 
 pub use assembler::{AssembleError, Assembler};
-pub use options::{Format, Limits, Mode, Options};
+pub use options::{Format, Limits, Mode, OnError, Options};
 pub use record::Assembly;
 pub use resolve::{Resolution, Resolver};
 

@@ -10,7 +10,7 @@ use ctx_syntax::Code;
 use crate::printer::{DirectoryHead, Entry};
 use crate::record::Kind;
 use crate::reference::Counted;
-use crate::resolve::{Resolved, display_path};
+use crate::resolve::{Resolved, display_in};
 use crate::select;
 use crate::tokens;
 use crate::walk::{Doc, Item, Walk, reference_text};
@@ -106,7 +106,8 @@ impl Walk<'_> {
             };
         let mut texts: Vec<(String, String)> = Vec::new();
         for (entry, content) in batch.iter().zip(contents) {
-            let shown = display_path(self.sandbox(), &entry.location);
+            // A file reached through a link is shown under the link's own path.
+            let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
             match content {
                 Ok(Content::Text { text, .. }) => {
                     self.assembly.stats.files += 1;

@@ -25,6 +25,17 @@ pub enum Format {
     Json,
 }
 
+/// What a failed item leaves in inline output (assembly.md §7, `--on-error`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OnError {
+    /// A one-line marker, `<!-- ctx: CODE: message -->`.
+    Marker,
+    /// The item's source text, as written.
+    Keep,
+    /// Nothing.
+    Drop,
+}
+
 macro_rules! names {
     ($ty:ident { $($variant:ident = $name:literal),* $(,)? }) => {
         impl $ty {
@@ -61,6 +72,7 @@ macro_rules! names {
 
 names!(Mode { Inline = "inline", Append = "append" });
 names!(Format { Inline = "inline", Xml = "xml", Markdown = "markdown", Json = "json" });
+names!(OnError { Marker = "marker", Keep = "keep", Drop = "drop" });
 
 /// Limits of one assembly; `0` means no limit for every field.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,9 +125,8 @@ pub struct Options {
     pub count_tokens: bool,
     /// Prefix included lines with `N: `.
     pub line_numbers: bool,
-    /// Leave `<!-- ctx: CODE: message -->` in place of a failed item (default); when false,
-    /// the item's text is kept as written.
-    pub failure_markers: bool,
+    /// What a failed item leaves in inline output (default: a marker).
+    pub on_error: OnError,
     /// Stop at the first error.
     pub strict: bool,
     /// Read the files of directory and glob expansions ahead, on worker threads. The output
@@ -135,7 +146,7 @@ impl Default for Options {
             limits: Limits::default(),
             count_tokens: false,
             line_numbers: false,
-            failure_markers: true,
+            on_error: OnError::Marker,
             strict: false,
             prefetch: true,
             defines: Vec::new(),

@@ -312,7 +312,10 @@ impl Printer for Xml {
         }
         out.push_str("\n\nSome files could not be loaded:\n");
         for f in failures {
-            let _ = writeln!(out, "- @{}: {}: {}", f.reference, f.code, f.message);
+            // Names come from the prompt and the disk: control characters are shown, not sent.
+            let reference = crate::sanitize::sanitize(&f.reference).text;
+            let message = crate::sanitize::sanitize(&f.message).text;
+            let _ = writeln!(out, "- @{reference}: {}: {message}", f.code);
         }
     }
 }
@@ -461,6 +464,14 @@ mod tests {
         let out = out.concat();
         assert!(out.starts_with("\n\n<system-reminder>\n"), "{out}");
         assert!(out.ends_with("Some files could not be loaded:\n- @b.md: E_NOT_FOUND: gone\n"));
+        let mut out = Pieces::default();
+        let hostile = [Failure {
+            reference: "a\u{1b}[2J.md".into(),
+            code: Code::NotFound,
+            message: "x".into(),
+        }];
+        Xml.failures(&mut out, &hostile);
+        assert!(out.concat().contains("- @a\\u{1b}[2J.md: E_NOT_FOUND"), "{}", out.concat());
         let mut out = Pieces::default();
         Markdown.failures(&mut out, &failures);
         assert_eq!(out.concat(), "", "Markdown does not list failures");

@@ -1,7 +1,7 @@
 //! Resolving a written path (assembly.md §2): free functions over the sandbox and the
 //! pluggable [`Resolver`]. Nothing here writes output or records diagnostics.
 
-use ctx_fs::{Content, FileKind, Location, RootId, RootKind, Sandbox};
+use ctx_fs::{Content, FileKind, Location, RootId, RootKind, Sandbox, WalkOptions};
 use ctx_syntax::{Code, Reference, TargetKind};
 
 use crate::record::Kind;
@@ -46,23 +46,26 @@ pub(crate) enum Failure {
 /// The path of a location as shown to the user: relative to the workspace root (`.` for
 /// the root itself), or joined to its root's path for the extra roots.
 pub(crate) fn display_path(sandbox: &Sandbox, location: &Location) -> String {
-    if location.root() == RootId::WORKSPACE {
-        let path = location.path().as_str();
+    display_in(sandbox, location.root(), location.path().as_str())
+}
+
+/// A path inside `root` as shown to the user (see [`display_path`]); a walk shows an entry
+/// reached through a link under the link's own path.
+pub(crate) fn display_in(sandbox: &Sandbox, root: RootId, path: &str) -> String {
+    if root == RootId::WORKSPACE {
         if path.is_empty() { ".".to_owned() } else { path.to_owned() }
     } else {
-        let root = sandbox.root_path(location.root()).as_str().trim_end_matches('/');
-        if location.path().as_str().is_empty() {
-            root.to_owned()
-        } else {
-            format!("{root}/{}", location.path())
-        }
+        let root = sandbox.root_path(root).as_str().trim_end_matches('/');
+        if path.is_empty() { root.to_owned() } else { format!("{root}/{path}") }
     }
 }
 
-/// Whether a path is absolute on any platform: `/x`, `\x`, `C:\x`, `C:/x`, `\\server`.
+/// Whether a path is absolute on any platform: `/x`, `\x`, `C:\x`, `C:/x`, `\\server`, and
+/// the home paths `~`, `~/x` (assembly.md §2).
 pub(crate) fn is_absolute(path: &str) -> bool {
     let b = path.as_bytes();
-    matches!(b.first(), Some(b'/' | b'\\'))
+    let home = path == "~" || path.starts_with("~/") || path.starts_with("~\\");
+    home || matches!(b.first(), Some(b'/' | b'\\'))
         || (b.len() >= 3
             && b[0].is_ascii_alphabetic()
             && b[1] == b':'
@@ -255,7 +258,7 @@ pub(crate) fn did_you_mean(sandbox: &Sandbox, written: &str, base: &Location) ->
     bases.into_iter().find_map(|base| {
         let location =
             if dir.is_empty() { base } else { sandbox.resolve(dir, Some(&base)).ok()? };
-        let walk = sandbox.walk(&location).ok()?;
+        let walk = sandbox.walk_with(&location, WalkOptions::of(sandbox).max_depth(1)).ok()?;
         let (_, candidate) = walk
             .entries
             .iter()
@@ -306,6 +309,8 @@ mod tests {
         assert!(is_absolute(r"\\server\share"));
         assert!(!is_absolute("a/b"));
         assert!(!is_absolute("C:x"));
+        assert!(is_absolute("~") && is_absolute("~/notes.md") && is_absolute("~\\x"));
+        assert!(!is_absolute("~user/x") && !is_absolute("a~/b"));
     }
 
     #[test]

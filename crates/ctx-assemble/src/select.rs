@@ -59,6 +59,7 @@ pub fn select<'a>(
                 Error::new(ErrorKind::NoAnchor { name: name.into(), headings: markdown })
             })
         }
+        Selector::Book(part) => Ok(crate::book::select(text, &part)),
     }
 }
 

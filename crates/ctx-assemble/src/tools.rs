@@ -6,7 +6,7 @@ use std::fmt;
 use std::fmt::Write;
 use std::sync::Arc;
 
-use ctx_fs::{FileKind, Location, Sandbox};
+use ctx_fs::{FileKind, Location, Sandbox, WalkOptions};
 use ctx_syntax::{Code, LineEnd};
 use serde_json::{Map, Value};
 
@@ -240,7 +240,9 @@ impl Tool for Ls {
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
         check_keys(args, &["uri"])?;
         let dir = directory_arg(cx, args)?;
-        let walk = cx.sandbox.walk(&dir).map_err(|e| ToolError::from_fs(&e))?;
+        // One level is read, not the whole tree below it.
+        let options = WalkOptions::of(cx.sandbox).max_depth(1);
+        let walk = cx.sandbox.walk_with(&dir, options).map_err(|e| ToolError::from_fs(&e))?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
         for entry in walk.entries.iter().filter(|e| e.depth == 1) {
@@ -303,7 +305,9 @@ impl Tool for TreeTool {
         check_keys(args, &["uri", "depth"])?;
         let dir = directory_arg(cx, args)?;
         let depth = number_arg(args, "depth")?.unwrap_or(3).max(1) as usize;
-        let walk = cx.sandbox.walk(&dir).map_err(|e| ToolError::from_fs(&e))?;
+        let options = WalkOptions::of(cx.sandbox);
+        let options = options.max_depth(depth.min(options.max_depth));
+        let walk = cx.sandbox.walk_with(&dir, options).map_err(|e| ToolError::from_fs(&e))?;
         let entries: Vec<(String, usize, bool)> = walk
             .entries
             .iter()

@@ -18,7 +18,7 @@ use crate::assembler::Assembler;
 use crate::budget::Stop;
 use crate::front_matter::ParamsMerger;
 use crate::line;
-use crate::options::Options;
+use crate::options::{OnError, Options};
 use crate::out::Out;
 use crate::printer::Failure;
 use crate::record::{
@@ -222,10 +222,10 @@ impl<'a> Walk<'a> {
         self.diagnose_item(item, code, message.clone());
         item.record.error = Some(ErrorRecord { code, message: message.clone() });
         if self.out.inline() {
-            if self.opts().failure_markers {
-                self.out.write_unbudgeted(&error_marker(code, &message));
-            } else {
-                self.write(item.raw);
+            match self.opts().on_error {
+                OnError::Marker => self.out.write_unbudgeted(&error_marker(code, &message)),
+                OnError::Keep => self.write(item.raw),
+                OnError::Drop => {}
             }
         } else {
             if code.severity() == Severity::Error {
@@ -262,7 +262,10 @@ impl<'a> Walk<'a> {
 
     /// Scans and preprocesses a body and writes it with every active item replaced.
     pub(crate) fn expand(&mut self, doc: &Doc, body: Body<'_>) {
-        let scan = ctx_syntax::scan_with(body.text, &self.opts().syntax);
+        // Inside fenced code only inline mode expands the includes alone on their lines.
+        let syntax =
+            ctx_syntax::Options { fence_includes: self.out.inline(), ..self.opts().syntax };
+        let scan = ctx_syntax::scan_with(body.text, &syntax);
         let mut index: Option<LineIndex<'_>> = None;
         let mut pre = Preprocessor::new(&scan);
         // Append mode writes the whole text first, then the attachments in source order.
@@ -376,7 +379,8 @@ impl<'a> Walk<'a> {
         // pre-order) even though a document's record is complete only after its expansion.
         let slot = self.assembly.references.len();
         self.assembly.references.push(item.record.clone());
-        let alone = if self.out.inline() {
+        // mdBook's links replace their own text and nothing more, as mdBook does.
+        let alone = if self.out.inline() && !raw.starts_with("{{") {
             line::alone_on_line(body.text, request.span.start..request.span.end)
         } else {
             None

@@ -16,7 +16,7 @@ use crate::settings::Settings;
 pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Result<ExitCode> {
     let format = settings.assembly_format("assemble", Format::Inline)?;
     let mode = settings.mode.unwrap_or(Mode::Inline);
-    let ctx = settings.context(mode, format)?;
+    let ctx = settings.context_for(mode, format, Some(&args.file))?;
     let stdin =
         if args.file.as_os_str() == "-" { Some(input::read_stdin_document()?) } else { None };
     let name = args.file.display().to_string();

@@ -17,6 +17,7 @@ use crate::settings::Settings;
 pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("check", false)?;
     let ctx = settings.context(Mode::Inline, Format::Inline)?;
+    let auto = settings.dialect == crate::cli::DialectArg::Auto;
     let stdin = if args.files.iter().any(|f| f.as_os_str() == "-") {
         Some(input::read_stdin_document()?)
     } else {
@@ -28,7 +29,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     );
     let mut reporter = Reporter::new(settings.stdout_style, settings.quiet);
     let mut unreadable = false;
-    let mut records = Vec::new();
+    let mut records: Vec<ctx::assemble::record::DiagnosticRecord> = Vec::new();
     let mut stdout = io::stdout().lock();
     for file in &args.files {
         let result = match &stdin {
@@ -36,18 +37,13 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
                 .assembler()
                 .assemble_str_to(text, "-", &mut io::sink())
                 .map_err(ctx::Error::from),
+            _ if auto => settings
+                .context_for(Mode::Inline, Format::Inline, Some(file))?
+                .assemble_to(&input::document_path(&settings.root, file)?, &mut io::sink()),
             _ => ctx.assemble_to(&input::document_path(&settings.root, file)?, &mut io::sink()),
         };
         match result {
-            Ok(assembly) => {
-                if json {
-                    records.extend(assembly.diagnostics);
-                } else {
-                    for d in &assembly.diagnostics {
-                        reporter.report(d, &mut stdout)?;
-                    }
-                }
-            }
+            Ok(assembly) => records.extend(assembly.diagnostics),
             Err(err) => {
                 unreadable = true;
                 writeln!(io::stderr(), "ctx: error: {}: {err}", file.display())?;
@@ -55,8 +51,17 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         }
     }
     drop(progress);
+    // By file, line and column, whatever order the walks met them in (a stable sort keeps
+    // the walk's order at one position).
+    records.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+    if !json {
+        for d in &records {
+            reporter.report(d, &mut stdout)?;
+        }
+        reporter.finish(&mut stdout)?;
+    }
     let counts = if json {
-        let errors = records.iter().filter(|d| d.severity == ctx_syntax::Severity::Error).count();
+        let errors = records.iter().filter(|d| d.severity == ctx::Severity::Error).count();
         Counts { errors, warnings: records.len() - errors }
     } else {
         reporter.counts

@@ -73,6 +73,28 @@ pub(crate) enum ModeArg {
     Append,
 }
 
+/// What a failed item leaves in inline output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum OnErrorArg {
+    /// A `<!-- ctx: CODE: message -->` marker.
+    Marker,
+    /// The item's text as written.
+    Keep,
+    /// Nothing.
+    Drop,
+}
+
+/// Which include syntaxes are read besides ctx's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DialectArg {
+    /// ctx's syntax only.
+    Ctx,
+    /// mdBook's `{{#include}}` family too.
+    Mdbook,
+    /// mdBook's too for a document under a folder with a `book.toml`.
+    Auto,
+}
+
 /// When to use colour and the rich rendering of diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -106,6 +128,13 @@ pub(crate) struct GlobalArgs {
     /// Output mode.
     #[arg(long, value_enum, global = true)]
     pub(crate) mode: Option<ModeArg>,
+    /// Also read mdBook's `{{#include}}` family (auto: under a folder with `book.toml`)
+    /// [default: ctx].
+    #[arg(long, value_enum, global = true)]
+    pub(crate) dialect: Option<DialectArg>,
+    /// What a failed item leaves in inline output [default: marker].
+    #[arg(long, value_enum, value_name = "WHAT", global = true)]
+    pub(crate) on_error: Option<OnErrorArg>,
     /// Stop at the first error.
     #[arg(long, global = true)]
     pub(crate) strict: bool,

@@ -22,6 +22,10 @@ pub(crate) struct Config {
     pub(crate) format: Option<String>,
     /// Output mode of `assemble` and `expand`.
     pub(crate) mode: Option<String>,
+    /// Include syntaxes read besides ctx's: `ctx`, `mdbook` or `auto`.
+    pub(crate) dialect: Option<String>,
+    /// What a failed item leaves in inline output: `marker`, `keep` or `drop`.
+    pub(crate) on_error: Option<String>,
     /// Stop at the first error.
     pub(crate) strict: Option<bool>,
     /// Token budget.
@@ -98,6 +102,37 @@ pub(crate) fn load(root: &Path, explicit: Option<&Path>) -> anyhow::Result<Loade
     let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
     let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
     Ok(Loaded { config, dir, path: Some(path) })
+}
+
+/// Why a root that a configuration found in the workspace asks for is not trusted, if it is
+/// not: a file system root, a system folder, or a folder holding the home directory. A cloned
+/// repository's `ctx.toml` must not widen the sandbox to the machine (docs/security.md); roots
+/// given on the command line, or by a configuration named with `--config`, are the user's.
+#[allow(clippy::disallowed_methods)] // Interprets the configuration, before any sandbox exists.
+pub(crate) fn untrusted_root(dir: &Path) -> Option<&'static str> {
+    const SYSTEM: [&str; 13] = [
+        "/bin", "/boot", "/dev", "/etc", "/lib", "/proc", "/root", "/run", "/sbin", "/sys", "/usr",
+        "/var", "/home",
+    ];
+    if dir.to_str().is_some_and(|d| d == "~" || d.starts_with("~/")) {
+        return None;
+    }
+    let real = dir.canonicalize().ok()?;
+    if real.parent().is_none() {
+        return Some("a file system root");
+    }
+    if SYSTEM.iter().any(|s| real == Path::new(s))
+        || real.starts_with("/proc")
+        || real.starts_with("/sys")
+        || real.starts_with("/dev")
+    {
+        return Some("a system folder");
+    }
+    let home = std::env::home_dir().and_then(|h| h.canonicalize().ok());
+    if home.is_some_and(|home| home.starts_with(&real)) {
+        return Some("a folder holding the home directory");
+    }
+    None
 }
 
 /// Parses a configuration; the error names the key and its line.

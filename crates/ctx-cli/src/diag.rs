@@ -6,10 +6,13 @@ use std::io::{self, Write};
 
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
+use ctx::Severity;
 use ctx::assemble::record::DiagnosticRecord;
-use ctx_syntax::Severity;
 
 use crate::settings::Style;
+
+/// Most diagnostics shown for one run; the rest are counted and summed up in one line.
+pub(crate) const MAX_SHOWN: usize = 1000;
 
 /// Counts of what was reported.
 #[derive(Debug, Default, Clone, Copy)]
@@ -22,13 +25,15 @@ pub(crate) struct Counts {
 pub(crate) struct Reporter {
     style: Style,
     quiet: bool,
+    /// How many were shown, up to [`MAX_SHOWN`].
+    shown: usize,
     /// What was seen, warnings included even when `-q` hides them.
     pub(crate) counts: Counts,
 }
 
 impl Reporter {
     pub(crate) fn new(style: Style, quiet: bool) -> Reporter {
-        Reporter { style, quiet, counts: Counts::default() }
+        Reporter { style, quiet, shown: 0, counts: Counts::default() }
     }
 
     /// Reports every diagnostic in order.
@@ -37,7 +42,23 @@ impl Reporter {
         for d in diagnostics {
             self.report(d, &mut err)?;
         }
+        self.finish(&mut err)?;
         err.flush()
+    }
+
+    /// Says how many diagnostics were counted but not shown, past [`MAX_SHOWN`].
+    pub(crate) fn finish(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        let hidden = self.counts.errors + self.counts.warnings;
+        let hidden = hidden.saturating_sub(self.shown).saturating_sub(self.quiet_hidden());
+        if self.shown >= MAX_SHOWN && hidden > 0 {
+            writeln!(out, "ctx: {hidden} more diagnostics not shown")?;
+        }
+        Ok(())
+    }
+
+    /// Warnings hidden by `-q`, which are not "more".
+    fn quiet_hidden(&self) -> usize {
+        if self.quiet { self.counts.warnings } else { 0 }
     }
 
     /// Reports one diagnostic (warnings are counted but not shown under `-q`).
@@ -49,6 +70,10 @@ impl Reporter {
         if self.quiet && d.severity == Severity::Warning {
             return Ok(());
         }
+        if self.shown >= MAX_SHOWN {
+            return Ok(());
+        }
+        self.shown += 1;
         if self.style.rich {
             let text = self.render(d);
             writeln!(out, "{text}")

@@ -31,14 +31,9 @@ pub(crate) fn read_stdin() -> anyhow::Result<String> {
     utf8(bytes, "standard input")
 }
 
-/// Reads standard input as a document: empty input is an error, as there is nothing to
-/// assemble.
+/// Reads standard input as a document; an empty input is an empty document (cli.md).
 pub(crate) fn read_stdin_document() -> anyhow::Result<String> {
-    let text = read_stdin()?;
-    if text.is_empty() {
-        bail!("standard input is empty: nothing to read (pipe a document into `-`)");
-    }
-    Ok(text)
+    read_stdin()
 }
 
 fn utf8(bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {
@@ -65,4 +60,22 @@ pub(crate) fn document_path(root: &Path, file: &Path) -> anyhow::Result<String> 
     let cwd = std::env::current_dir().context("cannot read the current directory")?;
     let from_cwd = cwd.join(file);
     if from_cwd.exists() { to_str(&from_cwd) } else { to_str(file) }
+}
+
+/// Whether the document `file` lies under a folder with a `book.toml` (an mdBook), looked for
+/// from its folder up to the workspace root; for `--dialect auto`.
+#[allow(clippy::disallowed_methods)] // Interprets a command-line path, before any sandbox exists.
+pub(crate) fn in_book(root: &Path, file: &Path) -> bool {
+    if file.as_os_str() == "-" {
+        return false;
+    }
+    let document = if file.is_absolute() { file.to_path_buf() } else { root.join(file) };
+    let (Ok(document), Ok(root)) = (document.canonicalize(), root.canonicalize()) else {
+        return false;
+    };
+    document
+        .ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(&root))
+        .any(|dir| dir.join("book.toml").is_file())
 }

@@ -44,8 +44,13 @@ fn run() -> anyhow::Result<ExitCode> {
     let cli = Cli::parse();
     init_logging(cli.global.verbose, cli.global.quiet);
     if let Command::Completions(args) = &cli.command {
-        let mut command = Cli::command();
-        clap_complete::generate(args.shell, &mut command, "ctx", &mut io::stdout().lock());
+        // Generated into memory first: the generator panics when its writer fails, and a
+        // closed or full standard output is an outcome to report, not a crash.
+        let mut script = Vec::new();
+        clap_complete::generate(args.shell, &mut Cli::command(), "ctx", &mut script);
+        let mut out = io::stdout().lock();
+        out.write_all(&script)?;
+        out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
     let settings = Settings::new(&cli.global)?;
@@ -81,7 +86,8 @@ fn init_logging(verbose: u8, quiet: bool) {
         .with_env_filter(filter)
         .with_writer(io::stderr)
         .with_ansi(
-            io::IsTerminal::is_terminal(&io::stderr()) && std::env::var_os("NO_COLOR").is_none(),
+            io::IsTerminal::is_terminal(&io::stderr())
+                && !settings::no_color(std::env::var_os("NO_COLOR").as_deref()),
         )
         .without_time()
         .with_target(false)
@@ -91,15 +97,18 @@ fn init_logging(verbose: u8, quiet: bool) {
 /// Whether the error comes from writing to a closed standard output (`ctx … | head`), which
 /// is not a failure.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain()
-        .filter_map(|cause| {
-            cause.downcast_ref::<io::Error>().or_else(|| match cause.downcast_ref::<ctx::Error>() {
-                Some(err) => match err.kind() {
-                    ctx::ErrorKind::Io(io) => Some(io),
-                    _ => None,
-                },
-                None => None,
-            })
-        })
-        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    err.chain().any(|cause| {
+        let kind = if let Some(io) = cause.downcast_ref::<io::Error>() {
+            Some(io.kind())
+        } else if let Some(json) = cause.downcast_ref::<serde_json::Error>() {
+            json.io_error_kind()
+        } else if let Some(ctx::ErrorKind::Io(io)) =
+            cause.downcast_ref::<ctx::Error>().map(|e| e.kind())
+        {
+            Some(io.kind())
+        } else {
+            None
+        };
+        kind == Some(io::ErrorKind::BrokenPipe)
+    })
 }

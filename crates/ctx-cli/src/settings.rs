@@ -5,9 +5,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::bail;
-use ctx::{Format, Limits, Mode, Options};
+use ctx::{Format, Limits, Mode, OnError, Options};
 
-use crate::cli::{ColorChoice, GlobalArgs, ModeArg, OutputFormat};
+use crate::cli::{ColorChoice, DialectArg, GlobalArgs, ModeArg, OnErrorArg, OutputFormat};
 use crate::config;
 
 /// The content cache of one `ctx` process.
@@ -28,6 +28,8 @@ pub(crate) struct Style {
 #[derive(Debug)]
 pub(crate) struct Settings {
     pub(crate) root: PathBuf,
+    /// Which include syntaxes are read besides ctx's own.
+    pub(crate) dialect: DialectArg,
     allow: Vec<PathBuf>,
     deny: Vec<String>,
     /// The format given on the command line.
@@ -70,8 +72,30 @@ impl Settings {
             anyhow::anyhow!("bad configuration {path}: key `{key}`: {err}")
         };
 
-        let mut allow: Vec<PathBuf> =
-            file.allow.iter().flatten().map(|dir| loaded.dir.join(dir)).collect();
+        // A configured root is relative to the configuration's folder, but `~` and `~/sub`
+        // name the home directory wherever they are written.
+        let home = |dir: &PathBuf| dir.to_str().is_some_and(|d| d == "~" || d.starts_with("~/"));
+        let mut allow: Vec<PathBuf> = file
+            .allow
+            .iter()
+            .flatten()
+            .map(|dir| if home(dir) { dir.clone() } else { loaded.dir.join(dir) })
+            .collect();
+        if args.config.is_none()
+            && let Some(path) = &loaded.path
+        {
+            for dir in &allow {
+                if let Some(why) = config::untrusted_root(dir) {
+                    bail!(
+                        "bad configuration {}: key `allow`: {} is {why}; a configuration found in \
+                         the workspace may not open it (give it with --allow, or name a \
+                         configuration of your own with --config)",
+                        path.display(),
+                        dir.display()
+                    );
+                }
+            }
+        }
         allow.extend(args.allow.iter().cloned());
         let deny = file.deny.clone().unwrap_or_default();
 
@@ -94,6 +118,24 @@ impl Settings {
             (None, None) => None,
         };
 
+        let dialect = match (args.dialect, file.dialect.as_deref()) {
+            (Some(dialect), _) => dialect,
+            (None, None | Some("ctx")) => DialectArg::Ctx,
+            (None, Some("mdbook")) => DialectArg::Mdbook,
+            (None, Some("auto")) => DialectArg::Auto,
+            (None, Some(other)) => {
+                let why = format!("unknown dialect `{other}` (expected one of: ctx, mdbook, auto)");
+                return Err(bad("dialect", why));
+            }
+        };
+        let on_error = match (args.on_error, &file.on_error) {
+            (Some(OnErrorArg::Marker), _) => OnError::Marker,
+            (Some(OnErrorArg::Keep), _) => OnError::Keep,
+            (Some(OnErrorArg::Drop), _) => OnError::Drop,
+            (None, Some(name)) => name.parse::<OnError>().map_err(|e| bad("on_error", e))?,
+            (None, None) => OnError::Marker,
+        };
+
         let flag = |cli: bool, file: Option<bool>| cli || file.unwrap_or(false);
         let defaults = Limits::default();
         let limits = Limits {
@@ -108,16 +150,18 @@ impl Settings {
             max_tokens: args.max_tokens.or(file.max_tokens).unwrap_or(defaults.max_tokens),
         };
         let mut options = Options {
-            syntax: ctx_syntax::Options {
+            syntax: ctx::syntax::Options {
                 mentions: !flag(args.no_mentions, file.no_mentions),
                 includes: !flag(args.no_includes, file.no_includes),
                 directives: !flag(args.no_directives, file.no_directives),
                 code_skip: !flag(args.no_code_skip, file.no_code_skip),
+                ..ctx::syntax::Options::default()
             },
             limits,
             count_tokens: flag(args.tokens, file.tokens),
             line_numbers: flag(args.line_numbers, file.line_numbers),
             strict: flag(args.strict, file.strict),
+            on_error,
             defines,
             ..Options::default()
         };
@@ -129,7 +173,7 @@ impl Settings {
         let color = args.color.or(file.color).unwrap_or(ColorChoice::Auto);
         let stderr_tty = std::io::stderr().is_terminal();
         let forced = std::env::var_os("CTX_FORCE_TTY").is_some_and(|v| v == "1");
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let no_color = no_color(std::env::var_os("NO_COLOR").as_deref());
         let style_for = |tty: bool| match color {
             ColorChoice::Always => Style { rich: true, color: true, stderr_tty },
             ColorChoice::Never => Style { rich: false, color: false, stderr_tty },
@@ -143,6 +187,7 @@ impl Settings {
 
         Ok(Settings {
             root,
+            dialect,
             allow,
             deny,
             format: args.format,
@@ -192,7 +237,25 @@ impl Settings {
 
     /// Builds the context for one command, with its mode and format.
     pub(crate) fn context(&self, mode: Mode, format: Format) -> anyhow::Result<ctx::Context> {
-        let options = Options { mode, format, ..self.options.clone() };
+        self.context_for(mode, format, None)
+    }
+
+    /// Builds the context for one document named on the command line: `--dialect auto`
+    /// reads mdBook's syntax too when it lies in an mdBook.
+    pub(crate) fn context_for(
+        &self,
+        mode: Mode,
+        format: Format,
+        document: Option<&std::path::Path>,
+    ) -> anyhow::Result<ctx::Context> {
+        let mut options = Options { mode, format, ..self.options.clone() };
+        options.syntax.mdbook = match self.dialect {
+            DialectArg::Ctx => false,
+            DialectArg::Mdbook => true,
+            DialectArg::Auto => {
+                document.is_some_and(|file| crate::input::in_book(&self.root, file))
+            }
+        };
         // One process assembles once: a small content cache serves the files read twice
         // (diamonds) without holding a large tree in memory.
         let builder = self.builder(options);
@@ -231,9 +294,25 @@ impl Settings {
         }
         builder
     }
+}
 
-    /// The roots, for the commands that open a sandbox of their own.
-    pub(crate) fn roots(&self) -> (&PathBuf, &[PathBuf], &[String]) {
-        (&self.root, &self.allow, &self.deny)
+/// Whether `NO_COLOR` asks for no colour: set and not empty (no-color.org). The one rule for
+/// every place that colours.
+pub(crate) fn no_color(value: Option<&std::ffi::OsStr>) -> bool {
+    value.is_some_and(|v| !v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsStr;
+
+    use super::*;
+
+    #[test]
+    fn no_color_means_set_and_not_empty() {
+        assert!(!no_color(None));
+        assert!(!no_color(Some(OsStr::new(""))), "set but empty does not count");
+        assert!(no_color(Some(OsStr::new("1"))));
+        assert!(no_color(Some(OsStr::new("0"))), "any value counts");
     }
 }

@@ -74,22 +74,24 @@
 //! ```
 #![allow(clippy::disallowed_methods)]
 
+mod builder;
+mod cache;
 mod decode;
 mod deny;
 mod error;
+mod location;
 mod path;
 mod sandbox;
 mod store;
 mod walk;
 
+pub use builder::{IgnoreSettings, Limits, SandboxBuilder};
 pub use cap_std::AmbientAuthority;
 pub use ctx_diagnostics::{Code, Severity};
 pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode};
 pub use error::{Error, ErrorKind, Result};
+pub use location::{FileKind, Location, RootId, RootKind, Stat};
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
-pub use sandbox::{
-    FileKind, IgnoreSettings, Limits, Location, MAX_SYMLINK_HOPS, RootId, RootKind, Sandbox,
-    SandboxBuilder, Stat,
-};
+pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
 pub use store::{Store, StoreLock};
-pub use walk::{SkipReason, Skipped, Walk, WalkEntry};
+pub use walk::{SkipReason, Skipped, Walk, WalkEntry, WalkOptions};

@@ -18,6 +18,8 @@ pub(crate) enum Anchor {
     Absolute,
     /// Starts with a drive letter and a separator, such as `C:\`.
     Drive(char),
+    /// `~`, or starts with `~/` (or `~\`): the user's home directory.
+    Home,
 }
 
 /// One component of a written path, `.` and empty ones dropped.
@@ -60,6 +62,8 @@ pub(crate) fn parse(written: &str) -> Result<Parsed, &'static str> {
         (Anchor::Drive(char::from(bytes[0]).to_ascii_uppercase()), &s[3..])
     } else if let Some(rest) = s.strip_prefix('/') {
         (Anchor::Absolute, rest)
+    } else if &*s == "~" || s.starts_with("~/") {
+        (Anchor::Home, &s[1..])
     } else {
         (Anchor::Relative, &s[..])
     };

@@ -6,13 +6,15 @@ use std::time::{Duration, SystemTime};
 
 use camino::{Utf8Path, Utf8PathBuf};
 use cap_fs_ext::{DirExtUtf8, FollowSymlinks, OpenOptionsFollowExt};
-use cap_std::AmbientAuthority;
 use cap_std::fs::{Metadata, OpenOptions};
 use cap_std::fs_utf8::Dir;
 
+use crate::builder::{IgnoreSettings, Limits, Root, SandboxBuilder};
+use crate::cache::{Cached, Fingerprint};
 use crate::decode::{self, Content};
 use crate::deny::DenyList;
 use crate::error::{Error, ErrorKind, Result};
+use crate::location::{Location, RootId, RootKind, Stat};
 use crate::path::{self, Anchor};
 
 /// How many symbolic links one resolution follows before it reports a loop.
@@ -20,448 +22,7 @@ pub const MAX_SYMLINK_HOPS: usize = 40;
 
 /// A file modified this recently is not cached: a second write within the
 /// file system's time granularity could keep length and modification time.
-const RACY_WINDOW: Duration = Duration::from_secs(2);
-
-/// Size and walk limits.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Limits {
-    /// Largest file read, in bytes (default 1 MiB); larger is `E_TOO_LARGE`.
-    pub max_file_bytes: u64,
-    /// Most entries one walk returns (default 10 000); the walk is then
-    /// marked truncated.
-    pub max_walk_entries: usize,
-    /// Deepest level a walk descends to, the walked directory's own entries
-    /// being level 1 (default 64).
-    pub max_walk_depth: usize,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits { max_file_bytes: 1024 * 1024, max_walk_entries: 10_000, max_walk_depth: 64 }
-    }
-}
-
-/// What walks leave out besides the ignore files.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct IgnoreSettings {
-    /// Skip entries whose name starts with `.` (default true).
-    pub skip_hidden: bool,
-    /// Directory names skipped in walks (default `node_modules`, `target`,
-    /// `dist`, `build`, `.venv`, `__pycache__`).
-    pub skip_dirs: Vec<String>,
-    /// Names of the ignore files read in every directory, lowest precedence
-    /// first (default `.gitignore`, `.ignore`, `.ctxignore`).
-    pub ignore_files: Vec<String>,
-    /// Extra lines in gitignore syntax, applied at each root after its own
-    /// ignore files (so they win over them there).
-    pub extra_rules: Vec<String>,
-}
-
-impl Default for IgnoreSettings {
-    fn default() -> IgnoreSettings {
-        let strings = |list: &[&str]| list.iter().map(|s| s.to_string()).collect();
-        IgnoreSettings {
-            skip_hidden: true,
-            skip_dirs: strings(&[
-                "node_modules",
-                "target",
-                "dist",
-                "build",
-                ".venv",
-                "__pycache__",
-            ]),
-            ignore_files: strings(&[".gitignore", ".ignore", ".ctxignore"]),
-            extra_rules: Vec::new(),
-        }
-    }
-}
-
-/// What a root is for (assembly.md §2, §3).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RootKind {
-    /// The workspace root: relative paths resolve from it.
-    Workspace,
-    /// An extra read-only root (`--allow DIR`): searched for relative paths after the
-    /// workspace root, in the order given.
-    Allowed,
-    /// The home directory or a folder in it (`--allow '~'`): it serves absolute and `~/`
-    /// paths only, and is not searched for relative paths.
-    Home,
-    /// A source root of a loaded source index: reached through the index, not searched for
-    /// relative paths by itself.
-    Source,
-}
-
-/// One of the sandbox's roots; [`RootId::WORKSPACE`] is the workspace root,
-/// the others are the extra read-only roots in the order they were added.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct RootId(pub(crate) usize);
-
-impl RootId {
-    /// The workspace root.
-    pub const WORKSPACE: RootId = RootId(0);
-
-    /// The root's position: 0 for the workspace, then the allowed roots in
-    /// the order given.
-    pub fn index(self) -> usize {
-        self.0
-    }
-}
-
-/// A resolved place inside a root: the root and a normalised relative path
-/// with `/` separators and no `.`, `..` or symbolic links in it (the empty
-/// path is the root itself).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Location {
-    root: RootId,
-    path: Utf8PathBuf,
-}
-
-impl Location {
-    pub(crate) fn new<S: AsRef<str>>(root: RootId, comps: &[S]) -> Location {
-        let mut path = String::new();
-        for comp in comps {
-            if !path.is_empty() {
-                path.push('/');
-            }
-            path.push_str(comp.as_ref());
-        }
-        Location { root, path: Utf8PathBuf::from(path) }
-    }
-
-    /// The root this location is in.
-    pub fn root(&self) -> RootId {
-        self.root
-    }
-
-    /// The path relative to the root, `/`-separated; empty for the root.
-    pub fn path(&self) -> &Utf8Path {
-        &self.path
-    }
-
-    /// A root itself.
-    pub fn root_of(root: RootId) -> Location {
-        Location { root, path: Utf8PathBuf::new() }
-    }
-
-    /// The directory containing this location; `None` for a root.
-    pub fn parent(&self) -> Option<Location> {
-        if self.path.as_str().is_empty() {
-            return None;
-        }
-        let parent = self.path.parent().map(Utf8Path::to_path_buf).unwrap_or_default();
-        Some(Location { root: self.root, path: parent })
-    }
-
-    /// The path for messages: `.` for the root itself.
-    pub(crate) fn shown(&self) -> &str {
-        if self.path.as_str().is_empty() { "." } else { self.path.as_str() }
-    }
-
-    pub(crate) fn comps(&self) -> Vec<String> {
-        self.path.as_str().split('/').filter(|c| !c.is_empty()).map(str::to_owned).collect()
-    }
-}
-
-/// The type of an entry, symbolic links resolved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum FileKind {
-    /// A regular file.
-    File,
-    /// A directory.
-    Dir,
-    /// A FIFO, socket or device.
-    Other,
-}
-
-/// What [`Sandbox::stat`] tells about an entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Stat {
-    /// File, directory or something else.
-    pub kind: FileKind,
-    /// Length in bytes.
-    pub len: u64,
-    /// Last modification time, where the platform has one.
-    pub modified: Option<SystemTime>,
-}
-
-impl Stat {
-    fn from_cap(md: &Metadata) -> Stat {
-        Stat {
-            kind: kind_of(md),
-            len: md.len(),
-            modified: md.modified().ok().map(|t| t.into_std()),
-        }
-    }
-}
-
-fn kind_of(md: &Metadata) -> FileKind {
-    if md.is_file() {
-        FileKind::File
-    } else if md.is_dir() {
-        FileKind::Dir
-    } else {
-        FileKind::Other
-    }
-}
-
-/// Configures and opens a [`Sandbox`].
-#[derive(Clone, Debug)]
-pub struct SandboxBuilder {
-    workspace: Utf8PathBuf,
-    allow: Vec<(Utf8PathBuf, RootKind)>,
-    deny: Vec<String>,
-    ignore: IgnoreSettings,
-    limits: Limits,
-    cache_ttl: Duration,
-    cache_bytes: u64,
-    fast_path: bool,
-}
-
-impl SandboxBuilder {
-    /// Starts a sandbox whose workspace root is `workspace`.
-    pub fn new(workspace: impl Into<Utf8PathBuf>) -> SandboxBuilder {
-        SandboxBuilder {
-            workspace: workspace.into(),
-            allow: Vec::new(),
-            deny: Vec::new(),
-            ignore: IgnoreSettings::default(),
-            limits: Limits::default(),
-            cache_ttl: Duration::from_secs(60),
-            cache_bytes: 64 * 1024 * 1024,
-            fast_path: true,
-        }
-    }
-
-    /// Adds an extra read-only root (`--allow DIR`), searched for relative paths after the
-    /// workspace root.
-    pub fn allow(self, dir: impl Into<Utf8PathBuf>) -> SandboxBuilder {
-        self.root(dir, RootKind::Allowed)
-    }
-
-    /// Adds an extra read-only root of the given kind ([`RootKind::Workspace`] counts as
-    /// [`RootKind::Allowed`]: there is one workspace).
-    pub fn root(mut self, dir: impl Into<Utf8PathBuf>, kind: RootKind) -> SandboxBuilder {
-        let kind = if kind == RootKind::Workspace { RootKind::Allowed } else { kind };
-        self.allow.push((dir.into(), kind));
-        self
-    }
-
-    /// Adds a deny glob, matched case-insensitively against every in-root
-    /// path and each of its ancestors (`secrets` denies `secrets/a.md`; `*`
-    /// also matches `/`, so `*.sqlite` denies them at any depth).
-    pub fn deny(mut self, glob: impl Into<String>) -> SandboxBuilder {
-        self.deny.push(glob.into());
-        self
-    }
-
-    /// Replaces the walk ignore settings.
-    pub fn ignore(mut self, ignore: IgnoreSettings) -> SandboxBuilder {
-        self.ignore = ignore;
-        self
-    }
-
-    /// Replaces the limits.
-    pub fn limits(mut self, limits: Limits) -> SandboxBuilder {
-        self.limits = limits;
-        self
-    }
-
-    /// Sets how long a cached file stays cached (default 60 s).
-    pub fn cache_ttl(mut self, ttl: Duration) -> SandboxBuilder {
-        self.cache_ttl = ttl;
-        self
-    }
-
-    /// Sets the cache capacity in bytes of text (default 64 MiB; 0 turns
-    /// the cache off).
-    pub fn cache_capacity(mut self, bytes: u64) -> SandboxBuilder {
-        self.cache_bytes = bytes;
-        self
-    }
-
-    /// Whether to try the one-call Linux fast path (`openat2` beneath the
-    /// root, refusing every symbolic link) before the portable
-    /// component-by-component resolution (default true; elsewhere it does
-    /// nothing). Both give the same answers; tests run both.
-    pub fn fast_path(mut self, on: bool) -> SandboxBuilder {
-        self.fast_path = on;
-        self
-    }
-
-    /// Opens the roots and builds the sandbox.
-    ///
-    /// # Ambient Authority
-    ///
-    /// This opens the root directories by path in the process's ambient
-    /// file system namespace. It is the only place where the sandbox uses
-    /// ambient authority; every later access goes through the handles
-    /// opened here.
-    pub fn open(self, ambient_authority: AmbientAuthority) -> Result<Sandbox> {
-        let deny = DenyList::new(&self.deny)?;
-        let mut roots = Vec::new();
-        let all = std::iter::once((&self.workspace, RootKind::Workspace))
-            .chain(self.allow.iter().map(|(dir, kind)| (dir, *kind)));
-        for (dir, kind) in all {
-            roots.push(Root::open(dir, kind, ambient_authority)?);
-        }
-        let cache = moka::sync::Cache::builder()
-            .max_capacity(self.cache_bytes)
-            .time_to_live(self.cache_ttl)
-            .weigher(|key: &(usize, String), value: &Arc<Cached>| {
-                u32::try_from(key.1.len() + value.content.weight() + 64).unwrap_or(u32::MAX)
-            })
-            .build();
-        Ok(Sandbox {
-            roots,
-            deny,
-            ignore: self.ignore,
-            limits: self.limits,
-            cache,
-            cache_on: self.cache_bytes > 0,
-            fast_path: self.fast_path,
-        })
-    }
-}
-
-#[derive(Debug)]
-struct Root {
-    dir: Dir,
-    /// The root's canonical absolute path, as components.
-    canonical: Vec<String>,
-    /// The root's path as given, made absolute lexically.
-    given: Vec<String>,
-    display: Utf8PathBuf,
-    kind: RootKind,
-}
-
-impl Root {
-    #[allow(clippy::disallowed_methods)]
-    fn open(path: &Utf8Path, kind: RootKind, ambient: AmbientAuthority) -> Result<Root> {
-        let fail = |e: io::Error| {
-            Error::new(ErrorKind::Config, path.as_str())
-                .with_detail(format!("cannot open root: {e}"))
-                .with_source(e)
-        };
-        let dir = Dir::open_ambient_dir(path, ambient).map_err(fail)?;
-        let canonical = std::fs::canonicalize(path).map_err(fail)?;
-        let canonical = Utf8PathBuf::try_from(canonical).map_err(|e| fail(e.into_io_error()))?;
-        let absolute = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            let cwd = std::env::current_dir().map_err(fail)?;
-            let cwd = Utf8PathBuf::try_from(cwd).map_err(|e| fail(e.into_io_error()))?;
-            cwd.join(path)
-        };
-        Ok(Root {
-            dir,
-            canonical: absolute_comps(canonical.as_str()),
-            given: absolute_comps(absolute.as_str()),
-            display: canonical,
-            kind,
-        })
-    }
-}
-
-/// Splits an absolute path into normalised components.
-fn absolute_comps(path: &str) -> Vec<String> {
-    // Windows' canonical paths carry a verbatim prefix.
-    let path = path.strip_prefix(r"\\?\").unwrap_or(path);
-    let parsed = path.replace('\\', "/");
-    let mut out: Vec<String> = Vec::new();
-    for part in parsed.split('/') {
-        match part {
-            "" | "." => {}
-            ".." => {
-                out.pop();
-            }
-            name => out.push(name.to_owned()),
-        }
-    }
-    out
-}
-
-#[derive(Debug)]
-pub(crate) struct Cached {
-    /// The file as it was opened and checked before it was read.
-    print: Fingerprint,
-    /// Whether a stat of the path alone may validate this entry (the warm
-    /// path): the status-change time was settled too when the file was read.
-    warm: bool,
-    content: Content,
-}
-
-/// What identifies a file and its state: device, inode, length,
-/// modification and status-change times on Unix; length and modification
-/// time elsewhere. Every write moves the modification and status-change
-/// times; no user can set the status-change time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Fingerprint {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    modified: (i64, i64),
-    changed: (i64, i64),
-}
-
-impl Fingerprint {
-    #[cfg(unix)]
-    fn of(md: &std::fs::Metadata) -> Fingerprint {
-        use std::os::unix::fs::MetadataExt;
-        Fingerprint {
-            dev: md.dev(),
-            ino: md.ino(),
-            len: md.len(),
-            modified: (md.mtime(), md.mtime_nsec()),
-            changed: (md.ctime(), md.ctime_nsec()),
-        }
-    }
-
-    #[cfg(not(unix))]
-    fn of(md: &std::fs::Metadata) -> Fingerprint {
-        let modified = md
-            .modified()
-            .ok()
-            .and_then(|m| m.duration_since(std::time::UNIX_EPOCH).ok())
-            .map_or((-1, -1), |d| (d.as_secs() as i64, i64::from(d.subsec_nanos())));
-        Fingerprint { dev: 0, ino: 0, len: md.len(), modified, changed: (0, 0) }
-    }
-
-    /// The fingerprint in a raw `stat` result, whose field types vary by platform.
-    #[cfg(unix)]
-    #[allow(clippy::unnecessary_cast)]
-    fn of_stat(st: &rustix::fs::Stat) -> Fingerprint {
-        Fingerprint {
-            dev: st.st_dev as u64,
-            ino: st.st_ino as u64,
-            len: st.st_size as u64,
-            modified: (st.st_mtime as i64, st.st_mtime_nsec as i64),
-            changed: (st.st_ctime as i64, st.st_ctime_nsec as i64),
-        }
-    }
-
-    /// Whether the status-change time lies at least [`RACY_WINDOW`] before `now`.
-    #[cfg(unix)]
-    fn change_settled(&self, now: SystemTime) -> bool {
-        let (secs, nanos) = self.changed;
-        let (Ok(secs), Ok(nanos)) = (u64::try_from(secs), u32::try_from(nanos)) else {
-            return false;
-        };
-        let changed = std::time::UNIX_EPOCH + Duration::new(secs, nanos);
-        now.duration_since(changed).is_ok_and(|age| age >= RACY_WINDOW)
-    }
-
-    /// Without a status-change time a stat alone never validates an entry.
-    #[cfg(not(unix))]
-    fn change_settled(&self, _now: SystemTime) -> bool {
-        false
-    }
-}
+pub(crate) const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 /// What the final step of a traversal produced.
 pub(crate) enum Opened {
@@ -484,14 +45,16 @@ pub(crate) enum Mode {
 /// meant to be shared (behind an `Arc`) by everything in one run or process.
 #[derive(Debug)]
 pub struct Sandbox {
-    roots: Vec<Root>,
+    pub(crate) roots: Vec<Root>,
+    /// The home directory's absolute components, which `~` paths start from.
+    pub(crate) home: Option<Vec<String>>,
     pub(crate) deny: DenyList,
     pub(crate) ignore: IgnoreSettings,
     pub(crate) limits: Limits,
-    cache: moka::sync::Cache<(usize, String), Arc<Cached>>,
-    cache_on: bool,
+    pub(crate) cache: moka::sync::Cache<(usize, String), Arc<Cached>>,
+    pub(crate) cache_on: bool,
     #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
-    fast_path: bool,
+    pub(crate) fast_path: bool,
 }
 
 impl Sandbox {
@@ -760,6 +323,15 @@ impl Sandbox {
             }
             Anchor::Drive(drive) => {
                 self.find_drive_root(drive, &parsed.comps).ok_or_else(outside)?
+            }
+            Anchor::Home => {
+                let outside_home = || {
+                    Error::new(ErrorKind::Outside, written)
+                        .with_detail("no root holds it; allow the home directory with --allow '~'")
+                };
+                let home = self.home.as_ref().ok_or_else(outside_home)?;
+                let absolute = path::normalise_absolute(home, &parsed.comps);
+                self.find_root(&absolute, None).ok_or_else(outside_home)?
             }
         };
         if let Some(reason) = self.deny.check(&comps) {

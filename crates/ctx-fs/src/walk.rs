@@ -11,8 +11,9 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::location::{FileKind, Location, RootId};
 use crate::path;
-use crate::sandbox::{FileKind, Location, Mode, Opened, Sandbox, open_file_nofollow};
+use crate::sandbox::{Mode, Opened, Sandbox, open_file_nofollow};
 
 /// One entry a walk found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -112,15 +113,57 @@ impl Walk {
     }
 }
 
+/// The limits of one walk, in place of the sandbox's own
+/// ([`Limits::max_walk_depth`](crate::Limits), [`Limits::max_walk_entries`](crate::Limits)),
+/// so that a one-level listing reads one level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct WalkOptions {
+    /// Deepest level listed, the walked directory's own entries being level 1; directories at
+    /// this level are not descended into.
+    pub max_depth: usize,
+    /// Most entries listed; past it the walk stops and says it was truncated.
+    pub max_entries: usize,
+}
+
+impl WalkOptions {
+    /// The sandbox's own limits.
+    pub fn of(sandbox: &Sandbox) -> WalkOptions {
+        WalkOptions {
+            max_depth: sandbox.limits.max_walk_depth,
+            max_entries: sandbox.limits.max_walk_entries,
+        }
+    }
+
+    /// The same, at most `depth` levels deep.
+    pub fn max_depth(mut self, depth: usize) -> WalkOptions {
+        self.max_depth = depth;
+        self
+    }
+
+    /// The same, with at most `entries` entries.
+    pub fn max_entries(mut self, entries: usize) -> WalkOptions {
+        self.max_entries = entries;
+        self
+    }
+}
+
 impl Sandbox {
     /// Walks the directory at `dir`: every file and directory below it that
     /// is not ignored (see the crate documentation for the rules), in sorted
     /// depth-first order, within the walk limits.
     pub fn walk(&self, dir: &Location) -> Result<Walk> {
+        self.walk_with(dir, WalkOptions::of(self))
+    }
+
+    /// Walks like [`Sandbox::walk`] within the limits of `options`: a walk
+    /// with `max_depth(1)` opens the directory and nothing below it.
+    pub fn walk_with(&self, dir: &Location, options: WalkOptions) -> Result<Walk> {
         let (canonical, handle) = self.open_dir(dir, dir.shown())?;
         let mut walker = Walker::new(self, dir.root(), None);
+        walker.options = options;
         let shown = dir.comps();
-        walker.visit(handle, canonical, shown, 0, false);
+        walker.visit(handle, Node { canonical, shown, depth: 0 }, false);
         Ok(walker.out)
     }
 
@@ -169,7 +212,7 @@ impl Sandbox {
         let (canonical, handle) = self.open_dir(&start, pattern)?;
         let mut walker = Walker::new(self, start.root(), Some(GlobFilter { glob, depth }));
         walker.base_len = start.comps().len();
-        walker.visit(handle, canonical, start.comps(), 0, false);
+        walker.visit(handle, Node { canonical, shown: start.comps(), depth: 0 }, false);
         Ok(walker.out)
     }
 }
@@ -191,9 +234,17 @@ enum Source<'d> {
     Link,
 }
 
+/// A place a walk reached: its canonical components inside the root, the components it is
+/// shown under (a link's own path, not its target's), and its level.
+struct Node {
+    canonical: Vec<String>,
+    shown: Vec<String>,
+    depth: usize,
+}
+
 struct Walker<'a> {
     sandbox: &'a Sandbox,
-    root: crate::sandbox::RootId,
+    root: RootId,
     filter: Option<GlobFilter>,
     /// Ignore matchers by in-root directory path.
     matchers: HashMap<Vec<String>, Matcher>,
@@ -201,15 +252,12 @@ struct Walker<'a> {
     visited: HashSet<Vec<String>>,
     /// Components of the glob's start directory, stripped before matching.
     base_len: usize,
+    options: WalkOptions,
     out: Walk,
 }
 
 impl<'a> Walker<'a> {
-    fn new(
-        sandbox: &'a Sandbox,
-        root: crate::sandbox::RootId,
-        filter: Option<GlobFilter>,
-    ) -> Walker<'a> {
+    fn new(sandbox: &'a Sandbox, root: RootId, filter: Option<GlobFilter>) -> Walker<'a> {
         Walker {
             sandbox,
             root,
@@ -217,6 +265,7 @@ impl<'a> Walker<'a> {
             matchers: HashMap::new(),
             visited: HashSet::new(),
             base_len: 0,
+            options: WalkOptions::of(sandbox),
             out: Walk::default(),
         }
     }
@@ -225,16 +274,9 @@ impl<'a> Walker<'a> {
         self.out.skipped.push(Skipped { path: join(shown), reason });
     }
 
-    /// Lists the directory `dir` (at `canonical`, shown as `shown`); `via`
-    /// says a symbolic link led there.
-    fn visit(
-        &mut self,
-        dir: Dir,
-        canonical: Vec<String>,
-        shown: Vec<String>,
-        depth: usize,
-        via: bool,
-    ) {
+    /// Lists the directory `dir` at `node`; `via` says a symbolic link led there.
+    fn visit(&mut self, dir: Dir, node: Node, via: bool) {
+        let Node { canonical, shown, depth } = node;
         self.visited.insert(canonical.clone());
         let chain = self.chain(&canonical, Some(&dir));
         let mut names = Vec::new();
@@ -281,15 +323,18 @@ impl<'a> Walker<'a> {
                 if ignored(&chain, &child, false) || ignored(&chain, &child, true) {
                     continue;
                 }
-                self.visit_link(&canonical, child, child_shown, depth);
+                let node = Node { canonical: child, shown: child_shown, depth };
+                self.visit_link(&canonical, node);
             } else if md.is_dir() {
                 if settings.skip_dirs.contains(&name) || ignored(&chain, &child, true) {
                     continue;
                 }
-                self.enter(Source::Child(&dir, &name, via), child, child_shown, depth, &md);
+                let node = Node { canonical: child, shown: child_shown, depth };
+                self.enter(Source::Child(&dir, &name, via), node, &md);
             } else if md.is_file() {
                 if !ignored(&chain, &child, false) {
-                    self.push(child, child_shown, FileKind::File, &md, depth, via);
+                    let node = Node { canonical: child, shown: child_shown, depth };
+                    self.push(node, FileKind::File, &md, via);
                 }
             } else if !ignored(&chain, &child, false) {
                 self.skip(&child_shown, SkipReason::NotRegular);
@@ -298,19 +343,14 @@ impl<'a> Walker<'a> {
     }
 
     /// Lists a directory and descends into it within the limits.
-    fn enter(
-        &mut self,
-        source: Source<'_>,
-        canonical: Vec<String>,
-        shown: Vec<String>,
-        depth: usize,
-        md: &cap_std::fs::Metadata,
-    ) {
+    fn enter(&mut self, source: Source<'_>, node: Node, md: &cap_std::fs::Metadata) {
         let via_symlink = match source {
             Source::Child(_, _, via) => via,
             Source::Link => true,
         };
-        self.push(canonical.clone(), shown.clone(), FileKind::Dir, md, depth, via_symlink);
+        let Node { canonical, shown, depth } = node;
+        let listed = Node { canonical: canonical.clone(), shown: shown.clone(), depth };
+        self.push(listed, FileKind::Dir, md, via_symlink);
         if self.out.truncated {
             return;
         }
@@ -318,7 +358,7 @@ impl<'a> Walker<'a> {
         if glob_depth.is_some_and(|max| depth >= max) {
             return;
         }
-        if depth >= self.sandbox.limits.max_walk_depth {
+        if depth >= self.options.max_depth {
             return self.skip(&shown, SkipReason::TooDeep);
         }
         let handle = match source {
@@ -332,20 +372,15 @@ impl<'a> Walker<'a> {
             }
         };
         match handle {
-            Ok(dir) => self.visit(dir, canonical, shown, depth, via_symlink),
+            Ok(dir) => self.visit(dir, Node { canonical, shown, depth }, via_symlink),
             Err(_) => self.skip(&shown, SkipReason::Io),
         }
     }
 
     /// A symbolic link met in a walk: followed when its target stays inside
     /// the root and is not ignored, skipped silently when broken.
-    fn visit_link(
-        &mut self,
-        parent: &[String],
-        link: Vec<String>,
-        shown: Vec<String>,
-        depth: usize,
-    ) {
+    fn visit_link(&mut self, parent: &[String], node: Node) {
+        let Node { canonical: link, shown, depth } = node;
         let written = join(&link);
         let target = self.sandbox.traverse(self.root, link, Mode::Stat, written.as_str());
         let (target, md) = match target {
@@ -372,9 +407,9 @@ impl<'a> Walker<'a> {
             if self.visited.contains(&target) || parent.starts_with(&target) {
                 return self.skip(&shown, SkipReason::Cycle);
             }
-            self.enter(Source::Link, target, shown, depth, &md);
+            self.enter(Source::Link, Node { canonical: target, shown, depth }, &md);
         } else if md.is_file() {
-            self.push(target, shown, FileKind::File, &md, depth, true);
+            self.push(Node { canonical: target, shown, depth }, FileKind::File, &md, true);
         } else {
             self.skip(&shown, SkipReason::NotRegular);
         }
@@ -466,15 +501,8 @@ impl<'a> Walker<'a> {
         builder.build().ok().map(Arc::new)
     }
 
-    fn push(
-        &mut self,
-        canonical: Vec<String>,
-        shown: Vec<String>,
-        kind: FileKind,
-        md: &cap_std::fs::Metadata,
-        depth: usize,
-        via_symlink: bool,
-    ) {
+    fn push(&mut self, node: Node, kind: FileKind, md: &cap_std::fs::Metadata, via_symlink: bool) {
+        let Node { canonical, shown, depth } = node;
         if let Some(filter) = &self.filter {
             if kind != FileKind::File {
                 return;
@@ -484,7 +512,7 @@ impl<'a> Walker<'a> {
                 return;
             }
         }
-        if self.out.entries.len() >= self.sandbox.limits.max_walk_entries {
+        if self.out.entries.len() >= self.options.max_entries {
             self.out.truncated = true;
             return;
         }

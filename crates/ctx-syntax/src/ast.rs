@@ -223,6 +223,34 @@ pub enum Selector<'a> {
     Anchor(&'a str),
     /// `#name`: on Markdown, the section whose heading slug is `name`; elsewhere an anchor.
     Fragment(&'a str),
+    /// The part an mdBook `{{#include}}` or `{{#rustdoc_include}}` takes (dialect `mdbook`),
+    /// by mdBook's own rules.
+    Book(BookPart<'a>),
+}
+
+/// What an mdBook include takes, as mdBook reads `file:start:end` or `file:anchor`: line
+/// numbers are 1-based as written and become a 0-based range whose end is exclusive, and
+/// nothing is ever refused (a range past the end takes nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct BookPart<'a> {
+    /// The lines or the anchor.
+    pub range: BookRange<'a>,
+    /// `{{#rustdoc_include}}`: the lines outside the part are kept too, hidden behind `# `.
+    pub rustdoc: bool,
+}
+
+/// Lines or an anchor of an mdBook include.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BookRange<'a> {
+    /// Lines `start..end`, 0-based, end exclusive; no end: to the end of the file.
+    Lines {
+        /// The first line taken, 0-based.
+        start: usize,
+        /// The line after the last one taken, 0-based; `None` for the end of the file.
+        end: Option<usize>,
+    },
+    /// The lines between `ANCHOR: name` and `ANCHOR_END: name`, other anchor lines dropped.
+    Anchor(&'a str),
 }
 
 /// A reference to a file, directory or glob: the target of a mention or a bracket include.

@@ -16,6 +16,9 @@ pub fn check(text: &str) {
         Options { code_skip: false, ..all },
         Options { mentions: false, ..all },
         Options { includes: false, directives: false, ..all },
+        Options { fence_includes: true, ..all },
+        Options { mdbook: true, fence_includes: true, ..all },
+        Options { mdbook: true, code_skip: false, ..all },
     ];
     for options in variants {
         let scan = scan_with(text, &options);

@@ -90,6 +90,9 @@ fn selector_fields(out: &mut String, selector: &Selector<'_>) {
         Selector::Lines { start, end: LineEnd::Eof } => write!(out, "lines={start}.."),
         Selector::Anchor(name) => write!(out, "anchor={name}"),
         Selector::Fragment(name) => write!(out, "fragment={name}"),
+        Selector::Book(part) => {
+            write!(out, "book={:?}{}", part.range, if part.rustdoc { " rustdoc" } else { "" })
+        }
     };
 }
 

@@ -28,6 +28,7 @@
 //! ```
 
 mod ast;
+mod book;
 mod check;
 mod code;
 mod diagnostic;
@@ -36,15 +37,20 @@ mod dump;
 mod json;
 mod reference;
 mod scanner;
+#[cfg(feature = "serde")]
+mod serialize;
+mod write;
 
 pub use ast::{
-    CodeKind, Condition, Directive, DirectiveKind, Escape, Include, Item, ItemKind, LineEnd, Op,
-    Operand, PathText, Position, Reference, Selector, Span, StrLit, TargetKind, ToolCall,
+    BookPart, BookRange, CodeKind, Condition, Directive, DirectiveKind, Escape, Include, Item,
+    ItemKind, LineEnd, Op, Operand, PathText, Position, Reference, Selector, Span, StrLit,
+    TargetKind, ToolCall,
 };
 pub use check::check;
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use reference::{parse_include_body, parse_reference};
 pub use scanner::{LineIndex, scan, scan_with};
+pub use write::{mention_of, typed_path};
 
 /// Which parts of the syntax a scan recognises. Everything is on by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,11 +63,25 @@ pub struct Options {
     pub directives: bool,
     /// Treat fenced code blocks and inline code spans as literal text.
     pub code_skip: bool,
+    /// Recognise the one exception to literal code (syntax.md §1): a line inside a fenced
+    /// block that holds nothing but one path include (`@[path]`, with or without a range or
+    /// anchor), or its escaped form `\@[path]`. Off by default; inline assembly turns it on.
+    pub fence_includes: bool,
+    /// Read mdBook's `{{#include}}` family too (the `mdbook` dialect, docs/dialects.md),
+    /// also inside fenced code, as mdBook does.
+    pub mdbook: bool,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { mentions: true, includes: true, directives: true, code_skip: true }
+        Options {
+            mentions: true,
+            includes: true,
+            directives: true,
+            code_skip: true,
+            fence_includes: false,
+            mdbook: false,
+        }
     }
 }
 

@@ -39,6 +39,7 @@ pub fn scan_with<'a>(text: &'a str, options: &Options) -> Scan<'a> {
         pending_pos: Some(Position::default()),
         cursor: Cursor::default(),
         span_failures: Vec::new(),
+        bracket_free_until: std::cell::Cell::new(0),
     };
     scanner.run();
     Scan { text, items: scanner.items, diagnostics: scanner.diagnostics }
@@ -95,6 +96,8 @@ struct Scanner<'a> {
     cursor: Cursor,
     /// For inline code spans: (opening run length, position up to which no closer exists).
     span_failures: Vec<(usize, usize)>,
+    /// Where the last search for the `]` of an over-long include body met the end of its line.
+    bracket_free_until: std::cell::Cell<usize>,
 }
 
 impl<'a> Scanner<'a> {
@@ -103,7 +106,9 @@ impl<'a> Scanner<'a> {
         let mut pos = 0;
         while pos < len {
             let rest = &self.bytes[pos..];
-            let found = if self.options.code_skip {
+            let found = if self.options.mdbook {
+                rest.iter().position(|b| matches!(b, b'@' | b'`' | b'~' | b'{'))
+            } else if self.options.code_skip {
                 memchr3(b'@', b'`', b'~', rest)
             } else {
                 memchr(b'@', rest)
@@ -112,8 +117,10 @@ impl<'a> Scanner<'a> {
             let at = pos + offset;
             pos = match self.bytes[at] {
                 b'@' => self.at_sign(at),
-                b'`' => self.backtick(at),
-                _ => self.tilde(at),
+                b'{' => self.book_link(at),
+                b'`' if self.options.code_skip => self.backtick(at),
+                b'~' if self.options.code_skip => self.tilde(at),
+                _ => at + 1,
             };
         }
         self.flush_text(len);
@@ -161,7 +168,7 @@ impl<'a> Scanner<'a> {
         if fence_indent_ok(self.bytes, at)
             && let Some((end, closed)) = fenced_block(self.bytes, at)
         {
-            self.emit(ItemKind::Code(CodeKind::Fenced { closed }), at, end);
+            self.fenced(at, end, closed);
             return end;
         }
         at + run_len(self.bytes, at, b'~')
@@ -173,7 +180,7 @@ impl<'a> Scanner<'a> {
             && fence_indent_ok(self.bytes, at)
             && let Some((end, closed)) = fenced_block(self.bytes, at)
         {
-            self.emit(ItemKind::Code(CodeKind::Fenced { closed }), at, end);
+            self.fenced(at, end, closed);
             return end;
         }
         // A backslash-escaped backtick is literal; the rest of the run may still open a span.
@@ -197,6 +204,129 @@ impl<'a> Scanner<'a> {
                 at + len
             }
         }
+    }
+
+    /// An mdBook link at `at` (a `{`), with the mdBook dialect on; `\{{#…}}` is its escape.
+    fn book_link(&mut self, at: usize) -> usize {
+        if self.backslashes_before(at) > 0
+            && let Some(len) = crate::book::escaped(&self.text[at - 1..])
+        {
+            let unescaped = &self.text[at..at - 1 + len];
+            self.emit(ItemKind::Escape(Escape { unescaped }), at - 1, at - 1 + len);
+            return at - 1 + len;
+        }
+        match crate::book::link(&self.text[at..]) {
+            Some((len, reference)) => {
+                let kind = ItemKind::Include(crate::ast::Include::Reference(reference));
+                self.emit(kind, at, at + len);
+                at + len
+            }
+            None => at + 1,
+        }
+    }
+
+    /// The mdBook links (and their escapes) of a line inside fenced code, which mdBook
+    /// expands wherever they stand.
+    fn book_links_in(
+        &self,
+        line_start: usize,
+        line_end: usize,
+    ) -> Vec<(usize, usize, ItemKind<'a>)> {
+        let mut found = Vec::new();
+        let mut at = line_start;
+        while let Some(i) = memchr(b'{', &self.bytes[at..line_end]) {
+            let pos = at + i;
+            if pos > at
+                && self.bytes[pos - 1] == b'\\'
+                && let Some(len) = crate::book::escaped(&self.text[pos - 1..line_end])
+            {
+                let unescaped = &self.text[pos..pos - 1 + len];
+                found.push((pos - 1, pos - 1 + len, ItemKind::Escape(Escape { unescaped })));
+                at = pos - 1 + len;
+            } else if let Some((len, reference)) = crate::book::link(&self.text[pos..line_end]) {
+                let kind = ItemKind::Include(crate::ast::Include::Reference(reference));
+                found.push((pos, pos + len, kind));
+                at = pos + len;
+            } else {
+                at = pos + 1;
+            }
+        }
+        found
+    }
+
+    /// A fenced code block from `at` to `end`: literal, but for the lines that hold one path
+    /// include and nothing else when [`Options::fence_includes`] is on (syntax.md §1), and for
+    /// mdBook's links anywhere when [`Options::mdbook`] is. The block is then cut into code
+    /// pieces around them.
+    fn fenced(&mut self, at: usize, end: usize, closed: bool) {
+        let code = ItemKind::Code(CodeKind::Fenced { closed });
+        let first_line_end = memchr(b'\n', &self.bytes[at..end]).map(|i| at + i);
+        let inner = self.options.fence_includes || self.options.mdbook;
+        let (true, Some(first_line_end)) = (inner, first_line_end) else {
+            self.emit(code, at, end);
+            return;
+        };
+        let mut piece = at;
+        let mut line_start = first_line_end + 1;
+        while line_start < end {
+            let line_end =
+                memchr(b'\n', &self.bytes[line_start..end]).map_or(end, |i| line_start + i);
+            let mut items = if self.options.mdbook {
+                self.book_links_in(line_start, line_end)
+            } else {
+                Vec::new()
+            };
+            if items.is_empty()
+                && self.options.fence_includes
+                && let Some((start, escape, stop, kind)) = self.fence_include(line_start, line_end)
+            {
+                match escape {
+                    // `\@[...]` prints as `@[...]`: the backslash goes, the rest stays code.
+                    Some(unescaped) => {
+                        items.push((start, start + 2, ItemKind::Escape(Escape { unescaped })));
+                    }
+                    None => items.push((start, stop, kind)),
+                }
+            }
+            for (start, stop, kind) in items {
+                if start > piece {
+                    self.emit(code.clone(), piece, start);
+                }
+                self.emit(kind, start, stop);
+                piece = stop;
+            }
+            line_start = line_end + 1;
+        }
+        if end > piece {
+            self.emit(code, piece, end);
+        }
+    }
+
+    /// The include alone on a line of a fenced block, between spaces or tabs: where it
+    /// starts, the unescaped `@` when it is written `\@[`, where it ends, and the item.
+    #[allow(clippy::type_complexity)]
+    fn fence_include(
+        &self,
+        line_start: usize,
+        line_end: usize,
+    ) -> Option<(usize, Option<&'a str>, usize, ItemKind<'a>)> {
+        let line = &self.bytes[line_start..line_end];
+        let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
+        let lead = line.iter().take_while(|b| matches!(b, b' ' | b'\t')).count();
+        let trail = line.iter().rev().take_while(|b| blank(b)).count();
+        let (start, stop) = (line_start + lead, line_end - trail.min(line.len() - lead));
+        let escaped = self.bytes[start..stop].starts_with(b"\\@[");
+        let at = if escaped { start + 1 } else { start };
+        if !self.bytes[at..stop].starts_with(b"@[") {
+            return None;
+        }
+        let (end, kind) = self.include(at)?;
+        let reference = matches!(kind, ItemKind::Include(crate::ast::Include::Reference(_)));
+        if end != stop || !reference {
+            return None;
+        }
+        let unescaped = escaped.then(|| &self.text[at..at + 1]);
+        Some((start, unescaped, end, kind))
     }
 
     fn at_sign(&mut self, at: usize) -> usize {
@@ -244,6 +374,28 @@ impl<'a> Scanner<'a> {
         }
         self.emit(kind, at, end);
         end
+    }
+
+    /// A reference body longer than any path may be, still unclosed at `from`: when its `]`
+    /// is on the same line, it is an include whose path the sandbox refuses (`E_BAD_PATH`), not
+    /// unterminated text. The end of a line found without a `]` is remembered, so that a long
+    /// line of openers is searched once.
+    fn long_include(&self, start: usize, from: usize) -> Option<(usize, ItemKind<'a>)> {
+        if from < self.bracket_free_until.get() {
+            return None;
+        }
+        let found = memchr::memchr2(b']', b'\n', &self.bytes[from..]).map(|k| from + k);
+        match found {
+            Some(close) if self.bytes[close] == b']' => {
+                let body = &self.text[start..close];
+                let reference = crate::ast::Include::Reference(parse_reference(body));
+                Some((close + 1, ItemKind::Include(reference)))
+            }
+            _ => {
+                self.bracket_free_until.set(found.unwrap_or(self.bytes.len()));
+                None
+            }
+        }
     }
 
     fn include(&self, at: usize) -> Option<(usize, ItemKind<'a>)> {
@@ -305,6 +457,9 @@ impl<'a> Scanner<'a> {
                 _ => {}
             }
             i += 1;
+        }
+        if i < bytes.len() {
+            return self.long_include(start, i);
         }
         None
     }

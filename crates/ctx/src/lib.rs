@@ -31,12 +31,14 @@ pub use ctx_preprocess as preprocess;
 pub use ctx_suggest as suggest;
 pub use ctx_syntax as syntax;
 
+mod complete;
 mod context;
 mod suggestions;
 
+pub use complete::Completion;
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
-pub use ctx_assemble::{Assembly, Format, Limits, Mode, Options, Resolution, Resolver};
+pub use ctx_assemble::{Assembly, Format, Limits, Mode, OnError, Options, Resolution, Resolver};
 pub use ctx_diagnostics::{Code, Severity};
 pub use ctx_suggest::{Index, Suggestion, UpdateStats};
 pub use suggestions::SuggestOptions;

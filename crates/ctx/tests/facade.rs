@@ -124,3 +124,30 @@ fn async_calls_run_off_the_runtime_threads() {
         assert!(prompt.content.contains("<file path=\"notes.txt\">"));
     });
 }
+
+#[test]
+fn completions_rank_and_quote_through_the_facade() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src/agent")).unwrap();
+    std::fs::write(dir.path().join("src/agent/hand.rs"), "x").unwrap();
+    std::fs::write(dir.path().join("src/agents.rs"), "x").unwrap();
+    std::fs::write(dir.path().join("my notes.md"), "x").unwrap();
+    std::fs::write(dir.path().join(".env"), "SECRET=1").unwrap();
+    std::fs::write(other.path().join("agenda.md"), "x").unwrap();
+    let ctx = Context::builder().root(dir.path()).allow(other.path()).build().unwrap();
+
+    let found = ctx.complete("@src/ag", 10).unwrap();
+    let paths: Vec<&str> = found.iter().map(|c| c.path.as_str()).collect();
+    assert_eq!(&paths[..3], ["src/agent/", "src/agents.rs", "src/agent/hand.rs"], "{paths:?}");
+    assert!(found[0].dir && !found[1].dir);
+    assert_eq!(found[1].mention, "@src/agents.rs");
+
+    let quoted = ctx.complete("@\"my n", 1).unwrap();
+    assert_eq!(quoted[0].mention, "@\"my notes.md\"");
+
+    // Extra roots are offered under their own path; denied names never are.
+    let all = ctx.complete("", 0).unwrap();
+    assert!(all.iter().any(|c| c.path.ends_with("/agenda.md") && c.path.len() > 10));
+    assert!(all.iter().all(|c| !c.path.contains(".env")));
+}

@@ -5,7 +5,7 @@
 //!
 //! `case.toml` keys: `document` (a path in `ws/`) or `prompt` (a text, assembled as a
 //! document named `-` in the root); `mode`, `format`; `defines = ["X=1"]`; `strict`,
-//! `tokens`, `line_numbers`, `failure_markers`; `max_depth`, `max_lines`, `max_files`,
+//! `tokens`, `line_numbers`, `on_error`; `max_depth`, `max_lines`, `max_files`,
 //! `max_tokens`, `max_includes`, `max_output_bytes`, `max_file_bytes`.
 
 use std::path::{Path, PathBuf};
@@ -27,61 +27,90 @@ fn cases() -> Vec<PathBuf> {
     cases
 }
 
-fn options(case: &toml::Table) -> Options {
-    let mut options = Options::default();
-    if case.contains_key("prompt") {
-        options = Options::for_prompt();
-    }
-    let get_bool = |key: &str| case.get(key).and_then(toml::Value::as_bool);
-    let get_num = |key: &str| case.get(key).and_then(toml::Value::as_integer).map(|n| n as u64);
-    if let Some(mode) = case.get("mode").and_then(toml::Value::as_str) {
+/// A case's `case.toml`; a key it does not know is an error, so that a typo cannot make a
+/// case test nothing.
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Case {
+    document: Option<String>,
+    prompt: Option<String>,
+    mode: Option<String>,
+    format: Option<String>,
+    #[serde(default)]
+    defines: Vec<String>,
+    #[serde(default)]
+    strict: bool,
+    #[serde(default)]
+    tokens: bool,
+    #[serde(default)]
+    line_numbers: bool,
+    on_error: Option<String>,
+    max_depth: Option<usize>,
+    max_lines: Option<usize>,
+    max_files: Option<usize>,
+    max_tokens: Option<usize>,
+    max_includes: Option<usize>,
+    max_output_bytes: Option<u64>,
+    max_file_bytes: Option<u64>,
+}
+
+fn read_case(dir: &Path) -> Case {
+    let text = std::fs::read_to_string(dir.join("case.toml")).unwrap();
+    toml::from_str(&text).unwrap_or_else(|e| panic!("{}/case.toml: {e}", dir.display()))
+}
+
+fn options(case: &Case) -> Options {
+    let mut options =
+        if case.prompt.is_some() { Options::for_prompt() } else { Options::default() };
+    if let Some(mode) = &case.mode {
         options.mode = mode.parse::<Mode>().unwrap();
     }
-    if let Some(format) = case.get("format").and_then(toml::Value::as_str) {
+    if let Some(format) = &case.format {
         options.format = format.parse::<Format>().unwrap();
     }
-    if let Some(defines) = case.get("defines").and_then(toml::Value::as_array) {
-        for define in defines {
-            let define = define.as_str().unwrap();
-            let (name, value) = define.split_once('=').unwrap_or((define, ""));
-            options.defines.push((name.to_owned(), value.to_owned()));
-        }
+    for define in &case.defines {
+        let (name, value) = define.split_once('=').unwrap_or((define, ""));
+        options.defines.push((name.to_owned(), value.to_owned()));
     }
-    options.strict = get_bool("strict").unwrap_or(false);
-    options.count_tokens = get_bool("tokens").unwrap_or(false);
-    options.line_numbers = get_bool("line_numbers").unwrap_or(false);
-    options.failure_markers = get_bool("failure_markers").unwrap_or(true);
+    options.strict = case.strict;
+    options.count_tokens = case.tokens;
+    options.line_numbers = case.line_numbers;
+    if let Some(on_error) = &case.on_error {
+        options.on_error = on_error.parse().unwrap();
+    }
     let limits = &mut options.limits;
-    limits.max_depth = get_num("max_depth").map_or(limits.max_depth, |n| n as usize);
-    limits.max_lines = get_num("max_lines").map_or(limits.max_lines, |n| n as usize);
-    limits.max_files = get_num("max_files").map_or(limits.max_files, |n| n as usize);
-    limits.max_tokens = get_num("max_tokens").map_or(limits.max_tokens, |n| n as usize);
-    limits.max_includes = get_num("max_includes").map_or(limits.max_includes, |n| n as usize);
-    limits.max_output_bytes = get_num("max_output_bytes").unwrap_or(limits.max_output_bytes);
+    limits.max_depth = case.max_depth.unwrap_or(limits.max_depth);
+    limits.max_lines = case.max_lines.unwrap_or(limits.max_lines);
+    limits.max_files = case.max_files.unwrap_or(limits.max_files);
+    limits.max_tokens = case.max_tokens.unwrap_or(limits.max_tokens);
+    limits.max_includes = case.max_includes.unwrap_or(limits.max_includes);
+    limits.max_output_bytes = case.max_output_bytes.unwrap_or(limits.max_output_bytes);
     options
+}
+
+fn sandbox(dir: &Path, case: &Case) -> Sandbox {
+    let root = dir.join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    let mut fs_limits = ctx_fs::Limits::default();
+    if let Some(n) = case.max_file_bytes {
+        fs_limits.max_file_bytes = n;
+    }
+    Sandbox::builder(root.to_str().unwrap())
+        .limits(fs_limits)
+        .open(cap_std::ambient_authority())
+        .unwrap()
 }
 
 /// Assembles one case; returns the content and the JSON object with the time zeroed.
 pub(crate) fn run_case(dir: &Path, prefetch: bool) -> (String, String) {
-    let case: toml::Table =
-        std::fs::read_to_string(dir.join("case.toml")).unwrap().parse().unwrap();
+    let case = read_case(dir);
     let mut options = options(&case);
     options.prefetch = prefetch;
     let json_format = options.format == Format::Json;
-    let root = dir.join("ws");
-    std::fs::create_dir_all(&root).unwrap();
-    let mut fs_limits = ctx_fs::Limits::default();
-    if let Some(n) = case.get("max_file_bytes").and_then(toml::Value::as_integer) {
-        fs_limits.max_file_bytes = n as u64;
-    }
-    let sandbox = Sandbox::builder(root.to_str().unwrap())
-        .limits(fs_limits)
-        .open(cap_std::ambient_authority())
-        .unwrap();
-    let assembler = Assembler::new(Arc::new(sandbox), options);
-    let mut assembly = match (case.get("document"), case.get("prompt")) {
-        (Some(doc), _) => assembler.assemble_file(doc.as_str().unwrap()).unwrap(),
-        (None, Some(prompt)) => assembler.assemble_str(prompt.as_str().unwrap(), "-"),
+    let assembler = Assembler::new(Arc::new(sandbox(dir, &case)), options);
+    let mut assembly = match (&case.document, &case.prompt) {
+        (Some(doc), _) => assembler.assemble_file(doc).unwrap(),
+        (None, Some(prompt)) => assembler.assemble_str(prompt, "-"),
         _ => panic!("{}: case.toml needs `document` or `prompt`", dir.display()),
     };
     assembly.stats.elapsed_ms = 0.0;
@@ -104,22 +133,30 @@ fn fixtures() {
 #[test]
 fn streaming_gives_the_same_bytes() {
     for dir in cases() {
-        let case: toml::Table =
-            std::fs::read_to_string(dir.join("case.toml")).unwrap().parse().unwrap();
-        let Some(doc) = case.get("document").and_then(toml::Value::as_str) else { continue };
-        let sandbox = Sandbox::builder(dir.join("ws").to_str().unwrap())
-            .open(cap_std::ambient_authority())
-            .unwrap();
-        let assembler = Assembler::new(Arc::new(sandbox), options(&case));
+        let case = read_case(&dir);
+        let Some(doc) = &case.document else { continue };
+        let assembler = Assembler::new(Arc::new(sandbox(&dir, &case)), options(&case));
         let whole = assembler.assemble_file(doc).unwrap();
         let mut streamed = Vec::new();
         let assembly = assembler.assemble_file_to(doc, &mut streamed).unwrap();
         let streamed = String::from_utf8(streamed).unwrap();
         if assembler.options().format == Format::Json {
-            assert!(streamed.starts_with('{'), "{}", dir.display());
+            // The same object, but for the run's own time.
+            let zero = |text: &str| {
+                let mut value: serde_json::Value = serde_json::from_str(text).unwrap();
+                value["stats"]["elapsed_ms"] = 0.into();
+                value
+            };
+            assert_eq!(zero(&streamed), zero(&whole.to_json()), "{}", dir.display());
         } else {
             assert_eq!(streamed, whole.content, "{}", dir.display());
         }
         assert_eq!(assembly.diagnostics, whole.diagnostics, "{}", dir.display());
     }
+}
+
+#[test]
+fn unknown_case_keys_are_refused() {
+    let err = toml::from_str::<Case>("document = \"a.md\"\nmax_line = 3\n").unwrap_err();
+    assert!(err.to_string().contains("max_line"), "{err}");
 }

@@ -136,3 +136,43 @@ fn budget_stop_keeps_the_whole_prompt() {
     assert!(!assembly.content.contains("xxxx"), "{}", assembly.content);
     assert_eq!(codes(&assembly), [Code::Budget]);
 }
+
+/// `ls` reads one level and `tree` only its depth: a deep subdirectory cannot use up the walk's
+/// entry limit before the later top-level entries are listed.
+#[test]
+fn listings_read_only_their_levels() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("a/deep")).unwrap();
+    for i in 0..20 {
+        std::fs::write(dir.path().join(format!("a/deep/{i:02}.txt")), "x\n").unwrap();
+    }
+    std::fs::write(dir.path().join("z.md"), "z\n").unwrap();
+    let mut limits = ctx_fs::Limits::default();
+    limits.max_walk_entries = 5;
+    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
+        .limits(limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    let asm = Assembler::new(Arc::new(sandbox), Options::default());
+    let ls = asm.assemble_str("@[ls{\"uri\":\".\"}]", "-");
+    assert_eq!(ls.content, "a/\nz.md\n");
+    let tree = asm.assemble_str("@[tree{\"uri\":\".\",\"depth\":1}]", "-");
+    assert!(tree.content.contains("z.md"), "{}", tree.content);
+}
+
+/// A path over 4096 bytes is `E_BAD_PATH` (assembly.md §3) in an include and in a mention, not
+/// unterminated text, and a long line of openers without `]` stays text, scanned once.
+#[test]
+fn over_long_paths_are_bad_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let asm = assembler(dir.path(), Options::default());
+    let long = "a".repeat(6000);
+    let include = asm.assemble_str(&format!("see @[{long}] end\n"), "-");
+    assert_eq!(codes(&include), [Code::BadPath]);
+    assert!(include.content.starts_with("see <!-- ctx: E_BAD_PATH"), "{}", &include.content[..80]);
+    assert!(include.content.ends_with(" end\n"));
+    let mention = asm.assemble_str(&format!("see @{long} end\n"), "-");
+    assert_eq!(codes(&mention), [Code::BadPath]);
+    let openers = asm.assemble_str(&format!("{}\n", format!("@[{long}").repeat(200)), "-");
+    assert_eq!(codes(&openers), [Code::Unterminated]);
+}

@@ -52,3 +52,26 @@ fn extra_roots_are_searched_in_order_after_the_workspace() {
     let codes: Vec<Code> = prompt.diagnostics.iter().map(|d| d.code).collect();
     assert_eq!(codes, [Code::Unresolved, Code::Ambiguous]);
 }
+
+/// A link inside an expanded directory is shown under its own path, not its target's (so the
+/// same file does not appear twice under one name).
+#[cfg(unix)]
+#[test]
+fn links_in_expansions_keep_their_own_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    write(&ws.join("d/real/a.md"), "x\n");
+    write(&ws.join("d/b.md"), "y\n");
+    std::os::unix::fs::symlink("real", ws.join("d/link")).unwrap();
+    std::os::unix::fs::symlink("b.md", ws.join("d/c.md")).unwrap();
+    let options = Options::for_prompt();
+    let sandbox =
+        Sandbox::builder(ws.to_str().unwrap()).open(cap_std::ambient_authority()).unwrap();
+    let assembly = Assembler::new(Arc::new(sandbox), options).assemble_str("@d/", "-");
+    let shown: Vec<&str> = assembly
+        .content
+        .lines()
+        .filter_map(|l| l.strip_prefix("<file path=\"")?.strip_suffix("\">"))
+        .collect();
+    assert_eq!(shown, ["d/b.md", "d/c.md", "d/link/a.md", "d/real/a.md"]);
+}

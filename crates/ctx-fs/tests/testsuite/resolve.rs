@@ -210,3 +210,35 @@ fn api_shapes() {
     let err = sb.read_text(&sb.workspace()).unwrap_err();
     assert_eq!(err.to_string(), "not a regular file: .");
 }
+
+#[test]
+fn home_paths_resolve_only_inside_a_home_root() {
+    let fx = Fixture::new();
+    std::fs::create_dir_all(fx.base.join("home/notes")).unwrap();
+    std::fs::write(fx.base.join("home/notes/n.md"), "n").unwrap();
+    std::fs::write(fx.base.join("home/.env"), "X=1").unwrap();
+    let home = Some(fx.base.join("home"));
+    let open = |builder: ctx_fs::SandboxBuilder| builder.open(cap_std::ambient_authority());
+
+    let sb = open(fx.builder().home(home.clone())).unwrap();
+    let err = sb.resolve("~/notes/n.md", None).unwrap_err();
+    assert_eq!(err.code(), Code::Outside);
+    assert!(err.to_string().contains("--allow '~'"), "{err}");
+
+    let sb = open(fx.builder().home(home.clone()).allow("~")).unwrap();
+    let found = sb.resolve("~/notes/n.md", None).unwrap();
+    assert_eq!(sb.root_kind(found.root()), ctx_fs::RootKind::Home);
+    assert_eq!(found.path(), "notes/n.md");
+    assert_eq!(code(sb.resolve("~\\notes\\n.md", None)), None);
+    assert_eq!(code(sb.resolve("~/.env", None)), Some(Code::Denied));
+    assert_eq!(code(sb.resolve("~/../ws", None)), None, "the workspace is a root too");
+    // `~user` is a name like any other.
+    assert_eq!(code(sb.resolve("~user/x", None)), Some(Code::NotFound));
+
+    let sb = open(fx.builder().home(home.clone()).allow("~/notes")).unwrap();
+    assert_eq!(code(sb.resolve("~/notes/n.md", None)), None);
+    assert_eq!(code(sb.resolve("~/.env", None)), Some(Code::Outside));
+
+    let err = open(fx.builder().home(None).allow("~")).unwrap_err();
+    assert_eq!(err.code(), Code::Config);
+}

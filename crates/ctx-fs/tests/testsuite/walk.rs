@@ -1,6 +1,6 @@
 //! Walks: ignore files, negation, hidden entries, links, limits, globs.
 
-use ctx_fs::{Code, FileKind, Limits, SkipReason, Walk};
+use ctx_fs::{Code, FileKind, Limits, SkipReason, Walk, WalkOptions};
 
 use crate::util::{Fixture, code};
 
@@ -239,4 +239,25 @@ fn anchored_patterns_and_ignored_targets_deeper_down() {
         ["docs/", "docs/b.md", "src/", "src/lib.rs", "sub/", "sub/top.md", "to_lib.rs"]
     );
     assert!(walk.skipped.is_empty(), "{:?}", walk.skipped);
+}
+
+#[test]
+fn walk_options_bound_one_walk() {
+    let fx = Fixture::new();
+    fx.write("a/b/c.md", "c").write("a/d.md", "d").write("e.md", "e").write("f.md", "f");
+    let sb = fx.sandbox();
+    let root = sb.workspace();
+    // One level: the directory's own entries, nothing below them.
+    let one = sb.walk_with(&root, WalkOptions::of(&sb).max_depth(1)).unwrap();
+    assert_eq!(list(&one), ["a/", "e.md", "f.md"]);
+    assert!(!one.truncated);
+    // Two entries, then a truncated walk.
+    let two = sb.walk_with(&root, WalkOptions::of(&sb).max_entries(2)).unwrap();
+    assert_eq!(list(&two), ["a/", "a/b/"]);
+    assert!(two.truncated);
+    // The sandbox's own limits are untouched.
+    assert_eq!(
+        list(&sb.walk(&root).unwrap()),
+        ["a/", "a/b/", "a/b/c.md", "a/d.md", "e.md", "f.md"]
+    );
 }

@@ -446,3 +446,18 @@ fn directives() {
     "#]],
     );
 }
+
+#[test]
+fn includes_alone_in_fenced_code() {
+    let options = Options { fence_includes: true, ..Options::default() };
+    let kinds = |text: &str| -> Vec<&'static str> {
+        scan_with(text, &options).items.iter().map(|i| i.kind.name()).collect()
+    };
+    assert_eq!(kinds("```\n  @[a.rs:2]\n```"), ["code", "include", "code"]);
+    assert_eq!(kinds("```\n\\@[a.rs]\n```"), ["code", "escape", "code"]);
+    for literal in ["```\n@[a] x\n```", "```\n// @[a]\n```", "```\n@[t{}]\n```", "```\n@{X}\n```"] {
+        assert_eq!(kinds(literal), ["code"], "{literal:?}");
+    }
+    // Off by default: append mode never expands inside code.
+    assert_eq!(scan("```\n@[a.rs]\n```").items.len(), 1);
+}

@@ -8,6 +8,10 @@ use proptest::prelude::*;
 /// interesting paths far more often than uniform characters would.
 fn syntax_soup() -> impl Strategy<Value = String> {
     let pieces = prop::sample::select(vec![
+        "{{#include a.md:2}}",
+        "{{#rustdoc_include b.rs:x}}",
+        "\\{{#",
+        "}}",
         "@",
         "@[",
         "@{",
@@ -115,5 +119,46 @@ proptest! {
         prop_assert_eq!(reference.selector, want);
         let line = before.matches('\n').count() as u32 + 1;
         prop_assert_eq!(found[0].pos.line, line);
+    }
+}
+
+/// Paths as people name files: any printable characters, the grammar's terminators, spaces,
+/// quotes, backslashes, `#`, dots and colons among them.
+fn any_path() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        "[a-zA-Z0-9_./-]{1,6}",
+        prop::sample::select(vec![
+            " ", "\"", "\\", "#", ".", ":", ",", ";", "!", "?", "(", ")", "[", "]", "{", "}", "<",
+            ">", "'", "`", "@", "é", "日本", "\u{202f}", "\u{a0}", "~", "*", "L1", "-",
+        ])
+        .prop_map(str::to_owned),
+    ];
+    prop::collection::vec(piece, 1..8).prop_map(|pieces| pieces.concat())
+}
+
+proptest! {
+    /// Scanning the mention written for a path gives that path back: one mention, the whole
+    /// text, no fragment. Every path without control characters is nameable unless its end
+    /// reads as a fragment.
+    #[test]
+    fn a_written_mention_scans_back_to_its_path(path in any_path()) {
+        let Some(mention) = ctx_syntax::mention_of(&path) else {
+            let fragment = path.rsplit_once('#').map(|(_, f)| f).unwrap_or("");
+            prop_assert!(
+                !fragment.is_empty()
+                    && fragment.chars().all(|c| c.is_alphanumeric() || "_-".contains(c)),
+                "{path:?} should be nameable"
+            );
+            return Ok(());
+        };
+        let scan = scan(&mention);
+        prop_assert_eq!(scan.items.len(), 1, "{:?} -> {:?}: {:?}", path, mention, scan.items);
+        let item = &scan.items[0];
+        let ItemKind::Mention(reference) = &item.kind else {
+            return Err(TestCaseError::fail(format!("{mention:?} is no mention")));
+        };
+        prop_assert_eq!(reference.path.unescaped(), path.as_str(), "{}", mention);
+        prop_assert!(reference.selector.is_none(), "{}", mention);
+        prop_assert_eq!(ctx_syntax::typed_path(&mention), path);
     }
 }
