@@ -4,7 +4,8 @@
 //! `cargo run --release -p ctx-suggest --example tune -- DATASET TREES [NAME=VALUE…]`
 //! where TREES holds `OWNER+NAME/PARENT` trees (as `eval.py` builds them)
 //! and each `NAME=VALUE` overrides one weight (`graph=0.3`, `field.0=2`);
-//! several values separated by `,` run one line each.
+//! several values separated by `,` run one line each. `TUNE_PROMPT_FIELD=prompt_noscope`
+//! ranks with the prompts without their conventional-commit prefix.
 #![allow(clippy::disallowed_methods, clippy::print_stdout, missing_docs)]
 
 use std::collections::{BTreeMap, HashMap};
@@ -24,6 +25,7 @@ fn main() {
         })
         .collect();
     let queries = dataset["queries"].as_array().expect("queries");
+    let field = std::env::var("TUNE_PROMPT_FIELD").unwrap_or_else(|_| "prompt".to_owned());
     let mut indexes: HashMap<String, (ctx_fs::Sandbox, Index)> = HashMap::new();
     let started = std::time::Instant::now();
     for q in queries {
@@ -47,7 +49,7 @@ fn main() {
             let repo = q["repo"].as_str().unwrap();
             let root = trees.join(repo.replace('/', "+")).join(q["parent"].as_str().unwrap());
             let (sandbox, index) = &indexes[root.to_string_lossy().as_ref()];
-            let prompt = q["prompt"].as_str().unwrap();
+            let prompt = q[field.as_str()].as_str().unwrap();
             let found =
                 index.suggest(sandbox, prompt, &Options::default().limit(10).weights(w.clone()));
             let gold: Vec<&str> =
