@@ -103,6 +103,7 @@ pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> 
             qterms.push((t.term.clone(), t.weight, 0usize));
         }
     }
+    let max_qid = qid.keys().copied().max().unwrap_or(0);
     let mut avg = [0f64; 5];
     let mut hits: Vec<Vec<(usize, [u32; 5])>> = vec![Vec::new(); n];
     for (i, f) in files.iter().enumerate() {
@@ -112,7 +113,11 @@ pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> 
         if f.postings.is_empty() {
             continue;
         }
+        // Postings are sorted by term id: past the largest id asked for, nothing can match.
         for (id, tf) in PostingIter::new(&f.postings) {
+            if id > max_qid {
+                break;
+            }
             if let Some(&q) = qid.get(&id) {
                 qterms[q].2 += 1;
                 hits[i].push((q, tf));
