@@ -61,6 +61,7 @@ mod resolve;
 pub mod sanitize;
 pub mod select;
 pub mod tokens;
+mod tool_budget;
 pub mod tools;
 mod walk;
 

@@ -92,6 +92,9 @@ pub struct Limits {
     /// Tokens of included content (default 0, no budget); content beyond it is cut or left
     /// out with `W_BUDGET`.
     pub max_tokens: usize,
+    /// Bytes the tools of the run may read and search (default 256 MiB): then the tool
+    /// stops, with a marker and `W_LIMIT`.
+    pub max_scan_bytes: u64,
 }
 
 impl Default for Limits {
@@ -103,6 +106,7 @@ impl Default for Limits {
             max_lines: 2000,
             max_files: 200,
             max_tokens: 0,
+            max_scan_bytes: 256 << 20,
         }
     }
 }

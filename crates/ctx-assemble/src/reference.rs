@@ -157,8 +157,12 @@ impl Walk<'_> {
                 return self.fail(item, Code::ToolArgs, message);
             }
         };
-        let cx = ToolContext { sandbox: self.sandbox(), base: &doc.dir };
-        match tool.call(&args, &cx) {
+        let cx = ToolContext { sandbox: self.sandbox(), base: &doc.dir, budget: &self.tools };
+        let result = tool.call(&args, &cx);
+        for (code, message) in self.tools.take_warnings() {
+            self.diagnose_item(item, code, message);
+        }
+        match result {
             Ok(result) => {
                 let file = item.record.at.file.clone();
                 let clean = self.clean_content(&result, &file, item.record.at.line);

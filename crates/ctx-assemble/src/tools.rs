@@ -6,18 +6,21 @@ use std::fmt;
 use std::fmt::Write;
 use std::sync::Arc;
 
-use ctx_fs::{FileKind, Location, Sandbox, WalkOptions};
+pub use crate::tool_budget::ToolBudget;
+use ctx_fs::{FileKind, Location, Sandbox, Walk, WalkOptions};
 use ctx_syntax::{Code, LineEnd};
 use serde_json::{Map, Value};
 
-/// What a tool gets besides its arguments: the sandbox, and the directory of the document
-/// that calls it, from which relative paths resolve first.
+/// What a tool gets besides its arguments: the sandbox, the directory of the document that
+/// calls it (from which relative paths resolve first), and the run's tool budget.
 #[derive(Clone, Copy)]
 pub struct ToolContext<'a> {
     /// The sandbox every read goes through.
     pub sandbox: &'a Sandbox,
     /// The directory of the calling document.
     pub base: &'a Location,
+    /// What the tools of the run may still spend, shared walks, and the warnings of the call.
+    pub budget: &'a ToolBudget,
 }
 
 impl fmt::Debug for ToolContext<'_> {
@@ -259,6 +262,7 @@ impl Tool for Ls {
             out.push_str(line);
             out.push('\n');
         }
+        cut_walk(cx, &walk, &mut out);
         Ok(out)
     }
 }
@@ -319,7 +323,9 @@ impl Tool for TreeTool {
             .collect();
         let shown = cx.display(&dir);
         let root_name = if shown.is_empty() { "./".to_owned() } else { format!("{shown}/") };
-        Ok(render_tree(&root_name, &entries))
+        let mut out = render_tree(&root_name, &entries);
+        cut_walk(cx, &walk, &mut out);
+        Ok(out)
     }
 }
 
@@ -335,11 +341,7 @@ impl Tool for Grep {
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
         check_keys(args, &["pattern", "uri", "glob", "max"])?;
         let pattern = required_string(args, "pattern")?;
-        let regex = regex::RegexBuilder::new(pattern)
-            .size_limit(1 << 20)
-            .dfa_size_limit(1 << 20)
-            .build()
-            .map_err(|e| ToolError::args(format!("bad pattern: {}", first_line(&e.to_string()))))?;
+        let regex = cx.budget.regex(pattern)?;
         let filter = match string_arg(args, "glob")? {
             Some(glob) => Some(
                 globset::Glob::new(glob)
@@ -354,15 +356,23 @@ impl Tool for Grep {
             None => cx.sandbox.workspace(),
         };
         let stat = cx.sandbox.stat(&start).map_err(|e| ToolError::from_fs(&e))?;
-        let files: Vec<Location> = if stat.kind == FileKind::Dir {
-            let walk = cx.sandbox.walk(&start).map_err(|e| ToolError::from_fs(&e))?;
-            walk.files().map(|e| e.location.clone()).collect()
-        } else {
-            vec![start]
+        // One walk per directory and run, shared by every grep of it.
+        let walk = match stat.kind {
+            FileKind::Dir => {
+                Some(cx.budget.walk(cx.sandbox, &start).map_err(|e| ToolError::from_fs(&e))?)
+            }
+            _ => None,
+        };
+        let files: Vec<&Location> = match &walk {
+            Some(walk) => walk.files().map(|e| &e.location).collect(),
+            None => vec![&start],
         };
         let mut out = String::new();
         let mut found = 0;
-        'files: for location in &files {
+        let mut more = false;
+        let mut skipped = Skips::default();
+        let mut unsearched = 0;
+        'files: for (n, &location) in files.iter().enumerate() {
             let shown = cx.display(location);
             if let Some(filter) = &filter {
                 let name = location.path().file_name().unwrap_or("");
@@ -370,11 +380,29 @@ impl Tool for Grep {
                     continue;
                 }
             }
-            let Ok(content) = cx.sandbox.read_text(location) else { continue };
-            let Some(text) = content.text() else { continue };
+            let content = match cx.sandbox.read_text(location) {
+                Ok(content) => content,
+                Err(err) if err.code() == Code::TooLarge => {
+                    skipped.large += 1;
+                    continue;
+                }
+                Err(_) => {
+                    skipped.unreadable += 1;
+                    continue;
+                }
+            };
+            let Some(text) = content.text() else {
+                skipped.binary += 1;
+                continue;
+            };
+            if !cx.budget.scan(text.len() as u64) {
+                unsearched = files.len() - n;
+                break;
+            }
             for (no, line) in text.lines().enumerate() {
                 if regex.is_match(line) {
                     if found == max {
+                        more = true;
                         break 'files;
                     }
                     let _ = writeln!(out, "{shown}:{}: {line}", no + 1);
@@ -382,12 +410,78 @@ impl Tool for Grep {
                 }
             }
         }
+        if more {
+            let note = format!("[... more matches omitted: grep stopped at max {max} ...]");
+            cut(
+                cx,
+                &mut out,
+                note,
+                format!("grep stopped at {max} matches; raise `max` to see more"),
+            );
+        }
+        if unsearched > 0 {
+            let budget = cx.budget.max_scan_bytes();
+            cut(
+                cx,
+                &mut out,
+                format!("[... {unsearched} more entries omitted: the scan budget is spent ...]"),
+                format!(
+                    "grep stopped after {budget} bytes scanned in this run; {unsearched} files were not searched (raise --max-scan-bytes)"
+                ),
+            );
+        }
+        if let Some(note) = skipped.note() {
+            cut(cx, &mut out, format!("[... {note} ...]"), format!("grep did not search {note}"));
+        }
+        if let Some(walk) = &walk {
+            cut_walk(cx, walk, &mut out);
+        }
         Ok(out)
     }
 }
 
-fn first_line(s: &str) -> &str {
-    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(s).trim()
+/// Files a grep could not search, by reason.
+#[derive(Default)]
+struct Skips {
+    large: usize,
+    binary: usize,
+    unreadable: usize,
+}
+
+impl Skips {
+    fn note(&self) -> Option<String> {
+        let parts: Vec<String> = [
+            (self.large, "over the size cap"),
+            (self.binary, "binary"),
+            (self.unreadable, "unreadable"),
+        ]
+        .iter()
+        .filter(|(n, _)| *n > 0)
+        .map(|(n, why)| format!("{n} {why}"))
+        .collect();
+        let total = self.large + self.binary + self.unreadable;
+        (total > 0).then(|| format!("{total} files skipped: {}", parts.join(", ")))
+    }
+}
+
+/// Ends a listing with a visible marker and raises `W_LIMIT` for the call.
+fn cut(cx: &ToolContext<'_>, out: &mut String, marker: String, warning: String) {
+    out.push_str(&marker);
+    out.push('\n');
+    cx.budget.warn(Code::Limit, warning);
+}
+
+/// The cut of a walk stopped at its entry limit, if it was.
+fn cut_walk(cx: &ToolContext<'_>, walk: &Walk, out: &mut String) {
+    if walk.truncated {
+        let limit = cx.sandbox.limits().max_walk_entries;
+        cut(
+            cx,
+            out,
+            format!("[... more entries omitted: the walk stopped at {limit} entries ...]"),
+            format!("a walk stopped at its limit of {limit} entries; later entries are left out"),
+        );
+    }
 }
 
 /// `glob{"pattern": GLOB}`: the matching paths, one a line.
@@ -407,6 +501,7 @@ impl Tool for GlobTool {
             out.push_str(&cx.display(&entry.location));
             out.push('\n');
         }
+        cut_walk(cx, &walk, &mut out);
         Ok(out)
     }
 }

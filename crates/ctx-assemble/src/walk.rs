@@ -27,6 +27,10 @@ use crate::record::{
 use crate::render::error_marker;
 use crate::resolve;
 use crate::sanitize::sanitize;
+use crate::tools::ToolBudget;
+
+/// Memory the compiled regular expressions of one run's tools may hold.
+const REGEX_BUDGET: usize = 64 << 20;
 
 /// A document being assembled.
 pub(crate) struct Doc {
@@ -75,6 +79,8 @@ pub(crate) struct Walk<'a> {
     /// The records so far; `content` stays empty (it went to the sink).
     pub(crate) assembly: Assembly,
     pub(crate) params: ParamsMerger,
+    /// What the tools of the run may spend, and the walks they share.
+    pub(crate) tools: ToolBudget,
     started: Instant,
 }
 
@@ -100,6 +106,7 @@ impl<'a> Walk<'a> {
                 stats: Stats { files: 0, bytes: 0, tokens: None, elapsed_ms: 0.0 },
             },
             params: ParamsMerger::new(),
+            tools: ToolBudget::new(asm.options().limits.max_scan_bytes, REGEX_BUDGET),
             started: Instant::now(),
         }
     }

@@ -17,8 +17,11 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
     let format = settings.assembly_format("assemble", Format::Inline)?;
     let mode = settings.mode.unwrap_or(Mode::Inline);
     let ctx = settings.context_for(mode, format, Some(&args.file))?;
-    let stdin =
-        if args.file.as_os_str() == "-" { Some(input::read_stdin_document()?) } else { None };
+    let stdin = if args.file.as_os_str() == "-" {
+        Some(input::read_stdin_document(settings.input_cap())?)
+    } else {
+        None
+    };
     let name = args.file.display().to_string();
     let progress = Progress::start(show_progress(settings), format!("assembling {name}"));
     let mut out = BufWriter::new(io::stdout().lock());
@@ -39,8 +42,11 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
     let format = settings.assembly_format("expand", Format::Xml)?;
     let mode = settings.mode.unwrap_or(Mode::Append);
     let text = match &args.text {
-        Some(text) => text.clone(),
-        None => input::read_stdin()?,
+        Some(text) => {
+            input::check_size(text, settings.input_cap(), "the prompt")?;
+            text.clone()
+        }
+        None => input::read_stdin(settings.input_cap())?,
     };
     if args.auto || settings.autocontext.enabled {
         return crate::suggest::expand_auto(settings, &text, mode, format);

@@ -19,7 +19,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     let ctx = settings.context(Mode::Inline, Format::Inline)?;
     let auto = settings.dialect == crate::cli::DialectArg::Auto;
     let stdin = if args.files.iter().any(|f| f.as_os_str() == "-") {
-        Some(input::read_stdin_document()?)
+        Some(input::read_stdin_document(settings.input_cap())?)
     } else {
         None
     };

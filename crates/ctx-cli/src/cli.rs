@@ -159,6 +159,9 @@ pub(crate) struct GlobalArgs {
     /// Includes, mentions and tool calls of the whole run (default 10000; 0: no limit).
     #[arg(long, value_name = "N", global = true)]
     pub(crate) max_includes: Option<usize>,
+    /// Bytes the tools of a run may read and search (default 256 MiB; 0: no limit).
+    #[arg(long, value_name = "N", global = true)]
+    pub(crate) max_scan_bytes: Option<u64>,
     /// Count tokens (o200k) per reference and in total.
     #[arg(long, global = true)]
     pub(crate) tokens: bool,

@@ -42,6 +42,8 @@ pub(crate) struct Config {
     pub(crate) max_output_bytes: Option<u64>,
     /// Includes of the whole run.
     pub(crate) max_includes: Option<usize>,
+    /// Bytes the tools of a run may read and search.
+    pub(crate) max_scan_bytes: Option<u64>,
     /// Count tokens.
     pub(crate) tokens: Option<bool>,
     /// Number included lines.

@@ -6,19 +6,42 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 
-/// Reads `path` (`-` for standard input) as UTF-8 text, with a clear message when it is not.
+/// Reads `path` (`-` for standard input) as UTF-8 text of at most `cap` bytes (0: no cap),
+/// with a clear message when it is not.
 #[allow(clippy::disallowed_methods)] // The top-level input named on the command line.
-pub(crate) fn read_text(path: &Path) -> anyhow::Result<String> {
+pub(crate) fn read_text(path: &Path, cap: u64) -> anyhow::Result<String> {
     if path.as_os_str() == "-" {
-        return read_stdin();
+        return read_stdin(cap);
     }
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    utf8(bytes, &path.display().to_string())
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let name = path.display().to_string();
+    let bytes = read_capped(file, cap, &name).with_context(|| format!("cannot read {name}"))?;
+    utf8(bytes, &name)
+}
+
+/// Reads at most `cap` bytes (0: no cap); one byte more is an error naming the cap.
+fn read_capped(reader: impl Read, cap: u64, name: &str) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    let limit = if cap == 0 { u64::MAX } else { cap + 1 };
+    reader.take(limit).read_to_end(&mut bytes)?;
+    if cap > 0 && bytes.len() as u64 > cap {
+        bail!("{name} is larger than the size cap of {cap} bytes (raise it with --max-file-bytes)");
+    }
+    Ok(bytes)
+}
+
+/// Checks a prompt given on the command line against the size cap (0: no cap).
+pub(crate) fn check_size(text: &str, cap: u64, name: &str) -> anyhow::Result<()> {
+    if cap > 0 && text.len() as u64 > cap {
+        bail!("{name} is larger than the size cap of {cap} bytes (raise it with --max-file-bytes)");
+    }
+    Ok(())
 }
 
 /// Reads all of standard input as UTF-8. On a terminal, says first how to end the input, so
 /// a forgotten pipe does not look like a hang.
-pub(crate) fn read_stdin() -> anyhow::Result<String> {
+pub(crate) fn read_stdin(cap: u64) -> anyhow::Result<String> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
         let _ = writeln!(
@@ -26,14 +49,19 @@ pub(crate) fn read_stdin() -> anyhow::Result<String> {
             "ctx: reading standard input (end with Ctrl-D; pass a file or text to skip this)"
         );
     }
-    let mut bytes = Vec::new();
-    stdin.lock().read_to_end(&mut bytes).context("cannot read standard input")?;
+    let bytes = read_capped(stdin.lock(), cap, "standard input").map_err(|e| {
+        if e.downcast_ref::<std::io::Error>().is_some() {
+            e.context("cannot read standard input")
+        } else {
+            e
+        }
+    })?;
     utf8(bytes, "standard input")
 }
 
 /// Reads standard input as a document; an empty input is an empty document (cli.md).
-pub(crate) fn read_stdin_document() -> anyhow::Result<String> {
-    read_stdin()
+pub(crate) fn read_stdin_document(cap: u64) -> anyhow::Result<String> {
+    read_stdin(cap)
 }
 
 fn utf8(bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {

@@ -53,7 +53,9 @@ fn run() -> anyhow::Result<ExitCode> {
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let settings = Settings::new(&cli.global)?;
+    let mut settings = Settings::new(&cli.global)?;
+    // `ctx refs` shows token counts in its tree too.
+    settings.counts_shown = matches!(cli.command, Command::Refs(_));
     match &cli.command {
         Command::Assemble(args) => assemble::assemble(&settings, args),
         Command::Expand(args) => assemble::expand(&settings, args),

@@ -12,7 +12,7 @@ use crate::settings::Settings;
 /// directly (it is a debugging aid that resolves nothing); empty input is an empty scan.
 pub(crate) fn run(settings: &Settings, args: &ParseArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("parse", true)?;
-    let text = crate::input::read_text(&args.file)?;
+    let text = crate::input::read_text(&args.file, settings.input_cap())?;
     let scan = ctx::syntax::scan_with(&text, &settings.options.syntax);
     let mut out = io::stdout().lock();
     match json {

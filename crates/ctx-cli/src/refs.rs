@@ -23,8 +23,11 @@ struct Node<'a> {
 pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("refs", false)?;
     let ctx = settings.context_for(Mode::Inline, Format::Inline, Some(&args.file))?;
-    let stdin =
-        if args.file.as_os_str() == "-" { Some(input::read_stdin_document()?) } else { None };
+    let stdin = if args.file.as_os_str() == "-" {
+        Some(input::read_stdin_document(settings.input_cap())?)
+    } else {
+        None
+    };
     let name = args.file.display().to_string();
     let progress = Progress::start(
         settings.style.stderr_tty && !settings.quiet,

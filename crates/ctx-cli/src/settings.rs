@@ -28,6 +28,8 @@ pub(crate) struct Style {
 #[derive(Debug)]
 pub(crate) struct Settings {
     pub(crate) root: PathBuf,
+    /// Whether the command shows token counts in other formats than JSON (`ctx refs`).
+    pub(crate) counts_shown: bool,
     /// Which include syntaxes are read besides ctx's own.
     pub(crate) dialect: DialectArg,
     allow: Vec<PathBuf>,
@@ -145,6 +147,10 @@ impl Settings {
                 .or(file.max_output_bytes)
                 .unwrap_or(defaults.max_output_bytes),
             max_includes: args.max_includes.or(file.max_includes).unwrap_or(defaults.max_includes),
+            max_scan_bytes: args
+                .max_scan_bytes
+                .or(file.max_scan_bytes)
+                .unwrap_or(defaults.max_scan_bytes),
             max_lines: args.max_lines.or(file.max_lines).unwrap_or(defaults.max_lines),
             max_files: args.max_files.or(file.max_files).unwrap_or(defaults.max_files),
             max_tokens: args.max_tokens.or(file.max_tokens).unwrap_or(defaults.max_tokens),
@@ -187,6 +193,7 @@ impl Settings {
 
         Ok(Settings {
             root,
+            counts_shown: false,
             dialect,
             allow,
             deny,
@@ -235,6 +242,16 @@ impl Settings {
         }
     }
 
+    /// The size cap of the top-level input (a document on standard input, a prompt, a file
+    /// to parse): the file size cap, 1 MiB unless set; 0 for none.
+    pub(crate) fn input_cap(&self) -> u64 {
+        match self.max_file_bytes {
+            Some(bytes) if bytes >= u64::MAX - 1 => 0,
+            Some(bytes) => bytes,
+            None => 1 << 20,
+        }
+    }
+
     /// Builds the context for one command, with its mode and format.
     pub(crate) fn context(&self, mode: Mode, format: Format) -> anyhow::Result<ctx::Context> {
         self.context_for(mode, format, None)
@@ -249,6 +266,9 @@ impl Settings {
         document: Option<&std::path::Path>,
     ) -> anyhow::Result<ctx::Context> {
         let mut options = Options { mode, format, ..self.options.clone() };
+        // Tokens are counted only where they are shown (the JSON records) or where a token
+        // budget needs them (`counts_tokens` also looks at `max_tokens`).
+        options.count_tokens &= format == Format::Json || self.counts_shown;
         options.syntax.mdbook = match self.dialect {
             DialectArg::Ctx => false,
             DialectArg::Mdbook => true,

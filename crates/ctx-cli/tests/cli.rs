@@ -883,3 +883,36 @@ fn diagnostics_past_a_thousand_are_counted_not_shown() {
         &r.stdout[r.stdout.len() - 200..]
     );
 }
+
+#[test]
+fn the_top_level_input_is_bounded_by_the_size_cap() {
+    let dir = workspace();
+    let big = "x".repeat(2000);
+    for args in [&["expand"][..], &["assemble", "-"], &["check", "-"], &["parse", "-"]] {
+        let r =
+            run(ctx(&dir).args(["--max-file-bytes", "1000"]).args(args).write_stdin(big.clone()));
+        assert_eq!(r.code, 2, "{args:?}");
+        assert!(r.stderr.contains("larger than the size cap of 1000 bytes"), "{}", r.stderr);
+        let r = run(ctx(&dir).args(["--max-file-bytes", "0"]).args(args).write_stdin(big.clone()));
+        assert_ne!(r.code, 2, "{args:?}: {}", r.stderr);
+    }
+    let r = run(ctx(&dir).args(["--max-file-bytes", "1000", "expand", &big]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("the prompt is larger"), "{}", r.stderr);
+}
+
+#[test]
+fn tokens_are_counted_only_where_they_are_shown() {
+    let dir = workspace();
+    let json = |args: &[&str]| -> Value {
+        serde_json::from_str(&run(ctx(&dir).args(args)).stdout).unwrap()
+    };
+    let counted = json(&["assemble", "main.md", "--tokens", "--format", "json"]);
+    assert!(counted["stats"]["tokens"].as_u64().unwrap() > 0);
+    // The refs tree shows them too.
+    let r = run(ctx(&dir).args(["refs", "main.md", "--tokens"]));
+    assert!(r.stdout.contains(" tokens"), "{}", r.stdout);
+    // A token budget counts whatever the format.
+    let r = run(ctx(&dir).args(["assemble", "main.md", "--max-tokens", "1"]));
+    assert!(r.stderr.contains("W_BUDGET"), "{}", r.stderr);
+}

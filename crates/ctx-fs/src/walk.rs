@@ -300,7 +300,13 @@ impl<'a> Walker<'a> {
                 return;
             }
             if settings.skip_hidden && name.starts_with('.') {
-                continue;
+                // A hidden entry stays out unless an ignore file brings it back by name.
+                let mut path = canonical.clone();
+                path.push(name.clone());
+                let is_dir = dir.symlink_metadata(&name).is_ok_and(|md| md.is_dir());
+                if !whitelisted(&chain, &path, is_dir) {
+                    continue;
+                }
             }
             let mut child_shown = shown.clone();
             child_shown.push(name.clone());
@@ -532,17 +538,28 @@ impl<'a> Walker<'a> {
 /// Whether the deepest matcher with an opinion ignores `path` (`!`
 /// negation in a deeper file wins over a shallower ignore).
 fn ignored(chain: &[(usize, Arc<Gitignore>)], path: &[String], is_dir: bool) -> bool {
+    verdict(chain, path, is_dir) == Some(true)
+}
+
+/// Whether an ignore file names `path` with a `!` rule, which brings back even a hidden entry
+/// (`!/.github/` in ruff's `.ignore`), as the `ignore` crate does.
+fn whitelisted(chain: &[(usize, Arc<Gitignore>)], path: &[String], is_dir: bool) -> bool {
+    verdict(chain, path, is_dir) == Some(false)
+}
+
+/// The deepest ignore file's opinion of `path`: ignored, brought back, or none.
+fn verdict(chain: &[(usize, Arc<Gitignore>)], path: &[String], is_dir: bool) -> Option<bool> {
     for (len, matcher) in chain.iter().rev() {
         let relative = path[*len..].join("/");
         let m = matcher.matched(&relative, is_dir);
         if m.is_ignore() {
-            return true;
+            return Some(true);
         }
         if m.is_whitelist() {
-            return false;
+            return Some(false);
         }
     }
-    false
+    None
 }
 
 fn join(comps: &[String]) -> Utf8PathBuf {

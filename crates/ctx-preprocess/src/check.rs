@@ -78,7 +78,11 @@ fn check_events(text: &str, events: &[Event<'_>]) {
                 assert!(
                     matches!(
                         d.code,
-                        Code::Directive | Code::Regex | Code::UndefinedMacro | Code::Unterminated
+                        Code::Directive
+                            | Code::Regex
+                            | Code::Budget
+                            | Code::UndefinedMacro
+                            | Code::Unterminated
                     ),
                     "unexpected code {}",
                     d.code

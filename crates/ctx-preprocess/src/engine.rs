@@ -9,7 +9,7 @@ use ctx_syntax::{
     Position, Reference, Scan, Span, ToolCall,
 };
 
-use crate::macros::Macros;
+use crate::macros::{Macros, REGEX_BUDGET, RegexError};
 
 /// Something the caller must resolve: an active include, mention or tool call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -413,13 +413,22 @@ impl<'s, 'a> Preprocessor<'s, 'a> {
             Op::DoesntContain => !left.contains(&*right),
             Op::Matches | Op::DoesntMatch => match macros.regex(&right) {
                 Ok(re) => re.is_match(&left) == (condition.op == Op::Matches),
-                Err(message) => {
+                Err(RegexError::Invalid(message)) => {
                     let message = format!(
                         "invalid regular expression `{}`: {message}; `{}` is false",
                         shorten(&right),
                         condition.op.keyword()
                     );
                     self.error(Code::Regex, message, item);
+                    false
+                }
+                Err(RegexError::Budget) => {
+                    let message = format!(
+                        "regex budget of this assembly spent ({REGEX_BUDGET} compilations); `{}` is not compiled and `{}` is false",
+                        shorten(&right),
+                        condition.op.keyword()
+                    );
+                    self.error(Code::Budget, message, item);
                     false
                 }
             },

@@ -13,6 +13,12 @@ pub(crate) const REGEX_SIZE_LIMIT: usize = 1 << 20;
 const REGEX_DFA_SIZE_LIMIT: usize = 1 << 20;
 /// The most patterns kept compiled; past it, new patterns are compiled on every use.
 const REGEX_CACHE_LIMIT: usize = 1024;
+/// What the patterns of one assembly may cost to compile, in units of one ordinary
+/// compilation; a pattern refused for its size costs [`TOO_BIG_COST`]. Past it, a new
+/// pattern is not compiled (`E_BUDGET`).
+pub(crate) const REGEX_BUDGET: usize = 8192;
+/// The cost of a pattern refused for its size: it may have taken as long as 64 others.
+const TOO_BIG_COST: usize = 64;
 
 /// The macros in force, carried by the caller through one assembly.
 ///
@@ -114,9 +120,8 @@ impl Macros {
         self.defs.iter().map(|(k, v)| (k.as_str(), &**v))
     }
 
-    /// The compiled form of `pattern`, from the cache or compiled now; the error is a
-    /// lower-case message.
-    pub(crate) fn regex(&mut self, pattern: &str) -> Result<&Regex, &str> {
+    /// The compiled form of `pattern`, from the cache or compiled now.
+    pub(crate) fn regex(&mut self, pattern: &str) -> Result<&Regex, RegexError<'_>> {
         self.regexes.get(pattern)
     }
 
@@ -136,21 +141,41 @@ pub fn is_macro_name(name: &str) -> bool {
 /// A compiled pattern, or the message saying why it does not compile.
 type Compiled = Result<Regex, Box<str>>;
 
+/// Why a pattern cannot be used.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum RegexError<'a> {
+    /// It does not compile; the lower-case message says why.
+    Invalid(&'a str),
+    /// The assembly's patterns spent the compilation budget.
+    Budget,
+}
+
 /// Compiled patterns, and the messages of those that do not compile.
 #[derive(Debug, Clone, Default)]
 struct RegexCache {
     map: HashMap<Box<str>, Compiled>,
     /// The last pattern compiled past the cache limit, kept only to lend it out.
     overflow: Option<Compiled>,
+    /// What compiling has cost so far (see [`REGEX_BUDGET`]).
+    spent: usize,
 }
 
 impl RegexCache {
-    fn get(&mut self, pattern: &str) -> Result<&Regex, &str> {
+    fn get(&mut self, pattern: &str) -> Result<&Regex, RegexError<'_>> {
         // Two lookups instead of the entry API, so a hit does not allocate the key.
         if self.map.contains_key(pattern) {
             return as_ref(&self.map[pattern]);
         }
+        if self.spent >= REGEX_BUDGET {
+            return Err(RegexError::Budget);
+        }
         let compiled = compile(pattern);
+        self.spent += match &compiled {
+            Err(message) if message.starts_with("the compiled pattern would exceed") => {
+                TOO_BIG_COST
+            }
+            _ => 1,
+        };
         if self.map.len() < REGEX_CACHE_LIMIT {
             let entry = self.map.entry(pattern.into()).or_insert(compiled);
             return as_ref(entry);
@@ -159,10 +184,10 @@ impl RegexCache {
     }
 }
 
-fn as_ref(entry: &Compiled) -> Result<&Regex, &str> {
+fn as_ref(entry: &Compiled) -> Result<&Regex, RegexError<'_>> {
     match entry {
         Ok(re) => Ok(re),
-        Err(message) => Err(message),
+        Err(message) => Err(RegexError::Invalid(message)),
     }
 }
 
@@ -249,9 +274,9 @@ mod tests {
     #[test]
     fn regex_messages() {
         let mut cache = RegexCache::default();
-        assert_eq!(cache.get("(").unwrap_err(), "unclosed group");
+        assert_eq!(cache.get("(").unwrap_err(), RegexError::Invalid("unclosed group"));
         assert!(cache.get("a+").unwrap().is_match("baa"));
-        let big = cache.get(r"\w{1000}{1000}").unwrap_err();
+        let Err(RegexError::Invalid(big)) = cache.get(r"\w{1000}{1000}") else { panic!() };
         assert!(big.starts_with("the compiled pattern would exceed"), "{big}");
         assert_eq!(cache.map.len(), 3);
     }
@@ -267,7 +292,7 @@ mod tests {
             r"(?i)\w{200}\W{200}\d{200}",
         ] {
             let start = std::time::Instant::now();
-            let err = cache.get(pattern).unwrap_err();
+            let Err(RegexError::Invalid(err)) = cache.get(pattern) else { panic!("{pattern}") };
             assert!(err.contains("limit"), "{pattern}: {err}");
             // Generous for debug builds on a loaded machine; a stall would take far longer.
             assert!(start.elapsed().as_secs() < 5, "{pattern} took {:?}", start.elapsed());
@@ -298,5 +323,31 @@ mod tests {
         assert_eq!(err.kind(), &ErrorKind::InvalidName);
         assert!(err.to_string().starts_with("invalid macro name `a-b`"));
         assert_eq!(m.len(), 2);
+    }
+}
+
+#[cfg(test)]
+mod budget_tests {
+    use super::*;
+
+    #[test]
+    fn oversized_patterns_spend_the_budget_fast() {
+        let mut macros = Macros::new();
+        let mut budget = 0;
+        for i in 0..20_000 {
+            match macros.regex(&format!("\\w{{200}}{i}")) {
+                Err(RegexError::Budget) => budget += 1,
+                Err(RegexError::Invalid(m)) => assert!(m.contains("exceed"), "{m}"),
+                Ok(_) => panic!("\\w{{200}} fits the size limit"),
+            }
+        }
+        // 8192 / 64 oversized compilations, then none.
+        assert_eq!(budget, 20_000 - REGEX_BUDGET / TOO_BIG_COST);
+        // A pattern already compiled is still served.
+        let mut macros = Macros::new();
+        assert!(macros.regex("a+").is_ok());
+        macros.regexes.spent = REGEX_BUDGET;
+        assert!(macros.regex("a+").is_ok());
+        assert_eq!(macros.regex("b+").unwrap_err(), RegexError::Budget);
     }
 }

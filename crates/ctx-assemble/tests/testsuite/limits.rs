@@ -176,3 +176,50 @@ fn over_long_paths_are_bad_paths() {
     let openers = asm.assemble_str(&format!("{}\n", format!("@[{long}").repeat(200)), "-");
     assert_eq!(codes(&openers), [Code::Unterminated]);
 }
+
+/// Many distinct, costly patterns: compiled once each within the run's regex budget, then
+/// `E_BUDGET`; the run ends.
+#[test]
+fn a_regex_bomb_hits_the_regex_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello\n").unwrap();
+    let calls: String = (0..500)
+        .map(|i| format!("@[grep{{\"pattern\":\"\\\\w{{60}}{i}\",\"uri\":\"a.txt\"}}]\n"))
+        .collect();
+    let assembly = assembler(dir.path(), Options::default()).assemble_str(&calls, "-");
+    let budget = assembly.diagnostics.iter().filter(|d| d.code == Code::Budget).count();
+    assert!(budget > 400, "{budget} calls over the budget");
+    assert!(
+        assembly.diagnostics[0].message.contains("pattern too large"),
+        "{:?}",
+        assembly.diagnostics[0]
+    );
+    let last = assembly.diagnostics.last().unwrap();
+    assert!(last.message.contains("regex budget"), "{last:?}");
+}
+
+/// Every cut a tool makes is visible in its output and raises `W_LIMIT`.
+#[test]
+fn tools_say_where_they_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..5 {
+        std::fs::write(dir.path().join(format!("f{i}.txt")), "match\nmatch\n").unwrap();
+    }
+    std::fs::write(dir.path().join("bin.dat"), b"match\0binary").unwrap();
+    let run = |doc: &str, limits: ctx_assemble::Limits| {
+        let options = Options { limits, ..Options::default() };
+        assembler(dir.path(), options).assemble_str(doc, "-")
+    };
+    let at_max = run("@[grep{\"pattern\":\"match\",\"max\":3}]", Default::default());
+    assert!(at_max.content.contains("[... more matches omitted: grep stopped at max 3 ...]"));
+    assert!(at_max.content.contains("[... 1 files skipped: 1 binary ...]"), "{}", at_max.content);
+    assert_eq!(codes(&at_max), [Code::Limit]);
+    let scan = ctx_assemble::Limits { max_scan_bytes: 20, ..Default::default() };
+    let scanned = run("@[grep{\"pattern\":\"match\"}]", scan);
+    assert!(
+        scanned.content.contains("more entries omitted: the scan budget is spent"),
+        "{}",
+        scanned.content
+    );
+    assert_eq!(codes(&scanned), [Code::Limit]);
+}

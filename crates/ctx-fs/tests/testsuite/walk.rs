@@ -261,3 +261,19 @@ fn walk_options_bound_one_walk() {
         ["a/", "a/b/", "a/b/c.md", "a/d.md", "e.md", "f.md"]
     );
 }
+
+/// ruff's `.ignore` brings back a hidden folder with `!/.github/`; the `ignore` crate (and
+/// ripgrep) then walk it, and so does ctx. Other hidden entries stay out.
+#[test]
+fn a_negation_brings_back_a_hidden_folder() {
+    let fx = Fixture::new();
+    fx.write(".ignore", "!/.github/\n")
+        .write(".github/workflows/ci.yaml", "on: push")
+        .write(".hidden/x.md", "x")
+        .write("src/a.rs", "a");
+    let walk = fx.sandbox().walk(&fx.sandbox().workspace()).unwrap();
+    assert_eq!(
+        list(&walk),
+        [".github/", ".github/workflows/", ".github/workflows/ci.yaml", "src/", "src/a.rs"]
+    );
+}

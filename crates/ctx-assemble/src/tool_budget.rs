@@ -1,0 +1,174 @@
+//! What the tools of one run may spend (issue of bounded runs, assembly.md §4): regular
+//! expressions compiled, bytes scanned, and walks shared between calls; and the warnings tools
+//! raise about cuts they made (`W_LIMIT`).
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use ctx_fs::{Location, Sandbox, Walk};
+use ctx_syntax::Code;
+use regex_automata::meta::{Config, Regex};
+
+use crate::tools::ToolError;
+
+/// Largest compiled form of one pattern, for each of its engines.
+const PATTERN_LIMIT: usize = 1 << 20;
+
+/// A run's tool budget. Shared by every tool call of one assembly.
+#[derive(Debug)]
+pub struct ToolBudget {
+    max_scan_bytes: u64,
+    scanned: AtomicU64,
+    max_regex_bytes: usize,
+    regexes: Mutex<Regexes>,
+    walks: Mutex<HashMap<Location, Arc<Walk>>>,
+    warnings: Mutex<Vec<(Code, String)>>,
+}
+
+#[derive(Debug, Default)]
+struct Regexes {
+    compiled: HashMap<String, Result<Arc<Regex>, String>>,
+    /// Memory the compiled patterns hold.
+    spent: usize,
+}
+
+impl ToolBudget {
+    /// A budget of `max_scan_bytes` bytes that tools may read and search, and `max_regex_bytes`
+    /// bytes of compiled regular expressions (0: no limit for either).
+    pub fn new(max_scan_bytes: u64, max_regex_bytes: usize) -> ToolBudget {
+        ToolBudget {
+            max_scan_bytes,
+            scanned: AtomicU64::new(0),
+            max_regex_bytes,
+            regexes: Mutex::default(),
+            walks: Mutex::default(),
+            warnings: Mutex::default(),
+        }
+    }
+
+    /// The compiled form of `pattern`, compiled once per run. A pattern over the size limit
+    /// is `E_TOOL_ARGS`; once the run's patterns hold the regex budget, a new one is
+    /// `E_BUDGET`.
+    ///
+    /// # Errors
+    ///
+    /// As said above.
+    pub fn regex(&self, pattern: &str) -> Result<Arc<Regex>, ToolError> {
+        let mut regexes = self.regexes.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = regexes.compiled.get(pattern) {
+            return found.clone().map_err(ToolError::args);
+        }
+        if self.max_regex_bytes > 0 && regexes.spent >= self.max_regex_bytes {
+            return Err(ToolError {
+                code: Code::Budget,
+                message: format!(
+                    "regex budget of {} bytes spent by the patterns of this run; this one is not compiled",
+                    self.max_regex_bytes
+                ),
+            });
+        }
+        let config = Config::new()
+            .nfa_size_limit(Some(PATTERN_LIMIT))
+            .onepass_size_limit(Some(PATTERN_LIMIT))
+            .dfa_size_limit(Some(PATTERN_LIMIT))
+            .hybrid_cache_capacity(PATTERN_LIMIT);
+        let built = Regex::builder().configure(config).build(pattern);
+        // A pattern refused for its size may have cost as much as the limit before it was
+        // refused, so it is charged that much: a stream of oversized patterns ends fast.
+        regexes.spent += pattern.len()
+            + match &built {
+                Ok(regex) => regex.memory_usage(),
+                Err(e) if e.size_limit().is_some() => PATTERN_LIMIT,
+                Err(_) => 0,
+            };
+        let compiled = built.map(Arc::new).map_err(|e| match e.size_limit() {
+            Some(limit) => format!("pattern too large: its compiled form passes {limit} bytes"),
+            None => format!("bad pattern: {}", first_line(&e.to_string())),
+        });
+        regexes.compiled.insert(pattern.to_owned(), compiled.clone());
+        compiled.map_err(ToolError::args)
+    }
+
+    /// Takes `bytes` from the scan budget; `false` (taking nothing) when they do not fit.
+    pub fn scan(&self, bytes: u64) -> bool {
+        if self.max_scan_bytes == 0 {
+            return true;
+        }
+        self.scanned
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |spent| {
+                (spent + bytes <= self.max_scan_bytes).then_some(spent + bytes)
+            })
+            .is_ok()
+    }
+
+    /// The scan budget (0: none).
+    pub fn max_scan_bytes(&self) -> u64 {
+        self.max_scan_bytes
+    }
+
+    /// The walk of `dir`, walked once per run and shared by the calls that need it.
+    ///
+    /// # Errors
+    ///
+    /// When the sandbox refuses the walk.
+    pub fn walk(&self, sandbox: &Sandbox, dir: &Location) -> Result<Arc<Walk>, ctx_fs::Error> {
+        let mut walks = self.walks.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(walk) = walks.get(dir) {
+            return Ok(walk.clone());
+        }
+        let walk = Arc::new(sandbox.walk(dir)?);
+        walks.insert(dir.clone(), walk.clone());
+        Ok(walk)
+    }
+
+    /// Raises a warning about the call being made (a cut, files left out).
+    pub fn warn(&self, code: Code, message: impl Into<String>) {
+        self.warnings.lock().unwrap_or_else(|e| e.into_inner()).push((code, message.into()));
+    }
+
+    /// The warnings raised since the last call.
+    pub(crate) fn take_warnings(&self) -> Vec<(Code, String)> {
+        std::mem::take(&mut *self.warnings.lock().unwrap_or_else(|e| e.into_inner()))
+    }
+}
+
+impl Default for ToolBudget {
+    /// 256 MiB to scan, 64 MiB of compiled patterns.
+    fn default() -> ToolBudget {
+        ToolBudget::new(256 << 20, 64 << 20)
+    }
+}
+
+fn first_line(s: &str) -> &str {
+    s.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or(s).trim()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patterns_compile_once_and_within_the_budget() {
+        let budget = ToolBudget::new(0, 200_000);
+        let a = budget.regex("ab+c").unwrap();
+        let again = budget.regex("ab+c").unwrap();
+        assert!(Arc::ptr_eq(&a, &again), "compiled once");
+        assert_eq!(budget.regex("(").unwrap_err().code, Code::ToolArgs);
+        let mut codes = Vec::new();
+        for i in 0..2000 {
+            codes.push(budget.regex(&format!("x{i}[a-z]{{1,20}}")).err().map(|e| e.code));
+        }
+        assert_eq!(codes[0], None);
+        assert_eq!(codes.last().copied().flatten(), Some(Code::Budget), "the budget ends it");
+    }
+
+    #[test]
+    fn the_scan_budget_takes_all_or_nothing() {
+        let budget = ToolBudget::new(10, 0);
+        assert!(budget.scan(6));
+        assert!(!budget.scan(6));
+        assert!(budget.scan(4));
+        assert!(ToolBudget::new(0, 0).scan(u64::MAX), "0 is no limit");
+    }
+}
