@@ -96,8 +96,11 @@ pub(crate) fn context_with_cache(
 pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("suggest", false)?;
     let prompt = match &args.prompt {
-        Some(text) => text.clone(),
-        None => input::read_stdin()?,
+        Some(text) => {
+            input::check_size(text, settings.input_cap(), "the prompt")?;
+            text.clone()
+        }
+        None => input::read_stdin(settings.input_cap())?,
     };
     let ctx = settings.suggest_context(Mode::Append, Format::Xml)?;
     let opts = SuggestOptions::default()
