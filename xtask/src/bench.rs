@@ -48,9 +48,14 @@ impl Args {
 /// The filter that selects the process-level measurements only.
 const PROCESS_FILTER: &str = "process";
 
+/// The filter that selects the suggestion measurements only (`docs/suggest.md`).
+const SUGGEST_FILTER: &str = "suggest";
+
 pub(crate) fn run(root: &Path, args: &Args) -> Result {
     let mut measured = Vec::new();
-    if args.filter.as_deref() != Some(PROCESS_FILTER) {
+    if args.filter.as_deref() == Some(SUGGEST_FILTER) {
+        measured.extend(process::run_suggest(root, args.quick)?);
+    } else if args.filter.as_deref() != Some(PROCESS_FILTER) {
         measured.extend(run_divan(root, args)?);
     }
     if args.filter.as_deref().is_none_or(|filter| filter == PROCESS_FILTER) {
@@ -288,6 +293,8 @@ enum Target {
     RatioAtLeast(f64),
     /// A peak resident set of at most this many MiB.
     MibAtMost(f64),
+    /// A median time of at most this many seconds.
+    SecondsAtMost(f64),
 }
 
 /// What is compared with what, in the order of the table.
@@ -416,6 +423,40 @@ const PAIRS: &[Pair] = &[
         baseline: None,
         target: None,
     },
+    Pair {
+        label: "ctx index, cold",
+        bench: process::INDEX_COLD,
+        baseline: Some(Baseline {
+            label: "list + cat",
+            bench: process::LIST_CAT,
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::SecondsAtMost(3.0)),
+    },
+    Pair {
+        label: "ctx suggest, warm index",
+        bench: process::QUERY_WARM,
+        baseline: None,
+        target: Some(Target::SecondsAtMost(0.05)),
+    },
+    Pair {
+        label: "ctx index after one change",
+        bench: process::INDEX_UPDATE,
+        baseline: None,
+        target: Some(Target::SecondsAtMost(0.1)),
+    },
+    Pair {
+        label: "suggestion index on disk",
+        bench: process::INDEX_BYTES,
+        baseline: None,
+        target: None,
+    },
+    Pair {
+        label: "peak memory of a cold ctx index",
+        bench: process::INDEX_PEAK,
+        baseline: None,
+        target: None,
+    },
 ];
 
 /// A line of the summary table, as text.
@@ -464,6 +505,9 @@ fn pair(measured: &[Measured]) -> Vec<Line> {
             Some(Target::MibAtMost(limit)) => {
                 verdict(format!("≤ {limit} MiB"), Some(this.value.amount() <= limit * MIB))
             }
+            Some(Target::SecondsAtMost(limit)) => {
+                verdict(format!("≤ {}", format_seconds(limit)), Some(this.value.amount() <= limit))
+            }
         };
         lines.push(Line {
             measure,
@@ -477,7 +521,7 @@ fn pair(measured: &[Measured]) -> Vec<Line> {
     lines
 }
 
-const MIB: f64 = 1024.0 * 1024.0;
+pub(crate) const MIB: f64 = 1024.0 * 1024.0;
 
 fn verdict(target: String, met: Option<bool>) -> String {
     match met {

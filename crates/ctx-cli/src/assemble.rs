@@ -41,7 +41,6 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
 pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
     let format = settings.assembly_format("expand", Format::Xml)?;
     let mode = settings.mode.unwrap_or(Mode::Append);
-    let ctx = settings.context(mode, format)?;
     let text = match &args.text {
         Some(text) => {
             input::check_size(text, settings.input_cap(), "the prompt")?;
@@ -49,6 +48,10 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
         }
         None => input::read_stdin(settings.input_cap())?,
     };
+    if args.auto || settings.autocontext.enabled {
+        return crate::suggest::expand_auto(settings, &text, mode, format);
+    }
+    let ctx = settings.context(mode, format)?;
     let progress = Progress::start(show_progress(settings), "expanding the prompt".to_owned());
     let mut out = BufWriter::new(io::stdout().lock());
     let assembly =

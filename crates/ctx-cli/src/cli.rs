@@ -34,6 +34,10 @@ pub(crate) enum Command {
     Lsp,
     /// Serve the Model Context Protocol on standard input and output (for agents).
     Mcp,
+    /// Build or update the suggestion index of the root and print what it holds.
+    Index(crate::index::IndexArgs),
+    /// The files and line ranges most relevant to a prompt, ranked, with one-line summaries.
+    Suggest(crate::suggest::SuggestArgs),
 }
 
 /// Output formats; each command accepts the ones that make sense for it.
@@ -204,6 +208,9 @@ pub(crate) struct AssembleArgs {
 pub(crate) struct ExpandArgs {
     /// The prompt; without it, standard input is read (an empty input is an empty prompt).
     pub(crate) text: Option<String>,
+    /// Append the top suggested files (`ctx suggest`) after the prompt's own mentions.
+    #[arg(long)]
+    pub(crate) auto: bool,
 }
 
 #[derive(Debug, Args)]

@@ -62,6 +62,12 @@ pub(crate) struct Config {
     pub(crate) color: Option<ColorChoice>,
     /// No warnings.
     pub(crate) quiet: Option<bool>,
+    /// `ctx expand` appends suggested files, as `--auto` does.
+    pub(crate) autocontext: Option<bool>,
+    /// Most files `--auto` appends (default 5).
+    pub(crate) autocontext_max_files: Option<usize>,
+    /// Token budget of what `--auto` appends (default 2000).
+    pub(crate) autocontext_max_tokens: Option<usize>,
 }
 
 /// A configuration and the directory its relative paths start from.

@@ -11,6 +11,7 @@ mod cli;
 mod complete;
 mod config;
 mod diag;
+mod index;
 mod input;
 mod lsp;
 mod mcp;
@@ -18,6 +19,7 @@ mod parse;
 mod progress;
 mod refs;
 mod settings;
+mod suggest;
 mod watch;
 
 use std::io::{self, Write};
@@ -68,6 +70,8 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Complete(args) => complete::run(&settings, args),
         Command::Lsp => lsp::run(&settings),
         Command::Mcp => mcp::run(&settings),
+        Command::Index(args) => index::run(&settings, args),
+        Command::Suggest(args) => suggest::run(&settings, args),
         Command::Completions(_) => unreachable!("handled above"),
     }
 }

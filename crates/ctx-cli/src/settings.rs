@@ -51,6 +51,10 @@ pub(crate) struct Settings {
     /// The same for diagnostics that are a command's result, written to standard output
     /// (`ctx check`): rich only when standard output is a terminal.
     pub(crate) stdout_style: Style,
+    /// What `ctx expand` appends from suggestions.
+    pub(crate) autocontext: crate::suggest::AutoContext,
+    /// The global `--max-tokens`, as given (`ctx suggest` takes it as its budget).
+    pub(crate) max_tokens_arg: Option<usize>,
 }
 
 /// `0` means no limit on the command line; the file-size cap has no "0" of its own. (Not
@@ -201,6 +205,8 @@ impl Settings {
             quiet: flag(args.quiet, file.quiet),
             style,
             stdout_style,
+            autocontext: crate::suggest::AutoContext::from_config(file),
+            max_tokens_arg: args.max_tokens,
         })
     }
 
@@ -289,6 +295,21 @@ impl Settings {
         };
         // One process assembles once: a small content cache serves the files read twice
         // (diamonds) without holding a large tree in memory.
+        self.builder(options)
+    }
+
+    /// The context of the suggestion commands: [`Settings::context`] with the index stored
+    /// under the cache directory (`CTX_CACHE_DIR`, else the user's cache directory + `ctx`).
+    pub(crate) fn suggest_context(
+        &self,
+        mode: Mode,
+        format: Format,
+    ) -> anyhow::Result<ctx::Context> {
+        crate::suggest::context_with_cache(self, self.options.clone(), mode, format)
+    }
+
+    /// The context builder of [`Settings::context`], before it is built.
+    pub(crate) fn builder(&self, options: Options) -> ctx::ContextBuilder {
         let mut builder = ctx::Context::builder()
             .root(&self.root)
             .options(options)

@@ -83,6 +83,7 @@ mod location;
 mod overlay;
 mod path;
 mod sandbox;
+mod store;
 mod walk;
 #[cfg(feature = "watch")]
 mod watch;
@@ -96,6 +97,7 @@ pub use location::{FileKind, Location, RootId, RootKind, Stat};
 pub use overlay::Overlay;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
+pub use store::{Store, StoreLock};
 pub use walk::{SkipReason, Skipped, Walk, WalkEntry, WalkOptions};
 #[cfg(feature = "watch")]
 pub use watch::Watcher;

@@ -29,6 +29,11 @@ pub struct WalkEntry {
     pub kind: FileKind,
     /// Length in bytes.
     pub len: u64,
+    /// Last modification time, where the platform has one.
+    pub modified: Option<std::time::SystemTime>,
+    /// The inode number on Unix (0 elsewhere), so a file replaced by
+    /// another of the same length and time is still told apart.
+    pub inode: u64,
     /// Level below the walked directory, its own entries being level 1.
     pub depth: usize,
     /// Whether the entry was reached through a symbolic link.
@@ -359,11 +364,11 @@ impl<'a> Walker<'a> {
                     continue;
                 }
                 let node = Node { canonical: child, shown: child_shown, depth };
-                self.enter(Source::Child(&dir, &name, via), node, md.len());
+                self.enter(Source::Child(&dir, &name, via), node, &md);
             } else if md.is_file() {
                 if !ignored(&chain, &child, false) {
                     let node = Node { canonical: child, shown: child_shown, depth };
-                    self.push(node, FileKind::File, md.len(), via);
+                    self.push(node, FileKind::File, &md, via);
                 }
             } else if !ignored(&chain, &child, false) {
                 self.skip(&child_shown, SkipReason::NotRegular);
@@ -372,14 +377,14 @@ impl<'a> Walker<'a> {
     }
 
     /// Lists a directory and descends into it within the limits.
-    fn enter(&mut self, source: Source<'_>, node: Node, len: u64) {
+    fn enter(&mut self, source: Source<'_>, node: Node, md: &cap_std::fs::Metadata) {
         let via_symlink = match source {
             Source::Child(_, _, via) => via,
             Source::Link => true,
         };
         let Node { canonical, shown, depth } = node;
         let listed = Node { canonical: canonical.clone(), shown: shown.clone(), depth };
-        self.push(listed, FileKind::Dir, len, via_symlink);
+        self.push(listed, FileKind::Dir, md, via_symlink);
         if self.out.truncated {
             return;
         }
@@ -440,9 +445,9 @@ impl<'a> Walker<'a> {
             if self.visited.contains(&target) || parent.starts_with(&target) {
                 return self.skip(&shown, SkipReason::Cycle);
             }
-            self.enter(Source::Link, Node { canonical: target, shown, depth }, md.len());
+            self.enter(Source::Link, Node { canonical: target, shown, depth }, &md);
         } else if md.is_file() {
-            self.push(Node { canonical: target, shown, depth }, FileKind::File, md.len(), true);
+            self.push(Node { canonical: target, shown, depth }, FileKind::File, &md, true);
         } else {
             self.skip(&shown, SkipReason::NotRegular);
         }
@@ -534,7 +539,7 @@ impl<'a> Walker<'a> {
         builder.build().ok().map(Arc::new)
     }
 
-    fn push(&mut self, node: Node, kind: FileKind, len: u64, via_symlink: bool) {
+    fn push(&mut self, node: Node, kind: FileKind, md: &cap_std::fs::Metadata, via_symlink: bool) {
         let Node { canonical, shown, depth } = node;
         if let Some(filter) = &self.filter {
             if kind != FileKind::File {
@@ -553,7 +558,9 @@ impl<'a> Walker<'a> {
             path: join(&shown),
             location: Location::new(self.root, &canonical),
             kind,
-            len,
+            len: md.len(),
+            modified: md.modified().ok().map(|t| t.into_std()),
+            inode: inode_of(md),
             depth,
             via_symlink,
         });
@@ -589,4 +596,15 @@ fn verdict(chain: &[(usize, Arc<Gitignore>)], path: &[String], is_dir: bool) -> 
 
 fn join(comps: &[String]) -> Utf8PathBuf {
     Utf8PathBuf::from(comps.join("/"))
+}
+
+#[cfg(unix)]
+fn inode_of(md: &cap_std::fs::Metadata) -> u64 {
+    use cap_std::fs::MetadataExt;
+    md.ino()
+}
+
+#[cfg(not(unix))]
+fn inode_of(_: &cap_std::fs::Metadata) -> u64 {
+    0
 }

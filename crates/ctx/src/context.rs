@@ -33,6 +33,8 @@ pub enum ErrorKind {
     Io(io::Error),
     /// A background task failed.
     Task(String),
+    /// The suggestion index could not be built, read or stored.
+    Suggest(ctx_suggest::Error),
 }
 
 impl Error {
@@ -46,6 +48,7 @@ impl Error {
         match &self.kind {
             ErrorKind::Fs(err) => Some(err.code()),
             ErrorKind::Binary(_) => Some(Code::Binary),
+            ErrorKind::Suggest(err) => Some(err.code()),
             _ => None,
         }
     }
@@ -77,6 +80,7 @@ impl fmt::Display for Error {
             ErrorKind::Binary(path) => write!(f, "binary file: {path}"),
             ErrorKind::Io(err) => write!(f, "cannot write the output: {err}"),
             ErrorKind::Task(why) => write!(f, "background task failed: {why}"),
+            ErrorKind::Suggest(err) => write!(f, "{}: {err}", err.code()),
         }
     }
 }
@@ -99,6 +103,7 @@ pub struct ContextBuilder {
     tools: Tools,
     resolver: Option<Arc<dyn Resolver>>,
     overlay: Option<Overlay>,
+    cache_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for ContextBuilder {
@@ -126,6 +131,7 @@ impl Default for ContextBuilder {
             tools: Tools::builtin(),
             resolver: None,
             overlay: None,
+            cache_dir: None,
         }
     }
 }
@@ -239,6 +245,14 @@ impl ContextBuilder {
         self
     }
 
+    /// Where the suggestion index is stored between runs (for example
+    /// `~/.cache/ctx`); without it, [`Context::suggest`] keeps its index in
+    /// memory only.
+    pub fn cache_dir(mut self, dir: impl AsRef<Path>) -> ContextBuilder {
+        self.cache_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
     /// Opens the roots and builds the context.
     ///
     /// # Ambient Authority
@@ -291,11 +305,21 @@ impl ContextBuilder {
             builder = builder.overlay(overlay);
         }
         let sandbox = builder.open(authority).map_err(ErrorKind::Fs)?;
+        let store = match &self.cache_dir {
+            Some(dir) => {
+                Some(Arc::new(ctx_fs::Store::open(utf8(dir)?, authority).map_err(ErrorKind::Fs)?))
+            }
+            None => None,
+        };
         let mut assembler = Assembler::new(Arc::new(sandbox), self.options).with_tools(self.tools);
         if let Some(resolver) = self.resolver {
             assembler = assembler.with_resolver(resolver);
         }
-        Ok(Context { assembler: Arc::new(assembler), paths: Arc::default() })
+        Ok(Context {
+            assembler: Arc::new(assembler),
+            paths: Arc::default(),
+            suggest: crate::suggestions::State::new(store),
+        })
     }
 }
 
@@ -311,6 +335,7 @@ pub struct Context {
     assembler: Arc<Assembler>,
     /// The paths walked for completions, shared by the clones.
     paths: Arc<crate::complete::PathCache>,
+    pub(crate) suggest: crate::suggestions::State,
 }
 
 impl Context {

@@ -9,7 +9,8 @@
 //! - [`syntax`]: the grammar (no I/O);
 //! - [`fs`]: the sandbox every read goes through;
 //! - [`preprocess`]: directives and macros (no I/O);
-//! - [`assemble`]: the recursive walk, front matter, tools and rendering.
+//! - [`assemble`]: the recursive walk, front matter, tools and rendering;
+//! - [`suggest`]: the files and line ranges that matter for a prompt.
 //!
 //! # Example
 //!
@@ -27,18 +28,22 @@ pub use ctx_assemble as assemble;
 pub use ctx_diagnostics as diagnostics;
 pub use ctx_fs as fs;
 pub use ctx_preprocess as preprocess;
+pub use ctx_suggest as suggest;
 pub use ctx_syntax as syntax;
 
 mod complete;
 mod context;
 mod depends;
+mod suggestions;
 
 pub use complete::Completion;
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
 pub use ctx_assemble::{Assembly, Format, Limits, Mode, OnError, Options, Resolution, Resolver};
 pub use ctx_diagnostics::{Code, Severity};
+pub use ctx_suggest::{Index, Suggestion, UpdateStats};
 pub use depends::Dependencies;
+pub use suggestions::SuggestOptions;
 
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]

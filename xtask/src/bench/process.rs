@@ -25,6 +25,10 @@ use std::time::{Duration, Instant};
 use super::{Measured, Value, format_rate, format_seconds};
 use crate::{Result, cargo, display, run_command};
 
+mod suggest;
+
+pub(super) use suggest::{INDEX_BYTES, INDEX_COLD, INDEX_PEAK, INDEX_UPDATE, LIST_CAT, QUERY_WARM};
+
 pub(super) const COMPLETE: &str = "process/complete";
 pub(super) const FIND: &str = "process/find";
 pub(super) const ASSEMBLE: &str = "process/assemble";
@@ -72,7 +76,19 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     fs::create_dir_all(&data)?;
     let mut measured = completion(&ctx, &data, &sizes)?;
     measured.extend(assembly(&ctx, &data, &sizes)?);
+    measured.extend(suggest::run(&ctx, &data, &sizes)?);
     Ok(measured)
+}
+
+/// The suggestion measurements alone (`cargo xtask bench suggest`).
+pub(super) fn run_suggest(root: &Path, quick: bool) -> Result<Vec<Measured>> {
+    let sizes = if quick { QUICK } else { FULL };
+    run_command(cargo(root).args(["build", "--release", "-p", "ctx-cli"]))?;
+    let target = target_dir(root);
+    let ctx = target.join("release").join(format!("ctx{}", env::consts::EXE_SUFFIX));
+    let data = target.join("bench-data");
+    fs::create_dir_all(&data)?;
+    suggest::run(&ctx, &data, &sizes)
 }
 
 /// Cargo's target directory: `$CARGO_TARGET_DIR` (relative to the repository root, where xtask
@@ -318,6 +334,12 @@ impl Memory {
                 wrapped.args(["-f", "%M"]).arg(cmd.get_program()).args(cmd.get_args());
                 if let Some(dir) = cmd.get_current_dir() {
                     wrapped.current_dir(dir);
+                }
+                for (key, value) in cmd.get_envs() {
+                    match value {
+                        Some(value) => wrapped.env(key, value),
+                        None => wrapped.env_remove(key),
+                    };
                 }
                 wrapped
             }

@@ -1,0 +1,76 @@
+//! `ctx index`: build or update the suggestion index of the root and print what it holds.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::Args;
+use ctx::{Format, Mode};
+
+use crate::settings::Settings;
+
+#[derive(Debug, Args)]
+pub(crate) struct IndexArgs {}
+
+/// `ctx index [--format text|json]`.
+pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<ExitCode> {
+    let json = settings.json_or_text("index", false)?;
+    let ctx = settings.suggest_context(Mode::Append, Format::Xml)?;
+    let show = settings.style.stderr_tty && !settings.quiet;
+    let progress = crate::progress::Progress::start(show, "indexing the workspace".to_owned());
+    let stats = ctx.update_index()?;
+    drop(progress);
+    let (terms, symbols, definitions, classes) = ctx.with_index(|index| {
+        (index.term_count(), index.symbol_count(), index.definition_count(), index.class_counts())
+    })?;
+    let cache = crate::suggest::cache_dir()?;
+    let mut out = io::stdout().lock();
+    if json {
+        let classes: serde_json::Map<String, serde_json::Value> =
+            classes.iter().map(|(c, n)| (c.name().to_owned(), (*n).into())).collect();
+        let value = serde_json::json!({
+            "root": ctx.sandbox().root_path(ctx.sandbox().workspace().root()).as_str(),
+            "cache_dir": cache.display().to_string(),
+            "files": stats.files,
+            "indexed": stats.indexed,
+            "reused": stats.reused,
+            "removed": stats.removed,
+            "rebuilt_corrupt": stats.rebuilt_corrupt,
+            "truncated": stats.truncated,
+            "terms": terms,
+            "symbols": symbols,
+            "definitions": definitions,
+            "classes": classes,
+            "bytes": stats.bytes,
+            "elapsed_ms": (stats.elapsed.as_secs_f64() * 1e5).round() / 100.0,
+        });
+        // Serialised first, so that a closed pipe is an I/O error (success), not a JSON one.
+        let text = serde_json::to_string_pretty(&value)?;
+        writeln!(out, "{text}")?;
+    } else {
+        let classes: Vec<String> =
+            classes.iter().map(|(c, n)| format!("{n} {}", c.name())).collect();
+        writeln!(
+            out,
+            "{} files ({}), {} read, {} unchanged, {} removed{}",
+            stats.files,
+            classes.join(", "),
+            stats.indexed,
+            stats.reused,
+            stats.removed,
+            if stats.rebuilt_corrupt { ", rebuilt (the stored index was corrupt)" } else { "" },
+        )?;
+        if stats.truncated {
+            writeln!(out, "the walk stopped at the entry limit: some files are left out")?;
+        }
+        writeln!(out, "{terms} terms, {symbols} symbols, {definitions} definitions")?;
+        writeln!(
+            out,
+            "{} bytes in {}, {:.1} ms",
+            stats.bytes,
+            cache.display(),
+            stats.elapsed.as_secs_f64() * 1000.0
+        )?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

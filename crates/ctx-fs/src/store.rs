@@ -1,0 +1,165 @@
+//! A private state directory (caches, indexes) that ctx writes to.
+//!
+//! The sandbox only reads; what ctx keeps between runs (such as the
+//! suggestion index) lives in a [`Store`]: one directory, opened once with
+//! ambient authority, in which files are named by a single plain name and
+//! replaced atomically (written to a temporary file, then renamed), so a
+//! reader never sees half a file and two writers never mix their bytes.
+
+use std::io::{Read, Write};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use camino::{Utf8Path, Utf8PathBuf};
+use cap_std::AmbientAuthority;
+use cap_std::fs_utf8::Dir;
+
+use crate::error::{Error, ErrorKind, Result};
+
+/// A directory for ctx's own state, such as `~/.cache/ctx`.
+#[derive(Debug)]
+pub struct Store {
+    dir: Dir,
+    path: Utf8PathBuf,
+}
+
+/// An exclusive lock on a name of a [`Store`], released when dropped.
+///
+/// On Unix this is an advisory `flock` on a lock file beside the data, so
+/// two processes updating the same entry take turns; elsewhere it is a
+/// no-op and atomic replacement alone keeps the entry whole.
+#[derive(Debug)]
+pub struct StoreLock {
+    _file: cap_std::fs_utf8::File,
+}
+
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+impl Store {
+    /// Opens the directory at `path`, creating it (and its parents) when it
+    /// is missing.
+    ///
+    /// # Ambient Authority
+    ///
+    /// This opens `path` with the process's ambient authority, once; every
+    /// later access goes through the directory handle.
+    pub fn open(path: impl Into<Utf8PathBuf>, ambient: AmbientAuthority) -> Result<Store> {
+        let path = path.into();
+        Dir::create_ambient_dir_all(&path, ambient).map_err(|e| Error::io(path.as_str(), e))?;
+        let dir = Dir::open_ambient_dir(&path, ambient).map_err(|e| Error::io(path.as_str(), e))?;
+        Ok(Store { dir, path })
+    }
+
+    /// Where the store lives.
+    pub fn path(&self) -> &Utf8Path {
+        &self.path
+    }
+
+    /// The bytes stored under `name`, or `None` when there is no such entry.
+    pub fn read(&self, name: &str) -> Result<Option<Vec<u8>>> {
+        check(name)?;
+        let mut file = match self.dir.open(name) {
+            Ok(file) => file,
+            Err(e) if crate::error::is_not_found(&e) => return Ok(None),
+            Err(e) => return Err(Error::io(name, e)),
+        };
+        let len = file.metadata().map_or(0, |m| m.len());
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        file.read_to_end(&mut bytes).map_err(|e| Error::io(name, e))?;
+        Ok(Some(bytes))
+    }
+
+    /// Replaces the entry `name` with `bytes` atomically: a reader sees the
+    /// old bytes or the new ones, never a mix.
+    pub fn write(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        check(name)?;
+        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+        let temp = format!(".{name}.{}.{n}.tmp", std::process::id());
+        let written = (|| {
+            let mut file = self.dir.create(&temp)?;
+            file.write_all(bytes)?;
+            file.flush()?;
+            self.dir.rename(&temp, &self.dir, name)
+        })();
+        if let Err(e) = written {
+            let _ = self.dir.remove_file(&temp);
+            return Err(Error::io(name, e));
+        }
+        Ok(())
+    }
+
+    /// Removes the entry `name`; a missing entry is not an error.
+    pub fn remove(&self, name: &str) -> Result<()> {
+        check(name)?;
+        match self.dir.remove_file(name) {
+            Err(e) if !crate::error::is_not_found(&e) => Err(Error::io(name, e)),
+            _ => Ok(()),
+        }
+    }
+
+    /// Takes the exclusive lock of `name` (a file `name.lock`), waiting for
+    /// another holder to release it.
+    pub fn lock(&self, name: &str) -> Result<StoreLock> {
+        check(name)?;
+        let lock_name = format!("{name}.lock");
+        let file = self
+            .dir
+            .open_with(
+                &lock_name,
+                cap_std::fs::OpenOptions::new().create(true).truncate(false).write(true),
+            )
+            .map_err(|e| Error::io(&lock_name, e))?;
+        #[cfg(unix)]
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+            .map_err(|e| Error::io(&lock_name, e.into()))?;
+        Ok(StoreLock { _file: file })
+    }
+}
+
+/// Entry names are single plain file names.
+fn check(name: &str) -> Result<()> {
+    let plain = !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\'])
+        && crate::path::check_name(name).is_ok();
+    if plain {
+        Ok(())
+    } else {
+        Err(Error::new(ErrorKind::BadPath, name).with_detail("not a plain file name"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn write_read_replace_remove() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().join("a/b")).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        assert_eq!(store.read("x").unwrap(), None);
+        store.write("x", b"one").unwrap();
+        store.write("x", b"two").unwrap();
+        assert_eq!(store.read("x").unwrap().as_deref(), Some(&b"two"[..]));
+        {
+            let _lock = store.lock("x").unwrap();
+        }
+        store.remove("x").unwrap();
+        store.remove("x").unwrap();
+        assert_eq!(store.read("x").unwrap(), None);
+        let names: Vec<_> =
+            std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("x.lock")]);
+    }
+
+    #[test]
+    fn names_must_be_plain() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        for bad in ["", "..", "a/b", "../x", "a\\b"] {
+            assert_eq!(store.write(bad, b"").unwrap_err().kind(), ErrorKind::BadPath, "{bad}");
+        }
+    }
+}

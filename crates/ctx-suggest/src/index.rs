@@ -1,0 +1,832 @@
+//! The index: per file, the terms of five fields, the symbols it defines
+//! and references, and the stamp (length, modification time, inode) that
+//! tells when it must be read again; persisted in a [`Store`].
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant, UNIX_EPOCH};
+
+use ctx_fs::{Content, Sandbox, Store, WalkEntry};
+use serde::{Deserialize, Serialize};
+
+use crate::classify::{FileClass, classify};
+use crate::error::{Error, ErrorKind, Result};
+use crate::symbols::{self, Def, Lang};
+use crate::tokenize;
+
+/// The fields of a file, in the order of [`FIELDS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// The path's tokens.
+    Path,
+    /// Names the file defines.
+    Defs,
+    /// Names the file references.
+    Refs,
+    /// Comment and doc lines.
+    Comments,
+    /// Everything else.
+    Body,
+}
+
+/// Every field, in index order.
+pub const FIELDS: [Field; 5] =
+    [Field::Path, Field::Defs, Field::Refs, Field::Comments, Field::Body];
+
+impl Field {
+    /// The field's name in explanations.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Path => "path",
+            Field::Defs => "definitions",
+            Field::Refs => "references",
+            Field::Comments => "comments",
+            Field::Body => "body",
+        }
+    }
+}
+
+/// The format version; a file of another version is rebuilt.
+const VERSION: u32 = 4;
+const MAGIC: &[u8; 8] = b"CTXSUGG\0";
+
+/// A definition as stored: its name is an index into the symbol table.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct DefRec {
+    pub(crate) sym: u32,
+    pub(crate) kind: u16,
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+    pub(crate) doc: Option<String>,
+}
+
+/// One file of the index.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct FileRec {
+    pub(crate) path: String,
+    pub(crate) len: u64,
+    pub(crate) mtime: u64,
+    pub(crate) inode: u64,
+    pub(crate) lang: Lang,
+    pub(crate) class: FileClass,
+    pub(crate) lines: u32,
+    pub(crate) field_len: [u32; 5],
+    /// Sorted by term: varint term-id delta, a byte of fields present,
+    /// then a varint frequency per present field.
+    #[serde(with = "serde_bytes")]
+    pub(crate) postings: Vec<u8>,
+    pub(crate) defs: Vec<DefRec>,
+    /// Referenced symbols and how often.
+    pub(crate) refs: Vec<(u32, u32)>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Data {
+    root: String,
+    terms: Names,
+    symbols: Vec<String>,
+    kinds: Vec<String>,
+    files: Vec<FileRec>,
+    /// Terms in use when the dictionary was last compacted (or built).
+    live_terms: u32,
+}
+
+/// What an update did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UpdateStats {
+    /// Files in the index after the update.
+    pub files: usize,
+    /// Files read and indexed by this update.
+    pub indexed: usize,
+    /// Files whose entry was kept (same length, time and inode).
+    pub reused: usize,
+    /// Files that were gone and were dropped.
+    pub removed: usize,
+    /// Whether a stored index was found unreadable and rebuilt.
+    pub rebuilt_corrupt: bool,
+    /// Whether the walk stopped at the sandbox's entry limit, so that some
+    /// files are not in the index.
+    pub truncated: bool,
+    /// Size of the stored index in bytes (0 when not stored).
+    pub bytes: u64,
+    /// Wall time of the update.
+    pub elapsed: Duration,
+}
+
+/// A suggestion index of one workspace.
+#[derive(Debug, Default)]
+pub struct Index {
+    data: Data,
+}
+
+/// The ids of the names met in one refresh. Names of the stored tables are found by one pass
+/// over them per batch of files, so an update that reads a few files never builds a map of
+/// the whole dictionary.
+struct Interner {
+    /// Table sizes before the refresh: names added since are all in the maps.
+    base_terms: usize,
+    base_syms: usize,
+    terms: HashMap<String, u32>,
+    syms: HashMap<String, u32>,
+}
+
+/// Per-file terms before interning: term -> frequency per field.
+type Bag = HashMap<String, [u32; 5]>;
+
+struct Parsed {
+    rec: FileRec,
+    bag: Bag,
+    defs: Vec<Def>,
+    refs: HashMap<String, u32>,
+}
+
+impl Index {
+    /// Builds a fresh in-memory index of the sandbox's workspace.
+    pub fn build(sandbox: &Sandbox) -> Result<(Index, UpdateStats)> {
+        let mut index = Index::default();
+        let stats = index.refresh(sandbox)?;
+        Ok((index, stats))
+    }
+
+    /// Loads the stored index of the sandbox's workspace from `store`,
+    /// brings it up to date (rebuilding it when it is missing, of another
+    /// version or corrupt) and stores it again if anything changed.
+    ///
+    /// Two processes may do this at once: a lock file serialises them and
+    /// the index is replaced atomically.
+    pub fn open(sandbox: &Sandbox, store: &Store) -> Result<(Index, UpdateStats)> {
+        let started = Instant::now();
+        let root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
+        let name = store_name(&root);
+        let _lock = store.lock(&name).map_err(Error::store)?;
+        let stored = store.read(&name).map_err(Error::store)?;
+        let stored_len = stored.as_ref().map_or(0, |b| b.len() as u64);
+        let (mut index, corrupt) = match stored {
+            Some(bytes) => match Index::decode(&bytes) {
+                Some(index) if index.data.root == root => (index, false),
+                Some(_) => (Index::default(), false),
+                None => (Index::default(), true),
+            },
+            None => (Index::default(), false),
+        };
+        let mut stats = index.refresh(sandbox)?;
+        stats.rebuilt_corrupt = corrupt;
+        if stats.indexed > 0 || stats.removed > 0 || corrupt || index.data.files.is_empty() {
+            let bytes = index.encode();
+            store.write(&name, &bytes).map_err(Error::store)?;
+            stats.bytes = bytes.len() as u64;
+        } else {
+            stats.bytes = stored_len;
+        }
+        stats.elapsed = started.elapsed();
+        Ok((index, stats))
+    }
+
+    /// Stores the index in `store`, replacing the stored copy atomically
+    /// under the root's lock; returns its size in bytes.
+    pub fn save(&self, store: &Store) -> Result<u64> {
+        let name = store_name(&self.data.root);
+        let _lock = store.lock(&name).map_err(Error::store)?;
+        let bytes = self.encode();
+        store.write(&name, &bytes).map_err(Error::store)?;
+        Ok(bytes.len() as u64)
+    }
+
+    /// Decodes a stored index; `None` when the bytes are not a whole index
+    /// of this version.
+    pub fn decode(bytes: &[u8]) -> Option<Index> {
+        let rest = bytes.strip_prefix(MAGIC)?;
+        let (version, rest) = rest.split_at_checked(4)?;
+        if u32::from_le_bytes(version.try_into().ok()?) != VERSION {
+            return None;
+        }
+        let (sum, payload) = rest.split_at_checked(8)?;
+        if u64::from_le_bytes(sum.try_into().ok()?) != payload_sum(payload) {
+            return None;
+        }
+        let data: Data = postcard::from_bytes(payload).ok()?;
+        Some(Index { data })
+    }
+
+    /// Encodes the index for storage.
+    pub fn encode(&self) -> Vec<u8> {
+        let payload = postcard::to_stdvec(&self.data).unwrap_or_default();
+        let mut out = Vec::with_capacity(payload.len() + 20);
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&payload_sum(&payload).to_le_bytes());
+        out.extend_from_slice(&payload);
+        out
+    }
+
+    /// Number of files indexed.
+    pub fn len(&self) -> usize {
+        self.data.files.len()
+    }
+
+    /// Whether the index holds no file.
+    pub fn is_empty(&self) -> bool {
+        self.data.files.is_empty()
+    }
+
+    /// Number of distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.data.terms.len()
+    }
+
+    /// Number of distinct symbol names.
+    pub fn symbol_count(&self) -> usize {
+        self.data.symbols.len()
+    }
+
+    /// Number of definitions in all files.
+    pub fn definition_count(&self) -> usize {
+        self.data.files.iter().map(|f| f.defs.len()).sum()
+    }
+
+    /// Files per class, in a stable order.
+    pub fn class_counts(&self) -> Vec<(FileClass, usize)> {
+        let mut counts: Vec<(FileClass, usize)> = Vec::new();
+        for f in &self.data.files {
+            match counts.iter_mut().find(|(c, _)| *c == f.class) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((f.class, 1)),
+            }
+        }
+        counts.sort_by_key(|(c, _)| c.name());
+        counts
+    }
+
+    /// Brings the index up to date with the workspace: walks it, reads the
+    /// files whose stamp changed, drops the files that are gone.
+    pub fn refresh(&mut self, sandbox: &Sandbox) -> Result<UpdateStats> {
+        let started = Instant::now();
+        self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
+        let walk = sandbox.walk(&sandbox.workspace()).map_err(Error::fs)?;
+        let entries: Vec<&WalkEntry> = walk.files().collect();
+        let truncated = walk.truncated;
+        let mut old: HashMap<String, FileRec> =
+            std::mem::take(&mut self.data.files).into_iter().map(|f| (f.path.clone(), f)).collect();
+        let mut stats = UpdateStats { truncated, ..UpdateStats::default() };
+        let mut files = Vec::with_capacity(entries.len());
+        let mut todo = Vec::new();
+        for entry in &entries {
+            let path = entry.path.as_str();
+            match old.remove(path) {
+                Some(rec)
+                    if rec.len == entry.len
+                        && rec.mtime == mtime_of(entry)
+                        && rec.inode == entry.inode =>
+                {
+                    stats.reused += 1;
+                    files.push(Some(rec));
+                }
+                _ => {
+                    todo.push(files.len());
+                    files.push(None);
+                }
+            }
+        }
+        stats.removed = old.len();
+        let mut interner = Interner {
+            base_terms: self.data.terms.len(),
+            base_syms: self.data.symbols.len(),
+            terms: HashMap::new(),
+            syms: HashMap::new(),
+        };
+        // In batches, so that the terms of only one batch are held as strings at a time.
+        for batch in todo.chunks(PARSE_BATCH) {
+            let parsed = parse_all(sandbox, &entries, batch);
+            stats.indexed += parsed.len();
+            self.resolve(&mut interner, &parsed);
+            for (&slot, parsed) in batch.iter().zip(parsed) {
+                files[slot] = Some(self.intern(&mut interner, parsed));
+            }
+        }
+        self.data.files = files.into_iter().flatten().collect();
+        if interner.base_terms == 0 {
+            self.data.live_terms = self.data.terms.len() as u32;
+        } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
+            self.compact();
+        }
+        stats.files = self.data.files.len();
+        stats.elapsed = started.elapsed();
+        Ok(stats)
+    }
+
+    /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.
+    fn resolve(&self, it: &mut Interner, parsed: &[Parsed]) {
+        let mut terms: HashSet<&str> = HashSet::new();
+        let mut syms: HashSet<&str> = HashSet::new();
+        for p in parsed {
+            terms.extend(p.bag.keys().filter(|t| !it.terms.contains_key(*t)).map(String::as_str));
+            let names =
+                p.defs.iter().map(|d| d.name.as_str()).chain(p.refs.keys().map(String::as_str));
+            syms.extend(names.filter(|n| !it.syms.contains_key(*n)));
+        }
+        find(self.data.terms.iter().take(it.base_terms), &mut terms, &mut it.terms);
+        let symbols = self.data.symbols[..it.base_syms].iter().map(String::as_str);
+        find(symbols, &mut syms, &mut it.syms);
+    }
+
+    /// Gives a parsed file its term and symbol ids.
+    fn intern(&mut self, it: &mut Interner, parsed: Parsed) -> FileRec {
+        let Parsed { mut rec, bag, defs, refs } = parsed;
+        // Terms in sorted order, so that the same tree gives the same ids and bytes.
+        let mut bag: Vec<(String, [u32; 5])> = bag.into_iter().collect();
+        bag.sort_unstable();
+        let mut ids: Vec<(u32, [u32; 5])> =
+            bag.into_iter().map(|(term, tf)| (self.term_id(it, term), tf)).collect();
+        ids.sort_unstable_by_key(|(id, _)| *id);
+        rec.postings = encode_postings(&ids);
+        rec.defs = defs
+            .into_iter()
+            .map(|d| DefRec {
+                sym: self.sym_id(it, d.name),
+                kind: self.kind_id(d.kind),
+                start: d.start,
+                end: d.end,
+                doc: d.doc,
+            })
+            .collect();
+        let mut refs: Vec<(u32, u32)> =
+            refs.into_iter().map(|(s, n)| (self.sym_id(it, s), n)).collect();
+        refs.sort_unstable();
+        rec.refs = refs;
+        rec
+    }
+
+    fn term_id(&mut self, it: &mut Interner, term: String) -> u32 {
+        let next = self.data.terms.len() as u32;
+        let id = *it.terms.entry(term.clone()).or_insert(next);
+        if id == next {
+            self.data.terms.push(&term);
+        }
+        id
+    }
+
+    fn sym_id(&mut self, it: &mut Interner, sym: String) -> u32 {
+        let next = self.data.symbols.len() as u32;
+        let id = *it.syms.entry(sym.clone()).or_insert(next);
+        if id == next {
+            self.data.symbols.push(sym);
+        }
+        id
+    }
+
+    fn kind_id(&mut self, kind: String) -> u16 {
+        match self.data.kinds.iter().position(|k| *k == kind) {
+            Some(i) => i as u16,
+            None => {
+                self.data.kinds.push(kind);
+                (self.data.kinds.len() - 1) as u16
+            }
+        }
+    }
+
+    /// Incremental updates leave the terms of changed files behind in the
+    /// dictionary; once it has doubled since it was last compacted, the terms
+    /// in use are counted and, if fewer than half, renumbered.
+    fn compact(&mut self) {
+        let mut used = vec![false; self.data.terms.len()];
+        for f in &self.data.files {
+            for (id, _) in PostingIter::new(&f.postings) {
+                used[id as usize] = true;
+            }
+        }
+        let live = used.iter().filter(|u| **u).count();
+        self.data.live_terms = live as u32;
+        if live * 2 >= used.len() {
+            return;
+        }
+        let mut remap = vec![u32::MAX; used.len()];
+        let mut terms = Names::default();
+        for (i, term) in self.data.terms.iter().enumerate() {
+            if used[i] {
+                remap[i] = terms.len() as u32;
+                terms.push(term);
+            }
+        }
+        self.data.terms = terms;
+        for f in &mut self.data.files {
+            let mut ids: Vec<(u32, [u32; 5])> =
+                PostingIter::new(&f.postings).map(|(id, tf)| (remap[id as usize], tf)).collect();
+            ids.sort_unstable_by_key(|(id, _)| *id);
+            f.postings = encode_postings(&ids);
+        }
+    }
+
+    pub(crate) fn files(&self) -> &[FileRec] {
+        &self.data.files
+    }
+
+    /// The ids of `names` in the term table, in one pass over it.
+    pub(crate) fn term_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
+        lookup(self.data.terms.iter(), names)
+    }
+
+    pub(crate) fn symbol(&self, id: u32) -> &str {
+        &self.data.symbols[id as usize]
+    }
+
+    /// The ids of `names` in the symbol table, in one pass over it.
+    pub(crate) fn symbol_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
+        lookup(self.data.symbols.iter().map(String::as_str), names)
+    }
+
+    /// Number of symbol names (ids run below it).
+    pub(crate) fn symbol_len(&self) -> usize {
+        self.data.symbols.len()
+    }
+
+    pub(crate) fn kind(&self, id: u16) -> &str {
+        self.data.kinds.get(id as usize).map_or("", String::as_str)
+    }
+}
+
+/// Finds each of `names` in `table` in one pass (the first occurrence wins).
+fn lookup<'t>(table: impl Iterator<Item = &'t str>, names: &[&str]) -> Vec<Option<u32>> {
+    let wanted: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let mut found = vec![None; names.len()];
+    let mut left = wanted.len();
+    for (id, name) in table.enumerate() {
+        if let Some(&i) = wanted.get(name)
+            && found[i].is_none()
+        {
+            found[i] = Some(id as u32);
+            left -= 1;
+            if left == 0 {
+                break;
+            }
+        }
+    }
+    // Repeated names share the answer of their first occurrence.
+    for (i, n) in names.iter().enumerate() {
+        if found[i].is_none() {
+            found[i] = wanted.get(n).and_then(|&j| found[j]);
+        }
+    }
+    found
+}
+
+/// Moves the names of `table` that `wanted` holds into `found`, with their ids.
+fn find<'t>(
+    table: impl Iterator<Item = &'t str>,
+    wanted: &mut HashSet<&str>,
+    found: &mut HashMap<String, u32>,
+) {
+    for (id, name) in table.enumerate() {
+        if wanted.is_empty() {
+            break;
+        }
+        if wanted.remove(name) {
+            found.insert(name.to_owned(), id as u32);
+        }
+    }
+}
+
+/// A table of names, each ended by a NUL byte in one byte string, so that a stored index
+/// decodes it with one copy instead of one allocation a name. Names never hold NUL: they are
+/// made of word characters.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct Names {
+    #[serde(with = "serde_bytes")]
+    bytes: Vec<u8>,
+    len: u32,
+}
+
+impl Names {
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    fn push(&mut self, name: &str) {
+        self.bytes.extend_from_slice(name.as_bytes());
+        self.bytes.push(0);
+        self.len += 1;
+    }
+
+    /// The names in id order.
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        let body = self.bytes.strip_suffix(&[0]).unwrap_or(&self.bytes);
+        let empty = self.bytes.is_empty();
+        body.split(|b| *b == 0)
+            .filter(move |_| !empty)
+            .map(|n| std::str::from_utf8(n).unwrap_or(""))
+    }
+}
+
+/// Files read and parsed together before their terms are interned.
+const PARSE_BATCH: usize = 512;
+
+/// The store entry of a root: a stable hash of its path.
+fn store_name(root: &str) -> String {
+    format!("suggest-{:016x}.idx", checksum(root.as_bytes()))
+}
+
+/// The checksum of a stored index: eight bytes at a time, so a 20 MB index
+/// is checked in a few milliseconds; it catches torn and damaged files, not
+/// tampering.
+fn payload_sum(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0x243f_6a88_85a3_08d3 ^ bytes.len() as u64;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        h = (h ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    }
+    for &b in chunks.remainder() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+    }
+    h
+}
+
+/// FNV-1a, 64 bits: stable across runs and platforms.
+fn checksum(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+fn mtime_of(entry: &WalkEntry) -> u64 {
+    entry
+        .modified
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
+}
+
+/// Reads and parses the entries at `todo`, on as many threads as there are
+/// cores, keeping their order.
+fn parse_all(sandbox: &Sandbox, entries: &[&WalkEntry], todo: &[usize]) -> Vec<Parsed> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    if threads <= 1 || todo.len() < 64 {
+        return todo.iter().map(|&i| parse_entry(sandbox, entries[i])).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut out: Vec<Option<Parsed>> = (0..todo.len()).map(|_| None).collect();
+    let results = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut done = Vec::new();
+                    loop {
+                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if k >= todo.len() {
+                            break done;
+                        }
+                        done.push((k, parse_entry(sandbox, entries[todo[k]])));
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect::<Vec<_>>()
+    });
+    for (k, parsed) in results {
+        out[k] = Some(parsed);
+    }
+    out.into_iter().flatten().collect()
+}
+
+fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
+    let path = entry.path.as_str();
+    let mut rec = FileRec {
+        path: path.to_owned(),
+        len: entry.len,
+        mtime: mtime_of(entry),
+        inode: entry.inode,
+        lang: Lang::of(path),
+        class: FileClass::Unreadable,
+        lines: 0,
+        field_len: [0; 5],
+        postings: Vec::new(),
+        defs: Vec::new(),
+        refs: Vec::new(),
+    };
+    let mut counter = Counter::default();
+    for t in tokenize::path_terms(path) {
+        counter.add_term(Field::Path, t);
+    }
+    let text = match sandbox.read_text(&entry.location) {
+        Ok(Content::Text { text, .. }) => text,
+        // Binary, too large or unreadable: listed by its path alone.
+        _ => {
+            rec.field_len = counter.field_len;
+            return Parsed { rec, bag: counter.bag, defs: Vec::new(), refs: HashMap::new() };
+        }
+    };
+    let head: String = text.chars().take(600).collect();
+    rec.class = classify(path, &head);
+    rec.lines = u32::try_from(text.lines().count()).unwrap_or(u32::MAX);
+    // Only program source is parsed: tests, docs and generated code are demoted anyway, and
+    // parsing them would cost as much as the source.
+    let lang = if rec.class == FileClass::Source { rec.lang } else { Lang::Other };
+    let mut syms = symbols::extract(lang, &text);
+    let mut comment_lines = Vec::new();
+    symbols::split_comments(rec.lang, &text, |line, comment| {
+        comment_lines.push(comment);
+        let field = if comment { Field::Comments } else { Field::Body };
+        for (_, word) in tokenize::words(line) {
+            counter.add_word(field, word);
+        }
+    });
+    let lines: Vec<&str> = text.lines().collect();
+    for def in &mut syms.defs {
+        if def.doc.is_none() {
+            def.doc = doc_near(&lines, &comment_lines, def.start as usize);
+        }
+        tokenize::word_terms(&def.name, |t| counter.add_term(Field::Defs, t));
+    }
+    let mut refs: HashMap<String, u32> = HashMap::new();
+    for r in syms.refs {
+        tokenize::word_terms(&r, |t| counter.add_term(Field::Refs, t));
+        *refs.entry(r).or_default() += 1;
+    }
+    rec.field_len = counter.field_len;
+    let bag = counter.bag;
+    Parsed { rec, bag, defs: syms.defs, refs }
+}
+
+/// The term counts of one file. The terms of each distinct word are kept: words repeat a
+/// lot, and splitting, lower-casing and stemming them again was most of the indexing work.
+#[derive(Default)]
+struct Counter<'t> {
+    bag: Bag,
+    words: HashMap<&'t str, Vec<String>>,
+    field_len: [u32; 5],
+}
+
+impl<'t> Counter<'t> {
+    fn add_term(&mut self, field: Field, term: String) {
+        let i = field as usize;
+        self.bag.entry(term).or_default()[i] += 1;
+        self.field_len[i] += 1;
+    }
+
+    fn add_word(&mut self, field: Field, word: &'t str) {
+        let i = field as usize;
+        let Counter { bag, words, field_len } = self;
+        let terms = words.entry(word).or_insert_with(|| {
+            let mut terms = Vec::new();
+            tokenize::word_terms(word, |t| terms.push(t));
+            terms
+        });
+        for t in terms.iter() {
+            match bag.get_mut(t.as_str()) {
+                Some(counts) => counts[i] += 1,
+                None => {
+                    let mut counts = [0; 5];
+                    counts[i] = 1;
+                    bag.insert(t.clone(), counts);
+                }
+            }
+            field_len[i] += 1;
+        }
+    }
+}
+
+/// The first line of the comment block right above line `start` (1-based),
+/// or of a docstring right below it.
+fn doc_near(lines: &[&str], comment: &[bool], start: usize) -> Option<String> {
+    let at = start.checked_sub(1)?;
+    let mut first = None;
+    let mut i = at;
+    while i > 0 && comment.get(i - 1) == Some(&true) {
+        i -= 1;
+        first = Some(i);
+    }
+    let pick = |i: usize| clean_doc(lines.get(i)?);
+    if let Some(i) = first {
+        return (i..at).find_map(pick);
+    }
+    let mut j = at + 1;
+    while j < lines.len() && j <= at + 3 {
+        if comment.get(j) == Some(&true) {
+            return (j..lines.len().min(j + 3)).find_map(pick);
+        }
+        j += 1;
+    }
+    None
+}
+
+fn clean_doc(line: &str) -> Option<String> {
+    let t = line
+        .trim()
+        .trim_start_matches(['/', '*', '#', '!', '"', '\'', '-', ' '])
+        .trim_end_matches(['*', '/', '"', '\'', ' '])
+        .trim();
+    let useful = t.chars().filter(|c| c.is_alphanumeric()).count() >= 3;
+    useful.then(|| t.chars().take(160).collect())
+}
+
+fn encode_postings(ids: &[(u32, [u32; 5])]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(ids.len() * 3);
+    let mut prev = 0u32;
+    for (id, tf) in ids {
+        put_varint(&mut out, id - prev);
+        prev = *id;
+        let mask = tf.iter().enumerate().fold(0u8, |m, (i, n)| if *n > 0 { m | 1 << i } else { m });
+        out.push(mask);
+        for n in tf.iter().filter(|n| **n > 0) {
+            put_varint(&mut out, *n);
+        }
+    }
+    out
+}
+
+fn put_varint(out: &mut Vec<u8>, mut n: u32) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Decodes a posting list: `(term id, frequency per field)`.
+pub(crate) struct PostingIter<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    prev: u32,
+}
+
+impl<'a> PostingIter<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> PostingIter<'a> {
+        PostingIter { bytes, pos: 0, prev: 0 }
+    }
+
+    fn varint(&mut self) -> Option<u32> {
+        let mut n = 0u32;
+        let mut shift = 0;
+        loop {
+            let b = *self.bytes.get(self.pos)?;
+            self.pos += 1;
+            n |= u32::from(b & 0x7f) << shift;
+            if b < 0x80 {
+                return Some(n);
+            }
+            shift += 7;
+            if shift > 28 {
+                return None;
+            }
+        }
+    }
+}
+
+impl Iterator for PostingIter<'_> {
+    type Item = (u32, [u32; 5]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let delta = self.varint()?;
+        self.prev = self.prev.checked_add(delta)?;
+        let mask = *self.bytes.get(self.pos)?;
+        self.pos += 1;
+        let mut tf = [0u32; 5];
+        for (i, slot) in tf.iter_mut().enumerate() {
+            if mask & (1 << i) != 0 {
+                *slot = self.varint()?;
+            }
+        }
+        Some((self.prev, tf))
+    }
+}
+
+impl Error {
+    fn store(e: ctx_fs::Error) -> Error {
+        Error::new(ErrorKind::Store, e)
+    }
+
+    fn fs(e: ctx_fs::Error) -> Error {
+        Error::new(ErrorKind::Walk, e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        let mut names = Names::default();
+        assert_eq!(names.iter().count(), 0);
+        for n in ["retri", "timeout", "é"] {
+            names.push(n);
+        }
+        assert_eq!(names.iter().collect::<Vec<_>>(), ["retri", "timeout", "é"]);
+        assert_eq!(names.len(), 3);
+    }
+
+    #[test]
+    fn postings_round_trip() {
+        let ids = vec![(0, [1, 0, 0, 0, 2]), (5, [0, 0, 300, 0, 0]), (1000, [0, 1, 0, 1, 0])];
+        assert_eq!(PostingIter::new(&encode_postings(&ids)).collect::<Vec<_>>(), ids);
+    }
+
+    #[test]
+    fn docs_above_and_below() {
+        let lines = ["// Retries.", "fn a() {}", "def b():", "    \"\"\"Sends it.\"\"\""];
+        let comment = [true, false, false, true];
+        assert_eq!(doc_near(&lines, &comment, 2).as_deref(), Some("Retries."));
+        assert_eq!(doc_near(&lines, &comment, 3).as_deref(), Some("Sends it."));
+    }
+}

@@ -1,0 +1,207 @@
+//! Suggests the files and line ranges of a workspace that matter for a
+//! prompt, ranked locally with no model and no network.
+//!
+//! - [`Index`]: every file of the workspace (ignore-aware, read through a
+//!   [`ctx_fs::Sandbox`]) split into five fields (path, definitions,
+//!   references, comments, body) with identifier-aware terms
+//!   ([`tokenize`]), the symbols from tree-sitter tags queries
+//!   ([`symbols`], one grammar per cargo feature) and a stamp per file for
+//!   incremental updates; stored in a [`ctx_fs::Store`] keyed by the root,
+//!   replaced atomically under a lock, rebuilt when corrupt.
+//! - Ranking: BM25F over the fields, bonuses for identifiers and paths
+//!   written in the prompt, demotion of tests, docs, lock files, generated
+//!   and vendored code unless the prompt asks for them, then a personalised
+//!   PageRank over the symbol graph ([`Weights`]).
+//! - Each [`Suggestion`] has the densest window of lines, snapped to the
+//!   enclosing definition and capped, and a one-line summary.
+//!
+//! # Example
+//!
+//! ```
+//! # let dir = tempfile::tempdir()?;
+//! # std::fs::create_dir(dir.path().join("src"))?;
+//! # std::fs::write(dir.path().join("src/retry.rs"), "/// Retries until the deadline.\nfn retry_with_timeout() {}\n")?;
+//! # std::fs::write(dir.path().join("src/main.rs"), "fn main() {}\n")?;
+//! let sandbox = ctx_fs::Sandbox::builder(dir.path().to_str().unwrap())
+//!     .open(cap_std::ambient_authority())?;
+//! let (index, _stats) = ctx_suggest::Index::build(&sandbox)?;
+//! let found = index.suggest(&sandbox, "fix the retry timeout", &ctx_suggest::Options::default());
+//! assert_eq!(found[0].path, "src/retry.rs");
+//! assert_eq!(found[0].summary, "fn retry_with_timeout: Retries until the deadline.");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod classify;
+mod error;
+mod index;
+mod lines;
+mod query;
+mod rank;
+pub mod symbols;
+pub mod tokenize;
+
+pub use classify::{FileClass, classify};
+pub use error::{Error, ErrorKind, Result};
+pub use index::{FIELDS, Field, Index, UpdateStats};
+pub use lines::LineRange;
+pub use rank::{Demotions, Weights};
+
+use ctx_fs::{Content, Sandbox};
+
+/// Options of a suggestion query.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct Options {
+    /// How many files to suggest at most.
+    pub limit: usize,
+    /// The longest range proposed, in lines.
+    pub max_lines: u32,
+    /// A budget for the suggested ranges together, in estimated tokens
+    /// (four bytes each); suggestions that do not fit are left out.
+    pub max_tokens: Option<usize>,
+    /// Whether to say why each file scored.
+    pub explain: bool,
+    /// The ranking's weights.
+    pub weights: Weights,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            limit: 10,
+            max_lines: 80,
+            max_tokens: None,
+            explain: false,
+            weights: Weights::default(),
+        }
+    }
+}
+
+impl Options {
+    /// Sets the number of files.
+    pub fn limit(mut self, limit: usize) -> Options {
+        self.limit = limit;
+        self
+    }
+
+    /// Sets the longest range, in lines.
+    pub fn max_lines(mut self, lines: u32) -> Options {
+        self.max_lines = lines;
+        self
+    }
+
+    /// Sets the token budget.
+    pub fn max_tokens(mut self, tokens: Option<usize>) -> Options {
+        self.max_tokens = tokens;
+        self
+    }
+
+    /// Asks for explanations.
+    pub fn explain(mut self, on: bool) -> Options {
+        self.explain = on;
+        self
+    }
+
+    /// Sets the weights.
+    pub fn weights(mut self, weights: Weights) -> Options {
+        self.weights = weights;
+        self
+    }
+}
+
+/// A suggested file and range.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct Suggestion {
+    /// The path, relative to the workspace root, `/`-separated.
+    pub path: String,
+    /// The proposed lines.
+    pub lines: LineRange,
+    /// The ranking score (only its order means something).
+    pub score: f64,
+    /// One line: the matched symbols and the first doc comment.
+    pub summary: String,
+    /// Why the file scored (filled when explanations are asked for).
+    pub why: Vec<String>,
+}
+
+impl Index {
+    /// The files and line ranges that matter for `prompt`, best first.
+    pub fn suggest(&self, sandbox: &Sandbox, prompt: &str, opts: &Options) -> Vec<Suggestion> {
+        let query = query::Query::parse(prompt);
+        let ranked = rank::rank(self, &query, &opts.weights, opts.explain);
+        let mut out = Vec::new();
+        let mut budget = opts.max_tokens;
+        for scored in ranked {
+            if out.len() >= opts.limit {
+                break;
+            }
+            let file = &self.files()[scored.file];
+            let text = sandbox
+                .read_path(&file.path, None)
+                .ok()
+                .and_then(|(_, c)| match c {
+                    Content::Text { text, .. } => Some(text),
+                    _ => None,
+                })
+                .unwrap_or_default();
+            let range = lines::best_range(&text, file, &scored.matched, opts.max_lines);
+            if let Some(left) = budget.as_mut() {
+                let tokens = estimate_tokens(&text, range);
+                if tokens > *left {
+                    continue;
+                }
+                *left -= tokens;
+            }
+            let mut summary = lines::summary(self, file, range, &scored.matched);
+            if summary.is_empty() {
+                summary = first_comment(file, &text).unwrap_or_default();
+            }
+            out.push(Suggestion {
+                path: file.path.clone(),
+                lines: range,
+                score: (scored.score * 1000.0).round() / 1000.0,
+                summary,
+                why: scored.why,
+            });
+        }
+        out
+    }
+}
+
+/// Estimated tokens of a range: four bytes a token.
+fn estimate_tokens(text: &str, range: LineRange) -> usize {
+    let bytes: usize = text
+        .lines()
+        .skip(range.start.saturating_sub(1) as usize)
+        .take((range.end + 1 - range.start) as usize)
+        .map(|l| l.len() + 1)
+        .sum();
+    bytes.div_ceil(4)
+}
+
+/// The first useful comment line near the top of a file; for plain text, its first line
+/// with words.
+fn first_comment(file: &index::FileRec, text: &str) -> Option<String> {
+    let head: String = text.lines().take(40).collect::<Vec<_>>().join("\n");
+    let mut found = None;
+    symbols::split_comments(file.lang, &head, |line, comment| {
+        if comment && found.is_none() {
+            let t =
+                line.trim().trim_start_matches(['/', '*', '#', '!', '"', '\'', '-', ' ']).trim();
+            if t.chars().filter(|c| c.is_alphanumeric()).count() >= 3
+                && !t.to_ascii_lowercase().contains("copyright")
+            {
+                found = Some(t.chars().take(160).collect());
+            }
+        }
+    });
+    if found.is_none() && !file.lang.is_code() {
+        found = head
+            .lines()
+            .map(|l| l.trim().trim_start_matches(['#', '=', '-', '*', ' ']).trim())
+            .find(|l| l.chars().filter(|c| c.is_alphanumeric()).count() >= 3)
+            .map(|l| l.chars().take(160).collect());
+    }
+    found
+}

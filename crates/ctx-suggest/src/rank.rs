@@ -1,0 +1,555 @@
+//! Ranking: BM25F over the five fields, exact identifier and path matches,
+//! demotion by file class, then a personalised PageRank over the symbol
+//! graph seeded with the best files.
+
+use std::collections::HashMap;
+
+use crate::classify::FileClass;
+use crate::index::{FIELDS, FileRec, Index, PostingIter};
+use crate::query::{Query, Wants};
+
+/// The ranking's weights; [`Weights::default`] holds the values decided on
+/// the development set (docs/suggest.md).
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Weights {
+    /// BM25F weight of each field: path, definitions, references,
+    /// comments, body.
+    pub field: [f64; 5],
+    /// BM25F length normalisation of each field.
+    pub b: [f64; 5],
+    /// BM25 saturation.
+    pub k1: f64,
+    /// Bonus, as a share of the best text score, for a file that defines
+    /// an identifier written in the prompt.
+    pub ident: f64,
+    /// Bonus, as a share of the best text score, for a file whose path the
+    /// prompt names.
+    pub path: f64,
+    /// Bonus, as a share of the best text score, for a file whose name
+    /// (without extension; the directory's for `index`, `mod`, `lib` and
+    /// `__init__` files) is a word of the prompt.
+    pub name: f64,
+    /// Share of the final score that comes from the symbol graph.
+    pub graph: f64,
+    /// Damping of the personalised PageRank.
+    pub damping: f64,
+    /// Weight of an edge from a definition back to its referencing file,
+    /// relative to the edge from a reference to its definition.
+    pub reverse: f64,
+    /// Multipliers for tests, docs, lock files, generated or vendored
+    /// files and other non-source files, when the prompt does not ask for
+    /// them.
+    pub demote: Demotions,
+}
+
+/// Multipliers applied to files that are not program source.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Demotions {
+    /// Tests, fixtures, benchmarks.
+    pub test: f64,
+    /// Documentation.
+    pub doc: f64,
+    /// Lock files.
+    pub lock: f64,
+    /// Generated and vendored code.
+    pub generated: f64,
+    /// Configuration and other text.
+    pub other: f64,
+}
+
+impl Default for Weights {
+    fn default() -> Weights {
+        Weights {
+            field: [3.0, 3.0, 1.0, 1.0, 1.0],
+            b: [0.3, 0.5, 0.75, 0.75, 0.75],
+            k1: 1.2,
+            ident: 0.5,
+            path: 1.0,
+            name: 0.3,
+            graph: 0.3,
+            damping: 0.5,
+            reverse: 0.5,
+            demote: Demotions { test: 0.3, doc: 0.2, lock: 0.05, generated: 0.3, other: 0.5 },
+        }
+    }
+}
+
+/// One scored file, with what made its score.
+#[derive(Clone, Debug)]
+pub(crate) struct Scored {
+    pub(crate) file: usize,
+    pub(crate) score: f64,
+    pub(crate) why: Vec<String>,
+    /// Query terms that matched, with their weight × idf.
+    pub(crate) matched: Vec<(String, f64)>,
+}
+
+/// Scores every file; returns them best first.
+pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> Vec<Scored> {
+    let files = index.files();
+    let n = files.len();
+    if n == 0 {
+        return Vec::new();
+    }
+    // Query terms by id, with idf and document frequency.
+    let mut qid: HashMap<u32, usize> = HashMap::new();
+    let mut qterms = Vec::new();
+    let names: Vec<&str> = query.terms.iter().map(|t| t.term.as_str()).collect();
+    for (t, id) in query.terms.iter().zip(index.term_ids(&names)) {
+        if let Some(id) = id {
+            qid.insert(id, qterms.len());
+            qterms.push((t.term.clone(), t.weight, 0usize));
+        }
+    }
+    let max_qid = qid.keys().copied().max().unwrap_or(0);
+    let mut avg = [0f64; 5];
+    let mut hits: Vec<Vec<(usize, [u32; 5])>> = vec![Vec::new(); n];
+    for (i, f) in files.iter().enumerate() {
+        for (k, len) in f.field_len.iter().enumerate() {
+            avg[k] += f64::from(*len);
+        }
+        if f.postings.is_empty() {
+            continue;
+        }
+        // Postings are sorted by term id: past the largest id asked for, nothing can match.
+        for (id, tf) in PostingIter::new(&f.postings) {
+            if id > max_qid {
+                break;
+            }
+            if let Some(&q) = qid.get(&id) {
+                qterms[q].2 += 1;
+                hits[i].push((q, tf));
+            }
+        }
+    }
+    for a in &mut avg {
+        *a = (*a / n as f64).max(1.0);
+    }
+    let idf: Vec<f64> = qterms
+        .iter()
+        .map(|(_, _, df)| {
+            let df = *df as f64;
+            ((n as f64 - df + 0.5) / (df + 0.5) + 1.0).ln()
+        })
+        .collect();
+    let mut scored: Vec<Scored> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let mut score = 0.0;
+            let mut matched = Vec::new();
+            for (q, tf) in &hits[i] {
+                let mut t = 0.0;
+                for k in 0..FIELDS.len() {
+                    if tf[k] > 0 {
+                        let norm = 1.0 - w.b[k] + w.b[k] * f64::from(f.field_len[k]) / avg[k];
+                        t += w.field[k] * f64::from(tf[k]) / norm;
+                    }
+                }
+                let s = qterms[*q].1 * idf[*q] * t * (w.k1 + 1.0) / (w.k1 + t);
+                score += s;
+                matched.push((qterms[*q].0.clone(), s));
+            }
+            Scored { file: i, score, why: Vec::new(), matched }
+        })
+        .collect();
+    let best = scored.iter().map(|s| s.score).fold(0.0, f64::max).max(1e-9);
+    if explain {
+        for s in &mut scored {
+            let mut m = s.matched.clone();
+            m.sort_by(|a, b| b.1.total_cmp(&a.1));
+            if !m.is_empty() {
+                let terms: Vec<String> =
+                    m.iter().take(6).map(|(t, v)| format!("{t} {v:.2}")).collect();
+                s.why.push(format!("terms: {}", terms.join(", ")));
+            }
+        }
+    }
+    identifier_bonus(index, query, w, best, &mut scored, explain);
+    path_bonus(files, query, w, best, &mut scored, explain);
+    name_bonus(files, query, w, best, &mut scored, explain);
+    let mult: Vec<f64> = files.iter().map(|f| demotion(f.class, query.wants, &w.demote)).collect();
+    for s in &mut scored {
+        let class = files[s.file].class;
+        let m = mult[s.file];
+        if m < 1.0 && s.score > 0.0 {
+            s.score *= m;
+            if explain {
+                s.why.push(format!("{} file: ×{m}", class.name()));
+            }
+        }
+    }
+    if w.graph > 0.0 {
+        propagate(index, w, &mult, &mut scored, explain);
+    }
+    scored.retain(|s| s.score > 0.0);
+    scored.sort_by(|a, b| {
+        b.score.total_cmp(&a.score).then_with(|| files[a.file].path.cmp(&files[b.file].path))
+    });
+    scored
+}
+
+/// The multiplier of a file class given what the prompt asks for.
+fn demotion(class: FileClass, wants: Wants, d: &Demotions) -> f64 {
+    let asked = |yes: bool, m: f64| if yes { m.max(0.9) } else { m };
+    match class {
+        FileClass::Source => 1.0,
+        FileClass::Test => asked(wants.tests, d.test),
+        FileClass::Doc => asked(wants.docs, d.doc),
+        FileClass::Lock => asked(wants.locks, d.lock),
+        FileClass::Generated | FileClass::Vendored => asked(wants.generated, d.generated),
+        FileClass::Other => d.other,
+        FileClass::Unreadable => 0.0,
+    }
+}
+
+/// Files that define an identifier written in the prompt gain, the more
+/// so the fewer files define it.
+fn identifier_bonus(
+    index: &Index,
+    query: &Query,
+    w: &Weights,
+    best: f64,
+    scored: &mut [Scored],
+    explain: bool,
+) {
+    if w.ident <= 0.0 {
+        return;
+    }
+    // In the prompt's order, so that explanations come out the same every time.
+    let mut wanted: Vec<(u32, f64, &str)> = Vec::new();
+    let names: Vec<&str> = query.idents.iter().map(|(i, _)| i.as_str()).collect();
+    for ((ident, weight), sym) in query.idents.iter().zip(index.symbol_ids(&names)) {
+        if let Some(sym) = sym
+            && !wanted.iter().any(|(s, _, _)| *s == sym)
+        {
+            wanted.push((sym, *weight, ident));
+        }
+    }
+    if wanted.is_empty() {
+        return;
+    }
+    let mut definers: HashMap<u32, Vec<usize>> = HashMap::new();
+    for (i, f) in index.files().iter().enumerate() {
+        for d in &f.defs {
+            if wanted.iter().any(|(s, _, _)| *s == d.sym) {
+                let list = definers.entry(d.sym).or_default();
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+    }
+    for (sym, weight, name) in wanted {
+        let Some(files) = definers.remove(&sym) else { continue };
+        if files.len() > 20 {
+            continue;
+        }
+        let share = weight / (files.len() as f64).sqrt();
+        for i in files {
+            scored[i].score += w.ident * best * share;
+            if explain {
+                scored[i].why.push(format!("defines `{name}` (+{:.2})", w.ident * best * share));
+            }
+        }
+    }
+}
+
+/// Files whose path the prompt names (as a whole or as a suffix) gain.
+fn path_bonus(
+    files: &[FileRec],
+    query: &Query,
+    w: &Weights,
+    best: f64,
+    scored: &mut [Scored],
+    explain: bool,
+) {
+    for p in &query.paths {
+        let matching: Vec<usize> = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.path == *p
+                    || f.path.ends_with(&format!("/{p}"))
+                    || f.path.starts_with(&format!("{p}/"))
+                    || f.path.contains(&format!("/{p}/"))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if matching.is_empty() || matching.len() > 50 {
+            continue;
+        }
+        let share = 1.0 / (matching.len() as f64).sqrt();
+        for i in matching {
+            scored[i].score += w.path * best * share;
+            if explain {
+                scored[i].why.push(format!("path mentioned: {p}"));
+            }
+        }
+    }
+}
+
+/// Files named by a word of the prompt gain, the more so the fewer files
+/// share the name.
+fn name_bonus(
+    files: &[FileRec],
+    query: &Query,
+    w: &Weights,
+    best: f64,
+    scored: &mut [Scored],
+    explain: bool,
+) {
+    if w.name <= 0.0 || query.names.is_empty() {
+        return;
+    }
+    let keys: Vec<String> = files.iter().map(|f| file_name_key(&f.path)).collect();
+    for name in &query.names {
+        let matching: Vec<usize> = (0..files.len()).filter(|&i| keys[i] == *name).collect();
+        if matching.is_empty() || matching.len() > 12 {
+            continue;
+        }
+        let share = 1.0 / (matching.len() as f64).sqrt();
+        for i in matching {
+            scored[i].score += w.name * best * share;
+            if explain {
+                scored[i].why.push(format!("named `{name}` (+{:.2})", w.name * best * share));
+            }
+        }
+    }
+}
+
+/// The name a file goes by: its stem, or its directory's name for the files that stand
+/// for their directory; lower case, without `-` and `_`.
+pub(crate) fn file_name_key(path: &str) -> String {
+    let mut comps = path.rsplit('/');
+    let file = comps.next().unwrap_or("");
+    let stem = file.split('.').next().unwrap_or(file);
+    let name = match stem {
+        "index" | "mod" | "lib" | "__init__" | "init" | "main" => comps.next().unwrap_or(stem),
+        _ => stem,
+    };
+    name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect()
+}
+
+/// Personalised PageRank over the symbol graph: a file referencing a
+/// symbol links to the files defining it (and back, weaker); the walk
+/// restarts at the best files in proportion to their scores. The final
+/// score mixes the text score with the rank each file gains.
+///
+/// The walk is sparse: only files the walk reaches are expanded, so its cost
+/// follows the neighbourhood of the best files, not the size of the tree.
+fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], explain: bool) {
+    let files = index.files();
+    let n = files.len();
+    let mut order: Vec<usize> = (0..n).filter(|&i| scored[i].score > 0.0).collect();
+    order.sort_by(|&a, &b| scored[b].score.total_cmp(&scored[a].score));
+    order.truncate(20);
+    let total: f64 = order.iter().map(|&i| scored[i].score).sum();
+    if total <= 0.0 {
+        return;
+    }
+    let mut seed = vec![0.0; n];
+    for &i in &order {
+        seed[i] = scored[i].score / total;
+    }
+    let graph = Graph::new(index);
+    let mut memo: HashMap<usize, (Vec<(usize, f64)>, f64)> = HashMap::new();
+    // Dense ranks, with the list of files they are non-zero for, in ascending order.
+    let mut rank = seed.clone();
+    let mut active: Vec<usize> = order.clone();
+    active.sort_unstable();
+    let mut next = vec![0.0; n];
+    let mut reached = vec![false; n];
+    for _ in 0..ITERATIONS {
+        let mut touched: Vec<usize> = Vec::new();
+        let mut touch = |i: usize, touched: &mut Vec<usize>| {
+            if !reached[i] {
+                reached[i] = true;
+                touched.push(i);
+            }
+        };
+        for &i in &order {
+            next[i] = (1.0 - w.damping) * seed[i];
+            touch(i, &mut touched);
+        }
+        let mut dangling = 0.0;
+        for &a in &active {
+            let r = rank[a];
+            let (edges, out) = memo.entry(a).or_insert_with(|| graph.neighbours(a, w.reverse));
+            if *out <= 0.0 {
+                dangling += r;
+                continue;
+            }
+            for &(b, x) in edges.iter() {
+                if !reached[b] {
+                    reached[b] = true;
+                    touched.push(b);
+                    next[b] = 0.0;
+                }
+                next[b] += w.damping * r * x / *out;
+            }
+        }
+        for &i in &order {
+            next[i] += w.damping * dangling * seed[i];
+        }
+        for &a in &active {
+            rank[a] = 0.0;
+        }
+        touched.sort_unstable();
+        for &i in &touched {
+            rank[i] = next[i];
+            next[i] = 0.0;
+            reached[i] = false;
+        }
+        active = touched;
+    }
+    let best_rank = active.iter().map(|&i| rank[i]).fold(0.0, f64::max);
+    let best_score = scored.iter().map(|s| s.score).fold(0.0, f64::max);
+    if best_rank <= 0.0 {
+        return;
+    }
+    for s in scored.iter_mut() {
+        s.score *= 1.0 - w.graph;
+    }
+    for &i in &active {
+        let s = &mut scored[i];
+        let before = s.score / (1.0 - w.graph).max(1e-9);
+        s.score += w.graph * rank[i] / best_rank * best_score * mult[i];
+        if explain && seed[i] == 0.0 && s.score > before {
+            let (edges, _) = memo.entry(i).or_insert_with(|| graph.neighbours(i, w.reverse));
+            let mut via: Vec<&str> = Vec::new();
+            for (b, _) in edges.iter().filter(|(b, _)| seed[*b] > 0.0) {
+                let path = files[*b].path.as_str();
+                if !via.contains(&path) && via.len() < 3 {
+                    via.push(path);
+                }
+            }
+            s.why.push(format!("linked to {} (+{:.2})", via.join(", "), s.score - before));
+        }
+    }
+}
+
+/// The symbol graph, as two tables over symbol ids: the files defining each
+/// symbol and the files referencing it (with how often).
+struct Graph<'a> {
+    index: &'a Index,
+    def_start: Vec<u32>,
+    def_files: Vec<u32>,
+    ref_start: Vec<u32>,
+    ref_files: Vec<(u32, u32)>,
+}
+
+/// Names defined in more files than this say little about any of them.
+const MAX_DEFINERS: usize = 8;
+
+/// A name used by more files than this is infrastructure: its users are not
+/// linked back to its definition.
+const MAX_REFERENCERS: usize = 64;
+
+/// Iterations of the walk; with a damping of 0.5, what ten more would move
+/// is below a thousandth.
+const ITERATIONS: usize = 10;
+
+impl<'a> Graph<'a> {
+    fn new(index: &'a Index) -> Graph<'a> {
+        let files = index.files();
+        let nsym = index.symbol_len();
+        // Each (file, symbol) once, in file order.
+        let mut seen = vec![u32::MAX; nsym];
+        let mut def_count = vec![0u32; nsym + 1];
+        let mut ref_count = vec![0u32; nsym + 1];
+        for (i, f) in files.iter().enumerate() {
+            for d in &f.defs {
+                if seen[d.sym as usize] != i as u32 {
+                    seen[d.sym as usize] = i as u32;
+                    def_count[d.sym as usize] += 1;
+                }
+            }
+            for &(sym, _) in &f.refs {
+                ref_count[sym as usize] += 1;
+            }
+        }
+        let prefix = |counts: &[u32]| {
+            let mut start = Vec::with_capacity(counts.len());
+            let mut sum = 0u32;
+            for c in counts {
+                start.push(sum);
+                sum += c;
+            }
+            start
+        };
+        let def_start = prefix(&def_count);
+        let ref_start = prefix(&ref_count);
+        let mut def_files = vec![0u32; *def_start.last().unwrap_or(&0) as usize];
+        let mut ref_files = vec![(0u32, 0u32); *ref_start.last().unwrap_or(&0) as usize];
+        let mut def_fill = def_start.clone();
+        let mut ref_fill = ref_start.clone();
+        seen.fill(u32::MAX);
+        for (i, f) in files.iter().enumerate() {
+            for d in &f.defs {
+                let sym = d.sym as usize;
+                if seen[sym] != i as u32 {
+                    seen[sym] = i as u32;
+                    def_files[def_fill[sym] as usize] = i as u32;
+                    def_fill[sym] += 1;
+                }
+            }
+            for &(sym, count) in &f.refs {
+                ref_files[ref_fill[sym as usize] as usize] = (i as u32, count);
+                ref_fill[sym as usize] += 1;
+            }
+        }
+        Graph { index, def_start, def_files, ref_start, ref_files }
+    }
+
+    fn definers(&self, sym: u32) -> &[u32] {
+        let s = sym as usize;
+        &self.def_files[self.def_start[s] as usize..self.def_start[s + 1] as usize]
+    }
+
+    fn referencers(&self, sym: u32) -> &[(u32, u32)] {
+        let s = sym as usize;
+        &self.ref_files[self.ref_start[s] as usize..self.ref_start[s + 1] as usize]
+    }
+
+    /// The edges out of file `a` and their total weight.
+    fn neighbours(&self, a: usize, reverse: f64) -> (Vec<(usize, f64)>, f64) {
+        let file = &self.index.files()[a];
+        let mut edges = Vec::new();
+        let useful = |sym: u32, defs: usize| {
+            (1..=MAX_DEFINERS).contains(&defs) && self.index.symbol(sym).len() >= 3
+        };
+        for &(sym, count) in &file.refs {
+            let defs = self.definers(sym);
+            if !useful(sym, defs.len()) {
+                continue;
+            }
+            let weight = f64::from(count).sqrt() / defs.len() as f64;
+            edges.extend(defs.iter().filter(|&&b| b as usize != a).map(|&b| (b as usize, weight)));
+        }
+        let mut last = u32::MAX;
+        for d in &file.defs {
+            if d.sym == last {
+                continue;
+            }
+            last = d.sym;
+            let defs = self.definers(d.sym).len();
+            if !useful(d.sym, defs) {
+                continue;
+            }
+            let users = self.referencers(d.sym);
+            if users.len() > MAX_REFERENCERS {
+                continue;
+            }
+            for &(b, count) in users {
+                if b as usize != a {
+                    edges.push((b as usize, reverse * f64::from(count).sqrt() / defs as f64));
+                }
+            }
+        }
+        let out = edges.iter().map(|(_, x)| x).sum();
+        (edges, out)
+    }
+}

@@ -1,0 +1,241 @@
+//! Identifier-aware tokenisation with light English stemming.
+//!
+//! A word is a run of letters, digits, `_` and inner `-`. It splits into
+//! parts at `_`, `-`, lower-to-upper case changes (`retryTimeout`) and the
+//! end of an upper-case run before a capitalised word (`HTTPServer`). Each
+//! part is lower-cased and stemmed; a word of several parts also yields its
+//! parts joined (`retrytimeout`), so `retryTimeout`, `retry_timeout`,
+//! `RETRY-TIMEOUT` and `retry timeout` share their terms.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use rust_stemmers::{Algorithm, Stemmer};
+
+/// Words too common in prose or code to tell files apart.
+const STOP_WORDS: &[&str] = &[
+    "a", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
+    "could", "do", "does", "for", "from", "has", "have", "he", "i", "if", "in", "into", "is", "it",
+    "its", "me", "my", "no", "not", "of", "on", "or", "our", "she", "should", "so", "some", "such",
+    "than", "that", "the", "their", "them", "then", "there", "these", "they", "this", "to", "us",
+    "was", "we", "were", "when", "which", "will", "with", "would", "you", "your",
+];
+
+fn stemmer() -> &'static Stemmer {
+    static STEMMER: OnceLock<Stemmer> = OnceLock::new();
+    STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// Whether `word` (lower case) is a stop word.
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
+/// The words of `text`: runs of alphanumerics and `_`, with `-` kept
+/// between two alphanumerics, each with its byte offset.
+pub fn words(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() && !is_word_byte(bytes[i]) {
+            i += 1;
+        }
+        if i >= bytes.len() {
+            return None;
+        }
+        let start = i;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let inner_dash = b == b'-'
+                && i > start
+                && bytes.get(i + 1).is_some_and(|n| n.is_ascii_alphanumeric());
+            if !is_word_byte(b) && !inner_dash {
+                break;
+            }
+            i += 1;
+        }
+        Some((start, &text[start..i]))
+    })
+}
+
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// Splits an identifier into its lower-case parts (unstemmed).
+pub fn split_identifier(word: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    for chunk in word.split(['_', '-']).filter(|c| !c.is_empty()) {
+        let chars: Vec<char> = chunk.chars().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (prev, cur) = (chars[i - 1], chars[i]);
+            let next_lower = chars.get(i + 1).is_some_and(|c| c.is_lowercase());
+            let boundary = (prev.is_lowercase() && cur.is_uppercase())
+                || (prev.is_uppercase() && cur.is_uppercase() && next_lower)
+                || (prev.is_ascii_digit() && cur.is_uppercase());
+            if boundary {
+                parts.push(chars[start..i].iter().collect::<String>().to_lowercase());
+                start = i;
+            }
+        }
+        parts.push(chars[start..].iter().collect::<String>().to_lowercase());
+    }
+    parts
+}
+
+/// Stems a lower-case word part.
+pub fn stem(part: &str) -> String {
+    if part.len() <= 3 || part.bytes().any(|b| b.is_ascii_digit()) {
+        return part.to_owned();
+    }
+    // Stemming is the costliest step of indexing and words repeat a lot: remember them.
+    thread_local! {
+        static MEMO: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+    }
+    MEMO.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some(stem) = memo.get(part) {
+            return stem.clone();
+        }
+        let stem = stemmer().stem(part).into_owned();
+        if memo.len() < 200_000 {
+            memo.insert(part.to_owned(), stem.clone());
+        }
+        stem
+    })
+}
+
+/// Whether a term is worth indexing: two characters or more, not a stop
+/// word, not a bare number.
+fn keep(part: &str) -> bool {
+    part.len() >= 2 && !is_stop_word(part) && !part.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Calls `emit` with each term of one word: its stemmed parts, then the
+/// joined form when it has several parts.
+pub fn word_terms(word: &str, mut emit: impl FnMut(String)) {
+    let parts = split_identifier(word);
+    for part in &parts {
+        if keep(part) {
+            emit(stem(part));
+        }
+    }
+    if parts.len() > 1 {
+        let joined: String = parts.concat();
+        if keep(&joined) {
+            emit(stem(&joined));
+        }
+    }
+}
+
+/// All the terms of a text, in order, repeated as often as they occur.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (_, word) in words(text) {
+        word_terms(word, |t| out.push(t));
+    }
+    out
+}
+
+/// The terms of a path: split at `/`, `.`, `_`, `-` and case changes.
+pub fn path_terms(path: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for piece in path.split(['/', '.', '\\']) {
+        word_terms(piece, |t| out.push(t));
+    }
+    out
+}
+
+/// Whether a word looks like a code identifier rather than prose: it has
+/// an inner `_`, an inner upper-case letter, or digits with letters.
+pub fn looks_like_identifier(word: &str) -> bool {
+    let inner_upper =
+        word.chars().skip(1).any(char::is_uppercase) && word.chars().any(char::is_lowercase);
+    let underscore = word.trim_matches('_').contains('_');
+    inner_upper || underscore
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn stop_words_are_sorted() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn splits_identifiers() {
+        assert_eq!(split_identifier("retryTimeout"), ["retry", "timeout"]);
+        assert_eq!(split_identifier("retry_timeout"), ["retry", "timeout"]);
+        assert_eq!(split_identifier("RETRY-TIMEOUT"), ["retry", "timeout"]);
+        assert_eq!(split_identifier("HTTPServer"), ["http", "server"]);
+        assert_eq!(split_identifier("parseHTTP2Frame"), ["parse", "http2", "frame"]);
+        assert_eq!(split_identifier("utf8"), ["utf8"]);
+        assert_eq!(split_identifier("__init__"), ["init"]);
+    }
+
+    #[test]
+    fn forms_meet() {
+        let a = terms("retryTimeout");
+        assert_eq!(a, ["retri", "timeout", "retrytimeout"]);
+        assert_eq!(terms("retry_timeout"), a);
+        assert_eq!(terms("RETRY-TIMEOUT"), a);
+        assert_eq!(terms("RetryTimeout"), a);
+        assert_eq!(terms("retry timeout"), ["retri", "timeout"]);
+        assert_eq!(terms("Retries timeouts"), ["retri", "timeout"]);
+    }
+
+    #[test]
+    fn paths_split() {
+        assert_eq!(
+            path_terms("src/retry-loop/mod.rs"),
+            ["src", "retri", "loop", "retryloop", "mod", "rs"]
+        );
+    }
+
+    #[test]
+    fn identifiers_are_told_from_prose() {
+        assert!(looks_like_identifier("retryTimeout"));
+        assert!(looks_like_identifier("retry_timeout"));
+        assert!(!looks_like_identifier("Retry"));
+        assert!(!looks_like_identifier("HTTP"));
+        assert!(!looks_like_identifier("__init__"));
+    }
+
+    fn lower_words() -> impl Strategy<Value = Vec<String>> {
+        proptest::collection::vec("[a-z]{2,8}", 1..5)
+    }
+
+    proptest! {
+        #[test]
+        fn every_spelling_gives_the_same_terms(words in lower_words()) {
+            let snake = words.join("_");
+            let kebab = words.join("-");
+            let screaming = snake.to_uppercase();
+            let camel: String = words.iter().enumerate().map(|(i, w)| {
+                if i == 0 { w.clone() } else { let mut c = w.chars(); c.next().unwrap().to_uppercase().chain(c).collect() }
+            }).collect();
+            let expected = terms(&snake);
+            prop_assert_eq!(&terms(&kebab), &expected);
+            prop_assert_eq!(&terms(&screaming), &expected);
+            prop_assert_eq!(&terms(&camel), &expected);
+            // The spaced form has the same parts, without the joined one.
+            let spaced = terms(&words.join(" "));
+            for t in &spaced {
+                prop_assert!(expected.contains(t));
+            }
+        }
+
+        #[test]
+        fn terms_are_lower_case_and_never_empty(text in "\\PC{0,64}") {
+            for t in terms(&text) {
+                prop_assert!(!t.is_empty());
+                prop_assert_eq!(t.to_lowercase(), t.clone());
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! The stored index: incremental updates by stamp, two writers at once, and corrupt files.
+
+use std::path::{Path, PathBuf};
+
+use ctx_fs::Store;
+use ctx_suggest::{Index, Options};
+
+fn store(dir: &Path) -> Store {
+    Store::open(dir.to_str().unwrap(), cap_std::ambient_authority()).unwrap()
+}
+
+fn index_files(cache: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(cache)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "idx"))
+        .collect()
+}
+
+const TREE: &[(&str, &str)] = &[
+    ("src/retry.rs", "/// Retries.\npub fn retry_with_timeout() { send(); }\n"),
+    ("src/http.rs", "pub fn send() {}\n"),
+    ("src/main.rs", "fn main() {}\n"),
+];
+
+#[test]
+fn updates_only_what_changed() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    crate::write_tree(tree.path(), TREE);
+    let sandbox = crate::sandbox(tree.path());
+    let store = store(cache.path());
+
+    let (_, first) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!((first.files, first.indexed, first.reused), (3, 3, 0));
+    assert!(first.bytes > 0);
+    assert_eq!(index_files(cache.path()).len(), 1);
+
+    let (_, second) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!((second.indexed, second.reused, second.removed), (0, 3, 0));
+
+    std::fs::write(tree.path().join("src/http.rs"), "pub fn send_with_deadline() {}\n").unwrap();
+    std::fs::remove_file(tree.path().join("src/main.rs")).unwrap();
+    std::fs::write(tree.path().join("src/deadline.rs"), "pub fn deadline() {}\n").unwrap();
+    let (index, third) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!((third.files, third.indexed, third.reused, third.removed), (3, 2, 1, 1));
+    let found = index.suggest(&sandbox, "send_with_deadline", &Options::default());
+    assert_eq!(found[0].path, "src/http.rs");
+
+    // The stored copy has the same answers as the one in memory.
+    let bytes = std::fs::read(&index_files(cache.path())[0]).unwrap();
+    let stored = Index::decode(&bytes).unwrap();
+    assert_eq!(stored.suggest(&sandbox, "send_with_deadline", &Options::default()), found);
+}
+
+#[test]
+fn a_file_replaced_with_the_same_length_is_read_again() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    crate::write_tree(tree.path(), &[("a.rs", "fn alpha() {}\n")]);
+    let sandbox = crate::sandbox(tree.path());
+    let store = store(cache.path());
+    Index::open(&sandbox, &store).unwrap();
+    // Same length, new inode (written beside, then renamed over).
+    std::fs::write(tree.path().join("b.tmp"), "fn gamma() {}\n").unwrap();
+    std::fs::rename(tree.path().join("b.tmp"), tree.path().join("a.rs")).unwrap();
+    let (index, stats) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!(stats.indexed, 1);
+    assert_eq!(index.suggest(&sandbox, "gamma", &Options::default())[0].path, "a.rs");
+}
+
+#[test]
+fn two_writers_at_once_leave_a_whole_index() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let files: Vec<(String, String)> =
+        (0..200).map(|i| (format!("src/m{i}.rs"), format!("pub fn item_{i}() {{}}\n"))).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    crate::write_tree(tree.path(), &refs);
+    std::thread::scope(|scope| {
+        for worker in 0..2 {
+            let (tree, cache) = (tree.path(), cache.path());
+            scope.spawn(move || {
+                // Each worker has its own sandbox and store handle, as two processes would.
+                let sandbox = crate::sandbox(tree);
+                let store = store(cache);
+                for round in 0..5 {
+                    let name = format!("src/w{worker}.rs");
+                    std::fs::write(tree.join(&name), format!("pub fn round_{round}() {{}}\n"))
+                        .unwrap();
+                    let (index, _) = Index::open(&sandbox, &store).unwrap();
+                    assert!(index.len() >= 200);
+                }
+            });
+        }
+    });
+    let sandbox = crate::sandbox(tree.path());
+    let bytes = std::fs::read(&index_files(cache.path())[0]).unwrap();
+    let stored = Index::decode(&bytes).expect("a whole index");
+    assert_eq!(stored.len(), 202);
+    let (index, stats) = Index::open(&sandbox, &store(cache.path())).unwrap();
+    assert_eq!((stats.indexed, stats.reused), (0, 202));
+    assert_eq!(index.suggest(&sandbox, "round_4", &Options::default()).len(), 2);
+    let leftovers: Vec<_> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn a_corrupt_index_is_rebuilt() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    crate::write_tree(tree.path(), TREE);
+    let sandbox = crate::sandbox(tree.path());
+    let store = store(cache.path());
+    Index::open(&sandbox, &store).unwrap();
+    let path = index_files(cache.path()).remove(0);
+    let whole = std::fs::read(&path).unwrap();
+    let mut flipped = whole.clone();
+    let middle = flipped.len() / 2;
+    flipped[middle] ^= 0x55;
+    for bad in [b"garbage".to_vec(), whole[..whole.len() / 2].to_vec(), flipped, Vec::new()] {
+        std::fs::write(&path, &bad).unwrap();
+        assert!(Index::decode(&bad).is_none());
+        let (index, stats) = Index::open(&sandbox, &store).unwrap();
+        assert!(stats.rebuilt_corrupt);
+        assert_eq!(stats.indexed, 3);
+        assert_eq!(
+            index.suggest(&sandbox, "retry timeout", &Options::default())[0].path,
+            "src/retry.rs"
+        );
+        assert_eq!(std::fs::read(&path).unwrap().len(), whole.len());
+    }
+}
+
+#[test]
+fn terms_of_replaced_files_are_dropped_in_time() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let words = |round: usize| -> String {
+        (0..100).map(|i| format!("fn word{round}x{i}() {{}}\n")).collect()
+    };
+    crate::write_tree(tree.path(), &[("a.rs", "fn steady() {}\n"), ("b.rs", &words(0))]);
+    let sandbox = crate::sandbox(tree.path());
+    let store = store(cache.path());
+    let (first, _) = Index::open(&sandbox, &store).unwrap();
+    let fresh = first.term_count();
+    for round in 1..=6 {
+        std::fs::write(tree.path().join("b.rs"), words(round)).unwrap();
+        let (index, stats) = Index::open(&sandbox, &store).unwrap();
+        assert_eq!(stats.indexed, 1);
+        assert!(index.term_count() <= 2 * fresh + 2, "round {round}: {} terms", index.term_count());
+        assert_eq!(
+            index.suggest(&sandbox, &format!("word{round}x7"), &Options::default())[0].path,
+            "b.rs"
+        );
+        assert!(
+            index
+                .suggest(&sandbox, &format!("word{}x7", round - 1), &Options::default())
+                .is_empty()
+        );
+    }
+}

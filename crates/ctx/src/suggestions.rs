@@ -1,0 +1,147 @@
+//! [`Context::suggest`]: the files and line ranges that matter for a prompt, from an index
+//! kept in memory and, with [`ContextBuilder::cache_dir`](crate::ContextBuilder::cache_dir),
+//! on disk between runs.
+
+use std::sync::{Arc, Mutex};
+
+use ctx_fs::Store;
+use ctx_suggest::{Index, Suggestion, UpdateStats};
+
+use crate::context::{Context, Error, ErrorKind};
+
+/// The options of [`Context::suggest`]: limit, range cap, token budget, explanations and
+/// weights.
+pub type SuggestOptions = ctx_suggest::Options;
+
+/// The suggestion state of a context: the store, if any, and the index once built.
+#[derive(Clone, Debug)]
+pub(crate) struct State {
+    store: Option<Arc<Store>>,
+    index: Arc<Mutex<Option<Index>>>,
+}
+
+impl State {
+    pub(crate) fn new(store: Option<Arc<Store>>) -> State {
+        State { store, index: Arc::new(Mutex::new(None)) }
+    }
+}
+
+impl Context {
+    /// Builds or updates the suggestion index of the workspace: loads the stored one (when
+    /// the context has a cache directory), reads the files that changed since, and stores it
+    /// again. Later calls on the same context only look for changes.
+    ///
+    /// # Errors
+    ///
+    /// When the workspace cannot be walked or the store cannot be used.
+    pub fn update_index(&self) -> Result<UpdateStats, Error> {
+        let mut slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        self.refresh(&mut slot)
+    }
+
+    fn refresh(&self, slot: &mut Option<Index>) -> Result<UpdateStats, Error> {
+        let sandbox = self.sandbox();
+        let stats = match (slot.as_mut(), &self.suggest.store) {
+            (Some(index), Some(store)) => {
+                let mut stats = index.refresh(sandbox).map_err(ErrorKind::Suggest)?;
+                if stats.indexed > 0 || stats.removed > 0 {
+                    stats.bytes = index.save(store).map_err(ErrorKind::Suggest)?;
+                }
+                stats
+            }
+            (None, Some(store)) => {
+                let (index, stats) = Index::open(sandbox, store).map_err(ErrorKind::Suggest)?;
+                *slot = Some(index);
+                stats
+            }
+            (Some(index), None) => index.refresh(sandbox).map_err(ErrorKind::Suggest)?,
+            (None, None) => {
+                let (index, stats) = Index::build(sandbox).map_err(ErrorKind::Suggest)?;
+                *slot = Some(index);
+                stats
+            }
+        };
+        Ok(stats)
+    }
+
+    /// Runs `f` on the up-to-date index.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::update_index`].
+    pub fn with_index<T>(&self, f: impl FnOnce(&Index) -> T) -> Result<T, Error> {
+        let mut slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        self.refresh(&mut slot)?;
+        Ok(f(slot.as_ref().expect("refresh leaves an index")))
+    }
+
+    /// The files and line ranges that matter for `prompt`, best first (see
+    /// `docs/suggest.md`). The index is brought up to date first.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::update_index`].
+    pub fn suggest(&self, prompt: &str, opts: &SuggestOptions) -> Result<Vec<Suggestion>, Error> {
+        self.with_index(|index| index.suggest(self.sandbox(), prompt, opts))
+    }
+
+    /// [`Context::suggest`] on a blocking thread, for tokio applications.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::suggest`], and when the background task fails.
+    pub async fn suggest_async(
+        &self,
+        prompt: &str,
+        opts: &SuggestOptions,
+    ) -> Result<Vec<Suggestion>, Error> {
+        let this = self.clone();
+        let prompt = prompt.to_owned();
+        let opts = opts.clone();
+        tokio::task::spawn_blocking(move || this.suggest(&prompt, &opts))
+            .await
+            .map_err(|e| Error::from(ErrorKind::Task(e.to_string())))?
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // Tests set up and inspect real directories.
+mod tests {
+    use super::*;
+
+    fn workspace() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("src/retry.rs"),
+            "/// Retries until the deadline.\npub fn retry_with_timeout() {}\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("src/main.rs"), "fn main() { parse_args(); }\n").unwrap();
+        dir
+    }
+
+    #[test]
+    fn suggests_in_memory_and_from_a_store() {
+        let dir = workspace();
+        let cache = tempfile::tempdir().unwrap();
+        let plain = Context::builder().root(dir.path()).build().unwrap();
+        let stored = Context::builder().root(dir.path()).cache_dir(cache.path()).build().unwrap();
+        let opts = SuggestOptions::default();
+        for ctx in [&plain, &stored] {
+            let found = ctx.suggest("fix the retry timeout", &opts).unwrap();
+            assert_eq!(found[0].path, "src/retry.rs");
+        }
+        assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 2, "index and lock file");
+        let again = stored.update_index().unwrap();
+        assert_eq!((again.indexed, again.reused), (0, 2));
+    }
+
+    #[tokio::test]
+    async fn suggests_async() {
+        let dir = workspace();
+        let ctx = Context::builder().root(dir.path()).build().unwrap();
+        let found = ctx.suggest_async("retry_with_timeout", &SuggestOptions::default()).await;
+        assert_eq!(found.unwrap()[0].path, "src/retry.rs");
+    }
+}
