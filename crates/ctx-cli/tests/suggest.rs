@@ -224,7 +224,8 @@ fn eval_tool() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/tools/suggest-eval");
     let python = std::process::Command::new("python3").arg("--version").output();
     if !dir.join("eval.py").is_file() || !python.is_ok_and(|out| out.status.success()) {
-        eprintln!("skipped: no python3 or no evaluation tool at {}", dir.display());
+        let note = format!("skipped: no python3 or no evaluation tool at {}\n", dir.display());
+        std::io::Write::write_all(&mut std::io::stderr(), note.as_bytes()).unwrap();
         return None;
     }
     Some(dir)
