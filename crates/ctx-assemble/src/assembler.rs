@@ -212,7 +212,7 @@ impl Assembler {
     }
 
     fn run(&self, input: Input<'_>, sink: &mut dyn Sink) -> Result<Assembly, AssembleError> {
-        let text: Arc<str>;
+        let text: ctx_fs::Text;
         let (doc, selected) = match input {
             Input::File(path) => {
                 let location =

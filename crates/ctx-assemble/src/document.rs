@@ -4,8 +4,9 @@
 //! `metadata` kept on the assembly, an included document's front matter on its record.
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 
+use ctx_fs::{Text, WeakText};
 use ctx_syntax::Code;
 
 use crate::front_matter;
@@ -16,7 +17,7 @@ use crate::select;
 use crate::walk::{Body, Doc, Item, Walk};
 
 /// Front matter parsed once per file content, shared by the clones of an assembler: a content
-/// cache hit hands back the same `Arc<str>`, so an unchanged file is not parsed again. Keyed by
+/// cache hit hands back the same `Text`, so an unchanged file is not parsed again. Keyed by
 /// the content's address, checked through a weak reference so a reused address never matches
 /// stale content.
 #[derive(Default)]
@@ -25,7 +26,7 @@ pub(crate) struct FrontMatterMemo {
 }
 
 /// The content a parse was made of (alive or not), and the parse.
-type MemoEntry = (Weak<str>, Arc<ParsedFrontMatter>);
+type MemoEntry = (WeakText, Arc<ParsedFrontMatter>);
 
 /// How many parsed front matters an assembler keeps.
 const FRONT_MATTER_MEMO: usize = 4096;
@@ -52,7 +53,7 @@ impl ParsedFrontMatter {
 
 impl FrontMatterMemo {
     /// Splits and parses front matter, once per file content when `text` is the whole file.
-    fn parse(&self, text: &str, whole: Option<&Arc<str>>) -> Arc<ParsedFrontMatter> {
+    fn parse(&self, text: &str, whole: Option<&Text>) -> Arc<ParsedFrontMatter> {
         let Some(whole) =
             whole.filter(|w| std::ptr::eq(w.as_ptr(), text.as_ptr()) && w.len() == text.len())
         else {
@@ -61,7 +62,7 @@ impl FrontMatterMemo {
         let key = whole.as_ptr() as usize;
         let lock = || self.entries.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((weak, parsed)) = lock().get(&key)
-            && weak.upgrade().is_some_and(|alive| Arc::ptr_eq(&alive, whole))
+            && weak.upgrade().is_some_and(|alive| Text::ptr_eq(&alive, whole))
         {
             return parsed.clone();
         }
@@ -73,7 +74,7 @@ impl FrontMatterMemo {
                 entries.clear();
             }
         }
-        entries.insert(key, (Arc::downgrade(whole), parsed.clone()));
+        entries.insert(key, (whole.downgrade(), parsed.clone()));
         parsed
     }
 }
@@ -83,7 +84,7 @@ impl FrontMatterMemo {
 pub(crate) struct Selected<'t> {
     pub(crate) text: &'t str,
     /// The whole file, when at hand (for the front-matter memo and byte offsets).
-    pub(crate) whole: Option<&'t Arc<str>>,
+    pub(crate) whole: Option<&'t Text>,
     /// The line of the file on which `text` starts.
     pub(crate) first_line: u32,
 }

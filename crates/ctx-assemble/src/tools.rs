@@ -180,7 +180,7 @@ fn read_text(
     cx: &ToolContext<'_>,
     location: &Location,
     written: &str,
-) -> Result<Arc<str>, ToolError> {
+) -> Result<ctx_fs::Text, ToolError> {
     let content = cx.sandbox.read_text(location).map_err(|e| ToolError::from_fs(&e))?;
     content.text().cloned().ok_or_else(|| ToolError {
         code: Code::Binary,

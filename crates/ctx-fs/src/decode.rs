@@ -1,8 +1,8 @@
 //! Text decoding: BOM handling, UTF-16/32 and binary detection.
 
-use std::sync::Arc;
-
 use ctx_diagnostics::Code;
+
+use crate::Text;
 
 /// How many leading bytes are searched for a NUL byte.
 pub const BINARY_SNIFF_BYTES: usize = 8 * 1024;
@@ -32,7 +32,7 @@ pub enum Content {
     /// Decoded text, byte order mark removed; cloning it is cheap.
     Text {
         /// The text.
-        text: Arc<str>,
+        text: Text,
         /// The encoding it was decoded from.
         encoding: Encoding,
     },
@@ -44,7 +44,7 @@ pub enum Content {
 
 impl Content {
     /// The text, unless the content is binary.
-    pub fn text(&self) -> Option<&Arc<str>> {
+    pub fn text(&self) -> Option<&Text> {
         match self {
             Content::Text { text, .. } => Some(text),
             Content::Binary => None,
@@ -67,6 +67,12 @@ impl Content {
 
 /// Decodes raw file bytes.
 pub fn decode(bytes: &[u8]) -> Content {
+    decode_owned(bytes.to_vec())
+}
+
+/// Decodes raw file bytes, keeping UTF-8 text in the buffer it was read into
+/// (no copy, whatever the size).
+pub fn decode_owned(mut bytes: Vec<u8>) -> Content {
     // UTF-32 marks first: the UTF-32 LE mark starts with the UTF-16 LE one.
     if let Some(rest) = bytes.strip_prefix(&[0xFF, 0xFE, 0, 0]) {
         return utf32(rest, u32::from_le_bytes, Encoding::Utf32Le);
@@ -80,15 +86,17 @@ pub fn decode(bytes: &[u8]) -> Content {
     if let Some(rest) = bytes.strip_prefix(&[0xFE, 0xFF]) {
         return utf16(rest, u16::from_be_bytes, Encoding::Utf16Be);
     }
-    let (rest, encoding) = match bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
-        Some(rest) => (rest, Encoding::Utf8Bom),
-        None => (bytes, Encoding::Utf8),
-    };
     if memchr::memchr(0, &bytes[..bytes.len().min(BINARY_SNIFF_BYTES)]).is_some() {
         return Content::Binary;
     }
-    match std::str::from_utf8(rest) {
-        Ok(text) => Content::Text { text: Arc::from(text), encoding },
+    let encoding = if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        bytes.drain(..3);
+        Encoding::Utf8Bom
+    } else {
+        Encoding::Utf8
+    };
+    match String::from_utf8(bytes) {
+        Ok(text) => Content::Text { text: Text::from(text), encoding },
         Err(_) => Content::Binary,
     }
 }
@@ -99,7 +107,7 @@ fn utf16(bytes: &[u8], unit: fn([u8; 2]) -> u16, encoding: Encoding) -> Content 
     }
     let units = bytes.chunks_exact(2).map(|c| unit([c[0], c[1]]));
     match char::decode_utf16(units).collect::<Result<String, _>>() {
-        Ok(text) => Content::Text { text: Arc::from(text), encoding },
+        Ok(text) => Content::Text { text: Text::from(text), encoding },
         Err(_) => Content::Binary,
     }
 }
@@ -111,7 +119,7 @@ fn utf32(bytes: &[u8], unit: fn([u8; 4]) -> u32, encoding: Encoding) -> Content 
     let text: Option<String> =
         bytes.chunks_exact(4).map(|c| char::from_u32(unit([c[0], c[1], c[2], c[3]]))).collect();
     match text {
-        Some(text) => Content::Text { text: Arc::from(text), encoding },
+        Some(text) => Content::Text { text: Text::from(text), encoding },
         None => Content::Binary,
     }
 }

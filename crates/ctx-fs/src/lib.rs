@@ -84,6 +84,7 @@ mod overlay;
 mod path;
 mod sandbox;
 mod store;
+mod text;
 mod walk;
 #[cfg(feature = "watch")]
 mod watch;
@@ -91,13 +92,14 @@ mod watch;
 pub use builder::{IgnoreSettings, Limits, SandboxBuilder};
 pub use cap_std::AmbientAuthority;
 pub use ctx_diagnostics::{Code, Severity};
-pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode};
+pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode, decode_owned};
 pub use error::{Error, ErrorKind, Result};
 pub use location::{FileKind, Location, RootId, RootKind, Stat};
 pub use overlay::Overlay;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
 pub use store::{Store, StoreLock};
+pub use text::{Text, WeakText};
 pub use walk::{SkipReason, Skipped, Walk, WalkEntry, WalkOptions};
 #[cfg(feature = "watch")]
 pub use watch::Watcher;

@@ -8,10 +8,11 @@
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
+use crate::Text;
 use crate::location::{Location, RootId};
 
 /// Unsaved texts by root and in-root path.
-type Texts = HashMap<(RootId, String), Arc<str>>;
+type Texts = HashMap<(RootId, String), Text>;
 
 /// Texts keyed by location, shared between the sandbox and the editor that updates them.
 /// Cloning is cheap and clones share the texts.
@@ -27,7 +28,7 @@ impl Overlay {
     }
 
     /// Serves `text` for `location` in place of its bytes on disk.
-    pub fn set(&self, location: &Location, text: impl Into<Arc<str>>) {
+    pub fn set(&self, location: &Location, text: impl Into<Text>) {
         let key = (location.root(), location.path().as_str().to_owned());
         self.write().insert(key, text.into());
     }
@@ -38,7 +39,7 @@ impl Overlay {
     }
 
     /// The unsaved text of `location`, if any.
-    pub fn get(&self, location: &Location) -> Option<Arc<str>> {
+    pub fn get(&self, location: &Location) -> Option<Text> {
         self.lookup(location.root(), location.path().as_str())
     }
 
@@ -47,7 +48,7 @@ impl Overlay {
         self.read().is_empty()
     }
 
-    pub(crate) fn lookup(&self, root: RootId, path: &str) -> Option<Arc<str>> {
+    pub(crate) fn lookup(&self, root: RootId, path: &str) -> Option<Text> {
         let texts = self.read();
         if texts.is_empty() {
             return None;

@@ -9,6 +9,7 @@ use cap_fs_ext::{DirExtUtf8, FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{Metadata, OpenOptions};
 use cap_std::fs_utf8::Dir;
 
+use crate::Text;
 use crate::builder::{IgnoreSettings, Limits, Root, SandboxBuilder};
 use crate::cache::{Cached, Fingerprint};
 use crate::decode::{self, Content};
@@ -224,14 +225,15 @@ impl Sandbox {
         if bytes.len() as u64 > cap {
             return Err(too_large(written, None, cap));
         }
-        let content = decode::decode(&bytes);
+        let read = bytes.len() as u64;
+        let content = decode::decode_owned(bytes);
         let now = SystemTime::now();
         let settled = md
             .modified()
             .ok()
             .and_then(|m| now.duration_since(m).ok())
             .is_some_and(|age| age >= RACY_WINDOW);
-        if self.cache_on && settled && bytes.len() as u64 == md.len() {
+        if self.cache_on && settled && read == md.len() {
             // A write during the read moved the times past `print`, so such an entry never
             // matches again.
             let warm = print.change_settled(now);
@@ -289,7 +291,7 @@ impl Sandbox {
     }
 
     /// The unsaved text an overlay holds for a checked in-root path.
-    fn overlay_text(&self, root: RootId, path: &str) -> Option<Arc<str>> {
+    fn overlay_text(&self, root: RootId, path: &str) -> Option<Text> {
         self.overlay.as_ref()?.lookup(root, path)
     }
 

@@ -424,7 +424,7 @@ impl Server {
     }
 
     /// The text of a location: the overlay's if open, else the disk's, through the sandbox.
-    pub(crate) fn read(&self, location: &Location) -> Option<std::sync::Arc<str>> {
+    pub(crate) fn read(&self, location: &Location) -> Option<ctx::fs::Text> {
         self.ctx.sandbox().read_text(location).ok()?.text().cloned()
     }
 

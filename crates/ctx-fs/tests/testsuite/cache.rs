@@ -1,13 +1,12 @@
 //! The content cache: hits are cheap clones, changes are never served stale.
 
 use std::os::unix::fs::symlink;
-use std::sync::Arc;
 
-use ctx_fs::{Code, Content};
+use ctx_fs::{Code, Content, Text};
 
 use crate::util::{Fixture, SECRET, age, code, message, read};
 
-fn text(content: Content) -> Arc<str> {
+fn text(content: Content) -> Text {
     content.text().cloned().expect("text")
 }
 
@@ -20,7 +19,7 @@ fn hits_share_the_text() {
     let loc = sb.resolve("a.md", None).unwrap();
     let first = text(sb.read_text(&loc).unwrap());
     let second = text(sb.read_text(&loc).unwrap());
-    assert!(Arc::ptr_eq(&first, &second), "second read is a cache hit");
+    assert!(Text::ptr_eq(&first, &second), "second read is a cache hit");
 }
 
 #[test]
@@ -31,7 +30,7 @@ fn fresh_files_are_not_cached() {
     let loc = sb.resolve("a.md", None).unwrap();
     let first = text(sb.read_text(&loc).unwrap());
     let second = text(sb.read_text(&loc).unwrap());
-    assert!(!Arc::ptr_eq(&first, &second), "a file modified just now may change again unseen");
+    assert!(!Text::ptr_eq(&first, &second), "a file modified just now may change again unseen");
 }
 
 #[test]
@@ -81,11 +80,11 @@ fn ttl_and_capacity() {
     let first = text(sb.read_text(&loc).unwrap());
     std::thread::sleep(std::time::Duration::from_millis(120));
     let second = text(sb.read_text(&loc).unwrap());
-    assert!(!Arc::ptr_eq(&first, &second), "expired after the ttl");
+    assert!(!Text::ptr_eq(&first, &second), "expired after the ttl");
     let off = fx.builder().cache_capacity(0).open(cap_std::ambient_authority()).unwrap();
     let a = text(off.read_text(&loc).unwrap());
     let b = text(off.read_text(&loc).unwrap());
-    assert!(!Arc::ptr_eq(&a, &b), "capacity 0 turns the cache off");
+    assert!(!Text::ptr_eq(&a, &b), "capacity 0 turns the cache off");
 }
 
 #[test]
@@ -130,8 +129,8 @@ fn warm_hit_serves_the_file() {
     let (again, second) = sb.read_path("../docs/./a.md", Some(&base)).unwrap();
     assert_eq!(again, loc);
     assert_eq!(loc.path(), "docs/a.md");
-    assert!(Arc::ptr_eq(&first, &text(second)), "path hit");
-    assert!(Arc::ptr_eq(&first, &text(sb.read_text(&loc).unwrap())), "location hit");
+    assert!(Text::ptr_eq(&first, &text(second)), "path hit");
+    assert!(Text::ptr_eq(&first, &text(sb.read_text(&loc).unwrap())), "location hit");
     // The lexical rules still come first.
     assert_eq!(code(sb.read_path("../../docs/a.md", Some(&base))), Some(Code::Outside));
     assert_eq!(
@@ -170,7 +169,7 @@ fn warm_mtime_change_is_seen() {
     let sb = fx.sandbox();
     let loc = sb.resolve("a.md", None).unwrap();
     let first = text(sb.read_text(&loc).unwrap());
-    assert!(Arc::ptr_eq(&first, &text(sb.read_text(&loc).unwrap())));
+    assert!(Text::ptr_eq(&first, &text(sb.read_text(&loc).unwrap())));
     std::fs::File::options()
         .write(true)
         .open(fx.path("a.md"))
@@ -178,7 +177,7 @@ fn warm_mtime_change_is_seen() {
         .set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(600))
         .unwrap();
     let second = text(sb.read_text(&loc).unwrap());
-    assert!(!Arc::ptr_eq(&first, &second), "a touched file is read again");
+    assert!(!Text::ptr_eq(&first, &second), "a touched file is read again");
 }
 
 #[test]
@@ -278,7 +277,7 @@ fn warm_path_serves_an_old_hard_link_of_the_same_file() {
     std::fs::rename(fx.path("docs"), fx.path("docs.old")).unwrap();
     symlink(".git", fx.path("docs")).unwrap();
     let (_, again) = sb.read_path("docs/a.md", None).unwrap();
-    assert!(Arc::ptr_eq(&text(first), &text(again)), "the same bytes, from the cache");
+    assert!(Text::ptr_eq(&text(first), &text(again)), "the same bytes, from the cache");
     assert_eq!(
         code(fx.sandbox().read_path("docs/a.md", None)),
         Some(Code::Denied),
