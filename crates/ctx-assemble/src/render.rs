@@ -81,7 +81,7 @@ pub fn neutralize_tags(content: &str) -> Neutralized<'_> {
     let mut copied = 0;
     let mut escaped = 0;
     let mut from = 0;
-    while let Some(p) = bytes[from..].iter().position(|&b| b == b'<') {
+    while let Some(p) = memchr::memchr(b'<', &bytes[from..]) {
         let at = from + p;
         if opens_wrapper_tag(&bytes[at..]) {
             let buf = out.get_or_insert_with(|| String::with_capacity(content.len() + 16));

@@ -104,6 +104,57 @@ static SUSPECT: [bool; 256] = {
     table
 };
 
+/// The offset of the first byte at or after `from` that [`SUSPECT`] marks.
+///
+/// Clean text is the common case, so eight bytes are looked at together (the bit tricks
+/// of "Bit Twiddling Hacks", Sean Eron Anderson): a word with no byte below 0x09, none
+/// equal to 0x0B, none in 0x0E..0x20 and none at 0x80 or above holds nothing suspect and
+/// is skipped whole, so tabs and line ends do not slow the search.
+fn next_suspect(bytes: &[u8], from: usize) -> Option<usize> {
+    let scan = |part: &[u8]| part.iter().position(|&b| SUSPECT[usize::from(b)]);
+    let mut blocks = bytes[from..].chunks_exact(32);
+    let mut offset = from;
+    for block in &mut blocks {
+        let flags = block
+            .chunks_exact(8)
+            .map(|w| suspect_bits(u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]))))
+            .fold(0, |a, b| a | b);
+        if flags != 0
+            && let Some(p) = scan(block)
+        {
+            return Some(offset + p);
+        }
+        offset += 32;
+    }
+    scan(blocks.remainder()).map(|p| offset + p)
+}
+
+/// Non-zero when some byte of `word` is below 0x09, equal to 0x0B, in 0x0E..0x20, or at
+/// 0x80 and above; exact about whether one exists (not about which).
+fn suspect_bits(word: u64) -> u64 {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = ONES * 0x80;
+    const LOW7: u64 = ONES * 0x7f;
+    // "Has less than n".
+    let below_tab = word.wrapping_sub(ONES * 0x09) & !word & HIGH;
+    // "Has zero" of the word xor 0x0B in every byte.
+    let vt = word ^ (ONES * 0x0b);
+    let vertical_tab = vt.wrapping_sub(ONES) & !vt & HIGH;
+    // "Has between m and n", exclusive: 0x0D < b < 0x20.
+    let seven = word & LOW7;
+    let between = (ONES * (127 + 0x20)).wrapping_sub(seven)
+        & !word
+        & seven.wrapping_add(ONES * (127 - 0x0d))
+        & HIGH;
+    below_tab | vertical_tab | between | (word & HIGH)
+}
+
+/// Whether `text` may hold something [`sanitize`] would make visible; `false` means it
+/// certainly does not.
+pub(crate) fn may_change(text: &str) -> bool {
+    next_suspect(text.as_bytes(), 0).is_some()
+}
+
 /// What a character is, for sanitising.
 fn class(c: char) -> Option<Code> {
     match c {
@@ -122,7 +173,7 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
     let mut i = 0;
     // Fast path: find the first character that needs rewriting, if any.
     let first = loop {
-        match bytes[i..].iter().position(|&b| SUSPECT[usize::from(b)]) {
+        match next_suspect(bytes, i) {
             None => {
                 return Sanitized {
                     text: Cow::Borrowed(text),
@@ -133,8 +184,7 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
                     first_at: [None; 2],
                 };
             }
-            Some(p) => {
-                let at = i + p;
+            Some(at) => {
                 // A suspect byte is always the start of a character.
                 let c = text[at..].chars().next().unwrap_or('\0');
                 if class(c).is_some() {
@@ -255,7 +305,34 @@ mod tests {
         assert!(sanitize("clean").warnings().is_empty());
     }
 
+    #[test]
+    fn word_search_sees_every_byte_value_at_every_position() {
+        for b in 0..=255u8 {
+            for at in 0..72 {
+                let mut bytes = [b'a'; 72];
+                bytes[at] = b;
+                let want = SUSPECT[usize::from(b)].then_some(at);
+                assert_eq!(next_suspect(&bytes, 0), want, "byte {b:#04x} at {at}");
+            }
+        }
+    }
+
     proptest! {
+        /// The word-at-a-time search finds exactly the first suspect byte a plain scan finds,
+        /// from any start, in text mixing ASCII, controls and the suspect lead bytes.
+        #[test]
+        fn word_search_agrees_with_a_plain_scan(
+            bytes in proptest::collection::vec(
+                prop_oneof![4 => 0x20u8..0x7f, 1 => 0u8..0x20, 1 => 0x80u8..=0xff],
+                0..160,
+            ),
+            from in 0usize..160,
+        ) {
+            let from = from.min(bytes.len());
+            let plain = bytes[from..].iter().position(|&b| SUSPECT[usize::from(b)]).map(|p| from + p);
+            prop_assert_eq!(next_suspect(&bytes, from), plain);
+        }
+
         /// Clean text comes back borrowed and unchanged.
         #[test]
         fn identity_on_clean(text in "[^\u{0}-\u{8}\u{b}\u{e}-\u{1f}\u{202a}-\u{202e}\u{2066}-\u{2069}\u{e0000}-\u{e007f}]*") {

@@ -296,10 +296,7 @@ impl<'a> Walk<'a> {
                     if self.out.inline() {
                         // The line is needed only for a warning: hidden or control characters,
                         // or a token budget that may cut here.
-                        let clean = piece.is_ascii()
-                            && !piece
-                                .bytes()
-                                .any(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c));
+                        let clean = !crate::sanitize::may_change(piece);
                         let pos = if clean && self.opts().limits.max_tokens == 0 {
                             ctx_syntax::Position { line: 1, column: 1 }
                         } else {
