@@ -278,15 +278,25 @@ fn path_bonus(
             })
             .map(|(i, _)| i)
             .collect();
-        if matching.is_empty() || matching.len() > 50 {
-            continue;
+        if matching.len() <= 50 {
+            spread(
+                scored,
+                &matching,
+                w.path * best,
+                explain.then(|| format!("path mentioned: {p}")),
+            );
         }
-        let share = 1.0 / (matching.len() as f64).sqrt();
-        for i in matching {
-            scored[i].score += w.path * best * share;
-            if explain {
-                scored[i].why.push(format!("path mentioned: {p}"));
-            }
+    }
+}
+
+/// Shares `gain` among the files of `matching`, each getting `gain / √n` (so a name that
+/// many files match counts less for each), with `why` for `--explain`.
+fn spread(scored: &mut [Scored], matching: &[usize], gain: f64, why: Option<String>) {
+    let share = 1.0 / (matching.len().max(1) as f64).sqrt();
+    for &i in matching {
+        scored[i].score += gain * share;
+        if let Some(why) = &why {
+            scored[i].why.push(why.clone());
         }
     }
 }
@@ -307,15 +317,10 @@ fn name_bonus(
     let keys: Vec<String> = files.iter().map(|f| file_name_key(&f.path)).collect();
     for name in &query.names {
         let matching: Vec<usize> = (0..files.len()).filter(|&i| keys[i] == *name).collect();
-        if matching.is_empty() || matching.len() > 12 {
-            continue;
-        }
-        let share = 1.0 / (matching.len() as f64).sqrt();
-        for i in matching {
-            scored[i].score += w.name * best * share;
-            if explain {
-                scored[i].why.push(format!("named `{name}` (+{:.2})", w.name * best * share));
-            }
+        if matching.len() <= 12 {
+            let share = 1.0 / (matching.len().max(1) as f64).sqrt();
+            let why = format!("named `{name}` (+{:.2})", w.name * best * share);
+            spread(scored, &matching, w.name * best, explain.then_some(why));
         }
     }
 }

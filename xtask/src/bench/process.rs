@@ -68,12 +68,7 @@ const QUERY: &str = "agent/hand";
 const STAMP: &str = "ctx bench data v1";
 
 pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
-    let sizes = if quick { QUICK } else { FULL };
-    run_command(cargo(root).args(["build", "--release", "-p", "ctx-cli"]))?;
-    let target = target_dir(root);
-    let ctx = target.join("release").join(format!("ctx{}", env::consts::EXE_SUFFIX));
-    let data = target.join("bench-data");
-    fs::create_dir_all(&data)?;
+    let (ctx, data, sizes) = prepare(root, quick)?;
     let mut measured = completion(&ctx, &data, &sizes)?;
     measured.extend(assembly(&ctx, &data, &sizes)?);
     measured.extend(suggest::run(&ctx, &data, &sizes)?);
@@ -82,13 +77,18 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
 
 /// The suggestion measurements alone (`cargo xtask bench suggest`).
 pub(super) fn run_suggest(root: &Path, quick: bool) -> Result<Vec<Measured>> {
-    let sizes = if quick { QUICK } else { FULL };
+    let (ctx, data, sizes) = prepare(root, quick)?;
+    suggest::run(&ctx, &data, &sizes)
+}
+
+/// Builds the release binary; returns it, the folder of the generated trees, and the sizes.
+fn prepare(root: &Path, quick: bool) -> Result<(PathBuf, PathBuf, Sizes)> {
     run_command(cargo(root).args(["build", "--release", "-p", "ctx-cli"]))?;
     let target = target_dir(root);
     let ctx = target.join("release").join(format!("ctx{}", env::consts::EXE_SUFFIX));
     let data = target.join("bench-data");
     fs::create_dir_all(&data)?;
-    suggest::run(&ctx, &data, &sizes)
+    Ok((ctx, data, if quick { QUICK } else { FULL }))
 }
 
 /// Cargo's target directory: `$CARGO_TARGET_DIR` (relative to the repository root, where xtask
