@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
-use ctx_fs::{Content, Sandbox, Store, WalkEntry};
+use ctx_fs::{Content, Sandbox, Store, Walk, WalkEntry};
 use serde::{Deserialize, Serialize};
 
 use crate::classify::{FileClass, classify};
@@ -159,17 +159,27 @@ impl Index {
         let root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let name = store_name(&root);
         let _lock = store.lock(&name).map_err(Error::store)?;
-        let stored = store.read(&name).map_err(Error::store)?;
-        let stored_len = stored.as_ref().map_or(0, |b| b.len() as u64);
-        let (mut index, corrupt) = match stored {
-            Some(bytes) => match Index::decode(&bytes) {
-                Some(index) if index.data.root == root => (index, false),
-                Some(_) => (Index::default(), false),
-                None => (Index::default(), true),
-            },
-            None => (Index::default(), false),
+        // The walk that finds changed files does not need the stored index: it runs while the
+        // index is read and decoded.
+        let (walk, stored) = std::thread::scope(|scope| {
+            let walk = scope.spawn(|| sandbox.walk(&sandbox.workspace()));
+            let stored = store.read(&name).map(|bytes| {
+                let len = bytes.as_ref().map_or(0, |b| b.len() as u64);
+                (bytes.map(|b| Index::decode(&b)), len)
+            });
+            (walk.join(), stored)
+        });
+        let walk = match walk {
+            Ok(walk) => walk.map_err(Error::fs)?,
+            Err(panic) => std::panic::resume_unwind(panic),
         };
-        let mut stats = index.refresh(sandbox)?;
+        let (decoded, stored_len) = stored.map_err(Error::store)?;
+        let (mut index, corrupt) = match decoded {
+            Some(Some(index)) if index.data.root == root => (index, false),
+            Some(Some(_)) | None => (Index::default(), false),
+            Some(None) => (Index::default(), true),
+        };
+        let mut stats = index.refresh_from(sandbox, &walk)?;
         stats.rebuilt_corrupt = corrupt;
         if stats.indexed > 0 || stats.removed > 0 || corrupt || index.data.files.is_empty() {
             let bytes = index.encode();
@@ -260,9 +270,14 @@ impl Index {
     /// Brings the index up to date with the workspace: walks it, reads the
     /// files whose stamp changed, drops the files that are gone.
     pub fn refresh(&mut self, sandbox: &Sandbox) -> Result<UpdateStats> {
+        let walk = sandbox.walk(&sandbox.workspace()).map_err(Error::fs)?;
+        self.refresh_from(sandbox, &walk)
+    }
+
+    /// [`Index::refresh`] with the walk of the workspace already made.
+    fn refresh_from(&mut self, sandbox: &Sandbox, walk: &Walk) -> Result<UpdateStats> {
         let started = Instant::now();
         self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
-        let walk = sandbox.walk(&sandbox.workspace()).map_err(Error::fs)?;
         let entries: Vec<&WalkEntry> = walk.files().collect();
         let truncated = walk.truncated;
         let mut old: HashMap<String, FileRec> =

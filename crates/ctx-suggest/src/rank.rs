@@ -103,25 +103,18 @@ pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> 
             qterms.push((t.term.clone(), t.weight, 0usize));
         }
     }
-    let max_qid = qid.keys().copied().max().unwrap_or(0);
     let mut avg = [0f64; 5];
-    let mut hits: Vec<Vec<(usize, [u32; 5])>> = vec![Vec::new(); n];
-    for (i, f) in files.iter().enumerate() {
+    for f in files {
         for (k, len) in f.field_len.iter().enumerate() {
             avg[k] += f64::from(*len);
         }
-        if f.postings.is_empty() {
-            continue;
-        }
-        // Postings are sorted by term id: past the largest id asked for, nothing can match.
-        for (id, tf) in PostingIter::new(&f.postings) {
-            if id > max_qid {
-                break;
-            }
-            if let Some(&q) = qid.get(&id) {
-                qterms[q].2 += 1;
-                hits[i].push((q, tf));
-            }
+    }
+    let mut sorted: Vec<(u32, usize)> = qid.into_iter().collect();
+    sorted.sort_unstable();
+    let hits = scan_postings(files, &sorted);
+    for file in &hits {
+        for (q, _) in file {
+            qterms[*q].2 += 1;
         }
     }
     for a in &mut avg {
@@ -288,6 +281,45 @@ fn path_bonus(
         }
     }
 }
+
+/// Each file's frequencies of the query terms (`query`: term id and query index, sorted by
+/// id), as (query index, frequency per field); the files are shared among the cores.
+fn scan_postings(files: &[FileRec], query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32; 5])>> {
+    let scan = |part: &[FileRec]| -> Vec<Vec<(usize, [u32; 5])>> {
+        part.iter()
+            .map(|f| {
+                let mut hits = Vec::new();
+                let mut want = query.iter().peekable();
+                // Postings are sorted by term id too: one merge, ended by the last term.
+                for (id, tf) in PostingIter::new(&f.postings) {
+                    while want.next_if(|(q, _)| *q < id).is_some() {}
+                    match want.peek() {
+                        None => break,
+                        Some(&&(q, at)) if q == id => hits.push((at, tf)),
+                        Some(_) => {}
+                    }
+                }
+                hits
+            })
+            .collect()
+    };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = files.len().div_ceil(threads).max(PARALLEL_MIN_FILES);
+    if chunk >= files.len() {
+        return scan(files);
+    }
+    std::thread::scope(|scope| {
+        let parts: Vec<_> =
+            files.chunks(chunk).map(|part| scope.spawn(move || scan(part))).collect();
+        parts
+            .into_iter()
+            .flat_map(|part| part.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
+}
+
+/// Below this many files a share, the postings are scanned on one thread.
+const PARALLEL_MIN_FILES: usize = 2048;
 
 /// Shares `gain` among the files of `matching`, each getting `gain / √n` (so a name that
 /// many files match counts less for each), with `why` for `--explain`.
