@@ -72,5 +72,7 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
         )?;
     }
     out.flush()?;
+    // As in `ctx suggest`: the process ends, so the index is not freed piece by piece.
+    std::mem::forget(ctx);
     Ok(ExitCode::SUCCESS)
 }
