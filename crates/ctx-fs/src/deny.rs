@@ -50,6 +50,13 @@ impl DenyList {
 const ENV_ALLOWED: [&str; 3] = [".env.example", ".env.sample", ".env.template"];
 const CREDENTIALS: [&str; 7] = [".ssh", ".gnupg", ".aws", ".kube", ".netrc", ".npmrc", ".pypirc"];
 
+/// Why the path `comps` (its components, in any root or none) falls under the built-in deny
+/// rules of assembly.md §3, if it does: a `.git` component, `.env` files, credential stores,
+/// private keys. Configured deny globs are not looked at.
+pub fn builtin_denial<S: AsRef<str>>(comps: &[S]) -> Option<&'static str> {
+    builtin(comps)
+}
+
 fn builtin<S: AsRef<str>>(comps: &[S]) -> Option<&'static str> {
     let mut after_docker = false;
     for comp in comps {

@@ -92,6 +92,7 @@ mod watch;
 pub use builder::{IgnoreSettings, Limits, SandboxBuilder};
 pub use cap_std::AmbientAuthority;
 pub use ctx_diagnostics::{Code, Severity};
+pub use deny::builtin_denial;
 pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode, decode_owned};
 pub use error::{Error, ErrorKind, Result};
 pub use location::{FileKind, Location, RootId, RootKind, Stat};

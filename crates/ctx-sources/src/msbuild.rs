@@ -1,0 +1,300 @@
+//! Solutions and MSBuild projects: `.sln`, `.slnx`, `.vcxproj`, `.vcxproj.filters`,
+//! `.vcxitems` and `.csproj`, read from their text (no I/O here).
+//!
+//! Elements are matched by local name, so any XML namespace (or none) is read the same way.
+
+use crate::paths::{self, Dirs, Unexpanded};
+
+/// A project a solution lists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct ProjectRef {
+    /// The project's name in the solution (its file stem for a `.slnx`).
+    pub(crate) name: String,
+    /// The project file, absolute and normalised.
+    pub(crate) path: String,
+    /// The 1-based line of the solution that names it.
+    pub(crate) line: u32,
+}
+
+/// What a project file lists.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Items {
+    /// Files and patterns, in document order.
+    pub(crate) entries: Vec<Entry>,
+    /// Shared-items projects (`.vcxitems`) it imports, absolute.
+    pub(crate) imports: Vec<String>,
+    /// Items left out, each with the reason.
+    pub(crate) warnings: Vec<String>,
+}
+
+/// One item of a project.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// A file, absolute and normalised, with the line that names it.
+    File { path: String, line: u32 },
+    /// A wildcard pattern (`src/**/*.cpp`), absolute, expanded later through the sandbox,
+    /// minus the `exclude` patterns (absolute too).
+    Pattern { pattern: String, exclude: Vec<String>, line: u32 },
+}
+
+/// The type GUID of a solution folder, which is not a project.
+const SOLUTION_FOLDER: &str = "2150E333-8FDC-42A3-9474-1A3956D46DE8";
+
+/// The items of C++ projects that name files (`Filter`, `ProjectConfiguration` and
+/// `ProjectReference` do not).
+const CPP_ITEMS: &[&str] = &["ClCompile", "ClInclude", "CustomBuild", "None", "Text", "Natvis", "MASM"];
+
+/// The items of C# projects that name files.
+const CS_ITEMS: &[&str] = &["Compile", "None", "Content"];
+
+/// The projects of a classic text solution:
+/// `Project("{type}") = "Name", "rel\path.vcxproj", "{guid}"`; solution folders are skipped.
+pub(crate) fn parse_sln(text: &str, solution_dir: &str) -> Vec<ProjectRef> {
+    let mut projects = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("Project(") else { continue };
+        let quoted: Vec<&str> = rest.split('"').skip(1).step_by(2).collect();
+        let [kind, name, path, ..] = quoted[..] else { continue };
+        if kind.trim_matches(['{', '}']).eq_ignore_ascii_case(SOLUTION_FOLDER) {
+            continue;
+        }
+        if let Some(path) = paths::absolute(solution_dir, path) {
+            projects.push(ProjectRef { name: name.to_owned(), path, line: line_no(i) });
+        }
+    }
+    projects
+}
+
+/// The projects of an XML solution (`.slnx`): every `Project` element's `Path`, in any
+/// `Folder`.
+pub(crate) fn parse_slnx(text: &str, solution_dir: &str) -> Result<Vec<ProjectRef>, String> {
+    let doc = parse_xml(text)?;
+    let mut projects = Vec::new();
+    for node in doc.descendants().filter(|n| n.has_tag_name("Project")) {
+        let Some(path) = attribute(&node, "Path").and_then(|p| paths::absolute(solution_dir, p))
+        else {
+            continue;
+        };
+        let stem = paths::file_name(&path).split('.').next().unwrap_or_default().to_owned();
+        let name = attribute(&node, "Name").map_or(stem, str::to_owned);
+        let line = doc.text_pos_at(node.range().start).row;
+        projects.push(ProjectRef { name, path, line });
+    }
+    Ok(projects)
+}
+
+/// The items of a project file: a `.vcxproj`, its `.filters`, a `.vcxitems` or a `.csproj`.
+/// Item groups under any `Condition` are all taken (the union of the configurations).
+pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, String> {
+    let doc = parse_xml(text)?;
+    let root = doc.root_element();
+    let sdk = attribute(&root, "Sdk").is_some()
+        || root.children().any(|n| n.has_tag_name("Sdk") || is_sdk_import(&n));
+    let mut items = Items::default();
+    let mut removed = Vec::new();
+    let mut implicit = true;
+    for node in root.descendants().filter(roxmltree::Node::is_element) {
+        let name = node.tag_name().name();
+        let line = doc.text_pos_at(node.range().start).row;
+        if name == "Import" {
+            let project = attribute(&node, "Project").unwrap_or_default();
+            if project.to_ascii_lowercase().ends_with(".vcxitems") {
+                match expanded(project, dirs, dirs.this_file) {
+                    Ok(path) => items.imports.push(path),
+                    Err(why) => items.warnings.push(format!("line {line}: import skipped: {why}")),
+                }
+            }
+            continue;
+        }
+        if name == "EnableDefaultCompileItems" || name == "EnableDefaultItems" {
+            implicit &= !node.text().is_some_and(|t| t.trim().eq_ignore_ascii_case("false"));
+            continue;
+        }
+        let in_item_group = node.parent_element().is_some_and(|p| p.has_tag_name("ItemGroup"));
+        if !in_item_group || !(CPP_ITEMS.contains(&name) || CS_ITEMS.contains(&name)) {
+            continue;
+        }
+        if let Some(remove) = attribute(&node, "Remove") {
+            if name == "Compile" {
+                removed.extend(split(remove).filter_map(|p| expanded(p, dirs, dirs.project).ok()));
+            }
+            continue;
+        }
+        let Some(include) = attribute(&node, "Include") else { continue };
+        for part in split(include) {
+            match expanded(part, dirs, dirs.project) {
+                Ok(path) if paths::has_wildcard(&path) => {
+                    items.entries.push(Entry::Pattern { pattern: path, exclude: Vec::new(), line });
+                }
+                Ok(path) => items.entries.push(Entry::File { path, line }),
+                Err(why) => items.warnings.push(format!("line {line}: {name} skipped: {why}")),
+            }
+        }
+    }
+    if sdk && implicit {
+        let mut exclude = vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
+        exclude.extend(removed.iter().cloned());
+        let pattern = format!("{}/**/*.cs", dirs.project);
+        items.entries.insert(0, Entry::Pattern { pattern, exclude, line: 1 });
+    }
+    if !removed.is_empty() {
+        let set = crate::walk::Patterns::new(&removed);
+        items.entries.retain(|e| match e {
+            Entry::File { path, .. } => !set.matches(path),
+            Entry::Pattern { .. } => true,
+        });
+        for entry in &mut items.entries {
+            if let Entry::Pattern { exclude, .. } = entry {
+                for r in &removed {
+                    if !exclude.contains(r) {
+                        exclude.push(r.clone());
+                    }
+                }
+            }
+        }
+    }
+    Ok(items)
+}
+
+/// `<Import Project="Sdk.props" Sdk="Microsoft.NET.Sdk" />`, the long form of an SDK project.
+fn is_sdk_import(node: &roxmltree::Node<'_, '_>) -> bool {
+    node.has_tag_name("Import") && attribute(node, "Sdk").is_some()
+}
+
+/// A path, properties expanded, joined to `base` (the project's folder for items, as MSBuild
+/// does even in an imported file; the file's own folder for imports) and normalised.
+fn expanded(raw: &str, dirs: &Dirs<'_>, base: &str) -> Result<String, String> {
+    let text = paths::expand(raw, dirs).map_err(|Unexpanded::Property(name)| {
+        format!("`{raw}` uses {name}, which ctx does not expand")
+    })?;
+    paths::absolute(base, &text).ok_or_else(|| format!("`{raw}` is empty"))
+}
+
+/// The parts of an `Include` list (`a.c;b.c`).
+fn split(list: &str) -> impl Iterator<Item = &str> {
+    list.split(';').map(str::trim).filter(|p| !p.is_empty())
+}
+
+/// An attribute by local name, whatever its namespace.
+fn attribute<'a>(node: &roxmltree::Node<'a, '_>, name: &str) -> Option<&'a str> {
+    node.attributes().find(|a| a.name() == name).map(|a| a.value())
+}
+
+fn parse_xml(text: &str) -> Result<roxmltree::Document<'_>, String> {
+    let options = roxmltree::ParsingOptions { allow_dtd: false, ..Default::default() };
+    roxmltree::Document::parse_with_options(text, options).map_err(|e| e.to_string())
+}
+
+fn line_no(index: usize) -> u32 {
+    u32::try_from(index + 1).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIRS: Dirs<'static> = Dirs { solution: "/b", project: "/b/app", this_file: "/b/app" };
+
+    #[test]
+    fn a_text_solution_lists_projects_but_not_folders() {
+        let sln = "Microsoft Visual Studio Solution File, Format Version 12.00\n\
+            Project(\"{2150E333-8FDC-42A3-9474-1A3956D46DE8}\") = \"Folder\", \"Folder\", \"{1}\"\n\
+            EndProject\n\
+            Project(\"{8BC9CEB8-8B4A-11D0-8D11-00A0C91BC942}\") = \"App\", \"app\\App.vcxproj\", \"{2}\"\n\
+            EndProject\n";
+        let projects = parse_sln(sln, "/b");
+        assert_eq!(
+            projects,
+            [ProjectRef { name: "App".into(), path: "/b/app/App.vcxproj".into(), line: 4 }]
+        );
+    }
+
+    #[test]
+    fn an_xml_solution_lists_projects_in_folders() {
+        let slnx = "<Solution>\n  <Folder Name=\"/libs/\">\n    <Project Path=\"libs\\core\\Core.vcxproj\" />\n  </Folder>\n  <Project Path=\"app/App.csproj\" />\n</Solution>\n";
+        let projects = parse_slnx(slnx, "/b").unwrap();
+        assert_eq!(projects.len(), 2);
+        assert_eq!(projects[0].path, "/b/libs/core/Core.vcxproj");
+        assert_eq!(projects[0].name, "Core");
+        assert_eq!(projects[0].line, 3);
+        assert_eq!(projects[1].path, "/b/app/App.csproj");
+    }
+
+    #[test]
+    fn cpp_items_of_every_condition_are_taken() {
+        let xml = r#"<?xml version="1.0" encoding="utf-8"?>
+<Project DefaultTargets="Build" xmlns="http://schemas.microsoft.com/developer/msbuild/2003">
+  <ItemGroup Label="ProjectConfigurations">
+    <ProjectConfiguration Include="Debug|x64" />
+  </ItemGroup>
+  <ItemGroup Condition="'$(Configuration)'=='Debug'">
+    <ClCompile Include="..\..\src\a.cpp" />
+    <ClInclude Include="$(SolutionDir)..\src\a.h;$(ProjectDir)b.h" />
+    <CustomBuild Include="C:\src\CMakeLists.txt" />
+    <Natvis Include="x.natvis" />
+    <None Include="$(IntDir)gen.c" />
+    <ProjectReference Include="other.vcxproj" />
+    <Filter Include="Source Files" />
+  </ItemGroup>
+  <Import Project="..\shared\Shared.vcxitems" Label="Shared" />
+</Project>"#;
+        let items = parse_project(xml, &DIRS).unwrap();
+        let files: Vec<&str> = items
+            .entries
+            .iter()
+            .map(|e| match e {
+                Entry::File { path, .. } => path.as_str(),
+                Entry::Pattern { pattern, .. } => pattern.as_str(),
+            })
+            .collect();
+        assert_eq!(files, ["/src/a.cpp", "/src/a.h", "/b/app/b.h", "C:/src/CMakeLists.txt", "/b/app/x.natvis"]);
+        assert_eq!(items.imports, ["/b/shared/Shared.vcxitems"]);
+        assert_eq!(items.warnings.len(), 1);
+        assert!(items.warnings[0].contains("$(IntDir)"), "{:?}", items.warnings);
+        assert!(matches!(items.entries[0], Entry::File { line: 7, .. }));
+    }
+
+    #[test]
+    fn an_sdk_project_takes_every_cs_file_but_bin_obj_and_removed() {
+        let xml = r#"<Project Sdk="Microsoft.NET.Sdk">
+  <ItemGroup>
+    <Compile Remove="Generated\**" />
+    <Compile Include="..\shared\Common.cs" />
+    <None Include="README.md" />
+  </ItemGroup>
+</Project>"#;
+        let items = parse_project(xml, &DIRS).unwrap();
+        let Entry::Pattern { pattern, exclude, .. } = &items.entries[0] else { panic!() };
+        assert_eq!(pattern, "/b/app/**/*.cs");
+        assert_eq!(exclude, &["/b/app/bin/**", "/b/app/obj/**", "/b/app/Generated/**"]);
+        assert_eq!(items.entries[1], Entry::File { path: "/b/shared/Common.cs".into(), line: 4 });
+        assert_eq!(items.entries[2], Entry::File { path: "/b/app/README.md".into(), line: 5 });
+    }
+
+    #[test]
+    fn an_sdk_project_without_default_items_lists_only_its_own() {
+        let xml = r#"<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><EnableDefaultCompileItems>false</EnableDefaultCompileItems></PropertyGroup><ItemGroup><Compile Include="a.cs" /></ItemGroup></Project>"#;
+        let items = parse_project(xml, &DIRS).unwrap();
+        assert_eq!(items.entries, [Entry::File { path: "/b/app/a.cs".into(), line: 1 }]);
+    }
+
+    #[test]
+    fn an_old_style_csproj_lists_its_items() {
+        let xml = r#"<Project ToolsVersion="15.0" xmlns="http://schemas.microsoft.com/developer/msbuild/2003">
+  <ItemGroup><Compile Include="Properties\AssemblyInfo.cs" /><Content Include="app.config" /></ItemGroup>
+</Project>"#;
+        let items = parse_project(xml, &DIRS).unwrap();
+        assert_eq!(items.entries.len(), 2);
+        assert_eq!(
+            items.entries[0],
+            Entry::File { path: "/b/app/Properties/AssemblyInfo.cs".into(), line: 2 }
+        );
+    }
+
+    #[test]
+    fn bad_xml_is_an_error_and_a_dtd_is_refused() {
+        assert!(parse_project("<Project>", &DIRS).is_err());
+        let dtd = "<!DOCTYPE p [<!ENTITY a \"aaaa\">]><Project/>";
+        assert!(parse_project(dtd, &DIRS).is_err());
+    }
+}

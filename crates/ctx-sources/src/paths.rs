@@ -1,0 +1,185 @@
+//! Paths as project files write them: separators, MSBuild properties, lexical normalisation.
+//!
+//! Every path is kept as a string with `/` separators. An absolute path is either POSIX
+//! (`/src/a.c`) or a Windows drive path (`D:/src/a.c`, kept as such: on Linux it names no
+//! file, but it is indexed and matched by name).
+
+/// The folders a project's paths are relative to, for the MSBuild properties ctx expands.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Dirs<'a> {
+    /// The solution's folder (absolute, no trailing slash).
+    pub(crate) solution: &'a str,
+    /// The project's folder.
+    pub(crate) project: &'a str,
+    /// The folder of the file being read (a `.vcxitems` has its own).
+    pub(crate) this_file: &'a str,
+}
+
+/// Why an item's path could not be used.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Unexpanded {
+    /// A property, item metadata or item list ctx does not know: `$(Name)`, `%(Name)`, `@(Name)`.
+    Property(String),
+}
+
+/// Expands the MSBuild properties ctx knows (`$(SolutionDir)`, `$(ProjectDir)`,
+/// `$(MSBuildThisFileDirectory)` with a trailing separator, `$(MSBuildProjectDirectory)`
+/// without), names are case-insensitive as in MSBuild; any other `$(…)`, `%(…)` or `@(…)` is
+/// refused.
+pub(crate) fn expand(raw: &str, dirs: &Dirs<'_>) -> Result<String, Unexpanded> {
+    let mut out = String::with_capacity(raw.len());
+    let mut rest = raw;
+    while let Some(at) = rest.find(['$', '%', '@']) {
+        let sigil = rest.as_bytes()[at];
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let Some(body) = after.strip_prefix('(') else {
+            out.push(char::from(sigil));
+            rest = after;
+            continue;
+        };
+        let end = body.find(')').ok_or_else(|| Unexpanded::Property(rest[at..].to_owned()))?;
+        let name = &body[..end];
+        let value = match (sigil, name.to_ascii_lowercase().as_str()) {
+            (b'$', "solutiondir") => format!("{}/", dirs.solution),
+            (b'$', "projectdir") => format!("{}/", dirs.project),
+            (b'$', "msbuildthisfiledirectory") => format!("{}/", dirs.this_file),
+            (b'$', "msbuildprojectdirectory") => dirs.project.to_owned(),
+            _ => return Err(Unexpanded::Property(format!("{}({name})", char::from(sigil)))),
+        };
+        out.push_str(&value);
+        rest = &body[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Whether `path` is absolute: POSIX (`/x`) or a Windows drive path (`C:/x`, `C:\x`).
+pub(crate) fn is_absolute(path: &str) -> bool {
+    path.starts_with('/') || drive(path).is_some()
+}
+
+/// The drive letter of `C:/x` or `C:\x`.
+pub(crate) fn drive(path: &str) -> Option<u8> {
+    let b = path.as_bytes();
+    (b.len() >= 3 && b[0].is_ascii_alphabetic() && b[1] == b':' && matches!(b[2], b'/' | b'\\'))
+        .then(|| b[0].to_ascii_uppercase())
+}
+
+/// Joins `path` (any separators) to the absolute folder `base` unless it is absolute, then
+/// normalises it lexically: `\` → `/`, empty and `.` components dropped, `..` applied (never
+/// above the root). `None` for an empty path.
+pub(crate) fn absolute(base: &str, path: &str) -> Option<String> {
+    let path = path.trim().replace('\\', "/");
+    if path.is_empty() {
+        return None;
+    }
+    let joined = if is_absolute(&path) { path } else { format!("{base}/{path}") };
+    Some(normalize(&joined))
+}
+
+/// Lexical normalisation of an absolute path with `/` separators (see [`absolute`]).
+pub(crate) fn normalize(path: &str) -> String {
+    let (prefix, rest) = match drive(path) {
+        Some(letter) => (format!("{}:", char::from(letter)), &path[2..]),
+        None => (String::new(), path),
+    };
+    let mut parts: Vec<&str> = Vec::new();
+    for part in rest.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    format!("{prefix}/{}", parts.join("/"))
+}
+
+/// The folder of an absolute path (`/` for a file at the root).
+pub(crate) fn parent(path: &str) -> &str {
+    match path.rfind('/') {
+        Some(0) => "/",
+        Some(i) if i == 2 && drive(path).is_some() => &path[..3],
+        Some(i) => &path[..i],
+        None => path,
+    }
+}
+
+/// The last component of a path.
+pub(crate) fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Whether `path` lies in `dir` (both normalised absolute paths; a folder contains itself).
+/// Drive letters compare without case, as on Windows.
+pub(crate) fn within(path: &str, dir: &str) -> bool {
+    let dir = dir.trim_end_matches('/');
+    let same_drive = |a: &str, b: &str| match (drive(a), drive(b)) {
+        (Some(x), Some(y)) => x == y && a[1..].starts_with(&b[1..]),
+        _ => a.starts_with(b),
+    };
+    if dir.is_empty() {
+        return path.starts_with('/');
+    }
+    same_drive(path, dir) && matches!(path.as_bytes().get(dir.len()), None | Some(b'/'))
+}
+
+/// The path of `path` relative to the folder `dir` that holds it.
+pub(crate) fn relative_to<'a>(path: &'a str, dir: &str) -> &'a str {
+    let dir = dir.trim_end_matches('/');
+    path.get(dir.len()..).unwrap_or("").trim_start_matches('/')
+}
+
+/// Whether a path holds wildcard characters (`*`, `?`).
+pub(crate) fn has_wildcard(path: &str) -> bool {
+    path.contains(['*', '?'])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DIRS: Dirs<'static> =
+        Dirs { solution: "/b", project: "/b/app", this_file: "/b/shared" };
+
+    #[test]
+    fn known_properties_expand_and_others_are_named() {
+        assert_eq!(expand(r"$(SolutionDir)..\src\a.c", &DIRS).unwrap(), r"/b/..\src\a.c");
+        assert_eq!(expand("$(projectdir)x.h", &DIRS).unwrap(), "/b/app/x.h");
+        assert_eq!(expand("$(MSBuildThisFileDirectory)s.h", &DIRS).unwrap(), "/b/shared/s.h");
+        assert_eq!(expand("$(MSBuildProjectDirectory)/y.h", &DIRS).unwrap(), "/b/app/y.h");
+        assert_eq!(
+            expand("$(Configuration)/gen.c", &DIRS),
+            Err(Unexpanded::Property("$(Configuration)".into()))
+        );
+        assert_eq!(expand("%(Filename).c", &DIRS), Err(Unexpanded::Property("%(Filename)".into())));
+        assert_eq!(expand("@(Items)", &DIRS), Err(Unexpanded::Property("@(Items)".into())));
+        assert_eq!(expand("a$b@c%d.c", &DIRS).unwrap(), "a$b@c%d.c");
+    }
+
+    #[test]
+    fn paths_are_joined_and_normalised() {
+        assert_eq!(absolute("/b/app", r"..\..\src\\App\.\a.cpp").unwrap(), "/src/App/a.cpp");
+        assert_eq!(absolute("/b", "/x//y/../z.c").unwrap(), "/x/z.c");
+        assert_eq!(absolute("/b", r"D:\src\FreeCAD\..\a.c").unwrap(), "D:/src/a.c");
+        assert_eq!(absolute("/b", "../../../../x.c").unwrap(), "/x.c");
+        assert_eq!(absolute("/b", "  "), None);
+        assert_eq!(parent("/a/b.c"), "/a");
+        assert_eq!(parent("/b.c"), "/");
+        assert_eq!(parent("D:/b.c"), "D:/");
+        assert_eq!(file_name("/a/b.c"), "b.c");
+    }
+
+    #[test]
+    fn containment_is_by_whole_components() {
+        assert!(within("/src/a/b.c", "/src/a"));
+        assert!(within("/src/a", "/src/a"));
+        assert!(!within("/src/ab/c.c", "/src/a"));
+        assert!(within("d:/src/a.c", "D:/src"));
+        assert!(within("/x/y", "/"));
+        assert_eq!(relative_to("/src/a/b.c", "/src"), "a/b.c");
+        assert_eq!(relative_to("/x/y", "/"), "x/y");
+    }
+}
