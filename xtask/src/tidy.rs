@@ -22,6 +22,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("ctx-fs", &["ctx-diagnostics"]),
     ("ctx-preprocess", &["ctx-diagnostics", "ctx-syntax"]),
     ("ctx-assemble", &["ctx-diagnostics", "ctx-syntax", "ctx-fs", "ctx-preprocess"]),
+    ("ctx-sources", &["ctx-diagnostics", "ctx-fs"]),
     ("ctx-suggest", &["ctx-diagnostics", "ctx-fs"]),
     (
         "ctx",
@@ -31,6 +32,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ctx-fs",
             "ctx-preprocess",
             "ctx-assemble",
+            "ctx-sources",
             "ctx-suggest",
         ],
     ),

@@ -8,7 +8,7 @@ use crate::record::Kind;
 
 /// What the source index (or any other resolver an embedder plugs in) says about a path
 /// that did not resolve from the including file's directory or the workspace root.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub enum Resolution {
     /// The path names this location.
     Found(Location),
@@ -16,6 +16,9 @@ pub enum Resolution {
     Ambiguous(Vec<String>),
     /// Nothing known by that name.
     NotFound,
+    /// A file is known by that name, and the sandbox refuses it (a denied name, a link out of
+    /// its root…).
+    Refused(ctx_fs::Error),
 }
 
 /// The last step of path resolution (assembly.md §2, step 5): the out-of-source build's
@@ -229,6 +232,7 @@ pub(crate) fn resolve(
                         format!("{written} matches several files: {}", candidates.join(", ")),
                     ));
                 }
+                Some(Resolution::Refused(refused)) => return Err(Failure::Fs(refused)),
                 _ => return Err(Failure::Fs(err)),
             }
         }

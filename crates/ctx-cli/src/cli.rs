@@ -30,6 +30,11 @@ pub(crate) enum Command {
     Complete(CompleteArgs),
     /// Print a shell completion script.
     Completions(CompletionsArgs),
+    /// The out-of-source index of the build folder: projects, files, source roots.
+    Sources(crate::sources::SourcesArgs),
+    /// How each query resolves: through the workspace, the source index, a source root or a
+    /// unique file name.
+    Resolve(crate::sources::ResolveArgs),
     /// Serve the Language Server Protocol on standard input and output (for editors).
     Lsp,
     /// Serve the Model Context Protocol on standard input and output (for agents).
@@ -139,6 +144,17 @@ pub(crate) struct GlobalArgs {
     /// What a failed item leaves in inline output [default: marker].
     #[arg(long, value_enum, value_name = "WHAT", global = true)]
     pub(crate) on_error: Option<OnErrorArg>,
+    /// Solution (`.sln`, `.slnx`) or project of an out-of-source build whose sources paths
+    /// also resolve to [default: the one `*.sln`/`*.slnx`/`compile_commands.json` of the root,
+    /// else of `build/`].
+    #[arg(long, value_name = "FILE", global = true, conflicts_with_all = ["compile_commands", "no_sources"])]
+    pub(crate) sln: Option<PathBuf>,
+    /// `compile_commands.json` of an out-of-source build whose sources paths also resolve to.
+    #[arg(long, value_name = "FILE", global = true, conflicts_with = "no_sources")]
+    pub(crate) compile_commands: Option<PathBuf>,
+    /// Do not look for a solution or compilation database.
+    #[arg(long, global = true)]
+    pub(crate) no_sources: bool,
     /// Stop at the first error.
     #[arg(long, global = true)]
     pub(crate) strict: bool,

@@ -26,6 +26,14 @@ pub(crate) struct Config {
     pub(crate) dialect: Option<String>,
     /// What a failed item leaves in inline output: `marker`, `keep` or `drop`.
     pub(crate) on_error: Option<String>,
+    /// Solution or project of an out-of-source build, relative to the configuration file.
+    pub(crate) sln: Option<PathBuf>,
+    /// `compile_commands.json` of an out-of-source build, relative to the configuration file.
+    pub(crate) compile_commands: Option<PathBuf>,
+    /// Do not look for a solution or compilation database.
+    pub(crate) no_sources: Option<bool>,
+    /// Most files of a source index.
+    pub(crate) sources_max_files: Option<usize>,
     /// Stop at the first error.
     pub(crate) strict: Option<bool>,
     /// Token budget.

@@ -19,6 +19,7 @@ mod parse;
 mod progress;
 mod refs;
 mod settings;
+mod sources;
 mod suggest;
 mod watch;
 
@@ -70,6 +71,8 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Complete(args) => complete::run(&settings, args),
         Command::Lsp => lsp::run(&settings),
         Command::Mcp => mcp::run(&settings),
+        Command::Sources(args) => sources::run(&settings, args),
+        Command::Resolve(args) => sources::resolve(&settings, args),
         Command::Index(args) => index::run(&settings, args),
         Command::Suggest(args) => suggest::run(&settings, args),
         Command::Completions(_) => unreachable!("handled above"),

@@ -55,6 +55,20 @@ pub(crate) struct Settings {
     pub(crate) autocontext: crate::suggest::AutoContext,
     /// The global `--max-tokens`, as given (`ctx suggest` takes it as its budget).
     pub(crate) max_tokens_arg: Option<usize>,
+    /// Where the source index of an out-of-source build comes from.
+    pub(crate) sources: Sources,
+    sources_max_files: Option<usize>,
+}
+
+/// Where the source index of an out-of-source build comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Sources {
+    /// The one solution or database of the root or `build/`, if there is exactly one.
+    Auto,
+    /// This file (`--sln`, `--compile-commands`, or the configuration).
+    Named(PathBuf),
+    /// None (`--no-sources`).
+    Off,
 }
 
 /// `0` means no limit on the command line; the file-size cap has no "0" of its own. (Not
@@ -100,6 +114,15 @@ impl Settings {
         }
         allow.extend(args.allow.iter().cloned());
         let deny = file.deny.clone().unwrap_or_default();
+        let sources = if args.no_sources || file.no_sources.unwrap_or(false) {
+            Sources::Off
+        } else if let Some(named) = args.sln.as_ref().or(args.compile_commands.as_ref()) {
+            Sources::Named(std::path::absolute(named)?)
+        } else if let Some(named) = file.sln.as_ref().or(file.compile_commands.as_ref()) {
+            Sources::Named(std::path::absolute(loaded.dir.join(named))?)
+        } else {
+            Sources::Auto
+        };
 
         let mut defines: Vec<(String, String)> =
             file.defines.iter().flatten().map(|(k, v)| (k.clone(), v.clone())).collect();
@@ -207,6 +230,8 @@ impl Settings {
             stdout_style,
             autocontext: crate::suggest::AutoContext::from_config(file),
             max_tokens_arg: args.max_tokens,
+            sources,
+            sources_max_files: file.sources_max_files,
         })
     }
 
@@ -323,7 +348,18 @@ impl Settings {
         if let Some(bytes) = self.max_file_bytes {
             builder = builder.max_file_bytes(bytes);
         }
-        builder
+        builder = match &self.sources {
+            Sources::Off => return builder,
+            Sources::Auto => builder.detect_solution(),
+            Sources::Named(path) => builder.solution(path.to_string_lossy()),
+        };
+        if let Some(max) = self.sources_max_files {
+            builder = builder.sources_max_files(max);
+        }
+        match crate::suggest::cache_dir() {
+            Ok(dir) => builder.sources_cache_dir(dir),
+            Err(_) => builder,
+        }
     }
 }
 

@@ -28,8 +28,9 @@ pub(crate) fn parse(text: &str, base: &str) -> Result<Vec<Unit>, String> {
     let mut seen = std::collections::HashSet::new();
     let mut units = Vec::new();
     for (i, value) in commands.into_iter().enumerate() {
-        let command: Command = serde_json::from_value(value)
-            .map_err(|e| format!("entry {}: {e} (each entry needs `directory` and `file`)", i + 1))?;
+        let command: Command = serde_json::from_value(value).map_err(|e| {
+            format!("entry {}: {e} (each entry needs `directory` and `file`)", i + 1)
+        })?;
         let Some(directory) = paths::absolute(base, &command.directory) else { continue };
         let Some(path) = paths::absolute(&directory, &command.file) else { continue };
         if seen.insert(path.clone()) {
@@ -73,7 +74,8 @@ fn entry_lines(text: &str) -> Vec<u32> {
 }
 
 /// The extensions of the headers taken from the folders of the translation units.
-pub(crate) const HEADER_EXTENSIONS: &[&str] = &["h", "hh", "hpp", "hxx", "h++", "inl", "ipp", "tpp"];
+pub(crate) const HEADER_EXTENSIONS: &[&str] =
+    &["h", "hh", "hpp", "hxx", "h++", "inl", "ipp", "tpp"];
 
 #[cfg(test)]
 mod tests {

@@ -179,7 +179,11 @@ impl SourceIndex {
         let lower = solution.to_ascii_lowercase();
         if lower.ends_with(".json") {
             let units = compdb::parse(&text, &dir).map_err(|e| Error::config(&solution, e))?;
-            index.projects.push(Project { name: "compile_commands".into(), path: solution, files: 0 });
+            index.projects.push(Project {
+                name: "compile_commands".into(),
+                path: solution,
+                files: 0,
+            });
             index.add_units(&units);
         } else if lower.ends_with(".sln") || lower.ends_with(".slnx") {
             let refs = if lower.ends_with(".sln") {
@@ -193,7 +197,8 @@ impl SourceIndex {
             let one = msbuild::ProjectRef { name, path: solution, line: 1 };
             index.add_projects(sandbox, &dir, &[one]);
         }
-        index.roots = roots::source_roots(&index.root_members(), &index.workspace, options.home.as_deref());
+        index.roots =
+            roots::source_roots(&index.root_members(), &index.workspace, options.home.as_deref());
         index.cap(options.max_files);
         Ok(index)
     }
@@ -243,7 +248,12 @@ impl SourceIndex {
             for path in walk::expand(sandbox, &p.pattern, &p.exclude) {
                 if seen.insert(path.clone()) {
                     self.projects[p.project].files += 1;
-                    let file = SourceFile { path, project: p.project, line: p.line, state: FileState::Exists };
+                    let file = SourceFile {
+                        path,
+                        project: p.project,
+                        line: p.line,
+                        state: FileState::Exists,
+                    };
                     self.files.push(file);
                 }
             }
@@ -283,6 +293,27 @@ impl SourceIndex {
     /// What was left out while reading the projects, one message each.
     pub fn warnings(&self) -> &[String] {
         &self.warnings
+    }
+
+    /// The "Source roots" section of a system prompt: the roots, how paths resolve through
+    /// them, how to pick one of several matches, and that they are read-only.
+    pub fn prompt_section(&self) -> String {
+        let mut text = String::from("## Source roots\n\n");
+        text.push_str(
+            "This workspace is the build folder of an out-of-source build. The sources it \
+             builds live in these folders, which are read-only:\n\n",
+        );
+        for root in &self.roots {
+            text.push_str(&format!("- {root}\n"));
+        }
+        text.push_str(
+            "\nA path relative to one of them resolves (`@App/Application.h`), and so does a \
+             file name that only one indexed file has (`@Application.h`). When a name matches \
+             several files, ctx lists them numbered, each relative to its root: write the \
+             path relative to its root to choose one. Files there can be read and searched, \
+             never written.\n",
+        );
+        text
     }
 
     /// Whether [`SourceIndex::load_cached`] served the index from the store.
@@ -392,7 +423,12 @@ impl SourceIndex {
     }
 
     /// Reads each project (in parallel), its `.filters` and the `.vcxitems` it imports.
-    fn add_projects(&mut self, sandbox: &Sandbox, solution_dir: &str, refs: &[msbuild::ProjectRef]) {
+    fn add_projects(
+        &mut self,
+        sandbox: &Sandbox,
+        solution_dir: &str,
+        refs: &[msbuild::ProjectRef],
+    ) {
         let read_one = |r: &msbuild::ProjectRef| read_project(sandbox, solution_dir, r);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
         let chunk = refs.len().div_ceil(threads).max(16);
@@ -428,7 +464,11 @@ impl SourceIndex {
                     }
                 }
             }
-            self.projects.push(Project { name: r.name.clone(), path: r.path.clone(), files: count });
+            self.projects.push(Project {
+                name: r.name.clone(),
+                path: r.path.clone(),
+                files: count,
+            });
         }
     }
 
@@ -446,7 +486,11 @@ impl SourceIndex {
         }
         self.projects[0].files = units.len();
         for dir in dirs {
-            let pattern = format!("{}/*.{{{}}}", dir.trim_end_matches('/'), compdb::HEADER_EXTENSIONS.join(","));
+            let pattern = format!(
+                "{}/*.{{{}}}",
+                dir.trim_end_matches('/'),
+                compdb::HEADER_EXTENSIONS.join(",")
+            );
             self.pending.push(Pending { pattern, exclude: Vec::new(), project: 0, line: 0 });
         }
     }

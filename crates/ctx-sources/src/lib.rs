@@ -30,7 +30,9 @@ use std::fmt;
 use ctx_diagnostics::Code;
 use ctx_fs::{Location, Sandbox, WalkOptions};
 
-pub use index::{DEFAULT_MAX_FILES, FileState, Lookup, Options, Project, SourceFile, SourceIndex, Via};
+pub use index::{
+    DEFAULT_MAX_FILES, FileState, Lookup, Options, Project, SourceFile, SourceIndex, Via,
+};
 
 /// Why an index could not be built.
 #[derive(Debug)]

@@ -42,7 +42,8 @@ const SOLUTION_FOLDER: &str = "2150E333-8FDC-42A3-9474-1A3956D46DE8";
 
 /// The items of C++ projects that name files (`Filter`, `ProjectConfiguration` and
 /// `ProjectReference` do not).
-const CPP_ITEMS: &[&str] = &["ClCompile", "ClInclude", "CustomBuild", "None", "Text", "Natvis", "MASM"];
+const CPP_ITEMS: &[&str] =
+    &["ClCompile", "ClInclude", "CustomBuild", "None", "Text", "Natvis", "MASM"];
 
 /// The items of C# projects that name files.
 const CS_ITEMS: &[&str] = &["Compile", "None", "Content"];
@@ -132,7 +133,8 @@ pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, String
         }
     }
     if sdk && implicit {
-        let mut exclude = vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
+        let mut exclude =
+            vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
         exclude.extend(removed.iter().cloned());
         let pattern = format!("{}/**/*.cs", dirs.project);
         items.entries.insert(0, Entry::Pattern { pattern, exclude, line: 1 });
@@ -247,7 +249,10 @@ mod tests {
                 Entry::Pattern { pattern, .. } => pattern.as_str(),
             })
             .collect();
-        assert_eq!(files, ["/src/a.cpp", "/src/a.h", "/b/app/b.h", "C:/src/CMakeLists.txt", "/b/app/x.natvis"]);
+        assert_eq!(
+            files,
+            ["/src/a.cpp", "/src/a.h", "/b/app/b.h", "C:/src/CMakeLists.txt", "/b/app/x.natvis"]
+        );
         assert_eq!(items.imports, ["/b/shared/Shared.vcxitems"]);
         assert_eq!(items.warnings.len(), 1);
         assert!(items.warnings[0].contains("$(IntDir)"), "{:?}", items.warnings);

@@ -141,8 +141,7 @@ pub(crate) fn has_wildcard(path: &str) -> bool {
 mod tests {
     use super::*;
 
-    const DIRS: Dirs<'static> =
-        Dirs { solution: "/b", project: "/b/app", this_file: "/b/shared" };
+    const DIRS: Dirs<'static> = Dirs { solution: "/b", project: "/b/app", this_file: "/b/shared" };
 
     #[test]
     fn known_properties_expand_and_others_are_named() {

@@ -13,9 +13,28 @@ use crate::paths;
 
 /// Folders that are never a root, and nothing in them either.
 const SYSTEM_TREES: &[&str] = &[
-    "/bin", "/boot", "/dev", "/etc", "/lib", "/lib32", "/lib64", "/libx32", "/proc", "/run",
-    "/sbin", "/sys", "/usr", "/var", "/System", "/Library", "/Applications", "/private",
-    "C:/Windows", "C:/Program Files", "C:/Program Files (x86)", "C:/ProgramData",
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/proc",
+    "/run",
+    "/sbin",
+    "/sys",
+    "/usr",
+    "/var",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/private",
+    "C:/Windows",
+    "C:/Program Files",
+    "C:/Program Files (x86)",
+    "C:/ProgramData",
 ];
 
 /// Folders that are never a root themselves (a folder in them may be).

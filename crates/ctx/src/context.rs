@@ -35,6 +35,8 @@ pub enum ErrorKind {
     Task(String),
     /// The suggestion index could not be built, read or stored.
     Suggest(ctx_suggest::Error),
+    /// The solution or compilation database could not be read.
+    Sources(ctx_sources::Error),
 }
 
 impl Error {
@@ -49,6 +51,7 @@ impl Error {
             ErrorKind::Fs(err) => Some(err.code()),
             ErrorKind::Binary(_) => Some(Code::Binary),
             ErrorKind::Suggest(err) => Some(err.code()),
+            ErrorKind::Sources(err) => Some(err.code()),
             _ => None,
         }
     }
@@ -81,6 +84,7 @@ impl fmt::Display for Error {
             ErrorKind::Io(err) => write!(f, "cannot write the output: {err}"),
             ErrorKind::Task(why) => write!(f, "background task failed: {why}"),
             ErrorKind::Suggest(err) => write!(f, "{}: {err}", err.code()),
+            ErrorKind::Sources(err) => write!(f, "{}: {err}", err.code()),
         }
     }
 }
@@ -104,6 +108,8 @@ pub struct ContextBuilder {
     resolver: Option<Arc<dyn Resolver>>,
     overlay: Option<Overlay>,
     cache_dir: Option<PathBuf>,
+    sources: Option<crate::source_index::Planned>,
+    sources_cache: Option<PathBuf>,
 }
 
 impl fmt::Debug for ContextBuilder {
@@ -132,6 +138,8 @@ impl Default for ContextBuilder {
             resolver: None,
             overlay: None,
             cache_dir: None,
+            sources: None,
+            sources_cache: None,
         }
     }
 }
@@ -245,6 +253,52 @@ impl ContextBuilder {
         self
     }
 
+    /// Resolves paths through this source index too (assembly.md §2, rule 5), and opens its
+    /// source roots as read-only roots of the sandbox. An index already verified against the
+    /// disk is used as it is; one fresh from [`ctx_sources::SourceIndex::load`] is verified
+    /// when the context is built.
+    pub fn sources(mut self, index: ctx_sources::SourceIndex) -> ContextBuilder {
+        self.sources = Some(crate::source_index::Planned::Index(Box::new(index)));
+        self
+    }
+
+    /// Reads the solution (`.sln`, `.slnx`), project or `compile_commands.json` at `path`
+    /// (relative to the root) when the context is built, and resolves through its index as
+    /// [`ContextBuilder::sources`] does; with [`ContextBuilder::cache_dir`], the index is
+    /// kept there between runs and rebuilt when a project file changes.
+    pub fn solution(mut self, path: impl Into<String>) -> ContextBuilder {
+        let options = ctx_sources::Options::default();
+        self.sources = Some(crate::source_index::Planned::Solution(path.into(), options));
+        self
+    }
+
+    /// Like [`ContextBuilder::solution`], with the one `*.sln`, `*.slnx` or
+    /// `compile_commands.json` of the root, else of its `build/` folder; nothing when there is
+    /// none or several ([`ctx_sources::detect`]).
+    pub fn detect_solution(mut self) -> ContextBuilder {
+        let options = ctx_sources::Options::default();
+        self.sources = Some(crate::source_index::Planned::Detect(options));
+        self
+    }
+
+    /// The most files a source index read by [`ContextBuilder::solution`] or
+    /// [`ContextBuilder::detect_solution`] holds (default
+    /// [`ctx_sources::DEFAULT_MAX_FILES`]).
+    pub fn sources_max_files(mut self, max: usize) -> ContextBuilder {
+        use crate::source_index::Planned;
+        if let Some(Planned::Solution(_, options) | Planned::Detect(options)) = &mut self.sources {
+            options.max_files = max;
+        }
+        self
+    }
+
+    /// Where a source index read from a solution is kept between runs (for example
+    /// `~/.cache/ctx`); a folder that cannot be opened only means no caching.
+    pub fn sources_cache_dir(mut self, dir: impl AsRef<Path>) -> ContextBuilder {
+        self.sources_cache = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
     /// Where the suggestion index is stored between runs (for example
     /// `~/.cache/ctx`); without it, [`Context::suggest`] keeps its index in
     /// memory only.
@@ -274,7 +328,7 @@ impl ContextBuilder {
     /// # Errors
     ///
     /// As [`ContextBuilder::build`].
-    pub fn build_with(self, authority: AmbientAuthority) -> Result<Context, Error> {
+    pub fn build_with(mut self, authority: AmbientAuthority) -> Result<Context, Error> {
         for (name, _) in &self.options.defines {
             if !ctx_preprocess::is_macro_name(name) {
                 return Err(ErrorKind::BadDefine(name.clone()).into());
@@ -283,17 +337,73 @@ impl ContextBuilder {
         let utf8 = |p: &Path| {
             camino_path(p).ok_or_else(|| Error::from(ErrorKind::NotUtf8(p.to_path_buf())))
         };
-        let mut fs_limits = self.fs_limits;
+        let mut fs_limits = self.fs_limits.clone();
         if self.options.limits.max_files == 0 {
             // No limit on the files of an expansion: the walks may not stop early either.
             fs_limits.max_walk_entries = usize::MAX;
         }
-        let mut builder = Sandbox::builder(utf8(&self.root)?).ignore(self.ignore).limits(fs_limits);
+        let store = match &self.cache_dir {
+            Some(dir) => {
+                Some(Arc::new(ctx_fs::Store::open(utf8(dir)?, authority).map_err(ErrorKind::Fs)?))
+            }
+            None => None,
+        };
+        let mut builder = self.sandbox_builder(fs_limits.clone())?;
+        let sources_store = match (&self.sources_cache, &store) {
+            (Some(dir), _) => camino_path(dir)
+                .and_then(|dir| ctx_fs::Store::open(dir, authority).ok())
+                .map(Arc::new),
+            (None, store) => store.clone(),
+        };
+        let index = match self.sources.take() {
+            Some(planned) => {
+                let workspace = || -> Result<Sandbox, Error> {
+                    let builder = self.sandbox_builder(fs_limits.clone())?;
+                    Ok(builder.open(authority).map_err(ErrorKind::Fs)?)
+                };
+                planned.load(workspace, sources_store.as_deref())?
+            }
+            None => None,
+        };
+        for root in index.iter().flat_map(|i| i.source_roots()) {
+            builder = builder.root(root.as_str(), ctx_fs::RootKind::Source);
+        }
+        if let Some(overlay) = self.overlay {
+            builder = builder.overlay(overlay);
+        }
+        let sandbox = builder.open(authority).map_err(ErrorKind::Fs)?;
+        let index = index
+            .map(|index| crate::source_index::verified(index, &sandbox, sources_store.as_deref()));
+        let mut assembler = Assembler::new(Arc::new(sandbox), self.options).with_tools(self.tools);
+        match (self.resolver, &index) {
+            (Some(resolver), _) => assembler = assembler.with_resolver(resolver),
+            (None, Some(index)) => {
+                assembler = assembler.with_resolver(crate::source_index::resolver(index.clone()));
+            }
+            (None, None) => {}
+        }
+        Ok(Context {
+            assembler: Arc::new(assembler),
+            paths: Arc::default(),
+            suggest: crate::suggestions::State::new(store),
+            sources: index,
+        })
+    }
+}
+
+impl ContextBuilder {
+    /// The sandbox's builder: root, extra roots, deny and ignore rules, limits, cache.
+    fn sandbox_builder(&self, limits: ctx_fs::Limits) -> Result<ctx_fs::SandboxBuilder, Error> {
+        let utf8 = |p: &Path| {
+            camino_path(p).ok_or_else(|| Error::from(ErrorKind::NotUtf8(p.to_path_buf())))
+        };
+        let mut builder =
+            Sandbox::builder(utf8(&self.root)?).ignore(self.ignore.clone()).limits(limits);
         for dir in &self.allow {
             builder = builder.allow(utf8(dir)?);
         }
-        for glob in self.deny {
-            builder = builder.deny(glob);
+        for glob in &self.deny {
+            builder = builder.deny(glob.clone());
         }
         if let Some(ttl) = self.cache_ttl {
             builder = builder.cache_ttl(ttl);
@@ -301,25 +411,7 @@ impl ContextBuilder {
         if let Some(bytes) = self.cache_capacity {
             builder = builder.cache_capacity(bytes);
         }
-        if let Some(overlay) = self.overlay {
-            builder = builder.overlay(overlay);
-        }
-        let sandbox = builder.open(authority).map_err(ErrorKind::Fs)?;
-        let store = match &self.cache_dir {
-            Some(dir) => {
-                Some(Arc::new(ctx_fs::Store::open(utf8(dir)?, authority).map_err(ErrorKind::Fs)?))
-            }
-            None => None,
-        };
-        let mut assembler = Assembler::new(Arc::new(sandbox), self.options).with_tools(self.tools);
-        if let Some(resolver) = self.resolver {
-            assembler = assembler.with_resolver(resolver);
-        }
-        Ok(Context {
-            assembler: Arc::new(assembler),
-            paths: Arc::default(),
-            suggest: crate::suggestions::State::new(store),
-        })
+        Ok(builder)
     }
 }
 
@@ -336,6 +428,8 @@ pub struct Context {
     /// The paths walked for completions, shared by the clones.
     paths: Arc<crate::complete::PathCache>,
     pub(crate) suggest: crate::suggestions::State,
+    /// The source index of an out-of-source build, when one is loaded.
+    pub(crate) sources: Option<Arc<ctx_sources::SourceIndex>>,
 }
 
 impl Context {

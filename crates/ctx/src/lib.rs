@@ -28,12 +28,14 @@ pub use ctx_assemble as assemble;
 pub use ctx_diagnostics as diagnostics;
 pub use ctx_fs as fs;
 pub use ctx_preprocess as preprocess;
+pub use ctx_sources as sources;
 pub use ctx_suggest as suggest;
 pub use ctx_syntax as syntax;
 
 mod complete;
 mod context;
 mod depends;
+mod source_index;
 mod suggestions;
 
 pub use complete::Completion;
@@ -43,6 +45,7 @@ pub use ctx_assemble::{Assembly, Format, Limits, Mode, OnError, Options, Resolut
 pub use ctx_diagnostics::{Code, Severity};
 pub use ctx_suggest::{Index, Suggestion, UpdateStats};
 pub use depends::Dependencies;
+pub use source_index::{ResolveReport, ResolveStatus};
 pub use suggestions::SuggestOptions;
 
 #[doc = include_str!("../../../README.md")]
