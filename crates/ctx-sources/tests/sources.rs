@@ -1,0 +1,339 @@
+//! The source index over hand-written fixtures (`tests/fixtures/`), copied to a temporary
+//! folder (with `@ROOT@` replaced by its path), read and verified through real sandboxes.
+
+mod generate;
+
+use std::path::Path;
+
+use ctx_fs::{Code, RootKind, Sandbox, Store};
+use ctx_sources::{FileState, Lookup, Options, SourceIndex, Via};
+use tempfile::TempDir;
+
+/// Copies the fixture `name` into a new temporary folder; returns it and its path as text.
+fn fixture(name: &str) -> (TempDir, String) {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path().canonicalize().unwrap().to_str().unwrap().to_owned();
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
+    copy(&from, Path::new(&root), &root);
+    (tmp, root)
+}
+
+fn copy(from: &Path, to: &Path, root: &str) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy(&entry.path(), &target, root);
+        } else {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            std::fs::write(target, text.replace("@ROOT@", root)).unwrap();
+        }
+    }
+}
+
+fn sandbox(workspace: &str, roots: &[String]) -> Sandbox {
+    let mut builder = Sandbox::builder(workspace);
+    for root in roots {
+        builder = builder.root(root.as_str(), RootKind::Source);
+    }
+    builder.open(cap_std::ambient_authority()).unwrap()
+}
+
+fn options(home: Option<&str>) -> Options {
+    let mut options = Options::default();
+    options.home = home.map(str::to_owned);
+    options
+}
+
+/// Loads `solution` from the workspace `dir`, opens its roots and verifies it.
+fn load(dir: &str, solution: &str) -> (SourceIndex, Sandbox) {
+    let workspace = sandbox(dir, &[]);
+    let mut index = SourceIndex::load(&workspace, solution, &options(None)).unwrap();
+    let sandbox = sandbox(dir, index.source_roots());
+    index.verify(&sandbox);
+    (index, sandbox)
+}
+
+fn paths(index: &SourceIndex, root: &str) -> Vec<String> {
+    let mut paths: Vec<String> =
+        index.files().iter().map(|f| f.path.strip_prefix(root).unwrap().to_owned()).collect();
+    paths.sort();
+    paths
+}
+
+#[test]
+fn a_solution_indexes_every_item_of_every_project() {
+    let (_tmp, root) = fixture("oos");
+    let (index, _) = load(&format!("{root}/build"), "FreeCAD.sln");
+    assert_eq!(index.source_roots(), [format!("{root}/src")]);
+    let names: Vec<(&str, usize)> =
+        index.projects().iter().map(|p| (p.name.as_str(), p.files)).collect();
+    // App: 5 items of its own (one a Natvis of a file it lists already), 2 in the filters,
+    // 1 from the shared items, and the wildcard's 2 files, which come on verification.
+    assert_eq!(names, [("App", 10), ("Gui", 2), ("Lost", 0)]);
+    assert_eq!(
+        paths(&index, &root),
+        [
+            "/src/App/Application.cpp",
+            "/src/App/Application.h",
+            "/src/App/Filtered.h",
+            "/src/App/Gone.cpp",
+            "/src/Base/Test/x.c",
+            "/src/Glob/a.cpp",
+            "/src/Glob/b.cpp",
+            "/src/Gui/Application.h",
+            "/src/Gui/Main.cpp",
+            "/src/Shared/Shared.cpp",
+        ]
+    );
+    let state = |name: &str| {
+        let file = index.files().iter().find(|f| f.path.ends_with(name)).unwrap();
+        (file.state.clone(), file.line)
+    };
+    assert_eq!(state("Gone.cpp"), (FileState::Missing, 12));
+    let (corrected, _) = state("x.c");
+    assert_eq!(
+        corrected,
+        FileState::Corrected { written: format!("{root}/src/base/test/X.C") },
+        "the disk's spelling is kept, the project's remembered"
+    );
+    let warnings = index.warnings().join("\n");
+    assert!(warnings.contains("$(IntDir)"), "{warnings}");
+    assert!(warnings.contains("project Lost skipped"), "{warnings}");
+}
+
+#[test]
+fn an_xml_solution_gives_the_same_index() {
+    let (_tmp, root) = fixture("oos");
+    let (sln, _) = load(&format!("{root}/build"), "FreeCAD.sln");
+    let (slnx, _) = load(&format!("{root}/build"), "FreeCAD.slnx");
+    assert_eq!(paths(&sln, &root), paths(&slnx, &root));
+    assert_eq!(sln.source_roots(), slnx.source_roots());
+}
+
+#[test]
+fn lookups_follow_the_order_of_the_rules() {
+    let (_tmp, root) = fixture("oos");
+    let (index, sandbox) = load(&format!("{root}/build"), "FreeCAD.sln");
+    let found = |query: &str| match index.lookup(query, &sandbox) {
+        Lookup::Found { path, via } => (path.strip_prefix(&root).unwrap().to_owned(), via),
+        other => panic!("{query}: {other:?}"),
+    };
+    assert_eq!(found("App/Application.h"), ("/src/App/Application.h".into(), Via::Index));
+    assert_eq!(found(r"src\App\Application.h"), ("/src/App/Application.h".into(), Via::Index));
+    assert_eq!(found("./App/Application.cpp"), ("/src/App/Application.cpp".into(), Via::Index));
+    assert_eq!(found("App/Extra.h"), ("/src/App/Extra.h".into(), Via::SourceRoot));
+    assert_eq!(found("Main.cpp"), ("/src/Gui/Main.cpp".into(), Via::FileName));
+    assert_eq!(found("base/test/x.c"), ("/src/Base/Test/x.c".into(), Via::Index));
+    let Lookup::Ambiguous(candidates) = index.lookup("Application.h", &sandbox) else {
+        panic!("two Application.h")
+    };
+    let src = format!("{root}/src");
+    assert_eq!(
+        candidates,
+        [format!("App/Application.h in {src}"), format!("Gui/Application.h in {src}")]
+    );
+    assert_eq!(index.lookup("Extra.h", &sandbox), Lookup::NotFound(None), "not listed, not joined");
+    assert_eq!(
+        index.lookup("Applicaton.cpp", &sandbox),
+        Lookup::NotFound(Some(format!("App/Application.cpp in {src}")))
+    );
+    assert_eq!(index.lookup("/etc/passwd", &sandbox), Lookup::NotFound(None));
+}
+
+#[test]
+fn a_compilation_database_indexes_its_units_and_their_headers() {
+    let (_tmp, root) = fixture("oos");
+    let (index, _) = load(&format!("{root}/build"), "compile_commands.json");
+    assert_eq!(
+        paths(&index, &root),
+        [
+            "/src/App/Application.cpp",
+            "/src/App/Application.h",
+            "/src/App/Extra.h",
+            "/src/App/Filtered.h",
+            "/src/Gui/Application.h",
+            "/src/Gui/Main.cpp",
+        ]
+    );
+    assert_eq!(index.source_roots(), [format!("{root}/src")]);
+}
+
+#[test]
+fn csharp_projects_old_and_sdk_style() {
+    let (_tmp, root) = fixture("csharp");
+    let (index, _) = load(&root, "CSharp.sln");
+    assert_eq!(
+        paths(&index, &root),
+        [
+            "/App/Program.cs",
+            "/App/README.md",
+            "/App/Util/Helper.cs",
+            "/Old/Old.cs",
+            "/Old/Properties/AssemblyInfo.cs",
+        ],
+        "bin/, obj/ and `Compile Remove` are left out of the implicit **/*.cs"
+    );
+    assert!(index.source_roots().is_empty(), "everything is in the workspace");
+}
+
+#[test]
+fn a_stored_index_is_served_until_a_project_file_changes() {
+    let (_tmp, root) = fixture("oos");
+    let cache = TempDir::new().unwrap();
+    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let build = format!("{root}/build");
+    let workspace = sandbox(&build, &[]);
+    let cold = SourceIndex::load_cached(&workspace, "FreeCAD.sln", &options(None), &store).unwrap();
+    assert!(!cold.cached());
+    let mut verified = cold.clone();
+    verified.verify(&sandbox(&build, cold.source_roots()));
+    verified.save(&store).unwrap();
+    let warm = SourceIndex::load_cached(&workspace, "FreeCAD.sln", &options(None), &store).unwrap();
+    assert!(warm.cached());
+    assert_eq!(warm.files(), verified.files());
+    // A project file grows: the stored index is stale.
+    let project = format!("{build}/Gui/Gui.vcxproj");
+    let text = std::fs::read_to_string(&project).unwrap();
+    std::fs::write(&project, text.replace("</Project>", "<!-- edited --></Project>")).unwrap();
+    let again =
+        SourceIndex::load_cached(&workspace, "FreeCAD.sln", &options(None), &store).unwrap();
+    assert!(!again.cached());
+}
+
+#[test]
+fn a_bad_solution_is_a_clear_error() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().canonicalize().unwrap();
+    std::fs::write(dir.join("bad.slnx"), "<Solution><Project Path=\"a\"></Solution>").unwrap();
+    let workspace = sandbox(dir.to_str().unwrap(), &[]);
+    let err = SourceIndex::load(&workspace, "bad.slnx", &options(None)).unwrap_err();
+    assert_eq!(err.code(), Code::Config);
+    assert!(err.to_string().contains("bad.slnx"), "{err}");
+    let err = SourceIndex::load(&workspace, "none.sln", &options(None)).unwrap_err();
+    assert_eq!(err.code(), Code::NotFound);
+}
+
+/// A workspace `build/` next to `src/`, with a fake home folder holding a key, and a
+/// project listing `items` (absolute paths, `@ROOT@` replaced).
+fn hostile(items: &[&str]) -> (TempDir, String) {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path().canonicalize().unwrap().to_str().unwrap().to_owned();
+    for dir in ["build", "src", "home/.ssh"] {
+        std::fs::create_dir_all(format!("{root}/{dir}")).unwrap();
+    }
+    std::fs::write(format!("{root}/src/a.c"), "int a;\n").unwrap();
+    std::fs::write(format!("{root}/src/.env"), "TOKEN=1\n").unwrap();
+    std::fs::write(format!("{root}/home/.ssh/id_rsa"), "KEY\n").unwrap();
+    std::fs::write(format!("{root}/home/notes.txt"), "private\n").unwrap();
+    let items: String = items
+        .iter()
+        .map(|p| format!("<ClCompile Include=\"{}\" />", p.replace("@ROOT@", &root)))
+        .collect();
+    let project = format!("<Project><ItemGroup>{items}</ItemGroup></Project>");
+    std::fs::write(format!("{root}/build/p.vcxproj"), project).unwrap();
+    (tmp, root)
+}
+
+#[test]
+fn a_project_naming_secrets_gets_them_listed_never_readable() {
+    let (_tmp, root) = hostile(&[
+        "@ROOT@/src/a.c",
+        "@ROOT@/src/.env",
+        "/etc/passwd",
+        "@ROOT@/home/.ssh/id_rsa",
+        "@ROOT@/home/notes.txt",
+    ]);
+    let build = format!("{root}/build");
+    let home = format!("{root}/home");
+    let workspace = sandbox(&build, &[]);
+    let mut index = SourceIndex::load(&workspace, "p.vcxproj", &options(Some(&home))).unwrap();
+    assert_eq!(
+        index.source_roots(),
+        [format!("{root}/src")],
+        "no root for /etc, the home folder or ~/.ssh"
+    );
+    let sandbox = sandbox(&build, index.source_roots());
+    index.verify(&sandbox);
+    let state =
+        |name: &str| index.files().iter().find(|f| f.path.ends_with(name)).unwrap().state.clone();
+    assert_eq!(state("a.c"), FileState::Exists);
+    assert_eq!(state(".env"), FileState::Refused { code: Code::Denied });
+    assert_eq!(state("passwd"), FileState::Refused { code: Code::Outside });
+    assert_eq!(state("id_rsa"), FileState::Refused { code: Code::Outside });
+    assert_eq!(state("notes.txt"), FileState::Refused { code: Code::Outside });
+    // The lookup names the file; reading it is the sandbox's to refuse.
+    let Lookup::Found { path, .. } = index.lookup("id_rsa", &sandbox) else { panic!() };
+    assert_eq!(sandbox.resolve(&path, None).unwrap_err().code(), Code::Outside);
+    let Lookup::Found { path, .. } = index.lookup(".env", &sandbox) else { panic!() };
+    assert_eq!(sandbox.resolve(&path, None).unwrap_err().code(), Code::Denied);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_in_a_source_root_does_not_lead_out_of_it() {
+    let (_tmp, root) = hostile(&["@ROOT@/src/a.c", "@ROOT@/src/key"]);
+    std::os::unix::fs::symlink(format!("{root}/home/notes.txt"), format!("{root}/src/key"))
+        .unwrap();
+    let build = format!("{root}/build");
+    let (index, _) = load(&build, "p.vcxproj");
+    let key = index.files().iter().find(|f| f.path.ends_with("/key")).unwrap();
+    assert_eq!(key.state, FileState::Refused { code: Code::Outside });
+}
+
+#[test]
+fn the_cap_leaves_files_out_with_a_warning() {
+    let (_tmp, root) = fixture("oos");
+    let build = format!("{root}/build");
+    let mut options = options(None);
+    options.max_files = 3;
+    let index = SourceIndex::load(&sandbox(&build, &[]), "FreeCAD.sln", &options).unwrap();
+    assert_eq!(index.files().len(), 3);
+    assert!(index.warnings().iter().any(|w| w.contains("at most 3")), "{:?}", index.warnings());
+}
+
+#[test]
+fn the_prompt_section_names_the_roots() {
+    let (_tmp, root) = fixture("oos");
+    let (index, _) = load(&format!("{root}/build"), "FreeCAD.sln");
+    let text = index.prompt_section();
+    assert!(text.starts_with("## Source roots\n"));
+    assert!(text.contains(&format!("- {root}/src\n")));
+    assert!(text.contains("read-only"));
+}
+
+/// The generated build of [`generate`]: every file resolves to itself by its path relative to
+/// its source root, and by its bare name when no other file has it.
+mod generated {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+        #[test]
+        fn every_generated_file_resolves_to_itself(tree in generate::tree()) {
+            let tmp = TempDir::new().unwrap();
+            let root = tmp.path().canonicalize().unwrap().to_str().unwrap().to_owned();
+            generate::write(Path::new(&root), &tree);
+            let (index, sandbox) = load(&format!("{root}/build"), "Generated.sln");
+            let src = format!("{root}/src");
+            prop_assert_eq!(index.source_roots(), std::slice::from_ref(&src));
+            for file in &tree.files {
+                let want = format!("{src}/{file}");
+                match index.lookup(file, &sandbox) {
+                    Lookup::Found { path, .. } => prop_assert_eq!(&path, &want),
+                    other => prop_assert!(false, "{file}: {other:?}"),
+                }
+                let name = file.rsplit('/').next().unwrap();
+                let same = tree.files.iter().filter(|f| f.rsplit('/').next() == Some(name)).count();
+                if same == 1 {
+                    // A file directly in the root is found by its root-relative path first.
+                    let via = if file.contains('/') { Via::FileName } else { Via::Index };
+                    prop_assert_eq!(index.lookup(name, &sandbox), Lookup::Found { path: want, via });
+                }
+            }
+        }
+    }
+}
