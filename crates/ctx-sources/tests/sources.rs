@@ -1,5 +1,6 @@
 //! The source index over hand-written fixtures (`tests/fixtures/`), copied to a temporary
 //! folder (with `@ROOT@` replaced by its path), read and verified through real sandboxes.
+#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk and open sandboxes.
 
 mod generate;
 
