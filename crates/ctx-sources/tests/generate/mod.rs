@@ -10,13 +10,13 @@ use proptest::prelude::*;
 
 /// A generated tree: source files relative to `src/`, and how many projects share them.
 #[derive(Clone, Debug)]
-pub struct Tree {
-    pub files: Vec<String>,
-    pub projects: usize,
+pub(crate) struct Tree {
+    pub(crate) files: Vec<String>,
+    pub(crate) projects: usize,
 }
 
 /// Trees of 1 to 40 files in up to three levels of folders, names often shared.
-pub fn tree() -> impl Strategy<Value = Tree> {
+pub(crate) fn tree() -> impl Strategy<Value = Tree> {
     let dir = prop::sample::select(vec!["core", "gui", "app", "base", "io"]);
     let name = prop::sample::select(vec!["main", "util", "Application", "x", "reader", "Types"]);
     let ext = prop::sample::select(vec!["cpp", "h", "c", "hpp"]);
@@ -32,7 +32,7 @@ pub fn tree() -> impl Strategy<Value = Tree> {
 }
 
 /// Writes `tree` under `root`: `root/src/…` and `root/build/…`.
-pub fn write(root: &Path, tree: &Tree) {
+pub(crate) fn write(root: &Path, tree: &Tree) {
     let root_text = root.to_str().unwrap();
     for file in &tree.files {
         let path = root.join("src").join(file);
