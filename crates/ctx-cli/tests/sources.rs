@@ -1,0 +1,216 @@
+//! CLI tests of out-of-source builds: `ctx sources`, `ctx resolve`, and mentions and includes
+//! of real sources from the build folder, with the real binary on a copy of ctx-sources'
+//! fixture (`crates/ctx-sources/tests/fixtures/oos`).
+
+#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+struct Build {
+    _tmp: TempDir,
+    cache: TempDir,
+    root: String,
+}
+
+impl Build {
+    fn new() -> Build {
+        let tmp = TempDir::new().unwrap();
+        let root = tmp.path().canonicalize().unwrap().to_str().unwrap().to_owned();
+        let fixture =
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../ctx-sources/tests/fixtures/oos");
+        copy(&fixture, Path::new(&root), &root);
+        Build { _tmp: tmp, cache: TempDir::new().unwrap(), root }
+    }
+
+    /// The binary in the build folder.
+    fn ctx(&self) -> Command {
+        let mut cmd = Command::cargo_bin("ctx").unwrap();
+        cmd.current_dir(format!("{}/build", self.root))
+            .env("NO_COLOR", "1")
+            .env("CTX_CACHE_DIR", self.cache.path())
+            .env_remove("CTX_FORCE_TTY")
+            .env_remove("RUST_LOG");
+        cmd
+    }
+
+    /// Keeps one solution of the three, so that detection finds exactly one.
+    fn keep_only(&self, name: &str) {
+        for other in ["FreeCAD.sln", "FreeCAD.slnx", "compile_commands.json"] {
+            if other != name {
+                std::fs::remove_file(format!("{}/build/{other}", self.root)).unwrap();
+            }
+        }
+    }
+}
+
+fn copy(from: &Path, to: &Path, root: &str) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy(&entry.path(), &target, root);
+        } else {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            std::fs::write(target, text.replace("@ROOT@", root)).unwrap();
+        }
+    }
+}
+
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (out.status.code().unwrap_or(-1), text(out.stdout), text(out.stderr))
+}
+
+#[test]
+fn sources_reports_the_index_and_caches_it() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    let (code, out, err) = run(build.ctx().args(["sources", "--format", "json"]));
+    assert_eq!(code, 0, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["solution"], format!("{}/build/FreeCAD.sln", build.root));
+    assert_eq!(json["source_roots"], serde_json::json!([format!("{}/src", build.root)]));
+    assert_eq!(json["files"], 10);
+    assert_eq!(json["projects"][0]["name"], "App");
+    assert_eq!(json["projects"][0]["files"], 10);
+    assert_eq!(json["missing"][0]["path"], format!("{}/src/App/Gone.cpp", build.root));
+    assert_eq!(json["missing"][0]["project"], "App");
+    assert_eq!(json["corrected"][0]["path"], format!("{}/src/Base/Test/x.c", build.root));
+    assert_eq!(json["cached"], false);
+    assert!(json["elapsed_ms"].as_f64().is_some());
+    let (_, again, _) = run(build.ctx().args(["sources", "--format", "json"]));
+    let again: Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(again["cached"], true, "the second run reads the stored index");
+    assert_eq!(again["files"], 10);
+
+    let (code, text, _) = run(build.ctx().arg("sources"));
+    assert_eq!(code, 0);
+    assert!(
+        text.contains("3 projects, 10 files (9 on disk, 1 missing, 1 case-corrected)"),
+        "{text}"
+    );
+    let (_, prompt, _) = run(build.ctx().args(["sources", "--prompt"]));
+    assert!(prompt.starts_with("## Source roots\n") && prompt.contains("read-only"), "{prompt}");
+}
+
+#[test]
+fn resolve_says_how_each_query_resolves() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    let queries = [
+        "FreeCAD.sln",
+        "src/App/Application.h",
+        "App/Extra.h",
+        "Main.cpp",
+        "Application.h",
+        "nope.c",
+        ".git/config",
+    ];
+    let (code, out, err) = run(build.ctx().args(["resolve", "--format", "json"]).args(queries));
+    assert_eq!(code, 1, "not every query is a file: {err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let row = |i: usize| {
+        let r = &json[i];
+        (
+            r["status"].as_str().unwrap().to_owned(),
+            r["via"].as_str().map(str::to_owned),
+            r["code"].as_str().map(str::to_owned),
+        )
+    };
+    let some = |s: &str| Some(s.to_owned());
+    assert_eq!(row(0), ("file".into(), some("workspace"), None));
+    assert_eq!(row(1), ("file".into(), some("index"), None));
+    assert_eq!(row(2), ("file".into(), some("source_root"), None));
+    assert_eq!(row(3), ("file".into(), some("file_name"), None));
+    assert_eq!(row(4), ("ambiguous".into(), None, some("E_AMBIGUOUS")));
+    assert_eq!(json[4]["candidates"].as_array().unwrap().len(), 2);
+    assert_eq!(row(5), ("not_found".into(), None, some("E_NOT_FOUND")));
+    assert_eq!(row(6), ("refused".into(), None, some("E_DENIED")));
+    assert_eq!(json[1]["path"], format!("{}/src/App/Application.h", build.root));
+
+    let (code, text, _) = run(build.ctx().args(["resolve", "Main.cpp", "App/Application.h"]));
+    assert_eq!(code, 0, "every query is a file");
+    assert!(text.contains("Main.cpp: ") && text.contains("(via file_name)"), "{text}");
+}
+
+#[test]
+fn mentions_and_includes_reach_the_sources_from_the_build_folder() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    let (code, out, err) =
+        run(build.ctx().args(["expand", "explain @src/App/Application.h and @Main.cpp"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("struct Application {};"), "{out}");
+    assert!(out.contains("// gui"), "{out}");
+    std::fs::write(
+        format!("{}/build/rules.md", build.root),
+        "@[App/Application.cpp]\n@[Application.h]\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(build.ctx().args(["assemble", "rules.md"]));
+    assert_eq!(code, 1, "the ambiguous include is an error");
+    assert!(out.contains("int main() { return 0; }"), "{out}");
+    assert!(err.contains("E_AMBIGUOUS") && err.contains("1) App/Application.h in "), "{err}");
+    let (code, out, err) =
+        run(build.ctx().args(["--no-sources", "expand", "@App/Application.cpp"]));
+    assert_eq!(code, 0, "an unresolved mention is a warning");
+    assert!(err.contains("W_UNRESOLVED") && !out.contains("int main"), "{err}");
+}
+
+#[test]
+fn a_named_database_or_xml_solution_is_used_and_several_are_not_guessed() {
+    let build = Build::new();
+    let (code, _, err) = run(build.ctx().arg("sources"));
+    assert_eq!(code, 2, "three candidates");
+    assert!(err.contains("several") && err.contains("--sln"), "{err}");
+    let (code, out, err) = run(build.ctx().args([
+        "--compile-commands",
+        "compile_commands.json",
+        "sources",
+        "--format",
+        "json",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["projects"][0]["name"], "compile_commands");
+    let (code, out, _) = run(build.ctx().args(["--sln", "FreeCAD.slnx", "resolve", "Filtered.h"]));
+    assert_eq!(code, 0, "{out}");
+    let (code, _, err) = run(build.ctx().args(["--sln", "missing.sln", "sources"]));
+    assert_eq!(code, 2);
+    assert!(err.contains("E_NOT_FOUND"), "{err}");
+}
+
+#[test]
+fn a_project_naming_a_key_outside_the_tree_does_not_make_it_readable() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    let home = format!("{}/home", build.root);
+    std::fs::create_dir_all(format!("{home}/.ssh")).unwrap();
+    std::fs::write(format!("{home}/.ssh/id_rsa"), "PRIVATE KEY\n").unwrap();
+    let project = format!("{}/build/Gui/Gui.vcxproj", build.root);
+    let text = std::fs::read_to_string(&project).unwrap();
+    let evil = format!(
+        "<ClInclude Include=\"{home}/.ssh/id_rsa\" /><ClInclude Include=\"/etc/passwd\" /></ItemGroup>"
+    );
+    std::fs::write(&project, text.replacen("</ItemGroup>", &evil, 1)).unwrap();
+    let (_, out, _) = run(build.ctx().env("HOME", &home).args(["sources", "--format", "json"]));
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["source_roots"], serde_json::json!([format!("{}/src", build.root)]));
+    let (code, out, _) = run(build
+        .ctx()
+        .env("HOME", &home)
+        .args(["resolve", "--format", "json", "id_rsa", "passwd"]));
+    assert_eq!(code, 1);
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json[0]["status"], "refused");
+    assert_eq!(json[1]["status"], "refused");
+    let (_, out, err) = run(build.ctx().env("HOME", &home).args(["expand", "@id_rsa @passwd"]));
+    assert!(!out.contains("PRIVATE KEY") && !out.contains("root:"), "{out}");
+    assert!(err.contains("E_OUTSIDE"), "{err}");
+}
