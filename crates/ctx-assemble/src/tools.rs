@@ -7,7 +7,7 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 pub use crate::tool_budget::ToolBudget;
-use ctx_fs::{FileKind, Location, Sandbox, Walk, WalkOptions};
+use ctx_fs::{FileKind, Location, RootId, RootKind, Sandbox, Walk, WalkOptions};
 use ctx_syntax::{Code, LineEnd};
 use serde_json::{Map, Value};
 
@@ -277,8 +277,25 @@ impl Tool for Ls {
             out.push('\n');
         }
         cut_walk(cx, &walk, &mut out);
+        name_source_roots(cx, &dir, &mut out);
         Ok(out)
     }
+}
+
+/// The source roots of an out-of-source build (assembly.md §3), which the workspace root's
+/// listings name and its searches cover.
+fn source_roots(sandbox: &Sandbox) -> Vec<RootId> {
+    sandbox.roots().filter(|&r| sandbox.root_kind(r) == RootKind::Source).collect()
+}
+
+/// Ends a listing of the workspace root with a line naming the source roots, if any.
+fn name_source_roots(cx: &ToolContext<'_>, dir: &Location, out: &mut String) {
+    let roots = source_roots(cx.sandbox);
+    if *dir != cx.sandbox.workspace() || roots.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = roots.iter().map(|&r| cx.sandbox.root_path(r).as_str()).collect();
+    let _ = writeln!(out, "[source roots, read-only: {}]", names.join(", "));
 }
 
 /// Renders walk entries (sorted depth-first, each with its level) as an ASCII tree.
@@ -343,6 +360,7 @@ impl Tool for TreeTool {
         let root_name = if shown.is_empty() { "./".to_owned() } else { format!("{shown}/") };
         let mut out = render_tree(&root_name, &entries);
         cut_walk(cx, &walk, &mut out);
+        name_source_roots(cx, &dir, &mut out);
         Ok(out)
     }
 }
@@ -378,16 +396,23 @@ impl Tool for Grep {
             None => cx.sandbox.workspace(),
         };
         let stat = cx.sandbox.stat(&start).map_err(|e| ToolError::from_fs(&e))?;
-        // One walk per directory and run, shared by every grep of it.
-        let walk = match stat.kind {
-            FileKind::Dir => {
-                Some(cx.budget.walk(cx.sandbox, &start).map_err(|e| ToolError::from_fs(&e))?)
-            }
-            _ => None,
+        // One walk per directory and run, shared by every grep of it; the workspace root's
+        // search covers the source roots too.
+        let mut starts = vec![start.clone()];
+        if stat.kind == FileKind::Dir && start == cx.sandbox.workspace() {
+            starts.extend(source_roots(cx.sandbox).into_iter().map(Location::root_of));
+        }
+        let walks = match stat.kind {
+            FileKind::Dir => starts
+                .iter()
+                .map(|dir| cx.budget.walk(cx.sandbox, dir).map_err(|e| ToolError::from_fs(&e)))
+                .collect::<Result<Vec<_>, _>>()?,
+            _ => Vec::new(),
         };
-        let files: Vec<&Location> = match &walk {
-            Some(walk) => walk.files().map(|e| &e.location).collect(),
-            None => vec![&start],
+        let files: Vec<&Location> = if walks.is_empty() {
+            vec![&start]
+        } else {
+            walks.iter().flat_map(|walk| walk.files().map(|e| &e.location)).collect()
         };
         let mut out = String::new();
         let mut found = 0;
@@ -455,7 +480,7 @@ impl Tool for Grep {
         if let Some(note) = skipped.note() {
             cut(cx, &mut out, format!("[... {note} ...]"), format!("grep did not search {note}"));
         }
-        if let Some(walk) = &walk {
+        for walk in &walks {
             cut_walk(cx, walk, &mut out);
         }
         Ok(out)
@@ -522,12 +547,23 @@ impl Tool for GlobTool {
         check_keys(args, self.keys())?;
         let pattern = required_string(args, "pattern")?;
         let walk = cx.sandbox.glob(pattern, Some(cx.base)).map_err(|e| ToolError::from_fs(&e))?;
-        let mut out = String::new();
-        for entry in walk.files() {
-            out.push_str(&cx.display(&entry.location));
-            out.push('\n');
+        let mut walks = vec![walk];
+        // From the workspace root, a relative pattern also matches in each source root.
+        if *cx.base == cx.sandbox.workspace() && !pattern.starts_with(['/', '\\', '~']) {
+            for root in source_roots(cx.sandbox) {
+                if let Ok(walk) = cx.sandbox.glob(pattern, Some(&Location::root_of(root))) {
+                    walks.push(walk);
+                }
+            }
         }
-        cut_walk(cx, &walk, &mut out);
+        let mut out = String::new();
+        for walk in &walks {
+            for entry in walk.files() {
+                out.push_str(&cx.display(&entry.location));
+                out.push('\n');
+            }
+            cut_walk(cx, walk, &mut out);
+        }
         Ok(out)
     }
 }

@@ -214,3 +214,21 @@ fn a_project_naming_a_key_outside_the_tree_does_not_make_it_readable() {
     assert!(!out.contains("PRIVATE KEY") && !out.contains("root:"), "{out}");
     assert!(err.contains("E_OUTSIDE"), "{err}");
 }
+
+#[test]
+fn tools_and_walks_of_the_root_cover_the_source_roots() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    let src = format!("{}/src", build.root);
+    let rules = "@[grep{\"pattern\":\"struct Applicatio[n]\"}]\n---\n@[glob{\"pattern\":\"**/Main.cpp\"}]\n---\n@[ls{\"uri\":\".\"}]\n---\n@[tree{\"uri\":\".\",\"depth\":1}]\n---\n@[src/Gui/]\n";
+    std::fs::write(format!("{}/build/tools.md", build.root), rules).unwrap();
+    let (code, out, err) = run(build.ctx().args(["assemble", "tools.md"]));
+    assert_eq!(code, 0, "{err}");
+    let parts: Vec<&str> = out.split("---\n").collect();
+    assert_eq!(parts[0], format!("{src}/App/Application.h:2: struct Application {{}};\n"));
+    assert_eq!(parts[1], format!("{src}/Gui/Main.cpp\n"));
+    let roots_line = format!("[source roots, read-only: {src}]\n");
+    assert!(parts[2].ends_with(&roots_line), "{}", parts[2]);
+    assert!(parts[3].ends_with(&roots_line), "{}", parts[3]);
+    assert!(parts[4].contains("// gui") && parts[4].contains("Main.cpp"), "{}", parts[4]);
+}

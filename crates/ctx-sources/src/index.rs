@@ -334,16 +334,20 @@ impl SourceIndex {
         if let Some(found) = self.pick(self.by_path.get(&lower), query, Via::Index) {
             return found;
         }
-        let joined: Vec<String> = self
+        let mut joined: Vec<String> = self
             .roots
             .iter()
-            .map(|root| paths::normalize(&format!("{root}/{query}")))
+            .flat_map(|root| joins(root, query))
             .filter(|path| self.roots.iter().any(|r| paths::within(path, r)))
             .filter(|path| sandbox.resolve(path, None).is_ok())
             .collect();
+        joined.dedup();
         match joined.len() {
             0 => {}
-            1 => return Lookup::Found { path: joined[0].clone(), via: Via::SourceRoot },
+            1 => {
+                let via = if self.holds(&joined[0]) { Via::Index } else { Via::SourceRoot };
+                return Lookup::Found { path: joined[0].clone(), via };
+            }
             _ => return Lookup::Ambiguous(joined.iter().map(|p| self.shown(p)).collect()),
         }
         let name = paths::file_name(&lower);
@@ -385,6 +389,14 @@ impl SourceIndex {
             [one] => Lookup::Found { path: one.path.clone(), via },
             _ => Lookup::Ambiguous(left.iter().map(|f| self.shown(&f.path)).collect()),
         })
+    }
+
+    /// Whether the index lists `path`.
+    fn holds(&self, path: &str) -> bool {
+        let lower = path.to_ascii_lowercase();
+        self.by_name
+            .get(paths::file_name(&lower))
+            .is_some_and(|ids| ids.iter().any(|&i| self.files[i as usize].path == path))
     }
 
     /// A path as candidates show it: relative to its source root (`App/a.h in /src`), to
@@ -532,6 +544,28 @@ impl SourceIndex {
                     .is_some_and(|now| now == *s)
             })
     }
+}
+
+/// `query` joined to `root`, and, when the query starts with the root's own last folders
+/// (`src/App` under the root `…/src`), joined to the folder above them.
+fn joins(root: &str, query: &str) -> Vec<String> {
+    let query = query.trim_end_matches('/');
+    let mut out = vec![paths::normalize(&format!("{root}/{query}"))];
+    let mut base = root;
+    for _ in 0..3 {
+        let name = paths::file_name(base);
+        let up = paths::parent(base);
+        if name.is_empty() || up == base {
+            break;
+        }
+        let tail = paths::relative_to(root, up);
+        if let Some(rest) = query.strip_prefix(tail).filter(|r| r.is_empty() || r.starts_with('/'))
+        {
+            out.push(paths::normalize(&format!("{root}/{rest}")));
+        }
+        base = up;
+    }
+    out
 }
 
 /// What reading one project gave.
