@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::Args;
-use ctx::sources::{Detected, FileState};
+use ctx::sources::Detected;
 use ctx::{Format, Mode, ResolveStatus};
 
 use crate::settings::{Settings, Sources};
@@ -51,62 +51,38 @@ pub(crate) fn run(settings: &Settings, args: &SourcesArgs) -> anyhow::Result<Exi
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let missing: Vec<_> =
-        index.files().iter().filter(|f| matches!(f.state, FileState::Missing)).collect();
-    let corrected: Vec<_> = index
-        .files()
-        .iter()
-        .filter_map(|f| match &f.state {
-            FileState::Corrected { written } => Some((written.as_str(), f.path.as_str())),
-            _ => None,
-        })
-        .collect();
-    let refused = index.files().iter().filter(|f| matches!(f.state, FileState::Refused { .. }));
-    let project_name = |i: usize| index.projects().get(i).map_or("", |p| p.name.as_str());
+    let summary = index.summary();
     if json {
-        let value = serde_json::json!({
-            "solution": index.solution(),
-            "projects": index.projects().iter().map(|p| serde_json::json!({
-                "name": p.name, "path": p.path, "files": p.files,
-            })).collect::<Vec<_>>(),
-            "files": index.files().len(),
-            "missing": missing.iter().map(|f| serde_json::json!({
-                "path": f.path, "project": project_name(f.project), "line": f.line,
-            })).collect::<Vec<_>>(),
-            "corrected": corrected.iter().map(|(written, path)| serde_json::json!({
-                "written": written, "path": path,
-            })).collect::<Vec<_>>(),
-            "refused": refused.map(|f| f.path.as_str()).collect::<Vec<_>>(),
-            "source_roots": index.source_roots(),
-            "warnings": index.warnings(),
-            "elapsed_ms": elapsed.as_secs_f64() * 1000.0,
-            "cached": index.cached(),
-        });
+        let mut value = serde_json::to_value(&summary)?;
+        value["elapsed_ms"] = (elapsed.as_secs_f64() * 1000.0).into();
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
-        let existing = index.files().len() - missing.len();
-        writeln!(out, "solution: {}", index.solution())?;
+        let existing = summary.files - summary.missing.len();
+        writeln!(out, "solution: {}", summary.solution)?;
         writeln!(
             out,
             "{} projects, {} files ({existing} on disk, {} missing, {} case-corrected)",
-            index.projects().len(),
-            index.files().len(),
-            missing.len(),
-            corrected.len()
+            summary.projects.len(),
+            summary.files,
+            summary.missing.len(),
+            summary.corrected.len()
         )?;
-        for root in index.source_roots() {
+        for root in summary.source_roots {
             writeln!(out, "source root: {root}")?;
         }
-        for f in &missing {
-            writeln!(out, "missing: {} ({}, line {})", f.path, project_name(f.project), f.line)?;
+        for m in &summary.missing {
+            writeln!(out, "missing: {} ({}, line {})", m.path, m.project, m.line)?;
         }
-        for (written, path) in &corrected {
-            writeln!(out, "corrected: {written} -> {path}")?;
+        for c in &summary.corrected {
+            writeln!(out, "corrected: {} -> {}", c.written, c.path)?;
         }
-        for warning in index.warnings() {
+        for path in &summary.refused {
+            writeln!(out, "refused: {path}")?;
+        }
+        for warning in summary.warnings {
             writeln!(out, "warning: {warning}")?;
         }
-        let how = if index.cached() { "from the cache" } else { "built" };
+        let how = if summary.cached { "from the cache" } else { "built" };
         writeln!(out, "{how} in {:.1} ms", elapsed.as_secs_f64() * 1000.0)?;
     }
     out.flush()?;
@@ -120,20 +96,7 @@ pub(crate) fn resolve(settings: &Settings, args: &ResolveArgs) -> anyhow::Result
     let reports: Vec<_> = args.queries.iter().map(|q| ctx.resolve(q)).collect();
     let mut out = io::stdout().lock();
     if json {
-        let values: Vec<serde_json::Value> = reports
-            .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "query": r.query,
-                    "status": r.status.name(),
-                    "path": r.path,
-                    "via": r.via,
-                    "candidates": r.candidates,
-                    "code": r.code.map(|c| c.as_str()),
-                })
-            })
-            .collect();
-        writeln!(out, "{}", serde_json::to_string_pretty(&values)?)?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&reports)?)?;
     } else {
         for r in &reports {
             match (r.status, &r.path) {

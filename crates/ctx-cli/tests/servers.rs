@@ -48,7 +48,13 @@ fn mcp_session() {
         .collect();
     assert_eq!(responses.len(), 8, "the notification gets no answer");
     assert_eq!(responses[0]["result"]["protocolVersion"], "2025-06-18");
-    assert_eq!(responses[1]["result"]["tools"].as_array().unwrap().len(), 4);
+    let tools: Vec<&str> = responses[1]["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(tools, ["assemble", "expand", "check", "resolve", "sources", "suggest", "refs"]);
     assert_eq!(responses[2]["result"]["content"][0]["text"], "Style: four spaces\n\nLang rust\n");
     assert!(responses[3]["result"]["content"][0]["text"].as_str().unwrap().contains("four spaces"));
     assert_eq!(

@@ -232,3 +232,30 @@ fn tools_and_walks_of_the_root_cover_the_source_roots() {
     assert!(parts[3].ends_with(&roots_line), "{}", parts[3]);
     assert!(parts[4].contains("// gui") && parts[4].contains("Main.cpp"), "{}", parts[4]);
 }
+
+#[test]
+fn the_mcp_server_resolves_and_reports_the_sources() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    let script = [
+        serde_json::json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "script", "version": "1" } } }),
+        serde_json::json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "resolve", "arguments": { "queries": ["Main.cpp", "Application.h"] } } }),
+        serde_json::json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "sources", "arguments": {} } }),
+    ];
+    let input: String = script.iter().map(|m| format!("{m}\n")).collect();
+    let out = build.ctx().arg("mcp").write_stdin(input).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let responses: Vec<Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let results = &responses[1]["result"]["structuredContent"]["results"];
+    assert_eq!(results[0]["status"], "file");
+    assert_eq!(results[0]["via"], "file_name");
+    assert_eq!(results[1]["status"], "ambiguous");
+    assert_eq!(results[1]["code"], "E_AMBIGUOUS");
+    let summary = &responses[2]["result"]["structuredContent"]["summary"];
+    assert_eq!(summary["source_roots"], serde_json::json!([format!("{}/src", build.root)]));
+    assert_eq!(summary["files"], 10);
+}

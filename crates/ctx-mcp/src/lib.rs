@@ -154,6 +154,9 @@ impl Server {
             "expand" => self.expand(args),
             "check" => self.check(args),
             "refs" => self.refs(args),
+            "resolve" => self.resolve(args),
+            "sources" => self.sources(),
+            "suggest" => self.suggest(args),
             _ => return Err(RpcError(INVALID_PARAMS, format!("unknown tool: {name}"))),
         };
         Ok(result.unwrap_or_else(|err| tool_error(&err)))
@@ -247,6 +250,44 @@ impl Server {
             "diagnostics": assembly.diagnostics,
         });
         Ok(structured(value))
+    }
+
+    fn resolve(&self, args: &Map<String, Value>) -> Result<Value, ToolError> {
+        let queries: Vec<&str> = match args.get("queries").or_else(|| args.get("query")) {
+            Some(Value::String(one)) => vec![one.as_str()],
+            Some(Value::Array(many)) => many.iter().filter_map(Value::as_str).collect(),
+            _ => return Err(ToolError::usage("missing argument `queries` (a list of paths)")),
+        };
+        let reports: Vec<_> = queries.iter().map(|q| self.ctx.resolve(q)).collect();
+        Ok(structured(json!({ "results": reports })))
+    }
+
+    fn sources(&self) -> Result<Value, ToolError> {
+        let value = match self.ctx.source_index() {
+            Some(index) => json!({
+                "summary": index.summary(),
+                "prompt": index.prompt_section(),
+            }),
+            None => {
+                json!({ "summary": null, "note": "no solution or compile_commands.json is loaded" })
+            }
+        };
+        Ok(structured(value))
+    }
+
+    fn suggest(&self, args: &Map<String, Value>) -> Result<Value, ToolError> {
+        let prompt = string_arg(args, "prompt")?;
+        let limit = match args.get("limit") {
+            Some(Value::Number(n)) => n.as_u64().map_or(10, |n| n.clamp(1, 100) as usize),
+            Some(_) => return Err(ToolError::usage("`limit` must be a number")),
+            None => 10,
+        };
+        let options = ctx::SuggestOptions::default().limit(limit);
+        let found = self.ctx.suggest(prompt, &options).map_err(|err| ToolError {
+            code: err.code().map(|c| c.as_str().to_owned()),
+            message: err.to_string(),
+        })?;
+        Ok(structured(json!({ "suggestions": found })))
     }
 
     /// The rule files, as resources.
@@ -443,6 +484,37 @@ fn tool_list() -> Value {
                     "defines": defines,
                 },
                 "required": ["paths"],
+            },
+        },
+        {
+            "name": "resolve",
+            "title": "Resolve paths",
+            "description": "How each path or file name resolves: through the workspace, the source index of an out-of-source build, a source root, or a unique file name; ambiguous names list their candidates.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "queries": { "type": "array", "items": { "type": "string" }, "description": "paths or file names" },
+                },
+                "required": ["queries"],
+            },
+        },
+        {
+            "name": "sources",
+            "title": "Source index of the build folder",
+            "description": "The out-of-source build's index: projects, file counts, missing and case-corrected entries, source roots, and the system-prompt section that explains them.",
+            "inputSchema": { "type": "object", "properties": {} },
+        },
+        {
+            "name": "suggest",
+            "title": "Suggest files for a prompt",
+            "description": "The files and line ranges most relevant to a prompt, ranked locally, each with a one-line summary.",
+            "inputSchema": {
+                "type": "object",
+                "properties": {
+                    "prompt": { "type": "string", "description": "the prompt text" },
+                    "limit": { "type": "integer", "minimum": 1, "maximum": 100, "description": "how many files (default 10)" },
+                },
+                "required": ["prompt"],
             },
         },
         {

@@ -120,6 +120,52 @@ pub struct SourceIndex {
     cached: bool,
 }
 
+/// What an index holds, for reports (`ctx sources --format json`, the MCP `sources` tool).
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct Summary<'a> {
+    /// The solution or database, absolute.
+    pub solution: &'a str,
+    /// The projects with their item counts.
+    pub projects: &'a [Project],
+    /// How many files are indexed.
+    pub files: usize,
+    /// The stale entries: path, project name and line.
+    pub missing: Vec<Missing<'a>>,
+    /// The entries whose case the disk corrected.
+    pub corrected: Vec<Corrected<'a>>,
+    /// The entries the sandbox refuses.
+    pub refused: Vec<&'a str>,
+    /// The source roots.
+    pub source_roots: &'a [String],
+    /// What was left out while reading the projects.
+    pub warnings: &'a [String],
+    /// Whether the index came from the store.
+    pub cached: bool,
+}
+
+/// A stale entry of a [`Summary`].
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct Missing<'a> {
+    /// The file.
+    pub path: &'a str,
+    /// The name of the project that lists it.
+    pub project: &'a str,
+    /// The line that names it.
+    pub line: u32,
+}
+
+/// A case-corrected entry of a [`Summary`].
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct Corrected<'a> {
+    /// As the project wrote it.
+    pub written: &'a str,
+    /// As the disk spells it.
+    pub path: &'a str,
+}
+
 /// How a query was resolved by the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -314,6 +360,37 @@ impl SourceIndex {
              never written.\n",
         );
         text
+    }
+
+    /// What the index holds, for reports.
+    pub fn summary(&self) -> Summary<'_> {
+        let project = |i: usize| self.projects.get(i).map_or("", |p| p.name.as_str());
+        let mut summary = Summary {
+            solution: &self.solution,
+            projects: &self.projects,
+            files: self.files.len(),
+            missing: Vec::new(),
+            corrected: Vec::new(),
+            refused: Vec::new(),
+            source_roots: &self.roots,
+            warnings: &self.warnings,
+            cached: self.cached,
+        };
+        for f in &self.files {
+            match &f.state {
+                FileState::Missing => {
+                    let missing =
+                        Missing { path: &f.path, project: project(f.project), line: f.line };
+                    summary.missing.push(missing);
+                }
+                FileState::Corrected { written } => {
+                    summary.corrected.push(Corrected { written, path: &f.path });
+                }
+                FileState::Refused { .. } => summary.refused.push(&f.path),
+                FileState::Exists => {}
+            }
+        }
+        summary
     }
 
     /// Whether [`SourceIndex::load_cached`] served the index from the store.

@@ -125,13 +125,15 @@ impl ResolveStatus {
     }
 }
 
-/// What [`Context::resolve`] says about one query.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What [`Context::resolve`] says about one query; serialised as in `ctx resolve --format
+/// json` (`status` and `code` by name).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 #[non_exhaustive]
 pub struct ResolveReport {
     /// The query as given.
     pub query: String,
     /// The outcome.
+    #[serde(serialize_with = "status_name")]
     pub status: ResolveStatus,
     /// The file, absolute, when there is one.
     pub path: Option<String>,
@@ -140,7 +142,19 @@ pub struct ResolveReport {
     /// The candidates of an ambiguous query, or the closest indexed path of a missing one.
     pub candidates: Vec<String>,
     /// The code of a query that is not one file.
+    #[serde(serialize_with = "code_name")]
     pub code: Option<Code>,
+}
+
+fn status_name<S: serde::Serializer>(status: &ResolveStatus, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(status.name())
+}
+
+fn code_name<S: serde::Serializer>(code: &Option<Code>, s: S) -> Result<S::Ok, S::Error> {
+    match code {
+        Some(code) => s.serialize_str(code.as_str()),
+        None => s.serialize_none(),
+    }
 }
 
 impl ResolveReport {
