@@ -49,7 +49,7 @@ fn handshake_and_tool_list() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["assemble", "expand", "check", "refs"]);
+    assert_eq!(names, ["assemble", "expand", "check", "resolve", "sources", "suggest", "refs"]);
 }
 
 #[test]
