@@ -376,6 +376,34 @@ const PAIRS: &[Pair] = &[
         target: None,
     },
     Pair {
+        label: "source index, 300 projects, 15 000 files, cold",
+        bench: "sources/sources_cold",
+        baseline: Some(Baseline {
+            label: "cat of the project files",
+            bench: "sources/sources_cat_baseline",
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::SecondsAtMost(0.060)),
+    },
+    Pair {
+        label: "source index, warm (stored)",
+        bench: "sources/sources_warm",
+        baseline: None,
+        target: Some(Target::SecondsAtMost(0.005)),
+    },
+    Pair {
+        label: "source lookup, root-relative path",
+        bench: "sources/sources_lookup_path",
+        baseline: None,
+        target: Some(Target::SecondsAtMost(0.000_001)),
+    },
+    Pair {
+        label: "source lookup, bare file name (one stat per root)",
+        bench: "sources/sources_lookup_name",
+        baseline: None,
+        target: Some(Target::SecondsAtMost(0.000_001)),
+    },
+    Pair {
         label: "rules (200 files) warm vs cold",
         bench: "assemble/rules_warm",
         baseline: Some(Baseline {

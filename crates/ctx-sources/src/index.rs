@@ -304,8 +304,8 @@ impl SourceIndex {
                 }
             }
         }
-        for file in &mut self.files {
-            let (state, fixed) = state_of(sandbox, &file.path);
+        let states = par_map(&self.files, |file| state_of(sandbox, &file.path));
+        for (file, (state, fixed)) in self.files.iter_mut().zip(states) {
             file.state = state;
             if let Some(fixed) = fixed {
                 let written = std::mem::replace(&mut file.path, fixed);
@@ -450,6 +450,9 @@ impl SourceIndex {
     /// one on disk if the others are stale; several left: ambiguous.
     fn pick(&self, ids: Option<&Vec<u32>>, query: &str, via: Via) -> Option<Lookup> {
         let ids = ids.filter(|ids| !ids.is_empty())?;
+        if let [one] = ids[..] {
+            return Some(Lookup::Found { path: self.files[one as usize].path.clone(), via });
+        }
         let files: Vec<&SourceFile> = ids.iter().map(|&i| &self.files[i as usize]).collect();
         let narrow = |keep: &dyn Fn(&SourceFile) -> bool| -> Vec<&SourceFile> {
             let kept: Vec<&SourceFile> = files.iter().copied().filter(|f| keep(f)).collect();
@@ -518,19 +521,7 @@ impl SourceIndex {
         solution_dir: &str,
         refs: &[msbuild::ProjectRef],
     ) {
-        let read_one = |r: &msbuild::ProjectRef| read_project(sandbox, solution_dir, r);
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-        let chunk = refs.len().div_ceil(threads).max(16);
-        let results: Vec<ProjectRead> = std::thread::scope(|scope| {
-            let parts: Vec<_> = refs
-                .chunks(chunk)
-                .map(|part| scope.spawn(move || part.iter().map(read_one).collect::<Vec<_>>()))
-                .collect();
-            parts
-                .into_iter()
-                .flat_map(|p| p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-                .collect()
-        });
+        let results = par_map(refs, |r| read_project(sandbox, solution_dir, r));
         let mut seen: HashSet<String> = HashSet::new();
         for (r, read) in refs.iter().zip(results) {
             let project = self.projects.len();
@@ -612,14 +603,14 @@ impl SourceIndex {
 
     /// Whether every file the index was built from is unchanged.
     fn fresh(&self, sandbox: &Sandbox) -> bool {
-        !self.stamps.is_empty()
-            && self.stamps.iter().all(|s| {
-                sandbox
-                    .resolve(&s.path, None)
-                    .ok()
-                    .and_then(|l| stamp_of(sandbox, &l, &s.path))
-                    .is_some_and(|now| now == *s)
-            })
+        let same = |s: &Stamp| {
+            sandbox
+                .resolve(&s.path, None)
+                .ok()
+                .and_then(|l| stamp_of(sandbox, &l, &s.path))
+                .is_some_and(|now| now == *s)
+        };
+        !self.stamps.is_empty() && par_map(&self.stamps, same).into_iter().all(|same| same)
     }
 }
 
@@ -643,6 +634,27 @@ fn joins(root: &str, query: &str) -> Vec<String> {
         base = up;
     }
     out
+}
+
+/// `f` of each item, in order, the items shared among the cores (a few items stay on one).
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    const MIN_SHARE: usize = 16;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
+    let chunk = items.len().div_ceil(threads).max(MIN_SHARE);
+    if chunk >= items.len() {
+        return items.iter().map(&f).collect();
+    }
+    let f = &f;
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
 }
 
 /// What reading one project gave.

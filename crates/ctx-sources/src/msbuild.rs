@@ -70,6 +70,7 @@ pub(crate) fn parse_sln(text: &str, solution_dir: &str) -> Vec<ProjectRef> {
 /// `Folder`.
 pub(crate) fn parse_slnx(text: &str, solution_dir: &str) -> Result<Vec<ProjectRef>, String> {
     let doc = parse_xml(text)?;
+    let lines = Lines::new(text);
     let mut projects = Vec::new();
     for node in doc.descendants().filter(|n| n.has_tag_name("Project")) {
         let Some(path) = attribute(&node, "Path").and_then(|p| paths::absolute(solution_dir, p))
@@ -78,7 +79,7 @@ pub(crate) fn parse_slnx(text: &str, solution_dir: &str) -> Result<Vec<ProjectRe
         };
         let stem = paths::file_name(&path).split('.').next().unwrap_or_default().to_owned();
         let name = attribute(&node, "Name").map_or(stem, str::to_owned);
-        let line = doc.text_pos_at(node.range().start).row;
+        let line = lines.of(node.range().start);
         projects.push(ProjectRef { name, path, line });
     }
     Ok(projects)
@@ -88,6 +89,7 @@ pub(crate) fn parse_slnx(text: &str, solution_dir: &str) -> Result<Vec<ProjectRe
 /// Item groups under any `Condition` are all taken (the union of the configurations).
 pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, String> {
     let doc = parse_xml(text)?;
+    let lines = Lines::new(text);
     let root = doc.root_element();
     let sdk = attribute(&root, "Sdk").is_some()
         || root.children().any(|n| n.has_tag_name("Sdk") || is_sdk_import(&n));
@@ -96,13 +98,15 @@ pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, String
     let mut implicit = true;
     for node in root.descendants().filter(roxmltree::Node::is_element) {
         let name = node.tag_name().name();
-        let line = doc.text_pos_at(node.range().start).row;
+        let line = || lines.of(node.range().start);
         if name == "Import" {
             let project = attribute(&node, "Project").unwrap_or_default();
             if project.to_ascii_lowercase().ends_with(".vcxitems") {
                 match expanded(project, dirs, dirs.this_file) {
                     Ok(path) => items.imports.push(path),
-                    Err(why) => items.warnings.push(format!("line {line}: import skipped: {why}")),
+                    Err(why) => {
+                        items.warnings.push(format!("line {}: import skipped: {why}", line()))
+                    }
                 }
             }
             continue;
@@ -122,6 +126,7 @@ pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, String
             continue;
         }
         let Some(include) = attribute(&node, "Include") else { continue };
+        let line = line();
         for part in split(include) {
             match expanded(part, dirs, dirs.project) {
                 Ok(path) if paths::has_wildcard(&path) => {
@@ -185,6 +190,20 @@ fn attribute<'a>(node: &roxmltree::Node<'a, '_>, name: &str) -> Option<&'a str> 
 fn parse_xml(text: &str) -> Result<roxmltree::Document<'_>, String> {
     let options = roxmltree::ParsingOptions { allow_dtd: false, ..Default::default() };
     roxmltree::Document::parse_with_options(text, options).map_err(|e| e.to_string())
+}
+
+/// The line of a byte offset, from the offsets of the line ends found once (roxmltree's own
+/// `text_pos_at` scans from the start each time).
+struct Lines(Vec<usize>);
+
+impl Lines {
+    fn new(text: &str) -> Lines {
+        Lines(text.bytes().enumerate().filter(|(_, b)| *b == b'\n').map(|(i, _)| i).collect())
+    }
+
+    fn of(&self, offset: usize) -> u32 {
+        line_no(self.0.partition_point(|&end| end < offset))
+    }
 }
 
 fn line_no(index: usize) -> u32 {
