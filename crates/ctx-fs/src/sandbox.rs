@@ -179,6 +179,35 @@ impl Sandbox {
         Ok((location, content))
     }
 
+    /// Resolves `written` like [`Sandbox::read_path`] and reads its raw bytes, at most `max`
+    /// (`E_TOO_LARGE` past it, checked on the opened handle and while reading), for content
+    /// that is not text, such as images. Every rule of the sandbox applies; nothing is cached.
+    pub fn read_bytes(
+        &self,
+        written: &str,
+        base: Option<&Location>,
+        max: u64,
+    ) -> Result<(Location, Vec<u8>)> {
+        let (root, comps) = self.lexical(written, base)?;
+        let (canonical, opened) = self.traverse(root, comps, Mode::File, written)?;
+        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
+        let md = file.metadata().map_err(|e| Error::io(written, e))?;
+        if !md.is_file() {
+            return Err(Error::new(ErrorKind::NotRegular, written));
+        }
+        if md.len() > max {
+            return Err(too_large(written, Some(md.len()), max));
+        }
+        let mut bytes = Vec::with_capacity(md.len().min(max).saturating_add(1) as usize);
+        file.take(max.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| Error::io(written, e))?;
+        if bytes.len() as u64 > max {
+            return Err(too_large(written, None, max));
+        }
+        Ok((Location::new(root, &canonical), bytes))
+    }
+
     fn read_text_as(&self, location: &Location, written: &str) -> Result<Content> {
         if let Some(content) = self.warm_hit(location.root, location.path.as_str()) {
             return Ok(content);

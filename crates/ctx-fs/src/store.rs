@@ -87,6 +87,43 @@ impl Store {
         Ok(())
     }
 
+    /// Creates the entry `name` with `bytes` unless it exists: `Ok(false)` leaves an existing
+    /// entry as it is (the file is created exclusively, so a concurrent writer is never
+    /// overwritten either).
+    pub fn create_new(&self, name: &str, bytes: &[u8]) -> Result<bool> {
+        check(name)?;
+        let options = cap_std::fs::OpenOptions::new().write(true).create_new(true).clone();
+        let mut file = match self.dir.open_with(name, &options) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
+            Err(e) => return Err(Error::io(name, e)),
+        };
+        file.write_all(bytes).and_then(|()| file.flush()).map_err(|e| Error::io(name, e))?;
+        Ok(true)
+    }
+
+    /// Appends `bytes` to the entry `name` (created when missing) under its lock, in one
+    /// write, so that two appenders never interleave their bytes.
+    pub fn append(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        let _lock = self.lock(name)?;
+        let options = cap_std::fs::OpenOptions::new().append(true).create(true).clone();
+        let mut file = self.dir.open_with(name, &options).map_err(|e| Error::io(name, e))?;
+        file.write_all(bytes).and_then(|()| file.flush()).map_err(|e| Error::io(name, e))
+    }
+
+    /// Opens the folder `name` inside the store (created when missing) as a store of its own.
+    pub fn sub(&self, name: &str) -> Result<Store> {
+        check(name)?;
+        match self.dir.create_dir(name) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
+                return Err(Error::io(name, e));
+            }
+            _ => {}
+        }
+        let dir = self.dir.open_dir(name).map_err(|e| Error::io(name, e))?;
+        Ok(Store { dir, path: self.path.join(name) })
+    }
+
     /// Removes the entry `name`; a missing entry is not an error.
     pub fn remove(&self, name: &str) -> Result<()> {
         check(name)?;
@@ -151,6 +188,24 @@ mod tests {
         let names: Vec<_> =
             std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert_eq!(names, vec![std::ffi::OsString::from("x.lock")]);
+    }
+
+    #[test]
+    fn create_new_never_overwrites_and_append_adds() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        assert!(store.create_new("a.md", b"first").unwrap());
+        assert!(!store.create_new("a.md", b"second").unwrap());
+        assert_eq!(store.read("a.md").unwrap().unwrap(), b"first");
+        store.append("log.jsonl", b"1\n").unwrap();
+        store.append("log.jsonl", b"2\n").unwrap();
+        assert_eq!(store.read("log.jsonl").unwrap().unwrap(), b"1\n2\n");
+        let sub = store.sub("rules").unwrap();
+        assert!(sub.create_new("x.md", b"x").unwrap());
+        assert_eq!(sub.path(), path.join("rules"));
+        assert!(store.sub("rules").unwrap().read("x.md").unwrap().is_some(), "opened again");
+        assert!(store.sub("../up").is_err());
     }
 
     #[test]

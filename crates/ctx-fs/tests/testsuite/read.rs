@@ -181,3 +181,19 @@ fn reads_stop_at_cap_plus_one_whatever_the_length_says() {
         assert_eq!(err.to_string(), "file too large: status (more than 16 bytes, limit 16)");
     }
 }
+
+#[test]
+fn raw_bytes_keep_every_rule_and_their_own_cap() {
+    let fx = Fixture::new();
+    fx.write("shot.png", b"\x89PNG\r\n\x1a\n rest");
+    fx.write(".env", "TOKEN=1");
+    fx.link("out", "/etc/hostname");
+    let sb = fx.sandbox();
+    let (location, bytes) = sb.read_bytes("shot.png", None, 1024).unwrap();
+    assert_eq!(location.path(), "shot.png");
+    assert!(bytes.starts_with(b"\x89PNG"));
+    assert_eq!(sb.read_bytes("shot.png", None, 4).unwrap_err().code(), Code::TooLarge);
+    assert_eq!(sb.read_bytes(".env", None, 1024).unwrap_err().code(), Code::Denied);
+    assert_eq!(sb.read_bytes("out", None, 1024).unwrap_err().code(), Code::Outside);
+    assert_eq!(sb.read_bytes("nope.png", None, 1024).unwrap_err().code(), Code::NotFound);
+}
