@@ -23,6 +23,10 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("ctx-preprocess", &["ctx-diagnostics", "ctx-syntax"]),
     ("ctx-assemble", &["ctx-diagnostics", "ctx-syntax", "ctx-fs", "ctx-preprocess"]),
     ("ctx-sources", &["ctx-diagnostics", "ctx-fs"]),
+    (
+        "ctx-conversation",
+        &["ctx-diagnostics", "ctx-syntax", "ctx-fs", "ctx-preprocess", "ctx-assemble"],
+    ),
     ("ctx-suggest", &["ctx-diagnostics", "ctx-fs"]),
     (
         "ctx",
@@ -32,6 +36,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ctx-fs",
             "ctx-preprocess",
             "ctx-assemble",
+            "ctx-conversation",
             "ctx-sources",
             "ctx-suggest",
         ],

@@ -116,6 +116,12 @@ codes! {
     TooLarge = "E_TOO_LARGE", Error;
     /// Binary content, left out.
     Binary = "W_BINARY", Warning;
+    /// An image reference whose file is not an image of the kinds a model takes (PNG, JPEG,
+    /// GIF, WebP), or whose extension names another kind than its content.
+    Image = "E_IMAGE", Error;
+    /// A history or transcript entry that does not parse, reported with its line and
+    /// skipped.
+    History = "W_HISTORY", Warning;
     /// A line range that is empty, reversed or starts past the end of the file, or a range
     /// on something that is not a file.
     Range = "E_RANGE", Error;

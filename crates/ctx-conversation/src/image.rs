@@ -1,0 +1,221 @@
+//! Images referenced in a prompt: found, read through the sandbox, checked by their content,
+//! and turned into request parts.
+
+use base64::Engine as _;
+use ctx_diagnostics::Code;
+use ctx_fs::Sandbox;
+
+/// The default cap of an image's size (`--max-image-bytes`).
+pub const DEFAULT_MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
+
+/// The extensions of the image kinds a model takes, with their media types.
+const KINDS: [(&str, &str); 5] = [
+    ("png", "image/png"),
+    ("jpg", "image/jpeg"),
+    ("jpeg", "image/jpeg"),
+    ("gif", "image/gif"),
+    ("webp", "image/webp"),
+];
+
+/// An image reference found in a prompt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ImageRef {
+    /// A file: `![alt](shots/a.png)`, `![alt](file:///abs/a.png)` or `@shots/a.png`, with the
+    /// path (the `file://` prefix removed) and the byte offset of the reference.
+    File {
+        /// The path as it will be resolved.
+        path: String,
+        /// Where the reference starts in the prompt.
+        at: usize,
+    },
+    /// An `http(s)://` image, passed on as its URL.
+    Url(String),
+}
+
+/// An image read and checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Image {
+    /// The path as the prompt wrote it.
+    pub path: String,
+    /// Its media type, from its content (`image/png`).
+    pub media_type: &'static str,
+    /// Its bytes.
+    pub bytes: Vec<u8>,
+}
+
+impl Image {
+    /// The bytes in standard base64.
+    pub fn base64(&self) -> String {
+        base64::engine::general_purpose::STANDARD.encode(&self.bytes)
+    }
+
+    /// A `data:` URL of the image.
+    pub fn data_url(&self) -> String {
+        format!("data:{};base64,{}", self.media_type, self.base64())
+    }
+
+    /// The short placeholder the text formats show in place of the bytes.
+    pub fn placeholder(&self) -> String {
+        let path = self.path.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
+        format!(
+            "<image path=\"{path}\" type=\"{}\" bytes=\"{}\"/>",
+            self.media_type,
+            self.bytes.len()
+        )
+    }
+}
+
+/// Why an image could not be attached.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ImageError {
+    /// `E_NOT_FOUND`, `E_OUTSIDE`, `E_DENIED`, `E_TOO_LARGE`, `E_IMAGE`…
+    pub code: Code,
+    /// What went wrong, naming the path as written.
+    pub message: String,
+}
+
+/// Whether `path` ends in the extension of an image kind a model takes.
+pub fn is_image_path(path: &str) -> bool {
+    extension_type(path).is_some()
+}
+
+fn extension_type(path: &str) -> Option<&'static str> {
+    let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    KINDS.iter().find(|(e, _)| *e == ext).map(|(_, t)| *t)
+}
+
+/// The media type of image bytes, from their first bytes: PNG, JPEG, GIF or WebP.
+pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
+    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
+        Some("image/png")
+    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
+        Some("image/jpeg")
+    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
+        Some("image/gif")
+    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
+        Some("image/webp")
+    } else {
+        None
+    }
+}
+
+/// The image references of a prompt, in order: Markdown images `![alt](target)` (a path, a
+/// `file://` URL or an `http(s)://` URL) and `@path` mentions of image files.
+pub fn find_images(prompt: &str) -> Vec<(usize, ImageRef)> {
+    let mut found = Vec::new();
+    let mut from = 0;
+    while let Some(at) = prompt[from..].find("![").map(|i| from + i) {
+        from = at + 2;
+        let Some(close) = prompt[at + 2..].find("](").map(|i| at + 2 + i) else { continue };
+        if prompt[at + 2..close].contains('\n') {
+            continue;
+        }
+        let Some(end) = prompt[close + 2..].find(')').map(|i| close + 2 + i) else { continue };
+        let target = prompt[close + 2..end].trim();
+        let target = target.split_once(" \"").map_or(target, |(t, _)| t).trim_matches(['<', '>']);
+        if target.is_empty() || target.contains('\n') {
+            continue;
+        }
+        from = end + 1;
+        if target.starts_with("http://") || target.starts_with("https://") {
+            found.push((at, ImageRef::Url(target.to_owned())));
+        } else {
+            let path = target.strip_prefix("file://").unwrap_or(target);
+            found.push((at, ImageRef::File { path: path.to_owned(), at }));
+        }
+    }
+    for item in ctx_syntax::scan(prompt).items {
+        if let ctx_syntax::ItemKind::Mention(reference) = &item.kind {
+            let path = reference.path.unescaped();
+            if is_image_path(&path) {
+                let at = item.span.start;
+                found.push((at, ImageRef::File { path: path.into_owned(), at }));
+            }
+        }
+    }
+    found.sort_by_key(|(at, _)| *at);
+    found
+}
+
+/// Reads the image at `path` (relative to the workspace root, or absolute inside a root)
+/// through the sandbox, at most `max` bytes, and checks that its content is an image of the
+/// kind its extension names.
+pub fn load(sandbox: &Sandbox, path: &str, max: u64) -> Result<Image, ImageError> {
+    let (_, bytes) = sandbox
+        .read_bytes(path, None, max)
+        .map_err(|err| ImageError { code: err.code(), message: err.to_string() })?;
+    let bad = |message: String| ImageError { code: Code::Image, message };
+    let Some(media_type) = sniff(&bytes) else {
+        return Err(bad(format!("{path}: not a PNG, JPEG, GIF or WebP image")));
+    };
+    match extension_type(path) {
+        Some(named) if named != media_type => {
+            Err(bad(format!("{path}: the extension says {named}, the content is {media_type}")))
+        }
+        _ => Ok(Image { path: path.to_owned(), media_type, bytes }),
+    }
+}
+
+/// The bytes of the smallest image of each kind, for tests and examples: a 1×1 PNG, JPEG,
+/// GIF and WebP.
+pub mod samples {
+    /// A 1×1 transparent PNG.
+    pub const PNG: &[u8] = &[
+        0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F,
+        0x15, 0xC4, 0x89, 0x00, 0x00, 0x00, 0x0A, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00,
+        0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00, 0x00, 0x00, 0x00, 0x49,
+        0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+    ];
+    /// The start of a JPEG (SOI and a JFIF header); enough for sniffing.
+    pub const JPEG: &[u8] = &[
+        0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 0x4A, 0x46, 0x49, 0x46, 0x00, 0x01, 0x01, 0x00, 0x00,
+        0x01, 0x00, 0x01, 0x00, 0x00, 0xFF, 0xD9,
+    ];
+    /// A 1×1 GIF.
+    pub const GIF: &[u8] = b"GIF89a\x01\x00\x01\x00\x80\x00\x00\xff\xff\xff\x00\x00\x00!\xf9\x04\x01\x00\x00\x00\x00,\x00\x00\x00\x00\x01\x00\x01\x00\x00\x02\x02D\x01\x00;";
+    /// A RIFF/WEBP header with an empty lossless chunk; enough for sniffing.
+    pub const WEBP: &[u8] = b"RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_are_told_by_content() {
+        assert_eq!(sniff(samples::PNG), Some("image/png"));
+        assert_eq!(sniff(samples::JPEG), Some("image/jpeg"));
+        assert_eq!(sniff(samples::GIF), Some("image/gif"));
+        assert_eq!(sniff(samples::WEBP), Some("image/webp"));
+        assert_eq!(sniff(b"hello"), None);
+        assert_eq!(sniff(b"RIFF\0\0\0\0WAVE"), None);
+    }
+
+    #[test]
+    fn references_in_prompts() {
+        let prompt = "see ![the bug](shots/a.png) and @b.jpg, ![logo](https://x.test/l.png), \
+                      ![abs](file:///tmp/c.gif \"title\") but not @notes.md or ![](missing";
+        let refs: Vec<ImageRef> = find_images(prompt).into_iter().map(|(_, r)| r).collect();
+        assert_eq!(
+            refs,
+            [
+                ImageRef::File { path: "shots/a.png".into(), at: 4 },
+                ImageRef::File { path: "b.jpg".into(), at: 32 },
+                ImageRef::Url("https://x.test/l.png".into()),
+                ImageRef::File { path: "/tmp/c.gif".into(), at: 71 },
+            ]
+        );
+    }
+
+    #[test]
+    fn data_url_and_placeholder() {
+        let image =
+            Image { path: "a\"b.png".into(), media_type: "image/png", bytes: vec![1, 2, 3] };
+        assert_eq!(image.data_url(), "data:image/png;base64,AQID");
+        assert_eq!(
+            image.placeholder(),
+            "<image path=\"a&quot;b.png\" type=\"image/png\" bytes=\"3\"/>"
+        );
+    }
+}
