@@ -49,6 +49,7 @@ mod book;
 mod budget;
 mod document;
 pub mod front_matter;
+pub mod image;
 mod line;
 mod many;
 mod options;

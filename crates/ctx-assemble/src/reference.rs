@@ -85,16 +85,17 @@ impl Walk<'_> {
     /// A file: read (unless resolving read it already), selected, then assembled recursively
     /// or placed verbatim.
     fn file(&mut self, reference: &Reference<'_>, resolved: &Resolved, item: &mut Item<'_>) {
+        if crate::image::extension_type(&resolved.path).is_some() {
+            // An image is told by its content, never included as text.
+            return self.binary(resolved, item);
+        }
         let content = match &resolved.content {
             Some(content) => Ok(content.clone()),
             None => self.sandbox().read_text(&resolved.location),
         };
         let text = match content {
             Ok(Content::Text { text, .. }) => text,
-            Ok(_) => {
-                let message = format!("binary file left out: {}", resolved.path);
-                return self.fail(item, Code::Binary, message);
-            }
+            Ok(_) => return self.binary(resolved, item),
             Err(err) => return self.fs_fail(item, &err, &reference.path.unescaped()),
         };
         self.assembly.stats.files += 1;
@@ -135,6 +136,44 @@ impl Walk<'_> {
             content: clean,
         };
         self.place(&entry);
+    }
+
+    /// A file that is not text: an image (by its extension) is shown as a placeholder when
+    /// its content is the kind its extension names (`E_IMAGE` otherwise); anything else is
+    /// left out with `W_BINARY`.
+    fn binary(&mut self, resolved: &Resolved, item: &mut Item<'_>) {
+        let path = resolved.path.as_str();
+        let Some(named) = crate::image::extension_type(path) else {
+            let message = format!("binary file left out: {path}");
+            return self.fail(item, Code::Binary, message);
+        };
+        let sandbox = self.sandbox();
+        let head = sandbox.read_prefix(&resolved.location, crate::image::SNIFF_BYTES);
+        let stat = sandbox.stat(&resolved.location);
+        let (head, len) = match (head, stat) {
+            (Ok(head), Ok(stat)) => (head, stat.len),
+            (Err(err), _) | (_, Err(err)) => return self.fs_fail(item, &err, path),
+        };
+        match crate::image::sniff(&head) {
+            Some(found) if found == named => {
+                let content = crate::image::placeholder(path, found, len, self.opts().format);
+                item.record.bytes = content.len() as u64;
+                let entry = Entry::File {
+                    path: resolved.path.clone(),
+                    reference: reference_text(item.raw),
+                    lines: None,
+                    content: format!("{content}\n").into(),
+                };
+                self.place(&entry);
+            }
+            Some(found) => {
+                let message = format!("{path}: the extension says {named}, the content is {found}");
+                self.fail(item, Code::Image, message);
+            }
+            None => {
+                self.fail(item, Code::Image, format!("{path}: not a PNG, JPEG, GIF or WebP image"))
+            }
+        }
     }
 
     /// A tool call (assembly.md §6).

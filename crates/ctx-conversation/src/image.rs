@@ -2,20 +2,12 @@
 //! and turned into request parts.
 
 use base64::Engine as _;
+pub use ctx_assemble::image::{extension_type, sniff};
 use ctx_diagnostics::Code;
 use ctx_fs::Sandbox;
 
 /// The default cap of an image's size (`--max-image-bytes`).
 pub const DEFAULT_MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
-
-/// The extensions of the image kinds a model takes, with their media types.
-const KINDS: [(&str, &str); 5] = [
-    ("png", "image/png"),
-    ("jpg", "image/jpeg"),
-    ("jpeg", "image/jpeg"),
-    ("gif", "image/gif"),
-    ("webp", "image/webp"),
-];
 
 /// An image reference found in a prompt.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -77,26 +69,6 @@ pub struct ImageError {
 /// Whether `path` ends in the extension of an image kind a model takes.
 pub fn is_image_path(path: &str) -> bool {
     extension_type(path).is_some()
-}
-
-fn extension_type(path: &str) -> Option<&'static str> {
-    let ext = path.rsplit_once('.')?.1.to_ascii_lowercase();
-    KINDS.iter().find(|(e, _)| *e == ext).map(|(_, t)| *t)
-}
-
-/// The media type of image bytes, from their first bytes: PNG, JPEG, GIF or WebP.
-pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
-    if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
-        Some("image/png")
-    } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
-        Some("image/jpeg")
-    } else if bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a") {
-        Some("image/gif")
-    } else if bytes.len() >= 12 && &bytes[..4] == b"RIFF" && &bytes[8..12] == b"WEBP" {
-        Some("image/webp")
-    } else {
-        None
-    }
 }
 
 /// The image references of a prompt, in order: Markdown images `![alt](target)` (a path, a

@@ -208,6 +208,21 @@ impl Sandbox {
         Ok((Location::new(root, &canonical), bytes))
     }
 
+    /// The first `n` bytes (fewer for a shorter file) of the regular file at `location`,
+    /// with every rule of the sandbox, for telling a file's kind by its content.
+    pub fn read_prefix(&self, location: &Location, n: usize) -> Result<Vec<u8>> {
+        let written = location.shown();
+        let (_, opened) = self.traverse(location.root, location.comps(), Mode::File, written)?;
+        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
+        let md = file.metadata().map_err(|e| Error::io(written, e))?;
+        if !md.is_file() {
+            return Err(Error::new(ErrorKind::NotRegular, written));
+        }
+        let mut bytes = Vec::with_capacity(n);
+        file.take(n as u64).read_to_end(&mut bytes).map_err(|e| Error::io(written, e))?;
+        Ok(bytes)
+    }
+
     fn read_text_as(&self, location: &Location, written: &str) -> Result<Content> {
         if let Some(content) = self.warm_hit(location.root, location.path.as_str()) {
             return Ok(content);
