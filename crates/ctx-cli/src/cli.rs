@@ -35,6 +35,14 @@ pub(crate) enum Command {
     /// How each query resolves: through the workspace, the source index, a source root or a
     /// unique file name.
     Resolve(crate::sources::ResolveArgs),
+    /// Create `.ctx/rules/default.md` and a commented `ctx.toml` where missing.
+    Init(crate::conversation::InitArgs),
+    /// The active rules of the rules folder assembled into one system prompt.
+    SystemPrompt(crate::conversation::SystemPromptArgs),
+    /// A chat request body: system prompt, history, the expanded prompt and its images.
+    Messages(crate::conversation::MessagesArgs),
+    /// Store image bytes under the cache directory and print the Markdown link.
+    PasteImage(crate::conversation::PasteImageArgs),
     /// Serve the Language Server Protocol on standard input and output (for editors).
     Lsp,
     /// Serve the Model Context Protocol on standard input and output (for agents).

@@ -76,6 +76,14 @@ pub(crate) struct Config {
     pub(crate) autocontext_max_files: Option<usize>,
     /// Token budget of what `--auto` appends (default 2000).
     pub(crate) autocontext_max_tokens: Option<usize>,
+    /// The rules folder, relative to the root.
+    pub(crate) rules_dir: Option<String>,
+    /// The active rules, by file name.
+    pub(crate) active_rules: Option<Vec<String>>,
+    /// Token budget of the history block of `ctx messages`.
+    pub(crate) history_tokens: Option<usize>,
+    /// Largest image attached to a prompt, in bytes.
+    pub(crate) max_image_bytes: Option<u64>,
 }
 
 /// A configuration and the directory its relative paths start from.

@@ -10,6 +10,7 @@ mod check;
 mod cli;
 mod complete;
 mod config;
+mod conversation;
 mod diag;
 mod index;
 mod input;
@@ -71,6 +72,10 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Complete(args) => complete::run(&settings, args),
         Command::Lsp => lsp::run(&settings),
         Command::Mcp => mcp::run(&settings),
+        Command::Init(args) => conversation::init(&settings, args),
+        Command::SystemPrompt(args) => conversation::system_prompt(&settings, args),
+        Command::Messages(args) => conversation::messages(&settings, args),
+        Command::PasteImage(args) => conversation::paste_image(&settings, args),
         Command::Sources(args) => sources::run(&settings, args),
         Command::Resolve(args) => sources::resolve(&settings, args),
         Command::Index(args) => index::run(&settings, args),

@@ -58,6 +58,8 @@ pub(crate) struct Settings {
     /// Where the source index of an out-of-source build comes from.
     pub(crate) sources: Sources,
     sources_max_files: Option<usize>,
+    /// The conversation keys of the configuration file.
+    pub(crate) conversation: crate::conversation::ConversationConfig,
 }
 
 /// Where the source index of an out-of-source build comes from.
@@ -232,6 +234,7 @@ impl Settings {
             max_tokens_arg: args.max_tokens,
             sources,
             sources_max_files: file.sources_max_files,
+            conversation: crate::conversation::ConversationConfig::from_config(file),
         })
     }
 
@@ -347,6 +350,9 @@ impl Settings {
         }
         if let Some(bytes) = self.max_file_bytes {
             builder = builder.max_file_bytes(bytes);
+        }
+        if let Ok(dir) = crate::suggest::cache_dir() {
+            builder = builder.images_dir(dir.join("images"));
         }
         builder = match &self.sources {
             Sources::Off => return builder,

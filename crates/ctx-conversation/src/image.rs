@@ -4,7 +4,8 @@
 use base64::Engine as _;
 pub use ctx_assemble::image::{extension_type, sniff};
 use ctx_diagnostics::Code;
-use ctx_fs::Sandbox;
+use ctx_fs::{Sandbox, Store};
+use sha2::Digest as _;
 
 /// The default cap of an image's size (`--max-image-bytes`).
 pub const DEFAULT_MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
@@ -112,10 +113,33 @@ pub fn find_images(prompt: &str) -> Vec<(usize, ImageRef)> {
 /// Reads the image at `path` (relative to the workspace root, or absolute inside a root)
 /// through the sandbox, at most `max` bytes, and checks that its content is an image of the
 /// kind its extension names.
-pub fn load(sandbox: &Sandbox, path: &str, max: u64) -> Result<Image, ImageError> {
-    let (_, bytes) = sandbox
-        .read_bytes(path, None, max)
-        .map_err(|err| ImageError { code: err.code(), message: err.to_string() })?;
+///
+/// A path in the folder of pasted images (`pasted`, see [`paste`]) is read from there, by its
+/// plain file name: that folder serves images and nothing else.
+pub fn load(
+    sandbox: &Sandbox,
+    pasted: Option<&Store>,
+    path: &str,
+    max: u64,
+) -> Result<Image, ImageError> {
+    let bytes = match pasted.and_then(|store| pasted_name(store, path).map(|name| (store, name))) {
+        Some((store, name)) => match store.read(name) {
+            Ok(Some(bytes)) if bytes.len() as u64 <= max => bytes,
+            Ok(Some(bytes)) => {
+                let message = format!("{path}: {} bytes, over the image cap of {max}", bytes.len());
+                return Err(ImageError { code: Code::TooLarge, message });
+            }
+            Ok(None) => {
+                let message = format!("no such pasted image: {path}");
+                return Err(ImageError { code: Code::NotFound, message });
+            }
+            Err(err) => return Err(ImageError { code: err.code(), message: err.to_string() }),
+        },
+        None => sandbox
+            .read_bytes(path, None, max)
+            .map(|(_, b)| b)
+            .map_err(|err| ImageError { code: err.code(), message: err.to_string() })?,
+    };
     let bad = |message: String| ImageError { code: Code::Image, message };
     let Some(media_type) = sniff(&bytes) else {
         return Err(bad(format!("{path}: not a PNG, JPEG, GIF or WebP image")));
@@ -126,6 +150,34 @@ pub fn load(sandbox: &Sandbox, path: &str, max: u64) -> Result<Image, ImageError
         }
         _ => Ok(Image { path: path.to_owned(), media_type, bytes }),
     }
+}
+
+/// The file name of `path` when it lies directly in the folder of `store`.
+fn pasted_name<'p>(store: &Store, path: &'p str) -> Option<&'p str> {
+    let dir = store.path().as_str().trim_end_matches('/');
+    let name = path.strip_prefix(dir)?.strip_prefix('/')?;
+    (!name.is_empty() && !name.contains(['/', '\\'])).then_some(name)
+}
+
+/// Stores image bytes in `store` under the hash of their content (`<sha-256>.png`) and
+/// returns the path to put into a prompt; bytes that are not a PNG, JPEG, GIF or WebP image,
+/// or are over `max`, are refused.
+pub fn paste(store: &Store, bytes: &[u8], max: u64) -> Result<String, ImageError> {
+    if bytes.len() as u64 > max {
+        let message = format!("{} bytes, over the image cap of {max}", bytes.len());
+        return Err(ImageError { code: Code::TooLarge, message });
+    }
+    let Some(media_type) = sniff(bytes) else {
+        let message = "not a PNG, JPEG, GIF or WebP image".to_owned();
+        return Err(ImageError { code: Code::Image, message });
+    };
+    let ext = media_type.trim_start_matches("image/").replace("jpeg", "jpg");
+    let hash: String = sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect();
+    let name = format!("{hash}.{ext}");
+    store
+        .write(&name, bytes)
+        .map_err(|err| ImageError { code: err.code(), message: err.to_string() })?;
+    Ok(format!("{}/{name}", store.path().as_str().trim_end_matches('/')))
 }
 
 /// The bytes of the smallest image of each kind, for tests and examples: a 1×1 PNG, JPEG,

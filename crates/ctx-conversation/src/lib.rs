@@ -43,6 +43,11 @@ impl Error {
         Error { code: Some(err.code()), message: err.to_string() }
     }
 
+    /// An error with a message and no code, for callers that put pieces together.
+    pub fn from_message(message: &str) -> Error {
+        Error { code: None, message: message.to_owned() }
+    }
+
     /// The code, when the error has one (a bad selection or argument has none).
     pub fn code(&self) -> Option<Code> {
         self.code

@@ -120,7 +120,7 @@ This part appears only with `-D DEBUG`.
 
 ## Layout
 
-@[tree{"uri": ".", "depth": 1}]
+@[tree{"uri": "../..", "depth": 1}]
 "#;
 
 /// The configuration `ctx init` writes: every key commented out, with its default.

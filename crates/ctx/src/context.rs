@@ -37,6 +37,8 @@ pub enum ErrorKind {
     Suggest(ctx_suggest::Error),
     /// The solution or compilation database could not be read.
     Sources(ctx_sources::Error),
+    /// A piece of a conversation could not be built: a rule, the history, a transcript.
+    Conversation(ctx_conversation::Error),
 }
 
 impl Error {
@@ -52,6 +54,7 @@ impl Error {
             ErrorKind::Binary(_) => Some(Code::Binary),
             ErrorKind::Suggest(err) => Some(err.code()),
             ErrorKind::Sources(err) => Some(err.code()),
+            ErrorKind::Conversation(err) => err.code(),
             _ => None,
         }
     }
@@ -85,6 +88,10 @@ impl fmt::Display for Error {
             ErrorKind::Task(why) => write!(f, "background task failed: {why}"),
             ErrorKind::Suggest(err) => write!(f, "{}: {err}", err.code()),
             ErrorKind::Sources(err) => write!(f, "{}: {err}", err.code()),
+            ErrorKind::Conversation(err) => match err.code() {
+                Some(code) => write!(f, "{code}: {err}"),
+                None => write!(f, "{err}"),
+            },
         }
     }
 }
@@ -110,6 +117,7 @@ pub struct ContextBuilder {
     cache_dir: Option<PathBuf>,
     sources: Option<crate::source_index::Planned>,
     sources_cache: Option<PathBuf>,
+    images_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for ContextBuilder {
@@ -140,6 +148,7 @@ impl Default for ContextBuilder {
             cache_dir: None,
             sources: None,
             sources_cache: None,
+            images_dir: None,
         }
     }
 }
@@ -299,6 +308,14 @@ impl ContextBuilder {
         self
     }
 
+    /// The folder of pasted images (`ctx paste-image`; for example `~/.cache/ctx/images`):
+    /// images named there by their full path are read from it, and nothing else is; a folder
+    /// that cannot be opened only means no pasted images.
+    pub fn images_dir(mut self, dir: impl AsRef<Path>) -> ContextBuilder {
+        self.images_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
     /// Where the suggestion index is stored between runs (for example
     /// `~/.cache/ctx`); without it, [`Context::suggest`] keeps its index in
     /// memory only.
@@ -382,11 +399,18 @@ impl ContextBuilder {
             }
             (None, None) => {}
         }
+        let pasted = self
+            .images_dir
+            .as_deref()
+            .and_then(camino_path)
+            .and_then(|dir| ctx_fs::Store::open(dir, authority).ok())
+            .map(Arc::new);
         Ok(Context {
             assembler: Arc::new(assembler),
             paths: Arc::default(),
             suggest: crate::suggestions::State::new(store),
             sources: index,
+            pasted,
         })
     }
 }
@@ -430,6 +454,8 @@ pub struct Context {
     pub(crate) suggest: crate::suggestions::State,
     /// The source index of an out-of-source build, when one is loaded.
     pub(crate) sources: Option<Arc<ctx_sources::SourceIndex>>,
+    /// The folder of pasted images, when one is set.
+    pub(crate) pasted: Option<Arc<ctx_fs::Store>>,
 }
 
 impl Context {
@@ -483,7 +509,7 @@ impl Context {
         assembler.assemble_str(prompt, "-")
     }
 
-    fn prompt_assembler(&self) -> Assembler {
+    pub(crate) fn prompt_assembler(&self) -> Assembler {
         let mut assembler = Assembler::clone(&self.assembler);
         let options = assembler.options_mut();
         if options.mode == Mode::Inline {

@@ -25,6 +25,7 @@
 //! ```
 
 pub use ctx_assemble as assemble;
+pub use ctx_conversation as conversation;
 pub use ctx_diagnostics as diagnostics;
 pub use ctx_fs as fs;
 pub use ctx_preprocess as preprocess;
@@ -34,12 +35,14 @@ pub use ctx_syntax as syntax;
 
 mod complete;
 mod context;
+mod conversations;
 mod depends;
 mod source_index;
 mod suggestions;
 
 pub use complete::Completion;
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
+pub use conversations::{AssembledRule, BuiltConversation, ConversationBuilder, SystemPrompt};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
 pub use ctx_assemble::{Assembly, Format, Limits, Mode, OnError, Options, Resolution, Resolver};
 pub use ctx_diagnostics::{Code, Severity};

@@ -1,0 +1,220 @@
+//! `ctx init`, `ctx system-prompt`, `ctx messages` and `ctx paste-image`: conversations built
+//! from the rules folder, history, and the prompt with its images (docs/conversation.md).
+
+use std::io::{self, Read, Write};
+use std::process::ExitCode;
+
+use clap::Args;
+use ctx::conversation::history::Selection;
+use ctx::conversation::{Provider, Warning};
+use ctx::{Format, Mode};
+use serde_json::json;
+
+use crate::config::Config;
+use crate::diag::Reporter;
+use crate::settings::Settings;
+
+/// The keys of the configuration file for conversations.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ConversationConfig {
+    rules_dir: Option<String>,
+    active_rules: Vec<String>,
+    history_tokens: Option<usize>,
+    max_image_bytes: Option<u64>,
+}
+
+impl ConversationConfig {
+    pub(crate) fn from_config(config: &Config) -> ConversationConfig {
+        ConversationConfig {
+            rules_dir: config.rules_dir.clone(),
+            active_rules: config.active_rules.clone().unwrap_or_default(),
+            history_tokens: config.history_tokens,
+            max_image_bytes: config.max_image_bytes,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InitArgs {}
+
+#[derive(Debug, Args)]
+pub(crate) struct SystemPromptArgs {
+    /// An active rule, by file name with or without `.md` (repeatable) [default: every rule].
+    #[arg(long = "rule", value_name = "NAME")]
+    pub(crate) rules: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MessagesArgs {
+    /// The prompt; standard input without it.
+    pub(crate) prompt: Option<String>,
+    /// The chat API the body is shaped for.
+    #[arg(long, value_name = "NAME", default_value = "openai")]
+    pub(crate) provider: String,
+    /// An active rule (repeatable) [default: every rule].
+    #[arg(long = "rule", value_name = "NAME")]
+    pub(crate) rules: Vec<String>,
+    /// A transcript of earlier turns: OpenAI-style messages, JSON or JSON Lines.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) history: Option<String>,
+    /// The newest N entries of mai's history (`.mai/history.json`).
+    #[arg(long, value_name = "N", conflicts_with = "history_id")]
+    pub(crate) include_history: Option<usize>,
+    /// One entry of mai's history: its id, its name, or `~N` (1-based, newest first).
+    #[arg(long, value_name = "X")]
+    pub(crate) history_id: Option<String>,
+    /// Token budget of the history block [default: 2000].
+    #[arg(long, value_name = "N")]
+    pub(crate) history_tokens: Option<usize>,
+    /// Largest image attached, in bytes [default: 20 MiB].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_image_bytes: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PasteImageArgs {
+    /// The image file (through the sandbox: inside a root), or `-` for standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<String>,
+}
+
+/// `ctx init`.
+pub(crate) fn init(settings: &Settings, _args: &InitArgs) -> anyhow::Result<ExitCode> {
+    let ctx = settings.context(Mode::Inline, Format::Inline)?;
+    let report = ctx.init_rules()?;
+    let mut out = io::stdout().lock();
+    for path in &report.created {
+        writeln!(out, "created {path}")?;
+    }
+    for path in &report.kept {
+        writeln!(out, "kept {path} (already there)")?;
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `ctx system-prompt [--format text|json] [--rule NAME]...`: exit 1 when a rule has errors.
+pub(crate) fn system_prompt(
+    settings: &Settings,
+    args: &SystemPromptArgs,
+) -> anyhow::Result<ExitCode> {
+    let json = settings.json_or_text("system-prompt", false)?;
+    let config = &settings.conversation;
+    let ctx = settings.context(Mode::Inline, Format::Inline)?;
+    let names = if args.rules.is_empty() { &config.active_rules } else { &args.rules };
+    let prompt = ctx.system_prompt(config.rules_dir.as_deref(), names)?;
+    let mut reporter = Reporter::new(settings.style, settings.quiet);
+    for rule in &prompt.rules {
+        reporter.report_all(&rule.assembly.diagnostics);
+    }
+    let mut out = io::stdout().lock();
+    if json {
+        let rules: Vec<serde_json::Value> = prompt
+            .rules
+            .iter()
+            .map(|r| {
+                json!({
+                    "key": r.key,
+                    "path": r.path,
+                    "content": r.assembly.content,
+                    "description": r.assembly.description,
+                    "params": r.assembly.params,
+                    "metadata": r.assembly.metadata,
+                    "diagnostics": r.assembly.diagnostics,
+                })
+            })
+            .collect();
+        let value =
+            json!({ "rules_dir": prompt.rules_dir, "rules": rules, "runtime": prompt.runtime });
+        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+    } else {
+        out.write_all(prompt.text().as_bytes())?;
+    }
+    out.flush()?;
+    Ok(if prompt.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `ctx messages [PROMPT] [--provider openai|anthropic]`: the request body as JSON.
+pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Result<ExitCode> {
+    settings.json_or_text("messages", true).and_then(|json| {
+        if json { Ok(()) } else { anyhow::bail!("ctx messages prints JSON only (--format json)") }
+    })?;
+    let provider: Provider = args.provider.parse().map_err(anyhow::Error::msg)?;
+    let prompt = match &args.prompt {
+        Some(text) => {
+            crate::input::check_size(text, settings.input_cap(), "the prompt")?;
+            text.clone()
+        }
+        None => crate::input::read_stdin(settings.input_cap())?,
+    };
+    let config = &settings.conversation;
+    let format = settings.assembly_format("messages", Format::Xml)?;
+    let ctx = settings.context(Mode::Append, format)?;
+    let mut builder = ctx
+        .conversation()
+        .rules(if args.rules.is_empty() { config.active_rules.clone() } else { args.rules.clone() })
+        .max_tokens(settings.max_tokens_arg)
+        .history_tokens(args.history_tokens.or(config.history_tokens).unwrap_or(2000))
+        .max_image_bytes(args.max_image_bytes.or(config.max_image_bytes).unwrap_or(20 << 20));
+    if let Some(dir) = &config.rules_dir {
+        builder = builder.rules_dir(dir.clone());
+    }
+    if let Some(path) = &args.history {
+        builder = builder.transcript(path.clone());
+    }
+    match (&args.include_history, &args.history_id) {
+        (Some(n), _) => builder = builder.mai_history(Selection::Newest(*n)),
+        (None, Some(id)) => builder = builder.mai_history(Selection::One(id.clone())),
+        (None, None) => {}
+    }
+    let built = builder.build(&prompt)?;
+    let mut reporter = Reporter::new(settings.style, settings.quiet);
+    for rule in &built.system.rules {
+        reporter.report_all(&rule.assembly.diagnostics);
+    }
+    reporter.report_all(&built.prompt.diagnostics);
+    warn(settings, &built.warnings);
+    let body = built.conversation.body(provider);
+    let mut out = io::stdout().lock();
+    writeln!(out, "{}", serde_json::to_string_pretty(&body)?)?;
+    out.flush()?;
+    let errors = built.system.has_errors()
+        || built.prompt.diagnostics.iter().any(|d| d.code.as_str().starts_with("E_"))
+        || built.warnings.iter().any(|w| w.code.as_str().starts_with("E_"));
+    Ok(if errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+fn warn(settings: &Settings, warnings: &[Warning]) {
+    if settings.quiet {
+        return;
+    }
+    let mut err = io::stderr().lock();
+    for w in warnings {
+        let severity = if w.code.as_str().starts_with("E_") { "error" } else { "warning" };
+        let _ = writeln!(err, "{severity}[{}]: {}", w.code, w.message);
+    }
+}
+
+/// `ctx paste-image [FILE|-]`: stores the image under the cache directory and prints the
+/// Markdown link.
+pub(crate) fn paste_image(settings: &Settings, args: &PasteImageArgs) -> anyhow::Result<ExitCode> {
+    let max = settings.conversation.max_image_bytes.unwrap_or(20 << 20);
+    let ctx = settings.context(Mode::Inline, Format::Inline)?;
+    let bytes = match args.file.as_deref() {
+        None | Some("-") => {
+            let mut bytes = Vec::new();
+            io::stdin().lock().take(max + 1).read_to_end(&mut bytes)?;
+            bytes
+        }
+        Some(file) => ctx
+            .sandbox()
+            .read_bytes(file, None, max)
+            .map(|(_, b)| b)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", e.code()))?,
+    };
+    let path = ctx.paste_image(&bytes, max)?;
+    let mut out = io::stdout().lock();
+    writeln!(out, "![pasted image]({path})")?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

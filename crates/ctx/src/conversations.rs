@@ -1,0 +1,371 @@
+//! Conversations in the facade: the system prompt of the rules folder, and a whole request
+//! (system prompt, history, the user's turn with its images) built in one call.
+
+use ctx_assemble::{Assembler, Assembly, Format, Mode};
+use ctx_conversation::history::{self, Selection};
+use ctx_conversation::image::{self, ImageRef};
+use ctx_conversation::rules::{self, Rule};
+use ctx_conversation::{Conversation, ImagePart, Warning};
+use ctx_diagnostics::Code;
+use ctx_fs::RootKind;
+
+use crate::context::{Context, Error, ErrorKind};
+
+/// One rule of a system prompt, assembled.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct AssembledRule {
+    /// The file name (`default.md`).
+    pub key: String,
+    /// Its path relative to the workspace root.
+    pub path: String,
+    /// Its assembly: content, description, params, metadata, diagnostics.
+    pub assembly: Assembly,
+}
+
+/// The system prompt of a rules folder.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct SystemPrompt {
+    /// The rules folder used, if one was found.
+    pub rules_dir: Option<String>,
+    /// The active rules, assembled, in order.
+    pub rules: Vec<AssembledRule>,
+    /// The `### Runtime Context` section.
+    pub runtime: String,
+}
+
+impl SystemPrompt {
+    /// The whole text: each rule's content, then the runtime section.
+    pub fn text(&self) -> String {
+        let mut parts: Vec<&str> = self
+            .rules
+            .iter()
+            .map(|r| r.assembly.content.trim_end())
+            .filter(|c| !c.is_empty())
+            .collect();
+        parts.push(self.runtime.trim_end());
+        let mut text = parts.join("\n\n");
+        text.push('\n');
+        text
+    }
+
+    /// Whether a rule has an error diagnostic.
+    pub fn has_errors(&self) -> bool {
+        self.rules
+            .iter()
+            .any(|r| r.assembly.diagnostics.iter().any(|d| d.code.as_str().starts_with("E_")))
+    }
+}
+
+/// Where a conversation's pieces come from; built by [`Context::conversation`].
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct ConversationBuilder {
+    ctx: Context,
+    rules_dir: Option<String>,
+    rules: Vec<String>,
+    mai: Option<Selection>,
+    history_tokens: usize,
+    transcript: Option<String>,
+    max_image_bytes: u64,
+    max_tokens: Option<usize>,
+}
+
+/// A built conversation, with what went into it.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct BuiltConversation {
+    /// The pieces, ready for [`Conversation::body`].
+    pub conversation: Conversation,
+    /// The system prompt and its rules.
+    pub system: SystemPrompt,
+    /// The expansion of the user's prompt.
+    pub prompt: Assembly,
+    /// What was skipped or cut on the way: transcript lines, images, history.
+    pub warnings: Vec<Warning>,
+}
+
+impl Context {
+    /// The system prompt of the rules folder (`rules_dir`, else the first of `.ctx/rules` and
+    /// `.mutsumi/rules` that exists): each active rule (`names`, else every `.md` file by
+    /// name) assembled inline with its own front matter, then a `### Runtime Context` section
+    /// naming the roots.
+    ///
+    /// # Errors
+    ///
+    /// When a named rule does not exist or the folder cannot be listed.
+    pub fn system_prompt(
+        &self,
+        rules_dir: Option<&str>,
+        names: &[String],
+    ) -> Result<SystemPrompt, Error> {
+        let sandbox = self.sandbox();
+        let dir = rules::rules_dir(sandbox, rules_dir);
+        let active: Vec<Rule> = match &dir {
+            Some(dir) => {
+                rules::active_rules(sandbox, dir, names).map_err(ErrorKind::Conversation)?
+            }
+            None if names.is_empty() => Vec::new(),
+            None => {
+                let why = "no rules folder (.ctx/rules or .mutsumi/rules); `ctx init` creates one";
+                return Err(
+                    ErrorKind::Conversation(ctx_conversation::Error::from_message(why)).into()
+                );
+            }
+        };
+        let mut assembler = Assembler::clone(self.assembler());
+        let options = assembler.options_mut();
+        options.mode = Mode::Inline;
+        options.format = Format::Inline;
+        let mut rules = Vec::new();
+        for rule in active {
+            let assembly = assembler.assemble_file(&rule.path)?;
+            rules.push(AssembledRule { key: rule.key, path: rule.path, assembly });
+        }
+        Ok(SystemPrompt { rules_dir: dir, rules, runtime: self.runtime_context() })
+    }
+
+    /// The `### Runtime Context` section: the workspace root, the other allowed roots and the
+    /// source roots of an out-of-source build, all read-only.
+    pub fn runtime_context(&self) -> String {
+        let sandbox = self.sandbox();
+        let mut text = String::from("### Runtime Context\n\n");
+        let roots = |kinds: &[RootKind]| -> Vec<String> {
+            sandbox
+                .roots()
+                .filter(|&r| kinds.contains(&sandbox.root_kind(r)))
+                .map(|r| sandbox.root_path(r).to_string())
+                .collect()
+        };
+        text.push_str(&format!("- Workspace root: {}\n", roots(&[RootKind::Workspace]).join(", ")));
+        let allowed = roots(&[RootKind::Allowed, RootKind::Home]);
+        if !allowed.is_empty() {
+            text.push_str(&format!("- Other allowed roots (read-only): {}\n", allowed.join(", ")));
+        }
+        let sources = roots(&[RootKind::Source]);
+        if !sources.is_empty() {
+            text.push_str(&format!(
+                "- Source roots of the out-of-source build (read-only; paths relative to them resolve): {}\n",
+                sources.join(", ")
+            ));
+        }
+        text
+    }
+
+    /// `ctx init`: creates `.ctx/rules/default.md` and a commented `ctx.toml` in the workspace
+    /// root where they are missing; an existing file is never overwritten.
+    ///
+    /// # Errors
+    ///
+    /// When the root cannot be written to.
+    #[allow(clippy::disallowed_methods)] // The one write into the workspace, asked for by the user.
+    pub fn init_rules(&self) -> Result<ctx_conversation::rules::InitReport, Error> {
+        let sandbox = self.sandbox();
+        let root = sandbox.root_path(sandbox.workspace().root());
+        let store =
+            ctx_fs::Store::open(root, cap_std::ambient_authority()).map_err(ErrorKind::Fs)?;
+        Ok(rules::init(&store).map_err(ErrorKind::Conversation)?)
+    }
+
+    /// Stores image bytes in the folder of pasted images ([`ContextBuilder::images_dir`])
+    /// under the hash of their content, and returns the path to put into a prompt.
+    ///
+    /// [`ContextBuilder::images_dir`]: crate::ContextBuilder::images_dir
+    ///
+    /// # Errors
+    ///
+    /// Without a folder of pasted images, or when the bytes are not an image within `max`.
+    pub fn paste_image(&self, bytes: &[u8], max: u64) -> Result<String, Error> {
+        let Some(store) = self.pasted.as_deref() else {
+            let why = "no folder for pasted images (ContextBuilder::images_dir)";
+            return Err(ErrorKind::Conversation(ctx_conversation::Error::from_message(why)).into());
+        };
+        image::paste(store, bytes, max).map_err(|err| {
+            let message = format!("{}: {}", err.code, err.message);
+            ErrorKind::Conversation(ctx_conversation::Error::from_message(&message)).into()
+        })
+    }
+
+    /// Starts building a conversation: the system prompt of the rules, history, and the user's
+    /// turn with its images.
+    pub fn conversation(&self) -> ConversationBuilder {
+        ConversationBuilder {
+            ctx: self.clone(),
+            rules_dir: None,
+            rules: Vec::new(),
+            mai: None,
+            history_tokens: history::DEFAULT_HISTORY_TOKENS,
+            transcript: None,
+            max_image_bytes: image::DEFAULT_MAX_IMAGE_BYTES,
+            max_tokens: None,
+        }
+    }
+}
+
+impl ConversationBuilder {
+    /// The rules folder (default: the first of `.ctx/rules`, `.mutsumi/rules` that exists).
+    pub fn rules_dir(mut self, dir: impl Into<String>) -> ConversationBuilder {
+        self.rules_dir = Some(dir.into());
+        self
+    }
+
+    /// The active rules, by file name with or without `.md` (default: every rule).
+    pub fn rules(mut self, names: Vec<String>) -> ConversationBuilder {
+        self.rules = names;
+        self
+    }
+
+    /// Takes entries of mai's history (`.mai/history.json` of the project, else `~/.mai/`
+    /// when the home folder is an allowed root).
+    pub fn mai_history(mut self, selection: Selection) -> ConversationBuilder {
+        self.mai = Some(selection);
+        self
+    }
+
+    /// The token budget of the history block (default 2000).
+    pub fn history_tokens(mut self, tokens: usize) -> ConversationBuilder {
+        self.history_tokens = tokens;
+        self
+    }
+
+    /// Earlier turns from a transcript of OpenAI-style messages (JSON or JSON Lines).
+    pub fn transcript(mut self, path: impl Into<String>) -> ConversationBuilder {
+        self.transcript = Some(path.into());
+        self
+    }
+
+    /// The largest image attached (default 20 MiB).
+    pub fn max_image_bytes(mut self, bytes: u64) -> ConversationBuilder {
+        self.max_image_bytes = bytes;
+        self
+    }
+
+    /// A token budget for the whole request: the oldest turns go first, then the prompt's
+    /// attachments are cut to what is left.
+    pub fn max_tokens(mut self, tokens: Option<usize>) -> ConversationBuilder {
+        self.max_tokens = tokens.filter(|t| *t > 0);
+        self
+    }
+
+    /// Builds the conversation for `prompt`.
+    ///
+    /// # Errors
+    ///
+    /// When a named rule, the history or a transcript cannot be read, or a history selection
+    /// is out of range; images and transcript lines that cannot be used are warnings.
+    pub fn build(self, prompt: &str) -> Result<BuiltConversation, Error> {
+        let ctx = &self.ctx;
+        let mut warnings = Vec::new();
+        let system = ctx.system_prompt(self.rules_dir.as_deref(), &self.rules)?;
+        let mut system_text = system.text();
+        if let Some(selection) = &self.mai {
+            let entries = self.read_mai()?;
+            let chosen = history::select(&entries, selection).map_err(ErrorKind::Conversation)?;
+            let (block, left) = history::block(&chosen, self.history_tokens);
+            if left > 0 {
+                let message = format!("{left} history entries left out by the history budget");
+                warnings.push(Warning::new(Code::TokenBudget, message));
+            }
+            system_text.push('\n');
+            system_text.push_str(&block);
+        }
+        let mut turns = Vec::new();
+        if let Some(path) = &self.transcript {
+            let (location, content) = ctx.sandbox().read_path(path, None).map_err(ErrorKind::Fs)?;
+            let text = content.text().map(|t| t.to_string()).unwrap_or_default();
+            let shown = location.path().to_string();
+            let (messages, skipped) =
+                history::parse_transcript(&text, &shown).map_err(ErrorKind::Conversation)?;
+            turns = messages;
+            warnings.extend(skipped);
+        }
+        let mut assembler = ctx.prompt_assembler();
+        if let Some(max) = self.max_tokens {
+            let count = |v: &serde_json::Value| ctx_assemble::tokens::count(&v.to_string());
+            let mut base = ctx_assemble::tokens::count(&system_text);
+            base += turns.iter().map(count).sum::<usize>();
+            let mut dropped = 0;
+            while base > max && !turns.is_empty() {
+                base -= count(&turns.remove(0));
+                dropped += 1;
+            }
+            if dropped > 0 {
+                let message =
+                    format!("{dropped} oldest turns left out to stay within {max} tokens");
+                warnings.push(Warning::new(Code::TokenBudget, message));
+            }
+            let options = assembler.options_mut();
+            options.limits.max_tokens = max.saturating_sub(base).max(1);
+            options.count_tokens = true;
+        }
+        let expanded = assembler.assemble_str(prompt, "-");
+        let images = self.images(prompt, &mut warnings);
+        let conversation = Conversation {
+            system: system_text,
+            history: turns,
+            user: expanded.content.clone(),
+            images,
+        };
+        Ok(BuiltConversation { conversation, system, prompt: expanded, warnings })
+    }
+
+    /// [`ConversationBuilder::build`] on a blocking thread, for tokio applications.
+    ///
+    /// # Errors
+    ///
+    /// As [`ConversationBuilder::build`], and when the background task fails.
+    pub async fn build_async(self, prompt: &str) -> Result<BuiltConversation, Error> {
+        let prompt = prompt.to_owned();
+        tokio::task::spawn_blocking(move || self.build(&prompt))
+            .await
+            .map_err(|e| Error::from(ErrorKind::Task(e.to_string())))?
+    }
+
+    /// mai's history: the project's `.mai/history.json`, else the home folder's, through the
+    /// sandbox (so the home folder must be an allowed root to be read).
+    fn read_mai(&self) -> Result<Vec<history::Entry>, Error> {
+        let sandbox = self.ctx.sandbox();
+        let home = format!("~/{}", history::MAI_HISTORY);
+        let mut why = Vec::new();
+        for path in [history::MAI_HISTORY, home.as_str()] {
+            match sandbox.read_path(path, None) {
+                Ok((_, content)) => {
+                    let text = content.text().map(|t| t.to_string()).unwrap_or_default();
+                    return history::parse_mai(&text)
+                        .map_err(|e| ErrorKind::Conversation(e).into());
+                }
+                Err(err) if err.code() == Code::NotFound => why.push(format!("{path} is missing")),
+                Err(err) => why.push(format!("{path}: {err}")),
+            }
+        }
+        let message = format!("E_NOT_FOUND: no mai history: {}", why.join("; "));
+        Err(ErrorKind::Conversation(ctx_conversation::Error::from_message(&message)).into())
+    }
+
+    /// The images the prompt references, read and checked; the ones that cannot be used are
+    /// warnings with their codes.
+    fn images(&self, prompt: &str, warnings: &mut Vec<Warning>) -> Vec<ImagePart> {
+        let mut parts = Vec::new();
+        for (_, reference) in image::find_images(prompt) {
+            match reference {
+                ImageRef::Url(url) => parts.push(ImagePart::Url(url)),
+                ImageRef::File { path, .. } => {
+                    let pasted = self.ctx.pasted.as_deref();
+                    match image::load(self.ctx.sandbox(), pasted, &path, self.max_image_bytes) {
+                        Ok(image) => {
+                            if !parts
+                                .iter()
+                                .any(|p| matches!(p, ImagePart::Inline(i) if i.path == image.path))
+                            {
+                                parts.push(ImagePart::Inline(image));
+                            }
+                        }
+                        Err(err) => warnings.push(Warning::new(err.code, err.message)),
+                    }
+                }
+            }
+        }
+        parts
+    }
+}
