@@ -1,0 +1,389 @@
+//! CLI tests of conversations: `ctx init`, `ctx system-prompt`, `ctx messages` and
+//! `ctx paste-image`, with the real binary in a temporary workspace. Request bodies are
+//! checked against the shapes of the providers' published APIs (written out below), and every
+//! data URL is decoded and compared with the bytes on disk.
+
+#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use base64::Engine as _;
+use ctx::conversation::image::samples;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+struct Workspace {
+    dir: TempDir,
+    cache: TempDir,
+}
+
+impl Workspace {
+    fn new() -> Workspace {
+        Workspace { dir: TempDir::new().unwrap(), cache: TempDir::new().unwrap() }
+    }
+
+    fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) -> &Workspace {
+        let path = self.dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+        self
+    }
+
+    fn ctx(&self) -> Command {
+        let mut cmd = Command::cargo_bin("ctx").unwrap();
+        cmd.current_dir(self.dir.path())
+            .env("NO_COLOR", "1")
+            .env("CTX_CACHE_DIR", self.cache.path())
+            .env("HOME", self.dir.path().join("home"))
+            .env_remove("CTX_FORCE_TTY")
+            .env_remove("RUST_LOG");
+        cmd
+    }
+
+    fn run(&self, args: &[&str]) -> (i32, String, String) {
+        let out = self.ctx().args(args).output().unwrap();
+        let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+        (out.status.code().unwrap_or(-1), text(out.stdout), text(out.stderr))
+    }
+
+    fn body(&self, args: &[&str]) -> (Value, String) {
+        let (code, out, err) = self.run(args);
+        assert!(code == 0 || code == 1, "{code}: {err}");
+        (serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}")), err)
+    }
+}
+
+#[test]
+fn init_creates_what_is_missing_and_never_overwrites() {
+    let ws = Workspace::new();
+    ws.write("ctx.toml", "max_tokens = 100\n");
+    let (code, out, err) = ws.run(&["init"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "created .ctx/rules/default.md\nkept ctx.toml (already there)\n");
+    assert_eq!(
+        std::fs::read_to_string(ws.dir.path().join("ctx.toml")).unwrap(),
+        "max_tokens = 100\n"
+    );
+    let (_, again, _) = ws.run(&["init"]);
+    assert_eq!(
+        again,
+        "kept .ctx/rules/default.md (already there)\nkept ctx.toml (already there)\n"
+    );
+    // The example rule assembles cleanly, with its front matter.
+    let (code, out, err) = ws.run(&["system-prompt", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["rules"][0]["key"], "default.md");
+    assert_eq!(json["rules"][0]["params"], json!(["project"]));
+    assert_eq!(json["rules"][0]["diagnostics"], json!([]));
+}
+
+fn rules(ws: &Workspace, dir: &str) {
+    ws.write(&format!("{dir}/b.md"), "---\nDescription: second\n---\nRule B.\n");
+    ws.write(&format!("{dir}/a.md"), "Rule A @{ifdef DEBUG}debug@{endif}.\n");
+    ws.write(&format!("{dir}/notes.txt"), "not a rule\n");
+}
+
+#[test]
+fn the_system_prompt_takes_the_rules_in_order_then_the_runtime_context() {
+    let ws = Workspace::new();
+    rules(&ws, ".ctx/rules");
+    let (code, out, _) = ws.run(&["system-prompt"]);
+    assert_eq!(code, 0);
+    let root = ws.dir.path().canonicalize().unwrap();
+    assert_eq!(
+        out,
+        format!(
+            "Rule A .\n\nRule B.\n\n### Runtime Context\n\n- Workspace root: {}\n",
+            root.display()
+        )
+    );
+    let (_, out, _) = ws.run(&["-D", "DEBUG", "system-prompt", "--rule", "b", "--rule", "a.md"]);
+    assert!(out.starts_with("Rule B.\n\nRule A debug.\n"), "{out}");
+    let (code, _, err) = ws.run(&["system-prompt", "--rule", "nope"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no rule `nope`") && err.contains("a.md, b.md"), "{err}");
+    let (_, json, _) = ws.run(&["system-prompt", "--format", "json"]);
+    let json: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["rules"][1]["description"], "second");
+    assert!(json["runtime"].as_str().unwrap().starts_with("### Runtime Context"));
+}
+
+#[test]
+fn a_mutsumi_rules_folder_is_read_as_it_is_and_a_broken_rule_is_kept_with_its_errors() {
+    let ws = Workspace::new();
+    rules(&ws, ".mutsumi/rules");
+    ws.write(".mutsumi/rules/c.md", "See @[missing.md].\n");
+    let (code, out, err) = ws.run(&["system-prompt", "--format", "json"]);
+    assert_eq!(code, 1, "a rule with an error: exit 1");
+    assert!(err.contains("E_NOT_FOUND"), "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["rules_dir"], ".mutsumi/rules");
+    let keys: Vec<&str> =
+        json["rules"].as_array().unwrap().iter().map(|r| r["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["a.md", "b.md", "c.md"]);
+    assert_eq!(json["rules"][2]["diagnostics"][0]["code"], "E_NOT_FOUND");
+    // The configured folder wins.
+    ws.write("ctx.toml", "rules_dir = \".ctx/custom\"\nactive_rules = [\"only\"]\n");
+    ws.write(".ctx/custom/only.md", "Only this.\n");
+    let (_, out, _) = ws.run(&["system-prompt"]);
+    assert!(out.starts_with("Only this.\n\n### Runtime Context"), "{out}");
+}
+
+const HISTORY: &str = r#"[
+  {"id": "e3", "name": "retry", "timestamp": "2026-11-20T10:00:00Z", "prompt": "add retries",
+   "description": "Retry failed requests", "aiResponse": "SECRET ANSWER TEXT",
+   "operations": [{"type": "create", "filePath": "src/retry.rs", "content": "fn a() {}\nfn b() {}\n"},
+                  {"type": "move", "oldPath": "a.rs", "newPath": "b.rs"}], "applied": true},
+  {"id": "e2", "prompt": "fix the build", "operations": [], "applied": false},
+  {"id": "e1", "prompt": "first steps", "operations": []}
+]"#;
+
+fn system_of(body: &Value) -> String {
+    body["messages"][0]["content"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn every_history_selector() {
+    let ws = Workspace::new();
+    ws.write(".mai/history.json", HISTORY);
+    let (body, _) = ws.body(&["messages", "--include-history", "2", "hi"]);
+    let system = system_of(&body);
+    assert!(
+        system.contains("### History")
+            && system.contains("- e3 \"retry\"")
+            && system.contains("- e2")
+    );
+    assert!(!system.contains("- e1"), "two newest only");
+    assert!(
+        system.contains("create: src/retry.rs (2 lines)") && system.contains("move: a.rs -> b.rs")
+    );
+    assert!(!system.contains("fn a()") && !system.contains("SECRET ANSWER"), "never contents");
+    for (selector, id) in [("~1", "e3"), ("~3", "e1"), ("e2", "e2"), ("retry", "e3")] {
+        let (body, _) = ws.body(&["messages", "--history-id", selector, "hi"]);
+        let system = system_of(&body);
+        assert!(system.contains(&format!("- {id}")), "{selector}: {system}");
+        assert_eq!(system.matches("\n- e").count(), 1, "{selector}: one entry");
+    }
+    let (code, _, err) = ws.run(&["messages", "--history-id", "~4", "hi"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("out of range (valid: ~1 to ~3)"), "{err}");
+    let (_, _, err) = ws.run(&["messages", "--history-id", "nope", "hi"]);
+    assert!(err.contains("no history entry"), "{err}");
+    // The block is cut to its budget with a marker.
+    let (body, err) =
+        ws.body(&["messages", "--include-history", "3", "--history-tokens", "40", "hi"]);
+    let system = system_of(&body);
+    assert!(system.contains("older history entries left out"), "{system}");
+    assert!(err.contains("W_BUDGET"), "{err}");
+}
+
+#[test]
+fn a_transcript_keeps_its_turns_in_order_and_skips_a_torn_line() {
+    let ws = Workspace::new();
+    let gif = base64::engine::general_purpose::STANDARD.encode(samples::GIF);
+    let lines = format!(
+        "{{\"role\": \"user\", \"content\": [{{\"type\": \"text\", \"text\": \"first\"}}, {{\"type\": \"image_url\", \"image_url\": {{\"url\": \"data:image/gif;base64,{gif}\"}}}}]}}\n{{\"role\": \"assistant\", \"content\": \"answer one\"}}\n{{\"role\": \"user\", \"cont\n{{\"role\": \"assistant\", \"content\": \"answer two\"}}\n"
+    );
+    ws.write(".ctx/history.jsonl", lines);
+    let (body, err) = ws.body(&["messages", "--history", ".ctx/history.jsonl", "next"]);
+    assert!(err.contains("W_HISTORY") && err.contains(".ctx/history.jsonl:3:"), "{err}");
+    let messages = body["messages"].as_array().unwrap();
+    let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["system", "user", "assistant", "assistant", "user"]);
+    assert_eq!(
+        messages[1]["content"][1]["image_url"]["url"],
+        format!("data:image/gif;base64,{gif}")
+    );
+    let (body, _) = ws.body(&[
+        "messages",
+        "--provider",
+        "anthropic",
+        "--history",
+        ".ctx/history.jsonl",
+        "next",
+    ]);
+    let first = &body["messages"][0]["content"];
+    assert_eq!(
+        first[1]["source"],
+        json!({ "type": "base64", "media_type": "image/gif", "data": gif })
+    );
+}
+
+/// Checks a body against the OpenAI Chat Completions request shape (the `messages` of
+/// `POST /v1/chat/completions`: roles system, user, assistant; content a string or parts
+/// `text` and `image_url` with `url` and an optional `detail` of auto, low or high).
+fn check_openai(body: &Value) {
+    let messages = body["messages"].as_array().expect("messages is an array");
+    assert!(!messages.is_empty());
+    for m in messages {
+        let role = m["role"].as_str().expect("role");
+        assert!(["system", "developer", "user", "assistant", "tool"].contains(&role), "{role}");
+        match &m["content"] {
+            Value::String(_) => {}
+            Value::Array(parts) => {
+                for p in parts {
+                    match p["type"].as_str().expect("part type") {
+                        "text" => assert!(p["text"].is_string()),
+                        "image_url" => {
+                            assert!(p["image_url"]["url"].is_string());
+                            if let Some(detail) = p["image_url"].get("detail") {
+                                assert!(
+                                    ["auto", "low", "high"].contains(&detail.as_str().unwrap())
+                                );
+                            }
+                        }
+                        other => panic!("unknown part {other}"),
+                    }
+                }
+            }
+            other => panic!("content {other}"),
+        }
+    }
+    assert!(body.get("model").is_none(), "no model: the caller adds it");
+}
+
+/// Checks a body against the Anthropic Messages request shape (`POST /v1/messages`: an
+/// optional top-level `system` string; `messages` of user and assistant turns whose content is
+/// a string or blocks `text` and `image` with a `base64` source of image/jpeg, image/png,
+/// image/gif or image/webp, or a `url` source).
+fn check_anthropic(body: &Value) {
+    if let Some(system) = body.get("system") {
+        assert!(system.is_string());
+    }
+    let messages = body["messages"].as_array().expect("messages is an array");
+    for m in messages {
+        assert!(["user", "assistant"].contains(&m["role"].as_str().unwrap()));
+        if let Value::Array(blocks) = &m["content"] {
+            for b in blocks {
+                match b["type"].as_str().unwrap() {
+                    "text" => assert!(b["text"].is_string()),
+                    "image" => match b["source"]["type"].as_str().unwrap() {
+                        "base64" => {
+                            let media = b["source"]["media_type"].as_str().unwrap();
+                            assert!(
+                                ["image/jpeg", "image/png", "image/gif", "image/webp"]
+                                    .contains(&media)
+                            );
+                            assert!(b["source"]["data"].is_string());
+                        }
+                        "url" => assert!(b["source"]["url"].is_string()),
+                        other => panic!("source {other}"),
+                    },
+                    other => panic!("block {other}"),
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn images_of_every_kind_become_parts_whose_bytes_are_the_files() {
+    let ws = Workspace::new();
+    let files: [(&str, &[u8], &str); 4] = [
+        ("shots/a.png", samples::PNG, "image/png"),
+        ("shots/b.jpg", samples::JPEG, "image/jpeg"),
+        ("shots/c.gif", samples::GIF, "image/gif"),
+        ("shots/d.webp", samples::WEBP, "image/webp"),
+    ];
+    for (path, bytes, _) in files {
+        ws.write(path, bytes);
+    }
+    let abs = ws.dir.path().canonicalize().unwrap().join("shots/c.gif");
+    let prompt = format!(
+        "compare ![a](shots/a.png) with @shots/b.jpg, ![c](file://{}) and ![d](shots/d.webp), and ![remote](https://img.test/x.png)",
+        abs.display()
+    );
+    let (body, err) = ws.body(&["messages", &prompt]);
+    check_openai(&body);
+    let user = body["messages"].as_array().unwrap().last().unwrap();
+    let parts = user["content"].as_array().unwrap();
+    assert_eq!(parts.len(), 6, "text, four images, one URL: {err}");
+    for (part, (_, bytes, media)) in parts[1..5].iter().zip(files) {
+        let url = part["image_url"]["url"].as_str().unwrap();
+        let data = url.strip_prefix(&format!("data:{media};base64,")).expect(url);
+        assert_eq!(base64::engine::general_purpose::STANDARD.decode(data).unwrap(), bytes);
+    }
+    assert_eq!(parts[5]["image_url"]["url"], "https://img.test/x.png");
+    // The mention also shows as a placeholder in the text, never as bytes.
+    let text = parts[0]["text"].as_str().unwrap();
+    assert!(text.contains("<image path=\"shots/b.jpg\" type=\"image/jpeg\""), "{text}");
+
+    let (body, _) = ws.body(&["messages", "--provider", "anthropic", &prompt]);
+    check_anthropic(&body);
+    let blocks = body["messages"][0]["content"].as_array().unwrap();
+    for (block, (_, bytes, media)) in blocks[1..5].iter().zip(files) {
+        assert_eq!(block["source"]["media_type"], media);
+        let data = block["source"]["data"].as_str().unwrap();
+        assert_eq!(base64::engine::general_purpose::STANDARD.decode(data).unwrap(), bytes);
+    }
+    assert_eq!(blocks[5]["source"], json!({ "type": "url", "url": "https://img.test/x.png" }));
+}
+
+#[test]
+fn images_that_cannot_be_used_are_errors_with_codes() {
+    let ws = Workspace::new();
+    ws.write("lies.png", samples::GIF);
+    ws.write("big.png", [samples::PNG, &[0u8; 2000][..]].concat());
+    ws.write(".env.png", samples::PNG);
+    let outside = TempDir::new().unwrap();
+    std::fs::write(outside.path().join("o.png"), samples::PNG).unwrap();
+    let prompt = format!(
+        "![1](lies.png) ![2](big.png) ![3](.env.png) ![4]({}) ![5](missing.png)",
+        outside.path().join("o.png").display()
+    );
+    let (code, out, err) = ws.run(&["messages", "--max-image-bytes", "1000", &prompt]);
+    assert_eq!(code, 1, "{err}");
+    for expected in ["E_IMAGE", "E_TOO_LARGE", "E_DENIED", "E_OUTSIDE", "E_NOT_FOUND"] {
+        assert!(err.contains(expected), "{expected}: {err}");
+    }
+    let body: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        body["messages"].as_array().unwrap().last().unwrap()["content"].as_array().unwrap().len(),
+        1
+    );
+}
+
+#[test]
+fn paste_image_stores_by_hash_and_the_link_works_in_a_prompt() {
+    let ws = Workspace::new();
+    let out = ws.ctx().arg("paste-image").arg("-").write_stdin(samples::PNG).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let link = String::from_utf8(out.stdout).unwrap();
+    let path =
+        link.trim().strip_prefix("![pasted image](").unwrap().strip_suffix(')').unwrap().to_owned();
+    assert!(path.starts_with(ws.cache.path().join("images").to_str().unwrap()), "{path}");
+    assert_eq!(std::fs::read(&path).unwrap(), samples::PNG);
+    let (body, _) = ws.body(&["messages", &format!("look {}", link.trim())]);
+    let parts = body["messages"].as_array().unwrap().last().unwrap()["content"].clone();
+    assert!(parts[1]["image_url"]["url"].as_str().unwrap().starts_with("data:image/png;base64,"));
+    // Not an image: refused; the folder serves images only.
+    let out = ws.ctx().arg("paste-image").arg("-").write_stdin("hello").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    std::fs::write(Path::new(&path).with_file_name("x.png"), b"text, not an image").unwrap();
+    let sneaky = Path::new(&path).with_file_name("x.png");
+    let (code, _, err) = ws.run(&["messages", &format!("![x]({})", sneaky.display())]);
+    assert_eq!(code, 1);
+    assert!(err.contains("E_IMAGE"), "{err}");
+}
+
+#[test]
+fn the_token_budget_covers_the_whole_request() {
+    let ws = Workspace::new();
+    ws.write(".ctx/rules/a.md", "Short rule.\n");
+    ws.write("big.txt", "word ".repeat(3000));
+    let turns: String = (0..20)
+        .map(|i| {
+            format!("{{\"role\": \"user\", \"content\": \"turn {i} {}\"}}\n", "talk ".repeat(40))
+        })
+        .collect();
+    ws.write("t.jsonl", turns);
+    let (body, err) =
+        ws.body(&["--max-tokens", "600", "messages", "--history", "t.jsonl", "see @big.txt"]);
+    assert!(err.contains("oldest turns left out"), "{err}");
+    let text = body.to_string();
+    let tokens = text.len() / 4;
+    assert!(tokens < 1500, "the body stays near the budget: {tokens}");
+    assert!(err.contains("W_BUDGET"), "{err}");
+}
