@@ -51,10 +51,15 @@ const PROCESS_FILTER: &str = "process";
 /// The filter that selects the suggestion measurements only (`docs/suggest.md`).
 const SUGGEST_FILTER: &str = "suggest";
 
+/// The filter that selects the conversation measurements only (`docs/conversation.md`).
+const MESSAGES_FILTER: &str = "messages";
+
 pub(crate) fn run(root: &Path, args: &Args) -> Result {
     let mut measured = Vec::new();
     if args.filter.as_deref() == Some(SUGGEST_FILTER) {
         measured.extend(process::run_suggest(root, args.quick)?);
+    } else if args.filter.as_deref() == Some(MESSAGES_FILTER) {
+        measured.extend(process::run_messages(root, args.quick)?);
     } else if args.filter.as_deref() != Some(PROCESS_FILTER) {
         measured.extend(run_divan(root, args)?);
     }
@@ -402,6 +407,22 @@ const PAIRS: &[Pair] = &[
         bench: "sources/sources_lookup_name",
         baseline: None,
         target: Some(Target::SecondsAtMost(0.000_001)),
+    },
+    Pair {
+        label: "ctx messages",
+        bench: process::MESSAGES,
+        baseline: Some(Baseline {
+            label: "cat + base64",
+            bench: process::MESSAGES_BASELINE,
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::RatioAtMost(3.0)),
+    },
+    Pair {
+        label: "peak memory of ctx messages",
+        bench: process::MESSAGES_PEAK,
+        baseline: None,
+        target: None,
     },
     Pair {
         label: "rules (200 files) warm vs cold",

@@ -168,6 +168,22 @@ impl Context {
         Ok(rules::init(&store).map_err(ErrorKind::Conversation)?)
     }
 
+    /// Appends one turn (an OpenAI-style message, `{"role", "content"}`) to the workspace's
+    /// transcript `.ctx/history.jsonl`, as one line in one write under the file's lock.
+    ///
+    /// # Errors
+    ///
+    /// When the message has no role or the file cannot be written.
+    #[allow(clippy::disallowed_methods)] // Writing the transcript is asked for by the caller.
+    pub fn append_turn(&self, message: &serde_json::Value) -> Result<(), Error> {
+        let sandbox = self.sandbox();
+        let root = sandbox.root_path(sandbox.workspace().root()).join(".ctx");
+        let store =
+            ctx_fs::Store::open(root, cap_std::ambient_authority()).map_err(ErrorKind::Fs)?;
+        Ok(history::append_turn(&store, "history.jsonl", message)
+            .map_err(ErrorKind::Conversation)?)
+    }
+
     /// Stores image bytes in the folder of pasted images ([`ContextBuilder::images_dir`])
     /// under the hash of their content, and returns the path to put into a prompt.
     ///

@@ -173,3 +173,31 @@ fn recent_completions_reuse_one_walk_until_forgotten() {
         paths(ctx.complete_recent("alpine", 10, now).unwrap()).contains(&"alpine.md".to_owned())
     );
 }
+
+#[test]
+fn turns_appended_from_threads_stay_whole_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let ctx = ctx::Context::builder().root(dir.path()).build().unwrap();
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let ctx = ctx.clone();
+            scope.spawn(move || {
+                for i in 0..25 {
+                    let text = format!("thread {t} turn {i} {}", "x".repeat(500));
+                    ctx.append_turn(&serde_json::json!({ "role": "user", "content": text }))
+                        .unwrap();
+                }
+            });
+        }
+    });
+    let text = std::fs::read_to_string(dir.path().join(".ctx/history.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 100);
+    for line in lines {
+        let message: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(message["role"], "user");
+    }
+    assert!(ctx.append_turn(&serde_json::json!({ "content": "no role" })).is_err());
+    let built = ctx.conversation().transcript(".ctx/history.jsonl").build("next").unwrap();
+    assert_eq!(built.conversation.history.len(), 100);
+}

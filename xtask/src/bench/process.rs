@@ -25,8 +25,10 @@ use std::time::{Duration, Instant};
 use super::{Measured, Value, format_rate, format_seconds};
 use crate::{Result, cargo, display, run_command};
 
+mod messages;
 mod suggest;
 
+pub(super) use messages::{MESSAGES, MESSAGES_BASELINE, MESSAGES_PEAK};
 pub(super) use suggest::{INDEX_BYTES, INDEX_COLD, INDEX_PEAK, INDEX_UPDATE, LIST_CAT, QUERY_WARM};
 
 pub(super) const COMPLETE: &str = "process/complete";
@@ -72,6 +74,7 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let mut measured = completion(&ctx, &data, &sizes)?;
     measured.extend(assembly(&ctx, &data, &sizes)?);
     measured.extend(suggest::run(&ctx, &data, &sizes)?);
+    measured.extend(messages::run(&ctx, &data, &sizes)?);
     Ok(measured)
 }
 
@@ -79,6 +82,12 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
 pub(super) fn run_suggest(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let (ctx, data, sizes) = prepare(root, quick)?;
     suggest::run(&ctx, &data, &sizes)
+}
+
+/// The conversation measurements alone (`cargo xtask bench messages`).
+pub(super) fn run_messages(root: &Path, quick: bool) -> Result<Vec<Measured>> {
+    let (ctx, data, sizes) = prepare(root, quick)?;
+    messages::run(&ctx, &data, &sizes)
 }
 
 /// Builds the release binary; returns it, the folder of the generated trees, and the sizes.
