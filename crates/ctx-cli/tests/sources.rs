@@ -4,7 +4,8 @@
 
 #![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
 
-use std::path::Path;
+#[path = "../../ctx-sources/tests/fixture/mod.rs"]
+mod fixture;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -18,11 +19,7 @@ struct Build {
 
 impl Build {
     fn new() -> Build {
-        let tmp = TempDir::new().unwrap();
-        let root = tmp.path().canonicalize().unwrap().to_str().unwrap().to_owned();
-        let fixture =
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../ctx-sources/tests/fixtures/oos");
-        copy(&fixture, Path::new(&root), &root);
+        let (tmp, root) = fixture::fixture("oos");
         Build { _tmp: tmp, cache: TempDir::new().unwrap(), root }
     }
 
@@ -43,20 +40,6 @@ impl Build {
             if other != name {
                 std::fs::remove_file(format!("{}/build/{other}", self.root)).unwrap();
             }
-        }
-    }
-}
-
-fn copy(from: &Path, to: &Path, root: &str) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy(&entry.path(), &target, root);
-        } else {
-            let text = std::fs::read_to_string(entry.path()).unwrap();
-            std::fs::write(target, text.replace("@ROOT@", root)).unwrap();
         }
     }
 }

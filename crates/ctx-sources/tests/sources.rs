@@ -2,36 +2,15 @@
 //! folder (with `@ROOT@` replaced by its path), read and verified through real sandboxes.
 #![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk and open sandboxes.
 
+mod fixture;
 mod generate;
 
 use std::path::Path;
 
 use ctx_fs::{Code, RootKind, Sandbox, Store};
 use ctx_sources::{FileState, Lookup, Options, SourceIndex, Via};
+use fixture::fixture;
 use tempfile::TempDir;
-
-/// Copies the fixture `name` into a new temporary folder; returns it and its path as text.
-fn fixture(name: &str) -> (TempDir, String) {
-    let tmp = TempDir::new().unwrap();
-    let root = tmp.path().canonicalize().unwrap().to_str().unwrap().to_owned();
-    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures").join(name);
-    copy(&from, Path::new(&root), &root);
-    (tmp, root)
-}
-
-fn copy(from: &Path, to: &Path, root: &str) {
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy(&entry.path(), &target, root);
-        } else {
-            let text = std::fs::read_to_string(entry.path()).unwrap();
-            std::fs::write(target, text.replace("@ROOT@", root)).unwrap();
-        }
-    }
-}
 
 fn sandbox(workspace: &str, roots: &[String]) -> Sandbox {
     let mut builder = Sandbox::builder(workspace);

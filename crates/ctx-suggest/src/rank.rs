@@ -160,9 +160,10 @@ pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> 
             }
         }
     }
-    identifier_bonus(index, query, w, best, &mut scored, explain);
-    path_bonus(files, query, w, best, &mut scored, explain);
-    name_bonus(files, query, w, best, &mut scored, explain);
+    let bonus = Bonus { index, query, w, best, explain };
+    identifier_bonus(&bonus, &mut scored);
+    path_bonus(&bonus, &mut scored);
+    name_bonus(&bonus, &mut scored);
     let mult: Vec<f64> = files.iter().map(|f| demotion(f.class, query.wants, &w.demote)).collect();
     for s in &mut scored {
         let class = files[s.file].class;
@@ -200,14 +201,8 @@ fn demotion(class: FileClass, wants: Wants, d: &Demotions) -> f64 {
 
 /// Files that define an identifier written in the prompt gain, the more
 /// so the fewer files define it.
-fn identifier_bonus(
-    index: &Index,
-    query: &Query,
-    w: &Weights,
-    best: f64,
-    scored: &mut [Scored],
-    explain: bool,
-) {
+fn identifier_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
+    let Bonus { index, query, w, best, explain } = *bonus;
     if w.ident <= 0.0 {
         return;
     }
@@ -251,14 +246,9 @@ fn identifier_bonus(
 }
 
 /// Files whose path the prompt names (as a whole or as a suffix) gain.
-fn path_bonus(
-    files: &[FileRec],
-    query: &Query,
-    w: &Weights,
-    best: f64,
-    scored: &mut [Scored],
-    explain: bool,
-) {
+fn path_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
+    let Bonus { index, query, w, best, explain } = *bonus;
+    let files = index.files();
     for p in &query.paths {
         let matching: Vec<usize> = files
             .iter()
@@ -321,6 +311,17 @@ fn scan_postings(files: &[FileRec], query: &[(u32, usize)]) -> Vec<Vec<(usize, [
 /// Below this many files a share, the postings are scanned on one thread.
 const PARALLEL_MIN_FILES: usize = 2048;
 
+/// What the bonuses for identifiers, paths and file names of the prompt look at: the index,
+/// the query, the weights, the best BM25F score, and whether to explain.
+#[derive(Clone, Copy)]
+struct Bonus<'a> {
+    index: &'a Index,
+    query: &'a Query,
+    w: &'a Weights,
+    best: f64,
+    explain: bool,
+}
+
 /// Shares `gain` among the files of `matching`, each getting `gain / √n` (so a name that
 /// many files match counts less for each), with `why` for `--explain`.
 fn spread(scored: &mut [Scored], matching: &[usize], gain: f64, why: Option<String>) {
@@ -335,14 +336,9 @@ fn spread(scored: &mut [Scored], matching: &[usize], gain: f64, why: Option<Stri
 
 /// Files named by a word of the prompt gain, the more so the fewer files
 /// share the name.
-fn name_bonus(
-    files: &[FileRec],
-    query: &Query,
-    w: &Weights,
-    best: f64,
-    scored: &mut [Scored],
-    explain: bool,
-) {
+fn name_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
+    let Bonus { index, query, w, best, explain } = *bonus;
+    let files = index.files();
     if w.name <= 0.0 || query.names.is_empty() {
         return;
     }
