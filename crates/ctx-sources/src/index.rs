@@ -1,6 +1,6 @@
 //! [`SourceIndex`]: every file a solution or compilation database names, by name and by path.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::time::UNIX_EPOCH;
 
 use ctx_diagnostics::Code;
@@ -113,9 +113,9 @@ pub struct SourceIndex {
     stamps: Vec<Stamp>,
     verified: bool,
     #[serde(skip)]
-    by_name: HashMap<String, Vec<u32>>,
+    by_name: Keys,
     #[serde(skip)]
-    by_path: HashMap<String, Vec<u32>>,
+    by_path: Keys,
     #[serde(skip)]
     cached: bool,
 }
@@ -408,7 +408,12 @@ impl SourceIndex {
             return Lookup::NotFound(None);
         }
         let lower = query.to_ascii_lowercase();
-        if let Some(found) = self.pick(self.by_path.get(&lower), query, Via::Index) {
+        let relative: Vec<u32> = self
+            .by_path
+            .get(&lower)
+            .filter(|&i| self.relative(i).is_some_and(|rel| rel.eq_ignore_ascii_case(query)))
+            .collect();
+        if let Some(found) = self.pick(&relative, query, Via::Index) {
             return found;
         }
         let mut joined: Vec<String> = self
@@ -428,19 +433,17 @@ impl SourceIndex {
             _ => return Lookup::Ambiguous(joined.iter().map(|p| self.shown(p)).collect()),
         }
         let name = paths::file_name(&lower);
-        let named = self.by_name.get(name);
+        let named: Vec<u32> = self.named(name).collect();
         if query.contains('/') {
             let tail = format!("/{lower}");
             let ends: Vec<u32> = named
                 .into_iter()
-                .flatten()
-                .copied()
                 .filter(|&i| self.files[i as usize].path.to_ascii_lowercase().ends_with(&tail))
                 .collect();
-            if let Some(found) = self.pick(Some(&ends), query, Via::Index) {
+            if let Some(found) = self.pick(&ends, query, Via::Index) {
                 return found;
             }
-        } else if let Some(found) = self.pick(named, query, Via::FileName) {
+        } else if let Some(found) = self.pick(&named, query, Via::FileName) {
             return found;
         }
         Lookup::NotFound(self.closest(name))
@@ -448,8 +451,10 @@ impl SourceIndex {
 
     /// One hit among `ids`: the one spelled as written if several differ only in case, the
     /// one on disk if the others are stale; several left: ambiguous.
-    fn pick(&self, ids: Option<&Vec<u32>>, query: &str, via: Via) -> Option<Lookup> {
-        let ids = ids.filter(|ids| !ids.is_empty())?;
+    fn pick(&self, ids: &[u32], query: &str, via: Via) -> Option<Lookup> {
+        if ids.is_empty() {
+            return None;
+        }
         if let [one] = ids[..] {
             return Some(Lookup::Found { path: self.files[one as usize].path.clone(), via });
         }
@@ -473,10 +478,21 @@ impl SourceIndex {
 
     /// Whether the index lists `path`.
     fn holds(&self, path: &str) -> bool {
-        let lower = path.to_ascii_lowercase();
-        self.by_name
-            .get(paths::file_name(&lower))
-            .is_some_and(|ids| ids.iter().any(|&i| self.files[i as usize].path == path))
+        self.named(paths::file_name(path)).any(|i| self.files[i as usize].path == path)
+    }
+
+    /// The files whose name is `name`, without case.
+    fn named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = u32> + 's {
+        self.by_name.get(name).filter(move |&i| {
+            paths::file_name(&self.files[i as usize].path).eq_ignore_ascii_case(name)
+        })
+    }
+
+    /// The path of file `i` relative to its source root, if it has one.
+    fn relative(&self, i: u32) -> Option<&str> {
+        let path = &self.files[i as usize].path;
+        let root = self.roots.iter().find(|r| paths::within(path, r))?;
+        Some(paths::relative_to(path, root))
     }
 
     /// A path as candidates show it: relative to its source root (`App/a.h in /src`), to
@@ -494,24 +510,21 @@ impl SourceIndex {
     /// The indexed path whose file name is closest to `name`, if one is close.
     fn closest(&self, name: &str) -> Option<String> {
         let (best, distance) = self
-            .by_name
+            .files
             .iter()
-            .map(|(candidate, ids)| (ids[0], strsim::levenshtein(candidate, name)))
-            .min_by_key(|&(id, d)| (d, self.files[id as usize].path.len()))?;
-        (distance <= (name.len() / 3).max(1)).then(|| self.shown(&self.files[best as usize].path))
+            .map(|f| strsim::levenshtein(&paths::file_name(&f.path).to_ascii_lowercase(), name))
+            .enumerate()
+            .min_by_key(|&(i, d)| (d, self.files[i].path.len()))?;
+        (distance <= (name.len() / 3).max(1)).then(|| self.shown(&self.files[best].path))
     }
 
     fn build_maps(&mut self) {
-        self.by_name.clear();
-        self.by_path.clear();
-        for (i, file) in self.files.iter().enumerate() {
-            let lower = file.path.to_ascii_lowercase();
-            self.by_name.entry(paths::file_name(&lower).to_owned()).or_default().push(i as u32);
-            if let Some(root) = self.roots.iter().find(|r| paths::within(&file.path, r)) {
-                let rel = paths::relative_to(&lower, root).to_owned();
-                self.by_path.entry(rel).or_default().push(i as u32);
-            }
-        }
+        let names = (0..self.files.len() as u32)
+            .map(|i| (key_hash(paths::file_name(&self.files[i as usize].path)), i));
+        self.by_name = Keys::new(names.collect());
+        let relative = (0..self.files.len() as u32)
+            .filter_map(|i| self.relative(i).map(|rel| (key_hash(rel), i)));
+        self.by_path = Keys::new(relative.collect());
     }
 
     /// Reads each project (in parallel), its `.filters` and the `.vcxitems` it imports.
@@ -654,6 +667,33 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> 
             .into_iter()
             .flat_map(|p| p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
             .collect()
+    })
+}
+
+/// A map from a hashed key (a lower-case name or path) to file numbers: one sorted array, so
+/// building it allocates once and a lookup is a binary search. Hashes can collide; callers
+/// compare the real names of what they get.
+#[derive(Clone, Debug, Default)]
+struct Keys(Vec<(u64, u32)>);
+
+impl Keys {
+    fn new(mut pairs: Vec<(u64, u32)>) -> Keys {
+        pairs.sort_unstable();
+        Keys(pairs)
+    }
+
+    /// The file numbers stored under the hash of `key`.
+    fn get(&self, key: &str) -> impl Iterator<Item = u32> + '_ {
+        let hash = key_hash(key);
+        let start = self.0.partition_point(|&(h, _)| h < hash);
+        self.0[start..].iter().take_while(move |&&(h, _)| h == hash).map(|&(_, i)| i)
+    }
+}
+
+/// FNV-1a over the ASCII-lower-cased bytes of `key`.
+fn key_hash(key: &str) -> u64 {
+    key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b.to_ascii_lowercase())).wrapping_mul(0x0000_0100_0000_01b3)
     })
 }
 
