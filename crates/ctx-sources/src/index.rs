@@ -112,6 +112,9 @@ pub struct SourceIndex {
     pending: Vec<Pending>,
     stamps: Vec<Stamp>,
     verified: bool,
+    /// Per source root, the names of the entries directly in it, listed when the
+    /// index was verified: a bare name joined to a root is checked against them.
+    top_names: Vec<Vec<String>>,
     #[serde(skip)]
     by_name: Keys,
     #[serde(skip)]
@@ -312,6 +315,7 @@ impl SourceIndex {
                 file.state = FileState::Corrected { written };
             }
         }
+        self.top_names = self.roots.iter().map(|root| top_names(sandbox, root)).collect();
         self.verified = true;
         self.build_maps();
     }
@@ -416,13 +420,22 @@ impl SourceIndex {
         if let Some(found) = self.pick(&relative, query, Via::Index) {
             return found;
         }
-        let mut joined: Vec<String> = self
-            .roots
-            .iter()
-            .flat_map(|root| joins(root, query))
-            .filter(|path| self.roots.iter().any(|r| paths::within(path, r)))
-            .filter(|path| sandbox.resolve(path, None).is_ok())
-            .collect();
+        let mut joined: Vec<String> = if query.contains('/') {
+            self.roots
+                .iter()
+                .flat_map(|root| joins(root, query))
+                .filter(|path| self.roots.iter().any(|r| paths::within(path, r)))
+                .filter(|path| sandbox.resolve(path, None).is_ok())
+                .collect()
+        } else {
+            // A bare name joined to a root: the root's listing says whether it is there.
+            self.roots
+                .iter()
+                .zip(&self.top_names)
+                .filter(|(_, names)| names.binary_search_by(|n| n.as_str().cmp(query)).is_ok())
+                .map(|(root, _)| format!("{}/{query}", root.trim_end_matches('/')))
+                .collect()
+        };
         joined.dedup();
         match joined.len() {
             0 => {}
@@ -625,6 +638,18 @@ impl SourceIndex {
         };
         !self.stamps.is_empty() && par_map(&self.stamps, same).into_iter().all(|same| same)
     }
+}
+
+/// The names of the entries directly in `root`, sorted.
+fn top_names(sandbox: &Sandbox, root: &str) -> Vec<String> {
+    let Ok(location) = sandbox.resolve(root, None) else { return Vec::new() };
+    let Ok(walk) = sandbox.walk_with(&location, WalkOptions::of(sandbox).max_depth(1)) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> =
+        walk.entries.iter().filter_map(|e| e.path.file_name().map(str::to_owned)).collect();
+    names.sort();
+    names
 }
 
 /// `query` joined to `root`, and, when the query starts with the root's own last folders

@@ -105,6 +105,8 @@ fn lookups_follow_the_order_of_the_rules() {
     assert_eq!(found("./App/Application.cpp"), ("/src/App/Application.cpp".into(), Via::Index));
     assert_eq!(found("App/Extra.h"), ("/src/App/Extra.h".into(), Via::SourceRoot));
     assert_eq!(found("Main.cpp"), ("/src/Gui/Main.cpp".into(), Via::FileName));
+    assert_eq!(found("Glob"), ("/src/Glob".into(), Via::SourceRoot), "a folder of the root");
+    assert_eq!(index.lookup("glob", &sandbox), Lookup::NotFound(None), "the disk's case");
     assert_eq!(found("base/test/x.c"), ("/src/Base/Test/x.c".into(), Via::Index));
     let Lookup::Ambiguous(candidates) = index.lookup("Application.h", &sandbox) else {
         panic!("two Application.h")
