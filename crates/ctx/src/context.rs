@@ -340,6 +340,18 @@ impl ContextBuilder {
         self.build_with(cap_std::ambient_authority())
     }
 
+    /// [`ContextBuilder::build`] on a blocking thread, for tokio applications: opening the
+    /// roots and reading a solution's projects ([`ContextBuilder::solution`]) do file I/O.
+    ///
+    /// # Errors
+    ///
+    /// As [`ContextBuilder::build`], and when the background task fails.
+    pub async fn build_async(self) -> Result<Context, Error> {
+        tokio::task::spawn_blocking(move || self.build())
+            .await
+            .map_err(|e| Error::from(ErrorKind::Task(e.to_string())))?
+    }
+
     /// Builds the context with an explicit ambient authority.
     ///
     /// # Errors

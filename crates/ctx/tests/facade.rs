@@ -201,3 +201,25 @@ fn turns_appended_from_threads_stay_whole_lines() {
     let built = ctx.conversation().transcript(".ctx/history.jsonl").build("next").unwrap();
     assert_eq!(built.conversation.history.len(), 100);
 }
+
+#[tokio::test]
+async fn an_out_of_source_build_and_a_conversation_built_async() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::create_dir_all(dir.path().join("build")).unwrap();
+    std::fs::write(dir.path().join("src/a.c"), "int a;\n").unwrap();
+    let project = r#"<Project><ItemGroup><ClCompile Include="..\src\a.c" /></ItemGroup></Project>"#;
+    std::fs::write(dir.path().join("build/p.vcxproj"), project).unwrap();
+    let ctx = Context::builder()
+        .root(dir.path().join("build"))
+        .solution("p.vcxproj")
+        .build_async()
+        .await
+        .unwrap();
+    let report = ctx.resolve("a.c");
+    assert_eq!(report.status, ctx::ResolveStatus::File);
+    assert_eq!(report.via, Some("index"), "the root-relative path of a file in the root");
+    let built = ctx.conversation().build_async("see @a.c").await.unwrap();
+    assert!(built.conversation.user.contains("int a;"), "{}", built.conversation.user);
+    assert!(built.conversation.system.contains("Source roots of the out-of-source build"));
+}
