@@ -73,7 +73,8 @@ pub(crate) struct MessagesArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct PasteImageArgs {
-    /// The image file (through the sandbox: inside a root), or `-` for standard input.
+    /// The image file (through the sandbox: inside a root), or `-` for standard input; without
+    /// it, the clipboard (with the `clipboard` feature), else standard input.
     #[arg(value_name = "FILE")]
     pub(crate) file: Option<String>,
 }
@@ -201,11 +202,11 @@ pub(crate) fn paste_image(settings: &Settings, args: &PasteImageArgs) -> anyhow:
     let max = settings.conversation.max_image_bytes.unwrap_or(20 << 20);
     let ctx = settings.context(Mode::Inline, Format::Inline)?;
     let bytes = match args.file.as_deref() {
-        None | Some("-") => {
-            let mut bytes = Vec::new();
-            io::stdin().lock().take(max + 1).read_to_end(&mut bytes)?;
-            bytes
-        }
+        #[cfg(feature = "clipboard")]
+        None => clipboard_png()?,
+        #[cfg(not(feature = "clipboard"))]
+        None => read_stdin_bytes(max)?,
+        Some("-") => read_stdin_bytes(max)?,
         Some(file) => ctx
             .sandbox()
             .read_bytes(file, None, max)
@@ -217,4 +218,25 @@ pub(crate) fn paste_image(settings: &Settings, args: &PasteImageArgs) -> anyhow:
     writeln!(out, "![pasted image]({path})")?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn read_stdin_bytes(max: u64) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    io::stdin().lock().take(max + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// The clipboard's image as PNG bytes (feature `clipboard`).
+#[cfg(feature = "clipboard")]
+fn clipboard_png() -> anyhow::Result<Vec<u8>> {
+    let image = arboard::Clipboard::new()
+        .and_then(|mut clipboard| clipboard.get_image())
+        .map_err(|e| anyhow::anyhow!("no image on the clipboard: {e}"))?;
+    let (width, height) = (u32::try_from(image.width)?, u32::try_from(image.height)?);
+    let mut png = Vec::new();
+    let mut encoder = png::Encoder::new(&mut png, width, height);
+    encoder.set_color(png::ColorType::Rgba);
+    encoder.set_depth(png::BitDepth::Eight);
+    encoder.write_header()?.write_image_data(&image.bytes)?;
+    Ok(png)
 }
