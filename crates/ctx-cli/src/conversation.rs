@@ -54,7 +54,8 @@ pub(crate) struct MessagesArgs {
     /// An active rule (repeatable) [default: every rule].
     #[arg(long = "rule", value_name = "NAME")]
     pub(crate) rules: Vec<String>,
-    /// A transcript of earlier turns: OpenAI-style messages, JSON or JSON Lines.
+    /// A transcript of earlier turns (OpenAI-style messages, JSON or JSON Lines), or `~N` for
+    /// the Nth newest entry of mai's history.
     #[arg(long, value_name = "FILE")]
     pub(crate) history: Option<String>,
     /// The newest N entries of mai's history (`.mai/history.json`).
@@ -160,10 +161,14 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
     if let Some(dir) = &config.rules_dir {
         builder = builder.rules_dir(dir.clone());
     }
-    if let Some(path) = &args.history {
-        builder = builder.transcript(path.clone());
+    // `--history ~N` names an entry of mai's history, as `--history-id ~N` does.
+    let mut history_id = args.history_id.clone();
+    match &args.history {
+        Some(entry) if is_entry_number(entry) => history_id = Some(entry.clone()),
+        Some(path) => builder = builder.transcript(path.clone()),
+        None => {}
     }
-    match (&args.include_history, &args.history_id) {
+    match (&args.include_history, &history_id) {
         (Some(n), _) => builder = builder.mai_history(Selection::Newest(*n)),
         (None, Some(id)) => builder = builder.mai_history(Selection::One(id.clone())),
         (None, None) => {}
@@ -183,6 +188,11 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
         || built.prompt.diagnostics.iter().any(|d| d.code.as_str().starts_with("E_"))
         || built.warnings.iter().any(|w| w.code.as_str().starts_with("E_"));
     Ok(if errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// `~N`: an entry of mai's history counted from the newest.
+fn is_entry_number(text: &str) -> bool {
+    text.strip_prefix('~').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 fn warn(settings: &Settings, warnings: &[Warning]) {

@@ -166,6 +166,8 @@ fn every_history_selector() {
         assert!(system.contains(&format!("- {id}")), "{selector}: {system}");
         assert_eq!(system.matches("\n- e").count(), 1, "{selector}: one entry");
     }
+    let (body, _) = ws.body(&["messages", "--history", "~2", "hi"]);
+    assert!(system_of(&body).contains("- e2"), "--history ~N is an entry of mai's history");
     let (code, _, err) = ws.run(&["messages", "--history-id", "~4", "hi"]);
     assert_eq!(code, 2);
     assert!(err.contains("out of range (valid: ~1 to ~3)"), "{err}");
