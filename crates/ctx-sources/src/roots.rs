@@ -3,7 +3,7 @@
 //! The rule (docs/sources.md): the files outside the workspace are grouped under their
 //! longest common folder. That folder is a root unless it is a file-system or drive root, the
 //! home folder or one of its ancestors, a folder the sandbox denies (`.ssh`, `.git`…) or one
-//! in it, or a system folder (`/usr`, `/etc`, `C:/Windows`,
+//! in it, a hidden folder of the home folder (`~/.config`) or one in it, or a system folder (`/usr`, `/etc`, `C:/Windows`,
 //! `C:/Program Files`… and everything in them; `/tmp`, `/opt`, `/home`… themselves). When it
 //! is refused, the files are split by the next folder below it and each group gets the same
 //! treatment; files lying directly in a refused folder get no root: they stay in the index,
@@ -48,10 +48,15 @@ pub(crate) fn allowed(dir: &str, home: Option<&str>) -> bool {
     let home_or_above = home.is_some_and(|h| paths::within(h, dir));
     let system = SYSTEM_TREES.iter().any(|s| paths::within(dir, s) || same(dir, s));
     let shared = SHARED_FOLDERS.iter().any(|s| same(dir, s));
-    // A root in a denied folder (`~/.ssh`, a `.git` folder) would open the rest of it.
+    // A root in a denied folder (`~/.ssh`, a `.git` folder) would open the rest of it, and a
+    // hidden folder of the home folder (`~/.config`, `~/.local`) holds tools' settings and
+    // tokens, not sources.
     let comps: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
     let denied = ctx_fs::builtin_denial(&comps).is_some();
-    !(root || home_or_above || system || shared || denied)
+    let hidden = home.is_some_and(|h| {
+        paths::within(dir, h) && paths::relative_to(dir, h).split('/').any(|c| c.starts_with('.'))
+    });
+    !(root || home_or_above || system || shared || denied || hidden)
 }
 
 fn same(a: &str, b: &str) -> bool {
@@ -149,5 +154,8 @@ mod tests {
         assert!(!allowed("C:/Program Files/Windows Kits", None));
         assert!(!allowed("D:", None));
         assert!(allowed("/tmp/x", None));
+        assert!(!allowed("/home/u/.config/gh", Some("/home/u")), "a hidden folder holds tokens");
+        assert!(!allowed("/home/u/.local/share/x", Some("/home/u")));
+        assert!(allowed("/home/u/src/app", Some("/home/u")));
     }
 }

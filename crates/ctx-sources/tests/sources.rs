@@ -202,13 +202,14 @@ fn a_bad_solution_is_a_clear_error() {
 fn hostile(items: &[&str]) -> (TempDir, String) {
     let tmp = TempDir::new().unwrap();
     let root = tmp.path().canonicalize().unwrap().to_str().unwrap().to_owned();
-    for dir in ["build", "src", "home/.ssh"] {
+    for dir in ["build", "src", "home/.ssh", "home/.config/gh"] {
         std::fs::create_dir_all(format!("{root}/{dir}")).unwrap();
     }
     std::fs::write(format!("{root}/src/a.c"), "int a;\n").unwrap();
     std::fs::write(format!("{root}/src/.env"), "TOKEN=1\n").unwrap();
     std::fs::write(format!("{root}/home/.ssh/id_rsa"), "KEY\n").unwrap();
     std::fs::write(format!("{root}/home/notes.txt"), "private\n").unwrap();
+    std::fs::write(format!("{root}/home/.config/gh/hosts.yml"), "oauth_token: x\n").unwrap();
     let items: String = items
         .iter()
         .map(|p| format!("<ClCompile Include=\"{}\" />", p.replace("@ROOT@", &root)))
@@ -226,6 +227,7 @@ fn a_project_naming_secrets_gets_them_listed_never_readable() {
         "/etc/passwd",
         "@ROOT@/home/.ssh/id_rsa",
         "@ROOT@/home/notes.txt",
+        "@ROOT@/home/.config/gh/hosts.yml",
     ]);
     let build = format!("{root}/build");
     let home = format!("{root}/home");
@@ -234,7 +236,7 @@ fn a_project_naming_secrets_gets_them_listed_never_readable() {
     assert_eq!(
         index.source_roots(),
         [format!("{root}/src")],
-        "no root for /etc, the home folder or ~/.ssh"
+        "no root for /etc, the home folder, ~/.ssh or ~/.config"
     );
     let sandbox = sandbox(&build, index.source_roots());
     index.verify(&sandbox);
@@ -245,6 +247,11 @@ fn a_project_naming_secrets_gets_them_listed_never_readable() {
     assert_eq!(state("passwd"), FileState::Refused { code: Code::Outside });
     assert_eq!(state("id_rsa"), FileState::Refused { code: Code::Outside });
     assert_eq!(state("notes.txt"), FileState::Refused { code: Code::Outside });
+    assert_eq!(
+        state("hosts.yml"),
+        FileState::Refused { code: Code::Outside },
+        "no root in ~/.config"
+    );
     // The lookup names the file; reading it is the sandbox's to refuse.
     let Lookup::Found { path, .. } = index.lookup("id_rsa", &sandbox) else { panic!() };
     assert_eq!(sandbox.resolve(&path, None).unwrap_err().code(), Code::Outside);
