@@ -105,6 +105,9 @@ struct Stamp {
 pub struct SourceIndex {
     solution: String,
     workspace: String,
+    /// What the index was built for (solution, workspace, home, file cap): the name of its
+    /// store entry, and checked again when it is read back.
+    key: String,
     projects: Vec<Project>,
     files: Vec<SourceFile>,
     roots: Vec<String>,
@@ -219,9 +222,11 @@ impl SourceIndex {
         let solution = absolute_of(sandbox, &location);
         let dir = paths::parent(&solution).to_owned();
         let workspace = sandbox.root_path(sandbox.workspace().root()).as_str();
+        let workspace = paths_of_os(workspace);
         let mut index = SourceIndex {
+            key: key_of(&solution, &workspace, options),
             solution: solution.clone(),
-            workspace: paths_of_os(workspace),
+            workspace,
             ..SourceIndex::default()
         };
         index.stamp(sandbox, &location, &solution);
@@ -253,9 +258,9 @@ impl SourceIndex {
     }
 
     /// Loads like [`SourceIndex::load`], served from `store` when the stored index was built
-    /// from a solution and project files that have not changed since (length and
-    /// modification time of each); a stored index of another version or a corrupt one is
-    /// rebuilt.
+    /// for the same solution, workspace and options, from a solution and project files that
+    /// have not changed since (length and modification time of each); a stored index of
+    /// another version or a corrupt one is rebuilt.
     pub fn load_cached(
         sandbox: &Sandbox,
         path: &str,
@@ -263,9 +268,11 @@ impl SourceIndex {
         store: &Store,
     ) -> Result<SourceIndex, Error> {
         let location = sandbox.resolve(path, None).map_err(Error::fs)?;
-        let name = crate::store_name(&absolute_of(sandbox, &location));
-        if let Ok(Some(bytes)) = store.read(&name)
+        let workspace = paths_of_os(sandbox.root_path(sandbox.workspace().root()).as_str());
+        let key = key_of(&absolute_of(sandbox, &location), &workspace, options);
+        if let Ok(Some(bytes)) = store.read(&crate::store_name(&key))
             && let Some(mut index) = crate::decode(&bytes)
+            && index.key == key
             && index.fresh(sandbox)
         {
             index.cached = true;
@@ -277,7 +284,7 @@ impl SourceIndex {
 
     /// Stores the index (verified or not) in `store`, for [`SourceIndex::load_cached`].
     pub fn save(&self, store: &Store) -> Result<(), Error> {
-        let name = crate::store_name(&self.solution);
+        let name = crate::store_name(&self.key);
         let _lock = store.lock(&name).map_err(Error::fs)?;
         store.write(&name, &crate::encode(self)).map_err(Error::fs)
     }
@@ -777,6 +784,13 @@ fn read_text(sandbox: &Sandbox, path: &str) -> Result<(Location, String), Error>
 }
 
 /// The absolute, `/`-separated path of a location.
+/// What shapes an index besides its files: the source roots depend on the workspace and the
+/// home folder, the cut on the file cap.
+fn key_of(solution: &str, workspace: &str, options: &Options) -> String {
+    let home = options.home.as_deref().unwrap_or_default();
+    format!("{solution}\n{workspace}\n{home}\n{}", options.max_files)
+}
+
 fn absolute_of(sandbox: &Sandbox, location: &Location) -> String {
     let root = sandbox.root_path(location.root()).as_str().replace('\\', "/");
     paths::normalize(&format!("{root}/{}", location.path()))

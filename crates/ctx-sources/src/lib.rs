@@ -117,12 +117,12 @@ fn candidates(sandbox: &Sandbox, dir: &Location) -> Vec<String> {
 
 /// The magic bytes of a stored index, then a format version.
 const MAGIC: &[u8; 8] = b"CTXSRC\0\0";
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
-/// The store entry of a solution: a stable hash of its path.
-fn store_name(solution: &str) -> String {
+/// The store entry of an index: a stable hash of its key (solution, workspace, options).
+fn store_name(key: &str) -> String {
     // FNV-1a, stable across runs and platforms.
-    let hash = solution.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     });
     format!("sources-{hash:016x}.idx")

@@ -185,6 +185,37 @@ fn a_stored_index_is_served_until_a_project_file_changes() {
 }
 
 #[test]
+fn a_stored_index_serves_only_the_workspace_and_options_it_was_built_for() {
+    let (_tmp, root) = fixture("oos");
+    let cache = TempDir::new().unwrap();
+    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let build = format!("{root}/build");
+    // Built from the folder above the build: the sources lie inside that workspace.
+    let top = sandbox(&root, &[]);
+    let from_top = SourceIndex::load_cached(&top, "build/FreeCAD.sln", &options(None), &store);
+    let from_top = from_top.unwrap();
+    assert!(from_top.source_roots().is_empty(), "{:?}", from_top.source_roots());
+    from_top.save(&store).unwrap();
+    // The same solution from the build folder needs source roots: not the stored index.
+    let inner = sandbox(&build, &[]);
+    let from_build = SourceIndex::load_cached(&inner, "FreeCAD.sln", &options(None), &store);
+    let from_build = from_build.unwrap();
+    assert!(!from_build.cached());
+    assert!(!from_build.source_roots().is_empty());
+    from_build.save(&store).unwrap();
+    // Another file cap is another index too.
+    let mut capped = options(None);
+    capped.max_files = 2;
+    let small = SourceIndex::load_cached(&inner, "FreeCAD.sln", &capped, &store).unwrap();
+    assert!(!small.cached());
+    assert!(small.files().len() <= 2, "{}", small.files().len());
+    // Each is served again as it was stored.
+    let again = SourceIndex::load_cached(&inner, "FreeCAD.sln", &options(None), &store).unwrap();
+    assert!(again.cached());
+    assert_eq!(again.source_roots(), from_build.source_roots());
+}
+
+#[test]
 fn a_bad_solution_is_a_clear_error() {
     let tmp = TempDir::new().unwrap();
     let dir = tmp.path().canonicalize().unwrap();
