@@ -24,10 +24,10 @@ impl Walk<'_> {
         written: &str,
         item: &mut Item<'_>,
     ) {
-        let walk = if resolved.kind == Kind::Glob {
-            self.sandbox().glob(written, Some(&doc.dir))
-        } else {
-            self.sandbox().walk(&resolved.location)
+        let walk = match (resolved.kind, &resolved.pattern) {
+            (Kind::Glob, Some(rest)) => self.sandbox().glob(rest, Some(&resolved.location)),
+            (Kind::Glob, None) => self.sandbox().glob(written, Some(&doc.dir)),
+            _ => self.sandbox().walk(&resolved.location),
         };
         let walk = match walk {
             Ok(walk) => walk,

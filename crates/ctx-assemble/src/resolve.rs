@@ -36,6 +36,9 @@ pub(crate) struct Resolved {
     pub(crate) path: String,
     /// The file's content, when resolving it read it in the same pass.
     pub(crate) content: Option<Content>,
+    /// For a glob whose folder the resolver found (a folder under a source root): the rest of
+    /// the pattern, matched under `location`.
+    pub(crate) pattern: Option<String>,
 }
 
 /// Why a reference did not resolve.
@@ -198,13 +201,18 @@ pub(crate) fn resolve(
         // A file whose name holds glob characters is that file.
         if let Ok(location) = resolve_relative(sandbox, written, dir) {
             let path = display_path(sandbox, &location);
-            return Ok(Resolved { kind: Kind::File, path, location, content: None });
+            return Ok(Resolved { kind: Kind::File, path, location, content: None, pattern: None });
+        }
+        let path = written.replace('\\', "/");
+        if let Some(found) = resolver.and_then(|r| glob_through(sandbox, r, dir, &path)) {
+            return Ok(found);
         }
         return Ok(Resolved {
             kind: Kind::Glob,
             location: dir.clone(),
-            path: written.replace('\\', "/"),
+            path,
             content: None,
+            pattern: None,
         });
     }
     if reference.target == TargetKind::File {
@@ -212,7 +220,8 @@ pub(crate) fn resolve(
         match read_relative(sandbox, written, dir) {
             Ok((location, content)) => {
                 let path = display_path(sandbox, &location);
-                return Ok(Resolved { kind: Kind::File, location, path, content: Some(content) });
+                let content = Some(content);
+                return Ok(Resolved { kind: Kind::File, location, path, content, pattern: None });
             }
             // A directory named without its trailing slash, or something that is not a
             // regular file: the general path below tells which.
@@ -240,7 +249,32 @@ pub(crate) fn resolve(
     };
     let stat = sandbox.stat(&location).map_err(Failure::Fs)?;
     let kind = if stat.kind == FileKind::Dir { Kind::Directory } else { Kind::File };
-    Ok(Resolved { kind, path: display_path(sandbox, &location), location, content: None })
+    let path = display_path(sandbox, &location);
+    Ok(Resolved { kind, path, location, content: None, pattern: None })
+}
+
+/// A glob whose literal folder is not in the workspace (`src/App/*.h` from a build folder),
+/// matched under the folder the resolver finds for it (assembly.md §2 rule 5).
+fn glob_through(
+    sandbox: &Sandbox,
+    resolver: &dyn Resolver,
+    dir: &Location,
+    pattern: &str,
+) -> Option<Resolved> {
+    let (prefix, rest) = ctx_fs::split_glob(pattern);
+    if prefix.is_empty() || is_absolute(&prefix) {
+        return None;
+    }
+    match resolve_relative(sandbox, &prefix, dir) {
+        Err(Failure::Fs(err)) if err.code() == Code::NotFound => {}
+        _ => return None,
+    }
+    let Resolution::Found(location) = resolver.resolve(&prefix, sandbox) else { return None };
+    if sandbox.stat(&location).ok()?.kind != FileKind::Dir {
+        return None;
+    }
+    let path = pattern.to_owned();
+    Some(Resolved { kind: Kind::Glob, location, path, content: None, pattern: Some(rest) })
 }
 
 /// A "did you mean" for a missing file: the closest name in the directory it was looked for

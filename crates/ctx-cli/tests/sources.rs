@@ -217,6 +217,57 @@ fn tools_and_walks_of_the_root_cover_the_source_roots() {
 }
 
 #[test]
+fn globs_may_name_a_folder_under_a_source_root() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    let src = format!("{}/src", build.root);
+    std::fs::write(
+        format!("{}/build/globs.md", build.root),
+        "@[src/App/*.h]\n---\n@[Base/Test/*.c]\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(build.ctx().args(["--format", "json", "assemble", "globs.md"]));
+    assert_eq!(code, 0, "{err}\n{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let content = json["content"].as_str().unwrap();
+    let parts: Vec<&str> = content.split("---\n").collect();
+    for name in ["Application.h", "Extra.h", "Filtered.h"] {
+        assert!(parts[0].contains(name), "{name} in {}", parts[0]);
+    }
+    assert!(parts[1].contains("x.c") && !parts[1].contains("Application.h"), "{}", parts[1]);
+    let references = json["references"].as_array().unwrap();
+    assert_eq!(references[0]["kind"], "glob");
+    assert_eq!(references[0]["path"], "src/App/*.h");
+    assert!(references.iter().all(|r| r["error"].is_null()), "{references:?}");
+    assert!(!content.contains(&format!("{src}/Gui")), "{content}");
+}
+
+#[test]
+fn the_stored_index_of_one_workspace_is_not_served_to_another() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    // From the folder above the build, the sources are part of the workspace.
+    let mut top = build.ctx();
+    top.current_dir(&build.root).args([
+        "--sln",
+        "build/FreeCAD.sln",
+        "sources",
+        "--format",
+        "json",
+    ]);
+    let (code, out, err) = run(&mut top);
+    assert_eq!(code, 0, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["source_roots"], serde_json::json!([]));
+    // From the build folder they lie outside it: source roots, and the files resolve.
+    let (code, out, err) =
+        run(build.ctx().args(["resolve", "--format", "json", "App/Application.h"]));
+    assert_eq!(code, 0, "{err}\n{out}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json[0]["status"], "file", "{json}");
+}
+
+#[test]
 fn the_mcp_server_resolves_and_reports_the_sources() {
     let build = Build::new();
     build.keep_only("FreeCAD.sln");

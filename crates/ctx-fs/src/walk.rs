@@ -192,14 +192,9 @@ impl Sandbox {
         path::parse(pattern)
             .map_err(|reason| Error::new(ErrorKind::BadPath, pattern).with_detail(reason))?;
         let normalised = pattern.replace('\\', "/");
-        let parts: Vec<&str> = normalised.split('/').collect();
-        let split = parts
-            .iter()
-            .position(|p| p.contains(['*', '?', '[', '{']))
-            .unwrap_or(parts.len().saturating_sub(1));
-        let prefix = parts[..split].join("/");
-        let rest = parts[split..].join("/");
-        if rest.is_empty() || parts[split..].contains(&"..") {
+        let (prefix, rest) = split_glob(&normalised);
+        let depth_parts = rest.split('/').count();
+        if rest.is_empty() || rest.split('/').any(|p| p == "..") {
             return Err(Error::new(ErrorKind::BadPath, pattern).with_detail("bad glob pattern"));
         }
         let start = if prefix.is_empty() {
@@ -220,13 +215,25 @@ impl Sandbox {
             .build()
             .map_err(|e| Error::new(ErrorKind::BadPath, pattern).with_detail(e.kind().to_string()))?
             .compile_matcher();
-        let depth = if rest.contains("**") { None } else { Some(parts.len() - split) };
+        let depth = if rest.contains("**") { None } else { Some(depth_parts) };
         let (canonical, handle) = self.open_dir(&start, pattern)?;
         let mut walker = Walker::new(self, start.root(), Some(GlobFilter { glob, depth }));
         walker.base_len = start.comps().len();
         walker.visit(handle, Node { canonical, shown: start.comps(), depth: 0 }, false);
         walker.finish(pattern)
     }
+}
+
+/// Splits a glob pattern (`/`-separated) into its literal folder prefix and the rest, which
+/// starts at the first component holding a glob character (`src/*/a.rs` → `src`, `*/a.rs`;
+/// `*.md` → ``, `*.md`); a pattern without one keeps its last component as the rest.
+pub fn split_glob(pattern: &str) -> (String, String) {
+    let parts: Vec<&str> = pattern.split('/').collect();
+    let split = parts
+        .iter()
+        .position(|p| p.contains(['*', '?', '[', '{']))
+        .unwrap_or(parts.len().saturating_sub(1));
+    (parts[..split].join("/"), parts[split..].join("/"))
 }
 
 struct GlobFilter {
