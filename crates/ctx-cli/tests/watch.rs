@@ -94,3 +94,21 @@ fn check_watch_reports_a_fix() {
     std::fs::write(dir.path().join("missing.md"), "here\n").unwrap();
     watch.expect("0 errors, 0 warnings in 1 file");
 }
+
+#[test]
+fn a_watch_does_not_wake_on_its_own_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("sub")).unwrap();
+    std::fs::write(dir.path().join("sub/a.md"), "alpha\n").unwrap();
+    std::fs::write(dir.path().join("main.md"), "@[sub/]\n@[grep{\"pattern\":\"alph\"}]\n").unwrap();
+    let watch = Watch::start(dir.path(), &["assemble", "--watch", "main.md"]);
+    watch.expect("alpha");
+    // Reading the folder, the file and the tree again and again is no change: nothing more
+    // is printed until a file changes.
+    std::thread::sleep(Duration::from_millis(1500));
+    let extra: Vec<String> = watch.lines.try_iter().collect();
+    let runs = extra.iter().filter(|l| l.as_str() == "alpha").count();
+    assert_eq!(runs, 0, "re-ran without a change: {extra:?}");
+    std::fs::write(dir.path().join("sub/a.md"), "beta\n").unwrap();
+    watch.expect("beta");
+}

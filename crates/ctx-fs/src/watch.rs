@@ -8,11 +8,11 @@
 //! more (nothing is read), so what a caller learns is only that a path changed.
 
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use camino::Utf8PathBuf;
-use notify::RecursiveMode;
-use notify_debouncer_mini::{DebounceEventResult, Debouncer, new_debouncer};
+use notify::event::{AccessKind, EventKind, MetadataKind, ModifyKind};
+use notify::{RecommendedWatcher, RecursiveMode, Watcher as _};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::location::{Location, RootId};
@@ -20,8 +20,9 @@ use crate::sandbox::Sandbox;
 
 /// A running watch of every root of a sandbox; dropping it stops the watch.
 pub struct Watcher {
-    _debouncer: Debouncer<notify::RecommendedWatcher>,
-    events: mpsc::Receiver<DebounceEventResult>,
+    _watcher: RecommendedWatcher,
+    events: mpsc::Receiver<notify::Result<notify::Event>>,
+    debounce: Duration,
     /// Each root's canonical path, which the events are reported under.
     roots: Vec<(RootId, Utf8PathBuf)>,
 }
@@ -36,6 +37,9 @@ impl Sandbox {
     /// Starts watching every root; changes are gathered for `debounce` after the last one
     /// before they are reported.
     ///
+    /// Only changes count: a file opened, read or closed without writing is no change, so the
+    /// reads of the caller's own run (and of anyone else's) never wake the watch.
+    ///
     /// # Errors
     ///
     /// When the platform's watch cannot be set up on a root (`E_IO`).
@@ -44,37 +48,66 @@ impl Sandbox {
         let fail = |path: &str, err: notify::Error| {
             Error::new(ErrorKind::Io, path).with_detail(format!("cannot watch: {err}"))
         };
-        let mut debouncer = new_debouncer(debounce, tx).map_err(|e| fail(".", e))?;
+        let mut watcher =
+            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+                if event.as_ref().map_or(true, |e| changes(&e.kind)) {
+                    // The receiver is gone only when the watch was dropped.
+                    let _ = tx.send(event);
+                }
+            })
+            .map_err(|e| fail(".", e))?;
         let mut roots = Vec::new();
         for (n, _) in self.roots.iter().enumerate() {
             let root = RootId(n);
             let path = self.root_path(root).to_path_buf();
-            debouncer
-                .watcher()
+            watcher
                 .watch(path.as_std_path(), RecursiveMode::Recursive)
                 .map_err(|e| fail(path.as_str(), e))?;
             roots.push((root, path));
         }
-        Ok(Watcher { _debouncer: debouncer, events, roots })
+        Ok(Watcher { _watcher: watcher, events, debounce, roots })
+    }
+}
+
+/// Whether an event says that something changed, not only that it was looked at: opens,
+/// reads, closes without a write and access times are left out.
+fn changes(kind: &EventKind) -> bool {
+    match kind {
+        EventKind::Access(AccessKind::Close(notify::event::AccessMode::Write)) => true,
+        EventKind::Access(_) => false,
+        EventKind::Modify(ModifyKind::Metadata(MetadataKind::AccessTime)) => false,
+        _ => true,
     }
 }
 
 impl Watcher {
     /// Waits for the next batch of changes (at most `timeout`, or for ever with `None`) and
     /// returns the locations that changed, sorted and without repeats; `None` on timeout or
-    /// when the watch ended.
+    /// when the watch ended. A batch ends when no change came for the debounce time.
     pub fn next(&self, timeout: Option<Duration>) -> Option<Vec<Location>> {
+        let deadline = timeout.map(|t| Instant::now() + t);
         loop {
-            let batch = match timeout {
-                Some(timeout) => self.events.recv_timeout(timeout).ok()?,
+            let first = match deadline {
+                Some(deadline) => {
+                    let left = deadline.saturating_duration_since(Instant::now());
+                    self.events.recv_timeout(left).ok()?
+                }
                 None => self.events.recv().ok()?,
             };
-            // A failed batch (an overflowing kernel queue) is a change of everything.
-            let Ok(events) = batch else {
-                return Some(self.roots.iter().map(|(root, _)| Location::root_of(*root)).collect());
-            };
-            let mut changed: Vec<Location> =
-                events.iter().filter_map(|event| self.locate(&event.path)).collect();
+            let mut batch = vec![first];
+            while let Ok(event) = self.events.recv_timeout(self.debounce) {
+                batch.push(event);
+            }
+            let mut changed = Vec::new();
+            for event in batch {
+                match event {
+                    Ok(event) => changed.extend(event.paths.iter().filter_map(|p| self.locate(p))),
+                    // A failed watch (an overflowing kernel queue) is a change of everything.
+                    Err(_) => {
+                        changed.extend(self.roots.iter().map(|(root, _)| Location::root_of(*root)));
+                    }
+                }
+            }
             changed.sort();
             changed.dedup();
             if !changed.is_empty() {
@@ -110,5 +143,29 @@ mod tests {
             seen.extend(watcher.next(Some(Duration::from_secs(10))).expect("a change"));
         }
         assert!(seen.iter().all(|l| l.root() == RootId::WORKSPACE));
+    }
+
+    #[test]
+    fn reading_is_no_change() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a.md"), "x").unwrap();
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/b.md"), "y").unwrap();
+        let root = Utf8PathBuf::try_from(dir.path().to_path_buf()).unwrap();
+        let sandbox = Sandbox::builder(root).open(cap_std::ambient_authority()).unwrap();
+        let watcher = sandbox.watch(Duration::from_millis(20)).unwrap();
+        for _ in 0..3 {
+            let a = sandbox.resolve("a.md", None).unwrap();
+            sandbox.read_text(&a).unwrap();
+            let sub = sandbox.resolve("sub", None).unwrap();
+            assert_eq!(sandbox.walk(&sub).unwrap().files().count(), 1);
+        }
+        assert_eq!(watcher.next(Some(Duration::from_millis(300))), None, "reads woke the watch");
+        std::fs::write(dir.path().join("sub/b.md"), "z").unwrap();
+        let changed = watcher.next(Some(Duration::from_secs(10))).expect("a write is a change");
+        assert!(
+            changed.contains(&Location::new(RootId::WORKSPACE, &["sub", "b.md"])),
+            "{changed:?}"
+        );
     }
 }
