@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use clap::Args;
 use ctx::conversation::history::Selection;
 use ctx::conversation::{Provider, Warning};
-use ctx::{Format, Mode};
+use ctx::{Format, Mode, Severity};
 use serde_json::json;
 
 use crate::config::Config;
@@ -185,8 +185,8 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
     writeln!(out, "{}", serde_json::to_string_pretty(&body)?)?;
     out.flush()?;
     let errors = built.system.has_errors()
-        || built.prompt.diagnostics.iter().any(|d| d.code.as_str().starts_with("E_"))
-        || built.warnings.iter().any(|w| w.code.as_str().starts_with("E_"));
+        || built.prompt.diagnostics.iter().any(|d| d.code.severity() == Severity::Error)
+        || built.warnings.iter().any(|w| w.code.severity() == Severity::Error);
     Ok(if errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
@@ -201,7 +201,10 @@ fn warn(settings: &Settings, warnings: &[Warning]) {
     }
     let mut err = io::stderr().lock();
     for w in warnings {
-        let severity = if w.code.as_str().starts_with("E_") { "error" } else { "warning" };
+        let severity = match w.code.severity() {
+            Severity::Error => "error",
+            _ => "warning",
+        };
         let _ = writeln!(err, "{severity}[{}]: {}", w.code, w.message);
     }
 }

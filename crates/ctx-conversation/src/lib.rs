@@ -48,6 +48,11 @@ impl Error {
         Error { code: None, message: message.to_owned() }
     }
 
+    /// An error with its code and message, for callers that put pieces together.
+    pub fn with_code(code: Code, message: &str) -> Error {
+        Error { code: Some(code), message: message.to_owned() }
+    }
+
     /// The code, when the error has one (a bad selection or argument has none).
     pub fn code(&self) -> Option<Code> {
         self.code

@@ -6,7 +6,7 @@ use ctx_conversation::history::{self, Selection};
 use ctx_conversation::image::{self, ImageRef};
 use ctx_conversation::rules::{self, Rule};
 use ctx_conversation::{Conversation, ImagePart, Warning};
-use ctx_diagnostics::Code;
+use ctx_diagnostics::{Code, Severity};
 use ctx_fs::RootKind;
 
 use crate::context::{Context, Error, ErrorKind};
@@ -54,7 +54,7 @@ impl SystemPrompt {
     pub fn has_errors(&self) -> bool {
         self.rules
             .iter()
-            .any(|r| r.assembly.diagnostics.iter().any(|d| d.code.as_str().starts_with("E_")))
+            .any(|r| r.assembly.diagnostics.iter().any(|d| d.code.severity() == Severity::Error))
     }
 }
 
@@ -355,8 +355,9 @@ impl ConversationBuilder {
                 Err(err) => why.push(format!("{path}: {err}")),
             }
         }
-        let message = format!("E_NOT_FOUND: no mai history: {}", why.join("; "));
-        Err(ErrorKind::Conversation(ctx_conversation::Error::from_message(&message)).into())
+        let message = format!("no mai history: {}", why.join("; "));
+        Err(ErrorKind::Conversation(ctx_conversation::Error::with_code(Code::NotFound, &message))
+            .into())
     }
 
     /// The images the prompt references, read and checked; the ones that cannot be used are
