@@ -1,8 +1,6 @@
 //! Images in text output: told by their content, shown as a short placeholder (the bytes
 //! travel only in chat request bodies, built by ctx-conversation).
 
-use crate::options::Format;
-
 /// The extensions of the image kinds a model takes, with their media types.
 const KINDS: [(&str, &str); 5] = [
     ("png", "image/png"),
@@ -36,16 +34,15 @@ pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// The placeholder the text formats show for an image: `<image path="…" type="…"
-/// bytes="…"/>` in xml, `[image: path, type, N bytes]` in the others.
-pub fn placeholder(path: &str, media_type: &str, bytes: u64, format: Format) -> String {
-    match format {
-        Format::Xml => {
-            let path = path.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
-            format!("<image path=\"{path}\" type=\"{media_type}\" bytes=\"{bytes}\"/>")
-        }
-        _ => format!("[image: {path}, {media_type}, {bytes} bytes]"),
-    }
+/// The placeholder of an image in XML: `<image path="…" type="…" bytes="…"/>`.
+pub fn xml_placeholder(path: &str, media_type: &str, bytes: u64) -> String {
+    let path = path.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
+    format!("<image path=\"{path}\" type=\"{media_type}\" bytes=\"{bytes}\"/>")
+}
+
+/// The placeholder of an image in the other text formats: `[image: path, type, N bytes]`.
+pub fn text_placeholder(path: &str, media_type: &str, bytes: u64) -> String {
+    format!("[image: {path}, {media_type}, {bytes} bytes]")
 }
 
 #[cfg(test)]
@@ -60,12 +57,9 @@ mod tests {
         assert_eq!(sniff(b"RIFF\0\0\0\0WEBPVP8 "), Some("image/webp"));
         assert_eq!(sniff(b"plain"), None);
         assert_eq!(
-            placeholder("a\"b.png", "image/png", 3, Format::Xml),
+            xml_placeholder("a\"b.png", "image/png", 3),
             "<image path=\"a&quot;b.png\" type=\"image/png\" bytes=\"3\"/>"
         );
-        assert_eq!(
-            placeholder("a.png", "image/png", 3, Format::Markdown),
-            "[image: a.png, image/png, 3 bytes]"
-        );
+        assert_eq!(text_placeholder("a.png", "image/png", 3), "[image: a.png, image/png, 3 bytes]");
     }
 }

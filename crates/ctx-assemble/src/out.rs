@@ -136,6 +136,11 @@ impl<'s> Out<'s> {
         }
     }
 
+    /// The placeholder the format shows for an image.
+    pub(crate) fn image(&self, path: &str, media_type: &str, bytes: u64) -> String {
+        self.printer.image(path, media_type, bytes)
+    }
+
     /// Places an entry: printed in place, or as the next attachment.
     pub(crate) fn place(&mut self, entry: &Entry<'_>) -> Result<(), String> {
         let mut pieces = Pieces::default();

@@ -143,6 +143,11 @@ pub(crate) trait Printer {
     /// The end of a directory expansion: the marker for files left out and the closing.
     fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>);
 
+    /// The short placeholder shown for an image (its bytes travel only in chat requests).
+    fn image(&self, path: &str, media_type: &str, bytes: u64) -> String {
+        crate::image::text_placeholder(path, media_type, bytes)
+    }
+
     /// What opens the attachments of append mode, written after the text before the first
     /// attachment (only when there is one).
     fn attachments_open(&self, out: &mut Pieces<'_>);
@@ -251,6 +256,10 @@ impl Printer for Plain {
 pub(crate) struct Xml;
 
 impl Printer for Xml {
+    fn image(&self, path: &str, media_type: &str, bytes: u64) -> String {
+        crate::image::xml_placeholder(path, media_type, bytes)
+    }
+
     fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         match entry {
             Entry::File { path, lines, content, .. } => {
@@ -365,6 +374,10 @@ impl Printer for Markdown {
 pub(crate) struct Json(Box<dyn Printer + Send + Sync>);
 
 impl Printer for Json {
+    fn image(&self, path: &str, media_type: &str, bytes: u64) -> String {
+        self.0.image(path, media_type, bytes)
+    }
+
     fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         self.0.entry(out, entry, escaped);
     }

@@ -156,7 +156,7 @@ impl Walk<'_> {
         };
         match crate::image::sniff(&head) {
             Some(found) if found == named => {
-                let content = crate::image::placeholder(path, found, len, self.opts().format);
+                let content = self.out.image(path, found, len);
                 item.record.bytes = content.len() as u64;
                 let entry = Entry::File {
                     path: resolved.path.clone(),

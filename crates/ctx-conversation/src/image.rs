@@ -49,12 +49,7 @@ impl Image {
 
     /// The short placeholder the text formats show in place of the bytes.
     pub fn placeholder(&self) -> String {
-        let path = self.path.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
-        format!(
-            "<image path=\"{path}\" type=\"{}\" bytes=\"{}\"/>",
-            self.media_type,
-            self.bytes.len()
-        )
+        ctx_assemble::image::xml_placeholder(&self.path, self.media_type, self.bytes.len() as u64)
     }
 }
 
