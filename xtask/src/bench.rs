@@ -381,6 +381,16 @@ const PAIRS: &[Pair] = &[
         target: None,
     },
     Pair {
+        label: "10 000 includes after 900 000 lines",
+        bench: "assemble/many_includes_deep",
+        baseline: Some(Baseline {
+            label: "at the top",
+            bench: "assemble/many_includes",
+            ratio: Ratio::Time,
+        }),
+        target: None,
+    },
+    Pair {
         label: "source index, 300 projects, 15 000 files, cold",
         bench: "sources/sources_cold",
         baseline: Some(Baseline {

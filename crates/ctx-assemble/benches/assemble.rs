@@ -82,7 +82,10 @@ fn build_corpus() -> Corpus {
         std::fs::write(small.join(format!("s{i}.txt")), format!("small file {i}\n")).unwrap();
     }
     let many: String = (0..10_000).map(|i| format!("@[small/s{}.txt]\n", i % 500)).collect();
-    std::fs::write(root.join("many.md"), many).unwrap();
+    std::fs::write(root.join("many.md"), many.as_str()).unwrap();
+    // The same 10 000 includes after 900 000 empty lines: an item's cost must not grow with
+    // its place in the document.
+    std::fs::write(root.join("deep.md"), format!("{}{many}", "\n".repeat(900_000))).unwrap();
     // A rule set of 200 Markdown files, each with front matter and a range include.
     let rules = root.join("rules");
     std::fs::create_dir_all(&rules).unwrap();
@@ -187,6 +190,12 @@ fn directory_tokens(bencher: Bencher<'_, '_>) {
 fn many_includes(bencher: Bencher<'_, '_>) {
     let asm = Assembler::new(sandbox(false), unlimited(false));
     bencher.bench(|| black_box(asm.assemble_file("many.md").unwrap().references.len()));
+}
+
+#[divan::bench(sample_count = 20)]
+fn many_includes_deep(bencher: Bencher<'_, '_>) {
+    let asm = Assembler::new(sandbox(false), unlimited(false));
+    bencher.bench(|| black_box(asm.assemble_file("deep.md").unwrap().references.len()));
 }
 
 #[divan::bench(sample_count = 20)]

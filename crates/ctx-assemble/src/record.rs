@@ -164,6 +164,15 @@ impl Source {
     /// of its file and which starts at byte `offset` of it.
     pub fn of(text: &str, span: Range<usize>, first_line: u32, offset: usize) -> Source {
         let start = span.start.min(text.len());
+        let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..start]).map_or(0, |i| i + 1);
+        let line = first_line + bytecount_newlines(&text.as_bytes()[..line_start]);
+        Source::on_line(text, span, line, offset)
+    }
+
+    /// The same, when the line of the span's start is known (`line`, 1-based in its file):
+    /// nothing before that line is looked at.
+    pub fn on_line(text: &str, span: Range<usize>, line: u32, offset: usize) -> Source {
+        let start = span.start.min(text.len());
         let end = span.end.clamp(start, text.len());
         let bytes = text.as_bytes();
         let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
@@ -174,11 +183,10 @@ impl Source {
         if let Some(trimmed) = lines.strip_suffix('\r') {
             lines = trimmed;
         }
-        let skipped_lines = bytecount_newlines(&bytes[..line_start]);
         Source {
             span: offset + start..offset + end,
             lines: lines.to_owned(),
-            first_line: first_line + skipped_lines,
+            first_line: line,
             in_lines: (start - line_start).min(lines.len())..(end - line_start).min(lines.len()),
         }
     }

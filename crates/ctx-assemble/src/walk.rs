@@ -53,20 +53,25 @@ pub(crate) struct Body<'t> {
 }
 
 impl Body<'_> {
-    /// The source of `span` (bytes of the text), for a diagnostic.
-    fn source(&self, span: std::ops::Range<usize>) -> Source {
-        Source::of(self.text, span, self.line_offset + 1, self.byte_offset)
+    /// The source of `span` (bytes of the text), which starts on `line` of the text, for a
+    /// diagnostic.
+    fn source(&self, span: std::ops::Range<usize>, line: u32) -> Source {
+        Source::on_line(self.text, span, self.line_offset + line, self.byte_offset)
     }
 }
 
-/// One reference on its way through the walk: its text, its record and its source.
+/// One reference on its way through the walk: its text, its record and where it stands.
 pub(crate) struct Item<'t> {
     /// The item's exact source text.
     pub(crate) raw: &'t str,
     /// Its record, completed as the walk goes.
     pub(crate) record: ReferenceRecord,
-    /// Where it stands, for its diagnostics.
-    pub(crate) source: Source,
+    /// The text it stands in and its span there; its [`Source`] is made only for a
+    /// diagnostic, so an item costs nothing that grows with its place in the text.
+    body: Body<'t>,
+    span: std::ops::Range<usize>,
+    /// The line of the text the span starts on.
+    line: u32,
 }
 
 /// One assembly run.
@@ -192,7 +197,7 @@ impl<'a> Walk<'a> {
     pub(crate) fn diagnose_item(&mut self, item: &Item<'_>, code: Code, message: String) {
         let at = &item.record.at;
         let record = DiagnosticRecord::new(code, message, at.file.clone(), at.line, at.column)
-            .with_source(Some(item.source.clone()));
+            .with_source(Some(item.body.source(item.span.clone(), item.line)));
         self.diagnose(record);
     }
 
@@ -333,7 +338,7 @@ impl<'a> Walk<'a> {
                         body.line_offset + d.pos.line,
                         d.pos.column,
                     )
-                    .with_source(Some(body.source(d.span.start..d.span.end)));
+                    .with_source(Some(body.source(d.span.start..d.span.end, d.pos.line)));
                     self.diagnose(record);
                 }
             }
@@ -375,8 +380,8 @@ impl<'a> Walk<'a> {
             depth: self.chain.len().saturating_sub(1),
             skipped: 0,
         };
-        let source = body.source(request.span.start..request.span.end);
-        let mut item = Item { raw, record, source };
+        let span = request.span.start..request.span.end;
+        let mut item = Item { raw, record, body, span, line: request.pos.line };
         if let Err(message) = self.out.budget.admit_include() {
             self.fail(&mut item, Code::Budget, message);
             self.assembly.references.push(item.record);
