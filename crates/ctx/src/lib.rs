@@ -6,11 +6,17 @@
 //! This crate is the facade: it re-exports the layers and offers [`Context`], the API an
 //! embedder wants.
 //!
+//! - [`diagnostics`]: the one set of stable codes and severities;
 //! - [`syntax`]: the grammar (no I/O);
 //! - [`fs`]: the sandbox every read goes through;
 //! - [`preprocess`]: directives and macros (no I/O);
 //! - [`assemble`]: the recursive walk, front matter, tools and rendering;
-//! - [`suggest`]: the files and line ranges that matter for a prompt.
+//! - [`sources`]: the real sources of an out-of-source build (solutions, compile databases);
+//! - [`suggest`]: the files and line ranges that matter for a prompt;
+//! - [`conversation`]: rules folders, history, images and chat request bodies.
+//!
+//! [`Context`] puts them together: assembly and prompt expansion, completion, suggestions,
+//! source resolution, system prompts and conversations, each synchronous and async.
 //!
 //! # Example
 //!
