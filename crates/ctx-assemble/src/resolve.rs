@@ -102,13 +102,41 @@ pub(crate) fn resolve_relative(
     relative(sandbox, written, base, |written, base| sandbox.resolve(written, base))
 }
 
-/// Resolves like [`resolve_relative`] and reads the file in the same pass.
+/// Resolves like [`resolve_relative`] and reads the file in the same pass; with the path
+/// shown for it (see [`shown`]).
 fn read_relative(
     sandbox: &Sandbox,
     written: &str,
     base: &Location,
-) -> Result<(Location, Content), Failure> {
-    relative(sandbox, written, base, |written, base| sandbox.read_path(written, base))
+) -> Result<(Location, Content, String), Failure> {
+    relative(sandbox, written, base, |written, base| {
+        let (location, content) = sandbox.read_path(written, base)?;
+        let shown = shown(sandbox, written, base, &location);
+        Ok((location, content, shown))
+    })
+}
+
+/// Resolves like [`resolve_relative`], with the path shown for it (see [`shown`]).
+fn resolve_shown(
+    sandbox: &Sandbox,
+    written: &str,
+    base: &Location,
+) -> Result<(Location, String), Failure> {
+    relative(sandbox, written, base, |written, base| {
+        let location = sandbox.resolve(written, base)?;
+        let shown = shown(sandbox, written, base, &location);
+        Ok((location, shown))
+    })
+}
+
+/// The path shown for `written`, resolved from `base` to `found`: as written, normalised,
+/// so a symbolic link inside the root keeps its own name; the target's path when the link
+/// leads into another root.
+fn shown(sandbox: &Sandbox, written: &str, base: Option<&Location>, found: &Location) -> String {
+    match sandbox.written_location(written, base) {
+        Ok(lexical) if lexical.root() == found.root() => display_path(sandbox, &lexical),
+        _ => display_path(sandbox, found),
+    }
 }
 
 /// The order of §2 for any operation on a path: absolute as it is; relative from `base`, then
@@ -199,8 +227,7 @@ pub(crate) fn resolve(
     }
     if reference.target == TargetKind::Glob {
         // A file whose name holds glob characters is that file.
-        if let Ok(location) = resolve_relative(sandbox, written, dir) {
-            let path = display_path(sandbox, &location);
+        if let Ok((location, path)) = resolve_shown(sandbox, written, dir) {
             return Ok(Resolved { kind: Kind::File, path, location, content: None, pattern: None });
         }
         let path = written.replace('\\', "/");
@@ -218,8 +245,7 @@ pub(crate) fn resolve(
     if reference.target == TargetKind::File {
         // Most references name files: resolve and read in one pass through the sandbox.
         match read_relative(sandbox, written, dir) {
-            Ok((location, content)) => {
-                let path = display_path(sandbox, &location);
+            Ok((location, content, path)) => {
                 let content = Some(content);
                 return Ok(Resolved { kind: Kind::File, location, path, content, pattern: None });
             }
@@ -230,11 +256,14 @@ pub(crate) fn resolve(
             Err(failure) => return Err(failure),
         }
     }
-    let location = match resolve_relative(sandbox, written, dir) {
-        Ok(location) => location,
+    let (location, path) = match resolve_shown(sandbox, written, dir) {
+        Ok(found) => found,
         Err(Failure::Fs(err)) if err.code() == Code::NotFound && resolver.is_some() => {
             match resolver.map(|r| r.resolve(written, sandbox)) {
-                Some(Resolution::Found(location)) => location,
+                Some(Resolution::Found(location)) => {
+                    let path = display_path(sandbox, &location);
+                    (location, path)
+                }
                 Some(Resolution::Ambiguous(candidates)) => {
                     return Err(Failure::Other(
                         Code::Ambiguous,
@@ -249,7 +278,6 @@ pub(crate) fn resolve(
     };
     let stat = sandbox.stat(&location).map_err(Failure::Fs)?;
     let kind = if stat.kind == FileKind::Dir { Kind::Directory } else { Kind::File };
-    let path = display_path(sandbox, &location);
     Ok(Resolved { kind, path, location, content: None, pattern: None })
 }
 

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 pub use crate::tool_budget::ToolBudget;
-use ctx_fs::{FileKind, Location, RootId, RootKind, Sandbox, Walk, WalkOptions};
+use ctx_fs::{FileKind, Location, RootId, RootKind, Sandbox, Walk, WalkEntry, WalkOptions};
 use ctx_syntax::{Code, LineEnd};
 use serde_json::{Map, Value};
 
@@ -45,6 +45,12 @@ impl ToolContext<'_> {
     /// with its root for the extra roots.
     pub fn display(&self, location: &Location) -> String {
         crate::resolve::display_path(self.sandbox, location)
+    }
+
+    /// The path of a walked entry as shown to the user: through a symbolic link, the link's
+    /// own path, so a file and a link to it are two entries, each under its name.
+    pub fn display_walked(&self, entry: &WalkEntry) -> String {
+        crate::resolve::display_in(self.sandbox, entry.location.root(), entry.path.as_str())
     }
 }
 
@@ -409,21 +415,24 @@ impl Tool for Grep {
                 .collect::<Result<Vec<_>, _>>()?,
             _ => Vec::new(),
         };
-        let files: Vec<&Location> = if walks.is_empty() {
-            vec![&start]
+        let files: Vec<(&Location, String)> = if walks.is_empty() {
+            vec![(&start, cx.display(&start))]
         } else {
-            walks.iter().flat_map(|walk| walk.files().map(|e| &e.location)).collect()
+            walks
+                .iter()
+                .flat_map(|walk| walk.files().map(|e| (&e.location, cx.display_walked(e))))
+                .collect()
         };
         let mut out = String::new();
         let mut found = 0;
         let mut more = false;
         let mut skipped = Skips::default();
         let mut unsearched = 0;
-        'files: for (n, &location) in files.iter().enumerate() {
-            let shown = cx.display(location);
+        'files: for (n, (location, shown)) in files.iter().enumerate() {
+            let location = *location;
             if let Some(filter) = &filter {
-                let name = location.path().file_name().unwrap_or("");
-                if !filter.is_match(&shown) && !filter.is_match(name) {
+                let name = shown.rsplit('/').next().unwrap_or("");
+                if !filter.is_match(shown) && !filter.is_match(name) {
                     continue;
                 }
             }
@@ -559,7 +568,7 @@ impl Tool for GlobTool {
         let mut out = String::new();
         for walk in &walks {
             for entry in walk.files() {
-                out.push_str(&cx.display(&entry.location));
+                out.push_str(&cx.display_walked(entry));
                 out.push('\n');
             }
             cut_walk(cx, walk, &mut out);

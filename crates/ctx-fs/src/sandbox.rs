@@ -120,6 +120,14 @@ impl Sandbox {
         Ok(Location::new(root, &canonical))
     }
 
+    /// The location `written` names as written, its symbolic links not followed (a link is
+    /// shown under its own name): the lexical checks of [`Sandbox::resolve`] only. For
+    /// display; read through [`Sandbox::resolve`]'s location.
+    pub fn written_location(&self, written: &str, base: Option<&Location>) -> Result<Location> {
+        let (root, comps) = self.lexical(written, base)?;
+        Ok(Location::new(root, &comps))
+    }
+
     /// Resolves a path relative to the workspace root; shorthand for
     /// `resolve(written, None)`.
     pub fn resolve_in_workspace(&self, written: &str) -> Result<Location> {

@@ -75,3 +75,31 @@ fn links_in_expansions_keep_their_own_paths() {
         .collect();
     assert_eq!(shown, ["d/b.md", "d/c.md", "d/link/a.md", "d/real/a.md"]);
 }
+
+/// A link named directly, or listed by `glob` and `grep`, keeps its own name too; the same
+/// file under two names is two entries, never one name twice.
+#[cfg(unix)]
+#[test]
+fn links_named_or_listed_by_tools_keep_their_own_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path();
+    write(&ws.join("src/real.txt"), "hello\n");
+    std::os::unix::fs::symlink("real.txt", ws.join("src/link.txt")).unwrap();
+    std::os::unix::fs::symlink("src", ws.join("alias")).unwrap();
+    let sandbox =
+        Sandbox::builder(ws.to_str().unwrap()).open(cap_std::ambient_authority()).unwrap();
+    let asm = Assembler::new(Arc::new(sandbox), Options::for_prompt());
+    let named = asm.assemble_str("@src/link.txt @alias/real.txt @src/real.txt", "-");
+    let paths: Vec<&str> = named.references.iter().map(|r| r.path.as_str()).collect();
+    assert_eq!(paths, ["src/link.txt", "alias/real.txt", "src/real.txt"]);
+    let tools = asm.assemble_str(
+        "@[glob{\"pattern\":\"src/*.txt\"}] @[grep{\"pattern\":\"hello\",\"uri\":\"src\"}]",
+        "-",
+    );
+    assert!(tools.content.contains("src/link.txt\nsrc/real.txt\n"), "{}", tools.content);
+    assert!(
+        tools.content.contains("src/link.txt:1: hello\nsrc/real.txt:1: hello\n"),
+        "{}",
+        tools.content
+    );
+}
