@@ -5,6 +5,8 @@
 
 use std::borrow::Cow;
 
+use ctx_syntax::Code;
+
 use crate::budget::{Budget, Sink, Stop};
 use crate::options::{Mode, Options};
 use crate::printer::{self, DirectoryHead, Entry, Escaped, Failure, Pieces, Printer};
@@ -143,6 +145,7 @@ impl<'s> Out<'s> {
 
     /// Places an entry: printed in place, or as the next attachment.
     pub(crate) fn place(&mut self, entry: &Entry<'_>) -> Result<(), String> {
+        let was_opened = self.opened;
         let mut pieces = Pieces::default();
         if self.inline {
             self.printer.entry(&mut pieces, entry, &mut self.escaped);
@@ -150,11 +153,38 @@ impl<'s> Out<'s> {
             self.open(&mut pieces);
             self.printer.attachment(&mut pieces, entry, &mut self.escaped);
         }
-        self.emit(pieces)
+        self.emit_opening(pieces, was_opened)
+    }
+
+    /// Emits pieces that may hold the attachments' opening: if the budget refuses them, the
+    /// opening was not written either, so nothing is left to close.
+    fn emit_opening(&mut self, pieces: Pieces<'_>, was_opened: bool) -> Result<(), String> {
+        let written = self.emit(pieces);
+        // A stopped budget writes nothing more, without an error.
+        if !was_opened && (written.is_err() || self.budget.stopped()) {
+            self.opened = false;
+        }
+        written
+    }
+
+    /// Says that the output budget is spent: a marker in place (inline mode), or a line of
+    /// the failures after the attachments (append mode), where the prompt's text stays
+    /// whole and the frame around the attachments stays well formed.
+    pub(crate) fn spent(&mut self, marker: &str, message: &str) {
+        if self.inline {
+            self.write_unbudgeted(marker);
+        } else {
+            self.failures.push(Failure {
+                reference: String::new(),
+                code: Code::Budget,
+                message: message.to_owned(),
+            });
+        }
     }
 
     /// Opens a directory expansion, in place or as the next attachment.
     pub(crate) fn directory_open(&mut self, head: &DirectoryHead) -> Result<(), String> {
+        let was_opened = self.opened;
         let mut text = Pieces::default();
         if self.inline {
             self.printer.directory_open(&mut text, head, &mut self.escaped);
@@ -162,8 +192,9 @@ impl<'s> Out<'s> {
             self.open(&mut text);
             self.printer.attachment_directory(&mut text, head, &mut self.escaped);
         }
-        self.in_directory = true;
-        self.emit(text)
+        self.emit_opening(text, was_opened)?;
+        self.in_directory = !self.budget.stopped();
+        Ok(())
     }
 
     /// Writes one file of an open directory expansion.

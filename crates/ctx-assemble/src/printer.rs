@@ -324,7 +324,12 @@ impl Printer for Xml {
             // Names come from the prompt and the disk: control characters are shown, not sent.
             let reference = crate::sanitize::sanitize(&f.reference).text;
             let message = crate::sanitize::sanitize(&f.message).text;
-            let _ = writeln!(out, "- @{reference}: {}: {message}", f.code);
+            if reference.is_empty() {
+                // Not one reference: the output budget, which stopped the rest.
+                let _ = writeln!(out, "- {}: {message}", f.code);
+            } else {
+                let _ = writeln!(out, "- @{reference}: {}: {message}", f.code);
+            }
         }
     }
 }

@@ -181,8 +181,8 @@ impl<'a> Walk<'a> {
     pub(crate) fn budget_spent(&mut self, message: String) {
         let file = self.chain.last().map(|c| c.1.clone()).unwrap_or_default();
         let marker = error_marker(Code::Budget, &message);
+        self.out.spent(&marker, &message);
         self.diagnose(DiagnosticRecord::new(Code::Budget, message, file, 1, 1));
-        self.out.write_unbudgeted(&marker);
     }
 
     /// Records a diagnostic; under `--strict` an error stops the walk.

@@ -135,6 +135,23 @@ fn budget_stop_keeps_the_whole_prompt() {
     assert!(assembly.content.starts_with(prompt), "{}", assembly.content);
     assert!(!assembly.content.contains("xxxx"), "{}", assembly.content);
     assert_eq!(codes(&assembly), [Code::Budget]);
+    // Nothing was attached: no frame to close, no marker glued to the prompt; the cut is
+    // listed with the failures.
+    let after = &assembly.content[prompt.len()..];
+    assert_eq!(
+        after,
+        "\n\nSome files could not be loaded:\n- E_BUDGET: output budget of 1000 bytes spent; the rest is not read\n"
+    );
+    // A cut after the first attachment closes the frame it opened.
+    let options = Options {
+        limits: ctx_assemble::Limits { max_output_bytes: 200, ..Default::default() },
+        ..Options::for_prompt()
+    };
+    let assembly = assembler(dir.path(), options).assemble_str("see @small.txt then @big.txt", "-");
+    let content = &assembly.content;
+    assert_eq!(content.matches("<system-reminder>").count(), 1, "{content}");
+    assert!(content.contains("y\n</file>\n</system-reminder>\n\n\nSome files"), "{content}");
+    assert!(!content.contains("<!--"), "{content}");
 }
 
 /// `ls` reads one level and `tree` only its depth: a deep subdirectory cannot use up the walk's
