@@ -163,39 +163,67 @@ pub struct Parsed<'a> {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// The deepest nesting of flow sequences and mappings (`[` and `{`) in YAML text, outside
-/// quoted scalars and comments. A cheap upper bound for the parser's depth check; it never
-/// undercounts a well-formed document.
+/// The deepest nesting of flow sequences and mappings (`[` and `{`) in YAML text. A cheap
+/// upper bound for the parser's depth check, read line by line: a bracket opens a collection
+/// only where a value starts (after `key:`, `- `, `? `, at the start of a line, or inside
+/// another flow collection), so brackets inside plain scalars, quoted scalars, comments and
+/// the lines of a block scalar (`|`, `>`) are content. It never undercounts a well-formed
+/// document.
 fn flow_depth(yaml: &str) -> usize {
-    let bytes = yaml.as_bytes();
-    let (mut depth, mut deepest, mut i) = (0usize, 0usize, 0);
-    while i < bytes.len() {
-        match bytes[i] {
-            b'[' | b'{' => {
-                depth += 1;
-                deepest = deepest.max(depth);
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    // The indentation of the line whose value is a block scalar, while its lines go on.
+    let mut block: Option<usize> = None;
+    for line in yaml.split('\n') {
+        let bytes = line.as_bytes();
+        let indent = bytes.iter().take_while(|&&b| b == b' ').count();
+        if let Some(parent) = block {
+            if line.trim().is_empty() || indent > parent {
+                continue;
             }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            b'"' => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'"' {
-                    i += if bytes[i] == b'\\' { 2 } else { 1 };
-                }
-            }
-            b'\'' if i == 0 || !bytes[i - 1].is_ascii_alphanumeric() => {
-                i += 1;
-                while i < bytes.len() && bytes[i] != b'\'' {
-                    i += 1;
-                }
-            }
-            b'#' if i == 0 || matches!(bytes[i - 1], b' ' | b'\t' | b'\n') => {
-                while i < bytes.len() && bytes[i] != b'\n' {
-                    i += 1;
-                }
-            }
-            _ => {}
+            block = None;
         }
-        i += 1;
+        let mut value_start = true;
+        let mut i = indent;
+        while i < bytes.len() {
+            let b = bytes[i];
+            let spaced = |j: usize| j >= bytes.len() || matches!(bytes[j], b' ' | b'\t' | b'\r');
+            match b {
+                b' ' | b'\t' | b'\r' => {}
+                b'[' | b'{' if value_start || depth > 0 => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                    value_start = true;
+                }
+                b']' | b'}' if depth > 0 => {
+                    depth -= 1;
+                    value_start = false;
+                }
+                b',' if depth > 0 => value_start = true,
+                b':' if spaced(i + 1) || depth > 0 => value_start = true,
+                b'-' | b'?' if value_start && spaced(i + 1) => {}
+                b'#' if i == 0 || matches!(bytes[i - 1], b' ' | b'\t') => break,
+                b'"' if value_start => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'"' {
+                        i += if bytes[i] == b'\\' { 2 } else { 1 };
+                    }
+                    value_start = false;
+                }
+                b'\'' if value_start => {
+                    i += 1;
+                    while i < bytes.len() && bytes[i] != b'\'' {
+                        i += 1;
+                    }
+                    value_start = false;
+                }
+                b'|' | b'>' if value_start && depth == 0 => {
+                    block = Some(indent);
+                    break;
+                }
+                _ => value_start = false,
+            }
+            i += 1;
+        }
     }
     deepest
 }
@@ -683,6 +711,18 @@ mod tests {
         let fine = "---\na: \"[[[[\"\nb: '{{{{' # [[[[\nc: [[1, 2], {d: [3]}]\n---\n";
         assert_eq!(flow_depth(fine.trim_matches('-')), 3);
         assert!(parse(fine).diagnostics.is_empty(), "{:?}", parse(fine).diagnostics);
+        // Brackets in plain scalars and in the lines of block scalars are text.
+        let brackets = "[".repeat(100);
+        let text = format!(
+            "---\nplain: a{brackets}\nfolded: >\n  {brackets}\n  more\nliteral: |-\n    {brackets}\nlist:\n  - x{brackets}\n  - [1, [2]]\n---\n"
+        );
+        assert_eq!(flow_depth(text.trim_matches('-')), 2);
+        let parsed = parse(&text);
+        assert!(parsed.diagnostics.is_empty(), "{:?}", parsed.diagnostics);
+        assert!(parsed.front_matter.is_some());
+        // A block scalar ends where the indentation comes back; nesting after it counts.
+        assert_eq!(flow_depth("a: |\n  [[[\nb: [[[1]]]\n"), 3);
+        assert_eq!(flow_depth("- [[x]]\n- {a: [b]}\n? [k]\n: v\n"), 2);
     }
 
     #[test]
