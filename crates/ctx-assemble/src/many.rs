@@ -58,7 +58,7 @@ impl Walk<'_> {
             item.record.truncated = true;
             let limit = self.sandbox().limits().max_walk_entries;
             let message = format!(
-                "{path} has more than {limit} entries; the walk stopped there and later files are left out"
+                "{path} has more than {limit} entries; the walk stopped there and later files are left out (--max-files 0 lifts it)"
             );
             self.diagnose_item(item, Code::Limit, message);
             notes

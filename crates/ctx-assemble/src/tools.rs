@@ -487,7 +487,14 @@ impl Tool for Grep {
             );
         }
         if let Some(note) = skipped.note() {
-            cut(cx, &mut out, format!("[... {note} ...]"), format!("grep did not search {note}"));
+            let raise =
+                if skipped.large > 0 { " (--max-file-bytes raises the size cap)" } else { "" };
+            cut(
+                cx,
+                &mut out,
+                format!("[... {note} ...]"),
+                format!("grep did not search {note}{raise}"),
+            );
         }
         for walk in &walks {
             cut_walk(cx, walk, &mut out);
@@ -516,7 +523,8 @@ impl Skips {
         .map(|(n, why)| format!("{n} {why}"))
         .collect();
         let total = self.large + self.binary + self.unreadable;
-        (total > 0).then(|| format!("{total} files skipped: {}", parts.join(", ")))
+        let files = if total == 1 { "file" } else { "files" };
+        (total > 0).then(|| format!("{total} {files} skipped: {}", parts.join(", ")))
     }
 }
 
@@ -535,7 +543,9 @@ fn cut_walk(cx: &ToolContext<'_>, walk: &Walk, out: &mut String) {
             cx,
             out,
             format!("[... more entries omitted: the walk stopped at {limit} entries ...]"),
-            format!("a walk stopped at its limit of {limit} entries; later entries are left out"),
+            format!(
+                "a walk stopped at its limit of {limit} entries; later entries are left out (--max-files 0 lifts it)"
+            ),
         );
     }
 }

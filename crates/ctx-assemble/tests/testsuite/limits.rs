@@ -229,7 +229,7 @@ fn tools_say_where_they_cut() {
     };
     let at_max = run("@[grep{\"pattern\":\"match\",\"max\":3}]", Default::default());
     assert!(at_max.content.contains("[... more matches omitted: grep stopped at max 3 ...]"));
-    assert!(at_max.content.contains("[... 1 files skipped: 1 binary ...]"), "{}", at_max.content);
+    assert!(at_max.content.contains("[... 1 file skipped: 1 binary ...]"), "{}", at_max.content);
     assert_eq!(codes(&at_max), [Code::Limit]);
     let scan = ctx_assemble::Limits { max_scan_bytes: 20, ..Default::default() };
     let scanned = run("@[grep{\"pattern\":\"match\"}]", scan);
