@@ -54,6 +54,12 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     // By file, line and column, whatever order the walks met them in (a stable sort keeps
     // the walk's order at one position).
     records.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+    // A file checked itself and also included by another checked file (or twice by one) is
+    // walked more than once: each of its problems is reported once.
+    records.dedup_by(|a, b| {
+        (&a.file, a.line, a.column, a.code, &a.message)
+            == (&b.file, b.line, b.column, b.code, &b.message)
+    });
     if !json {
         for d in &records {
             reporter.report(d, &mut stdout)?;

@@ -687,6 +687,10 @@ fn check_sorts_diagnostics_by_file_line_and_column() {
     });
     assert_eq!(positions, sorted, "{}", r.stdout);
     assert_eq!(positions.len(), 4, "{}", r.stdout);
+    // a.md checked on its own too: its problem is still reported once.
+    let r = run(ctx(&dir).args(["check", "main.md", "a.md", "b.md"]));
+    assert_eq!(r.stdout.matches("a.md:2:1").count(), 1, "{}", r.stdout);
+    assert!(r.stdout.contains("4 errors, 0 warnings in 3 files"), "{}", r.stdout);
 }
 
 #[test]
