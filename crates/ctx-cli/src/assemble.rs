@@ -23,7 +23,11 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
         None
     };
     let name = args.file.display().to_string();
-    let progress = Progress::start(show_progress(settings), format!("assembling {name}"));
+    let progress = Progress::start(
+        show_progress(settings),
+        settings.style.color,
+        format!("assembling {name}"),
+    );
     let mut out = BufWriter::new(io::stdout().lock());
     let assembly = match &stdin {
         Some(text) => {
@@ -52,7 +56,11 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
         return crate::suggest::expand_auto(settings, &text, mode, format);
     }
     let ctx = settings.context(mode, format)?;
-    let progress = Progress::start(show_progress(settings), "expanding the prompt".to_owned());
+    let progress = Progress::start(
+        show_progress(settings),
+        settings.style.color,
+        "expanding the prompt".to_owned(),
+    );
     let mut out = BufWriter::new(io::stdout().lock());
     let assembly =
         ctx.assembler().assemble_str_to(&text, "-", &mut out).map_err(ctx::Error::from)?;

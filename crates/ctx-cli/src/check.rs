@@ -25,6 +25,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     };
     let progress = Progress::start(
         settings.style.stderr_tty && !settings.quiet,
+        settings.style.color,
         format!("checking {} files", args.files.len()),
     );
     let mut reporter = Reporter::new(settings.stdout_style, settings.quiet);

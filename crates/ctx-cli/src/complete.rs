@@ -17,6 +17,7 @@ pub(crate) fn run(settings: &Settings, args: &CompleteArgs) -> anyhow::Result<Ex
     let ctx = settings.context(Mode::Append, Format::Xml)?;
     let progress = Progress::start(
         settings.style.stderr_tty && !settings.quiet,
+        settings.style.color,
         "walking the workspace".into(),
     );
     let started = Instant::now();

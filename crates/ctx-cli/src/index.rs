@@ -16,7 +16,11 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
     let json = settings.json_or_text("index", false)?;
     let ctx = settings.suggest_context(Mode::Append, Format::Xml)?;
     let show = settings.style.stderr_tty && !settings.quiet;
-    let progress = crate::progress::Progress::start(show, "indexing the workspace".to_owned());
+    let progress = crate::progress::Progress::start(
+        show,
+        settings.style.color,
+        "indexing the workspace".to_owned(),
+    );
     let stats = ctx.update_index()?;
     drop(progress);
     let (terms, symbols, definitions, classes) = ctx.with_index(|index| {

@@ -17,8 +17,9 @@ pub(crate) struct Progress {
 }
 
 impl Progress {
-    /// Starts a spinner with `message` if `show`, else does nothing.
-    pub(crate) fn start(show: bool, message: String) -> Progress {
+    /// Starts a spinner with `message` if `show`, in colour if `color` (the one `NO_COLOR`
+    /// and `--color` rule of the settings), else does nothing.
+    pub(crate) fn start(show: bool, color: bool, message: String) -> Progress {
         if !show {
             return Progress { stop: None, thread: None };
         }
@@ -28,7 +29,12 @@ impl Progress {
                 return;
             }
             let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-            let style = ProgressStyle::with_template("{spinner:.cyan} {msg} {elapsed:.dim}")
+            let template = if color {
+                "{spinner:.cyan} {msg} {elapsed:.dim}"
+            } else {
+                "{spinner} {msg} {elapsed}"
+            };
+            let style = ProgressStyle::with_template(template)
                 .unwrap_or_else(|_| ProgressStyle::default_spinner());
             bar.set_style(style);
             bar.set_message(message);

@@ -31,6 +31,7 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
     let name = args.file.display().to_string();
     let progress = Progress::start(
         settings.style.stderr_tty && !settings.quiet,
+        settings.style.color,
         format!("reading the references of {name}"),
     );
     let assembly = match &stdin {

@@ -109,11 +109,15 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
         .max_tokens(settings.max_tokens_arg.filter(|n| *n > 0))
         .explain(args.explain);
     let show = settings.style.stderr_tty && !settings.quiet && !args.interactive;
-    let progress = crate::progress::Progress::start(show, "ranking the workspace".to_owned());
+    let progress = crate::progress::Progress::start(
+        show,
+        settings.style.color,
+        "ranking the workspace".to_owned(),
+    );
     let found = ctx.suggest(&prompt, &opts)?;
     drop(progress);
     if args.interactive {
-        let picked = picker::pick(found)?;
+        let picked = picker::pick(found, settings.style.color)?;
         return expand_with(settings, &ctx, &prompt, &picked);
     }
     let mut out = io::stdout().lock();
@@ -359,11 +363,15 @@ mod picker {
     }
 
     #[cfg(feature = "picker")]
-    pub(super) fn pick(found: Vec<Suggestion>) -> anyhow::Result<Vec<Suggestion>> {
+    pub(super) fn pick(found: Vec<Suggestion>, color: bool) -> anyhow::Result<Vec<Suggestion>> {
+        use inquire::ui::RenderConfig;
         use inquire::{Confirm, MultiSelect, Text};
         if found.is_empty() {
             return Ok(found);
         }
+        // The settings' colour rule (NO_COLOR set and not empty, --color), not inquire's own.
+        let config = if color { RenderConfig::default_colored() } else { RenderConfig::empty() };
+        inquire::set_global_render_config(config);
         let labels: Vec<String> = found.iter().map(label).collect();
         let all: Vec<usize> = (0..labels.len()).collect();
         let chosen =
@@ -395,7 +403,7 @@ mod picker {
     }
 
     #[cfg(not(feature = "picker"))]
-    pub(super) fn pick(_: Vec<Suggestion>) -> anyhow::Result<Vec<Suggestion>> {
+    pub(super) fn pick(_: Vec<Suggestion>, _: bool) -> anyhow::Result<Vec<Suggestion>> {
         anyhow::bail!("this ctx was built without the picker (cargo feature `picker`)")
     }
 }
