@@ -49,24 +49,25 @@ proptest! {
         options.limits.max_includes = 2000;
         let assembly = assembler(dir.path(), options).assemble_file("f0.md").unwrap();
         // The model: walk the graph depth first with the same limits.
-        let mut expected_cycle = false;
-        let mut expected_depth = false;
-        let mut count = 0usize;
-        fn walk(edges: &[Vec<(usize, bool)>], chain: &mut Vec<usize>, max_depth: usize,
-                count: &mut usize, cycle: &mut bool, depth: &mut bool) {
+        /// What the model walk met.
+        #[derive(Default)]
+        struct Met { count: usize, cycle: bool, depth: bool }
+        fn walk(edges: &[Vec<(usize, bool)>], chain: &mut Vec<usize>, max_depth: usize, met: &mut Met) {
             let me = *chain.last().unwrap();
             for &(t, _) in &edges[me] {
                 let t = t % edges.len();
-                *count += 1;
-                if *count > 2000 { return; }
-                if chain.contains(&t) { *cycle = true; continue; }
-                if chain.len() > max_depth { *depth = true; continue; }
+                met.count += 1;
+                if met.count > 2000 { return; }
+                if chain.contains(&t) { met.cycle = true; continue; }
+                if chain.len() > max_depth { met.depth = true; continue; }
                 chain.push(t);
-                walk(edges, chain, max_depth, count, cycle, depth);
+                walk(edges, chain, max_depth, met);
                 chain.pop();
             }
         }
-        walk(&edges, &mut vec![0], max_depth, &mut count, &mut expected_cycle, &mut expected_depth);
+        let mut met = Met::default();
+        walk(&edges, &mut vec![0], max_depth, &mut met);
+        let (count, expected_cycle, expected_depth) = (met.count, met.cycle, met.depth);
         let codes: BTreeSet<Code> = assembly.diagnostics.iter().map(|d| d.code).collect();
         if count <= 2000 {
             prop_assert_eq!(codes.contains(&Code::Cycle), expected_cycle, "{:?}", codes);
