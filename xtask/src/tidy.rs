@@ -15,7 +15,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Which of our crates each crate may depend on (dev-dependencies excepted). ctx-cli uses the
-/// facade only; no crate may use ctx-cli, and a crate missing from this table is reported.
+/// facade and the servers built on it only; no crate may use ctx-cli, and a crate missing
+/// from this table is reported.
 const LAYERS: &[(&str, &[&str])] = &[
     ("ctx-diagnostics", &[]),
     ("ctx-syntax", &["ctx-diagnostics"]),

@@ -24,7 +24,8 @@
 //! - [`render`]: XML escaping, wrapper-tag neutralising, failure markers, Markdown fences
 //!   and languages;
 //! - [`tools`]: the built-in tools and the [`tools::Tool`] trait for one's own;
-//! - [`tokens`]: o200k token counting, in parallel, and cutting a text to a token budget.
+//! - [`tokens`]: o200k token counting, in parallel, and cutting a text to a token budget;
+//! - [`image`]: images told by their content and the placeholders the text formats show.
 //!
 //! # Example
 //!

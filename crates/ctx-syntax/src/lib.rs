@@ -2,7 +2,8 @@
 //! `@[grep{"pattern":"TODO"}]`) and directives (`@{ifdef DEBUG}`) in text.
 //!
 //! Properties:
-//! - no I/O, and no dependency on the rest of ctx;
+//! - no I/O, and no dependency on the rest of ctx but `ctx-diagnostics` (the one set of
+//!   codes);
 //! - zero-copy: every [`Item`] borrows from the scanned text;
 //! - lossless: the items' spans are contiguous, so concatenating them gives back the input;
 //! - total: malformed input never panics and never fails the scan; it yields text and
@@ -12,6 +13,11 @@
 //!
 //! The main entry points are [`scan`] and [`scan_with`]; [`check`] asserts the invariants
 //! above and is what the fuzzer and the property tests call.
+//!
+//! The grammar also writes itself back: [`mention_of`] gives the mention that scans back to
+//! a path (quoted when it must be), [`typed_path`] the path a partly typed mention names,
+//! and with the `serde` feature a [`Scan`] serialises to the JSON form that `ctx parse`
+//! prints.
 //!
 //! # Example
 //!
