@@ -384,8 +384,55 @@ fn the_token_budget_covers_the_whole_request() {
     let (body, err) =
         ws.body(&["--max-tokens", "600", "messages", "--history", "t.jsonl", "see @big.txt"]);
     assert!(err.contains("oldest turns left out"), "{err}");
-    let text = body.to_string();
-    let tokens = text.len() / 4;
-    assert!(tokens < 1500, "the body stays near the budget: {tokens}");
+    // What the budget counts: the system prompt, the turns and the expanded prompt.
+    let messages = body["messages"].as_array().unwrap();
+    let counted: usize = messages
+        .iter()
+        .map(|m| match m["content"].as_str() {
+            Some(text) if m["role"] == "system" => ctx::assemble::tokens::count(text),
+            _ if m["role"] == "user" && m["content"].is_array() => {
+                ctx::assemble::tokens::count(m["content"][0]["text"].as_str().unwrap())
+            }
+            _ => ctx::assemble::tokens::count(&m.to_string()),
+        })
+        .sum();
+    assert!(counted <= 600 + 600 / 10, "the request stays near its budget: {counted} tokens");
     assert!(err.contains("W_BUDGET"), "{err}");
+}
+
+#[test]
+fn a_cut_history_starts_with_a_users_turn() {
+    let ws = Workspace::new();
+    let turns: String = (0..20)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            format!("{{\"role\": \"{role}\", \"content\": \"turn {i} {}\"}}\n", "talk ".repeat(30))
+        })
+        .collect();
+    ws.write("t.jsonl", turns);
+    for provider in ["anthropic", "openai"] {
+        let (body, err) = ws.body(&[
+            "--max-tokens",
+            "700",
+            "messages",
+            "--provider",
+            provider,
+            "--history",
+            "t.jsonl",
+            "and now?",
+        ]);
+        assert!(err.contains("oldest turns left out"), "{err}");
+        let roles: Vec<&str> = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .filter(|r| *r != "system")
+            .collect();
+        assert!(roles.len() > 2 && roles.len() < 21, "{roles:?}");
+        assert_eq!(roles[0], "user", "{provider}: {roles:?}");
+        assert_eq!(roles.last(), Some(&"user"));
+        // The turns kept still alternate.
+        assert!(roles.windows(2).all(|w| w[0] != w[1]), "{provider}: {roles:?}");
+    }
 }

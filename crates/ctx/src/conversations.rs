@@ -305,6 +305,12 @@ impl ConversationBuilder {
             while base > max && !turns.is_empty() {
                 base -= count(&turns.remove(0));
                 dropped += 1;
+                // A cut history starts with a user's turn, as the providers expect: the
+                // answers to turns that were left out go with them.
+                while turns.first().is_some_and(|t| !is_user_turn(t)) {
+                    base -= count(&turns.remove(0));
+                    dropped += 1;
+                }
             }
             if dropped > 0 {
                 let message =
@@ -385,4 +391,12 @@ impl ConversationBuilder {
         }
         parts
     }
+}
+
+/// Whether a transcript turn is the user's (or sets the scene: a system or developer turn).
+fn is_user_turn(turn: &serde_json::Value) -> bool {
+    matches!(
+        turn.get("role").and_then(serde_json::Value::as_str),
+        Some("user" | "system" | "developer") | None
+    )
 }
