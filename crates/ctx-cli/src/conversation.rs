@@ -138,9 +138,6 @@ pub(crate) fn system_prompt(
 
 /// `ctx messages [PROMPT] [--provider openai|anthropic]`: the request body as JSON.
 pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Result<ExitCode> {
-    settings.json_or_text("messages", true).and_then(|json| {
-        if json { Ok(()) } else { anyhow::bail!("ctx messages prints JSON only (--format json)") }
-    })?;
     let provider: Provider = args.provider.parse().map_err(anyhow::Error::msg)?;
     let prompt = match &args.prompt {
         Some(text) => {
@@ -150,7 +147,12 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
         None => crate::input::read_stdin(settings.input_cap())?,
     };
     let config = &settings.conversation;
-    let format = settings.assembly_format("messages", Format::Xml)?;
+    // The body is JSON whatever the format; `--format` chooses how the user's turn lays out
+    // its attachments (xml by default, markdown or inline), and `json` means the default.
+    let format = match settings.assembly_format("messages", Format::Xml)? {
+        Format::Json => Format::Xml,
+        format => format,
+    };
     let ctx = settings.context(Mode::Append, format)?;
     let mut builder = ctx
         .conversation()

@@ -436,3 +436,31 @@ fn a_cut_history_starts_with_a_users_turn() {
         assert!(roles.windows(2).all(|w| w[0] != w[1]), "{provider}: {roles:?}");
     }
 }
+
+#[test]
+fn the_format_chooses_the_layout_of_the_users_turn() {
+    let ws = Workspace::new();
+    ws.write("notes.txt", "remember the milk\n");
+    let user_text = |body: &Value| {
+        let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+        last["content"][0]["text"].as_str().unwrap().to_owned()
+    };
+    for (format, wanted) in [
+        (None, "<file path=\"notes.txt\">"),
+        (Some("json"), "<file path=\"notes.txt\">"),
+        (Some("xml"), "<file path=\"notes.txt\">"),
+        (Some("markdown"), "#### Source: notes.txt"),
+    ] {
+        let mut args = Vec::new();
+        if let Some(format) = format {
+            args.extend(["--format", format]);
+        }
+        args.extend(["messages", "see @notes.txt"]);
+        let (body, err) = ws.body(&args);
+        let text = user_text(&body);
+        assert!(text.contains(wanted) && text.contains("remember the milk"), "{format:?}: {text}");
+        assert!(err.is_empty(), "{err}");
+    }
+    let (code, _, err) = ws.run(&["--format", "text", "messages", "hi"]);
+    assert_eq!(code, 2, "{err}");
+}
