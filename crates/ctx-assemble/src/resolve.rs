@@ -26,6 +26,12 @@ pub enum Resolution {
 pub trait Resolver: Send + Sync {
     /// Resolves a path that no earlier rule resolved.
     fn resolve(&self, written: &str, sandbox: &Sandbox) -> Resolution;
+
+    /// The closest path the resolver knows for one that resolved nowhere, for a "did you
+    /// mean"; none by default.
+    fn closest(&self, _written: &str, _sandbox: &Sandbox) -> Option<String> {
+        None
+    }
 }
 
 /// A reference resolved to a location, before it is read or rendered.

@@ -260,7 +260,9 @@ impl<'a> Walk<'a> {
                 _ => None,
             };
             let base = base.unwrap_or_else(|| self.sandbox().workspace());
-            if let Some(hint) = resolve::did_you_mean(self.sandbox(), written, &base) {
+            let hint = resolve::did_you_mean(self.sandbox(), written, &base)
+                .or_else(|| self.asm.resolver().and_then(|r| r.closest(written, self.sandbox())));
+            if let Some(hint) = hint {
                 message.push_str(&format!(" (did you mean {hint}?)"));
             }
         } else if code == Code::BadPath

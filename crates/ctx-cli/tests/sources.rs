@@ -140,6 +140,12 @@ fn mentions_and_includes_reach_the_sources_from_the_build_folder() {
     assert_eq!(code, 1, "the ambiguous include is an error");
     assert!(out.contains("int main() { return 0; }"), "{out}");
     assert!(err.contains("E_AMBIGUOUS") && err.contains("1) App/Application.h in "), "{err}");
+    // A typo of an indexed name: the index says what was meant.
+    std::fs::write(format!("{}/build/typo.md", build.root), "@[Applicaton.cpp]\n").unwrap();
+    let (code, _, err) = run(build.ctx().args(["assemble", "typo.md"]));
+    assert_eq!(code, 1);
+    assert!(err.contains("E_NOT_FOUND") && err.contains("did you mean"), "{err}");
+    assert!(err.contains("did you mean App/Application.cpp in "), "{err}");
     let (code, out, err) =
         run(build.ctx().args(["--no-sources", "expand", "@App/Application.cpp"]));
     assert_eq!(code, 0, "an unresolved mention is a warning");

@@ -92,6 +92,13 @@ impl Resolver for SourcesResolver {
             _ => Resolution::NotFound,
         }
     }
+
+    fn closest(&self, written: &str, sandbox: &Sandbox) -> Option<String> {
+        match self.0.lookup(written, sandbox) {
+            Lookup::NotFound(closest) => closest,
+            _ => None,
+        }
+    }
 }
 
 /// Candidates numbered from 1, so that a model (or a person) can name the one it means.
