@@ -7,7 +7,7 @@ use std::sync::Arc;
 use ctx_fs::{Content, Sandbox};
 use ctx_syntax::Code;
 
-use crate::budget::{Sink, WriteSink};
+use crate::budget::{JsonStringSink, Sink, WriteSink};
 use crate::document::{FrontMatterMemo, Selected};
 use crate::options::Options;
 use crate::out::Out;
@@ -201,8 +201,10 @@ impl Assembler {
         writer: &mut dyn io::Write,
     ) -> Result<Assembly, AssembleError> {
         let printer = printer::printer(&self.options);
+        printer.open(writer).map_err(AssembleError::Io)?;
         if printer.buffers() {
-            let assembly = self.collect(input)?;
+            // The content is a JSON string: streamed escaped, the records after it.
+            let assembly = self.run(input, &mut JsonStringSink::new(writer))?;
             printer.close(&assembly, writer).map_err(AssembleError::Io)?;
             return Ok(assembly);
         }

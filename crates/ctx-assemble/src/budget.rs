@@ -30,6 +30,39 @@ impl Sink for WriteSink<'_> {
     }
 }
 
+/// A sink that writes what it is given as the inside of a JSON string, escaped as
+/// serde_json escapes a whole string, a bounded piece at a time.
+pub(crate) struct JsonStringSink<'w> {
+    writer: &'w mut dyn io::Write,
+    escaped: Vec<u8>,
+}
+
+impl<'w> JsonStringSink<'w> {
+    pub(crate) fn new(writer: &'w mut dyn io::Write) -> JsonStringSink<'w> {
+        JsonStringSink { writer, escaped: Vec::new() }
+    }
+}
+
+impl Sink for JsonStringSink<'_> {
+    fn write(&mut self, text: &str) -> io::Result<()> {
+        const PIECE: usize = 64 * 1024;
+        let mut rest = text;
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(PIECE);
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let (piece, tail) = rest.split_at(cut);
+            self.escaped.clear();
+            serde_json::to_writer(&mut self.escaped, piece).map_err(io::Error::other)?;
+            // Without the quotes around the piece.
+            self.writer.write_all(&self.escaped[1..self.escaped.len() - 1])?;
+            rest = tail;
+        }
+        Ok(())
+    }
+}
+
 /// Why the walk stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Stop {

@@ -169,10 +169,19 @@ pub(crate) trait Printer {
     /// The failed references, after the attachments, where the format lists them.
     fn failures(&self, _out: &mut Pieces<'_>, _failures: &[Failure]) {}
 
-    /// Whether the content is collected and written whole by [`Printer::close`] rather than
-    /// streamed.
+    /// Whether the content is the string of a JSON object: streamed escaped between
+    /// [`Printer::open`] and [`Printer::close`].
     fn buffers(&self) -> bool {
         false
+    }
+
+    /// Writes what comes before the content when it is streamed.
+    ///
+    /// # Errors
+    ///
+    /// When writing fails.
+    fn open(&self, _writer: &mut dyn io::Write) -> io::Result<()> {
+        Ok(())
     }
 
     /// Writes what comes after the content once the assembly is complete (the JSON object,
@@ -423,10 +432,22 @@ impl Printer for Json {
         true
     }
 
+    fn open(&self, writer: &mut dyn io::Write) -> io::Result<()> {
+        writer.write_all(JSON_HEAD.as_bytes())
+    }
+
+    /// The rest of the object after the streamed content: the assembly's JSON without its
+    /// head (its `content` is empty when it was streamed).
     fn close(&self, assembly: &Assembly, writer: &mut dyn io::Write) -> io::Result<()> {
-        writer.write_all(assembly.to_json().as_bytes())
+        let json = assembly.to_json();
+        let rest = json.strip_prefix(JSON_HEAD).unwrap_or(&json);
+        writer.write_all(rest.as_bytes())
     }
 }
+
+/// How the JSON object starts, up to the opening quote of its `content`, as
+/// `Assembly::to_json` writes it.
+const JSON_HEAD: &str = "{\n  \"content\": \"";
 
 #[cfg(test)]
 mod tests {
