@@ -1,6 +1,7 @@
 //! The servers, driven in-process: the language server's warm re-check of a 200-file rule set
 //! after a one-character edit and a completion on a large generated tree, next to `ctx check`
-//! of the same rule set from a cold process; the MCP server's warm `assemble` of the examples.
+//! of the same rule set from a cold process; the MCP server's warm `assemble` tool call on the
+//! examples.
 //!
 //! `CTX_BENCH_TREE_FILES` sets the size of the completion tree (default 20 000 files; the
 //! issue's figure is 100 000).
@@ -127,10 +128,9 @@ fn mcp_assemble_examples_warm(bencher: Bencher<'_, '_>) {
     let examples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples");
     let ctx = ctx::Context::builder().root(examples).build().unwrap();
     let server = ctx_mcp::Server::new(ctx);
-    let call = json!({
-        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": { "name": "assemble", "arguments": { "path": "rules/main.md" } },
-    });
-    assert_eq!(server.handle(&call).unwrap()["result"]["isError"], false);
-    bencher.bench_local(|| server.handle(&call));
+    let mut args = serde_json::Map::new();
+    args.insert("path".to_owned(), json!("rules/main.md"));
+    assert_eq!(server.call("assemble", &args).unwrap().is_error, Some(false));
+    // The call and its result as JSON, as the session sends it (without the framing).
+    bencher.bench_local(|| serde_json::to_value(server.call("assemble", &args).unwrap()));
 }

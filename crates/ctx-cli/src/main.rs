@@ -90,7 +90,8 @@ fn init_logging(verbose: u8, quiet: bool) {
     use tracing_subscriber::EnvFilter;
     let level = match (quiet, verbose) {
         (true, _) => "error",
-        (false, 0) => "warn",
+        // rmcp warns of every error answer `ctx mcp` sends; the client has the answer.
+        (false, 0) => "warn,rmcp=error",
         (false, 1) => "info",
         (false, 2) => "debug",
         (false, _) => "trace",

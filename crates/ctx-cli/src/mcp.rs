@@ -1,7 +1,6 @@
 //! `ctx mcp`: the Model Context Protocol server of `ctx-mcp` on standard input and output,
 //! over the context of the command line's settings.
 
-use std::io;
 use std::process::ExitCode;
 
 use ctx::{Format, Mode};
@@ -10,6 +9,6 @@ use crate::settings::Settings;
 
 pub(crate) fn run(settings: &Settings) -> anyhow::Result<ExitCode> {
     let ctx = settings.context(Mode::Inline, Format::Inline)?;
-    ctx_mcp::run(&ctx, io::stdin().lock(), io::stdout().lock())?;
+    ctx_mcp::run_stdio(&ctx)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -41,11 +41,13 @@ fn mcp_session() {
     let input: String = script.iter().map(|m| format!("{m}\n")).collect();
     let out = ctx(&dir).arg("mcp").write_stdin(input).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let responses: Vec<Value> = String::from_utf8(out.stdout)
+    let mut responses: Vec<Value> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
+    // Calls run concurrently, so answers come in any order; a client matches them by id.
+    responses.sort_by_key(|r| r["id"].as_u64());
     assert_eq!(responses.len(), 8, "the notification gets no answer");
     assert_eq!(responses[0]["result"]["protocolVersion"], "2025-06-18");
     let tools: Vec<&str> = responses[1]["result"]["tools"]

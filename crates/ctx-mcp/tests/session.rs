@@ -1,4 +1,9 @@
-//! An in-process MCP client: handshake, tools/list, every tool, resources and errors.
+//! In-process MCP sessions: a script of messages through `ctx_mcp::run`, the answers
+//! matched by id: handshake, tools/list, every tool, resources and errors.
+
+#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
+
+use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
@@ -13,139 +18,298 @@ fn workspace() -> tempfile::TempDir {
     dir
 }
 
-fn server(dir: &tempfile::TempDir) -> ctx_mcp::Server {
-    ctx_mcp::Server::new(ctx::Context::builder().root(dir.path()).build().unwrap())
+fn initialize(version: &str) -> Value {
+    json!({ "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": { "protocolVersion": version, "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } } })
 }
 
-fn call(server: &ctx_mcp::Server, id: u64, method: &str, params: Value) -> Value {
-    let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-    let response = server.handle(&message).expect("a request gets a response");
-    assert_eq!(response["id"], id);
-    response
+fn initialized() -> Value {
+    json!({ "jsonrpc": "2.0", "method": "notifications/initialized" })
 }
 
-fn tool(server: &ctx_mcp::Server, name: &str, arguments: Value) -> Value {
-    call(server, 9, "tools/call", json!({ "name": name, "arguments": arguments }))["result"].clone()
+fn request(id: u64, method: &str, params: Value) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+fn tool(id: u64, name: &str, arguments: Value) -> Value {
+    request(id, "tools/call", json!({ "name": name, "arguments": arguments }))
+}
+
+/// Runs the raw `input` through a server over `dir`; every line of output, parsed.
+fn run_raw(dir: &tempfile::TempDir, input: &str) -> Vec<Value> {
+    let ctx = ctx::Context::builder().root(dir.path()).build().unwrap();
+    let mut out = Vec::new();
+    ctx_mcp::run(&ctx, input.as_bytes(), &mut out).unwrap();
+    String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// Runs `messages` after the handshake; the answers by id (the handshake's is id 0).
+fn session(dir: &tempfile::TempDir, messages: &[Value]) -> BTreeMap<u64, Value> {
+    let handshake = [initialize("2025-06-18"), initialized()];
+    let input: String = handshake.iter().chain(messages).map(|m| format!("{m}\n")).collect();
+    let mut answers = BTreeMap::new();
+    for answer in run_raw(dir, &input) {
+        let id = answer["id"].as_u64().unwrap_or_else(|| panic!("an answer without id: {answer}"));
+        assert!(answers.insert(id, answer).is_none(), "two answers to {id}");
+    }
+    answers
 }
 
 #[test]
 fn handshake_and_tool_list() {
     let dir = workspace();
-    let server = server(&dir);
-    let init = call(
-        &server,
-        1,
-        "initialize",
-        json!({ "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "t", "version": "0" } }),
-    );
-    assert_eq!(init["result"]["protocolVersion"], "2025-06-18");
-    assert_eq!(init["result"]["serverInfo"]["name"], "ctx");
-    let note = json!({ "jsonrpc": "2.0", "method": "notifications/initialized" });
-    assert_eq!(server.handle(&note), None);
-    let tools = call(&server, 2, "tools/list", json!({}));
-    let names: Vec<&str> = tools["result"]["tools"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|t| t["name"].as_str().unwrap())
-        .collect();
+    let answers = session(&dir, &[request(2, "tools/list", json!({}))]);
+    let init = &answers[&0]["result"];
+    assert_eq!(init["protocolVersion"], "2025-06-18");
+    assert_eq!(init["serverInfo"]["name"], "ctx");
+    assert_eq!(init["capabilities"]["tools"]["listChanged"], false);
+    assert!(init["capabilities"]["resources"].is_object());
+    assert_eq!(answers.len(), 2, "the notification gets no answer");
+    let tools = answers[&2]["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["assemble", "expand", "check", "resolve", "sources", "suggest", "refs"]);
+    assert_eq!(tools[0]["inputSchema"]["required"], json!(["path"]));
+    assert_eq!(tools[0]["title"], "Assemble a rule document");
+    assert_eq!(tools[2]["inputSchema"]["properties"]["paths"]["type"], "array");
+}
+
+#[test]
+fn version_negotiation() {
+    let dir = workspace();
+    for (asked, answered) in [
+        ("2024-11-05", "2024-11-05"),
+        ("2025-03-26", "2025-03-26"),
+        ("2025-11-25", "2025-11-25"),
+        ("1999-01-01", ctx_mcp::PROTOCOL_VERSION.as_str()),
+    ] {
+        let answers = run_raw(&dir, &format!("{}\n", initialize(asked)));
+        assert_eq!(answers[0]["result"]["protocolVersion"], answered, "asked {asked}");
+    }
 }
 
 #[test]
 fn assemble_with_defines() {
     let dir = workspace();
-    let server = server(&dir);
-    let result = tool(
-        &server,
-        "assemble",
-        json!({ "path": ".ctx/rules/main.md", "defines": { "LANG": "rust" } }),
+    let answers = session(
+        &dir,
+        &[
+            tool(
+                1,
+                "assemble",
+                json!({ "path": ".ctx/rules/main.md", "defines": { "LANG": "rust" } }),
+            ),
+            tool(2, "assemble", json!({ "path": ".ctx/rules/main.md" })),
+            tool(3, "assemble", json!({ "path": ".ctx/rules/main.md", "format": "xml" })),
+        ],
     );
+    let result = &answers[&1]["result"];
     assert_eq!(result["isError"], false);
     assert_eq!(result["content"][0]["text"], "Style: four spaces\nLang rust\n");
-    let plain = tool(&server, "assemble", json!({ "path": ".ctx/rules/main.md" }));
-    assert_eq!(plain["content"][0]["text"], "Style: four spaces\n\n");
-    let json_format =
-        tool(&server, "assemble", json!({ "path": ".ctx/rules/main.md", "format": "xml" }));
-    assert!(json_format["content"][0]["text"].as_str().unwrap().contains("four spaces"));
+    assert_eq!(answers[&2]["result"]["content"][0]["text"], "Style: four spaces\n\n");
+    let xml = answers[&3]["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(xml.contains("four spaces"), "{xml}");
 }
 
 #[test]
 fn diagnostics_carry_codes() {
     let dir = workspace();
-    let server = server(&dir);
-    let result = tool(&server, "assemble", json!({ "path": ".ctx/rules/broken.md" }));
-    assert_eq!(result["structuredContent"]["diagnostics"][0]["code"], "E_NOT_FOUND");
-    let check =
-        tool(&server, "check", json!({ "paths": [".ctx/rules/broken.md", ".ctx/rules/main.md"] }));
+    let answers = session(
+        &dir,
+        &[
+            tool(1, "assemble", json!({ "path": ".ctx/rules/broken.md" })),
+            tool(2, "check", json!({ "paths": [".ctx/rules/broken.md", ".ctx/rules/main.md"] })),
+        ],
+    );
+    let assembled = &answers[&1]["result"];
+    assert_eq!(assembled["structuredContent"]["diagnostics"][0]["code"], "E_NOT_FOUND");
+    let check = &answers[&2]["result"];
+    assert_eq!(check["isError"], false);
     assert_eq!(check["structuredContent"]["errors"], 1);
     assert_eq!(check["structuredContent"]["files"], 2);
+    assert_eq!(check["structuredContent"]["failed"], json!([]));
+}
+
+#[test]
+fn check_reports_every_path_when_one_fails() {
+    let dir = workspace();
+    let answers = session(
+        &dir,
+        &[
+            tool(
+                1,
+                "check",
+                json!({ "paths": [".ctx/rules/broken.md", "nope.md", ".ctx/rules/main.md"] }),
+            ),
+            tool(2, "check", json!({ "paths": ["nope.md", "../outside.md"] })),
+        ],
+    );
+    let some = &answers[&1]["result"];
+    assert_eq!(some["isError"], false, "{some}");
+    let report = &some["structuredContent"];
+    assert_eq!(report["files"], 3);
+    assert_eq!(report["errors"], 1, "the diagnostics of broken.md are kept");
+    assert_eq!(report["diagnostics"][0]["file"], ".ctx/rules/broken.md");
+    assert_eq!(report["failed"].as_array().unwrap().len(), 1);
+    assert_eq!(report["failed"][0]["file"], "nope.md");
+    assert_eq!(report["failed"][0]["code"], "E_NOT_FOUND");
+    let none = &answers[&2]["result"];
+    assert_eq!(none["isError"], true, "{none}");
+    let text = none["content"][0]["text"].as_str().unwrap();
+    assert!(text.starts_with("E_NOT_FOUND") && text.contains("\nE_OUTSIDE"), "{text}");
+    assert_eq!(none["structuredContent"]["code"], "E_NOT_FOUND");
+    assert_eq!(none["structuredContent"]["failed"][1]["file"], "../outside.md");
 }
 
 #[test]
 fn top_level_failures_are_tool_errors() {
     let dir = workspace();
-    let server = server(&dir);
-    let missing = tool(&server, "assemble", json!({ "path": "nope.md" }));
+    let answers = session(
+        &dir,
+        &[
+            tool(1, "assemble", json!({ "path": "nope.md" })),
+            tool(2, "assemble", json!({ "path": "../../etc/passwd" })),
+            tool(3, "assemble", json!({})),
+            request(4, "tools/call", json!({ "name": "nope" })),
+        ],
+    );
+    let missing = &answers[&1]["result"];
     assert_eq!(missing["isError"], true);
     assert!(missing["content"][0]["text"].as_str().unwrap().starts_with("E_NOT_FOUND"));
-    let outside = tool(&server, "assemble", json!({ "path": "../../etc/passwd" }));
+    assert_eq!(missing["structuredContent"]["code"], "E_NOT_FOUND");
+    let outside = &answers[&2]["result"];
     assert_eq!(outside["isError"], true);
     let text = outside["content"][0]["text"].as_str().unwrap();
     assert!(text.starts_with("E_OUTSIDE"), "{text}");
-    let usage = tool(&server, "assemble", json!({}));
+    assert_eq!(outside["structuredContent"]["code"], "E_OUTSIDE");
+    let usage = &answers[&3]["result"];
     assert_eq!(usage["isError"], true);
-    let bad = call(&server, 3, "tools/call", json!({ "name": "nope" }));
-    assert_eq!(bad["error"]["code"], -32602);
+    assert!(usage.get("structuredContent").is_none(), "{usage}");
+    assert_eq!(answers[&4]["error"]["code"], -32602);
 }
 
 #[test]
 fn expand_and_refs() {
     let dir = workspace();
-    let server = server(&dir);
-    let expanded = tool(&server, "expand", json!({ "prompt": "look at @.ctx/rules/style.md" }));
-    let text = expanded["content"][0]["text"].as_str().unwrap();
+    let answers = session(
+        &dir,
+        &[
+            tool(1, "expand", json!({ "prompt": "look at @.ctx/rules/style.md" })),
+            tool(2, "refs", json!({ "path": ".ctx/rules/main.md" })),
+        ],
+    );
+    let text = answers[&1]["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.starts_with("look at @.ctx/rules/style.md"), "{text}");
     assert!(text.contains("four spaces"), "{text}");
-    let refs = tool(&server, "refs", json!({ "path": ".ctx/rules/main.md" }));
-    let references = refs["structuredContent"]["references"].as_array().unwrap();
+    let references = answers[&2]["result"]["structuredContent"]["references"].as_array().unwrap();
     assert_eq!(references.len(), 1);
     assert_eq!(references[0]["path"], ".ctx/rules/style.md");
 }
 
 #[test]
+fn suggest_ranks_the_files_of_a_prompt() {
+    let dir = workspace();
+    std::fs::create_dir(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/retry.rs"),
+        "/// Retries until the deadline.\npub fn retry_with_timeout() {}\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("src/main.rs"), "fn main() { parse_args(); }\n").unwrap();
+    let answers = session(
+        &dir,
+        &[
+            tool(1, "suggest", json!({ "prompt": "fix the retry timeout", "limit": 1 })),
+            tool(2, "suggest", json!({ "prompt": "x", "limit": "many" })),
+        ],
+    );
+    let result = &answers[&1]["result"];
+    assert_eq!(result["isError"], false, "{result}");
+    let found = result["structuredContent"]["suggestions"].as_array().unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0]["path"], "src/retry.rs");
+    assert_eq!(answers[&2]["result"]["isError"], true);
+}
+
+#[test]
 fn rule_files_are_resources() {
     let dir = workspace();
-    let server = server(&dir);
-    let list = call(&server, 4, "resources/list", json!({}));
-    let mut uris: Vec<&str> = list["result"]["resources"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|r| r["uri"].as_str().unwrap())
-        .collect();
+    let answers = session(
+        &dir,
+        &[
+            request(1, "resources/list", json!({})),
+            request(2, "resources/read", json!({ "uri": "ctx:///.ctx/rules/style.md" })),
+            request(3, "resources/read", json!({ "uri": "ctx:///.ctx/rules/../../x" })),
+            request(4, "resources/read", json!({ "uri": "ctx:///src/main.rs" })),
+        ],
+    );
+    let resources = answers[&1]["result"]["resources"].as_array().unwrap();
+    let mut uris: Vec<&str> = resources.iter().map(|r| r["uri"].as_str().unwrap()).collect();
     uris.sort_unstable();
     assert_eq!(
         uris,
         ["ctx:///.ctx/rules/broken.md", "ctx:///.ctx/rules/main.md", "ctx:///.ctx/rules/style.md"]
     );
-    let read = call(&server, 5, "resources/read", json!({ "uri": "ctx:///.ctx/rules/style.md" }));
-    assert_eq!(read["result"]["contents"][0]["text"], "four spaces\n");
-    let escape = call(&server, 6, "resources/read", json!({ "uri": "ctx:///.ctx/rules/../../x" }));
-    assert_eq!(escape["error"]["code"], -32002);
+    assert_eq!(resources[0]["mimeType"], "text/markdown");
+    let read = &answers[&2]["result"]["contents"][0];
+    assert_eq!(read["text"], "four spaces\n");
+    assert_eq!(read["mimeType"], "text/markdown");
+    assert_eq!(answers[&3]["error"]["code"], -32002);
+    assert_eq!(answers[&4]["error"]["code"], -32002);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_symbolic_link_out_of_the_rules_is_not_a_resource() {
+    let dir = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "secret\n").unwrap();
+    std::os::unix::fs::symlink(
+        outside.path().join("secret.md"),
+        dir.path().join(".ctx/rules/link.md"),
+    )
+    .unwrap();
+    let answers = session(
+        &dir,
+        &[request(1, "resources/read", json!({ "uri": "ctx:///.ctx/rules/link.md" }))],
+    );
+    assert_eq!(answers[&1]["error"]["code"], -32002, "{}", answers[&1]);
 }
 
 #[test]
 fn bad_input_does_not_end_the_session() {
     let dir = workspace();
-    let ctx = ctx::Context::builder().root(dir.path()).build().unwrap();
-    let input = "not json\n[1]\n{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"nope\"}\n{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}\n";
-    let mut out = Vec::new();
-    ctx_mcp::run(&ctx, input.as_bytes(), &mut out).unwrap();
-    let lines: Vec<Value> =
-        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 4);
-    assert_eq!(lines[0]["error"]["code"], -32700);
-    assert_eq!(lines[2]["error"]["code"], -32601);
-    assert_eq!(lines[3]["result"], json!({}));
+    let script = [
+        // Before the handshake: a request gets an error, a notification is dropped.
+        request(1, "tools/list", json!({})),
+        initialized(),
+        initialize("2025-06-18"),
+        initialized(),
+        // After it: an unknown method, a message that is JSON but not JSON-RPC.
+        request(7, "nope", json!({})),
+        json!([1]),
+        request(8, "ping", json!({})),
+    ];
+    let mut input: String = script.iter().map(|m| format!("{m}\n")).collect();
+    // Text that is not JSON is skipped without an answer.
+    input.insert_str(0, "not json\n");
+    input.push_str("{\"jsonrpc\":\n");
+    input.push_str(&format!("{}\n", tool(9, "assemble", json!({ "path": ".ctx/rules/style.md" }))));
+    let answers = run_raw(&dir, &input);
+    let by_id =
+        |id: u64| answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("no {id}"));
+    assert_eq!(by_id(1)["error"]["code"], -32602, "a request before initialize");
+    assert_eq!(by_id(0)["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(by_id(7)["error"]["code"], -32601);
+    assert_eq!(by_id(7)["error"]["message"], "method not found: nope");
+    let invalid: Vec<_> = answers.iter().filter(|a| a["id"].is_null()).collect();
+    assert_eq!(invalid.len(), 1, "{answers:?}");
+    assert_eq!(invalid[0]["error"]["code"], -32600);
+    assert_eq!(by_id(8)["result"], json!({}));
+    assert_eq!(by_id(9)["result"]["content"][0]["text"], "four spaces\n");
+    assert_eq!(answers.len(), 6, "{answers:?}");
+}
+
+#[test]
+fn a_client_that_leaves_before_initialize_is_not_an_error() {
+    let dir = workspace();
+    assert!(run_raw(&dir, "").is_empty());
 }
