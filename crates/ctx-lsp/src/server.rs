@@ -15,10 +15,10 @@ use lsp_types as lsp;
 use lsp_types::Url;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use crate::Config;
 use crate::text;
-use crate::{Config, Error};
 
 /// The command that returns the assembled document: arguments `[uri]`.
 pub const ASSEMBLE_COMMAND: &str = "ctx.assemble";
@@ -91,6 +91,41 @@ pub struct Server {
     pub(crate) docs: HashMap<Url, Document>,
     /// When the next check is due (after the debounce), if a document changed.
     due: Option<Instant>,
+    /// Where the session is in the protocol.
+    state: State,
+    /// Notifications that came before `initialize`, applied once it is answered.
+    early: Vec<Notification>,
+}
+
+/// Where a session is in the protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Waiting for `initialize`.
+    Uninitialized,
+    /// `initialize` answered: serving.
+    Running,
+    /// `shutdown` answered: waiting for `exit`.
+    ShutDown,
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Ending {
+    /// `exit` after `shutdown` (or the client went away after `shutdown`).
+    Shutdown,
+    /// `exit` without `shutdown`, or the client went away before it.
+    Abandoned,
+}
+
+impl Ending {
+    /// The process exit status LSP asks for: 0 after `shutdown`, 1 without.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Ending::Shutdown => 0,
+            Ending::Abandoned => 1,
+        }
+    }
 }
 
 /// A failed request: an LSP error code and a message.
@@ -99,7 +134,14 @@ type Failure = (ErrorCode, String);
 impl Server {
     /// A server over `ctx`, whose sandbox must serve `overlay`.
     pub fn new(ctx: Context, overlay: Overlay) -> Server {
-        Server { ctx, overlay, docs: HashMap::new(), due: None }
+        Server {
+            ctx,
+            overlay,
+            docs: HashMap::new(),
+            due: None,
+            state: State::Uninitialized,
+            early: Vec::new(),
+        }
     }
 
     /// The context.
@@ -107,12 +149,15 @@ impl Server {
         &self.ctx
     }
 
-    /// Runs the message loop until `shutdown` and `exit`, or until the client goes away.
+    /// Runs the session: the `initialize` handshake, then requests and notifications until
+    /// `exit` (or until the client goes away).
     ///
-    /// # Errors
-    ///
-    /// When the client breaks the shutdown protocol.
-    pub fn serve(mut self, connection: &Connection, config: &Config) -> Result<(), Error> {
+    /// The handshake is tolerant: a request before `initialize` gets `ServerNotInitialized`
+    /// and a notification before it is kept and applied once `initialize` is answered; the
+    /// server serves as soon as it has answered `initialize`, without waiting for
+    /// `initialized`; after `shutdown` every request gets `InvalidRequest` and only `exit`
+    /// ends the loop.
+    pub fn serve(mut self, connection: &Connection, config: &Config) -> Ending {
         loop {
             let message = match self.due {
                 Some(due) => {
@@ -126,35 +171,96 @@ impl Server {
                             self.publish_all(connection);
                             continue;
                         }
-                        Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                        Err(RecvTimeoutError::Disconnected) => return self.ending(),
                     }
                 }
                 None => match connection.receiver.recv() {
                     Ok(message) => message,
-                    Err(_) => return Ok(()),
+                    Err(_) => return self.ending(),
                 },
             };
             match message {
-                Message::Request(request) => {
-                    if connection.handle_shutdown(&request)? {
-                        return Ok(());
-                    }
-                    let response = self.request(request);
-                    send(connection, Message::Response(response));
-                }
+                Message::Request(request) => self.dispatch(connection, config, request),
                 Message::Notification(notification) => {
                     if notification.method == "exit" {
-                        return Ok(());
+                        return self.ending();
                     }
-                    match self.notification(&notification) {
-                        Change::Now => self.publish_all(connection),
-                        Change::Later => self.due = Some(Instant::now() + config.debounce),
-                        Change::None => {}
+                    match self.state {
+                        State::Uninitialized => self.early.push(notification),
+                        State::Running => self.notify(connection, config, &notification),
+                        State::ShutDown => {}
                     }
                 }
-                Message::Response(_) => {}
+                Message::Response(response) => self.answered(&response),
             }
         }
+    }
+
+    /// How the session ends when `exit` comes (or the client goes away) now.
+    fn ending(&self) -> Ending {
+        if self.state == State::ShutDown { Ending::Shutdown } else { Ending::Abandoned }
+    }
+
+    /// Answers a request according to the state of the session.
+    fn dispatch(&mut self, connection: &Connection, config: &Config, request: Request) {
+        let id = request.id.clone();
+        let response = match (self.state, request.method.as_str()) {
+            (State::Uninitialized, "initialize") => {
+                self.initialize(&request.params);
+                let result = json!({
+                    "capabilities": capabilities(),
+                    "serverInfo": { "name": "ctx", "version": env!("CARGO_PKG_VERSION") },
+                });
+                self.state = State::Running;
+                send(connection, Message::Response(Response::new_ok(id, result)));
+                // What came before `initialize` is applied now, in order.
+                for notification in std::mem::take(&mut self.early) {
+                    self.notify(connection, config, &notification);
+                }
+                return;
+            }
+            (State::Uninitialized, method) => Response::new_err(
+                id,
+                ErrorCode::ServerNotInitialized as i32,
+                format!("{method} before initialize"),
+            ),
+            (State::Running, "initialize") => Response::new_err(
+                id,
+                ErrorCode::InvalidRequest as i32,
+                "the server is already initialized".to_owned(),
+            ),
+            (State::Running, "shutdown") => {
+                self.state = State::ShutDown;
+                self.due = None;
+                Response::new_ok(id, ())
+            }
+            (State::Running, _) => self.request(request),
+            (State::ShutDown, method) => Response::new_err(
+                id,
+                ErrorCode::InvalidRequest as i32,
+                format!("{method} after shutdown"),
+            ),
+        };
+        send(connection, Message::Response(response));
+    }
+
+    /// Reads what the server needs of the client's capabilities.
+    fn initialize(&mut self, params: &Value) {
+        let _ = params;
+    }
+
+    /// Applies a notification of a running session and refreshes what it changed.
+    fn notify(&mut self, connection: &Connection, config: &Config, notification: &Notification) {
+        match self.notification(notification) {
+            Change::Now => self.publish_all(connection),
+            Change::Later => self.due = Some(Instant::now() + config.debounce),
+            Change::None => {}
+        }
+    }
+
+    /// Takes note of the client's answer to a request of the server.
+    fn answered(&mut self, response: &Response) {
+        let _ = response;
     }
 
     /// Answers one request.

@@ -11,23 +11,29 @@ use serde_json::{Value, json};
 /// A client connected to a server running on its own thread.
 struct Client {
     conn: Connection,
-    server: Option<thread::JoinHandle<Result<(), ctx_lsp::Error>>>,
+    server: Option<thread::JoinHandle<Result<ctx_lsp::Ending, ctx_lsp::Error>>>,
     next: i32,
     /// Notifications received while waiting for responses.
     notes: Vec<Notification>,
 }
 
 impl Client {
+    /// A server on `root`, initialized.
     fn start(root: &Path) -> Client {
-        let (server, conn) = Connection::memory();
-        let builder = ctx::Context::builder().root(root);
-        let config = ctx_lsp::Config { debounce: Duration::from_millis(5) };
-        let handle = thread::spawn(move || ctx_lsp::run(&server, builder, &config));
-        let mut client = Client { conn, server: Some(handle), next: 0, notes: Vec::new() };
+        let mut client = Client::connect(root);
         let init = client.request("initialize", json!({ "capabilities": {} }));
         assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
         client.notify("initialized", json!({}));
         client
+    }
+
+    /// A server on `root`, before the handshake.
+    fn connect(root: &Path) -> Client {
+        let (server, conn) = Connection::memory();
+        let builder = ctx::Context::builder().root(root);
+        let config = ctx_lsp::Config { debounce: Duration::from_millis(5) };
+        let handle = thread::spawn(move || ctx_lsp::run(&server, builder, &config));
+        Client { conn, server: Some(handle), next: 0, notes: Vec::new() }
     }
 
     fn request(&mut self, method: &str, params: Value) -> Value {
@@ -76,8 +82,13 @@ impl Client {
 
     fn shutdown(mut self) {
         self.request("shutdown", Value::Null);
+        assert_eq!(self.exit(), ctx_lsp::Ending::Shutdown);
+    }
+
+    /// Sends `exit` and waits for the server to stop.
+    fn exit(mut self) -> ctx_lsp::Ending {
         self.notify("exit", Value::Null);
-        self.server.take().unwrap().join().unwrap().unwrap();
+        self.server.take().unwrap().join().unwrap().unwrap()
     }
 }
 
@@ -277,4 +288,41 @@ fn bad_and_out_of_order_requests() {
     let diagnostics = client.diagnostics(&stray, 1);
     assert_eq!(diagnostics[0]["code"], "E_OUTSIDE");
     client.shutdown();
+}
+
+#[test]
+fn a_tolerant_handshake() {
+    let dir = workspace();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let style = uri(&dir.path().join("rules/common/style.md"));
+    let mut client = Client::connect(dir.path());
+    // Before `initialize`: a request is refused, a notification is kept.
+    let early = client.request_raw("textDocument/hover", at(&main, 0, 0));
+    assert_eq!(early.error.unwrap().code, -32002);
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": "@[nope.md]" } }));
+    client.request("initialize", json!({ "capabilities": {} }));
+    // Between `initialize` and `initialized`: served.
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": style, "languageId": "markdown", "version": 7, "text": "@[gone.md]" } }));
+    client.notify("initialized", json!({}));
+    assert_eq!(client.diagnostics(&main, 1)[0]["code"], "E_NOT_FOUND");
+    assert_eq!(client.diagnostics(&style, 7)[0]["code"], "E_NOT_FOUND");
+    // After `shutdown`: requests are refused, notifications dropped, `exit` ends with 0.
+    client.request("shutdown", Value::Null);
+    let late = client.request_raw("textDocument/hover", at(&main, 0, 0));
+    assert_eq!(late.error.unwrap().code, -32600);
+    let again = client.request_raw("shutdown", Value::Null);
+    assert_eq!(again.error.unwrap().code, -32600);
+    client.notify("textDocument/didClose", json!({ "textDocument": { "uri": main } }));
+    let ending = client.exit();
+    assert_eq!((ending, ending.exit_code()), (ctx_lsp::Ending::Shutdown, 0));
+}
+
+#[test]
+fn exit_without_shutdown() {
+    let dir = workspace();
+    let mut client = Client::start(dir.path());
+    let twice = client.request_raw("initialize", json!({ "capabilities": {} }));
+    assert_eq!(twice.error.unwrap().code, -32600);
+    let ending = client.exit();
+    assert_eq!((ending, ending.exit_code()), (ctx_lsp::Ending::Abandoned, 1));
 }
