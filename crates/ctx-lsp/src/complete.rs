@@ -119,9 +119,13 @@ impl Server {
         let offset = text::offset(&doc.text, at.position);
         let line_start = doc.text[..offset].rfind('\n').map_or(0, |n| n + 1);
         let line = &doc.text[line_start..offset];
+        // Ranked matches depend on the whole typed path, not on a prefix of it a client could
+        // filter by: the list is incomplete, so the client asks again as the person types.
+        let mut incomplete = false;
         let items = match context(line)? {
             Context::Path { typed, tools, mention } => {
                 let mut items = self.paths(doc, typed, tools, at.position);
+                incomplete = !typed.is_empty();
                 items.extend(self.ranked(typed, mention, at.position, items.len()));
                 items
             }
@@ -140,7 +144,10 @@ impl Server {
                 keywords(&keys, typed, at.position, lsp::CompletionItemKind::PROPERTY)
             }
         };
-        Some(lsp::CompletionResponse::List(lsp::CompletionList { is_incomplete: false, items }))
+        Some(lsp::CompletionResponse::List(lsp::CompletionList {
+            is_incomplete: incomplete,
+            items,
+        }))
     }
 
     /// The entries of the directory typed so far.
@@ -231,9 +238,11 @@ impl Server {
                 } else {
                     lsp::CompletionItemKind::FILE
                 };
+                // The edit replaces the whole typed path; the client filters what is typed in
+                // that range against the path itself, which a fuzzy filter keeps matching.
                 let mut item = item(text, typed, position, kind);
+                item.filter_text = Some(c.path.clone());
                 item.label = c.path;
-                item.filter_text = Some(typed.to_owned());
                 item.sort_text = Some(format!("{:06}", after + n));
                 item
             })

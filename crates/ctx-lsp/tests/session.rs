@@ -326,3 +326,32 @@ fn exit_without_shutdown() {
     let ending = client.exit();
     assert_eq!((ending, ending.exit_code()), (ctx_lsp::Ending::Abandoned, 1));
 }
+
+/// Whether a client that filters fuzzily keeps an item once `typed` is in its edit's range:
+/// every character of `typed`, in order, in the item's filter text.
+fn kept(item: &Value, typed: &str) -> bool {
+    let filter = item["filterText"].as_str().or(item["label"].as_str()).unwrap().to_lowercase();
+    let mut rest = filter.chars();
+    typed.to_lowercase().chars().all(|c| rest.any(|f| f == c))
+}
+
+#[test]
+fn ranked_paths_survive_typing() {
+    let dir = workspace();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let mut client = Client::start(dir.path());
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": "@[rucs" } }));
+    let wanted = "rules/common/style.md";
+    let first = client.request("textDocument/completion", at(&main, 0, 6));
+    assert_eq!(first["isIncomplete"], true, "the client must ask again");
+    let item = first["items"].as_array().unwrap().iter().find(|i| i["label"] == wanted);
+    let item = item.unwrap_or_else(|| panic!("{wanted} in {:?}", labels(&first)));
+    assert_eq!(item["textEdit"]["range"]["start"], json!({ "line": 0, "character": 2 }));
+    // One more keystroke: the item stays while the client filters, and is offered again.
+    assert!(kept(item, "rucst"), "{item}");
+    client.notify("textDocument/didChange", json!({ "textDocument": { "uri": main, "version": 2 }, "contentChanges": [{ "range": { "start": { "line": 0, "character": 6 }, "end": { "line": 0, "character": 6 } }, "text": "t" }] }));
+    let second = client.request("textDocument/completion", at(&main, 0, 7));
+    assert_eq!(second["isIncomplete"], true);
+    assert!(labels(&second).contains(&wanted.to_owned()), "{:?}", labels(&second));
+    client.shutdown();
+}
