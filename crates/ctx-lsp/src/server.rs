@@ -1,15 +1,16 @@
 //! The server's state (open documents, the context) and its handlers.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
 use std::time::Instant;
 
 use crossbeam_channel::RecvTimeoutError;
-use ctx::Context;
+use ctx::assemble::record::{DiagnosticRecord, Kind, ReferenceRecord};
 use ctx::assemble::select;
 use ctx::fs::{FileKind, Location, Overlay};
 use ctx::syntax::{Include, ItemKind, Reference, Severity};
+use ctx::{Context, Dependencies};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
 use lsp_types as lsp;
 use lsp_types::Url;
@@ -433,14 +434,22 @@ impl Server {
     }
 
     /// The diagnostics of an open document: those the assembly reports in the document
-    /// itself, with the codes and messages of `ctx check`.
+    /// itself, with the codes and messages of `ctx check`, and on each of its references
+    /// whose included files have problems, a summary of them.
     pub fn diagnostics(&self, uri: &Url) -> Vec<lsp::Diagnostic> {
-        let Some(doc) = self.docs.get(uri) else { return Vec::new() };
-        let Some(assembly) = self.assemble(uri, &mut io::sink()) else { return Vec::new() };
+        self.check(uri).map(|(diagnostics, _)| diagnostics).unwrap_or_default()
+    }
+
+    /// The diagnostics of an open document and what its assembly depends on; `None` when it
+    /// is not open or could not be assembled.
+    fn check(&self, uri: &Url) -> Option<(Vec<lsp::Diagnostic>, Dependencies)> {
+        let doc = self.docs.get(uri)?;
+        let assembly = self.assemble(uri, &mut io::sink())?;
         let name = display_name(uri);
         let mut same: HashMap<&str, bool> = HashMap::new();
         let scan = ctx::syntax::scan_with(&doc.text, &self.ctx.assembler().options().syntax);
         let mut out = Vec::new();
+        let mut inside = Vec::new();
         for d in &assembly.diagnostics {
             let mine = *same.entry(d.file.as_str()).or_insert_with(|| match &doc.location {
                 Some(location) => self
@@ -451,31 +460,156 @@ impl Server {
                 None => d.file == name,
             });
             if !mine {
+                inside.push(d);
                 continue;
             }
             let start = text::offset_of_line_column(&doc.text, d.line, d.column);
-            // The whole item that starts there, else the next character.
-            let end = scan
-                .items
-                .iter()
-                .find(|item| item.span.start == start && !matches!(item.kind, ItemKind::Text))
-                .map_or_else(
-                    || doc.text[start..].chars().next().map_or(start, |c| start + c.len_utf8()),
-                    |item| item.span.end,
-                );
             out.push(lsp::Diagnostic {
-                range: text::range(&doc.text, start, end),
-                severity: Some(match d.severity {
-                    Severity::Error => lsp::DiagnosticSeverity::ERROR,
-                    _ => lsp::DiagnosticSeverity::WARNING,
-                }),
+                range: text::range(&doc.text, start, item_end(&doc.text, &scan, start)),
+                severity: Some(severity(d.severity)),
                 code: Some(lsp::NumberOrString::String(d.code.as_str().to_owned())),
                 source: Some("ctx".to_owned()),
                 message: d.message.clone(),
                 ..lsp::Diagnostic::default()
             });
         }
-        out
+        out.extend(self.included(doc, &scan, &assembly.references, &inside));
+        let path = doc.location.as_ref().map(|location| self.absolute(location));
+        let deps = self.ctx.dependencies(path.as_deref(), &assembly.references);
+        Some((out, deps))
+    }
+
+    /// One diagnostic per reference of the document whose included files have problems: on
+    /// the reference, a summary; the problems themselves, in their files, as related
+    /// information.
+    fn included(
+        &self,
+        doc: &Document,
+        scan: &ctx::syntax::Scan<'_>,
+        references: &[ReferenceRecord],
+        problems: &[&DiagnosticRecord],
+    ) -> Vec<lsp::Diagnostic> {
+        /// A reference of the document and what lies below it.
+        struct Group<'a> {
+            record: &'a ReferenceRecord,
+            files: Vec<Location>,
+            dir: Option<Location>,
+            problems: Vec<(&'a DiagnosticRecord, Option<Location>)>,
+        }
+        if problems.is_empty() {
+            return Vec::new();
+        }
+        let sandbox = self.ctx.sandbox();
+        let mut known: HashMap<String, Option<Location>> = HashMap::new();
+        let mut locate = |path: &str| -> Option<Location> {
+            known
+                .entry(path.to_owned())
+                .or_insert_with(|| sandbox.resolve_in_workspace(path).ok())
+                .clone()
+        };
+        // The records are depth first: each of the document's own references (depth 0) comes
+        // before the records of what it includes. A failed reference below is the problem of
+        // the group it lies in, so that a file included under two references counts under each.
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        let mut failed: Vec<(usize, &ReferenceRecord)> = Vec::new();
+        for record in references {
+            if record.depth > 0 && record.error.is_some() && !groups.is_empty() {
+                failed.push((groups.len() - 1, record));
+            }
+            if record.depth == 0 {
+                let found = if record.error.is_none() { locate(&record.path) } else { None };
+                let (files, dir) = match (found, record.kind) {
+                    (Some(location), Kind::File) => (vec![location], None),
+                    (Some(location), Kind::Directory) => (Vec::new(), Some(location)),
+                    _ => (Vec::new(), None),
+                };
+                groups.push(Group { record, files, dir, problems: Vec::new() });
+            } else if let Some(group) = groups.last_mut()
+                && let Some(location) = locate(&record.at.file)
+            {
+                group.files.push(location);
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for &problem in problems {
+            let location = locate(&problem.file);
+            let below = |group: &Group<'_>| {
+                let Some(location) = &location else { return false };
+                group.files.contains(location)
+                    || group.dir.as_ref().is_some_and(|dir| {
+                        dir.root() == location.root() && location.path().starts_with(dir.path())
+                    })
+            };
+            let reference = failed.iter().position(|(_, r)| {
+                r.at.file == problem.file
+                    && r.at.line == problem.line
+                    && r.at.column == problem.column
+                    && r.error.as_ref().is_some_and(|e| e.code == problem.code)
+            });
+            // Else the first reference whose files hold it; a problem in a file met through a
+            // glob or a tool has no record of its own: it goes to the first glob, directory or
+            // tool of the document.
+            let group = match reference {
+                Some(n) => Some(failed.remove(n).0),
+                None => groups
+                    .iter()
+                    .position(below)
+                    .or_else(|| groups.iter().position(|g| g.record.kind != Kind::File)),
+            };
+            // A file included twice under one reference reports its problems twice.
+            if let Some(n) = group
+                && seen.insert((n, &problem.file, problem.line, problem.column, &problem.message))
+            {
+                groups[n].problems.push((problem, location));
+            }
+        }
+        groups
+            .iter()
+            .filter(|group| !group.problems.is_empty())
+            .map(|group| {
+                let at = &group.record.at;
+                let start = text::offset_of_line_column(&doc.text, at.line, at.column);
+                let first = group
+                    .problems
+                    .iter()
+                    .find(|(p, _)| p.severity == Severity::Error)
+                    .unwrap_or(&group.problems[0])
+                    .0;
+                lsp::Diagnostic {
+                    range: text::range(&doc.text, start, item_end(&doc.text, scan, start)),
+                    severity: Some(severity(first.severity)),
+                    code: Some(lsp::NumberOrString::String(first.code.as_str().to_owned())),
+                    source: Some("ctx".to_owned()),
+                    message: summary(&group.problems),
+                    related_information: Some(
+                        group
+                            .problems
+                            .iter()
+                            .filter_map(|(p, location)| self.related(p, location.as_ref()?))
+                            .collect(),
+                    ),
+                    ..lsp::Diagnostic::default()
+                }
+            })
+            .collect()
+    }
+
+    /// A problem of an included file as related information: where it is in that file.
+    fn related(
+        &self,
+        problem: &DiagnosticRecord,
+        location: &Location,
+    ) -> Option<lsp::DiagnosticRelatedInformation> {
+        let text = self.read(location)?;
+        let start = text::offset_of_line_column(&text, problem.line, problem.column);
+        let end = match &problem.source {
+            Some(source) if !source.span.is_empty() => start + source.span.len(),
+            _ => text[start..].chars().next().map_or(start, |c| start + c.len_utf8()),
+        };
+        Some(lsp::DiagnosticRelatedInformation {
+            location: lsp::Location::new(self.uri(location)?, text::range(&text, start, end)),
+            message: format!("{} {}", problem.code.as_str(), problem.message),
+        })
     }
 
     /// Publishes the diagnostics of every open document (an edit to one may change what
@@ -710,6 +844,74 @@ enum Change {
     Now,
     /// The text changed: check after the debounce.
     Later,
+}
+
+/// Where the item of a document that starts at `start` ends: the whole item, else the next
+/// character.
+fn item_end(text: &str, scan: &ctx::syntax::Scan<'_>, start: usize) -> usize {
+    scan.items
+        .iter()
+        .find(|item| item.span.start == start && !matches!(item.kind, ItemKind::Text))
+        .map_or_else(
+            || text[start..].chars().next().map_or(start, |c| start + c.len_utf8()),
+            |item| item.span.end,
+        )
+}
+
+/// The LSP severity of a ctx severity.
+fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
+    match severity {
+        Severity::Error => lsp::DiagnosticSeverity::ERROR,
+        _ => lsp::DiagnosticSeverity::WARNING,
+    }
+}
+
+/// Most problems of included files a summary lists.
+const SUMMARY_LINES: usize = 10;
+
+/// The message of a summary of problems in included files: `common/bad.md: 1 error:
+/// E_NOT_FOUND …` for one problem; the files and the counts, then a line per problem, for
+/// several.
+fn summary(problems: &[(&DiagnosticRecord, Option<Location>)]) -> String {
+    let errors = problems.iter().filter(|(p, _)| p.severity == Severity::Error).count();
+    let warnings = problems.len() - errors;
+    let mut counts = Vec::new();
+    for (n, what) in [(errors, "error"), (warnings, "warning")] {
+        match n {
+            0 => {}
+            1 => counts.push(format!("1 {what}")),
+            n => counts.push(format!("{n} {what}s")),
+        }
+    }
+    let mut files: Vec<&str> = Vec::new();
+    for (p, _) in problems {
+        if !files.contains(&p.file.as_str()) {
+            files.push(&p.file);
+        }
+    }
+    let files = if files.len() > 3 {
+        format!("{} and {} more files", files[..3].join(", "), files.len() - 3)
+    } else {
+        files.join(", ")
+    };
+    if let [(p, _)] = problems {
+        return format!("{files}: {}: {} {}", counts.join(", "), p.code.as_str(), p.message);
+    }
+    let mut message = format!("{files}: {}", counts.join(", "));
+    for (p, _) in problems.iter().take(SUMMARY_LINES) {
+        message.push_str(&format!(
+            "\n{}:{}:{}: {} {}",
+            p.file,
+            p.line,
+            p.column,
+            p.code.as_str(),
+            p.message
+        ));
+    }
+    if problems.len() > SUMMARY_LINES {
+        message.push_str(&format!("\n… and {} more", problems.len() - SUMMARY_LINES));
+    }
+    message
 }
 
 /// The name of a document outside the sandbox, for its diagnostics.

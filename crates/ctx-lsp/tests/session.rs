@@ -355,3 +355,40 @@ fn ranked_paths_survive_typing() {
     assert!(labels(&second).contains(&wanted.to_owned()), "{:?}", labels(&second));
     client.shutdown();
 }
+
+#[test]
+fn problems_inside_an_included_file_show_on_the_include() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("rules/common/bad.md"), "Intro\n\nSee @[missing.md].\n")
+        .unwrap();
+    std::fs::write(dir.path().join("rules/common/wrap.md"), "@[bad.md] @[gone.md]\n").unwrap();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let bad = uri(&dir.path().join("rules/common/bad.md"));
+    let mut client = Client::start(dir.path());
+    let text = "# Main\nA @[common/bad.md] and @[common/style.md]\n@[common/wrap.md]\n";
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": text } }));
+    let diagnostics = client.diagnostics(&main, 1);
+    assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
+    let summary = &diagnostics[0];
+    assert_eq!(summary["code"], "E_NOT_FOUND");
+    assert_eq!(summary["severity"], 1);
+    assert_eq!(summary["range"]["start"], json!({ "line": 1, "character": 2 }));
+    assert_eq!(summary["range"]["end"], json!({ "line": 1, "character": 18 }));
+    let message = summary["message"].as_str().unwrap();
+    assert!(message.starts_with("rules/common/bad.md: 1 error: E_NOT_FOUND "), "{message}");
+    let related = &summary["relatedInformation"][0];
+    assert_eq!(related["location"]["uri"], bad);
+    assert_eq!(related["location"]["range"]["start"], json!({ "line": 2, "character": 4 }));
+    assert_eq!(related["location"]["range"]["end"], json!({ "line": 2, "character": 17 }));
+    // Through two levels: the problems of wrap.md and of bad.md under it, on `@[common/wrap.md]`.
+    let nested = &diagnostics[1];
+    assert_eq!(nested["range"]["start"], json!({ "line": 2, "character": 0 }));
+    let message = nested["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("rules/common/bad.md, rules/common/wrap.md: 2 errors\n"),
+        "{message}"
+    );
+    assert_eq!(message.lines().count(), 3, "{message}");
+    assert_eq!(nested["relatedInformation"].as_array().unwrap().len(), 2);
+    client.shutdown();
+}
