@@ -8,8 +8,6 @@
 //! - `@{`: the directive names and the defined macros; after `@{ifdef ` and the like, the
 //!   macros.
 
-use std::time::Duration;
-
 use std::collections::BTreeSet;
 
 use ctx::fs::{FileKind, Location, WalkOptions};
@@ -25,8 +23,6 @@ const DIRECTIVES: &[&str] =
 
 /// Most ranked matches offered besides the directory's entries.
 const RANKED: usize = 50;
-/// How old the walk behind ranked completions may be before the roots are walked again.
-const PATHS_MAX_AGE: Duration = Duration::from_secs(10);
 
 /// Most entries listed for one directory.
 const MAX_ENTRIES: usize = 2000;
@@ -220,8 +216,8 @@ impl Server {
             return Vec::new();
         }
         // The roots' paths are walked once and kept for the keystrokes that follow; files that
-        // come or go are seen after a save, a file event from the client, or PATHS_MAX_AGE.
-        let Ok(found) = self.context().complete_recent(typed, RANKED, PATHS_MAX_AGE) else {
+        // come or go are seen after a save, a file event from the client, or the maximum age.
+        let Ok(found) = self.context().complete_recent(typed, RANKED, self.paths_max_age()) else {
             return Vec::new();
         };
         found

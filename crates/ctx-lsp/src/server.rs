@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::RecvTimeoutError;
 use ctx::assemble::record::{DiagnosticRecord, Kind, ReferenceRecord};
@@ -11,7 +11,7 @@ use ctx::assemble::select;
 use ctx::fs::{FileKind, Location, Overlay};
 use ctx::syntax::{Include, ItemKind, Reference, Severity};
 use ctx::{Context, Dependencies};
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types as lsp;
 use lsp_types::Url;
 use serde::Serialize;
@@ -27,6 +27,17 @@ pub const ASSEMBLE_COMMAND: &str = "ctx.assemble";
 /// The folders whose documents make up the rule set that "find references" searches, besides
 /// the open documents.
 const RULE_DIRS: &[&str] = &[".ctx/rules", ".mutsumi/rules"];
+
+/// The id of the server's registration for `workspace/didChangeWatchedFiles`, also the id
+/// of the request that makes it.
+const WATCH_REGISTRATION: &str = "ctx-watched-files";
+
+/// How old the walk behind ranked completions may be before the roots are walked again, when
+/// the client does not report file changes to the server.
+const PATHS_MAX_AGE: Duration = Duration::from_secs(10);
+/// The same while it does: changes drop the walk as they come, this is a safety net for those
+/// the client misses.
+const WATCHED_PATHS_MAX_AGE: Duration = Duration::from_secs(300);
 
 /// Most lines and bytes a hover preview shows.
 const PREVIEW_LINES: usize = 30;
@@ -96,6 +107,24 @@ pub struct Server {
     state: State,
     /// Notifications that came before `initialize`, applied once it is answered.
     early: Vec<Notification>,
+    /// What the client can watch for the server.
+    watch: Watch,
+    /// What each open document's last check depended on.
+    deps: HashMap<Url, Dependencies>,
+}
+
+/// The watching of files: what the client offers, what the server asked.
+#[derive(Debug, Default)]
+struct Watch {
+    /// The client registers `workspace/didChangeWatchedFiles` dynamically.
+    dynamic: bool,
+    /// Its watchers take a base folder (a root outside its workspace folders can be watched).
+    relative: bool,
+    /// The registration request sent, if it was.
+    request: Option<RequestId>,
+    /// Whether the client watches every root for the server: registered, not refused, and
+    /// either by root or with a single root.
+    all_roots: bool,
 }
 
 /// Where a session is in the protocol.
@@ -142,6 +171,8 @@ impl Server {
             due: None,
             state: State::Uninitialized,
             early: Vec::new(),
+            watch: Watch::default(),
+            deps: HashMap::new(),
         }
     }
 
@@ -245,23 +276,110 @@ impl Server {
         send(connection, Message::Response(response));
     }
 
-    /// Reads what the server needs of the client's capabilities.
+    /// Reads what the server needs of the client's capabilities (read leniently: a client
+    /// that sends odd ones is served without them).
     fn initialize(&mut self, params: &Value) {
-        let _ = params;
+        let watched = params.pointer("/capabilities/workspace/didChangeWatchedFiles");
+        let flag = |name: &str| {
+            watched.and_then(|w| w.get(name)).and_then(Value::as_bool).unwrap_or(false)
+        };
+        self.watch.dynamic = flag("dynamicRegistration");
+        self.watch.relative = flag("relativePatternSupport");
+    }
+
+    /// Asks the client to report changes to every file of the roots, if it can.
+    fn register_watchers(&mut self, connection: &Connection) {
+        if !self.watch.dynamic || self.watch.request.is_some() {
+            return;
+        }
+        let sandbox = self.ctx.sandbox();
+        let roots: Vec<Url> = sandbox
+            .roots()
+            .filter_map(|root| Url::from_directory_path(sandbox.root_path(root).as_std_path()).ok())
+            .collect();
+        let watchers = if self.watch.relative {
+            roots
+                .iter()
+                .map(|root| lsp::FileSystemWatcher {
+                    glob_pattern: lsp::GlobPattern::Relative(lsp::RelativePattern {
+                        base_uri: lsp::OneOf::Right(root.clone()),
+                        pattern: "**/*".to_owned(),
+                    }),
+                    kind: None,
+                })
+                .collect()
+        } else {
+            // Relative to the client's workspace folders.
+            vec![lsp::FileSystemWatcher {
+                glob_pattern: lsp::GlobPattern::String("**/*".to_owned()),
+                kind: None,
+            }]
+        };
+        let options = lsp::DidChangeWatchedFilesRegistrationOptions { watchers };
+        let params = lsp::RegistrationParams {
+            registrations: vec![lsp::Registration {
+                id: WATCH_REGISTRATION.to_owned(),
+                method: "workspace/didChangeWatchedFiles".to_owned(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
+        };
+        let id = RequestId::from(WATCH_REGISTRATION.to_owned());
+        let request = Request::new(id.clone(), "client/registerCapability".to_owned(), params);
+        send(connection, Message::Request(request));
+        self.watch.request = Some(id);
+        self.watch.all_roots = self.watch.relative || roots.len() == 1;
+    }
+
+    /// How old the walk behind ranked completions may be: while the client reports file
+    /// changes, long (only a safety net for changes it misses); else short.
+    pub(crate) fn paths_max_age(&self) -> Duration {
+        if self.watch.all_roots { WATCHED_PATHS_MAX_AGE } else { PATHS_MAX_AGE }
     }
 
     /// Applies a notification of a running session and refreshes what it changed.
     fn notify(&mut self, connection: &Connection, config: &Config, notification: &Notification) {
+        if notification.method == "initialized" {
+            self.register_watchers(connection);
+            return;
+        }
         match self.notification(notification) {
             Change::Now => self.publish_all(connection),
             Change::Later => self.due = Some(Instant::now() + config.debounce),
+            Change::Files(changed) => self.publish_affected(connection, &changed),
+            Change::Closed(uri) => {
+                // Its diagnostics are cleared, then the others checked without its text.
+                self.deps.remove(&uri);
+                publish(connection, uri, Vec::new(), None);
+                self.publish_all(connection);
+            }
             Change::None => {}
         }
     }
 
     /// Takes note of the client's answer to a request of the server.
     fn answered(&mut self, response: &Response) {
-        let _ = response;
+        if self.watch.request.as_ref() == Some(&response.id) && response.error.is_some() {
+            // Refused: the walk is kept only briefly again.
+            self.watch.all_roots = false;
+        }
+    }
+
+    /// Where a file the client reports as changed is in the sandbox: the file itself, or for
+    /// one deleted, its nearest directory that still exists. `None` outside the roots and
+    /// for what the sandbox never serves (`.git`, keys…), whose changes are frequent and
+    /// matter to no document.
+    fn changed(&self, event: &lsp::FileEvent) -> Option<Location> {
+        let path = event.uri.to_file_path().ok()?;
+        let names: Vec<&str> = path.iter().filter_map(|c| c.to_str()).collect();
+        if ctx::fs::builtin_denial(&names).is_some() {
+            return None;
+        }
+        let sandbox = self.ctx.sandbox();
+        if event.typ == lsp::FileChangeType::DELETED {
+            path.ancestors().find_map(|p| sandbox.resolve_in_workspace(p.to_str()?).ok())
+        } else {
+            sandbox.resolve_in_workspace(path.to_str()?).ok()
+        }
     }
 
     /// Answers one request.
@@ -329,8 +447,22 @@ impl Server {
                 self.context().forget_paths();
                 Change::Now
             }
-            "workspace/didChangeWatchedFiles"
-            | "workspace/didCreateFiles"
+            "workspace/didChangeWatchedFiles" => {
+                let Ok(p) = serde_json::from_value::<lsp::DidChangeWatchedFilesParams>(params)
+                else {
+                    self.context().forget_paths();
+                    return Change::Now;
+                };
+                let changed: Vec<Location> =
+                    p.changes.iter().filter_map(|event| self.changed(event)).collect();
+                if changed.is_empty() {
+                    return Change::None;
+                }
+                // Files may have come or gone: the next completion walks the roots again.
+                self.context().forget_paths();
+                Change::Files(changed)
+            }
+            "workspace/didCreateFiles"
             | "workspace/didDeleteFiles"
             | "workspace/didRenameFiles" => {
                 self.context().forget_paths();
@@ -342,7 +474,7 @@ impl Server {
                     return Change::None;
                 };
                 self.close(&p.text_document.uri);
-                Change::Now
+                Change::Closed(p.text_document.uri)
             }
             _ => Change::None,
         }
@@ -614,17 +746,39 @@ impl Server {
 
     /// Publishes the diagnostics of every open document (an edit to one may change what
     /// another includes).
-    fn publish_all(&self, connection: &Connection) {
-        let mut uris: Vec<&Url> = self.docs.keys().collect();
+    fn publish_all(&mut self, connection: &Connection) {
+        let uris: Vec<Url> = self.docs.keys().cloned().collect();
+        self.publish(connection, uris);
+    }
+
+    /// Publishes the diagnostics of the open documents that depend on changed locations (or
+    /// whose dependencies are not known).
+    fn publish_affected(&mut self, connection: &Connection, changed: &[Location]) {
+        let uris: Vec<Url> = self
+            .docs
+            .keys()
+            .filter(|uri| self.deps.get(*uri).is_none_or(|deps| deps.affected_by(changed)))
+            .cloned()
+            .collect();
+        self.publish(connection, uris);
+    }
+
+    /// Checks open documents, keeps what each depends on and publishes their diagnostics.
+    fn publish(&mut self, connection: &Connection, mut uris: Vec<Url>) {
         uris.sort();
         for uri in uris {
-            let params = lsp::PublishDiagnosticsParams {
-                uri: uri.clone(),
-                diagnostics: self.diagnostics(uri),
-                version: self.docs.get(uri).map(|d| d.version),
+            let diagnostics = match self.check(&uri) {
+                Some((diagnostics, deps)) => {
+                    self.deps.insert(uri.clone(), deps);
+                    diagnostics
+                }
+                None => {
+                    self.deps.remove(&uri);
+                    Vec::new()
+                }
             };
-            let note = Notification::new("textDocument/publishDiagnostics".to_owned(), params);
-            send(connection, Message::Notification(note));
+            let version = self.docs.get(&uri).map(|d| d.version);
+            publish(connection, uri, diagnostics, version);
         }
     }
 
@@ -840,10 +994,14 @@ impl Server {
 enum Change {
     /// Nothing diagnostics depend on.
     None,
-    /// A document opened, closed or was saved: check now.
+    /// A document opened or was saved: check now.
     Now,
     /// The text changed: check after the debounce.
     Later,
+    /// Files changed on disk: check now the documents that depend on them.
+    Files(Vec<Location>),
+    /// A document was closed.
+    Closed(Url),
 }
 
 /// Where the item of a document that starts at `start` ends: the whole item, else the next
@@ -933,7 +1091,52 @@ fn preview(text: &str) -> String {
     out
 }
 
+/// Sends the diagnostics of a document.
+fn publish(
+    connection: &Connection,
+    uri: Url,
+    diagnostics: Vec<lsp::Diagnostic>,
+    version: Option<i32>,
+) {
+    let params = lsp::PublishDiagnosticsParams { uri, diagnostics, version };
+    let note = Notification::new("textDocument/publishDiagnostics".to_owned(), params);
+    send(connection, Message::Notification(note));
+}
+
 fn send(connection: &Connection, message: Message) {
     // A client that went away ends the loop at the next receive.
     let _ = connection.sender.send(message);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walk_is_kept_long_while_the_client_watches_the_roots() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Context::builder().root(dir.path()).build().unwrap();
+        let mut server = Server::new(ctx, Overlay::new());
+        assert_eq!(server.paths_max_age(), PATHS_MAX_AGE);
+        let (connection, client) = Connection::memory();
+        server.register_watchers(&connection);
+        assert!(client.receiver.try_recv().is_err(), "not offered: not asked");
+        let watched = json!({ "capabilities": { "workspace": { "didChangeWatchedFiles": {
+            "dynamicRegistration": true, "relativePatternSupport": true,
+        } } } });
+        server.initialize(&watched);
+        server.register_watchers(&connection);
+        let Ok(Message::Request(request)) = client.receiver.try_recv() else { panic!() };
+        let watcher = &request.params["registrations"][0]["registerOptions"]["watchers"][0];
+        assert_eq!(watcher["globPattern"]["pattern"], "**/*");
+        assert!(watcher["globPattern"]["baseUri"].as_str().unwrap().starts_with("file:///"));
+        assert_eq!(server.paths_max_age(), WATCHED_PATHS_MAX_AGE);
+        // Refused by the client: kept briefly again.
+        server.answered(&Response::new_err(
+            request.id,
+            ErrorCode::InternalError as i32,
+            "no".into(),
+        ));
+        assert_eq!(server.paths_max_age(), PATHS_MAX_AGE);
+    }
 }

@@ -56,6 +56,21 @@ impl Client {
         }
     }
 
+    /// Waits for the next request of the server and answers it with `null`.
+    fn server_request(&mut self) -> Request {
+        loop {
+            match self.conn.receiver.recv_timeout(Duration::from_secs(30)).expect("a request") {
+                Message::Request(request) => {
+                    let response = Response::new_ok(request.id.clone(), Value::Null);
+                    self.conn.sender.send(Message::Response(response)).unwrap();
+                    return request;
+                }
+                Message::Notification(note) => self.notes.push(note),
+                Message::Response(response) => panic!("unexpected {response:?}"),
+            }
+        }
+    }
+
     fn notify(&self, method: &str, params: Value) {
         let note = Notification::new(method.to_owned(), params);
         self.conn.sender.send(Message::Notification(note)).unwrap();
@@ -390,5 +405,72 @@ fn problems_inside_an_included_file_show_on_the_include() {
     );
     assert_eq!(message.lines().count(), 3, "{message}");
     assert_eq!(nested["relatedInformation"].as_array().unwrap().len(), 2);
+    client.shutdown();
+}
+
+#[test]
+fn changes_on_disk_reported_by_the_client() {
+    let dir = workspace();
+    let dep = dir.path().join("rules/common/dep.md");
+    std::fs::write(&dep, "@[missing.md]\n").unwrap();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let other = uri(&dir.path().join(".ctx/rules/other.md"));
+    let mut client = Client::connect(dir.path());
+    let watched =
+        json!({ "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } } });
+    client.request("initialize", json!({ "capabilities": watched }));
+    client.notify("initialized", json!({}));
+    let register = client.server_request();
+    assert_eq!(register.method, "client/registerCapability");
+    let registration = &register.params["registrations"][0];
+    assert_eq!(registration["method"], "workspace/didChangeWatchedFiles");
+    assert_eq!(registration["registerOptions"]["watchers"][0]["globPattern"], "**/*");
+
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": "@[common/dep.md]\n@[rules/brandn" } }));
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": other, "languageId": "markdown", "version": 1, "text": "@[../../rules/common/style.md]" } }));
+    // Only the first line's problems count (the second is being typed).
+    let first_line = |diagnostics: Vec<Value>| -> Vec<Value> {
+        diagnostics.into_iter().filter(|d| d["range"]["start"]["line"] == 0).collect()
+    };
+    assert_eq!(first_line(client.diagnostics(&main, 1)).len(), 1);
+    assert_eq!(client.diagnostics(&other, 1).len(), 0);
+    let before = client.request("textDocument/completion", at(&main, 1, 14));
+    assert!(!labels(&before).contains(&"rules/common/brandnew.md".to_owned()));
+    // Forget the diagnostics published so far (the second open checked the first again).
+    client.notes.clear();
+
+    // The included file is fixed on disk: the document that includes it is checked again, the
+    // other is not.
+    let dep_uri = uri(&dep);
+    std::fs::write(&dep, "fixed\n").unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": dep_uri, "type": 2 }] }),
+    );
+    assert_eq!(first_line(client.diagnostics(&main, 1)), Vec::<Value>::new());
+    client.request("textDocument/hover", at(&main, 0, 0));
+    assert!(!client.notes.iter().any(|n| n.params["uri"] == other), "{:?}", client.notes);
+
+    // A file created: offered at once, though the walk of the roots is kept.
+    let created = dir.path().join("rules/common/brandnew.md");
+    std::fs::write(&created, "new\n").unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": uri(&created), "type": 1 }] }),
+    );
+    let after = client.request("textDocument/completion", at(&main, 1, 14));
+    assert!(
+        labels(&after).contains(&"rules/common/brandnew.md".to_owned()),
+        "{:?}",
+        labels(&after)
+    );
+
+    // The included file deleted: the reference fails.
+    std::fs::remove_file(&dep).unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": dep_uri, "type": 3 }] }),
+    );
+    assert_eq!(first_line(client.diagnostics(&main, 1))[0]["code"], "E_NOT_FOUND");
     client.shutdown();
 }
