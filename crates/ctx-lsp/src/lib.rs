@@ -3,9 +3,12 @@
 //! uses: a synchronous loop over a channel of messages, no async runtime).
 //!
 //! Features: diagnostics of the unsaved buffer (debounced, the codes and messages of
-//! `ctx check`), completion after `@`, `@"`, `@[` and `@{`, go to definition, document
-//! links, hover previews, references of a file across the rule set, an `ctx.assemble`
-//! command and a code lens with the assembled size in tokens on front matter.
+//! `ctx check`, the problems of included files summarised on the reference that includes
+//! them), completion after `@`, `@"`, `@[` and `@{`, go to definition, document links, hover
+//! previews, references of a file across the rule set, an `ctx.assemble` command and a code
+//! lens with the assembled size in tokens on front matter. Files changed on disk are
+//! reported by the client's watchers (`workspace/didChangeWatchedFiles`, registered
+//! dynamically) and check again the open documents that depend on them.
 //!
 //! Properties:
 //! - every read goes through the context's sandbox; open documents are served from a
@@ -14,7 +17,8 @@
 //! - positions are UTF-16 code units as LSP requires, clamped when a client sends one past
 //!   the end;
 //! - a request about a document the server does not know, or with bad parameters, gets an
-//!   empty answer or an error response; the loop goes on.
+//!   empty answer or an error response; the loop goes on;
+//! - the handshake is tolerant (see [`Server::serve`]): only `exit` ends the loop.
 //!
 //! [`run`] serves one [`lsp_server::Connection`], so a test drives the server in-process
 //! through [`lsp_server::Connection::memory`]; [`run_stdio`] is what `ctx lsp` calls.
