@@ -13,6 +13,7 @@ const LSP_CACHE_BYTES: u64 = 64 << 20;
 pub(crate) fn run(settings: &Settings) -> anyhow::Result<ExitCode> {
     let builder =
         settings.builder_for(Mode::Inline, Format::Inline, None).cache_capacity(LSP_CACHE_BYTES);
-    ctx_lsp::run_stdio(builder)?;
-    Ok(ExitCode::SUCCESS)
+    // LSP: exit status 0 after `shutdown`, 1 when `exit` (or the end of input) comes without it.
+    let ending = ctx_lsp::run_stdio(builder)?;
+    Ok(ExitCode::from(ending.exit_code()))
 }

@@ -101,11 +101,13 @@ fn lsp_session() {
     let uri = format!("file://{}", path.display());
     let script = [
         json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }),
-        json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }),
+        // Early, before `initialized`: served all the same.
         json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": { "textDocument": { "uri": uri, "languageId": "markdown", "version": 1, "text": "@[nope.md]\n@[st" } } }),
+        json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }),
         json!({ "jsonrpc": "2.0", "id": 2, "method": "textDocument/completion", "params": { "textDocument": { "uri": uri }, "position": { "line": 1, "character": 4 } } }),
         json!({ "jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": { "textDocument": { "uri": uri }, "position": { "line": 0, "character": 3 } } }),
         json!({ "jsonrpc": "2.0", "id": 4, "method": "shutdown" }),
+        json!({ "jsonrpc": "2.0", "id": 5, "method": "textDocument/hover", "params": { "textDocument": { "uri": uri }, "position": { "line": 0, "character": 3 } } }),
         json!({ "jsonrpc": "2.0", "method": "exit" }),
     ];
     let input: String = script.iter().map(frame).collect();
@@ -122,4 +124,21 @@ fn lsp_session() {
     assert_eq!(by_id(2)["result"]["items"][0]["label"], "style.md");
     assert_eq!(by_id(3)["result"], Value::Null, "no hover on a missing file");
     assert_eq!(by_id(4)["result"], Value::Null);
+    assert_eq!(by_id(5)["error"]["code"], -32600, "a request after shutdown");
+}
+
+#[test]
+fn lsp_exit_without_shutdown() {
+    let dir = workspace();
+    let script = [
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "textDocument/hover", "params": {} }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "initialize", "params": { "capabilities": {} } }),
+        json!({ "jsonrpc": "2.0", "method": "exit" }),
+    ];
+    let input: String = script.iter().map(frame).collect();
+    let out = ctx(&dir).arg("lsp").write_stdin(input).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let messages = unframe(&String::from_utf8(out.stdout).unwrap());
+    assert_eq!(messages[0]["error"]["code"], -32002);
+    assert!(messages[1]["result"]["capabilities"].is_object());
 }

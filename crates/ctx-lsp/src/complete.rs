@@ -8,8 +8,6 @@
 //! - `@{`: the directive names and the defined macros; after `@{ifdef ` and the like, the
 //!   macros.
 
-use std::time::Duration;
-
 use std::collections::BTreeSet;
 
 use ctx::fs::{FileKind, Location, WalkOptions};
@@ -25,8 +23,6 @@ const DIRECTIVES: &[&str] =
 
 /// Most ranked matches offered besides the directory's entries.
 const RANKED: usize = 50;
-/// How old the walk behind ranked completions may be before the roots are walked again.
-const PATHS_MAX_AGE: Duration = Duration::from_secs(10);
 
 /// Most entries listed for one directory.
 const MAX_ENTRIES: usize = 2000;
@@ -119,9 +115,13 @@ impl Server {
         let offset = text::offset(&doc.text, at.position);
         let line_start = doc.text[..offset].rfind('\n').map_or(0, |n| n + 1);
         let line = &doc.text[line_start..offset];
+        // Ranked matches depend on the whole typed path, not on a prefix of it a client could
+        // filter by: the list is incomplete, so the client asks again as the person types.
+        let mut incomplete = false;
         let items = match context(line)? {
             Context::Path { typed, tools, mention } => {
                 let mut items = self.paths(doc, typed, tools, at.position);
+                incomplete = !typed.is_empty();
                 items.extend(self.ranked(typed, mention, at.position, items.len()));
                 items
             }
@@ -140,7 +140,10 @@ impl Server {
                 keywords(&keys, typed, at.position, lsp::CompletionItemKind::PROPERTY)
             }
         };
-        Some(lsp::CompletionResponse::List(lsp::CompletionList { is_incomplete: false, items }))
+        Some(lsp::CompletionResponse::List(lsp::CompletionList {
+            is_incomplete: incomplete,
+            items,
+        }))
     }
 
     /// The entries of the directory typed so far.
@@ -213,8 +216,8 @@ impl Server {
             return Vec::new();
         }
         // The roots' paths are walked once and kept for the keystrokes that follow; files that
-        // come or go are seen after a save, a file event from the client, or PATHS_MAX_AGE.
-        let Ok(found) = self.context().complete_recent(typed, RANKED, PATHS_MAX_AGE) else {
+        // come or go are seen after a save, a file event from the client, or the maximum age.
+        let Ok(found) = self.context().complete_recent(typed, RANKED, self.paths_max_age()) else {
             return Vec::new();
         };
         found
@@ -231,9 +234,11 @@ impl Server {
                 } else {
                     lsp::CompletionItemKind::FILE
                 };
+                // The edit replaces the whole typed path; the client filters what is typed in
+                // that range against the path itself, which a fuzzy filter keeps matching.
                 let mut item = item(text, typed, position, kind);
+                item.filter_text = Some(c.path.clone());
                 item.label = c.path;
-                item.filter_text = Some(typed.to_owned());
                 item.sort_text = Some(format!("{:06}", after + n));
                 item
             })

@@ -3,9 +3,12 @@
 //! uses: a synchronous loop over a channel of messages, no async runtime).
 //!
 //! Features: diagnostics of the unsaved buffer (debounced, the codes and messages of
-//! `ctx check`), completion after `@`, `@"`, `@[` and `@{`, go to definition, document
-//! links, hover previews, references of a file across the rule set, an `ctx.assemble`
-//! command and a code lens with the assembled size in tokens on front matter.
+//! `ctx check`, the problems of included files summarised on the reference that includes
+//! them), completion after `@`, `@"`, `@[` and `@{`, go to definition, document links, hover
+//! previews, references of a file across the rule set, an `ctx.assemble` command and a code
+//! lens with the assembled size in tokens on front matter. Files changed on disk are
+//! reported by the client's watchers (`workspace/didChangeWatchedFiles`, registered
+//! dynamically) and check again the open documents that depend on them.
 //!
 //! Properties:
 //! - every read goes through the context's sandbox; open documents are served from a
@@ -14,7 +17,8 @@
 //! - positions are UTF-16 code units as LSP requires, clamped when a client sends one past
 //!   the end;
 //! - a request about a document the server does not know, or with bad parameters, gets an
-//!   empty answer or an error response; the loop goes on.
+//!   empty answer or an error response; the loop goes on;
+//! - the handshake is tolerant (see [`Server::serve`]): only `exit` ends the loop.
 //!
 //! [`run`] serves one [`lsp_server::Connection`], so a test drives the server in-process
 //! through [`lsp_server::Connection::memory`]; [`run_stdio`] is what `ctx lsp` calls.
@@ -26,9 +30,9 @@ mod text;
 use std::fmt;
 use std::time::Duration;
 
-use lsp_server::{Connection, ProtocolError};
+use lsp_server::Connection;
 
-pub use server::{ASSEMBLE_COMMAND, Server};
+pub use server::{ASSEMBLE_COMMAND, Ending, Server};
 
 /// Why the server stopped with an error.
 #[derive(Debug)]
@@ -40,8 +44,6 @@ pub struct Error {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ErrorKind {
-    /// The client broke the protocol (no `initialize` first, a closed channel…).
-    Protocol(ProtocolError),
     /// The context (its roots) could not be built.
     Context(ctx::Error),
     /// The standard input or output threads failed.
@@ -58,7 +60,6 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
-            ErrorKind::Protocol(err) => write!(f, "language server protocol error: {err}"),
             ErrorKind::Context(err) => write!(f, "cannot start the language server: {err}"),
             ErrorKind::Io(err) => write!(f, "language server input or output failed: {err}"),
         }
@@ -68,16 +69,9 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match &self.kind {
-            ErrorKind::Protocol(err) => Some(err),
             ErrorKind::Context(err) => Some(err),
             ErrorKind::Io(err) => Some(err),
         }
-    }
-}
-
-impl From<ProtocolError> for Error {
-    fn from(err: ProtocolError) -> Error {
-        Error { kind: ErrorKind::Protocol(err) }
     }
 }
 
@@ -95,35 +89,35 @@ impl Default for Config {
 }
 
 /// Serves the Language Server Protocol on standard input and output until the client
-/// says `exit`.
+/// says `exit` (or closes the input); [`Ending::exit_code`] is the status to exit with.
 ///
 /// # Errors
 ///
-/// When the roots cannot be opened, the client breaks the protocol or the streams fail.
-pub fn run_stdio(builder: ctx::ContextBuilder) -> Result<(), Error> {
+/// When the roots cannot be opened or the streams fail.
+pub fn run_stdio(builder: ctx::ContextBuilder) -> Result<Ending, Error> {
     let (connection, threads) = Connection::stdio();
-    run(&connection, builder, &Config::default())?;
+    let ending = run(&connection, builder, &Config::default())?;
     drop(connection);
-    threads.join().map_err(|err| Error { kind: ErrorKind::Io(err) })
+    threads.join().map_err(|err| Error { kind: ErrorKind::Io(err) })?;
+    Ok(ending)
 }
 
 /// Serves one connection: the `initialize` handshake, then requests and notifications until
-/// `shutdown` and `exit` (or until the client goes away).
+/// `exit` (or until the client goes away). See [`Server::serve`] for what the server
+/// tolerates.
 ///
 /// # Errors
 ///
-/// When the roots cannot be opened or the client breaks the protocol.
+/// When the roots cannot be opened.
 pub fn run(
     connection: &Connection,
     builder: ctx::ContextBuilder,
     config: &Config,
-) -> Result<(), Error> {
+) -> Result<Ending, Error> {
     let overlay = ctx::fs::Overlay::new();
     let ctx = builder
         .overlay(overlay.clone())
         .build()
         .map_err(|err| Error { kind: ErrorKind::Context(err) })?;
-    let capabilities = serde_json::to_value(server::capabilities()).unwrap_or_default();
-    connection.initialize(capabilities)?;
-    Server::new(ctx, overlay).serve(connection, config)
+    Ok(Server::new(ctx, overlay).serve(connection, config))
 }

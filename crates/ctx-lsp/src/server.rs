@@ -1,24 +1,25 @@
 //! The server's state (open documents, the context) and its handlers.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::RecvTimeoutError;
-use ctx::Context;
+use ctx::assemble::record::{DiagnosticRecord, Kind, ReferenceRecord};
 use ctx::assemble::select;
 use ctx::fs::{FileKind, Location, Overlay};
 use ctx::syntax::{Include, ItemKind, Reference, Severity};
-use lsp_server::{Connection, ErrorCode, Message, Notification, Request, Response};
+use ctx::{Context, Dependencies};
+use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types as lsp;
 use lsp_types::Url;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use crate::Config;
 use crate::text;
-use crate::{Config, Error};
 
 /// The command that returns the assembled document: arguments `[uri]`.
 pub const ASSEMBLE_COMMAND: &str = "ctx.assemble";
@@ -26,6 +27,17 @@ pub const ASSEMBLE_COMMAND: &str = "ctx.assemble";
 /// The folders whose documents make up the rule set that "find references" searches, besides
 /// the open documents.
 const RULE_DIRS: &[&str] = &[".ctx/rules", ".mutsumi/rules"];
+
+/// The id of the server's registration for `workspace/didChangeWatchedFiles`, also the id
+/// of the request that makes it.
+const WATCH_REGISTRATION: &str = "ctx-watched-files";
+
+/// How old the walk behind ranked completions may be before the roots are walked again, when
+/// the client does not report file changes to the server.
+const PATHS_MAX_AGE: Duration = Duration::from_secs(10);
+/// The same while it does: changes drop the walk as they come, this is a safety net for those
+/// the client misses.
+const WATCHED_PATHS_MAX_AGE: Duration = Duration::from_secs(300);
 
 /// Most lines and bytes a hover preview shows.
 const PREVIEW_LINES: usize = 30;
@@ -91,6 +103,59 @@ pub struct Server {
     pub(crate) docs: HashMap<Url, Document>,
     /// When the next check is due (after the debounce), if a document changed.
     due: Option<Instant>,
+    /// Where the session is in the protocol.
+    state: State,
+    /// Notifications that came before `initialize`, applied once it is answered.
+    early: Vec<Notification>,
+    /// What the client can watch for the server.
+    watch: Watch,
+    /// What each open document's last check depended on.
+    deps: HashMap<Url, Dependencies>,
+}
+
+/// The watching of files: what the client offers, what the server asked.
+#[derive(Debug, Default)]
+struct Watch {
+    /// The client registers `workspace/didChangeWatchedFiles` dynamically.
+    dynamic: bool,
+    /// Its watchers take a base folder (a root outside its workspace folders can be watched).
+    relative: bool,
+    /// The registration request sent, if it was.
+    request: Option<RequestId>,
+    /// Whether the client watches every root for the server: registered, not refused, and
+    /// either by root or with a single root.
+    all_roots: bool,
+}
+
+/// Where a session is in the protocol.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Waiting for `initialize`.
+    Uninitialized,
+    /// `initialize` answered: serving.
+    Running,
+    /// `shutdown` answered: waiting for `exit`.
+    ShutDown,
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Ending {
+    /// `exit` after `shutdown` (or the client went away after `shutdown`).
+    Shutdown,
+    /// `exit` without `shutdown`, or the client went away before it.
+    Abandoned,
+}
+
+impl Ending {
+    /// The process exit status LSP asks for: 0 after `shutdown`, 1 without.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Ending::Shutdown => 0,
+            Ending::Abandoned => 1,
+        }
+    }
 }
 
 /// A failed request: an LSP error code and a message.
@@ -99,7 +164,16 @@ type Failure = (ErrorCode, String);
 impl Server {
     /// A server over `ctx`, whose sandbox must serve `overlay`.
     pub fn new(ctx: Context, overlay: Overlay) -> Server {
-        Server { ctx, overlay, docs: HashMap::new(), due: None }
+        Server {
+            ctx,
+            overlay,
+            docs: HashMap::new(),
+            due: None,
+            state: State::Uninitialized,
+            early: Vec::new(),
+            watch: Watch::default(),
+            deps: HashMap::new(),
+        }
     }
 
     /// The context.
@@ -107,12 +181,15 @@ impl Server {
         &self.ctx
     }
 
-    /// Runs the message loop until `shutdown` and `exit`, or until the client goes away.
+    /// Runs the session: the `initialize` handshake, then requests and notifications until
+    /// `exit` (or until the client goes away).
     ///
-    /// # Errors
-    ///
-    /// When the client breaks the shutdown protocol.
-    pub fn serve(mut self, connection: &Connection, config: &Config) -> Result<(), Error> {
+    /// The handshake is tolerant: a request before `initialize` gets `ServerNotInitialized`
+    /// and a notification before it is kept and applied once `initialize` is answered; the
+    /// server serves as soon as it has answered `initialize`, without waiting for
+    /// `initialized`; after `shutdown` every request gets `InvalidRequest` and only `exit`
+    /// ends the loop.
+    pub fn serve(mut self, connection: &Connection, config: &Config) -> Ending {
         loop {
             let message = match self.due {
                 Some(due) => {
@@ -126,34 +203,182 @@ impl Server {
                             self.publish_all(connection);
                             continue;
                         }
-                        Err(RecvTimeoutError::Disconnected) => return Ok(()),
+                        Err(RecvTimeoutError::Disconnected) => return self.ending(),
                     }
                 }
                 None => match connection.receiver.recv() {
                     Ok(message) => message,
-                    Err(_) => return Ok(()),
+                    Err(_) => return self.ending(),
                 },
             };
             match message {
-                Message::Request(request) => {
-                    if connection.handle_shutdown(&request)? {
-                        return Ok(());
-                    }
-                    let response = self.request(request);
-                    send(connection, Message::Response(response));
-                }
+                Message::Request(request) => self.dispatch(connection, config, request),
                 Message::Notification(notification) => {
                     if notification.method == "exit" {
-                        return Ok(());
+                        return self.ending();
                     }
-                    match self.notification(&notification) {
-                        Change::Now => self.publish_all(connection),
-                        Change::Later => self.due = Some(Instant::now() + config.debounce),
-                        Change::None => {}
+                    match self.state {
+                        State::Uninitialized => self.early.push(notification),
+                        State::Running => self.notify(connection, config, &notification),
+                        State::ShutDown => {}
                     }
                 }
-                Message::Response(_) => {}
+                Message::Response(response) => self.answered(&response),
             }
+        }
+    }
+
+    /// How the session ends when `exit` comes (or the client goes away) now.
+    fn ending(&self) -> Ending {
+        if self.state == State::ShutDown { Ending::Shutdown } else { Ending::Abandoned }
+    }
+
+    /// Answers a request according to the state of the session.
+    fn dispatch(&mut self, connection: &Connection, config: &Config, request: Request) {
+        let id = request.id.clone();
+        let response = match (self.state, request.method.as_str()) {
+            (State::Uninitialized, "initialize") => {
+                self.initialize(&request.params);
+                let result = json!({
+                    "capabilities": capabilities(),
+                    "serverInfo": { "name": "ctx", "version": env!("CARGO_PKG_VERSION") },
+                });
+                self.state = State::Running;
+                send(connection, Message::Response(Response::new_ok(id, result)));
+                // What came before `initialize` is applied now, in order.
+                for notification in std::mem::take(&mut self.early) {
+                    self.notify(connection, config, &notification);
+                }
+                return;
+            }
+            (State::Uninitialized, method) => Response::new_err(
+                id,
+                ErrorCode::ServerNotInitialized as i32,
+                format!("{method} before initialize"),
+            ),
+            (State::Running, "initialize") => Response::new_err(
+                id,
+                ErrorCode::InvalidRequest as i32,
+                "the server is already initialized".to_owned(),
+            ),
+            (State::Running, "shutdown") => {
+                self.state = State::ShutDown;
+                self.due = None;
+                Response::new_ok(id, ())
+            }
+            (State::Running, _) => self.request(request),
+            (State::ShutDown, method) => Response::new_err(
+                id,
+                ErrorCode::InvalidRequest as i32,
+                format!("{method} after shutdown"),
+            ),
+        };
+        send(connection, Message::Response(response));
+    }
+
+    /// Reads what the server needs of the client's capabilities (read leniently: a client
+    /// that sends odd ones is served without them).
+    fn initialize(&mut self, params: &Value) {
+        let watched = params.pointer("/capabilities/workspace/didChangeWatchedFiles");
+        let flag = |name: &str| {
+            watched.and_then(|w| w.get(name)).and_then(Value::as_bool).unwrap_or(false)
+        };
+        self.watch.dynamic = flag("dynamicRegistration");
+        self.watch.relative = flag("relativePatternSupport");
+    }
+
+    /// Asks the client to report changes to every file of the roots, if it can.
+    fn register_watchers(&mut self, connection: &Connection) {
+        if !self.watch.dynamic || self.watch.request.is_some() {
+            return;
+        }
+        let sandbox = self.ctx.sandbox();
+        let roots: Vec<Url> = sandbox
+            .roots()
+            .filter_map(|root| Url::from_directory_path(sandbox.root_path(root).as_std_path()).ok())
+            .collect();
+        let watchers = if self.watch.relative {
+            roots
+                .iter()
+                .map(|root| lsp::FileSystemWatcher {
+                    glob_pattern: lsp::GlobPattern::Relative(lsp::RelativePattern {
+                        base_uri: lsp::OneOf::Right(root.clone()),
+                        pattern: "**/*".to_owned(),
+                    }),
+                    kind: None,
+                })
+                .collect()
+        } else {
+            // Relative to the client's workspace folders.
+            vec![lsp::FileSystemWatcher {
+                glob_pattern: lsp::GlobPattern::String("**/*".to_owned()),
+                kind: None,
+            }]
+        };
+        let options = lsp::DidChangeWatchedFilesRegistrationOptions { watchers };
+        let params = lsp::RegistrationParams {
+            registrations: vec![lsp::Registration {
+                id: WATCH_REGISTRATION.to_owned(),
+                method: "workspace/didChangeWatchedFiles".to_owned(),
+                register_options: serde_json::to_value(options).ok(),
+            }],
+        };
+        let id = RequestId::from(WATCH_REGISTRATION.to_owned());
+        let request = Request::new(id.clone(), "client/registerCapability".to_owned(), params);
+        send(connection, Message::Request(request));
+        self.watch.request = Some(id);
+        self.watch.all_roots = self.watch.relative || roots.len() == 1;
+    }
+
+    /// How old the walk behind ranked completions may be: while the client reports file
+    /// changes, long (only a safety net for changes it misses); else short.
+    pub(crate) fn paths_max_age(&self) -> Duration {
+        if self.watch.all_roots { WATCHED_PATHS_MAX_AGE } else { PATHS_MAX_AGE }
+    }
+
+    /// Applies a notification of a running session and refreshes what it changed.
+    fn notify(&mut self, connection: &Connection, config: &Config, notification: &Notification) {
+        if notification.method == "initialized" {
+            self.register_watchers(connection);
+            return;
+        }
+        match self.notification(notification) {
+            Change::Now => self.publish_all(connection),
+            Change::Later => self.due = Some(Instant::now() + config.debounce),
+            Change::Files(changed) => self.publish_affected(connection, &changed),
+            Change::Closed(uri) => {
+                // Its diagnostics are cleared, then the others checked without its text.
+                self.deps.remove(&uri);
+                publish(connection, uri, Vec::new(), None);
+                self.publish_all(connection);
+            }
+            Change::None => {}
+        }
+    }
+
+    /// Takes note of the client's answer to a request of the server.
+    fn answered(&mut self, response: &Response) {
+        if self.watch.request.as_ref() == Some(&response.id) && response.error.is_some() {
+            // Refused: the walk is kept only briefly again.
+            self.watch.all_roots = false;
+        }
+    }
+
+    /// Where a file the client reports as changed is in the sandbox: the file itself, or for
+    /// one deleted, its nearest directory that still exists. `None` outside the roots and
+    /// for what the sandbox never serves (`.git`, keys…), whose changes are frequent and
+    /// matter to no document.
+    fn changed(&self, event: &lsp::FileEvent) -> Option<Location> {
+        let path = event.uri.to_file_path().ok()?;
+        let names: Vec<&str> = path.iter().filter_map(|c| c.to_str()).collect();
+        if ctx::fs::builtin_denial(&names).is_some() {
+            return None;
+        }
+        let sandbox = self.ctx.sandbox();
+        if event.typ == lsp::FileChangeType::DELETED {
+            path.ancestors().find_map(|p| sandbox.resolve_in_workspace(p.to_str()?).ok())
+        } else {
+            sandbox.resolve_in_workspace(path.to_str()?).ok()
         }
     }
 
@@ -222,8 +447,22 @@ impl Server {
                 self.context().forget_paths();
                 Change::Now
             }
-            "workspace/didChangeWatchedFiles"
-            | "workspace/didCreateFiles"
+            "workspace/didChangeWatchedFiles" => {
+                let Ok(p) = serde_json::from_value::<lsp::DidChangeWatchedFilesParams>(params)
+                else {
+                    self.context().forget_paths();
+                    return Change::Now;
+                };
+                let changed: Vec<Location> =
+                    p.changes.iter().filter_map(|event| self.changed(event)).collect();
+                if changed.is_empty() {
+                    return Change::None;
+                }
+                // Files may have come or gone: the next completion walks the roots again.
+                self.context().forget_paths();
+                Change::Files(changed)
+            }
+            "workspace/didCreateFiles"
             | "workspace/didDeleteFiles"
             | "workspace/didRenameFiles" => {
                 self.context().forget_paths();
@@ -235,7 +474,7 @@ impl Server {
                     return Change::None;
                 };
                 self.close(&p.text_document.uri);
-                Change::Now
+                Change::Closed(p.text_document.uri)
             }
             _ => Change::None,
         }
@@ -327,14 +566,22 @@ impl Server {
     }
 
     /// The diagnostics of an open document: those the assembly reports in the document
-    /// itself, with the codes and messages of `ctx check`.
+    /// itself, with the codes and messages of `ctx check`, and on each of its references
+    /// whose included files have problems, a summary of them.
     pub fn diagnostics(&self, uri: &Url) -> Vec<lsp::Diagnostic> {
-        let Some(doc) = self.docs.get(uri) else { return Vec::new() };
-        let Some(assembly) = self.assemble(uri, &mut io::sink()) else { return Vec::new() };
+        self.check(uri).map(|(diagnostics, _)| diagnostics).unwrap_or_default()
+    }
+
+    /// The diagnostics of an open document and what its assembly depends on; `None` when it
+    /// is not open or could not be assembled.
+    fn check(&self, uri: &Url) -> Option<(Vec<lsp::Diagnostic>, Dependencies)> {
+        let doc = self.docs.get(uri)?;
+        let assembly = self.assemble(uri, &mut io::sink())?;
         let name = display_name(uri);
         let mut same: HashMap<&str, bool> = HashMap::new();
         let scan = ctx::syntax::scan_with(&doc.text, &self.ctx.assembler().options().syntax);
         let mut out = Vec::new();
+        let mut inside = Vec::new();
         for d in &assembly.diagnostics {
             let mine = *same.entry(d.file.as_str()).or_insert_with(|| match &doc.location {
                 Some(location) => self
@@ -345,46 +592,193 @@ impl Server {
                 None => d.file == name,
             });
             if !mine {
+                inside.push(d);
                 continue;
             }
             let start = text::offset_of_line_column(&doc.text, d.line, d.column);
-            // The whole item that starts there, else the next character.
-            let end = scan
-                .items
-                .iter()
-                .find(|item| item.span.start == start && !matches!(item.kind, ItemKind::Text))
-                .map_or_else(
-                    || doc.text[start..].chars().next().map_or(start, |c| start + c.len_utf8()),
-                    |item| item.span.end,
-                );
             out.push(lsp::Diagnostic {
-                range: text::range(&doc.text, start, end),
-                severity: Some(match d.severity {
-                    Severity::Error => lsp::DiagnosticSeverity::ERROR,
-                    _ => lsp::DiagnosticSeverity::WARNING,
-                }),
+                range: text::range(&doc.text, start, item_end(&doc.text, &scan, start)),
+                severity: Some(severity(d.severity)),
                 code: Some(lsp::NumberOrString::String(d.code.as_str().to_owned())),
                 source: Some("ctx".to_owned()),
                 message: d.message.clone(),
                 ..lsp::Diagnostic::default()
             });
         }
-        out
+        out.extend(self.included(doc, &scan, &assembly.references, &inside));
+        let path = doc.location.as_ref().map(|location| self.absolute(location));
+        let deps = self.ctx.dependencies(path.as_deref(), &assembly.references);
+        Some((out, deps))
+    }
+
+    /// One diagnostic per reference of the document whose included files have problems: on
+    /// the reference, a summary; the problems themselves, in their files, as related
+    /// information.
+    fn included(
+        &self,
+        doc: &Document,
+        scan: &ctx::syntax::Scan<'_>,
+        references: &[ReferenceRecord],
+        problems: &[&DiagnosticRecord],
+    ) -> Vec<lsp::Diagnostic> {
+        /// A reference of the document and what lies below it.
+        struct Group<'a> {
+            record: &'a ReferenceRecord,
+            files: Vec<Location>,
+            dir: Option<Location>,
+            problems: Vec<(&'a DiagnosticRecord, Option<Location>)>,
+        }
+        if problems.is_empty() {
+            return Vec::new();
+        }
+        let sandbox = self.ctx.sandbox();
+        let mut known: HashMap<String, Option<Location>> = HashMap::new();
+        let mut locate = |path: &str| -> Option<Location> {
+            known
+                .entry(path.to_owned())
+                .or_insert_with(|| sandbox.resolve_in_workspace(path).ok())
+                .clone()
+        };
+        // The records are depth first: each of the document's own references (depth 0) comes
+        // before the records of what it includes. A failed reference below is the problem of
+        // the group it lies in, so that a file included under two references counts under each.
+        let mut groups: Vec<Group<'_>> = Vec::new();
+        let mut failed: Vec<(usize, &ReferenceRecord)> = Vec::new();
+        for record in references {
+            if record.depth > 0 && record.error.is_some() && !groups.is_empty() {
+                failed.push((groups.len() - 1, record));
+            }
+            if record.depth == 0 {
+                let found = if record.error.is_none() { locate(&record.path) } else { None };
+                let (files, dir) = match (found, record.kind) {
+                    (Some(location), Kind::File) => (vec![location], None),
+                    (Some(location), Kind::Directory) => (Vec::new(), Some(location)),
+                    _ => (Vec::new(), None),
+                };
+                groups.push(Group { record, files, dir, problems: Vec::new() });
+            } else if let Some(group) = groups.last_mut()
+                && let Some(location) = locate(&record.at.file)
+            {
+                group.files.push(location);
+            }
+        }
+        let mut seen = BTreeSet::new();
+        for &problem in problems {
+            let location = locate(&problem.file);
+            let below = |group: &Group<'_>| {
+                let Some(location) = &location else { return false };
+                group.files.contains(location)
+                    || group.dir.as_ref().is_some_and(|dir| {
+                        dir.root() == location.root() && location.path().starts_with(dir.path())
+                    })
+            };
+            let reference = failed.iter().position(|(_, r)| {
+                r.at.file == problem.file
+                    && r.at.line == problem.line
+                    && r.at.column == problem.column
+                    && r.error.as_ref().is_some_and(|e| e.code == problem.code)
+            });
+            // Else the first reference whose files hold it; a problem in a file met through a
+            // glob or a tool has no record of its own: it goes to the first glob, directory or
+            // tool of the document.
+            let group = match reference {
+                Some(n) => Some(failed.remove(n).0),
+                None => groups
+                    .iter()
+                    .position(below)
+                    .or_else(|| groups.iter().position(|g| g.record.kind != Kind::File)),
+            };
+            // A file included twice under one reference reports its problems twice.
+            if let Some(n) = group
+                && seen.insert((n, &problem.file, problem.line, problem.column, &problem.message))
+            {
+                groups[n].problems.push((problem, location));
+            }
+        }
+        groups
+            .iter()
+            .filter(|group| !group.problems.is_empty())
+            .map(|group| {
+                let at = &group.record.at;
+                let start = text::offset_of_line_column(&doc.text, at.line, at.column);
+                let first = group
+                    .problems
+                    .iter()
+                    .find(|(p, _)| p.severity == Severity::Error)
+                    .unwrap_or(&group.problems[0])
+                    .0;
+                lsp::Diagnostic {
+                    range: text::range(&doc.text, start, item_end(&doc.text, scan, start)),
+                    severity: Some(severity(first.severity)),
+                    code: Some(lsp::NumberOrString::String(first.code.as_str().to_owned())),
+                    source: Some("ctx".to_owned()),
+                    message: summary(&group.problems),
+                    related_information: Some(
+                        group
+                            .problems
+                            .iter()
+                            .filter_map(|(p, location)| self.related(p, location.as_ref()?))
+                            .collect(),
+                    ),
+                    ..lsp::Diagnostic::default()
+                }
+            })
+            .collect()
+    }
+
+    /// A problem of an included file as related information: where it is in that file.
+    fn related(
+        &self,
+        problem: &DiagnosticRecord,
+        location: &Location,
+    ) -> Option<lsp::DiagnosticRelatedInformation> {
+        let text = self.read(location)?;
+        let start = text::offset_of_line_column(&text, problem.line, problem.column);
+        let end = match &problem.source {
+            Some(source) if !source.span.is_empty() => start + source.span.len(),
+            _ => text[start..].chars().next().map_or(start, |c| start + c.len_utf8()),
+        };
+        Some(lsp::DiagnosticRelatedInformation {
+            location: lsp::Location::new(self.uri(location)?, text::range(&text, start, end)),
+            message: format!("{} {}", problem.code.as_str(), problem.message),
+        })
     }
 
     /// Publishes the diagnostics of every open document (an edit to one may change what
     /// another includes).
-    fn publish_all(&self, connection: &Connection) {
-        let mut uris: Vec<&Url> = self.docs.keys().collect();
+    fn publish_all(&mut self, connection: &Connection) {
+        let uris: Vec<Url> = self.docs.keys().cloned().collect();
+        self.publish(connection, uris);
+    }
+
+    /// Publishes the diagnostics of the open documents that depend on changed locations (or
+    /// whose dependencies are not known).
+    fn publish_affected(&mut self, connection: &Connection, changed: &[Location]) {
+        let uris: Vec<Url> = self
+            .docs
+            .keys()
+            .filter(|uri| self.deps.get(*uri).is_none_or(|deps| deps.affected_by(changed)))
+            .cloned()
+            .collect();
+        self.publish(connection, uris);
+    }
+
+    /// Checks open documents, keeps what each depends on and publishes their diagnostics.
+    fn publish(&mut self, connection: &Connection, mut uris: Vec<Url>) {
         uris.sort();
         for uri in uris {
-            let params = lsp::PublishDiagnosticsParams {
-                uri: uri.clone(),
-                diagnostics: self.diagnostics(uri),
-                version: self.docs.get(uri).map(|d| d.version),
+            let diagnostics = match self.check(&uri) {
+                Some((diagnostics, deps)) => {
+                    self.deps.insert(uri.clone(), deps);
+                    diagnostics
+                }
+                None => {
+                    self.deps.remove(&uri);
+                    Vec::new()
+                }
             };
-            let note = Notification::new("textDocument/publishDiagnostics".to_owned(), params);
-            send(connection, Message::Notification(note));
+            let version = self.docs.get(&uri).map(|d| d.version);
+            publish(connection, uri, diagnostics, version);
         }
     }
 
@@ -600,10 +994,82 @@ impl Server {
 enum Change {
     /// Nothing diagnostics depend on.
     None,
-    /// A document opened, closed or was saved: check now.
+    /// A document opened or was saved: check now.
     Now,
     /// The text changed: check after the debounce.
     Later,
+    /// Files changed on disk: check now the documents that depend on them.
+    Files(Vec<Location>),
+    /// A document was closed.
+    Closed(Url),
+}
+
+/// Where the item of a document that starts at `start` ends: the whole item, else the next
+/// character.
+fn item_end(text: &str, scan: &ctx::syntax::Scan<'_>, start: usize) -> usize {
+    scan.items
+        .iter()
+        .find(|item| item.span.start == start && !matches!(item.kind, ItemKind::Text))
+        .map_or_else(
+            || text[start..].chars().next().map_or(start, |c| start + c.len_utf8()),
+            |item| item.span.end,
+        )
+}
+
+/// The LSP severity of a ctx severity.
+fn severity(severity: Severity) -> lsp::DiagnosticSeverity {
+    match severity {
+        Severity::Error => lsp::DiagnosticSeverity::ERROR,
+        _ => lsp::DiagnosticSeverity::WARNING,
+    }
+}
+
+/// Most problems of included files a summary lists.
+const SUMMARY_LINES: usize = 10;
+
+/// The message of a summary of problems in included files: `common/bad.md: 1 error:
+/// E_NOT_FOUND …` for one problem; the files and the counts, then a line per problem, for
+/// several.
+fn summary(problems: &[(&DiagnosticRecord, Option<Location>)]) -> String {
+    let errors = problems.iter().filter(|(p, _)| p.severity == Severity::Error).count();
+    let warnings = problems.len() - errors;
+    let mut counts = Vec::new();
+    for (n, what) in [(errors, "error"), (warnings, "warning")] {
+        match n {
+            0 => {}
+            1 => counts.push(format!("1 {what}")),
+            n => counts.push(format!("{n} {what}s")),
+        }
+    }
+    let mut files: Vec<&str> = Vec::new();
+    for (p, _) in problems {
+        if !files.contains(&p.file.as_str()) {
+            files.push(&p.file);
+        }
+    }
+    let files = if files.len() > 3 {
+        format!("{} and {} more files", files[..3].join(", "), files.len() - 3)
+    } else {
+        files.join(", ")
+    };
+    if let [(p, _)] = problems {
+        return format!("{files}: {}: {} {}", counts.join(", "), p.code.as_str(), p.message);
+    }
+    let mut message = format!("{files}: {}", counts.join(", "));
+    for (p, _) in problems.iter().take(SUMMARY_LINES) {
+        message.push_str(&format!(
+            "\n{}:{}:{}: {} {}",
+            p.file,
+            p.line,
+            p.column,
+            p.code.as_str(),
+            p.message
+        ));
+    }
+    if problems.len() > SUMMARY_LINES {
+        message.push_str(&format!("\n… and {} more", problems.len() - SUMMARY_LINES));
+    }
+    message
 }
 
 /// The name of a document outside the sandbox, for its diagnostics.
@@ -625,7 +1091,52 @@ fn preview(text: &str) -> String {
     out
 }
 
+/// Sends the diagnostics of a document.
+fn publish(
+    connection: &Connection,
+    uri: Url,
+    diagnostics: Vec<lsp::Diagnostic>,
+    version: Option<i32>,
+) {
+    let params = lsp::PublishDiagnosticsParams { uri, diagnostics, version };
+    let note = Notification::new("textDocument/publishDiagnostics".to_owned(), params);
+    send(connection, Message::Notification(note));
+}
+
 fn send(connection: &Connection, message: Message) {
     // A client that went away ends the loop at the next receive.
     let _ = connection.sender.send(message);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_walk_is_kept_long_while_the_client_watches_the_roots() {
+        let dir = tempfile::tempdir().unwrap();
+        let ctx = Context::builder().root(dir.path()).build().unwrap();
+        let mut server = Server::new(ctx, Overlay::new());
+        assert_eq!(server.paths_max_age(), PATHS_MAX_AGE);
+        let (connection, client) = Connection::memory();
+        server.register_watchers(&connection);
+        assert!(client.receiver.try_recv().is_err(), "not offered: not asked");
+        let watched = json!({ "capabilities": { "workspace": { "didChangeWatchedFiles": {
+            "dynamicRegistration": true, "relativePatternSupport": true,
+        } } } });
+        server.initialize(&watched);
+        server.register_watchers(&connection);
+        let Ok(Message::Request(request)) = client.receiver.try_recv() else { panic!() };
+        let watcher = &request.params["registrations"][0]["registerOptions"]["watchers"][0];
+        assert_eq!(watcher["globPattern"]["pattern"], "**/*");
+        assert!(watcher["globPattern"]["baseUri"].as_str().unwrap().starts_with("file:///"));
+        assert_eq!(server.paths_max_age(), WATCHED_PATHS_MAX_AGE);
+        // Refused by the client: kept briefly again.
+        server.answered(&Response::new_err(
+            request.id,
+            ErrorCode::InternalError as i32,
+            "no".into(),
+        ));
+        assert_eq!(server.paths_max_age(), PATHS_MAX_AGE);
+    }
 }

@@ -11,23 +11,29 @@ use serde_json::{Value, json};
 /// A client connected to a server running on its own thread.
 struct Client {
     conn: Connection,
-    server: Option<thread::JoinHandle<Result<(), ctx_lsp::Error>>>,
+    server: Option<thread::JoinHandle<Result<ctx_lsp::Ending, ctx_lsp::Error>>>,
     next: i32,
     /// Notifications received while waiting for responses.
     notes: Vec<Notification>,
 }
 
 impl Client {
+    /// A server on `root`, initialized.
     fn start(root: &Path) -> Client {
-        let (server, conn) = Connection::memory();
-        let builder = ctx::Context::builder().root(root);
-        let config = ctx_lsp::Config { debounce: Duration::from_millis(5) };
-        let handle = thread::spawn(move || ctx_lsp::run(&server, builder, &config));
-        let mut client = Client { conn, server: Some(handle), next: 0, notes: Vec::new() };
+        let mut client = Client::connect(root);
         let init = client.request("initialize", json!({ "capabilities": {} }));
         assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
         client.notify("initialized", json!({}));
         client
+    }
+
+    /// A server on `root`, before the handshake.
+    fn connect(root: &Path) -> Client {
+        let (server, conn) = Connection::memory();
+        let builder = ctx::Context::builder().root(root);
+        let config = ctx_lsp::Config { debounce: Duration::from_millis(5) };
+        let handle = thread::spawn(move || ctx_lsp::run(&server, builder, &config));
+        Client { conn, server: Some(handle), next: 0, notes: Vec::new() }
     }
 
     fn request(&mut self, method: &str, params: Value) -> Value {
@@ -46,6 +52,21 @@ impl Client {
                 Message::Response(response) if response.id == id => return response,
                 Message::Notification(note) => self.notes.push(note),
                 _ => {}
+            }
+        }
+    }
+
+    /// Waits for the next request of the server and answers it with `null`.
+    fn server_request(&mut self) -> Request {
+        loop {
+            match self.conn.receiver.recv_timeout(Duration::from_secs(30)).expect("a request") {
+                Message::Request(request) => {
+                    let response = Response::new_ok(request.id.clone(), Value::Null);
+                    self.conn.sender.send(Message::Response(response)).unwrap();
+                    return request;
+                }
+                Message::Notification(note) => self.notes.push(note),
+                Message::Response(response) => panic!("unexpected {response:?}"),
             }
         }
     }
@@ -76,8 +97,13 @@ impl Client {
 
     fn shutdown(mut self) {
         self.request("shutdown", Value::Null);
+        assert_eq!(self.exit(), ctx_lsp::Ending::Shutdown);
+    }
+
+    /// Sends `exit` and waits for the server to stop.
+    fn exit(mut self) -> ctx_lsp::Ending {
         self.notify("exit", Value::Null);
-        self.server.take().unwrap().join().unwrap().unwrap();
+        self.server.take().unwrap().join().unwrap().unwrap()
     }
 }
 
@@ -276,5 +302,175 @@ fn bad_and_out_of_order_requests() {
     client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": stray, "languageId": "markdown", "version": 1, "text": "@[../../../../etc/passwd]" } }));
     let diagnostics = client.diagnostics(&stray, 1);
     assert_eq!(diagnostics[0]["code"], "E_OUTSIDE");
+    client.shutdown();
+}
+
+#[test]
+fn a_tolerant_handshake() {
+    let dir = workspace();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let style = uri(&dir.path().join("rules/common/style.md"));
+    let mut client = Client::connect(dir.path());
+    // Before `initialize`: a request is refused, a notification is kept.
+    let early = client.request_raw("textDocument/hover", at(&main, 0, 0));
+    assert_eq!(early.error.unwrap().code, -32002);
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": "@[nope.md]" } }));
+    client.request("initialize", json!({ "capabilities": {} }));
+    // Between `initialize` and `initialized`: served.
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": style, "languageId": "markdown", "version": 7, "text": "@[gone.md]" } }));
+    client.notify("initialized", json!({}));
+    assert_eq!(client.diagnostics(&main, 1)[0]["code"], "E_NOT_FOUND");
+    assert_eq!(client.diagnostics(&style, 7)[0]["code"], "E_NOT_FOUND");
+    // After `shutdown`: requests are refused, notifications dropped, `exit` ends with 0.
+    client.request("shutdown", Value::Null);
+    let late = client.request_raw("textDocument/hover", at(&main, 0, 0));
+    assert_eq!(late.error.unwrap().code, -32600);
+    let again = client.request_raw("shutdown", Value::Null);
+    assert_eq!(again.error.unwrap().code, -32600);
+    client.notify("textDocument/didClose", json!({ "textDocument": { "uri": main } }));
+    let ending = client.exit();
+    assert_eq!((ending, ending.exit_code()), (ctx_lsp::Ending::Shutdown, 0));
+}
+
+#[test]
+fn exit_without_shutdown() {
+    let dir = workspace();
+    let mut client = Client::start(dir.path());
+    let twice = client.request_raw("initialize", json!({ "capabilities": {} }));
+    assert_eq!(twice.error.unwrap().code, -32600);
+    let ending = client.exit();
+    assert_eq!((ending, ending.exit_code()), (ctx_lsp::Ending::Abandoned, 1));
+}
+
+/// Whether a client that filters fuzzily keeps an item once `typed` is in its edit's range:
+/// every character of `typed`, in order, in the item's filter text.
+fn kept(item: &Value, typed: &str) -> bool {
+    let filter = item["filterText"].as_str().or(item["label"].as_str()).unwrap().to_lowercase();
+    let mut rest = filter.chars();
+    typed.to_lowercase().chars().all(|c| rest.any(|f| f == c))
+}
+
+#[test]
+fn ranked_paths_survive_typing() {
+    let dir = workspace();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let mut client = Client::start(dir.path());
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": "@[rucs" } }));
+    let wanted = "rules/common/style.md";
+    let first = client.request("textDocument/completion", at(&main, 0, 6));
+    assert_eq!(first["isIncomplete"], true, "the client must ask again");
+    let item = first["items"].as_array().unwrap().iter().find(|i| i["label"] == wanted);
+    let item = item.unwrap_or_else(|| panic!("{wanted} in {:?}", labels(&first)));
+    assert_eq!(item["textEdit"]["range"]["start"], json!({ "line": 0, "character": 2 }));
+    // One more keystroke: the item stays while the client filters, and is offered again.
+    assert!(kept(item, "rucst"), "{item}");
+    client.notify("textDocument/didChange", json!({ "textDocument": { "uri": main, "version": 2 }, "contentChanges": [{ "range": { "start": { "line": 0, "character": 6 }, "end": { "line": 0, "character": 6 } }, "text": "t" }] }));
+    let second = client.request("textDocument/completion", at(&main, 0, 7));
+    assert_eq!(second["isIncomplete"], true);
+    assert!(labels(&second).contains(&wanted.to_owned()), "{:?}", labels(&second));
+    client.shutdown();
+}
+
+#[test]
+fn problems_inside_an_included_file_show_on_the_include() {
+    let dir = workspace();
+    std::fs::write(dir.path().join("rules/common/bad.md"), "Intro\n\nSee @[missing.md].\n")
+        .unwrap();
+    std::fs::write(dir.path().join("rules/common/wrap.md"), "@[bad.md] @[gone.md]\n").unwrap();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let bad = uri(&dir.path().join("rules/common/bad.md"));
+    let mut client = Client::start(dir.path());
+    let text = "# Main\nA @[common/bad.md] and @[common/style.md]\n@[common/wrap.md]\n";
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": text } }));
+    let diagnostics = client.diagnostics(&main, 1);
+    assert_eq!(diagnostics.len(), 2, "{diagnostics:?}");
+    let summary = &diagnostics[0];
+    assert_eq!(summary["code"], "E_NOT_FOUND");
+    assert_eq!(summary["severity"], 1);
+    assert_eq!(summary["range"]["start"], json!({ "line": 1, "character": 2 }));
+    assert_eq!(summary["range"]["end"], json!({ "line": 1, "character": 18 }));
+    let message = summary["message"].as_str().unwrap();
+    assert!(message.starts_with("rules/common/bad.md: 1 error: E_NOT_FOUND "), "{message}");
+    let related = &summary["relatedInformation"][0];
+    assert_eq!(related["location"]["uri"], bad);
+    assert_eq!(related["location"]["range"]["start"], json!({ "line": 2, "character": 4 }));
+    assert_eq!(related["location"]["range"]["end"], json!({ "line": 2, "character": 17 }));
+    // Through two levels: the problems of wrap.md and of bad.md under it, on `@[common/wrap.md]`.
+    let nested = &diagnostics[1];
+    assert_eq!(nested["range"]["start"], json!({ "line": 2, "character": 0 }));
+    let message = nested["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("rules/common/bad.md, rules/common/wrap.md: 2 errors\n"),
+        "{message}"
+    );
+    assert_eq!(message.lines().count(), 3, "{message}");
+    assert_eq!(nested["relatedInformation"].as_array().unwrap().len(), 2);
+    client.shutdown();
+}
+
+#[test]
+fn changes_on_disk_reported_by_the_client() {
+    let dir = workspace();
+    let dep = dir.path().join("rules/common/dep.md");
+    std::fs::write(&dep, "@[missing.md]\n").unwrap();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let other = uri(&dir.path().join(".ctx/rules/other.md"));
+    let mut client = Client::connect(dir.path());
+    let watched =
+        json!({ "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } } });
+    client.request("initialize", json!({ "capabilities": watched }));
+    client.notify("initialized", json!({}));
+    let register = client.server_request();
+    assert_eq!(register.method, "client/registerCapability");
+    let registration = &register.params["registrations"][0];
+    assert_eq!(registration["method"], "workspace/didChangeWatchedFiles");
+    assert_eq!(registration["registerOptions"]["watchers"][0]["globPattern"], "**/*");
+
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": "@[common/dep.md]\n@[rules/brandn" } }));
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": other, "languageId": "markdown", "version": 1, "text": "@[../../rules/common/style.md]" } }));
+    // Only the first line's problems count (the second is being typed).
+    let first_line = |diagnostics: Vec<Value>| -> Vec<Value> {
+        diagnostics.into_iter().filter(|d| d["range"]["start"]["line"] == 0).collect()
+    };
+    assert_eq!(first_line(client.diagnostics(&main, 1)).len(), 1);
+    assert_eq!(client.diagnostics(&other, 1).len(), 0);
+    let before = client.request("textDocument/completion", at(&main, 1, 14));
+    assert!(!labels(&before).contains(&"rules/common/brandnew.md".to_owned()));
+    // Forget the diagnostics published so far (the second open checked the first again).
+    client.notes.clear();
+
+    // The included file is fixed on disk: the document that includes it is checked again, the
+    // other is not.
+    let dep_uri = uri(&dep);
+    std::fs::write(&dep, "fixed\n").unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": dep_uri, "type": 2 }] }),
+    );
+    assert_eq!(first_line(client.diagnostics(&main, 1)), Vec::<Value>::new());
+    client.request("textDocument/hover", at(&main, 0, 0));
+    assert!(!client.notes.iter().any(|n| n.params["uri"] == other), "{:?}", client.notes);
+
+    // A file created: offered at once, though the walk of the roots is kept.
+    let created = dir.path().join("rules/common/brandnew.md");
+    std::fs::write(&created, "new\n").unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": uri(&created), "type": 1 }] }),
+    );
+    let after = client.request("textDocument/completion", at(&main, 1, 14));
+    assert!(
+        labels(&after).contains(&"rules/common/brandnew.md".to_owned()),
+        "{:?}",
+        labels(&after)
+    );
+
+    // The included file deleted: the reference fails.
+    std::fs::remove_file(&dep).unwrap();
+    client.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": dep_uri, "type": 3 }] }),
+    );
+    assert_eq!(first_line(client.diagnostics(&main, 1))[0]["code"], "E_NOT_FOUND");
     client.shutdown();
 }
