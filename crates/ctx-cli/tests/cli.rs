@@ -796,6 +796,22 @@ fn the_mdbook_dialect_reads_a_chapter_as_mdbook_does() {
     assert_eq!(r.stdout, expected);
 }
 
+#[test]
+fn an_mdbook_link_takes_its_prefix_from_the_output_of_its_line() {
+    let dir = TempDir::new().unwrap();
+    dir.child("g.txt").write_str("A\nB\n").unwrap();
+    dir.child("c.md").write_str("{{#include g.txt}} {{#include g.txt}}\n").unwrap();
+    // The second link's line begins with what the first inserted last, as in mdBook.
+    let r = run(ctx(&dir).args(["assemble", "c.md", "--dialect", "mdbook"]));
+    assert_eq!((r.code, r.stdout.as_str()), (0, "A\nB A\nB B\n"), "{}", r.stderr);
+    // Inside an included chapter, the prefix is that chapter's own line, and the including
+    // line's prefix comes on top.
+    dir.child("a.md").write_str("x {{#include g.txt}} y {{#include g.txt}}\n").unwrap();
+    dir.child("o.md").write_str("> {{#include a.md}}\n").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "o.md", "--dialect", "mdbook"]));
+    assert_eq!(r.stdout, "> x A\n> x B y A\n> x B y B\n", "{}", r.stderr);
+}
+
 /// Runs `ctx ARGS` with standard output closed before it writes anything.
 fn with_stdout_closed(dir: &Path, args: &[&str]) -> std::process::Output {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"))
