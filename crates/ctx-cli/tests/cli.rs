@@ -813,6 +813,30 @@ fn an_mdbook_link_takes_its_prefix_from_the_output_of_its_line() {
     assert_eq!(r.stdout, "> x A\n> x B y A\n> x B y B\n", "{}", r.stderr);
 }
 
+#[test]
+fn the_auto_dialect_looks_for_book_toml_up_to_the_workspace_root_only() {
+    let dir = TempDir::new().unwrap();
+    dir.child("book/book.toml").write_str("[book]\ntitle = \"t\"\n").unwrap();
+    dir.child("book/src/a.txt").write_str("A\n").unwrap();
+    dir.child("book/src/ch.md").write_str("{{#include a.txt}}\n").unwrap();
+    let src = dir.path().join("book/src");
+    let in_src = |args: &[&str]| run(ctx_in(&src).args(args));
+    // The workspace root is the current folder, book/src: book.toml lies above it, outside the
+    // sandbox, and is not looked at.
+    let r = in_src(&["assemble", "ch.md", "--dialect", "auto"]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "{{#include a.txt}}\n"), "{}", r.stderr);
+    // Naming the dialect, or a root at or above the book, reads the chapter as mdBook does; a
+    // document named from the current folder is found there.
+    for args in [
+        &["assemble", "ch.md", "--dialect", "mdbook"][..],
+        &["--root", "..", "assemble", "ch.md", "--dialect", "auto"],
+        &["--root", "../..", "assemble", "ch.md", "--dialect", "auto"],
+    ] {
+        let r = in_src(args);
+        assert_eq!((r.code, r.stdout.as_str()), (0, "A\n"), "{args:?}: {}", r.stderr);
+    }
+}
+
 /// Runs `ctx ARGS` with standard output closed before it writes anything.
 fn with_stdout_closed(dir: &Path, args: &[&str]) -> std::process::Output {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"))
