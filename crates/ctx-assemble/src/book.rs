@@ -1,8 +1,8 @@
 //! The parts of a file that mdBook's `{{#include}}` and `{{#rustdoc_include}}` take, by
 //! mdBook's own rules (docs/dialects.md): lines are split as Rust's `str::lines` splits them
 //! and joined with `\n` (so the last line has no line ending), a range past the end takes
-//! nothing, a missing anchor takes nothing, and anchor marker lines inside the part are
-//! dropped. `rustdoc_include` keeps the other lines too, hidden behind `# `.
+//! nothing, a missing anchor takes nothing, and every anchor marker line is dropped.
+//! `rustdoc_include` keeps the other lines too, hidden behind `# ` (marker lines aside).
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
