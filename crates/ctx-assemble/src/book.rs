@@ -1,8 +1,8 @@
 //! The parts of a file that mdBook's `{{#include}}` and `{{#rustdoc_include}}` take, by
 //! mdBook's own rules (docs/dialects.md): lines are split as Rust's `str::lines` splits them
 //! and joined with `\n` (so the last line has no line ending), a range past the end takes
-//! nothing, a missing anchor takes nothing, and anchor marker lines inside the part are
-//! dropped. `rustdoc_include` keeps the other lines too, hidden behind `# `.
+//! nothing, a missing anchor takes nothing, and every anchor marker line is dropped.
+//! `rustdoc_include` keeps the other lines too, hidden behind `# ` (marker lines aside).
 
 use std::borrow::Cow;
 use std::sync::LazyLock;
@@ -116,8 +116,9 @@ fn hidden_anchored(text: &str, name: &str) -> String {
                 None if !ANCHOR_START.is_match(line) => shown.push(Cow::Borrowed(line)),
                 None => {}
             }
-        } else if is_named(&ANCHOR_START, line, name) == Some(true) {
-            inside = true;
+        } else if let Some(named) = is_named(&ANCHOR_START, line, name) {
+            // The start of any anchor is a marker line, dropped like every other marker.
+            inside = named;
         } else if !ANCHOR_END.is_match(line) {
             shown.push(Cow::Owned(format!("# {line}")));
         }
@@ -127,10 +128,10 @@ fn hidden_anchored(text: &str, name: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    //! The expectations of mdBook's own tests of its line-taking helpers
-    //! (rust-lang/mdBook, src/utils/string.rs: `take_lines_test`, `take_anchored_lines_test`,
-    //! `take_rustdoc_include_lines_test`, `take_rustdoc_include_anchored_lines_test`), restated
-    //! as cases of ctx's mdBook dialect.
+    //! The expectations of mdBook's own tests of its line-taking helpers (rust-lang/mdBook at
+    //! 641d06a, crates/mdbook-driver/src/builtin_preprocessors/links/take_lines.rs:
+    //! `take_lines_test`, `take_anchored_lines_test`, `take_rustdoc_include_lines_test`,
+    //! `take_rustdoc_include_anchored_lines_test`), restated as cases of ctx's mdBook dialect.
 
     use super::*;
 
@@ -182,11 +183,14 @@ mod tests {
         assert_eq!(anchor(open, "something", false), "");
         let closed = "Lorem\nipsum\nANCHOR: test\ndolor\nsit\namet\nANCHOR_END: test\nlorem\nipsum";
         assert_eq!(anchor(closed, "test", false), "dolor\nsit\namet");
+        assert_eq!(anchor(closed, "something", false), "");
         let twice = "Lorem\nANCHOR: test\nipsum\nANCHOR: test\ndolor\nsit\namet\nANCHOR_END: test\nlorem\nipsum";
         assert_eq!(anchor(twice, "test", false), "ipsum\ndolor\nsit\namet");
+        assert_eq!(anchor(twice, "something", false), "");
         let nested = "Lorem\nANCHOR:    test2\nipsum\nANCHOR: test\ndolor\nsit\namet\nANCHOR_END: test\nlorem\nANCHOR_END:test2\nipsum";
         assert_eq!(anchor(nested, "test2", false), "ipsum\ndolor\nsit\namet\nlorem");
         assert_eq!(anchor(nested, "test", false), "dolor\nsit\namet");
+        assert_eq!(anchor(nested, "something", false), "");
     }
 
     #[test]
@@ -196,6 +200,7 @@ mod tests {
         assert_eq!(take(FIVE, 0, Some(3), true), "Lorem\nipsum\ndolor\n# sit\n# amet");
         assert_eq!(take(FIVE, 0, None, true), FIVE);
         assert_eq!(take(FIVE, 4, Some(3), true), "# Lorem\n# ipsum\n# dolor\n# sit\n# amet");
+        assert_eq!(take(FIVE, 0, Some(100), true), FIVE);
         let hidden = "# Lorem\n# ipsum\n# dolor\n# sit\n# amet";
         assert_eq!(anchor(FIVE, "test", true), hidden);
         let closed = "Lorem\nipsum\nANCHOR: test\ndolor\nsit\namet\nANCHOR_END: test\nlorem\nipsum";
@@ -205,6 +210,42 @@ mod tests {
         );
         let twice = "Lorem\nANCHOR: test\nipsum\nANCHOR_END: test\ndolor\nANCHOR: test\nsit\nANCHOR_END: test\namet";
         assert_eq!(anchor(twice, "test", true), "# Lorem\nipsum\n# dolor\nsit\n# amet");
+    }
+
+    /// rust-lang/mdBook at 641d06a,
+    /// crates/mdbook-driver/src/builtin_preprocessors/links/take_lines.rs,
+    /// `take_rustdoc_include_anchored_lines_test`: every anchor marker line is dropped, those of
+    /// other anchors too, and an anchor that is not in the file hides the whole file.
+    #[test]
+    fn rustdoc_include_drops_every_marker() {
+        let all_hidden = "# Lorem\n# ipsum\n# dolor\n# sit\n# amet";
+        let closed_only = "Lorem\nipsum\ndolor\nANCHOR_END: test\nsit\namet";
+        assert_eq!(anchor(closed_only, "test", true), all_hidden);
+        let open = "Lorem\nipsum\nANCHOR: test\ndolor\nsit\namet";
+        assert_eq!(anchor(open, "test", true), "# Lorem\n# ipsum\ndolor\nsit\namet");
+        assert_eq!(anchor(open, "something", true), all_hidden);
+        let seven_hidden = "# Lorem\n# ipsum\n# dolor\n# sit\n# amet\n# lorem\n# ipsum";
+        let closed = "Lorem\nipsum\nANCHOR: test\ndolor\nsit\namet\nANCHOR_END: test\nlorem\nipsum";
+        assert_eq!(anchor(closed, "something", true), seven_hidden);
+        let twice = "Lorem\nANCHOR: test\nipsum\nANCHOR: test\ndolor\nsit\namet\nANCHOR_END: test\nlorem\nipsum";
+        assert_eq!(
+            anchor(twice, "test", true),
+            "# Lorem\nipsum\ndolor\nsit\namet\n# lorem\n# ipsum"
+        );
+        assert_eq!(anchor(twice, "something", true), seven_hidden);
+        let nested = "Lorem\nANCHOR:    test2\nipsum\nANCHOR: test\ndolor\nsit\namet\nANCHOR_END: test\nlorem\nANCHOR_END:test2\nipsum";
+        assert_eq!(
+            anchor(nested, "test2", true),
+            "# Lorem\nipsum\ndolor\nsit\namet\nlorem\n# ipsum"
+        );
+        assert_eq!(
+            anchor(nested, "test", true),
+            "# Lorem\n# ipsum\ndolor\nsit\namet\n# lorem\n# ipsum"
+        );
+        assert_eq!(anchor(nested, "something", true), seven_hidden);
+        // An anchor inside another: the outer one's markers go too.
+        let inner = "a\n// ANCHOR: all\nb\n// ANCHOR: part\nc\n// ANCHOR_END: part\nd\n// ANCHOR_END: all\ne\n";
+        assert_eq!(anchor(inner, "part", true), "# a\n# b\nc\n# d\n# e");
     }
 
     #[test]

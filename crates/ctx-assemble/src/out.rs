@@ -11,6 +11,22 @@ use crate::budget::{Budget, Sink, Stop};
 use crate::options::{Mode, Options};
 use crate::printer::{self, DirectoryHead, Entry, Escaped, Failure, Pieces, Printer};
 
+/// An item being inserted with a line prefix.
+struct Prefix {
+    /// What every further inserted line starts with.
+    continuation: String,
+    /// Whether an empty line gets the continuation without its trailing whitespace.
+    trim_empty: bool,
+    /// Where on the line being written the item began, and how many line endings had been
+    /// written then.
+    start: usize,
+    line_endings: u64,
+}
+
+fn line_endings_in(text: &str) -> u64 {
+    u64::try_from(memchr::memchr_iter(b'\n', text.as_bytes()).count()).unwrap_or(u64::MAX)
+}
+
 /// The output of one run.
 pub(crate) struct Out<'s> {
     sink: &'s mut dyn Sink,
@@ -21,12 +37,14 @@ pub(crate) struct Out<'s> {
     opened: bool,
     /// Whether a directory expansion is open, to be closed even when the budget stops it.
     in_directory: bool,
-    /// The continuations of the items being inserted with a line prefix, outermost first
-    /// (assembly.md §7): every further inserted line starts with them. The flag says whether
-    /// an empty line gets the prefix without its trailing whitespace.
-    prefixes: Vec<(String, bool)>,
+    /// The items being inserted with a line prefix, outermost first (assembly.md §7).
+    prefixes: Vec<Prefix>,
     /// Whether the last byte written was a line ending.
     at_line_start: bool,
+    /// What was written since the last line ending, and how many line endings were written:
+    /// what an mdBook link takes as its prefix comes from them.
+    line: String,
+    line_endings: u64,
     failures: Vec<Failure>,
     pub(crate) escaped: Escaped,
 }
@@ -42,6 +60,8 @@ impl<'s> Out<'s> {
             in_directory: false,
             prefixes: Vec::new(),
             at_line_start: false,
+            line: String::new(),
+            line_endings: 0,
             failures: Vec::new(),
             escaped: Escaped::default(),
         }
@@ -68,8 +88,37 @@ impl<'s> Out<'s> {
         let written = self.budget.write_all(self.sink, &parts);
         if written.is_ok() {
             self.at_line_start = at_line_start;
+            for part in &parts {
+                self.note_line(part);
+            }
         }
         written
+    }
+
+    /// Keeps track of the line being written.
+    fn note_line(&mut self, written: &str) {
+        match written.rfind('\n') {
+            Some(last) => {
+                self.line_endings += line_endings_in(written);
+                self.line.clear();
+                self.line.push_str(&written[last + 1..]);
+            }
+            None => self.line.push_str(written),
+        }
+    }
+
+    /// What the item being inserted (the document itself outside any) has written on the
+    /// current line so far, without the continuations of the items around it: mdBook's
+    /// prefix for a link that stands there, taken from the output built so far on the line
+    /// rather than from the source, so that an earlier link on the line counts as what it
+    /// inserted.
+    pub(crate) fn line_so_far(&self) -> &str {
+        let own = match self.prefixes.last() {
+            None => 0,
+            Some(item) if item.line_endings == self.line_endings => item.start,
+            Some(_) => self.prefixes.iter().map(|p| p.continuation.len()).sum(),
+        };
+        self.line.get(own..).unwrap_or_default()
     }
 
     /// Writes a marker or closing text, whatever the output budget says.
@@ -78,12 +127,14 @@ impl<'s> Out<'s> {
         let text = self.prefixed(text, &mut at_line_start);
         self.budget.write_unbudgeted(self.sink, &text);
         self.at_line_start = at_line_start;
+        self.note_line(&text);
     }
 
     /// Starts inserting an item with a line prefix: its further lines get `continuation`,
     /// trimmed on empty lines when `trim_empty` says so.
     pub(crate) fn push_prefix(&mut self, continuation: String, trim_empty: bool) {
-        self.prefixes.push((continuation, trim_empty));
+        let (start, line_endings) = (self.line.len(), self.line_endings);
+        self.prefixes.push(Prefix { continuation, trim_empty, start, line_endings });
         self.at_line_start = false;
     }
 
@@ -102,12 +153,12 @@ impl<'s> Out<'s> {
         if text.is_empty() {
             return Cow::Borrowed(text);
         }
-        if self.prefixes.iter().all(|(p, _)| p.is_empty()) {
+        if self.prefixes.iter().all(|p| p.continuation.is_empty()) {
             *at_line_start = text.ends_with('\n');
             return Cow::Borrowed(text);
         }
-        let joined: String = self.prefixes.iter().map(|(p, _)| p.as_str()).collect();
-        let trim = self.prefixes.last().is_some_and(|(_, trim)| *trim);
+        let joined: String = self.prefixes.iter().map(|p| p.continuation.as_str()).collect();
+        let trim = self.prefixes.last().is_some_and(|p| p.trim_empty);
         let mut out = String::with_capacity(text.len() + joined.len() * 4);
         for piece in text.split_inclusive('\n') {
             if *at_line_start {

@@ -396,12 +396,10 @@ impl<'a> Walk<'a> {
         let line_end = if !self.out.inline() {
             None
         } else if raw.starts_with("{{") {
-            // mdBook repeats whatever stands before a link on its line on every further line
-            // of what it inserts, and keeps the rest of the line.
-            let start = request.span.start;
-            let line_start =
-                memchr::memrchr(b'\n', &body.text.as_bytes()[..start]).map_or(0, |i| i + 1);
-            self.out.push_prefix(body.text[line_start..start].to_owned(), false);
+            // mdBook repeats what its output holds before a link on the link's line on every
+            // further line of what it inserts, and keeps the rest of the line.
+            let before = self.out.line_so_far().to_owned();
+            self.out.push_prefix(before, false);
             Some(None)
         } else {
             line::alone_on_line(body.text, request.span.start..request.span.end).map(|alone| {

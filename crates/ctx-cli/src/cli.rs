@@ -108,7 +108,8 @@ pub(crate) enum DialectArg {
     Ctx,
     /// mdBook's `{{#include}}` family too.
     Mdbook,
-    /// mdBook's too for a document under a folder with a `book.toml`.
+    /// mdBook's too for a document under a folder with a `book.toml`, at or below the
+    /// workspace root.
     Auto,
 }
 
@@ -145,7 +146,8 @@ pub(crate) struct GlobalArgs {
     /// Output mode.
     #[arg(long, value_enum, global = true)]
     pub(crate) mode: Option<ModeArg>,
-    /// Also read mdBook's `{{#include}}` family (auto: under a folder with `book.toml`)
+    /// Also read mdBook's `{{#include}}` family (auto: under a folder with `book.toml`, up to
+    /// the root)
     /// [default: ctx].
     #[arg(long, value_enum, global = true)]
     pub(crate) dialect: Option<DialectArg>,

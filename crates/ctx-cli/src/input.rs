@@ -91,13 +91,19 @@ pub(crate) fn document_path(root: &Path, file: &Path) -> anyhow::Result<String> 
 }
 
 /// Whether the document `file` lies under a folder with a `book.toml` (an mdBook), looked for
-/// from its folder up to the workspace root; for `--dialect auto`.
+/// from its folder up to the workspace root and never above it (nothing outside the roots is
+/// looked at); for `--dialect auto`. The document is found as [`document_path`] finds it.
 #[allow(clippy::disallowed_methods)] // Interprets a command-line path, before any sandbox exists.
 pub(crate) fn in_book(root: &Path, file: &Path) -> bool {
     if file.as_os_str() == "-" {
         return false;
     }
-    let document = if file.is_absolute() { file.to_path_buf() } else { root.join(file) };
+    let Ok(document) = document_path(root, file) else {
+        return false;
+    };
+    let document = Path::new(&document);
+    let document =
+        if document.is_absolute() { document.to_path_buf() } else { root.join(document) };
     let (Ok(document), Ok(root)) = (document.canonicalize(), root.canonicalize()) else {
         return false;
     };

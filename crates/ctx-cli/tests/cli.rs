@@ -782,7 +782,8 @@ fn the_mdbook_dialect_reads_a_chapter_as_mdbook_does() {
         "Past the end: []\n",
         "Literal: {{#include file.rs}}\n",
         "Part fn one() {}.\n",
-        "{{#title Other}}\n",
+        // mdBook takes the title link out: it names the page, it is not text.
+        "\n",
         "> fn one() {}\n> // ANCHOR: two\n",
         "    See: fn one() {}\n    See: // ANCHOR: two end\n",
     );
@@ -798,6 +799,46 @@ fn the_mdbook_dialect_reads_a_chapter_as_mdbook_does() {
     dir.child("ctx.toml").write_str("dialect = \"mdbook\"\n").unwrap();
     let r = run(ctx(&dir).args(["assemble", "book/src/chapter.md"]));
     assert_eq!(r.stdout, expected);
+}
+
+#[test]
+fn an_mdbook_link_takes_its_prefix_from_the_output_of_its_line() {
+    let dir = TempDir::new().unwrap();
+    dir.child("g.txt").write_str("A\nB\n").unwrap();
+    dir.child("c.md").write_str("{{#include g.txt}} {{#include g.txt}}\n").unwrap();
+    // The second link's line begins with what the first inserted last, as in mdBook.
+    let r = run(ctx(&dir).args(["assemble", "c.md", "--dialect", "mdbook"]));
+    assert_eq!((r.code, r.stdout.as_str()), (0, "A\nB A\nB B\n"), "{}", r.stderr);
+    // Inside an included chapter, the prefix is that chapter's own line, and the including
+    // line's prefix comes on top.
+    dir.child("a.md").write_str("x {{#include g.txt}} y {{#include g.txt}}\n").unwrap();
+    dir.child("o.md").write_str("> {{#include a.md}}\n").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "o.md", "--dialect", "mdbook"]));
+    assert_eq!(r.stdout, "> x A\n> x B y A\n> x B y B\n", "{}", r.stderr);
+}
+
+#[test]
+fn the_auto_dialect_looks_for_book_toml_up_to_the_workspace_root_only() {
+    let dir = TempDir::new().unwrap();
+    dir.child("book/book.toml").write_str("[book]\ntitle = \"t\"\n").unwrap();
+    dir.child("book/src/a.txt").write_str("A\n").unwrap();
+    dir.child("book/src/ch.md").write_str("{{#include a.txt}}\n").unwrap();
+    let src = dir.path().join("book/src");
+    let in_src = |args: &[&str]| run(ctx_in(&src).args(args));
+    // The workspace root is the current folder, book/src: book.toml lies above it, outside the
+    // sandbox, and is not looked at.
+    let r = in_src(&["assemble", "ch.md", "--dialect", "auto"]);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "{{#include a.txt}}\n"), "{}", r.stderr);
+    // Naming the dialect, or a root at or above the book, reads the chapter as mdBook does; a
+    // document named from the current folder is found there.
+    for args in [
+        &["assemble", "ch.md", "--dialect", "mdbook"][..],
+        &["--root", "..", "assemble", "ch.md", "--dialect", "auto"],
+        &["--root", "../..", "assemble", "ch.md", "--dialect", "auto"],
+    ] {
+        let r = in_src(args);
+        assert_eq!((r.code, r.stdout.as_str()), (0, "A\n"), "{args:?}: {}", r.stderr);
+    }
 }
 
 /// Runs `ctx ARGS` with standard output closed before it writes anything.

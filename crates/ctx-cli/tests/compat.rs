@@ -526,3 +526,645 @@ fn gemini_cli_memory_import_processor() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("E_DEPTH"));
     assert_eq!(cases.len() + 1, 15, "the count in docs/dialects.md");
 }
+
+/// mdBook's link preprocessor at the commit docs/dialects.md was checked against.
+const MDBOOK_LINKS: &str =
+    "rust-lang/mdBook@641d06a crates/mdbook-driver/src/builtin_preprocessors/links.rs";
+/// mdBook's tests of its include test book (tests/testsuite/includes/all_includes/).
+const MDBOOK_INCLUDES: &str = "rust-lang/mdBook@641d06a tests/testsuite/includes.rs";
+
+/// `ctx assemble PATH --dialect mdbook` in a workspace holding `files`: exit code, output and
+/// standard error.
+fn assemble_book(files: &[(&str, &str)], path: &str) -> (Option<i32>, String, String) {
+    let dir = TempDir::new().unwrap();
+    for (file, text) in files {
+        dir.child(file).write_str(text).unwrap();
+    }
+    let out = Command::cargo_bin("ctx")
+        .unwrap()
+        .current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .args(["assemble", path, "--dialect", "mdbook"])
+        .output()
+        .unwrap();
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    (out.status.code(), text(&out.stdout), text(&out.stderr))
+}
+
+/// Lines `first` to `last` of `numbered.rs` below, joined as mdBook joins them.
+fn numbered(first: usize, last: usize) -> String {
+    (first..=last).map(|n| format!("line {n}")).collect::<Vec<_>>().join("\n")
+}
+
+/// mdBook's tests of how it finds and reads links (`test_find_links_*`, `parse_*`,
+/// `test_replace_all_escaped`, `test_set_chapter_title` in links.rs), each restated as a
+/// chapter and the Markdown mdBook makes of it. mdBook's tests check the link it finds; here
+/// the check is what that link puts in the page.
+#[test]
+fn mdbook_links() {
+    let words = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\neleven\n";
+    let anchors = "// ANCHOR: some-anchor\nin some-anchor\n// ANCHOR_END: some-anchor\n";
+    let minus = "// ANCHOR: -5\nin -5\n// ANCHOR_END: -5\n";
+    let arbitrary = format!("{words}{anchors}{minus}");
+    let file = format!("{}\n", numbered(1, 22));
+    let files = [
+        ("numbered.rs", file.as_str()),
+        ("arbitrary", arbitrary.as_str()),
+        ("anchored.rs", "before\n// ANCHOR: anchor\ninside\n// ANCHOR_END: anchor\nafter\n"),
+        ("small.rs", "let small = 1;\n"),
+        ("test.rs", "fn test() {}\n"),
+        ("my.rs", "fn main() {}\n"),
+    ];
+    let all_words = arbitrary.trim_end();
+    let page = str::to_owned;
+    let cases: Vec<(&str, &str, String)> = vec![
+        ("test_find_links_no_link", "Nothing to expand here.\n", page("Nothing to expand here.\n")),
+        (
+            "test_find_links_partial_link",
+            "Cut short: {{#playground...\n",
+            page("Cut short: {{#playground...\n"),
+        ),
+        (
+            "test_find_links_partial_link",
+            "Cut short: {{#include...\n",
+            page("Cut short: {{#include...\n"),
+        ),
+        // An escape with no closing `}}` on its line is no escape: the backslash stays.
+        (
+            "test_find_links_partial_link",
+            "Cut short: \\{{#include...\n",
+            page("Cut short: \\{{#include...\n"),
+        ),
+        (
+            "test_find_links_empty_link",
+            "No path: {{#playground}}, {{#playground   }}, {{}} and {{#}}.\n",
+            page("No path: {{#playground}}, {{#playground   }}, {{}} and {{#}}.\n"),
+        ),
+        (
+            "test_find_links_unknown_link_type",
+            "Unknown: {{#playgroundz ar.rs}}, {{#incn}}, {{baz}} and {{#bar}}.\n",
+            page("Unknown: {{#playgroundz ar.rs}}, {{#incn}}, {{baz}} and {{#bar}}.\n"),
+        ),
+        // Each playground's further lines start with what the line holds before it.
+        (
+            "test_find_links_simple_link",
+            "Two: {{#playground small.rs}} and {{#playground test.rs }}.\n",
+            [
+                "Two: ```rust",
+                "Two: let small = 1;",
+                "Two: ``` and ```rust",
+                "Two: ``` and fn test() {}",
+                "Two: ``` and ```.\n",
+            ]
+            .join("\n"),
+        ),
+        ("test_find_links_with_range", "{{#include numbered.rs:10:20}}\n", numbered(10, 20) + "\n"),
+        (
+            "test_find_links_with_line_number",
+            "{{#include numbered.rs:10}}\n",
+            numbered(10, 10) + "\n",
+        ),
+        (
+            "test_find_links_with_from_range",
+            "{{#include numbered.rs:10:}}\n",
+            numbered(10, 22) + "\n",
+        ),
+        ("test_find_links_with_to_range", "{{#include numbered.rs::20}}\n", numbered(1, 20) + "\n"),
+        ("test_find_links_with_full_range", "{{#include numbered.rs::}}\n", numbered(1, 22) + "\n"),
+        (
+            "test_find_links_with_no_range_specified",
+            "{{#include numbered.rs}}\n",
+            numbered(1, 22) + "\n",
+        ),
+        ("test_find_links_with_anchor", "[{{#include anchored.rs:anchor}}]\n", page("[inside]\n")),
+        (
+            "test_find_links_escaped_link",
+            "As written: \\{{#playground small.rs editable}} here.\n",
+            page("As written: {{#playground small.rs editable}} here.\n"),
+        ),
+        (
+            "test_find_playgrounds_with_properties",
+            "First {{#playground small.rs editable }} then\nsecond {{#playground my.rs editable no_run should_panic}} end.\n",
+            [
+                "First ```rust,editable",
+                "First let small = 1;",
+                "First ``` then",
+                "second ```rust,editable,no_run,should_panic",
+                "second fn main() {}",
+                "second ``` end.\n",
+            ]
+            .join("\n"),
+        ),
+        // An escape runs to the last `}}` of its line, whatever stands inside.
+        (
+            "test_find_all_link_types",
+            "All: {{#include test.rs}}, \\{{#anything at all}} and\n{{#playground my.rs editable no_run should_panic}}\n",
+            page(
+                "All: fn test() {}, {{#anything at all}} and\n```rust,editable,no_run,should_panic\nfn main() {}\n```\n",
+            ),
+        ),
+        (
+            "test_replace_all_escaped",
+            "Handlebars:\n```hbs\n\\{{#include numbered.rs}} is shown, not expanded\n```\n",
+            page("Handlebars:\n```hbs\n{{#include numbered.rs}} is shown, not expanded\n```\n"),
+        ),
+        // The title names the page; the line it stood on stays, empty.
+        (
+            "test_set_chapter_title",
+            "{{#title A Better Title}}\n# The chapter\n",
+            page("\n# The chapter\n"),
+        ),
+        ("parse_without_colon_includes_all", "{{#include arbitrary}}\n", format!("{all_words}\n")),
+        (
+            "parse_with_nothing_after_colon_includes_all",
+            "{{#include arbitrary:}}\n",
+            format!("{all_words}\n"),
+        ),
+        (
+            "parse_with_two_colons_includes_all",
+            "{{#include arbitrary::}}\n",
+            format!("{all_words}\n"),
+        ),
+        (
+            "parse_with_garbage_after_two_colons_includes_all",
+            "{{#include arbitrary::NaN}}\n",
+            format!("{all_words}\n"),
+        ),
+        (
+            "parse_with_one_number_after_colon_only_that_line",
+            "{{#include arbitrary:5}}\n",
+            page("five\n"),
+        ),
+        (
+            "parse_with_one_based_start_becomes_zero_based",
+            "{{#include arbitrary:1}}\n",
+            page("one\n"),
+        ),
+        (
+            "parse_with_zero_based_start_stays_zero_based_but_is_probably_an_error",
+            "{{#include arbitrary:0}}\n",
+            page("one\n"),
+        ),
+        (
+            "parse_start_only_range",
+            "{{#include arbitrary:11:}}\n",
+            format!("eleven\n{anchors}{minus}"),
+        ),
+        (
+            "parse_start_with_garbage_interpreted_as_start_only_range",
+            "{{#include arbitrary:11:NaN}}\n",
+            format!("eleven\n{anchors}{minus}"),
+        ),
+        (
+            "parse_end_only_range",
+            "{{#include arbitrary::5}}\n",
+            page("one\ntwo\nthree\nfour\nfive\n"),
+        ),
+        (
+            "parse_start_and_end_range",
+            "{{#include arbitrary:5:10}}\n",
+            page("five\nsix\nseven\neight\nnine\nten\n"),
+        ),
+        // A start that is not a number is an anchor's name.
+        (
+            "parse_with_negative_interpreted_as_anchor",
+            "{{#include arbitrary:-5}}\n",
+            page("in -5\n"),
+        ),
+        // An anchor name is made of word characters and `-`: no marker names `-5.7`.
+        (
+            "parse_with_floating_point_interpreted_as_anchor",
+            "[{{#include arbitrary:-5.7}}]\n",
+            page("[]\n"),
+        ),
+        (
+            "parse_with_anchor_followed_by_colon",
+            "{{#include arbitrary:some-anchor:this-gets-ignored}}\n",
+            page("in some-anchor\n"),
+        ),
+        (
+            "parse_with_more_than_three_colons_ignores_everything_after_third_colon",
+            "{{#include arbitrary:5:10:17:anything:}}\n",
+            page("five\nsix\nseven\neight\nnine\nten\n"),
+        ),
+    ];
+    for (test, chapter, expected) in &cases {
+        let mut all = files.to_vec();
+        all.push(("c.md", chapter));
+        let (code, out, err) = assemble_book(&all, "c.md");
+        assert_eq!(
+            (code, out.as_str()),
+            (Some(0), expected.as_str()),
+            "{MDBOOK_LINKS} {test}: {err}"
+        );
+    }
+
+    // `test_find_links_with_special_characters`: the link is read whole, path
+    // `foo-bar\baz/_c++.rs`. ctx differs on purpose in the file it names: a backslash in a path
+    // is a separator on every platform (assembly.md §3), so it is `foo-bar/baz/_c++.rs`, where
+    // mdBook on Linux opens a folder named `foo-bar\baz`.
+    let chapter = "Odd: {{#playground foo-bar\\baz/_c++.rs}}\n";
+    let files = [("foo-bar/baz/_c++.rs", "// c++\n"), ("c.md", chapter)];
+    let (code, out, err) = assemble_book(&files, "c.md");
+    assert_eq!((code, out.as_str()), (Some(0), "Odd: ```rust\nOdd: // c++\nOdd: ```\n"), "{err}");
+    assert_eq!(cases.len() + 1, 35, "the count in docs/dialects.md");
+}
+
+/// A page of mdBook's include test book, restated: the chapter (at `path`), and the Markdown
+/// mdBook's include preprocessor makes of it (mdBook's test checks the HTML rendered from it).
+struct BookPage {
+    test: &'static str,
+    path: &'static str,
+    chapter: &'static str,
+    expected: &'static str,
+}
+
+/// The pages of mdBook's include test book (`include`, `multiline_include`,
+/// `anchored_include`, `playground_include`, `rustdoc_include`), with chapters and files of
+/// ctx's own that use the same link forms: a whole Markdown file from the chapter's folder
+/// and from a sub-folder, an anchor nested in another, a playground, rustdoc ranges and
+/// anchors, and links behind quote markers, admonitions, list indentation, `# `, and the
+/// cases of mdBook issues 619, 1127, 1564, 1626 and 2521.
+#[test]
+fn mdbook_include_test_book() {
+    let files = [
+        ("sample.md", "## Sample\n\nIncluded text.\n"),
+        ("hello.rs", "fn main() {\n    println!(\"hello\");\n}\n"),
+        (
+            "nested.rs",
+            "// ANCHOR: outer\nfn outer() {\n    // ANCHOR: inner\n    let x = 1;\n    // ANCHOR_END: inner\n}\n// ANCHOR_END: outer\n",
+        ),
+        (
+            "example.rs",
+            "fn main() {\n    println!(\"shown\");\n#\n#   // hidden in the rendered page\n}\n",
+        ),
+        (
+            "partial.rs",
+            "fn helper() {\n    println!(\"helper\");\n}\n\nfn main() {\n    helper();\n}\n",
+        ),
+        (
+            "partial-anchored.rs",
+            "fn other() {\n    println!(\"other\");\n}\n\n// ANCHOR: shown\nfn main() {\n    other();\n}\n// ANCHOR_END: shown\n",
+        ),
+        (
+            "lines.txt",
+            "row 1\nrow 2\nrow 3\nrow 4\nrow 5\nrow 6\nrow 7\nrow 8\nrow 9\nrow 10\nrow 11\nrow 12\n",
+        ),
+        ("body.rs", "println!(\"in a quote\");\n\nprintln!(\"after a blank line\");\n"),
+        ("method.rs", "pub fn go() {\n    println!(\"go\");\n}\n"),
+        ("entry.rs", "pub fn main() {\n    go();\n}\n"),
+        (
+            "Classes.purs",
+            "module Classes where\n\n-- ANCHOR: eqPair\ninstance eqPair :: Eq a => Eq (Pair a) where\n  eq (Pair a b) (Pair c d) = a == c && b == d\n-- ANCHOR_END: eqPair\n",
+        ),
+        (
+            "search.rs",
+            "fn find(xs: &[i32], x: i32) -> Option<usize> {\n    xs.iter().position(|&y| y == x)\n}\n",
+        ),
+    ];
+    let pages = [
+        BookPage {
+            test: "include: includes.md",
+            path: "c.md",
+            chapter: concat!("# Basic\n", "\n", "{{#include sample.md}}\n",),
+            expected: concat!("# Basic\n", "\n", "## Sample\n", "\n", "Included text.\n",),
+        },
+        BookPage {
+            test: "include: relative/includes.md",
+            path: "sub/c.md",
+            chapter: concat!("# From a folder\n", "\n", "{{#include ../sample.md}}\n",),
+            expected: concat!("# From a folder\n", "\n", "## Sample\n", "\n", "Included text.\n",),
+        },
+        BookPage {
+            test: "anchored_include",
+            path: "c.md",
+            chapter: concat!(
+                "# Anchors\n",
+                "\n",
+                "```rust\n",
+                "{{#include nested.rs:inner}}\n",
+                "```\n",
+            ),
+            expected: concat!("# Anchors\n", "\n", "```rust\n", "    let x = 1;\n", "```\n",),
+        },
+        BookPage {
+            test: "playground_include",
+            path: "c.md",
+            chapter: concat!("# Playground\n", "\n", "{{#playground example.rs}}\n",),
+            expected: concat!(
+                "# Playground\n",
+                "\n",
+                "```rust\n",
+                "fn main() {\n",
+                "    println!(\"shown\");\n",
+                "#\n",
+                "#   // hidden in the rendered page\n",
+                "}\n",
+                "```\n",
+            ),
+        },
+        BookPage {
+            test: "rustdoc_include",
+            path: "c.md",
+            chapter: concat!(
+                "# Rustdoc\n",
+                "\n",
+                "```rust\n",
+                "{{#rustdoc_include partial.rs:5:7}}\n",
+                "```\n",
+                "\n",
+                "```rust\n",
+                "{{#rustdoc_include partial-anchored.rs:shown}}\n",
+                "```\n",
+            ),
+            expected: concat!(
+                "# Rustdoc\n",
+                "\n",
+                "```rust\n",
+                "# fn helper() {\n",
+                "#     println!(\"helper\");\n",
+                "# }\n",
+                "# \n",
+                "fn main() {\n",
+                "    helper();\n",
+                "}\n",
+                "```\n",
+                "\n",
+                "```rust\n",
+                "# fn other() {\n",
+                "#     println!(\"other\");\n",
+                "# }\n",
+                "# \n",
+                "fn main() {\n",
+                "    other();\n",
+                "}\n",
+                "```\n",
+            ),
+        },
+        BookPage {
+            test: "multiline_include: multiline.md",
+            path: "c.md",
+            chapter: concat!(
+                "# Multi-line\n",
+                "\n",
+                "```rust\n",
+                "{{#include hello.rs}}\n",
+                "```\n",
+                "\n",
+                "> Quoted:\n",
+                "> ```rust\n",
+                "> {{#include hello.rs}}\n",
+                "> ```\n",
+                "\n",
+                "> [!NOTE]\n",
+                "> ```rust\n",
+                "> {{#include hello.rs}}\n",
+                "> ```\n",
+                "\n",
+                "> Two levels\n",
+                "> > ```rust\n",
+                "> > {{#include hello.rs}}\n",
+                "> > ```\n",
+                "\n",
+                "- Once:\n",
+                "  ```rust\n",
+                "  {{#include hello.rs}}\n",
+                "  ```\n",
+                "  - Twice:\n",
+                "    ```rust\n",
+                "    {{#include hello.rs}}\n",
+                "    ```\n",
+                "\n",
+                "1. Numbered:\n",
+                "   ```rust\n",
+                "   {{#include hello.rs}}\n",
+                "   ```\n",
+                "1. Next.\n",
+            ),
+            expected: concat!(
+                "# Multi-line\n",
+                "\n",
+                "```rust\n",
+                "fn main() {\n",
+                "    println!(\"hello\");\n",
+                "}\n",
+                "```\n",
+                "\n",
+                "> Quoted:\n",
+                "> ```rust\n",
+                "> fn main() {\n",
+                ">     println!(\"hello\");\n",
+                "> }\n",
+                "> ```\n",
+                "\n",
+                "> [!NOTE]\n",
+                "> ```rust\n",
+                "> fn main() {\n",
+                ">     println!(\"hello\");\n",
+                "> }\n",
+                "> ```\n",
+                "\n",
+                "> Two levels\n",
+                "> > ```rust\n",
+                "> > fn main() {\n",
+                "> >     println!(\"hello\");\n",
+                "> > }\n",
+                "> > ```\n",
+                "\n",
+                "- Once:\n",
+                "  ```rust\n",
+                "  fn main() {\n",
+                "      println!(\"hello\");\n",
+                "  }\n",
+                "  ```\n",
+                "  - Twice:\n",
+                "    ```rust\n",
+                "    fn main() {\n",
+                "        println!(\"hello\");\n",
+                "    }\n",
+                "    ```\n",
+                "\n",
+                "1. Numbered:\n",
+                "   ```rust\n",
+                "   fn main() {\n",
+                "       println!(\"hello\");\n",
+                "   }\n",
+                "   ```\n",
+                "1. Next.\n",
+            ),
+        },
+        BookPage {
+            test: "multiline_include: multiline/issues.md",
+            path: "c.md",
+            chapter: concat!(
+                "# Issues\n",
+                "\n",
+                "```rust\n",
+                "{{#include lines.txt::2}}\n",
+                "# {{#include lines.txt:3:10}}\n",
+                "{{#include lines.txt:11:}}\n",
+                "```\n",
+                "\n",
+                "> Quoted code:\n",
+                ">\n",
+                "> ```rust\n",
+                "> {{#include body.rs}}\n",
+                "> ```\n",
+                ">\n",
+                "> After.\n",
+                "\n",
+                "- Indented:\n",
+                "\n",
+                "  ```rust\n",
+                "  struct S;\n",
+                "\n",
+                "  impl S {\n",
+                "      {{#include method.rs}}\n",
+                "  }\n",
+                "\n",
+                "  {{#include entry.rs}}\n",
+                "  ```\n",
+                "\n",
+                "1. Anchored:\n",
+                "    ```haskell\n",
+                "    {{#include Classes.purs:eqPair}}\n",
+                "    ```\n",
+                "    then.\n",
+                "\n",
+                "- Spaced link:\n",
+                "  ```rust\n",
+                "  {{ #include search.rs }}\n",
+                "  ```\n",
+                "- Last.\n",
+            ),
+            expected: concat!(
+                "# Issues\n",
+                "\n",
+                "```rust\n",
+                "row 1\n",
+                "row 2\n",
+                "# row 3\n",
+                "# row 4\n",
+                "# row 5\n",
+                "# row 6\n",
+                "# row 7\n",
+                "# row 8\n",
+                "# row 9\n",
+                "# row 10\n",
+                "row 11\n",
+                "row 12\n",
+                "```\n",
+                "\n",
+                "> Quoted code:\n",
+                ">\n",
+                "> ```rust\n",
+                "> println!(\"in a quote\");\n",
+                "> \n",
+                "> println!(\"after a blank line\");\n",
+                "> ```\n",
+                ">\n",
+                "> After.\n",
+                "\n",
+                "- Indented:\n",
+                "\n",
+                "  ```rust\n",
+                "  struct S;\n",
+                "\n",
+                "  impl S {\n",
+                "      pub fn go() {\n",
+                "          println!(\"go\");\n",
+                "      }\n",
+                "  }\n",
+                "\n",
+                "  pub fn main() {\n",
+                "      go();\n",
+                "  }\n",
+                "  ```\n",
+                "\n",
+                "1. Anchored:\n",
+                "    ```haskell\n",
+                "    instance eqPair :: Eq a => Eq (Pair a) where\n",
+                "      eq (Pair a b) (Pair c d) = a == c && b == d\n",
+                "    ```\n",
+                "    then.\n",
+                "\n",
+                "- Spaced link:\n",
+                "  ```rust\n",
+                "  fn find(xs: &[i32], x: i32) -> Option<usize> {\n",
+                "      xs.iter().position(|&y| y == x)\n",
+                "  }\n",
+                "  ```\n",
+                "- Last.\n",
+            ),
+        },
+    ];
+    for page in &pages {
+        let mut all = files.to_vec();
+        all.push((page.path, page.chapter));
+        let (code, out, err) = assemble_book(&all, page.path);
+        assert_eq!(
+            (code, out.as_str()),
+            (Some(0), page.expected),
+            "{MDBOOK_INCLUDES} {}: {err}",
+            page.test
+        );
+    }
+
+    // `recursive_include`: a chapter that includes itself. mdBook expands it ten levels deep,
+    // logs "Stack depth exceeded" and drops the eleventh link; ctx differs on purpose: a file
+    // already on the include chain is `E_CYCLE` (assembly.md §4), and the link's place gets
+    // the error's marker.
+    let chapter = "Around and around\n{{#include recursive.md}}\n";
+    let (code, out, err) = assemble_book(&[("recursive.md", chapter)], "recursive.md");
+    assert_eq!(code, Some(1));
+    assert!(out.starts_with("Around and around\n<!-- ctx: E_CYCLE"), "{out}");
+    assert!(err.contains("E_CYCLE"), "{err}");
+    assert_eq!(pages.len() + 1, 8, "the count in docs/dialects.md");
+}
+
+/// The chapters of the book in tests/fixtures/mdbook-guide (see its README): one for each
+/// chapter of mdBook's user guide that holds a link, with the same link forms, and the
+/// Markdown mdBook's include preprocessor makes of it.
+const GUIDE_CHAPTERS: [(&str, &str); 7] = [
+    ("format/mdbook.md", include_str!("fixtures/mdbook-guide/expected/format/mdbook.md")),
+    ("format/summary.md", include_str!("fixtures/mdbook-guide/expected/format/summary.md")),
+    (
+        "format/configuration/preprocessors.md",
+        include_str!("fixtures/mdbook-guide/expected/format/configuration/preprocessors.md"),
+    ),
+    (
+        "format/theme/index-hbs.md",
+        include_str!("fixtures/mdbook-guide/expected/format/theme/index-hbs.md"),
+    ),
+    ("cli/watch.md", include_str!("fixtures/mdbook-guide/expected/cli/watch.md")),
+    ("cli/serve.md", include_str!("fixtures/mdbook-guide/expected/cli/serve.md")),
+    (
+        "for_developers/preprocessors.md",
+        include_str!("fixtures/mdbook-guide/expected/for_developers/preprocessors.md"),
+    ),
+];
+
+/// `ctx assemble --dialect mdbook` of each chapter of the small guide gives, byte for byte,
+/// the Markdown mdBook's include preprocessor gives; the options are those docs/dialects.md
+/// uses on mdBook's own guide (ctx's own syntax off, a failed link kept as written).
+#[test]
+fn mdbook_guide_chapters() {
+    let dir = TempDir::new().unwrap();
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mdbook-guide");
+    dir.copy_from(fixture, &["**/*"]).unwrap();
+    for (chapter, expected) in GUIDE_CHAPTERS {
+        let out = Command::cargo_bin("ctx")
+            .unwrap()
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .args(["--root", ".", "--no-mentions", "--no-includes", "--no-directives"])
+            .args(["--on-error", "keep", "--max-lines", "0", "assemble", "--dialect", "mdbook"])
+            .arg(format!("guide/src/{chapter}"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{chapter}: {stderr}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{chapter}");
+        assert!(stderr.is_empty(), "{chapter}: {stderr}");
+    }
+}

@@ -92,7 +92,8 @@ pub enum ItemKind<'a> {
     Text,
     /// A fenced code block or an inline code span: literal text in which nothing is recognised.
     Code(CodeKind),
-    /// A backslash escape in front of an `@`; the output is [`Escape::unescaped`].
+    /// A backslash escape in front of an `@` (or, in the mdBook dialect, of `{{#`, and an
+    /// mdBook `{{#title …}}`, which leaves nothing); the output is [`Escape::unescaped`].
     Escape(Escape<'a>),
     /// An `@path` mention.
     Mention(Reference<'a>),

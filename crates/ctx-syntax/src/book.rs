@@ -1,6 +1,7 @@
 //! The mdBook dialect (`Options::mdbook`): `{{#include file}}`, `{{#include file:2:10}}`,
-//! `{{#include file:anchor}}`, `{{#rustdoc_include file:…}}`, and `\{{#…}}` for the literal
-//! text, read as mdBook's link preprocessor reads them (see docs/dialects.md).
+//! `{{#include file:anchor}}`, `{{#rustdoc_include file:…}}`, `{{#playground file}}`,
+//! `{{#title …}}` (which mdBook takes out of the text), and `\{{#…}}` for the literal text,
+//! read as mdBook's link preprocessor reads them (see docs/dialects.md).
 
 use crate::ast::{BookPart, BookRange, PathText, Reference, Selector, TargetKind};
 
@@ -53,6 +54,21 @@ fn book_reference<'a>(path: &'a str, part: BookPart<'a>) -> Reference<'a> {
         target: TargetKind::File,
         selector: Some(Selector::Book(part)),
     }
+}
+
+/// The length of a `{{#title …}}` link at the start of `text`: mdBook sets the page's title
+/// from it and leaves nothing in its place. As for every link, at least one blank follows the
+/// kind, and the title runs to the first `}`, which must open `}}`.
+pub(crate) fn title(text: &str) -> Option<usize> {
+    let rest = text.strip_prefix("{{")?;
+    let rest = rest.trim_start().strip_prefix("#title")?;
+    let blanks = rest.len() - rest.trim_start().len();
+    let body_end = rest.find('}')?;
+    // A blank, then at least one more character (a blank will do) before the `}}`.
+    if blanks == 0 || body_end < 2 || !rest[body_end..].starts_with("}}") {
+        return None;
+    }
+    Some(text.len() - rest.len() + body_end + 2)
 }
 
 /// The length of an escaped link `\{{#…}}` at the start of `text` (from the backslash to the
@@ -130,6 +146,18 @@ mod tests {
             assert!(link(text).is_none(), "{text}");
         }
         assert_eq!(escaped("\\{{#include a.rs}} and }} x\nnext }}"), Some(25));
+    }
+
+    #[test]
+    fn titles() {
+        assert_eq!(title("{{#title My Title}}\n# My Chapter"), Some(19));
+        assert_eq!(title("{{ #title  A }} b"), Some(15));
+        // mdBook's pattern takes one blank as the title and the other as the separator.
+        assert_eq!(title("{{#title  }}"), Some(12));
+        for text in ["{{#title}}", "{{#title }}", "{{#titles A}}", "{{#title A}", "{{#title A} }}"]
+        {
+            assert_eq!(title(text), None, "{text}");
+        }
         assert_eq!(escaped("\\{{#include a.rs\n}}"), None);
     }
 }

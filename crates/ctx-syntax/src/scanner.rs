@@ -215,6 +215,10 @@ impl<'a> Scanner<'a> {
             self.emit(ItemKind::Escape(Escape { unescaped }), at - 1, at - 1 + len);
             return at - 1 + len;
         }
+        if let Some(len) = crate::book::title(&self.text[at..]) {
+            self.emit(title_kind(self.text, at + len), at, at + len);
+            return at + len;
+        }
         match crate::book::link(&self.text[at..]) {
             Some((len, reference)) => {
                 let kind = ItemKind::Include(crate::ast::Include::Reference(reference));
@@ -243,6 +247,9 @@ impl<'a> Scanner<'a> {
                 let unescaped = &self.text[pos..pos - 1 + len];
                 found.push((pos - 1, pos - 1 + len, ItemKind::Escape(Escape { unescaped })));
                 at = pos - 1 + len;
+            } else if let Some(len) = crate::book::title(&self.text[pos..line_end]) {
+                found.push((pos, pos + len, title_kind(self.text, pos + len)));
+                at = pos + len;
             } else if let Some((len, reference)) = crate::book::link(&self.text[pos..line_end]) {
                 let kind = ItemKind::Include(crate::ast::Include::Reference(reference));
                 found.push((pos, pos + len, kind));
@@ -678,4 +685,10 @@ impl<'a> LineIndex<'a> {
     pub fn line_count(&self) -> usize {
         self.line_starts.len()
     }
+}
+
+/// An mdBook `{{#title …}}` ending at `end`: an escape whose output is nothing (the empty
+/// suffix of its text), as mdBook leaves nothing in its place.
+fn title_kind(text: &str, end: usize) -> ItemKind<'_> {
+    ItemKind::Escape(Escape { unescaped: &text[end..end] })
 }
