@@ -152,7 +152,7 @@ fn is_refusal(reason: SkipReason) -> bool {
 
 /// The note for entries the sandbox refused in a walk: how many and why, never their
 /// contents (`[... 2 entries skipped: 1 denied (E_DENIED), 1 outside the roots (E_OUTSIDE) ...]`).
-fn skipped_note(skipped: &[ctx_fs::Skipped]) -> Option<String> {
+pub(crate) fn skipped_note(skipped: &[ctx_fs::Skipped]) -> Option<String> {
     let mut by_code: BTreeMap<Code, usize> = BTreeMap::new();
     for s in skipped {
         if let Some(code) = s.reason.code() {

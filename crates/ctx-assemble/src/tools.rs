@@ -7,7 +7,9 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 pub use crate::tool_budget::ToolBudget;
-use ctx_fs::{FileKind, Location, RootId, RootKind, Sandbox, Walk, WalkEntry, WalkOptions};
+use ctx_fs::{
+    FileKind, Location, RootId, RootKind, Sandbox, SkipReason, Walk, WalkEntry, WalkOptions,
+};
 use ctx_syntax::{Code, LineEnd};
 use serde_json::{Map, Value};
 
@@ -535,7 +537,9 @@ fn cut(cx: &ToolContext<'_>, out: &mut String, marker: String, warning: String) 
     cx.budget.warn(Code::Limit, warning);
 }
 
-/// The cut of a walk stopped at its entry limit, if it was.
+/// The cut of a walk stopped at its entry limit, if it was, and the entries the sandbox
+/// refused on the way (counted by reason, never named); those the system would not let it
+/// read (`E_PERMISSION`, `E_IO`) leave matches unseen, so they are a cut too.
 fn cut_walk(cx: &ToolContext<'_>, walk: &Walk, out: &mut String) {
     if walk.truncated {
         let limit = cx.sandbox.limits().max_walk_entries;
@@ -547,6 +551,22 @@ fn cut_walk(cx: &ToolContext<'_>, walk: &Walk, out: &mut String) {
                 "a walk stopped at its limit of {limit} entries; later entries are left out (--max-files 0 lifts it)"
             ),
         );
+    }
+    if let Some(note) = crate::many::skipped_note(&walk.skipped) {
+        out.push_str(&note);
+        out.push('\n');
+        let unread = walk
+            .skipped
+            .iter()
+            .filter(|s| matches!(s.reason, SkipReason::Permission | SkipReason::Io))
+            .count();
+        if unread > 0 {
+            let entries = if unread == 1 { "entry" } else { "entries" };
+            cx.budget.warn(
+                Code::Limit,
+                format!("a walk could not read {unread} {entries}; what they hold is left out"),
+            );
+        }
     }
 }
 

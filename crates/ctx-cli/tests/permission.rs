@@ -57,6 +57,24 @@ fn refused_access_is_e_permission() {
     // The walk of the whole tree says what it left out, and why.
     assert!(stdout.contains("1 permission denied (E_PERMISSION)"), "{stdout}");
     assert!(!stdout.contains("(E_IO)"), "{stdout}");
+    // The tools' walks say so too, and warn that what they could not read is left out.
+    let out = ctx_unprivileged(
+        dir.path(),
+        &["expand", "@[glob{\"pattern\":\"**/*.txt\"}] @[grep{\"pattern\":\"a\"}]"],
+    );
+    let tools = String::from_utf8_lossy(&out.stdout);
+    let warnings = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        tools.matches("[... 1 entry skipped: 1 permission denied (E_PERMISSION) ...]").count(),
+        2,
+        "{tools}"
+    );
+    assert!(!tools.contains("secret") && !tools.contains("inner.txt"), "{tools}");
+    assert_eq!(
+        warnings.matches("W_LIMIT]: a walk could not read 1 entry").count(),
+        2,
+        "{warnings}"
+    );
     // No absolute path of the machine is named.
     let root = dir.path().to_string_lossy();
     assert!(!stderr.contains(root.as_ref()) && !stdout.contains(root.as_ref()), "{stderr}");
