@@ -24,9 +24,10 @@ mod sources;
 mod suggest;
 mod watch;
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::process::ExitCode;
 
+use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
 
 use crate::cli::{Cli, Command};
@@ -46,7 +47,22 @@ fn main() -> ExitCode {
 }
 
 fn run() -> anyhow::Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) if matches!(err.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            // Help and version are the command's output: a full disk is an error as for any
+            // other output, a closed pipe is not.
+            if io::stdout().is_terminal() {
+                err.print()?;
+            } else {
+                let mut out = io::stdout().lock();
+                write!(out, "{}", err.render())?;
+                out.flush()?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        Err(err) => err.exit(),
+    };
     init_logging(cli.global.verbose, cli.global.quiet);
     if let Command::Completions(args) = &cli.command {
         // Generated into memory first: the generator panics when its writer fails, and a

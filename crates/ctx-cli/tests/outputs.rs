@@ -73,6 +73,7 @@ fn closed_stdout_is_success_for_every_writer() {
         &["assemble", "big.md"],
         &["expand", "@big.md"],
         &["refs", "big.md"],
+        &["--help"],
     ] {
         let out = with_closed_stdout(&dir, args);
         assert_eq!(out.status.code(), Some(0), "{args:?}: {}", stderr(&out));
@@ -83,7 +84,14 @@ fn closed_stdout_is_success_for_every_writer() {
 #[test]
 fn full_stdout_is_one_clean_line_and_exit_2() {
     let dir = workspace();
-    for args in [&["completions", "bash"][..], &["parse", "big.md"], &["assemble", "big.md"]] {
+    let cases: [&[&str]; 5] = [
+        &["completions", "bash"],
+        &["parse", "big.md"],
+        &["assemble", "big.md"],
+        &["--help"],
+        &["--version"],
+    ];
+    for args in cases {
         let out = with_full_stdout(&dir, args);
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
