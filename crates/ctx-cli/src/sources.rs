@@ -57,11 +57,16 @@ pub(crate) fn run(settings: &Settings, args: &SourcesArgs) -> anyhow::Result<Exi
         value["elapsed_ms"] = (elapsed.as_secs_f64() * 1000.0).into();
         writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
     } else {
-        let existing = summary.files - summary.missing.len();
+        // Refused files are listed, never read: they count apart from those on disk.
+        let existing = summary.files - summary.missing.len() - summary.refused.len();
         writeln!(out, "solution: {}", summary.solution)?;
+        let refused = match summary.refused.len() {
+            0 => String::new(),
+            n => format!(", {n} refused"),
+        };
         writeln!(
             out,
-            "{} projects, {} files ({existing} on disk, {} missing, {} case-corrected)",
+            "{} projects, {} files ({existing} on disk, {} missing, {} case-corrected{refused})",
             summary.projects.len(),
             summary.files,
             summary.missing.len(),

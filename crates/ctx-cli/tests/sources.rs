@@ -191,6 +191,15 @@ fn a_project_naming_a_key_outside_the_tree_does_not_make_it_readable() {
     let (_, out, _) = run(build.ctx().env("HOME", &home).args(["sources", "--format", "json"]));
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["source_roots"], serde_json::json!([format!("{}/src", build.root)]));
+    // The text summary counts them as refused, not as files on disk.
+    let (_, text, _) = run(build.ctx().env("HOME", &home).arg("sources"));
+    let files = json["files"].as_u64().unwrap();
+    let missing = json["missing"].as_array().unwrap().len() as u64;
+    let on_disk = files - missing - 2;
+    assert!(
+        text.contains(&format!("({on_disk} on disk,")) && text.contains(", 2 refused)"),
+        "{text}"
+    );
     let (code, out, _) = run(build
         .ctx()
         .env("HOME", &home)
