@@ -67,8 +67,8 @@ pub(crate) fn display_in(sandbox: &Sandbox, root: RootId, path: &str) -> String 
     if root == RootId::WORKSPACE {
         if path.is_empty() { ".".to_owned() } else { path.to_owned() }
     } else {
-        let root = sandbox.root_path(root).as_str().trim_end_matches('/');
-        if path.is_empty() { root.to_owned() } else { format!("{root}/{path}") }
+        let root = sandbox.root_name(root);
+        if path.is_empty() { root } else { format!("{root}/{path}") }
     }
 }
 

@@ -731,6 +731,9 @@ fn home_paths_need_the_home_directory_allowed() {
     let r = with_home(&["expand", "--allow", "~", "see @~/.claude/x.md"]);
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("from home"), "{}", r.stdout);
+    // It is named as a home path: the output shows no path of the machine.
+    assert!(r.stdout.contains("<file path=\"~/.claude/x.md\">"), "{}", r.stdout);
+    assert!(!r.stdout.contains(home.path().to_str().unwrap()), "{}", r.stdout);
     let r = run(ctx(&dir)
         .env("HOME", home.path())
         .args(["assemble", "-", "--allow", "~"])
@@ -740,6 +743,7 @@ fn home_paths_need_the_home_directory_allowed() {
     // `~/sub` allows one folder only; the home root is never searched for relative paths.
     let r = with_home(&["expand", "--allow", "~/notes", "@~/notes/n.md @~/.claude/x.md @n.md"]);
     assert!(r.stdout.contains("a note"), "{}", r.stdout);
+    assert!(r.stdout.contains("<file path=\"~/notes/n.md\">"), "{}", r.stdout);
     assert!(!r.stdout.contains("from home"), "{}", r.stdout);
     assert!(r.stderr.contains("E_OUTSIDE"), "{}", r.stderr);
     assert!(r.stderr.contains("W_UNRESOLVED"), "{}", r.stderr);

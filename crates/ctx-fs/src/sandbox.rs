@@ -87,6 +87,23 @@ impl Sandbox {
         &self.roots[root.0].display
     }
 
+    /// How a root is named to the user: its canonical absolute path, but `~` or `~/sub` for
+    /// the home directory and its folders, so that output names no home path.
+    ///
+    /// # Panics
+    ///
+    /// When `root` is not one of this sandbox's roots.
+    pub fn root_name(&self, root: RootId) -> String {
+        let r = &self.roots[root.0];
+        if r.kind == RootKind::Home
+            && let Some(home) = &self.home
+            && let Some(rest) = r.given.strip_prefix(home.as_slice())
+        {
+            return if rest.is_empty() { "~".to_owned() } else { format!("~/{}", rest.join("/")) };
+        }
+        r.display.as_str().trim_end_matches('/').to_owned()
+    }
+
     /// What a root is for.
     ///
     /// # Panics
