@@ -2,7 +2,6 @@
 //! and references, and the stamp (length, modification time, inode) that
 //! tells when it must be read again; persisted in a [`Store`].
 
-use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use ctx_fs::{Content, Sandbox, Store, Walk, WalkEntry};
@@ -10,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::classify::{FileClass, classify};
 use crate::error::{Error, ErrorKind, Result};
+use crate::hash::{FxHashMap, FxHashSet};
 use crate::symbols::{self, Def, Lang};
 use crate::tokenize;
 
@@ -126,18 +126,18 @@ struct Interner {
     /// Table sizes before the refresh: names added since are all in the maps.
     base_terms: usize,
     base_syms: usize,
-    terms: HashMap<String, u32>,
-    syms: HashMap<String, u32>,
+    terms: FxHashMap<String, u32>,
+    syms: FxHashMap<String, u32>,
 }
 
 /// Per-file terms before interning: term -> frequency per field.
-type Bag = HashMap<String, [u32; 5]>;
+type Bag = FxHashMap<String, [u32; 5]>;
 
 struct Parsed {
     rec: FileRec,
     bag: Bag,
     defs: Vec<Def>,
-    refs: HashMap<String, u32>,
+    refs: FxHashMap<String, u32>,
 }
 
 impl Index {
@@ -280,19 +280,23 @@ impl Index {
         self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let entries: Vec<&WalkEntry> = walk.files().collect();
         let truncated = walk.truncated;
-        let mut old: HashMap<String, FileRec> =
-            std::mem::take(&mut self.data.files).into_iter().map(|f| (f.path.clone(), f)).collect();
+        // Keyed by the path moved out of each entry (and put back when it is kept).
+        let mut old: FxHashMap<String, FileRec> = std::mem::take(&mut self.data.files)
+            .into_iter()
+            .map(|mut f| (std::mem::take(&mut f.path), f))
+            .collect();
         let mut stats = UpdateStats { truncated, ..UpdateStats::default() };
         let mut files = Vec::with_capacity(entries.len());
         let mut todo = Vec::new();
         for entry in &entries {
             let path = entry.path.as_str();
-            match old.remove(path) {
-                Some(rec)
+            match old.remove_entry(path) {
+                Some((path, mut rec))
                     if rec.len == entry.len
                         && rec.mtime == mtime_of(entry)
                         && rec.inode == entry.inode =>
                 {
+                    rec.path = path;
                     stats.reused += 1;
                     files.push(Some(rec));
                 }
@@ -306,8 +310,8 @@ impl Index {
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),
-            terms: HashMap::new(),
-            syms: HashMap::new(),
+            terms: FxHashMap::default(),
+            syms: FxHashMap::default(),
         };
         // In batches, so that the terms of only one batch are held as strings at a time.
         for batch in todo.chunks(PARSE_BATCH) {
@@ -331,8 +335,8 @@ impl Index {
 
     /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.
     fn resolve(&self, it: &mut Interner, parsed: &[Parsed]) {
-        let mut terms: HashSet<&str> = HashSet::new();
-        let mut syms: HashSet<&str> = HashSet::new();
+        let mut terms: FxHashSet<&str> = FxHashSet::default();
+        let mut syms: FxHashSet<&str> = FxHashSet::default();
         for p in parsed {
             terms.extend(p.bag.keys().filter(|t| !it.terms.contains_key(*t)).map(String::as_str));
             let names =
@@ -461,10 +465,16 @@ impl Index {
 
 /// Finds each of `names` in `table` in one pass (the first occurrence wins).
 fn lookup<'t>(table: impl Iterator<Item = &'t str>, names: &[&str]) -> Vec<Option<u32>> {
-    let wanted: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let wanted: FxHashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    // The lengths asked for (all from 64 bytes up share a bit): most names of the table are
+    // passed over without hashing them.
+    let lengths = names.iter().fold(0u64, |m, n| m | 1 << n.len().min(63));
     let mut found = vec![None; names.len()];
     let mut left = wanted.len();
     for (id, name) in table.enumerate() {
+        if lengths & 1 << name.len().min(63) == 0 {
+            continue;
+        }
         if let Some(&i) = wanted.get(name)
             && found[i].is_none()
         {
@@ -487,8 +497,8 @@ fn lookup<'t>(table: impl Iterator<Item = &'t str>, names: &[&str]) -> Vec<Optio
 /// Moves the names of `table` that `wanted` holds into `found`, with their ids.
 fn find<'t>(
     table: impl Iterator<Item = &'t str>,
-    wanted: &mut HashSet<&str>,
-    found: &mut HashMap<String, u32>,
+    wanted: &mut FxHashSet<&str>,
+    found: &mut FxHashMap<String, u32>,
 ) {
     for (id, name) in table.enumerate() {
         if wanted.is_empty() {
@@ -628,7 +638,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         // Binary, too large or unreadable: listed by its path alone.
         _ => {
             rec.field_len = counter.field_len;
-            return Parsed { rec, bag: counter.bag, defs: Vec::new(), refs: HashMap::new() };
+            return Parsed { rec, bag: counter.bag, defs: Vec::new(), refs: FxHashMap::default() };
         }
     };
     let head: String = text.chars().take(600).collect();
@@ -653,7 +663,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         }
         tokenize::word_terms(&def.name, |t| counter.add_term(Field::Defs, t));
     }
-    let mut refs: HashMap<String, u32> = HashMap::new();
+    let mut refs: FxHashMap<String, u32> = FxHashMap::default();
     for r in syms.refs {
         tokenize::word_terms(&r, |t| counter.add_term(Field::Refs, t));
         *refs.entry(r).or_default() += 1;
@@ -668,7 +678,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
 #[derive(Default)]
 struct Counter<'t> {
     bag: Bag,
-    words: HashMap<&'t str, Vec<String>>,
+    words: FxHashMap<&'t str, Vec<String>>,
     field_len: [u32; 5],
 }
 
