@@ -46,7 +46,7 @@ impl Field {
 }
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 
 /// A definition as stored: its name is an index into the symbol table.
@@ -56,7 +56,9 @@ pub(crate) struct DefRec {
     pub(crate) kind: u16,
     pub(crate) start: u32,
     pub(crate) end: u32,
-    pub(crate) doc: Option<String>,
+    /// The first line of its doc comment: a byte range in the file's `docs`, empty when it
+    /// has none (a doc line is never empty).
+    pub(crate) doc: (u32, u32),
 }
 
 /// One file of the index.
@@ -75,15 +77,26 @@ pub(crate) struct FileRec {
     #[serde(with = "serde_bytes")]
     pub(crate) postings: Vec<u8>,
     pub(crate) defs: Vec<DefRec>,
+    /// The doc lines of the definitions, one after the other: one string a file, so that a
+    /// stored index does not decode into one allocation a doc line.
+    pub(crate) docs: String,
     /// Referenced symbols and how often.
     pub(crate) refs: Vec<(u32, u32)>,
+}
+
+impl FileRec {
+    /// The doc line of one of the file's definitions.
+    pub(crate) fn doc(&self, def: &DefRec) -> Option<&str> {
+        let (start, end) = def.doc;
+        (start < end).then(|| self.docs.get(start as usize..end as usize)).flatten()
+    }
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Data {
     root: String,
     terms: Names,
-    symbols: Vec<String>,
+    symbols: Table,
     kinds: Vec<String>,
     files: Vec<FileRec>,
     /// Terms in use when the dictionary was last compacted (or built).
@@ -344,7 +357,7 @@ impl Index {
             syms.extend(names.filter(|n| !it.syms.contains_key(*n)));
         }
         find(self.data.terms.iter().take(it.base_terms), &mut terms, &mut it.terms);
-        let symbols = self.data.symbols[..it.base_syms].iter().map(String::as_str);
+        let symbols = self.data.symbols.iter().take(it.base_syms);
         find(symbols, &mut syms, &mut it.syms);
     }
 
@@ -358,16 +371,28 @@ impl Index {
             bag.into_iter().map(|(term, tf)| (self.term_id(it, term), tf)).collect();
         ids.sort_unstable_by_key(|(id, _)| *id);
         rec.postings = encode_postings(&ids);
+        let mut docs = String::new();
         rec.defs = defs
             .into_iter()
-            .map(|d| DefRec {
-                sym: self.sym_id(it, d.name),
-                kind: self.kind_id(d.kind),
-                start: d.start,
-                end: d.end,
-                doc: d.doc,
+            .map(|d| {
+                let doc = match d.doc {
+                    Some(doc) => {
+                        let start = docs.len() as u32;
+                        docs.push_str(&doc);
+                        (start, docs.len() as u32)
+                    }
+                    None => (0, 0),
+                };
+                DefRec {
+                    sym: self.sym_id(it, d.name),
+                    kind: self.kind_id(d.kind),
+                    start: d.start,
+                    end: d.end,
+                    doc,
+                }
             })
             .collect();
+        rec.docs = docs;
         let mut refs: Vec<(u32, u32)> =
             refs.into_iter().map(|(s, n)| (self.sym_id(it, s), n)).collect();
         refs.sort_unstable();
@@ -388,7 +413,7 @@ impl Index {
         let next = self.data.symbols.len() as u32;
         let id = *it.syms.entry(sym.clone()).or_insert(next);
         if id == next {
-            self.data.symbols.push(sym);
+            self.data.symbols.push(&sym);
         }
         id
     }
@@ -441,16 +466,21 @@ impl Index {
 
     /// The ids of `names` in the term table, in one pass over it.
     pub(crate) fn term_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
-        lookup(self.data.terms.iter(), names)
+        lookup(self.data.terms.iter_bytes(), names)
     }
 
     pub(crate) fn symbol(&self, id: u32) -> &str {
-        &self.data.symbols[id as usize]
+        self.data.symbols.get(id)
+    }
+
+    /// The length in bytes of a symbol's name.
+    pub(crate) fn symbol_len_of(&self, id: u32) -> usize {
+        self.data.symbols.get_bytes(id).len()
     }
 
     /// The ids of `names` in the symbol table, in one pass over it.
     pub(crate) fn symbol_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
-        lookup(self.data.symbols.iter().map(String::as_str), names)
+        lookup(self.data.symbols.names.iter_bytes(), names)
     }
 
     /// Number of symbol names (ids run below it).
@@ -464,8 +494,11 @@ impl Index {
 }
 
 /// Finds each of `names` in `table` in one pass (the first occurrence wins).
-fn lookup<'t>(table: impl Iterator<Item = &'t str>, names: &[&str]) -> Vec<Option<u32>> {
-    let wanted: FxHashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+/// Names are compared as bytes: they were stored from strings, and checking that each is
+/// UTF-8 again was a tenth of the pass.
+fn lookup<'t>(table: impl Iterator<Item = &'t [u8]>, names: &[&str]) -> Vec<Option<u32>> {
+    let wanted: FxHashMap<&[u8], usize> =
+        names.iter().enumerate().map(|(i, n)| (n.as_bytes(), i)).collect();
     // The lengths asked for (all from 64 bytes up share a bit): most names of the table are
     // passed over without hashing them.
     let lengths = names.iter().fold(0u64, |m, n| m | 1 << n.len().min(63));
@@ -488,7 +521,7 @@ fn lookup<'t>(table: impl Iterator<Item = &'t str>, names: &[&str]) -> Vec<Optio
     // Repeated names share the answer of their first occurrence.
     for (i, n) in names.iter().enumerate() {
         if found[i].is_none() {
-            found[i] = wanted.get(n).and_then(|&j| found[j]);
+            found[i] = wanted.get(n.as_bytes()).and_then(|&j| found[j]);
         }
     }
     found
@@ -533,11 +566,82 @@ impl Names {
 
     /// The names in id order.
     fn iter(&self) -> impl Iterator<Item = &str> {
+        self.iter_bytes().map(|n| std::str::from_utf8(n).unwrap_or(""))
+    }
+
+    /// The names in id order, as bytes.
+    fn iter_bytes(&self) -> impl Iterator<Item = &[u8]> {
         let body = self.bytes.strip_suffix(&[0]).unwrap_or(&self.bytes);
         let empty = self.bytes.is_empty();
-        body.split(|b| *b == 0)
-            .filter(move |_| !empty)
-            .map(|n| std::str::from_utf8(n).unwrap_or(""))
+        body.split(|b| *b == 0).filter(move |_| !empty)
+    }
+}
+
+/// [`Names`] that are also found by id: the end of each name is found once, when the table
+/// is decoded (one pass over its bytes), and is not stored.
+#[derive(Clone, Debug, Default)]
+struct Table {
+    names: Names,
+    /// The offset of each name's NUL byte.
+    ends: Vec<u32>,
+}
+
+impl Table {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn push(&mut self, name: &str) {
+        self.names.push(name);
+        self.ends.push(self.names.bytes.len() as u32 - 1);
+    }
+
+    /// The name of `id`; empty when there is none.
+    fn get(&self, id: u32) -> &str {
+        std::str::from_utf8(self.get_bytes(id)).unwrap_or("")
+    }
+
+    /// The name of `id` as bytes.
+    fn get_bytes(&self, id: u32) -> &[u8] {
+        let i = id as usize;
+        let Some(&end) = self.ends.get(i) else { return &[] };
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize + 1 };
+        &self.names.bytes[start..end as usize]
+    }
+
+    /// The names in id order.
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        self.names.iter()
+    }
+}
+
+impl From<Names> for Table {
+    fn from(names: Names) -> Table {
+        let ends = names
+            .bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == 0)
+            .map(|(i, _)| i as u32)
+            .collect();
+        Table { names, ends }
+    }
+}
+
+impl Serialize for Table {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.names.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Table {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Table, D::Error> {
+        let table = Table::from(Names::deserialize(d)?);
+        let whole = table.names.bytes.last().is_none_or(|b| *b == 0);
+        if table.len() != table.names.len() || !whole {
+            return Err(serde::de::Error::custom("a name table whose count is not its length"));
+        }
+        Ok(table)
     }
 }
 
@@ -627,6 +731,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         field_len: [0; 5],
         postings: Vec::new(),
         defs: Vec::new(),
+        docs: String::new(),
         refs: Vec::new(),
     };
     let mut counter = Counter::default();
@@ -839,6 +944,24 @@ mod tests {
         }
         assert_eq!(names.iter().collect::<Vec<_>>(), ["retri", "timeout", "é"]);
         assert_eq!(names.len(), 3);
+    }
+
+    #[test]
+    fn tables_find_names_by_id() {
+        let mut table = Table::default();
+        assert_eq!(table.get(0), "");
+        for n in ["retri", "", "é"] {
+            table.push(n);
+        }
+        let decoded: Table = postcard::from_bytes(&postcard::to_stdvec(&table).unwrap()).unwrap();
+        for t in [&table, &decoded] {
+            assert_eq!((t.get(0), t.get(1), t.get(2), t.get(3)), ("retri", "", "é", ""));
+            assert_eq!(t.iter().collect::<Vec<_>>(), ["retri", "", "é"]);
+        }
+        let mut torn = Names::default();
+        torn.push("a");
+        torn.len = 2;
+        assert!(postcard::from_bytes::<Table>(&postcard::to_stdvec(&torn).unwrap()).is_err());
     }
 
     #[test]

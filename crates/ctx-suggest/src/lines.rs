@@ -137,7 +137,7 @@ pub(crate) fn summary(
             format!("{kind} {}", index.symbol(d.sym)).trim().to_owned()
         })
         .collect();
-    let doc = picked.iter().find_map(|d| d.doc.clone());
+    let doc = picked.iter().find_map(|d| file.doc(d).map(str::to_owned));
     match (names.is_empty(), doc) {
         (false, Some(doc)) => format!("{}: {doc}", names.join(", ")),
         (false, None) => names.join(", "),

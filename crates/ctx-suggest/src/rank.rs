@@ -573,7 +573,7 @@ impl<'a> Graph<'a> {
         let file = &self.index.files()[a];
         let mut edges = Vec::new();
         let useful = |sym: u32, defs: usize| {
-            (1..=MAX_DEFINERS).contains(&defs) && self.index.symbol(sym).len() >= 3
+            (1..=MAX_DEFINERS).contains(&defs) && self.index.symbol_len_of(sym) >= 3
         };
         for &(sym, count) in &file.refs {
             let defs = self.definers(sym);
