@@ -2,9 +2,8 @@
 //! demotion by file class, then a personalised PageRank over the symbol
 //! graph seeded with the best files.
 
-use std::collections::HashMap;
-
 use crate::classify::FileClass;
+use crate::hash::FxHashMap;
 use crate::index::{FIELDS, FileRec, Index, PostingIter};
 use crate::query::{Query, Wants};
 
@@ -101,7 +100,7 @@ pub(crate) fn rank(
         return (Vec::new(), Vec::new());
     }
     // Query terms by id, with idf and document frequency.
-    let mut qid: HashMap<u32, usize> = HashMap::new();
+    let mut qid: FxHashMap<u32, usize> = FxHashMap::default();
     let mut qterms = Vec::new();
     let names: Vec<&str> = query.terms.iter().map(|t| t.term.as_str()).collect();
     for (t, id) in query.terms.iter().zip(index.term_ids(&names)) {
@@ -230,7 +229,7 @@ fn identifier_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
     if wanted.is_empty() {
         return;
     }
-    let mut definers: HashMap<u32, Vec<usize>> = HashMap::new();
+    let mut definers: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
     for (i, f) in index.files().iter().enumerate() {
         for d in &f.defs {
             if wanted.iter().any(|(s, _, _)| *s == d.sym) {
@@ -406,7 +405,7 @@ fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], ex
         seed[i] = scored[i].score / total;
     }
     let graph = Graph::new(index);
-    let mut memo: HashMap<usize, (Vec<(usize, f64)>, f64)> = HashMap::new();
+    let mut memo: FxHashMap<usize, (Vec<(usize, f64)>, f64)> = FxHashMap::default();
     // Dense ranks, with the list of files they are non-zero for, in ascending order.
     let mut rank = seed.clone();
     let mut active: Vec<usize> = order.clone();
