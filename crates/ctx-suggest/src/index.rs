@@ -48,6 +48,8 @@ impl Field {
 /// The format version; a file of another version is rebuilt.
 const VERSION: u32 = 5;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
+/// Magic, version and checksum.
+const HEADER: usize = 20;
 
 /// A definition as stored: its name is an index into the symbol table.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -233,13 +235,35 @@ impl Index {
 
     /// Encodes the index for storage.
     pub fn encode(&self) -> Vec<u8> {
-        let payload = postcard::to_stdvec(&self.data).unwrap_or_default();
-        let mut out = Vec::with_capacity(payload.len() + 20);
+        // Into one buffer of about the right size, behind a header whose checksum is filled
+        // in last: the payload is neither grown by doubling nor copied behind the header.
+        let mut out = Vec::with_capacity(HEADER + self.size_estimate());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&payload_sum(&payload).to_le_bytes());
-        out.extend_from_slice(&payload);
+        out.extend_from_slice(&[0; 8]);
+        let Ok(mut out) = postcard::to_extend(&self.data, out) else {
+            return Index::default().encode();
+        };
+        let sum = payload_sum(&out[HEADER..]);
+        out[HEADER - 8..HEADER].copy_from_slice(&sum.to_le_bytes());
         out
+    }
+
+    /// About the size of the encoded payload (a little more).
+    fn size_estimate(&self) -> usize {
+        let files: usize = self
+            .data
+            .files
+            .iter()
+            .map(|f| {
+                64 + f.path.len()
+                    + f.postings.len()
+                    + f.docs.len()
+                    + 24 * f.defs.len()
+                    + 10 * f.refs.len()
+            })
+            .sum();
+        files + self.data.terms.bytes.len() + self.data.symbols.names.bytes.len() + 1024
     }
 
     /// Number of files indexed.
@@ -348,16 +372,16 @@ impl Index {
 
     /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.
     fn resolve(&self, it: &mut Interner, parsed: &[Parsed]) {
-        let mut terms: FxHashSet<&str> = FxHashSet::default();
-        let mut syms: FxHashSet<&str> = FxHashSet::default();
+        let mut terms: FxHashSet<&[u8]> = FxHashSet::default();
+        let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
         for p in parsed {
-            terms.extend(p.bag.keys().filter(|t| !it.terms.contains_key(*t)).map(String::as_str));
+            terms.extend(p.bag.keys().filter(|t| !it.terms.contains_key(*t)).map(|t| t.as_bytes()));
             let names =
                 p.defs.iter().map(|d| d.name.as_str()).chain(p.refs.keys().map(String::as_str));
-            syms.extend(names.filter(|n| !it.syms.contains_key(*n)));
+            syms.extend(names.filter(|n| !it.syms.contains_key(*n)).map(str::as_bytes));
         }
-        find(self.data.terms.iter().take(it.base_terms), &mut terms, &mut it.terms);
-        let symbols = self.data.symbols.iter().take(it.base_syms);
+        find(self.data.terms.iter_bytes().take(it.base_terms), &mut terms, &mut it.terms);
+        let symbols = self.data.symbols.names.iter_bytes().take(it.base_syms);
         find(symbols, &mut syms, &mut it.syms);
     }
 
@@ -527,17 +551,20 @@ fn lookup<'t>(table: impl Iterator<Item = &'t [u8]>, names: &[&str]) -> Vec<Opti
     found
 }
 
-/// Moves the names of `table` that `wanted` holds into `found`, with their ids.
+/// Moves the names of `table` that `wanted` holds into `found`, with their ids. As in
+/// [`lookup`], names are compared as bytes.
 fn find<'t>(
-    table: impl Iterator<Item = &'t str>,
-    wanted: &mut FxHashSet<&str>,
+    table: impl Iterator<Item = &'t [u8]>,
+    wanted: &mut FxHashSet<&[u8]>,
     found: &mut FxHashMap<String, u32>,
 ) {
     for (id, name) in table.enumerate() {
         if wanted.is_empty() {
             break;
         }
-        if wanted.remove(name) {
+        if wanted.remove(name)
+            && let Ok(name) = std::str::from_utf8(name)
+        {
             found.insert(name.to_owned(), id as u32);
         }
     }
@@ -610,6 +637,7 @@ impl Table {
     }
 
     /// The names in id order.
+    #[cfg(test)]
     fn iter(&self) -> impl Iterator<Item = &str> {
         self.names.iter()
     }
