@@ -21,11 +21,11 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
         settings.style.color,
         "indexing the workspace".to_owned(),
     );
-    let stats = ctx.update_index()?;
-    drop(progress);
-    let (terms, symbols, definitions, classes) = ctx.with_index(|index| {
+    // One walk: the counts are taken from the index the update left.
+    let (stats, (terms, symbols, definitions, classes)) = ctx.update_index_with(|index| {
         (index.term_count(), index.symbol_count(), index.definition_count(), index.class_counts())
     })?;
+    drop(progress);
     let cache = crate::suggest::cache_dir()?;
     let mut out = io::stdout().lock();
     if json {

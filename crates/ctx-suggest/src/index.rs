@@ -2,7 +2,6 @@
 //! and references, and the stamp (length, modification time, inode) that
 //! tells when it must be read again; persisted in a [`Store`].
 
-use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant, UNIX_EPOCH};
 
 use ctx_fs::{Content, Sandbox, Store, Walk, WalkEntry};
@@ -10,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::classify::{FileClass, classify};
 use crate::error::{Error, ErrorKind, Result};
+use crate::hash::{FxHashMap, FxHashSet};
 use crate::symbols::{self, Def, Lang};
 use crate::tokenize;
 
@@ -46,8 +46,10 @@ impl Field {
 }
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
+/// Magic, version and checksum.
+const HEADER: usize = 20;
 
 /// A definition as stored: its name is an index into the symbol table.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -56,7 +58,9 @@ pub(crate) struct DefRec {
     pub(crate) kind: u16,
     pub(crate) start: u32,
     pub(crate) end: u32,
-    pub(crate) doc: Option<String>,
+    /// The first line of its doc comment: a byte range in the file's `docs`, empty when it
+    /// has none (a doc line is never empty).
+    pub(crate) doc: (u32, u32),
 }
 
 /// One file of the index.
@@ -75,15 +79,26 @@ pub(crate) struct FileRec {
     #[serde(with = "serde_bytes")]
     pub(crate) postings: Vec<u8>,
     pub(crate) defs: Vec<DefRec>,
+    /// The doc lines of the definitions, one after the other: one string a file, so that a
+    /// stored index does not decode into one allocation a doc line.
+    pub(crate) docs: String,
     /// Referenced symbols and how often.
     pub(crate) refs: Vec<(u32, u32)>,
+}
+
+impl FileRec {
+    /// The doc line of one of the file's definitions.
+    pub(crate) fn doc(&self, def: &DefRec) -> Option<&str> {
+        let (start, end) = def.doc;
+        (start < end).then(|| self.docs.get(start as usize..end as usize)).flatten()
+    }
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Data {
     root: String,
     terms: Names,
-    symbols: Vec<String>,
+    symbols: Table,
     kinds: Vec<String>,
     files: Vec<FileRec>,
     /// Terms in use when the dictionary was last compacted (or built).
@@ -126,18 +141,18 @@ struct Interner {
     /// Table sizes before the refresh: names added since are all in the maps.
     base_terms: usize,
     base_syms: usize,
-    terms: HashMap<String, u32>,
-    syms: HashMap<String, u32>,
+    terms: FxHashMap<String, u32>,
+    syms: FxHashMap<String, u32>,
 }
 
 /// Per-file terms before interning: term -> frequency per field.
-type Bag = HashMap<String, [u32; 5]>;
+type Bag = FxHashMap<String, [u32; 5]>;
 
 struct Parsed {
     rec: FileRec,
     bag: Bag,
     defs: Vec<Def>,
-    refs: HashMap<String, u32>,
+    refs: FxHashMap<String, u32>,
 }
 
 impl Index {
@@ -220,13 +235,35 @@ impl Index {
 
     /// Encodes the index for storage.
     pub fn encode(&self) -> Vec<u8> {
-        let payload = postcard::to_stdvec(&self.data).unwrap_or_default();
-        let mut out = Vec::with_capacity(payload.len() + 20);
+        // Into one buffer of about the right size, behind a header whose checksum is filled
+        // in last: the payload is neither grown by doubling nor copied behind the header.
+        let mut out = Vec::with_capacity(HEADER + self.size_estimate());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&payload_sum(&payload).to_le_bytes());
-        out.extend_from_slice(&payload);
+        out.extend_from_slice(&[0; 8]);
+        let Ok(mut out) = postcard::to_extend(&self.data, out) else {
+            return Index::default().encode();
+        };
+        let sum = payload_sum(&out[HEADER..]);
+        out[HEADER - 8..HEADER].copy_from_slice(&sum.to_le_bytes());
         out
+    }
+
+    /// About the size of the encoded payload (a little more).
+    fn size_estimate(&self) -> usize {
+        let files: usize = self
+            .data
+            .files
+            .iter()
+            .map(|f| {
+                64 + f.path.len()
+                    + f.postings.len()
+                    + f.docs.len()
+                    + 24 * f.defs.len()
+                    + 10 * f.refs.len()
+            })
+            .sum();
+        files + self.data.terms.bytes.len() + self.data.symbols.names.bytes.len() + 1024
     }
 
     /// Number of files indexed.
@@ -280,19 +317,23 @@ impl Index {
         self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let entries: Vec<&WalkEntry> = walk.files().collect();
         let truncated = walk.truncated;
-        let mut old: HashMap<String, FileRec> =
-            std::mem::take(&mut self.data.files).into_iter().map(|f| (f.path.clone(), f)).collect();
+        // Keyed by the path moved out of each entry (and put back when it is kept).
+        let mut old: FxHashMap<String, FileRec> = std::mem::take(&mut self.data.files)
+            .into_iter()
+            .map(|mut f| (std::mem::take(&mut f.path), f))
+            .collect();
         let mut stats = UpdateStats { truncated, ..UpdateStats::default() };
         let mut files = Vec::with_capacity(entries.len());
         let mut todo = Vec::new();
         for entry in &entries {
             let path = entry.path.as_str();
-            match old.remove(path) {
-                Some(rec)
+            match old.remove_entry(path) {
+                Some((path, mut rec))
                     if rec.len == entry.len
                         && rec.mtime == mtime_of(entry)
                         && rec.inode == entry.inode =>
                 {
+                    rec.path = path;
                     stats.reused += 1;
                     files.push(Some(rec));
                 }
@@ -306,8 +347,8 @@ impl Index {
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),
-            terms: HashMap::new(),
-            syms: HashMap::new(),
+            terms: FxHashMap::default(),
+            syms: FxHashMap::default(),
         };
         // In batches, so that the terms of only one batch are held as strings at a time.
         for batch in todo.chunks(PARSE_BATCH) {
@@ -331,16 +372,16 @@ impl Index {
 
     /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.
     fn resolve(&self, it: &mut Interner, parsed: &[Parsed]) {
-        let mut terms: HashSet<&str> = HashSet::new();
-        let mut syms: HashSet<&str> = HashSet::new();
+        let mut terms: FxHashSet<&[u8]> = FxHashSet::default();
+        let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
         for p in parsed {
-            terms.extend(p.bag.keys().filter(|t| !it.terms.contains_key(*t)).map(String::as_str));
+            terms.extend(p.bag.keys().filter(|t| !it.terms.contains_key(*t)).map(|t| t.as_bytes()));
             let names =
                 p.defs.iter().map(|d| d.name.as_str()).chain(p.refs.keys().map(String::as_str));
-            syms.extend(names.filter(|n| !it.syms.contains_key(*n)));
+            syms.extend(names.filter(|n| !it.syms.contains_key(*n)).map(str::as_bytes));
         }
-        find(self.data.terms.iter().take(it.base_terms), &mut terms, &mut it.terms);
-        let symbols = self.data.symbols[..it.base_syms].iter().map(String::as_str);
+        find(self.data.terms.iter_bytes().take(it.base_terms), &mut terms, &mut it.terms);
+        let symbols = self.data.symbols.names.iter_bytes().take(it.base_syms);
         find(symbols, &mut syms, &mut it.syms);
     }
 
@@ -354,16 +395,28 @@ impl Index {
             bag.into_iter().map(|(term, tf)| (self.term_id(it, term), tf)).collect();
         ids.sort_unstable_by_key(|(id, _)| *id);
         rec.postings = encode_postings(&ids);
+        let mut docs = String::new();
         rec.defs = defs
             .into_iter()
-            .map(|d| DefRec {
-                sym: self.sym_id(it, d.name),
-                kind: self.kind_id(d.kind),
-                start: d.start,
-                end: d.end,
-                doc: d.doc,
+            .map(|d| {
+                let doc = match d.doc {
+                    Some(doc) => {
+                        let start = docs.len() as u32;
+                        docs.push_str(&doc);
+                        (start, docs.len() as u32)
+                    }
+                    None => (0, 0),
+                };
+                DefRec {
+                    sym: self.sym_id(it, d.name),
+                    kind: self.kind_id(d.kind),
+                    start: d.start,
+                    end: d.end,
+                    doc,
+                }
             })
             .collect();
+        rec.docs = docs;
         let mut refs: Vec<(u32, u32)> =
             refs.into_iter().map(|(s, n)| (self.sym_id(it, s), n)).collect();
         refs.sort_unstable();
@@ -384,7 +437,7 @@ impl Index {
         let next = self.data.symbols.len() as u32;
         let id = *it.syms.entry(sym.clone()).or_insert(next);
         if id == next {
-            self.data.symbols.push(sym);
+            self.data.symbols.push(&sym);
         }
         id
     }
@@ -437,16 +490,21 @@ impl Index {
 
     /// The ids of `names` in the term table, in one pass over it.
     pub(crate) fn term_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
-        lookup(self.data.terms.iter(), names)
+        lookup(self.data.terms.iter_bytes(), names)
     }
 
     pub(crate) fn symbol(&self, id: u32) -> &str {
-        &self.data.symbols[id as usize]
+        self.data.symbols.get(id)
+    }
+
+    /// The length in bytes of a symbol's name.
+    pub(crate) fn symbol_len_of(&self, id: u32) -> usize {
+        self.data.symbols.get_bytes(id).len()
     }
 
     /// The ids of `names` in the symbol table, in one pass over it.
     pub(crate) fn symbol_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
-        lookup(self.data.symbols.iter().map(String::as_str), names)
+        lookup(self.data.symbols.names.iter_bytes(), names)
     }
 
     /// Number of symbol names (ids run below it).
@@ -460,11 +518,20 @@ impl Index {
 }
 
 /// Finds each of `names` in `table` in one pass (the first occurrence wins).
-fn lookup<'t>(table: impl Iterator<Item = &'t str>, names: &[&str]) -> Vec<Option<u32>> {
-    let wanted: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+/// Names are compared as bytes: they were stored from strings, and checking that each is
+/// UTF-8 again was a tenth of the pass.
+fn lookup<'t>(table: impl Iterator<Item = &'t [u8]>, names: &[&str]) -> Vec<Option<u32>> {
+    let wanted: FxHashMap<&[u8], usize> =
+        names.iter().enumerate().map(|(i, n)| (n.as_bytes(), i)).collect();
+    // The lengths asked for (all from 64 bytes up share a bit): most names of the table are
+    // passed over without hashing them.
+    let lengths = names.iter().fold(0u64, |m, n| m | 1 << n.len().min(63));
     let mut found = vec![None; names.len()];
     let mut left = wanted.len();
     for (id, name) in table.enumerate() {
+        if lengths & 1 << name.len().min(63) == 0 {
+            continue;
+        }
         if let Some(&i) = wanted.get(name)
             && found[i].is_none()
         {
@@ -478,23 +545,26 @@ fn lookup<'t>(table: impl Iterator<Item = &'t str>, names: &[&str]) -> Vec<Optio
     // Repeated names share the answer of their first occurrence.
     for (i, n) in names.iter().enumerate() {
         if found[i].is_none() {
-            found[i] = wanted.get(n).and_then(|&j| found[j]);
+            found[i] = wanted.get(n.as_bytes()).and_then(|&j| found[j]);
         }
     }
     found
 }
 
-/// Moves the names of `table` that `wanted` holds into `found`, with their ids.
+/// Moves the names of `table` that `wanted` holds into `found`, with their ids. As in
+/// [`lookup`], names are compared as bytes.
 fn find<'t>(
-    table: impl Iterator<Item = &'t str>,
-    wanted: &mut HashSet<&str>,
-    found: &mut HashMap<String, u32>,
+    table: impl Iterator<Item = &'t [u8]>,
+    wanted: &mut FxHashSet<&[u8]>,
+    found: &mut FxHashMap<String, u32>,
 ) {
     for (id, name) in table.enumerate() {
         if wanted.is_empty() {
             break;
         }
-        if wanted.remove(name) {
+        if wanted.remove(name)
+            && let Ok(name) = std::str::from_utf8(name)
+        {
             found.insert(name.to_owned(), id as u32);
         }
     }
@@ -523,11 +593,83 @@ impl Names {
 
     /// The names in id order.
     fn iter(&self) -> impl Iterator<Item = &str> {
+        self.iter_bytes().map(|n| std::str::from_utf8(n).unwrap_or(""))
+    }
+
+    /// The names in id order, as bytes.
+    fn iter_bytes(&self) -> impl Iterator<Item = &[u8]> {
         let body = self.bytes.strip_suffix(&[0]).unwrap_or(&self.bytes);
         let empty = self.bytes.is_empty();
-        body.split(|b| *b == 0)
-            .filter(move |_| !empty)
-            .map(|n| std::str::from_utf8(n).unwrap_or(""))
+        body.split(|b| *b == 0).filter(move |_| !empty)
+    }
+}
+
+/// [`Names`] that are also found by id: the end of each name is found once, when the table
+/// is decoded (one pass over its bytes), and is not stored.
+#[derive(Clone, Debug, Default)]
+struct Table {
+    names: Names,
+    /// The offset of each name's NUL byte.
+    ends: Vec<u32>,
+}
+
+impl Table {
+    fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    fn push(&mut self, name: &str) {
+        self.names.push(name);
+        self.ends.push(self.names.bytes.len() as u32 - 1);
+    }
+
+    /// The name of `id`; empty when there is none.
+    fn get(&self, id: u32) -> &str {
+        std::str::from_utf8(self.get_bytes(id)).unwrap_or("")
+    }
+
+    /// The name of `id` as bytes.
+    fn get_bytes(&self, id: u32) -> &[u8] {
+        let i = id as usize;
+        let Some(&end) = self.ends.get(i) else { return &[] };
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize + 1 };
+        &self.names.bytes[start..end as usize]
+    }
+
+    /// The names in id order.
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        self.names.iter()
+    }
+}
+
+impl From<Names> for Table {
+    fn from(names: Names) -> Table {
+        let ends = names
+            .bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == 0)
+            .map(|(i, _)| i as u32)
+            .collect();
+        Table { names, ends }
+    }
+}
+
+impl Serialize for Table {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.names.serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Table {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Table, D::Error> {
+        let table = Table::from(Names::deserialize(d)?);
+        let whole = table.names.bytes.last().is_none_or(|b| *b == 0);
+        if table.len() != table.names.len() || !whole {
+            return Err(serde::de::Error::custom("a name table whose count is not its length"));
+        }
+        Ok(table)
     }
 }
 
@@ -617,6 +759,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         field_len: [0; 5],
         postings: Vec::new(),
         defs: Vec::new(),
+        docs: String::new(),
         refs: Vec::new(),
     };
     let mut counter = Counter::default();
@@ -628,7 +771,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         // Binary, too large or unreadable: listed by its path alone.
         _ => {
             rec.field_len = counter.field_len;
-            return Parsed { rec, bag: counter.bag, defs: Vec::new(), refs: HashMap::new() };
+            return Parsed { rec, bag: counter.bag, defs: Vec::new(), refs: FxHashMap::default() };
         }
     };
     let head: String = text.chars().take(600).collect();
@@ -653,7 +796,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         }
         tokenize::word_terms(&def.name, |t| counter.add_term(Field::Defs, t));
     }
-    let mut refs: HashMap<String, u32> = HashMap::new();
+    let mut refs: FxHashMap<String, u32> = FxHashMap::default();
     for r in syms.refs {
         tokenize::word_terms(&r, |t| counter.add_term(Field::Refs, t));
         *refs.entry(r).or_default() += 1;
@@ -668,7 +811,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
 #[derive(Default)]
 struct Counter<'t> {
     bag: Bag,
-    words: HashMap<&'t str, Vec<String>>,
+    words: FxHashMap<&'t str, Vec<String>>,
     field_len: [u32; 5],
 }
 
@@ -829,6 +972,24 @@ mod tests {
         }
         assert_eq!(names.iter().collect::<Vec<_>>(), ["retri", "timeout", "é"]);
         assert_eq!(names.len(), 3);
+    }
+
+    #[test]
+    fn tables_find_names_by_id() {
+        let mut table = Table::default();
+        assert_eq!(table.get(0), "");
+        for n in ["retri", "", "é"] {
+            table.push(n);
+        }
+        let decoded: Table = postcard::from_bytes(&postcard::to_stdvec(&table).unwrap()).unwrap();
+        for t in [&table, &decoded] {
+            assert_eq!((t.get(0), t.get(1), t.get(2), t.get(3)), ("retri", "", "é", ""));
+            assert_eq!(t.iter().collect::<Vec<_>>(), ["retri", "", "é"]);
+        }
+        let mut torn = Names::default();
+        torn.push("a");
+        torn.len = 2;
+        assert!(postcard::from_bytes::<Table>(&postcard::to_stdvec(&torn).unwrap()).is_err());
     }
 
     #[test]

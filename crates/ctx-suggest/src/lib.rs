@@ -33,6 +33,7 @@
 
 mod classify;
 mod error;
+mod hash;
 mod index;
 mod lines;
 mod query;
@@ -129,7 +130,7 @@ impl Index {
     /// The files and line ranges that matter for `prompt`, best first.
     pub fn suggest(&self, sandbox: &Sandbox, prompt: &str, opts: &Options) -> Vec<Suggestion> {
         let query = query::Query::parse(prompt);
-        let ranked = rank::rank(self, &query, &opts.weights, opts.explain);
+        let (ranked, terms) = rank::rank(self, &query, &opts.weights, opts.explain);
         let mut out = Vec::new();
         let mut budget = opts.max_tokens;
         for scored in ranked {
@@ -145,7 +146,9 @@ impl Index {
                     _ => None,
                 })
                 .unwrap_or_default();
-            let range = lines::best_range(&text, file, &scored.matched, opts.max_lines);
+            let matched: Vec<(String, f64)> =
+                scored.matched.iter().map(|&(q, s)| (terms[q as usize].clone(), s)).collect();
+            let range = lines::best_range(&text, file, &matched, opts.max_lines);
             if let Some(left) = budget.as_mut() {
                 let tokens = estimate_tokens(&text, range);
                 if tokens > *left {
@@ -153,7 +156,7 @@ impl Index {
                 }
                 *left -= tokens;
             }
-            let mut summary = lines::summary(self, file, range, &scored.matched);
+            let mut summary = lines::summary(self, file, range, &matched);
             if summary.is_empty() {
                 summary = first_comment(file, &text).unwrap_or_default();
             }

@@ -1,5 +1,6 @@
 //! The best window of lines in a suggested file, and its one-line summary.
 
+use crate::hash::FxHashMap;
 use crate::index::{FileRec, Index};
 use crate::tokenize;
 
@@ -28,16 +29,27 @@ pub(crate) fn best_range(
     if total <= cap {
         return LineRange { start: 1, end: total };
     }
+    // The matched weights of each distinct word, found once: words repeat a lot, and
+    // splitting and stemming them again was most of a warm query. They are added one by one,
+    // in the same order as before, so that the sums come out the same to the last bit.
+    let mut seen: FxHashMap<&str, Vec<f64>> = FxHashMap::default();
     let weights: Vec<f64> = lines
         .iter()
         .map(|line| {
             let mut w = 0.0;
             for (_, word) in tokenize::words(line) {
-                tokenize::word_terms(word, |t| {
-                    if let Some((_, v)) = matched.iter().find(|(m, _)| *m == t) {
-                        w += v;
-                    }
+                let values = seen.entry(word).or_insert_with(|| {
+                    let mut values = Vec::new();
+                    tokenize::word_terms(word, |t| {
+                        if let Some((_, v)) = matched.iter().find(|(m, _)| *m == t) {
+                            values.push(*v);
+                        }
+                    });
+                    values
                 });
+                for v in values.iter() {
+                    w += v;
+                }
             }
             w
         })
@@ -125,7 +137,7 @@ pub(crate) fn summary(
             format!("{kind} {}", index.symbol(d.sym)).trim().to_owned()
         })
         .collect();
-    let doc = picked.iter().find_map(|d| d.doc.clone());
+    let doc = picked.iter().find_map(|d| file.doc(d).map(str::to_owned));
     match (names.is_empty(), doc) {
         (false, Some(doc)) => format!("{}: {doc}", names.join(", ")),
         (false, None) => names.join(", "),

@@ -2,9 +2,8 @@
 //! demotion by file class, then a personalised PageRank over the symbol
 //! graph seeded with the best files.
 
-use std::collections::HashMap;
-
 use crate::classify::FileClass;
+use crate::hash::FxHashMap;
 use crate::index::{FIELDS, FileRec, Index, PostingIter};
 use crate::query::{Query, Wants};
 
@@ -82,19 +81,26 @@ pub(crate) struct Scored {
     pub(crate) file: usize,
     pub(crate) score: f64,
     pub(crate) why: Vec<String>,
-    /// Query terms that matched, with their weight × idf.
-    pub(crate) matched: Vec<(String, f64)>,
+    /// Query terms that matched (indices into the terms [`rank`] returns), with their
+    /// weight × idf.
+    pub(crate) matched: Vec<(u32, f64)>,
 }
 
-/// Scores every file; returns them best first.
-pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> Vec<Scored> {
+/// Scores every file; returns them best first, and the query terms found in the index (the
+/// [`Scored::matched`] terms point into it).
+pub(crate) fn rank(
+    index: &Index,
+    query: &Query,
+    w: &Weights,
+    explain: bool,
+) -> (Vec<Scored>, Vec<String>) {
     let files = index.files();
     let n = files.len();
     if n == 0 {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     }
     // Query terms by id, with idf and document frequency.
-    let mut qid: HashMap<u32, usize> = HashMap::new();
+    let mut qid: FxHashMap<u32, usize> = FxHashMap::default();
     let mut qterms = Vec::new();
     let names: Vec<&str> = query.terms.iter().map(|t| t.term.as_str()).collect();
     for (t, id) in query.terms.iter().zip(index.term_ids(&names)) {
@@ -143,7 +149,7 @@ pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> 
                 }
                 let s = qterms[*q].1 * idf[*q] * t * (w.k1 + 1.0) / (w.k1 + t);
                 score += s;
-                matched.push((qterms[*q].0.clone(), s));
+                matched.push((*q as u32, s));
             }
             Scored { file: i, score, why: Vec::new(), matched }
         })
@@ -154,8 +160,11 @@ pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> 
             let mut m = s.matched.clone();
             m.sort_by(|a, b| b.1.total_cmp(&a.1));
             if !m.is_empty() {
-                let terms: Vec<String> =
-                    m.iter().take(6).map(|(t, v)| format!("{t} {v:.2}")).collect();
+                let terms: Vec<String> = m
+                    .iter()
+                    .take(6)
+                    .map(|(q, v)| format!("{} {v:.2}", qterms[*q as usize].0))
+                    .collect();
                 s.why.push(format!("terms: {}", terms.join(", ")));
             }
         }
@@ -179,10 +188,11 @@ pub(crate) fn rank(index: &Index, query: &Query, w: &Weights, explain: bool) -> 
         propagate(index, w, &mult, &mut scored, explain);
     }
     scored.retain(|s| s.score > 0.0);
-    scored.sort_by(|a, b| {
+    // Paths are unique, so the order is total and an unstable sort gives the same one.
+    scored.sort_unstable_by(|a, b| {
         b.score.total_cmp(&a.score).then_with(|| files[a.file].path.cmp(&files[b.file].path))
     });
-    scored
+    (scored, qterms.into_iter().map(|(term, _, _)| term).collect())
 }
 
 /// The multiplier of a file class given what the prompt asks for.
@@ -219,7 +229,7 @@ fn identifier_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
     if wanted.is_empty() {
         return;
     }
-    let mut definers: HashMap<u32, Vec<usize>> = HashMap::new();
+    let mut definers: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
     for (i, f) in index.files().iter().enumerate() {
         for d in &f.defs {
             if wanted.iter().any(|(s, _, _)| *s == d.sym) {
@@ -377,8 +387,15 @@ fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], ex
     let files = index.files();
     let n = files.len();
     let mut order: Vec<usize> = (0..n).filter(|&i| scored[i].score > 0.0).collect();
-    order.sort_by(|&a, &b| scored[b].score.total_cmp(&scored[a].score));
-    order.truncate(20);
+    // Best first, ties in file order: a total order, so the 20 best are picked first and
+    // sorted alone.
+    let better =
+        |&a: &usize, &b: &usize| scored[b].score.total_cmp(&scored[a].score).then(a.cmp(&b));
+    if order.len() > SEEDS {
+        order.select_nth_unstable_by(SEEDS, better);
+        order.truncate(SEEDS);
+    }
+    order.sort_unstable_by(better);
     let total: f64 = order.iter().map(|&i| scored[i].score).sum();
     if total <= 0.0 {
         return;
@@ -388,7 +405,7 @@ fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], ex
         seed[i] = scored[i].score / total;
     }
     let graph = Graph::new(index);
-    let mut memo: HashMap<usize, (Vec<(usize, f64)>, f64)> = HashMap::new();
+    let mut memo: FxHashMap<usize, (Vec<(usize, f64)>, f64)> = FxHashMap::default();
     // Dense ranks, with the list of files they are non-zero for, in ascending order.
     let mut rank = seed.clone();
     let mut active: Vec<usize> = order.clone();
@@ -481,6 +498,9 @@ const MAX_DEFINERS: usize = 8;
 /// linked back to its definition.
 const MAX_REFERENCERS: usize = 64;
 
+/// The best files the walk restarts at.
+const SEEDS: usize = 20;
+
 /// Iterations of the walk; with a damping of 0.5, what ten more would move
 /// is below a thousandth.
 const ITERATIONS: usize = 10;
@@ -552,7 +572,7 @@ impl<'a> Graph<'a> {
         let file = &self.index.files()[a];
         let mut edges = Vec::new();
         let useful = |sym: u32, defs: usize| {
-            (1..=MAX_DEFINERS).contains(&defs) && self.index.symbol(sym).len() >= 3
+            (1..=MAX_DEFINERS).contains(&defs) && self.index.symbol_len_of(sym) >= 3
         };
         for &(sym, count) in &file.refs {
             let defs = self.definers(sym);

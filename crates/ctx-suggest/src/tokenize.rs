@@ -8,10 +8,11 @@
 //! `RETRY-TIMEOUT` and `retry timeout` share their terms.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
+
+use crate::hash::FxHashMap;
 
 /// Words too common in prose or code to tell files apart.
 const STOP_WORDS: &[&str] = &[
@@ -92,7 +93,7 @@ pub fn stem(part: &str) -> String {
     }
     // Stemming is the costliest step of indexing and words repeat a lot: remember them.
     thread_local! {
-        static MEMO: RefCell<HashMap<String, String>> = RefCell::new(HashMap::new());
+        static MEMO: RefCell<FxHashMap<String, String>> = RefCell::new(FxHashMap::default());
     }
     MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();

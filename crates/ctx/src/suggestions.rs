@@ -39,6 +39,21 @@ impl Context {
         self.refresh(&mut slot)
     }
 
+    /// [`Context::update_index`], then `f` on the updated index, with one walk of the
+    /// workspace.
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::update_index`].
+    pub fn update_index_with<T>(
+        &self,
+        f: impl FnOnce(&Index) -> T,
+    ) -> Result<(UpdateStats, T), Error> {
+        let mut slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        let stats = self.refresh(&mut slot)?;
+        Ok((stats, f(slot.as_ref().expect("refresh leaves an index"))))
+    }
+
     fn refresh(&self, slot: &mut Option<Index>) -> Result<UpdateStats, Error> {
         let sandbox = self.sandbox();
         let stats = match (slot.as_mut(), &self.suggest.store) {
@@ -135,6 +150,8 @@ mod tests {
         assert_eq!(std::fs::read_dir(cache.path()).unwrap().count(), 2, "index and lock file");
         let again = stored.update_index().unwrap();
         assert_eq!((again.indexed, again.reused), (0, 2));
+        let (stats, files) = stored.update_index_with(Index::len).unwrap();
+        assert_eq!((stats.files, files), (2, 2));
     }
 
     #[tokio::test]
