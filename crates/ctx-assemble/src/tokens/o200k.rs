@@ -198,53 +198,80 @@ struct Scratch {
     next: Vec<usize>,
     /// For the part starting at byte `i`: where the previous part starts.
     prev: Vec<usize>,
+    /// For the part starting at byte `i`: the rank of it and the next part together, or
+    /// `u32::MAX` when that is no token or there is no next part.
+    pair: Vec<u32>,
     /// Whether a part still starts at byte `i`.
     live: Vec<bool>,
-    /// Candidate merges: rank, the left part's start, and the right part's end when the
-    /// candidate was made (it is stale once either part has changed).
-    heap: BinaryHeap<Reverse<(u32, usize, usize)>>,
+    /// Candidate merges as `rank << START_BITS | start`, lowest first. An entry is stale when
+    /// its part is gone or its pair's rank has changed; an entry whose rank is still its
+    /// part's pair rank is the merge tiktoken would make, however old it is.
+    heap: BinaryHeap<Reverse<u64>>,
 }
+
+/// Bits of a heap entry for the start of a part: pieces up to 64 TiB.
+const START_BITS: u32 = 46;
 
 impl Scratch {
     fn count(&mut self, piece: &[u8]) -> usize {
         let n = piece.len();
+        assert!(n < 1 << START_BITS, "a piece of {n} bytes");
         self.next.clear();
         self.next.extend(1..=n);
         self.prev.clear();
         self.prev.extend((0..n).map(|i| i.wrapping_sub(1)));
         self.live.clear();
         self.live.resize(n, true);
-        self.heap.clear();
-        for i in 0..n - 1 {
-            self.push(piece, i, i + 2);
-        }
+        self.pair.clear();
+        self.pair
+            .extend((0..n).map(|i| if i + 1 < n { pair_rank(piece, i, i + 2) } else { u32::MAX }));
+        // Building the heap from all first pairs at once is linear.
+        let mut entries = std::mem::take(&mut self.heap).into_vec();
+        entries.clear();
+        entries.extend(
+            self.pair
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| **r != u32::MAX)
+                .map(|(i, &r)| Reverse(key(r, i))),
+        );
+        self.heap = BinaryHeap::from(entries);
         let mut parts = n;
-        while let Some(Reverse((_, i, end))) = self.heap.pop() {
-            let j = self.next[i];
-            if !self.live[i] || j >= n || self.next[j] != end {
+        while let Some(Reverse(entry)) = self.heap.pop() {
+            let (rank, i) =
+                ((entry >> START_BITS) as u32, (entry & ((1 << START_BITS) - 1)) as usize);
+            if !self.live[i] || self.pair[i] != rank {
                 continue;
             }
+            let j = self.next[i];
+            let end = self.next[j];
             self.live[j] = false;
             self.next[i] = end;
             if end < n {
                 self.prev[end] = i;
             }
             parts -= 1;
+            self.update(piece, i, if end < n { self.next[end] } else { n + 1 });
             if i > 0 {
-                self.push(piece, self.prev[i], end);
-            }
-            if end < n {
-                self.push(piece, i, self.next[end]);
+                self.update(piece, self.prev[i], end);
             }
         }
         parts
     }
 
-    fn push(&mut self, piece: &[u8], start: usize, end: usize) {
-        if let Some(rank) = rank(&piece[start..end]) {
-            self.heap.push(Reverse((rank, start, end)));
+    /// Sets the pair rank of the part at `start`, whose next part ends at `end` (past the
+    /// piece when there is none), and queues it when it is a token.
+    fn update(&mut self, piece: &[u8], start: usize, end: usize) {
+        let rank = if end <= piece.len() { pair_rank(piece, start, end) } else { u32::MAX };
+        self.pair[start] = rank;
+        if rank != u32::MAX {
+            self.heap.push(Reverse(key(rank, start)));
         }
     }
+}
+
+fn key(rank: u32, start: usize) -> u64 {
+    u64::from(rank) << START_BITS | start as u64
 }
 
 #[cfg(test)]
