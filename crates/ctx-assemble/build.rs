@@ -1,0 +1,95 @@
+//! Builds the o200k rank table (src/tokens/table.rs) from OpenAI's published ranks,
+//! data/o200k_base.tiktoken.gz, into `OUT_DIR/o200k.table`.
+//!
+//! The source is one `base64-token rank` line per token; the table is laid out to be used
+//! in place by the binary, so a run that counts tokens pays no start-up for it.
+
+#![allow(clippy::disallowed_methods, clippy::print_stdout)]
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::{env, fs};
+
+#[path = "src/tokens/table.rs"]
+#[allow(dead_code)]
+mod table;
+
+fn main() {
+    let source = "data/o200k_base.tiktoken.gz";
+    println!("cargo::rerun-if-changed={source}");
+    println!("cargo::rerun-if-changed=src/tokens/table.rs");
+    let gz = fs::read(source).expect("read the o200k ranks");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&gz[..]).read_to_string(&mut text).expect("gunzip the ranks");
+
+    let mut tokens: Vec<Vec<u8>> = Vec::with_capacity(table::TOKENS);
+    for (line_no, line) in text.lines().filter(|l| !l.is_empty()).enumerate() {
+        let (token, rank) = line.split_once(' ').expect("a `token rank` line");
+        let rank: usize = rank.parse().expect("a decimal rank");
+        assert_eq!(rank, line_no, "ranks are consecutive from 0");
+        let token = base64(token);
+        assert!(token.len() <= table::MAX_TOKEN_LEN, "token {rank} is longer than the maximum");
+        tokens.push(token);
+    }
+    assert_eq!(tokens.len(), table::TOKENS);
+
+    let mut starts = Vec::with_capacity(tokens.len() + 1);
+    let mut bytes = Vec::new();
+    starts.push(0u32);
+    for token in &tokens {
+        bytes.extend_from_slice(token);
+        starts.push(u32::try_from(bytes.len()).expect("under 4 GiB"));
+    }
+
+    let mut slots = vec![table::EMPTY; table::SLOTS];
+    let mut longest_probe = 0;
+    for (rank, token) in tokens.iter().enumerate() {
+        let h = table::hash(token);
+        let mut i = table::home(h);
+        let mut probe = 0;
+        while slots[i] != table::EMPTY {
+            i = (i + 1) & (table::SLOTS - 1);
+            probe += 1;
+        }
+        longest_probe = longest_probe.max(probe);
+        slots[i] = table::tag(h) | rank as u32;
+    }
+    // A bad hash would show here long before it shows in counting speed.
+    assert!(longest_probe < 200, "the hash spreads o200k badly: a probe of {longest_probe}");
+
+    let mut out = Vec::with_capacity(4 * (starts.len() + slots.len()) + bytes.len());
+    for n in starts.iter().chain(&slots) {
+        out.extend_from_slice(&n.to_le_bytes());
+    }
+    out.extend_from_slice(&bytes);
+    let path = PathBuf::from(env::var_os("OUT_DIR").expect("cargo sets OUT_DIR"));
+    fs::write(path.join("o200k.table"), out).expect("write the table");
+}
+
+/// Decodes standard, padded base64.
+fn base64(text: &str) -> Vec<u8> {
+    let value = |c: u8| -> u32 {
+        match c {
+            b'A'..=b'Z' => u32::from(c - b'A'),
+            b'a'..=b'z' => u32::from(c - b'a') + 26,
+            b'0'..=b'9' => u32::from(c - b'0') + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => panic!("not base64: {text:?}"),
+        }
+    };
+    let text = text.as_bytes();
+    assert!(text.len().is_multiple_of(4), "unpadded base64: {text:?}");
+    let mut out = Vec::with_capacity(text.len() / 4 * 3);
+    for quad in text.chunks_exact(4) {
+        let pad = quad.iter().rev().take_while(|&&c| c == b'=').count();
+        let mut n = 0u32;
+        for &c in &quad[..4 - pad] {
+            n = (n << 6) | value(c);
+        }
+        n <<= 6 * pad as u32;
+        let three = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
+        out.extend_from_slice(&three[..3 - pad]);
+    }
+    out
+}
