@@ -413,7 +413,7 @@ const PAIRS: &[Pair] = &[
         target: Some(Target::SecondsAtMost(0.000_001)),
     },
     Pair {
-        label: "source lookup, bare file name (one stat per root)",
+        label: "source lookup, bare file name",
         bench: "sources/sources_lookup_name",
         baseline: None,
         target: Some(Target::SecondsAtMost(0.000_001)),

@@ -114,6 +114,8 @@ pub struct SourceIndex {
     warnings: Vec<String>,
     pending: Vec<Pending>,
     stamps: Vec<Stamp>,
+    /// The most files the index holds, wildcard expansions included.
+    max_files: usize,
     verified: bool,
     /// Per source root, the names of the entries directly in it, listed when the
     /// index was verified: a bare name joined to a root is checked against them.
@@ -227,6 +229,7 @@ impl SourceIndex {
             key: key_of(&solution, &workspace, options),
             solution: solution.clone(),
             workspace,
+            max_files: options.max_files,
             ..SourceIndex::default()
         };
         index.stamp(sandbox, &location, &solution);
@@ -251,9 +254,10 @@ impl SourceIndex {
             let one = msbuild::ProjectRef { name, path: solution, line: 1 };
             index.add_projects(sandbox, &dir, &[one]);
         }
+        // Cut first, so that no source root comes from a file the index leaves out.
+        index.cap();
         index.roots =
             roots::source_roots(&index.root_members(), &index.workspace, options.home.as_deref());
-        index.cap(options.max_files);
         Ok(index)
     }
 
@@ -300,8 +304,13 @@ impl SourceIndex {
         }
         let pending = std::mem::take(&mut self.pending);
         let mut seen: HashSet<String> = self.files.iter().map(|f| f.path.clone()).collect();
+        let mut left_out = 0usize;
         for p in pending {
             for path in walk::expand(sandbox, &p.pattern, &p.exclude) {
+                if self.files.len() >= self.max_files {
+                    left_out += usize::from(!seen.contains(&path));
+                    continue;
+                }
                 if seen.insert(path.clone()) {
                     self.projects[p.project].files += 1;
                     let file = SourceFile {
@@ -313,6 +322,9 @@ impl SourceIndex {
                     self.files.push(file);
                 }
             }
+        }
+        if left_out > 0 {
+            self.warn_cut(left_out);
         }
         let states = par_map(&self.files, |file| state_of(sandbox, &file.path));
         for (file, (state, fixed)) in self.files.iter_mut().zip(states) {
@@ -618,14 +630,22 @@ impl SourceIndex {
         members
     }
 
-    fn cap(&mut self, max: usize) {
+    /// Cuts the listed files to the cap; the wildcard items expanded later by
+    /// [`SourceIndex::verify`] get no more than what is left.
+    fn cap(&mut self) {
+        let max = self.max_files;
         if self.files.len() > max {
             let left = self.files.len() - max;
             self.files.truncate(max);
-            self.warnings.push(format!(
-                "{left} files left out: the index holds at most {max} (raise `sources_max_files`)"
-            ));
+            self.warn_cut(left);
         }
+    }
+
+    fn warn_cut(&mut self, left: usize) {
+        let max = self.max_files;
+        self.warnings.push(format!(
+            "{left} files left out: the index holds at most {max} (raise `sources_max_files`)"
+        ));
     }
 
     fn stamp(&mut self, sandbox: &Sandbox, location: &Location, path: &str) {

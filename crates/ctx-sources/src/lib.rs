@@ -117,7 +117,7 @@ fn candidates(sandbox: &Sandbox, dir: &Location) -> Vec<String> {
 
 /// The magic bytes of a stored index, then a format version.
 const MAGIC: &[u8; 8] = b"CTXSRC\0\0";
-const VERSION: u32 = 2;
+const VERSION: u32 = 3;
 
 /// The store entry of an index: a stable hash of its key (solution, workspace, options).
 fn store_name(key: &str) -> String {

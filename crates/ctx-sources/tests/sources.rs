@@ -314,6 +314,18 @@ fn the_cap_leaves_files_out_with_a_warning() {
 }
 
 #[test]
+fn the_cap_holds_for_files_that_wildcards_add() {
+    let (_tmp, root) = fixture("csharp");
+    let mut options = options(None);
+    options.max_files = 4;
+    let workspace = sandbox(&root, &[]);
+    let mut index = SourceIndex::load(&workspace, "CSharp.sln", &options).unwrap();
+    index.verify(&workspace);
+    assert_eq!(index.files().len(), 4, "the SDK project's **/*.cs counts against the cap");
+    assert!(index.warnings().iter().any(|w| w.contains("at most 4")), "{:?}", index.warnings());
+}
+
+#[test]
 fn the_prompt_section_names_the_roots() {
     let (_tmp, root) = fixture("oos");
     let (index, _) = load(&format!("{root}/build"), "FreeCAD.sln");
