@@ -146,7 +146,8 @@ struct Interner {
 }
 
 /// Per-file terms before interning: term -> frequency per field.
-type Bag = FxHashMap<String, [u32; 5]>;
+/// A file's terms with their count in each field, sorted by term.
+type Bag = Vec<(String, [u32; 5])>;
 
 struct Parsed {
     rec: FileRec,
@@ -375,7 +376,9 @@ impl Index {
         let mut terms: FxHashSet<&[u8]> = FxHashSet::default();
         let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
         for p in parsed {
-            terms.extend(p.bag.keys().filter(|t| !it.terms.contains_key(*t)).map(|t| t.as_bytes()));
+            terms.extend(
+                p.bag.iter().map(|(t, _)| t).filter(|t| !it.terms.contains_key(*t)).map(|t| t.as_bytes()),
+            );
             let names =
                 p.defs.iter().map(|d| d.name.as_str()).chain(p.refs.keys().map(String::as_str));
             syms.extend(names.filter(|n| !it.syms.contains_key(*n)).map(str::as_bytes));
@@ -388,9 +391,7 @@ impl Index {
     /// Gives a parsed file its term and symbol ids.
     fn intern(&mut self, it: &mut Interner, parsed: Parsed) -> FileRec {
         let Parsed { mut rec, bag, defs, refs } = parsed;
-        // Terms in sorted order, so that the same tree gives the same ids and bytes.
-        let mut bag: Vec<(String, [u32; 5])> = bag.into_iter().collect();
-        bag.sort_unstable();
+        // The bag is sorted by term, so that the same tree gives the same ids and bytes.
         let mut ids: Vec<(u32, [u32; 5])> =
             bag.into_iter().map(|(term, tf)| (self.term_id(it, term), tf)).collect();
         ids.sort_unstable_by_key(|(id, _)| *id);
@@ -425,20 +426,22 @@ impl Index {
     }
 
     fn term_id(&mut self, it: &mut Interner, term: String) -> u32 {
-        let next = self.data.terms.len() as u32;
-        let id = *it.terms.entry(term.clone()).or_insert(next);
-        if id == next {
-            self.data.terms.push(&term);
+        if let Some(&id) = it.terms.get(&term) {
+            return id;
         }
+        let id = self.data.terms.len() as u32;
+        self.data.terms.push(&term);
+        it.terms.insert(term, id);
         id
     }
 
     fn sym_id(&mut self, it: &mut Interner, sym: String) -> u32 {
-        let next = self.data.symbols.len() as u32;
-        let id = *it.syms.entry(sym.clone()).or_insert(next);
-        if id == next {
-            self.data.symbols.push(&sym);
+        if let Some(&id) = it.syms.get(&sym) {
+            return id;
         }
+        let id = self.data.symbols.len() as u32;
+        self.data.symbols.push(&sym);
+        it.syms.insert(sym, id);
         id
     }
 
@@ -771,7 +774,12 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         // Binary, too large or unreadable: listed by its path alone.
         _ => {
             rec.field_len = counter.field_len;
-            return Parsed { rec, bag: counter.bag, defs: Vec::new(), refs: FxHashMap::default() };
+            return Parsed {
+                rec,
+                bag: counter.into_bag(),
+                defs: Vec::new(),
+                refs: FxHashMap::default(),
+            };
         }
     };
     let head: String = text.chars().take(600).collect();
@@ -802,45 +810,58 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         *refs.entry(r).or_default() += 1;
     }
     rec.field_len = counter.field_len;
-    let bag = counter.bag;
-    Parsed { rec, bag, defs: syms.defs, refs }
+    Parsed { rec, bag: counter.into_bag(), defs: syms.defs, refs }
 }
 
-/// The term counts of one file. The terms of each distinct word are kept: words repeat a
-/// lot, and splitting, lower-casing and stemming them again was most of the indexing work.
+/// The term counts of one file. The terms of each distinct word are kept as slots of the
+/// file's counts: words repeat a lot, and splitting, lower-casing and stemming them again, or
+/// looking each of their terms up again, was most of the indexing work.
 #[derive(Default)]
 struct Counter<'t> {
-    bag: Bag,
-    words: FxHashMap<&'t str, Vec<String>>,
+    slots: FxHashMap<String, u32>,
+    counts: Vec<[u32; 5]>,
+    words: FxHashMap<&'t str, Box<[u32]>>,
     field_len: [u32; 5],
 }
 
 impl<'t> Counter<'t> {
+    fn slot(slots: &mut FxHashMap<String, u32>, counts: &mut Vec<[u32; 5]>, term: String) -> u32 {
+        if let Some(&slot) = slots.get(&term) {
+            return slot;
+        }
+        let slot = counts.len() as u32;
+        counts.push([0; 5]);
+        slots.insert(term, slot);
+        slot
+    }
+
     fn add_term(&mut self, field: Field, term: String) {
         let i = field as usize;
-        self.bag.entry(term).or_default()[i] += 1;
+        let slot = Counter::slot(&mut self.slots, &mut self.counts, term);
+        self.counts[slot as usize][i] += 1;
         self.field_len[i] += 1;
     }
 
     fn add_word(&mut self, field: Field, word: &'t str) {
         let i = field as usize;
-        let Counter { bag, words, field_len } = self;
-        let terms = words.entry(word).or_insert_with(|| {
-            let mut terms = Vec::new();
-            tokenize::word_terms(word, |t| terms.push(t));
-            terms
+        let Counter { slots, counts, words, field_len } = self;
+        let found = words.entry(word).or_insert_with(|| {
+            let mut found = Vec::new();
+            tokenize::word_terms(word, |t| found.push(Counter::slot(slots, counts, t)));
+            found.into_boxed_slice()
         });
-        for t in terms.iter() {
-            match bag.get_mut(t.as_str()) {
-                Some(counts) => counts[i] += 1,
-                None => {
-                    let mut counts = [0; 5];
-                    counts[i] = 1;
-                    bag.insert(t.clone(), counts);
-                }
-            }
-            field_len[i] += 1;
+        for &slot in found.iter() {
+            counts[slot as usize][i] += 1;
         }
+        field_len[i] += found.len() as u32;
+    }
+
+    /// The terms with their counts, sorted by term.
+    fn into_bag(self) -> Bag {
+        let Counter { slots, counts, .. } = self;
+        let mut bag: Bag = slots.into_iter().map(|(t, slot)| (t, counts[slot as usize])).collect();
+        bag.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        bag
     }
 }
 
