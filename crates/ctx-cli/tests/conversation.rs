@@ -381,11 +381,41 @@ fn the_token_budget_covers_the_whole_request() {
             _ if m["role"] == "user" && m["content"].is_array() => {
                 ctx::assemble::tokens::count(m["content"][0]["text"].as_str().unwrap())
             }
-            _ => ctx::assemble::tokens::count(&m.to_string()),
+            // A turn: its text and four tokens of framing, as the budget counts it.
+            _ => ctx::assemble::tokens::count(m["content"].as_str().unwrap()) + 4,
         })
         .sum();
     assert!(counted <= 600 + 600 / 10, "the request stays near its budget: {counted} tokens");
     assert!(err.contains("W_BUDGET"), "{err}");
+}
+
+#[test]
+fn images_in_turns_are_not_counted_as_text() {
+    let ws = Workspace::new();
+    // A screenshot of about 550 KB in base64: as text it would be hundreds of thousands of tokens.
+    let data = "iVBORw0KGgo".repeat(50_000);
+    let image_turn = format!(
+        "{{\"role\": \"user\", \"content\": [{{\"type\": \"text\", \"text\": \"what is this?\"}}, \
+         {{\"type\": \"image_url\", \"image_url\": {{\"url\": \"data:image/png;base64,{data}\"}}}}]}}\n\
+         {{\"role\": \"assistant\", \"content\": \"a login form\"}}\n"
+    );
+    ws.write("t.jsonl", image_turn);
+    let (body, err) =
+        ws.body(&["--max-tokens", "500", "messages", "--history", "t.jsonl", "and now?"]);
+    assert!(!err.contains("oldest turns left out"), "{err}");
+    let roles: Vec<&str> =
+        body["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect();
+    assert_eq!(roles.iter().filter(|r| **r != "system").count(), 3, "{roles:?}");
+}
+
+#[test]
+fn a_system_prompt_over_the_budget_is_sent_whole_with_a_warning() {
+    let ws = Workspace::new();
+    ws.write(".ctx/rules/a.md", &"Always write tests. ".repeat(200));
+    let (body, err) = ws.body(&["--max-tokens", "100", "messages", "hello"]);
+    assert!(err.contains("alone takes"), "{err}");
+    let system = body["messages"][0]["content"].as_str().unwrap();
+    assert_eq!(system.matches("Always write tests.").count(), 200);
 }
 
 #[test]
@@ -394,7 +424,7 @@ fn a_cut_history_starts_with_a_users_turn() {
     let turns: String = (0..20)
         .map(|i| {
             let role = if i % 2 == 0 { "user" } else { "assistant" };
-            format!("{{\"role\": \"{role}\", \"content\": \"turn {i} {}\"}}\n", "talk ".repeat(30))
+            format!("{{\"role\": \"{role}\", \"content\": \"turn {i} {}\"}}\n", "talk ".repeat(40))
         })
         .collect();
     ws.write("t.jsonl", turns);

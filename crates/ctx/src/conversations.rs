@@ -298,9 +298,11 @@ impl ConversationBuilder {
         }
         let mut assembler = ctx.prompt_assembler();
         if let Some(max) = self.max_tokens {
-            let count = |v: &serde_json::Value| ctx_assemble::tokens::count(&v.to_string());
-            let mut base = ctx_assemble::tokens::count(&system_text);
-            base += turns.iter().map(count).sum::<usize>();
+            // A turn costs its text and a few tokens of framing (role and separators), as the
+            // providers' chat formats count it.
+            let count = |turn: &serde_json::Value| turn_tokens(turn) + TURN_FRAMING_TOKENS;
+            let fixed = ctx_assemble::tokens::count(&system_text);
+            let mut base = fixed + turns.iter().map(count).sum::<usize>();
             let mut dropped = 0;
             while base > max && !turns.is_empty() {
                 base -= count(&turns.remove(0));
@@ -315,6 +317,13 @@ impl ConversationBuilder {
             if dropped > 0 {
                 let message =
                     format!("{dropped} oldest turns left out to stay within {max} tokens");
+                warnings.push(Warning::new(Code::TokenBudget, message));
+            }
+            if fixed > max {
+                let message = format!(
+                    "the system prompt (rules and history summary) alone takes {fixed} tokens, \
+                     more than the budget of {max}; it is sent whole"
+                );
                 warnings.push(Warning::new(Code::TokenBudget, message));
             }
             let options = assembler.options_mut();
@@ -394,6 +403,31 @@ impl ConversationBuilder {
 }
 
 /// Whether a transcript turn is the user's (or sets the scene: a system or developer turn).
+/// The tokens a chat format adds around each turn (OpenAI's cookbook counts 3 to 4).
+const TURN_FRAMING_TOKENS: usize = 4;
+
+/// The tokens of a turn's text: its string values (content, text parts, tool calls'
+/// arguments), not its role or part types, and not the parts that carry images, whose bytes
+/// are not text.
+fn turn_tokens(turn: &serde_json::Value) -> usize {
+    use serde_json::Value;
+    match turn {
+        Value::String(text) => ctx_assemble::tokens::count(text),
+        Value::Array(items) => items.iter().map(turn_tokens).sum(),
+        Value::Object(map) => {
+            let kind = map.get("type").and_then(Value::as_str).unwrap_or_default();
+            if matches!(kind, "image" | "image_url" | "input_image") {
+                return 0;
+            }
+            map.iter()
+                .filter(|(key, _)| !matches!(key.as_str(), "role" | "type" | "image_url"))
+                .map(|(_, value)| turn_tokens(value))
+                .sum()
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
+    }
+}
+
 fn is_user_turn(turn: &serde_json::Value) -> bool {
     matches!(
         turn.get("role").and_then(serde_json::Value::as_str),
