@@ -377,7 +377,11 @@ impl Index {
         let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
         for p in parsed {
             terms.extend(
-                p.bag.iter().map(|(t, _)| t).filter(|t| !it.terms.contains_key(*t)).map(|t| t.as_bytes()),
+                p.bag
+                    .iter()
+                    .map(|(t, _)| t)
+                    .filter(|t| !it.terms.contains_key(*t))
+                    .map(|t| t.as_bytes()),
             );
             let names =
                 p.defs.iter().map(|d| d.name.as_str()).chain(p.refs.keys().map(String::as_str));
