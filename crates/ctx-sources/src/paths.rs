@@ -116,8 +116,13 @@ pub(crate) fn file_name(path: &str) -> &str {
 /// Drive letters compare without case, as on Windows.
 pub(crate) fn within(path: &str, dir: &str) -> bool {
     let dir = dir.trim_end_matches('/');
+    // Drive paths name a Windows disk, where names compare without case.
     let same_drive = |a: &str, b: &str| match (drive(a), drive(b)) {
-        (Some(x), Some(y)) => x == y && a[1..].starts_with(&b[1..]),
+        (Some(x), Some(y)) => {
+            x == y
+                && a.len() >= b.len()
+                && a.as_bytes()[1..b.len()].eq_ignore_ascii_case(&b.as_bytes()[1..])
+        }
         _ => a.starts_with(b),
     };
     if dir.is_empty() {
@@ -177,6 +182,8 @@ mod tests {
         assert!(within("/src/a", "/src/a"));
         assert!(!within("/src/ab/c.c", "/src/a"));
         assert!(within("d:/src/a.c", "D:/src"));
+        assert!(within("c:/program files (x86)/windows kits/10", "C:/Program Files (x86)"));
+        assert!(!within("c:/program files (x86)x/a", "C:/Program Files (x86)"));
         assert!(within("/x/y", "/"));
         assert_eq!(relative_to("/src/a/b.c", "/src"), "a/b.c");
         assert_eq!(relative_to("/x/y", "/"), "x/y");

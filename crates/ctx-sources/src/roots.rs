@@ -152,6 +152,10 @@ mod tests {
         assert!(!allowed("/home/u", Some("/home/u")));
         assert!(!allowed("/usr/local/src", None));
         assert!(!allowed("C:/Program Files/Windows Kits", None));
+        assert!(
+            !allowed("c:/program files (x86)/windows kits/10/include", None),
+            "drive paths compare without case"
+        );
         assert!(!allowed("D:", None));
         assert!(allowed("/tmp/x", None));
         assert!(!allowed("/home/u/.config/gh", Some("/home/u")), "a hidden folder holds tokens");
