@@ -157,7 +157,8 @@ fn operation(op: &Operation) -> String {
     let lines = |c: &Option<String>| c.as_deref().map_or(0, |c| c.lines().count());
     match op.kind.as_str() {
         "create" | "writeWithReplace" => {
-            format!("{}: {file} ({} lines)", op.kind, lines(&op.content))
+            let n = lines(&op.content);
+            format!("{}: {file} ({n} line{})", op.kind, if n == 1 { "" } else { "s" })
         }
         "delete" => format!("delete: {file}"),
         "move" => format!(
@@ -308,7 +309,7 @@ mod tests {
         let text = summarize(&entries[0]);
         assert_eq!(
             text,
-            "- c3 \"retry\" (2026-11-20T10:00:00Z)\n  prompt: add retries to the client\n  description: Retry failed requests\n  create: src/retry.rs (3 lines)\n  move: src/old.rs -> src/new.rs\n  delete: src/gone.rs\n  writeWithReplace: src/lib.rs (1 lines)\n  response: Explained the change\n  result: applied\n"
+            "- c3 \"retry\" (2026-11-20T10:00:00Z)\n  prompt: add retries to the client\n  description: Retry failed requests\n  create: src/retry.rs (3 lines)\n  move: src/old.rs -> src/new.rs\n  delete: src/gone.rs\n  writeWithReplace: src/lib.rs (1 line)\n  response: Explained the change\n  result: applied\n"
         );
         assert!(
             summarize(&entries[1]).contains("(1763000000)")

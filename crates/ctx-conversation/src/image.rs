@@ -88,8 +88,11 @@ pub fn find_images(prompt: &str) -> Vec<(usize, ImageRef)> {
         if target.starts_with("http://") || target.starts_with("https://") {
             found.push((at, ImageRef::Url(target.to_owned())));
         } else {
-            let path = target.strip_prefix("file://").unwrap_or(target);
-            found.push((at, ImageRef::File { path: path.to_owned(), at }));
+            let path = match target.strip_prefix("file://") {
+                Some(url) => file_url_path(url),
+                None => target.to_owned(),
+            };
+            found.push((at, ImageRef::File { path, at }));
         }
     }
     for item in ctx_syntax::scan(prompt).items {
@@ -197,6 +200,18 @@ pub mod samples {
     pub const WEBP: &[u8] = b"RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f\x00\x00\x00\x10\x07\x10\x11\x11\x88\x88\xfe\x07\x00";
 }
 
+/// The path of a `file://` URL without its scheme (RFC 8089): an empty or `localhost`
+/// authority, `%XX` escapes decoded, and a drive letter (`/C:/shots/a.png`) without the slash
+/// before it.
+fn file_url_path(url: &str) -> String {
+    let url = url.strip_prefix("localhost").unwrap_or(url);
+    let path = percent_encoding::percent_decode_str(url).decode_utf8_lossy();
+    let b = path.as_bytes();
+    let drive =
+        b.len() >= 4 && b[0] == b'/' && b[1].is_ascii_alphabetic() && b[2] == b':' && b[3] == b'/';
+    if drive { path[1..].to_owned() } else { path.into_owned() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +240,16 @@ mod tests {
                 ImageRef::File { path: "/tmp/c.gif".into(), at: 71 },
             ]
         );
+    }
+
+    #[test]
+    fn file_urls_are_decoded() {
+        assert_eq!(file_url_path("/home/u/My%20Shots/a.png"), "/home/u/My Shots/a.png");
+        assert_eq!(file_url_path("localhost/tmp/a.png"), "/tmp/a.png");
+        assert_eq!(file_url_path("/C:/Shots/a.png"), "C:/Shots/a.png");
+        assert_eq!(file_url_path("/tmp/100%.png"), "/tmp/100%.png");
+        let refs = find_images("![s](file:///tmp/My%20Shots/s.png)");
+        assert_eq!(refs[0].1, ImageRef::File { path: "/tmp/My Shots/s.png".into(), at: 0 });
     }
 
     #[test]
