@@ -264,9 +264,33 @@ fn the_schemas_refuse_what_the_apis_refuse() {
             { "type": "image", "source": { "type": "base64", "media_type": "image/bmp", "data": "AAAA" } }
         ] }] }),
         json!({ "messages": [{ "role": "user", "content": [{ "type": "image_url", "image_url": { "url": "x" } }] }] }),
+        json!({ "messages": [{ "role": "user", "content": "" }] }),
+        json!({ "messages": [{ "role": "user", "content": [{ "type": "text", "text": "" }] }] }),
+        json!({ "messages": [{ "role": "assistant", "content": [
+            { "type": "tool_use", "id": "c1", "name": "ls", "input": "not an object" }
+        ] }] }),
     ] {
         let schema: Value = serde_json::from_str(ANTHROPIC_SCHEMA).unwrap();
         assert!(!jsonschema::is_valid(&schema, &bad), "{bad}");
+    }
+}
+
+#[test]
+fn a_transcript_with_tool_calls_makes_valid_bodies_for_both_providers() {
+    let ws = Workspace::new();
+    let turns = [
+        r#"{"role": "user", "content": "what is in src?"}"#,
+        r#"{"role": "assistant", "content": null, "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "ls", "arguments": "{\"path\": \"src\"}"}}]}"#,
+        r#"{"role": "tool", "tool_call_id": "c1", "content": "main.rs"}"#,
+        r#"{"role": "assistant", "content": "One file."}"#,
+    ];
+    ws.write("t.jsonl", turns.join("\n"));
+    for provider in ["openai", "anthropic"] {
+        // `body` validates against the provider's schema.
+        let (body, _) =
+            ws.body(&["messages", "--provider", provider, "--history", "t.jsonl", "and now?"]);
+        let text = body.to_string();
+        assert!(text.contains("c1") && text.contains("main.rs"), "{provider}: {text}");
     }
 }
 

@@ -7,6 +7,11 @@
 //!   `user` and `assistant` turns whose `content` is a string or an array of blocks
 //!   `{"type": "text", "text"}` and `{"type": "image", "source": {"type": "base64",
 //!   "media_type", "data"}}` (or `{"type": "url", "url"}`).
+//!
+//! Transcript turns are converted between the two: OpenAI's assistant `tool_calls` and `tool`
+//! turns are Anthropic's `tool_use` blocks and user turns of `tool_result` blocks, and back;
+//! image parts change shape; Anthropic's consecutive turns of one role are merged and empty
+//! turns left out, as its API refuses empty content.
 
 use serde_json::{Value, json};
 
@@ -72,7 +77,9 @@ impl Conversation {
         if !self.system.is_empty() {
             messages.push(json!({ "role": "system", "content": self.system }));
         }
-        messages.extend(self.history.iter().cloned());
+        for turn in &self.history {
+            openai_turns(turn, &mut messages);
+        }
         let mut parts = vec![json!({ "type": "text", "text": self.user })];
         for image in &self.images {
             let url = match image {
@@ -92,11 +99,11 @@ impl Conversation {
         let mut messages = Vec::new();
         for message in &self.history {
             let role = message.get("role").and_then(Value::as_str).unwrap_or("user");
-            let content = message.get("content").cloned().unwrap_or(Value::Null);
+            let content = message.get("content").unwrap_or(&Value::Null);
             match role {
                 // Anthropic has no system turns: their text joins the system prompt.
                 "system" | "developer" => {
-                    if let Some(text) = text_of(&content) {
+                    if let Some(text) = text_of(content).filter(|t| !t.is_empty()) {
                         if !system.is_empty() {
                             system.push_str("\n\n");
                         }
@@ -104,9 +111,36 @@ impl Conversation {
                     }
                 }
                 "assistant" => {
-                    messages.push(json!({ "role": "assistant", "content": blocks(&content) }))
+                    let calls = tool_uses(message);
+                    match content {
+                        Value::String(text) if calls.is_empty() && !text.is_empty() => {
+                            push_anthropic(&mut messages, "assistant", Value::String(text.clone()))
+                        }
+                        _ => {
+                            let mut blocks = anthropic_blocks(content);
+                            blocks.extend(calls);
+                            push_anthropic(&mut messages, "assistant", Value::Array(blocks));
+                        }
+                    }
                 }
-                _ => messages.push(json!({ "role": "user", "content": blocks(&content) })),
+                "tool" => {
+                    let id = message.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
+                    let mut block = json!({ "type": "tool_result", "tool_use_id": id });
+                    if let Some(text) = text_of(content).filter(|t| !t.is_empty()) {
+                        block["content"] = Value::String(text);
+                    }
+                    push_anthropic(&mut messages, "user", json!([block]));
+                }
+                _ => match content {
+                    Value::String(text) if !text.is_empty() => {
+                        push_anthropic(&mut messages, "user", Value::String(text.clone()))
+                    }
+                    _ => push_anthropic(
+                        &mut messages,
+                        "user",
+                        Value::Array(anthropic_blocks(content)),
+                    ),
+                },
             }
         }
         let mut content = vec![json!({ "type": "text", "text": self.user })];
@@ -119,12 +153,137 @@ impl Conversation {
                 ImagePart::Url(url) => json!({ "type": "image", "source": { "type": "url", "url": url } }),
             });
         }
-        messages.push(json!({ "role": "user", "content": content }));
+        push_anthropic(&mut messages, "user", Value::Array(content));
         let mut body = json!({ "messages": messages });
         if !system.is_empty() {
             body["system"] = Value::String(system);
         }
         body
+    }
+}
+
+/// Adds a turn to Anthropic's `messages`: an empty one is left out, and one of the same role
+/// as the turn before joins it (tool results after their calls, as the API wants them).
+fn push_anthropic(messages: &mut Vec<Value>, role: &str, content: Value) {
+    let as_blocks = |content: Value| match content {
+        Value::String(text) => vec![json!({ "type": "text", "text": text })],
+        Value::Array(blocks) => blocks,
+        _ => Vec::new(),
+    };
+    let empty = match &content {
+        Value::String(text) => text.is_empty(),
+        Value::Array(blocks) => blocks.is_empty(),
+        _ => true,
+    };
+    if empty {
+        return;
+    }
+    if let Some(last) = messages.last_mut()
+        && last["role"] == role
+    {
+        let mut blocks = as_blocks(last["content"].take());
+        blocks.extend(as_blocks(content));
+        last["content"] = Value::Array(blocks);
+        return;
+    }
+    messages.push(json!({ "role": role, "content": content }));
+}
+
+/// An OpenAI assistant turn's `tool_calls` as Anthropic `tool_use` blocks; arguments that are
+/// not a JSON object are kept as `{"arguments": …}`, as `input` must be an object.
+fn tool_uses(message: &Value) -> Vec<Value> {
+    let Some(calls) = message.get("tool_calls").and_then(Value::as_array) else {
+        return Vec::new();
+    };
+    calls
+        .iter()
+        .map(|call| {
+            let id = call.get("id").and_then(Value::as_str).unwrap_or("");
+            let name = call.pointer("/function/name").and_then(Value::as_str).unwrap_or("");
+            let raw = call.pointer("/function/arguments").and_then(Value::as_str).unwrap_or("{}");
+            let input = match serde_json::from_str::<Value>(raw) {
+                Ok(object @ Value::Object(_)) => object,
+                _ => json!({ "arguments": raw }),
+            };
+            json!({ "type": "tool_use", "id": id, "name": name, "input": input })
+        })
+        .collect()
+}
+
+/// A transcript turn as OpenAI messages: OpenAI-shaped turns as they are; a turn of
+/// Anthropic blocks split into `tool` turns (its `tool_result` blocks, first, as they answer
+/// the calls before them) and the turn itself, its `tool_use` blocks as `tool_calls` and its
+/// image blocks as `image_url` parts.
+fn openai_turns(turn: &Value, out: &mut Vec<Value>) {
+    let role = turn.get("role").and_then(Value::as_str).unwrap_or("user");
+    let Some(blocks) = turn.get("content").and_then(Value::as_array) else {
+        out.push(turn.clone());
+        return;
+    };
+    let mut parts = Vec::new();
+    let mut calls = Vec::new();
+    for block in blocks {
+        match block.get("type").and_then(Value::as_str) {
+            Some("text") => {
+                let text = block.get("text").and_then(Value::as_str).unwrap_or("");
+                if !text.is_empty() {
+                    parts.push(json!({ "type": "text", "text": text }));
+                }
+            }
+            Some("image_url") => parts.push(block.clone()),
+            Some("image") => {
+                let url = match block.pointer("/source/type").and_then(Value::as_str) {
+                    Some("base64") => {
+                        let media = block.pointer("/source/media_type").and_then(Value::as_str);
+                        let data = block.pointer("/source/data").and_then(Value::as_str);
+                        media.zip(data).map(|(m, d)| format!("data:{m};base64,{d}"))
+                    }
+                    _ => block.pointer("/source/url").and_then(Value::as_str).map(str::to_owned),
+                };
+                if let Some(url) = url {
+                    parts.push(json!({ "type": "image_url", "image_url": { "url": url } }));
+                }
+            }
+            Some("tool_use") => calls.push(json!({
+                "id": block.get("id").cloned().unwrap_or_default(),
+                "type": "function",
+                "function": {
+                    "name": block.get("name").cloned().unwrap_or_default(),
+                    "arguments": block.get("input").map_or_else(|| "{}".to_owned(), Value::to_string),
+                },
+            })),
+            Some("tool_result") => {
+                let content = block.get("content").unwrap_or(&Value::Null);
+                out.push(json!({
+                    "role": "tool",
+                    "tool_call_id": block.get("tool_use_id").cloned().unwrap_or_default(),
+                    "content": text_of(content).unwrap_or_default(),
+                }));
+            }
+            _ => {}
+        }
+    }
+    if role == "assistant" {
+        let text: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+        if text.is_empty() && calls.is_empty() {
+            return;
+        }
+        let mut message = json!({ "role": "assistant", "content": Value::Null });
+        if !text.is_empty() {
+            message["content"] = Value::String(text.join("\n"));
+        }
+        if !calls.is_empty() {
+            message["tool_calls"] = Value::Array(calls);
+        }
+        out.push(message);
+    } else if !parts.is_empty() {
+        let role = if matches!(role, "system" | "developer") { role } else { "user" };
+        if role == "user" {
+            out.push(json!({ "role": role, "content": parts }));
+        } else {
+            let text: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
+            out.push(json!({ "role": role, "content": text.join("\n") }));
+        }
     }
 }
 
@@ -143,18 +302,25 @@ fn text_of(content: &Value) -> Option<String> {
     }
 }
 
-/// An OpenAI message content as Anthropic content blocks: text stays text, an `image_url`
-/// part becomes an image block (base64 for a `data:` URL, else a URL source).
-fn blocks(content: &Value) -> Value {
+/// A message content as Anthropic content blocks: a string is one text block (none when
+/// empty), OpenAI text and `image_url` parts become text and image blocks (base64 for a
+/// `data:` URL, else a URL source), Anthropic's own blocks stay as they are, anything else is
+/// left out.
+fn anthropic_blocks(content: &Value) -> Vec<Value> {
     let Value::Array(parts) = content else {
-        return Value::String(text_of(content).unwrap_or_default());
+        return text_of(content)
+            .filter(|t| !t.is_empty())
+            .map(|text| json!({ "type": "text", "text": text }))
+            .into_iter()
+            .collect();
     };
-    let converted: Vec<Value> = parts
+    parts
         .iter()
         .filter_map(|part| match part.get("type").and_then(Value::as_str) {
-            Some("text") => Some(
-                json!({ "type": "text", "text": part.get("text").cloned().unwrap_or_default() }),
-            ),
+            Some("text") => {
+                let text = part.get("text").and_then(Value::as_str).unwrap_or("");
+                (!text.is_empty()).then(|| json!({ "type": "text", "text": text }))
+            }
             Some("image_url") => {
                 let url = part.pointer("/image_url/url").and_then(Value::as_str)?;
                 Some(match parse_data_url(url) {
@@ -165,11 +331,10 @@ fn blocks(content: &Value) -> Value {
                     None => json!({ "type": "image", "source": { "type": "url", "url": url } }),
                 })
             }
-            Some("image") => Some(part.clone()),
+            Some("image" | "tool_use" | "tool_result") => Some(part.clone()),
             _ => None,
         })
-        .collect();
-    Value::Array(converted)
+        .collect()
 }
 
 /// The media type and base64 data of a `data:TYPE;base64,DATA` URL.
@@ -220,6 +385,68 @@ mod tests {
                 .starts_with("data:image/png;base64,iVBOR")
         );
         assert_eq!(user["content"][2]["image_url"]["url"], "https://x.test/l.png");
+    }
+
+    fn tool_transcript() -> Vec<Value> {
+        vec![
+            json!({ "role": "user", "content": "what is in src?" }),
+            json!({ "role": "assistant", "content": null, "tool_calls": [
+                { "id": "c1", "type": "function", "function": { "name": "ls", "arguments": "{\"path\":\"src\"}" } },
+            ] }),
+            json!({ "role": "tool", "tool_call_id": "c1", "content": "main.rs" }),
+            json!({ "role": "assistant", "content": "" }),
+            json!({ "role": "assistant", "content": "One file: main.rs." }),
+        ]
+    }
+
+    #[test]
+    fn tool_turns_become_anthropic_blocks_and_come_back() {
+        let conversation = Conversation {
+            history: tool_transcript(),
+            user: "thanks".into(),
+            ..Conversation::default()
+        };
+        let body = conversation.body(Provider::Anthropic);
+        let messages = body["messages"].as_array().unwrap();
+        let roles: Vec<&str> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
+        assert_eq!(roles, ["user", "assistant", "user", "assistant", "user"], "{body:#}");
+        assert_eq!(
+            messages[1]["content"],
+            json!([{ "type": "tool_use", "id": "c1", "name": "ls", "input": { "path": "src" } }])
+        );
+        assert_eq!(
+            messages[2]["content"],
+            json!([{ "type": "tool_result", "tool_use_id": "c1", "content": "main.rs" }])
+        );
+        assert_eq!(messages[3]["content"], "One file: main.rs.", "the empty turn is left out");
+        // The Anthropic-shaped turns, as a transcript, give OpenAI's shape back.
+        let back = Conversation {
+            history: messages[..4].to_vec(),
+            user: "thanks".into(),
+            ..Conversation::default()
+        }
+        .body(Provider::OpenAi);
+        let back = back["messages"].as_array().unwrap();
+        assert_eq!(back[1]["tool_calls"][0]["function"]["name"], "ls");
+        assert_eq!(back[1]["tool_calls"][0]["function"]["arguments"], "{\"path\":\"src\"}");
+        assert_eq!(back[2], json!({ "role": "tool", "tool_call_id": "c1", "content": "main.rs" }));
+    }
+
+    #[test]
+    fn anthropic_image_blocks_become_openai_parts() {
+        let conversation = Conversation {
+            history: vec![json!({ "role": "user", "content": [
+                { "type": "text", "text": "look" },
+                { "type": "image", "source": { "type": "base64", "media_type": "image/gif", "data": "R0lG" } },
+            ] })],
+            user: "and?".into(),
+            ..Conversation::default()
+        };
+        let body = conversation.body(Provider::OpenAi);
+        assert_eq!(
+            body["messages"][0]["content"][1],
+            json!({ "type": "image_url", "image_url": { "url": "data:image/gif;base64,R0lG" } })
+        );
     }
 
     #[test]
