@@ -176,6 +176,34 @@ fn a_named_database_or_xml_solution_is_used_and_several_are_not_guessed() {
 }
 
 #[test]
+fn the_build_folder_is_searched_and_ctx_toml_chooses() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    // From the folder above the build: the one solution in `build/` is found.
+    let mut above = build.ctx();
+    above.current_dir(&build.root);
+    let (code, out, err) = run(above.args(["sources", "--format", "json"]));
+    assert_eq!(code, 0, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["solution"], format!("{}/build/FreeCAD.sln", build.root));
+
+    let config = format!("{}/build/ctx.toml", build.root);
+    let sources = |config_text: &str| {
+        std::fs::write(&config, config_text).unwrap();
+        run(build.ctx().args(["sources", "--format", "json"]))
+    };
+    let (code, out, err) = sources("sources_max_files = 3\n");
+    assert_eq!(code, 0, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(json["files"], 3, "{json}");
+    let (code, _, err) = sources("no_sources = true\n");
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = sources("sln = \"missing.sln\"\n");
+    assert_eq!(code, 2);
+    assert!(err.contains("E_NOT_FOUND"), "the configured solution is the one looked for: {err}");
+}
+
+#[test]
 fn a_project_naming_a_key_outside_the_tree_does_not_make_it_readable() {
     let build = Build::new();
     build.keep_only("FreeCAD.sln");
