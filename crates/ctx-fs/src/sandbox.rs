@@ -151,6 +151,74 @@ impl Sandbox {
         self.resolve(written, None)
     }
 
+    /// Resolves every path of `written` as [`Sandbox::resolve`] resolves each (relative paths
+    /// from the workspace), in order, listing each folder that holds several of them once
+    /// instead of opening every path from its root: for the files of a project, a listing per
+    /// folder instead of an open per file. A name the listing shows as a regular file or a
+    /// directory is taken from it, the deny list applied; anything else (a link, a special
+    /// file, a name the listing lacks, a folder that cannot be listed) goes through
+    /// [`Sandbox::resolve`], so each result is the one `resolve` gives.
+    pub fn resolve_many(&self, written: &[&str]) -> Vec<Result<Location>> {
+        /// Below this many names in one folder, opening each is cheaper than a listing.
+        const MIN_LISTED: usize = 4;
+        let mut out: Vec<Option<Result<Location>>> = written.iter().map(|_| None).collect();
+        let mut folders: std::collections::HashMap<(RootId, Vec<String>), Vec<(usize, String)>> =
+            std::collections::HashMap::new();
+        for (i, w) in written.iter().enumerate() {
+            match self.lexical(w, None) {
+                Err(e) => out[i] = Some(Err(e)),
+                Ok((root, mut comps)) => match comps.pop() {
+                    Some(name) if name != ".." => {
+                        folders.entry((root, comps)).or_default().push((i, name));
+                    }
+                    _ => out[i] = Some(self.resolve(w, None)),
+                },
+            }
+        }
+        for ((root, parent), names) in folders {
+            let listed = if names.len() >= MIN_LISTED { self.list(root, parent) } else { None };
+            for (i, name) in names {
+                let from_listing = listed.as_ref().and_then(|(canonical, kinds)| {
+                    let kind = kinds.get(&name)?;
+                    if !(kind.is_file() || kind.is_dir()) {
+                        return None;
+                    }
+                    let mut comps = canonical.clone();
+                    comps.push(name);
+                    Some(match self.deny.check(&comps) {
+                        Some(reason) => {
+                            Err(Error::new(ErrorKind::Denied, written[i]).with_detail(reason))
+                        }
+                        None => Ok(Location::new(root, &comps)),
+                    })
+                });
+                out[i] = Some(from_listing.unwrap_or_else(|| self.resolve(written[i], None)));
+            }
+        }
+        out.into_iter()
+            .map(|r| r.unwrap_or_else(|| unreachable!("every path is settled")))
+            .collect()
+    }
+
+    /// The canonical components of the folder at `comps` and the type of each entry in it
+    /// (from the listing, without following links); `None` when it cannot be listed whole.
+    fn list(
+        &self,
+        root: RootId,
+        comps: Vec<String>,
+    ) -> Option<(Vec<String>, std::collections::HashMap<String, cap_std::fs::FileType>)> {
+        let (canonical, opened) = self.traverse(root, comps, Mode::Dir, "").ok()?;
+        let Opened::Dir(dir) = opened else { return None };
+        let mut kinds = std::collections::HashMap::new();
+        for entry in dir.entries().ok()? {
+            let entry = entry.ok()?;
+            if let (Ok(name), Ok(kind)) = (entry.file_name(), entry.file_type()) {
+                kinds.insert(name, kind);
+            }
+        }
+        Some((canonical, kinds))
+    }
+
     /// Whether `written` resolves to something readable or walkable. It is
     /// `false` for anything outside the roots or denied, whether or not it
     /// exists, so it tells nothing about what lies outside.

@@ -326,7 +326,7 @@ impl SourceIndex {
         if left_out > 0 {
             self.warn_cut(left_out);
         }
-        let states = par_map(&self.files, |file| state_of(sandbox, &file.path));
+        let states = states_of(sandbox, &self.files);
         for (file, (state, fixed)) in self.files.iter_mut().zip(states) {
             file.state = state;
             if let Some(fixed) = fixed {
@@ -824,11 +824,31 @@ fn stamp_of(sandbox: &Sandbox, location: &Location, path: &str) -> Option<Stamp>
 
 /// What the sandbox says about an indexed path, and the disk's spelling of a path found
 /// under another case.
-fn state_of(sandbox: &Sandbox, path: &str) -> (FileState, Option<String>) {
+/// The state of each file on disk, with the disk's spelling when only its case differs. The
+/// files go in shares of neighbours (a project's files sit together) to every core, each share
+/// resolved at once, so that a folder of many files is listed once rather than each file
+/// opened from its root.
+fn states_of(sandbox: &Sandbox, files: &[SourceFile]) -> Vec<(FileState, Option<String>)> {
+    const SHARE: usize = 256;
+    let shares: Vec<&[SourceFile]> = files.chunks(SHARE).collect();
+    let states = par_map(&shares, |share| {
+        let written: Vec<&str> = share.iter().map(|f| f.path.as_str()).collect();
+        let resolved = sandbox.resolve_many(&written);
+        share.iter().zip(resolved).map(|(f, r)| state_of(sandbox, &f.path, r)).collect::<Vec<_>>()
+    });
+    states.into_iter().flatten().collect()
+}
+
+/// The state of the file at `path`, given what the sandbox made of it.
+fn state_of(
+    sandbox: &Sandbox,
+    path: &str,
+    resolved: Result<Location, ctx_fs::Error>,
+) -> (FileState, Option<String>) {
     if paths::drive(path).is_some() != cfg!(windows) {
         return (FileState::Missing, None);
     }
-    match sandbox.resolve(path, None) {
+    match resolved {
         Ok(_) => (FileState::Exists, None),
         Err(err) if err.code() == Code::NotFound => match correct_case(sandbox, path) {
             Some(fixed) => (FileState::Exists, Some(fixed)),

@@ -181,3 +181,73 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    /// `resolve_many` gives what `resolve` gives for each path: the same location or the same
+    /// error, with whole folders asked at once (so that they are listed), denied names and
+    /// links among them.
+    #[test]
+    fn many_resolve_as_each(
+        links in prop::collection::vec(0..TARGETS.len(), DIRS.len() * LINKS_PER_DIR),
+        folders in prop::collection::vec(
+            (0..DIRS.len(), prop::collection::vec(component(), 0..3)),
+            1..5,
+        ),
+        paths in prop::collection::vec(
+            (0..DIRS.len(), prop::collection::vec(component(), 0..4)),
+            0..12,
+        ),
+        fast in any::<bool>(),
+    ) {
+        // The root's `l0` always leads to `d0`, so that `l0/d1` is a folder reached by a link.
+        let mut links = links;
+        links[0] = TARGETS.iter().position(|t| *t == "d0").unwrap();
+        let fx = build(&links);
+        for dir in DIRS {
+            let rel = if dir.is_empty() { ".env".to_owned() } else { format!("{dir}/.env") };
+            fx.write(&rel, "KEY=1");
+        }
+        // A configured glob that only a canonical path matches when a link leads into `d0/d1`.
+        let sb = fx
+            .builder()
+            .fast_path(fast)
+            .deny("d0/d1/f1")
+            .open(cap_std::ambient_authority())
+            .unwrap();
+        let mut written: Vec<String> = Vec::new();
+        // Whole folders, reached through links too, so that they are listed.
+        let through_link = (0, vec!["l0", "d1"]);
+        for (dir, tail) in folders.iter().chain([&through_link]) {
+            let mut comps: Vec<&str> = DIRS[*dir].split('/').filter(|c| !c.is_empty()).collect();
+            comps.extend(tail.iter().copied());
+            for name in ["f0", "f1", "l0", "l1", "l2", "l3", ".env", "d0", "d1", "e", "missing"] {
+                let mut path = comps.clone();
+                path.push(name);
+                written.push(path.join("/"));
+            }
+        }
+        for (dir, tail) in &paths {
+            let mut comps: Vec<&str> = DIRS[*dir].split('/').filter(|c| !c.is_empty()).collect();
+            comps.extend(tail.iter().copied());
+            written.push(if comps.is_empty() { ".".to_owned() } else { comps.join("/") });
+        }
+        written.push(format!("{}/d0/f0", fx.ws));
+        written.push(format!("{}/d0/f1", fx.ws));
+        let refs: Vec<&str> = written.iter().map(String::as_str).collect();
+        let many = sb.resolve_many(&refs);
+        prop_assert_eq!(many.len(), written.len());
+        for (w, got) in written.iter().zip(many) {
+            let each = sb.resolve(w, None);
+            match (got, each) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, b, "{}", w),
+                (Err(a), Err(b)) => {
+                    prop_assert_eq!(a.code(), b.code(), "{}", w);
+                    prop_assert_eq!(a.to_string(), b.to_string(), "{}", w);
+                }
+                (a, b) => prop_assert!(false, "{w}: many {a:?}, each {b:?}"),
+            }
+        }
+    }
+}
