@@ -1,5 +1,6 @@
 //! The [`Sandbox`]: roots, resolution, stat and reads.
 
+use std::collections::HashMap;
 use std::io::{self, Read};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -18,6 +19,9 @@ use crate::error::{Error, ErrorKind, Result};
 use crate::location::{Location, RootId, RootKind, Stat};
 use crate::overlay::Overlay;
 use crate::path::{self, Anchor};
+
+/// A folder of a root, by its components as written.
+type Folder = (RootId, Vec<String>);
 
 /// How many symbolic links one resolution follows before it reports a loop.
 pub const MAX_SYMLINK_HOPS: usize = 40;
@@ -162,8 +166,7 @@ impl Sandbox {
         /// Below this many names in one folder, opening each is cheaper than a listing.
         const MIN_LISTED: usize = 4;
         let mut out: Vec<Option<Result<Location>>> = written.iter().map(|_| None).collect();
-        let mut folders: std::collections::HashMap<(RootId, Vec<String>), Vec<(usize, String)>> =
-            std::collections::HashMap::new();
+        let mut folders: HashMap<Folder, Vec<(usize, String)>> = HashMap::new();
         for (i, w) in written.iter().enumerate() {
             match self.lexical(w, None) {
                 Err(e) => out[i] = Some(Err(e)),
@@ -206,10 +209,10 @@ impl Sandbox {
         &self,
         root: RootId,
         comps: Vec<String>,
-    ) -> Option<(Vec<String>, std::collections::HashMap<String, cap_std::fs::FileType>)> {
+    ) -> Option<(Vec<String>, HashMap<String, cap_std::fs::FileType>)> {
         let (canonical, opened) = self.traverse(root, comps, Mode::Dir, "").ok()?;
         let Opened::Dir(dir) = opened else { return None };
-        let mut kinds = std::collections::HashMap::new();
+        let mut kinds = HashMap::new();
         for entry in dir.entries().ok()? {
             let entry = entry.ok()?;
             if let (Ok(name), Ok(kind)) = (entry.file_name(), entry.file_type()) {
