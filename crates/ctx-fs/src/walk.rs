@@ -309,7 +309,6 @@ impl<'a> Walker<'a> {
     fn visit(&mut self, dir: Dir, node: Node, via: bool) {
         let Node { canonical, shown, depth } = node;
         self.visited.insert(canonical.clone());
-        let chain = self.chain(&canonical, Some(&dir));
         let mut names = Vec::new();
         match dir.entries() {
             Ok(entries) => {
@@ -329,6 +328,8 @@ impl<'a> Walker<'a> {
             Err(e) => return self.skip(&shown, SkipReason::of_io(&e)),
         }
         names.sort_unstable();
+        // The listing says which ignore files the directory holds: only those are opened.
+        let chain = self.chain(&canonical, Some((&dir, &names)));
         let settings = &self.sandbox.ignore;
         for name in names {
             if self.out.truncated {
@@ -483,20 +484,28 @@ impl<'a> Walker<'a> {
 
     /// The ignore matchers that apply inside the in-root directory `dir`,
     /// outermost first.
-    fn chain(&mut self, dir: &[String], handle: Option<&Dir>) -> Vec<(usize, Arc<Gitignore>)> {
+    /// `listed` is the directory's handle with its sorted entry names, when it was just listed.
+    fn chain(
+        &mut self,
+        dir: &[String],
+        listed: Option<(&Dir, &[String])>,
+    ) -> Vec<(usize, Arc<Gitignore>)> {
         let mut chain = Vec::new();
         for len in 0..=dir.len() {
             let key = dir[..len].to_vec();
             let matcher = match self.matchers.get(&key) {
                 Some(m) => m.clone(),
                 None => {
-                    let m = if len == dir.len() && handle.is_some() {
-                        self.load(handle, &key)
-                    } else {
-                        let location = Location::new(self.root, &key);
-                        match self.sandbox.open_dir(&location, location.shown()) {
-                            Ok((_, d)) => self.load(Some(&d), &key),
-                            Err(_) => None,
+                    let m = match listed {
+                        Some((handle, names)) if len == dir.len() => {
+                            self.load(Some(handle), &key, Some(names))
+                        }
+                        _ => {
+                            let location = Location::new(self.root, &key);
+                            match self.sandbox.open_dir(&location, location.shown()) {
+                                Ok((_, d)) => self.load(Some(&d), &key, None),
+                                Err(_) => None,
+                            }
                         }
                     };
                     self.matchers.insert(key, m.clone());
@@ -510,13 +519,17 @@ impl<'a> Walker<'a> {
         chain
     }
 
-    /// Reads the ignore files of one directory through its handle.
-    fn load(&self, handle: Option<&Dir>, dir: &[String]) -> Matcher {
+    /// Reads the ignore files of one directory through its handle; with the directory's sorted
+    /// entry names, only the ignore files among them.
+    fn load(&self, handle: Option<&Dir>, dir: &[String], names: Option<&[String]>) -> Matcher {
         let handle = handle?;
         let settings = &self.sandbox.ignore;
         let mut builder = GitignoreBuilder::new("/");
         let mut any = false;
-        for file in &settings.ignore_files {
+        let listed = |file: &String| {
+            names.is_none_or(|names| file.contains('/') || names.binary_search(file).is_ok())
+        };
+        for file in settings.ignore_files.iter().filter(|f| listed(f)) {
             let Ok(f) = open_file_nofollow(handle, file) else { continue };
             if !f.metadata().is_ok_and(|m| m.is_file()) {
                 continue;
