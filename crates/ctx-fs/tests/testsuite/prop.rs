@@ -117,6 +117,13 @@ fn build(links: &[usize]) -> Fixture {
 
 const LINKS_PER_DIR: usize = 4;
 
+/// The components of the tree's directory `dir` followed by `tail`.
+fn under<'a>(dir: usize, tail: &[&'a str]) -> Vec<&'a str> {
+    let mut comps: Vec<&str> = DIRS[dir].split('/').filter(|c| !c.is_empty()).collect();
+    comps.extend(tail.iter().copied());
+    comps
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
 
@@ -133,8 +140,7 @@ proptest! {
         let sb = fx.builder().fast_path(fast).open(cap_std::ambient_authority()).unwrap();
         for (anchor, dir, tail, backslash) in &paths {
             // A directory of the tree, then random components, so that many paths hit.
-            let mut comps: Vec<&str> = DIRS[*dir].split('/').filter(|c| !c.is_empty()).collect();
-            comps.extend(tail.iter().copied());
+            let comps = under(*dir, tail);
             let comps = &comps;
             let sep = if *backslash { "\\" } else { "/" };
             let body = comps.join(sep);
@@ -220,8 +226,7 @@ proptest! {
         // Whole folders, reached through links too, so that they are listed.
         let through_link = (0, vec!["l0", "d1"]);
         for (dir, tail) in folders.iter().chain([&through_link]) {
-            let mut comps: Vec<&str> = DIRS[*dir].split('/').filter(|c| !c.is_empty()).collect();
-            comps.extend(tail.iter().copied());
+            let comps = under(*dir, tail);
             for name in ["f0", "f1", "l0", "l1", "l2", "l3", ".env", "d0", "d1", "e", "missing"] {
                 let mut path = comps.clone();
                 path.push(name);
@@ -229,8 +234,7 @@ proptest! {
             }
         }
         for (dir, tail) in &paths {
-            let mut comps: Vec<&str> = DIRS[*dir].split('/').filter(|c| !c.is_empty()).collect();
-            comps.extend(tail.iter().copied());
+            let comps = under(*dir, tail);
             written.push(if comps.is_empty() { ".".to_owned() } else { comps.join("/") });
         }
         written.push(format!("{}/d0/f0", fx.ws));
