@@ -6,6 +6,7 @@
 
 #![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
 
+use std::io::Cursor;
 use std::path::Path;
 
 use assert_cmd::Command;
@@ -13,6 +14,8 @@ use base64::Engine as _;
 use ctx::conversation::image::samples;
 use serde_json::{Value, json};
 use tempfile::TempDir;
+
+mod images;
 
 struct Workspace {
     dir: TempDir,
@@ -294,17 +297,53 @@ fn a_transcript_with_tool_calls_makes_valid_bodies_for_both_providers() {
     }
 }
 
+/// The images the tests make are whole images: each format's decoder reads them back at their
+/// size, and the JPEG's four squares have the means of the picture's luminance.
+#[test]
+fn the_images_made_for_the_tests_decode() {
+    let side = images::SIZE;
+    let png = png::Decoder::new(Cursor::new(images::png())).read_info().unwrap();
+    assert_eq!((png.info().width, png.info().height), (side, side));
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::RGBA);
+    let gif_bytes = images::gif();
+    let mut gif = options.read_info(&gif_bytes[..]).unwrap();
+    assert_eq!((u32::from(gif.width()), u32::from(gif.height())), (side, side));
+    assert!(gif.read_next_frame().unwrap().is_some());
+    let mut webp = image_webp::WebPDecoder::new(Cursor::new(images::webp())).unwrap();
+    assert_eq!(webp.dimensions(), (side, side));
+    let mut pixels = vec![0; webp.output_buffer_size().unwrap()];
+    webp.read_image(&mut pixels).unwrap();
+    assert_eq!(pixels, images::rgb(), "lossless");
+    let jpeg_bytes = images::jpeg();
+    let mut jpeg = jpeg_decoder::Decoder::new(&jpeg_bytes[..]);
+    let grey = jpeg.decode().unwrap();
+    let info = jpeg.info().unwrap();
+    assert_eq!((u32::from(info.width), u32::from(info.height)), (side, side));
+    assert_eq!(grey.len(), (side * side) as usize);
+    // Each 8×8 square is flat, at its mean luminance.
+    let rgb = images::rgb();
+    for (bx, by) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+        let at = |x: usize, y: usize| (y * side as usize) + x;
+        let mean = (0..64)
+            .map(|i| {
+                let (x, y) = (bx * 8 + i % 8, by * 8 + i / 8);
+                let p = &rgb[at(x, y) * 3..][..3];
+                (299 * u32::from(p[0]) + 587 * u32::from(p[1]) + 114 * u32::from(p[2])) / 1000
+            })
+            .sum::<u32>()
+            / 64;
+        let got = grey[at(bx * 8 + 3, by * 8 + 3)];
+        assert!(u32::from(got).abs_diff(mean) <= 2, "square {bx},{by}: {got} against {mean}");
+    }
+}
+
 #[test]
 fn images_of_every_kind_become_parts_whose_bytes_are_the_files() {
     let ws = Workspace::new();
-    let files: [(&str, &[u8], &str); 4] = [
-        ("shots/a.png", samples::PNG, "image/png"),
-        ("shots/b.jpg", samples::JPEG, "image/jpeg"),
-        ("shots/c.gif", samples::GIF, "image/gif"),
-        ("shots/d.webp", samples::WEBP, "image/webp"),
-    ];
-    for (path, bytes, _) in files {
-        ws.write(path, bytes);
+    let files = images::all();
+    for (name, bytes, _) in &files {
+        ws.write(&format!("shots/{name}"), bytes);
     }
     let abs = ws.dir.path().canonicalize().unwrap().join("shots/c.gif");
     let prompt = format!(
@@ -315,10 +354,10 @@ fn images_of_every_kind_become_parts_whose_bytes_are_the_files() {
     let user = body["messages"].as_array().unwrap().last().unwrap();
     let parts = user["content"].as_array().unwrap();
     assert_eq!(parts.len(), 6, "text, four images, one URL: {err}");
-    for (part, (_, bytes, media)) in parts[1..5].iter().zip(files) {
+    for (part, (_, bytes, media)) in parts[1..5].iter().zip(&files) {
         let url = part["image_url"]["url"].as_str().unwrap();
         let data = url.strip_prefix(&format!("data:{media};base64,")).expect(url);
-        assert_eq!(base64::engine::general_purpose::STANDARD.decode(data).unwrap(), bytes);
+        assert_eq!(&base64::engine::general_purpose::STANDARD.decode(data).unwrap(), bytes);
     }
     assert_eq!(parts[5]["image_url"]["url"], "https://img.test/x.png");
     // The mention also shows as a placeholder in the text, never as bytes.
@@ -327,10 +366,10 @@ fn images_of_every_kind_become_parts_whose_bytes_are_the_files() {
 
     let (body, _) = ws.body(&["messages", "--provider", "anthropic", &prompt]);
     let blocks = body["messages"][0]["content"].as_array().unwrap();
-    for (block, (_, bytes, media)) in blocks[1..5].iter().zip(files) {
-        assert_eq!(block["source"]["media_type"], media);
+    for (block, (_, bytes, media)) in blocks[1..5].iter().zip(&files) {
+        assert_eq!(block["source"]["media_type"], *media);
         let data = block["source"]["data"].as_str().unwrap();
-        assert_eq!(base64::engine::general_purpose::STANDARD.decode(data).unwrap(), bytes);
+        assert_eq!(&base64::engine::general_purpose::STANDARD.decode(data).unwrap(), bytes);
     }
     assert_eq!(blocks[5]["source"], json!({ "type": "url", "url": "https://img.test/x.png" }));
 }
