@@ -822,8 +822,6 @@ fn stamp_of(sandbox: &Sandbox, location: &Location, path: &str) -> Option<Stamp>
     Some(Stamp { path: path.to_owned(), len: stat.len, mtime_ns })
 }
 
-/// What the sandbox says about an indexed path, and the disk's spelling of a path found
-/// under another case.
 /// The state of each file on disk, with the disk's spelling when only its case differs. The
 /// files go in shares of neighbours (a project's files sit together) to every core, each share
 /// resolved at once, so that a folder of many files is listed once rather than each file
@@ -839,7 +837,8 @@ fn states_of(sandbox: &Sandbox, files: &[SourceFile]) -> Vec<(FileState, Option<
     states.into_iter().flatten().collect()
 }
 
-/// The state of the file at `path`, given what the sandbox made of it.
+/// What the sandbox made of an indexed path, as its state, and the disk's spelling of a path
+/// found under another case.
 fn state_of(
     sandbox: &Sandbox,
     path: &str,
