@@ -236,6 +236,38 @@ fn validate(body: &Value, schema: &str) {
     let errors: Vec<String> = validator.iter_errors(body).map(|e| e.to_string()).collect();
     assert!(errors.is_empty(), "{errors:?}\n{body:#}");
     assert!(body.get("model").is_none(), "no model: the caller adds it");
+    calls_are_answered(body);
+}
+
+/// What no schema says and both APIs require: every tool call is answered after it, and every
+/// answer follows its call (OpenAI: `tool_calls` and `tool` turns; Anthropic: `tool_use` and
+/// `tool_result` blocks).
+fn calls_are_answered(body: &Value) {
+    let mut open: Vec<String> = Vec::new();
+    for message in body["messages"].as_array().unwrap() {
+        let blocks = message["content"].as_array().cloned().unwrap_or_default();
+        let calls = message["tool_calls"].as_array().cloned().unwrap_or_default();
+        let answers: Vec<&str> = if message["role"] == "tool" {
+            vec![message["tool_call_id"].as_str().unwrap()]
+        } else {
+            blocks
+                .iter()
+                .filter(|b| b["type"] == "tool_result")
+                .map(|b| b["tool_use_id"].as_str().unwrap())
+                .collect()
+        };
+        for id in answers {
+            let at = open.iter().position(|o| o == id);
+            assert!(at.is_some(), "an answer to `{id}`, which no earlier turn calls: {body:#}");
+            open.remove(at.unwrap());
+        }
+        let called = calls
+            .iter()
+            .map(|c| &c["id"])
+            .chain(blocks.iter().filter(|b| b["type"] == "tool_use").map(|b| &b["id"]));
+        open.extend(called.map(|id| id.as_str().unwrap().to_owned()));
+    }
+    assert!(open.is_empty(), "calls never answered: {open:?}\n{body:#}");
 }
 
 #[test]
@@ -335,6 +367,37 @@ fn the_images_made_for_the_tests_decode() {
             / 64;
         let got = grey[at(bx * 8 + 3, by * 8 + 3)];
         assert!(u32::from(got).abs_diff(mean) <= 2, "square {bx},{by}: {got} against {mean}");
+    }
+}
+
+#[test]
+fn a_cut_or_torn_transcript_leaves_no_call_without_its_answer() {
+    let ws = Workspace::new();
+    let turns = [
+        format!(r#"{{"role": "user", "content": "{}"}}"#, "long question ".repeat(200)),
+        r#"{"role": "assistant", "content": [{"type": "tool_use", "id": "c1", "name": "ls", "input": {}}]}"#.to_owned(),
+        r#"{"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c1", "content": "a.rs"}]}"#.to_owned(),
+        r#"{"role": "assistant", "content": "One file."}"#.to_owned(),
+        r#"{"role": "user", "content": "and the tests?"}"#.to_owned(),
+        r#"{"role": "assistant", "content": null, "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]}"#.to_owned(),
+        r#"{"role": "tool", "tool_call_id": "c2", "content": "#.to_owned(),
+    ];
+    ws.write("t.jsonl", turns.join("\n"));
+    for provider in ["openai", "anthropic"] {
+        // The first turn does not fit; the cut must not start at the answer to `c1`, and the
+        // torn last line leaves `c2` unanswered. `body` checks every call is answered.
+        let (body, err) = ws.body(&[
+            "--max-tokens",
+            "300",
+            "messages",
+            "--provider",
+            provider,
+            "--history",
+            "t.jsonl",
+            "go on",
+        ]);
+        assert!(err.contains("oldest turns left out"), "{provider}: {err}");
+        assert!(!body.to_string().contains("c2"), "{provider}: {body:#}");
     }
 }
 

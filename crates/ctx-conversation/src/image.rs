@@ -90,9 +90,11 @@ pub fn find_images(prompt: &str) -> Vec<(usize, ImageRef)> {
         } else {
             let path = match target.strip_prefix("file://") {
                 Some(url) => file_url_path(url),
-                None => target.to_owned(),
+                None => Some(target.to_owned()),
             };
-            found.push((at, ImageRef::File { path, at }));
+            if let Some(path) = path {
+                found.push((at, ImageRef::File { path, at }));
+            }
         }
     }
     for item in ctx_syntax::scan(prompt).items {
@@ -201,15 +203,20 @@ pub mod samples {
 }
 
 /// The path of a `file://` URL without its scheme (RFC 8089): an empty or `localhost`
-/// authority, `%XX` escapes decoded, and a drive letter (`/C:/shots/a.png`) without the slash
-/// before it.
-fn file_url_path(url: &str) -> String {
-    let url = url.strip_prefix("localhost").unwrap_or(url);
+/// authority (any other host names another machine: `None`), a query or fragment dropped,
+/// `%XX` escapes decoded, and a drive letter (`/C:/shots/a.png`) without the slash before it.
+fn file_url_path(url: &str) -> Option<String> {
+    let url = match url.strip_prefix("localhost") {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => rest,
+        _ if url.starts_with('/') => url,
+        _ => return None,
+    };
+    let url = url.split(['?', '#']).next().unwrap_or_default();
     let path = percent_encoding::percent_decode_str(url).decode_utf8_lossy();
     let b = path.as_bytes();
     let drive =
         b.len() >= 4 && b[0] == b'/' && b[1].is_ascii_alphabetic() && b[2] == b':' && b[3] == b'/';
-    if drive { path[1..].to_owned() } else { path.into_owned() }
+    Some(if drive { path[1..].to_owned() } else { path.into_owned() })
 }
 
 #[cfg(test)]
@@ -244,10 +251,14 @@ mod tests {
 
     #[test]
     fn file_urls_are_decoded() {
-        assert_eq!(file_url_path("/home/u/My%20Shots/a.png"), "/home/u/My Shots/a.png");
-        assert_eq!(file_url_path("localhost/tmp/a.png"), "/tmp/a.png");
-        assert_eq!(file_url_path("/C:/Shots/a.png"), "C:/Shots/a.png");
-        assert_eq!(file_url_path("/tmp/100%.png"), "/tmp/100%.png");
+        let path = |url: &str| file_url_path(url);
+        assert_eq!(path("/home/u/My%20Shots/a.png").unwrap(), "/home/u/My Shots/a.png");
+        assert_eq!(path("localhost/tmp/a.png").unwrap(), "/tmp/a.png");
+        assert_eq!(path("/C:/Shots/a.png").unwrap(), "C:/Shots/a.png");
+        assert_eq!(path("/tmp/100%.png").unwrap(), "/tmp/100%.png");
+        assert_eq!(path("/tmp/a.png?v=2#top").unwrap(), "/tmp/a.png");
+        assert_eq!(path("host/share/a.png"), None, "another machine's file");
+        assert_eq!(path("localhost.x/a.png"), None);
         let refs = find_images("![s](file:///tmp/My%20Shots/s.png)");
         assert_eq!(refs[0].1, ImageRef::File { path: "/tmp/My Shots/s.png".into(), at: 0 });
     }

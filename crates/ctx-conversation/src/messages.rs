@@ -13,6 +13,8 @@
 //! image parts change shape; Anthropic's consecutive turns of one role are merged and empty
 //! turns left out, as its API refuses empty content.
 
+use std::collections::HashSet;
+
 use serde_json::{Value, json};
 
 use crate::image::Image;
@@ -80,6 +82,7 @@ impl Conversation {
         for turn in &self.history {
             openai_turns(turn, &mut messages);
         }
+        let mut messages = openai_answered(messages);
         let mut parts = vec![json!({ "type": "text", "text": self.user })];
         for image in &self.images {
             let url = match image {
@@ -143,6 +146,7 @@ impl Conversation {
                 },
             }
         }
+        let mut messages = anthropic_answered(messages);
         let mut content = vec![json!({ "type": "text", "text": self.user })];
         for image in &self.images {
             content.push(match image {
@@ -203,6 +207,7 @@ fn tool_uses(message: &Value) -> Vec<Value> {
             let raw = call.pointer("/function/arguments").and_then(Value::as_str).unwrap_or("{}");
             let input = match serde_json::from_str::<Value>(raw) {
                 Ok(object @ Value::Object(_)) => object,
+                _ if raw.trim().is_empty() => json!({}),
                 _ => json!({ "arguments": raw }),
             };
             json!({ "type": "tool_use", "id": id, "name": name, "input": input })
@@ -210,13 +215,21 @@ fn tool_uses(message: &Value) -> Vec<Value> {
         .collect()
 }
 
-/// A transcript turn as OpenAI messages: OpenAI-shaped turns as they are; a turn of
-/// Anthropic blocks split into `tool` turns (its `tool_result` blocks, first, as they answer
+/// A transcript turn as OpenAI messages: OpenAI-shaped turns as they are; a turn holding
+/// Anthropic blocks (images, tool uses, tool results) split into `tool` turns (its `tool_result` blocks, first, as they answer
 /// the calls before them) and the turn itself, its `tool_use` blocks as `tool_calls` and its
 /// image blocks as `image_url` parts.
 fn openai_turns(turn: &Value, out: &mut Vec<Value>) {
     let role = turn.get("role").and_then(Value::as_str).unwrap_or("user");
-    let Some(blocks) = turn.get("content").and_then(Value::as_array) else {
+    let anthropic_only = |b: &Value| {
+        matches!(b.get("type").and_then(Value::as_str), Some("image" | "tool_use" | "tool_result"))
+    };
+    let Some(blocks) = turn
+        .get("content")
+        .and_then(Value::as_array)
+        .filter(|blocks| blocks.iter().any(anthropic_only))
+    else {
+        // Already OpenAI's shape (a string or OpenAI parts, tool turns and calls included).
         out.push(turn.clone());
         return;
     };
@@ -300,6 +313,76 @@ fn text_of(content: &Value) -> Option<String> {
         ),
         _ => None,
     }
+}
+
+/// The ids of `items` that `id` gives, as owned strings.
+fn ids<'a>(items: impl Iterator<Item = &'a Value>, id: &str) -> HashSet<String> {
+    items.filter_map(|item| item.get(id).and_then(Value::as_str).map(str::to_owned)).collect()
+}
+
+/// OpenAI's messages with every tool call answered and every answer called for: a call
+/// without a `tool` turn for its id (a transcript that ends on it, an answer lost in a torn
+/// line or a cut) is left out, and so is an answer whose call is gone; an assistant turn left
+/// with neither calls nor text is left out. The API refuses either kind of orphan.
+fn openai_answered(messages: Vec<Value>) -> Vec<Value> {
+    let is_tool = |m: &&Value| m.get("role").and_then(Value::as_str) == Some("tool");
+    let answered = ids(messages.iter().filter(is_tool), "tool_call_id");
+    let calls = messages.iter().filter_map(|m| m.get("tool_calls").and_then(Value::as_array));
+    let called = ids(calls.flatten(), "id");
+    messages
+        .into_iter()
+        .filter_map(|mut m| {
+            if is_tool(&&m) {
+                let id = m.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
+                return called.contains(id).then_some(m);
+            }
+            let Some(calls) = m.get_mut("tool_calls").and_then(Value::as_array_mut) else {
+                return Some(m);
+            };
+            calls.retain(|c| {
+                c.get("id").and_then(Value::as_str).is_some_and(|id| answered.contains(id))
+            });
+            if calls.is_empty() {
+                m.as_object_mut()?.remove("tool_calls");
+                let text = m.get("content").and_then(Value::as_str);
+                let parts = m.get("content").and_then(Value::as_array);
+                if text.is_none_or(str::is_empty) && parts.is_none_or(Vec::is_empty) {
+                    return None;
+                }
+            }
+            Some(m)
+        })
+        .collect()
+}
+
+/// Anthropic's messages with every `tool_use` block answered by a `tool_result` block and
+/// every result called for, the others left out as [`openai_answered`] does; turns left
+/// empty are dropped and the turns of one role that then meet are joined.
+fn anthropic_answered(messages: Vec<Value>) -> Vec<Value> {
+    let blocks =
+        || messages.iter().filter_map(|m| m.get("content").and_then(Value::as_array)).flatten();
+    let of_type =
+        |kind: &'static str| move |b: &&Value| b.get("type").and_then(Value::as_str) == Some(kind);
+    let called = ids(blocks().filter(of_type("tool_use")), "id");
+    let answered = ids(blocks().filter(of_type("tool_result")), "tool_use_id");
+    let mut out = Vec::new();
+    for mut m in messages {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("user").to_owned();
+        if let Some(blocks) = m.get_mut("content").and_then(Value::as_array_mut) {
+            blocks.retain(|b| match b.get("type").and_then(Value::as_str) {
+                Some("tool_use") => {
+                    b.get("id").and_then(Value::as_str).is_some_and(|id| answered.contains(id))
+                }
+                Some("tool_result") => b
+                    .get("tool_use_id")
+                    .and_then(Value::as_str)
+                    .is_some_and(|id| called.contains(id)),
+                _ => true,
+            });
+        }
+        push_anthropic(&mut out, &role, m["content"].take());
+    }
+    out
 }
 
 /// A message content as Anthropic content blocks: a string is one text block (none when
@@ -430,6 +513,47 @@ mod tests {
         assert_eq!(back[1]["tool_calls"][0]["function"]["name"], "ls");
         assert_eq!(back[1]["tool_calls"][0]["function"]["arguments"], "{\"path\":\"src\"}");
         assert_eq!(back[2], json!({ "role": "tool", "tool_call_id": "c1", "content": "main.rs" }));
+    }
+
+    #[test]
+    fn unanswered_calls_and_orphan_answers_are_left_out() {
+        let history = vec![
+            json!({ "role": "tool", "tool_call_id": "gone", "content": "an answer whose call was cut" }),
+            json!({ "role": "user", "content": "list src" }),
+            json!({ "role": "assistant", "content": null, "tool_calls": [
+                { "id": "c1", "type": "function", "function": { "name": "ls", "arguments": "" } },
+            ] }),
+        ];
+        let conversation =
+            Conversation { history, user: "go on".into(), ..Conversation::default() };
+        let openai = conversation.body(Provider::OpenAi);
+        let roles: Vec<&str> = openai["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "user"], "{openai:#}");
+        let anthropic = conversation.body(Provider::Anthropic);
+        let messages = anthropic["messages"].as_array().unwrap();
+        assert_eq!(messages.len(), 1, "the two user turns joined: {anthropic:#}");
+        assert_eq!(messages[0]["content"].as_array().unwrap().len(), 2);
+    }
+
+    #[test]
+    fn openai_turns_with_parts_pass_as_they_are() {
+        let tool = json!({ "role": "tool", "tool_call_id": "c1", "content": [{ "type": "text", "text": "x" }] });
+        let call = json!({ "role": "assistant", "content": [{ "type": "text", "text": "looking" }], "tool_calls": [
+            { "id": "c1", "type": "function", "function": { "name": "ls", "arguments": "{}" } },
+        ] });
+        let conversation = Conversation {
+            history: vec![json!({ "role": "user", "content": "hi" }), call.clone(), tool.clone()],
+            user: "and?".into(),
+            ..Conversation::default()
+        };
+        let body = conversation.body(Provider::OpenAi);
+        assert_eq!(body["messages"][1], call);
+        assert_eq!(body["messages"][2], tool);
     }
 
     #[test]

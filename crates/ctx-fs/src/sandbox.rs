@@ -219,6 +219,11 @@ impl Sandbox {
                 kinds.insert(name, kind);
             }
         }
+        // A folder may be listable but not searchable (read permission without execute): its
+        // names show, yet nothing in it can be opened, as `resolve` would find.
+        if let Some(name) = kinds.keys().next() {
+            dir.symlink_metadata(name).ok()?;
+        }
         Some((canonical, kinds))
     }
 

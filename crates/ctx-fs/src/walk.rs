@@ -519,15 +519,18 @@ impl<'a> Walker<'a> {
         chain
     }
 
-    /// Reads the ignore files of one directory through its handle; with the directory's sorted
-    /// entry names, only the ignore files among them.
+    /// Reads the ignore files of one directory through its handle; with the directory's entry
+    /// names, only the ignore files among them.
     fn load(&self, handle: Option<&Dir>, dir: &[String], names: Option<&[String]>) -> Matcher {
         let handle = handle?;
         let settings = &self.sandbox.ignore;
         let mut builder = GitignoreBuilder::new("/");
         let mut any = false;
+        // Without case, as a case-insensitive disk opens `.GitIgnore` for `.gitignore`.
         let listed = |file: &String| {
-            names.is_none_or(|names| file.contains('/') || names.binary_search(file).is_ok())
+            names.is_none_or(|names| {
+                file.contains('/') || names.iter().any(|n| n.eq_ignore_ascii_case(file))
+            })
         };
         for file in settings.ignore_files.iter().filter(|f| listed(f)) {
             let Ok(f) = open_file_nofollow(handle, file) else { continue };

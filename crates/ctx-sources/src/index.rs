@@ -116,6 +116,9 @@ pub struct SourceIndex {
     stamps: Vec<Stamp>,
     /// The most files the index holds, wildcard expansions included.
     max_files: usize,
+    /// How many files the cap left out, and which warning says so.
+    left_out: usize,
+    cut_warning: Option<usize>,
     verified: bool,
     /// Per source root, the names of the entries directly in it, listed when the
     /// index was verified: a bare name joined to a root is checked against them.
@@ -308,7 +311,7 @@ impl SourceIndex {
         for p in pending {
             for path in walk::expand(sandbox, &p.pattern, &p.exclude) {
                 if self.files.len() >= self.max_files {
-                    left_out += usize::from(!seen.contains(&path));
+                    left_out += usize::from(seen.insert(path));
                     continue;
                 }
                 if seen.insert(path.clone()) {
@@ -623,7 +626,9 @@ impl SourceIndex {
     /// The paths the source roots are chosen for: the files, and the folders of the patterns.
     fn root_members(&self) -> Vec<&str> {
         let mut members: Vec<&str> = self.files.iter().map(|f| f.path.as_str()).collect();
-        for p in &self.pending {
+        // A wildcard's folder counts only while the cap leaves room for its files.
+        let room = self.files.len() < self.max_files;
+        for p in self.pending.iter().filter(|_| room) {
             let literal = p.pattern.split(['*', '?', '{', '[']).next().unwrap_or_default();
             members.push(literal);
         }
@@ -641,11 +646,20 @@ impl SourceIndex {
         }
     }
 
+    /// Warns that `left` more files were left out, in one warning however many cuts there are.
     fn warn_cut(&mut self, left: usize) {
-        let max = self.max_files;
-        self.warnings.push(format!(
-            "{left} files left out: the index holds at most {max} (raise `sources_max_files`)"
-        ));
+        self.left_out += left;
+        let message = format!(
+            "{} files left out: the index holds at most {} (raise `sources_max_files`)",
+            self.left_out, self.max_files
+        );
+        match self.cut_warning {
+            Some(i) => self.warnings[i] = message,
+            None => {
+                self.cut_warning = Some(self.warnings.len());
+                self.warnings.push(message);
+            }
+        }
     }
 
     fn stamp(&mut self, sandbox: &Sandbox, location: &Location, path: &str) {

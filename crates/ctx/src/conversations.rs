@@ -402,7 +402,6 @@ impl ConversationBuilder {
     }
 }
 
-/// Whether a transcript turn is the user's (or sets the scene: a system or developer turn).
 /// The tokens a chat format adds around each turn (OpenAI's cookbook counts 3 to 4).
 const TURN_FRAMING_TOKENS: usize = 4;
 
@@ -428,9 +427,14 @@ fn turn_tokens(turn: &serde_json::Value) -> usize {
     }
 }
 
+/// Whether a transcript turn is the user's (or sets the scene: a system or developer turn),
+/// so that a cut history may start with it: not a turn that only answers tool calls (an
+/// Anthropic user turn of `tool_result` blocks), whose calls would be gone.
 fn is_user_turn(turn: &serde_json::Value) -> bool {
-    matches!(
-        turn.get("role").and_then(serde_json::Value::as_str),
-        Some("user" | "system" | "developer") | None
-    )
+    use serde_json::Value;
+    let role = turn.get("role").and_then(Value::as_str);
+    let answers_tools = turn.get("content").and_then(Value::as_array).is_some_and(|blocks| {
+        blocks.iter().any(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+    });
+    matches!(role, Some("user" | "system" | "developer") | None) && !answers_tools
 }

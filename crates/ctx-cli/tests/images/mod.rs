@@ -3,10 +3,10 @@
 //! send is a whole image a decoder reads, not a header.
 
 /// Width and height of the picture: two by two JPEG blocks.
-pub const SIZE: u32 = 16;
+pub(crate) const SIZE: u32 = 16;
 
 /// The picture, RGB, a diagonal gradient with a block of its own in each quarter.
-pub fn rgb() -> Vec<u8> {
+pub(crate) fn rgb() -> Vec<u8> {
     let mut pixels = Vec::new();
     for y in 0..SIZE {
         for x in 0..SIZE {
@@ -18,7 +18,7 @@ pub fn rgb() -> Vec<u8> {
 }
 
 /// `(file name, bytes, media type)` for each format.
-pub fn all() -> [(&'static str, Vec<u8>, &'static str); 4] {
+pub(crate) fn all() -> [(&'static str, Vec<u8>, &'static str); 4] {
     [
         ("a.png", png(), "image/png"),
         ("b.jpg", jpeg(), "image/jpeg"),
@@ -27,7 +27,7 @@ pub fn all() -> [(&'static str, Vec<u8>, &'static str); 4] {
     ]
 }
 
-pub fn png() -> Vec<u8> {
+pub(crate) fn png() -> Vec<u8> {
     let mut out = Vec::new();
     let mut encoder = png::Encoder::new(&mut out, SIZE, SIZE);
     encoder.set_color(png::ColorType::Rgb);
@@ -38,7 +38,7 @@ pub fn png() -> Vec<u8> {
     out
 }
 
-pub fn gif() -> Vec<u8> {
+pub(crate) fn gif() -> Vec<u8> {
     let mut out = Vec::new();
     {
         let side = SIZE as u16;
@@ -48,7 +48,7 @@ pub fn gif() -> Vec<u8> {
     out
 }
 
-pub fn webp() -> Vec<u8> {
+pub(crate) fn webp() -> Vec<u8> {
     let mut out = Vec::new();
     image_webp::WebPEncoder::new(&mut out)
         .encode(&rgb(), SIZE, SIZE, image_webp::ColorType::Rgb8)
@@ -59,7 +59,7 @@ pub fn webp() -> Vec<u8> {
 /// A baseline JPEG of the picture's luminance: one 8×8 block per block of the picture, each
 /// coded by its DC coefficient alone (the block's mean; every quantiser 1), with Huffman tables
 /// of its own. Decoders read it as a 16×16 grey image of four flat squares.
-pub fn jpeg() -> Vec<u8> {
+pub(crate) fn jpeg() -> Vec<u8> {
     let side = SIZE as usize;
     let pixels = rgb();
     let luma = |x: usize, y: usize| {
