@@ -80,6 +80,17 @@ enum Input<'t> {
     Str { text: &'t str, name: &'t str },
 }
 
+/// The top-level document, read.
+struct Loaded<'t> {
+    doc: Doc,
+    text: LoadedText<'t>,
+}
+
+enum LoadedText<'t> {
+    Read(ctx_fs::Text),
+    Given(&'t str),
+}
+
 impl Assembler {
     /// An assembler with the built-in tools.
     pub fn new(sandbox: Arc<Sandbox>, options: Options) -> Assembler {
@@ -187,8 +198,9 @@ impl Assembler {
 
     /// Runs into a string, which becomes the assembly's content.
     fn collect(&self, input: Input<'_>) -> Result<Assembly, AssembleError> {
+        let loaded = self.load(input)?;
         let mut content = String::new();
-        let mut assembly = self.run(input, &mut content)?;
+        let mut assembly = self.run(&loaded, &mut content)?;
         assembly.content = content;
         Ok(assembly)
     }
@@ -200,48 +212,56 @@ impl Assembler {
         input: Input<'_>,
         writer: &mut dyn io::Write,
     ) -> Result<Assembly, AssembleError> {
+        let loaded = self.load(input)?;
         let printer = printer::printer(&self.options);
         printer.open(writer).map_err(AssembleError::Io)?;
         if printer.buffers() {
             // The content is a JSON string: streamed escaped, the records after it.
-            let assembly = self.run(input, &mut JsonStringSink::new(writer))?;
+            let assembly = self.run(&loaded, &mut JsonStringSink::new(writer))?;
             printer.close(&assembly, writer).map_err(AssembleError::Io)?;
             return Ok(assembly);
         }
-        let assembly = self.run(input, &mut WriteSink(writer))?;
+        let assembly = self.run(&loaded, &mut WriteSink(writer))?;
         printer.close(&assembly, writer).map_err(AssembleError::Io)?;
         Ok(assembly)
     }
 
-    fn run(&self, input: Input<'_>, sink: &mut dyn Sink) -> Result<Assembly, AssembleError> {
-        let text: ctx_fs::Text;
-        let (doc, selected) = match input {
+    /// Resolves and reads the top-level document, before anything is written: a document
+    /// that cannot be read leaves the output empty, in every format.
+    fn load<'t>(&self, input: Input<'t>) -> Result<Loaded<'t>, AssembleError> {
+        match input {
             Input::File(path) => {
                 let location =
                     self.sandbox.resolve_in_workspace(path).map_err(AssembleError::Input)?;
                 let content = self.sandbox.read_text(&location).map_err(AssembleError::Input)?;
-                let Content::Text { text: read, .. } = content else {
+                let Content::Text { text, .. } = content else {
                     return Err(AssembleError::Binary(path.to_owned()));
                 };
-                text = read;
                 let doc = Doc {
                     dir: location.parent().unwrap_or_else(|| self.sandbox.workspace()),
                     name: display_path(&self.sandbox, &location),
                     location: Some(location),
                 };
-                (doc, Selected { text: &text, whole: Some(&text), first_line: 1 })
+                Ok(Loaded { doc, text: LoadedText::Read(text) })
             }
             Input::Str { text, name } => {
                 let doc =
                     Doc { location: None, dir: self.sandbox.workspace(), name: name.to_owned() };
-                (doc, Selected { text, whole: None, first_line: 1 })
+                Ok(Loaded { doc, text: LoadedText::Given(text) })
             }
+        }
+    }
+
+    fn run(&self, loaded: &Loaded<'_>, sink: &mut dyn Sink) -> Result<Assembly, AssembleError> {
+        let selected = match &loaded.text {
+            LoadedText::Read(text) => Selected { text, whole: Some(text), first_line: 1 },
+            LoadedText::Given(text) => Selected { text, whole: None, first_line: 1 },
         };
         let mut walk = Walk::new(self, Out::new(&self.options, sink));
-        if doc.location.is_some() {
+        if loaded.doc.location.is_some() {
             walk.assembly.stats.files += 1;
         }
-        walk.top(&doc, selected);
+        walk.top(&loaded.doc, selected);
         walk.finish().map_err(AssembleError::Io)
     }
 }

@@ -140,3 +140,25 @@ fn diagnostics_are_capped_with_a_count_of_the_rest() {
     assert_eq!(lines.len(), 1_001, "{}", lines.last().unwrap_or(&""));
     assert_eq!(lines[1_000], "ctx: 500 more diagnostics not shown");
 }
+
+#[test]
+fn a_top_level_input_that_cannot_be_read_writes_nothing_in_any_format() {
+    let dir = workspace();
+    std::fs::create_dir(dir.path().join("folder")).unwrap();
+    std::fs::write(dir.path().join("blob.md"), b"\x00\x01binary").unwrap();
+    for input in ["missing.md", "folder", "blob.md"] {
+        for format in ["json", "xml", "markdown", "inline"] {
+            let out = Command::new(ctx_bin())
+                .current_dir(dir.path())
+                .args(["--format", format, "assemble", input])
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{input} {format}: {}", stderr(&out));
+            assert!(
+                out.stdout.is_empty(),
+                "{input} {format}: {:?}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+    }
+}
