@@ -35,9 +35,10 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
         }
         None => ctx.assemble_to(&input::document_path(&settings.root, &args.file)?, &mut out)?,
     };
-    out.flush()?;
+    let flushed = out.flush();
     drop(progress);
-    finish(settings, &assembly)
+    let status = finish(settings, &assembly)?;
+    crate::despite_closed_stdout(status, flushed.map_err(Into::into))
 }
 
 /// `ctx expand [TEXT]`: default mode append, format xml. Without TEXT, standard input is the
@@ -64,9 +65,10 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
     let mut out = BufWriter::new(io::stdout().lock());
     let assembly =
         ctx.assembler().assemble_str_to(&text, "-", &mut out).map_err(ctx::Error::from)?;
-    out.flush()?;
+    let flushed = out.flush();
     drop(progress);
-    finish(settings, &assembly)
+    let status = finish(settings, &assembly)?;
+    crate::despite_closed_stdout(status, flushed.map_err(Into::into))
 }
 
 /// A spinner only when standard error is a terminal that the output does not also go to.

@@ -61,39 +61,39 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         (&a.file, a.line, a.column, a.code, &a.message)
             == (&b.file, b.line, b.column, b.code, &b.message)
     });
-    if !json {
-        for d in &records {
-            reporter.report(d, &mut stdout)?;
-        }
-        reporter.finish(&mut stdout)?;
-    }
-    let counts = if json {
-        let errors = records.iter().filter(|d| d.severity == ctx::Severity::Error).count();
-        Counts { errors, warnings: records.len() - errors }
-    } else {
-        reporter.counts
-    };
-    if json {
-        let value = json!({
-            "diagnostics": records,
-            "errors": counts.errors,
-            "warnings": counts.warnings,
-            "files": args.files.len(),
-        });
-        serde_json::to_writer_pretty(&mut stdout, &value)?;
-        writeln!(stdout)?;
-    } else {
-        writeln!(
-            stdout,
-            "{}",
-            diag::colored_summary(counts, args.files.len(), settings.stdout_style.color)
-        )?;
-    }
-    Ok(if unreadable {
+    let errors = records.iter().filter(|d| d.severity == ctx::Severity::Error).count();
+    let counts = Counts { errors, warnings: records.len() - errors };
+    let status = if unreadable {
         ExitCode::from(2)
     } else if counts.errors > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    };
+    let written = (|| -> anyhow::Result<()> {
+        if json {
+            let value = json!({
+                "diagnostics": records,
+                "errors": counts.errors,
+                "warnings": counts.warnings,
+                "files": args.files.len(),
+            });
+            serde_json::to_writer_pretty(&mut stdout, &value)?;
+            writeln!(stdout)?;
+        } else {
+            for d in &records {
+                reporter.report(d, &mut stdout)?;
+            }
+            reporter.finish(&mut stdout)?;
+            let summary = diag::colored_summary(
+                reporter.counts,
+                args.files.len(),
+                settings.stdout_style.color,
+            );
+            writeln!(stdout, "{summary}")?;
+        }
+        stdout.flush()?;
+        Ok(())
+    })();
+    crate::despite_closed_stdout(status, written)
 }

@@ -128,6 +128,19 @@ fn init_logging(verbose: u8, quiet: bool) {
         .try_init();
 }
 
+/// The status of a run once its output is written: `written` failing on a closed standard
+/// output (`ctx check x | head -1`) is not an error (cli.md), so the run's own status stands,
+/// errors found included; any other failure to write is.
+pub(crate) fn despite_closed_stdout(
+    status: ExitCode,
+    written: anyhow::Result<()>,
+) -> anyhow::Result<ExitCode> {
+    match written {
+        Err(err) if !is_broken_pipe(&err) => Err(err),
+        _ => Ok(status),
+    }
+}
+
 /// Whether the error comes from writing to a closed standard output (`ctx … | head`), which
 /// is not a failure.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

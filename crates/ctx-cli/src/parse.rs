@@ -14,15 +14,19 @@ pub(crate) fn run(settings: &Settings, args: &ParseArgs) -> anyhow::Result<ExitC
     let json = settings.json_or_text("parse", true)?;
     let text = crate::input::read_text(&args.file, settings.input_cap())?;
     let scan = ctx::syntax::scan_with(&text, &settings.options.syntax);
-    let mut out = io::stdout().lock();
-    match json {
-        false => out.write_all(scan.dump().as_bytes())?,
-        true => {
-            serde_json::to_writer_pretty(&mut out, &scan)?;
-            out.write_all(b"\n")?;
+    let written = (|| -> anyhow::Result<()> {
+        let mut out = io::stdout().lock();
+        match json {
+            false => out.write_all(scan.dump().as_bytes())?,
+            true => {
+                serde_json::to_writer_pretty(&mut out, &scan)?;
+                out.write_all(b"\n")?;
+            }
         }
-    }
-    out.flush()?;
+        out.flush()?;
+        Ok(())
+    })();
     let failed = scan.diagnostics.iter().any(|d| d.severity() == Severity::Error);
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    let status = if failed { ExitCode::from(1) } else { ExitCode::SUCCESS };
+    crate::despite_closed_stdout(status, written)
 }

@@ -44,18 +44,24 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
     };
     drop(progress);
     let tree = tree(&assembly.references);
-    let mut out = BufWriter::new(io::stdout().lock());
-    if json {
-        let value =
-            json!({ "file": name, "references": tree.iter().map(node_json).collect::<Vec<_>>() });
-        serde_json::to_writer_pretty(&mut out, &value)?;
-        writeln!(out)?;
-    } else {
-        writeln!(out, "{name}")?;
-        draw(&mut out, &tree, "")?;
-    }
-    out.flush()?;
-    finish(settings, &assembly)
+    let written = (|| -> anyhow::Result<()> {
+        let mut out = BufWriter::new(io::stdout().lock());
+        if json {
+            let references: Vec<_> = tree.iter().map(node_json).collect();
+            serde_json::to_writer_pretty(
+                &mut out,
+                &json!({ "file": name, "references": references }),
+            )?;
+            writeln!(out)?;
+        } else {
+            writeln!(out, "{name}")?;
+            draw(&mut out, &tree, "")?;
+        }
+        out.flush()?;
+        Ok(())
+    })();
+    let status = finish(settings, &assembly)?;
+    crate::despite_closed_stdout(status, written)
 }
 
 /// Nests the records by their `depth`; the assembler writes them depth first, each parent

@@ -81,6 +81,19 @@ fn closed_stdout_is_success_for_every_writer() {
     }
 }
 
+/// A closed standard output is not an error, and it hides none: the errors a run found still
+/// give exit 1, and their diagnostics still reach standard error.
+#[test]
+fn closed_stdout_keeps_the_status_of_the_errors_found() {
+    let dir = workspace();
+    for args in [&["check", "bad.md"][..], &["assemble", "bad.md"], &["refs", "bad.md"]] {
+        let out = with_closed_stdout(&dir, args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+    }
+    let out = with_closed_stdout(&dir, &["assemble", "bad.md"]);
+    assert!(stderr(&out).contains("E_NOT_FOUND"), "{}", stderr(&out));
+}
+
 #[test]
 fn full_stdout_is_one_clean_line_and_exit_2() {
     let dir = workspace();
