@@ -37,8 +37,8 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
     };
     let flushed = out.flush();
     drop(progress);
-    let status = finish(settings, &assembly)?;
-    crate::despite_closed_stdout(status, flushed.map_err(Into::into))
+    crate::unless_closed(flushed.map_err(Into::into))?;
+    finish(settings, &assembly)
 }
 
 /// `ctx expand [TEXT]`: default mode append, format xml. Without TEXT, standard input is the
@@ -67,8 +67,8 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
         ctx.assembler().assemble_str_to(&text, "-", &mut out).map_err(ctx::Error::from)?;
     let flushed = out.flush();
     drop(progress);
-    let status = finish(settings, &assembly)?;
-    crate::despite_closed_stdout(status, flushed.map_err(Into::into))
+    crate::unless_closed(flushed.map_err(Into::into))?;
+    finish(settings, &assembly)
 }
 
 /// A spinner only when standard error is a terminal that the output does not also go to.

@@ -95,5 +95,6 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         stdout.flush()?;
         Ok(())
     })();
-    crate::despite_closed_stdout(status, written)
+    crate::unless_closed(written)?;
+    Ok(status)
 }

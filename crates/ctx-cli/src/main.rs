@@ -128,16 +128,13 @@ fn init_logging(verbose: u8, quiet: bool) {
         .try_init();
 }
 
-/// The status of a run once its output is written: `written` failing on a closed standard
-/// output (`ctx check x | head -1`) is not an error (cli.md), so the run's own status stands,
-/// errors found included; any other failure to write is.
-pub(crate) fn despite_closed_stdout(
-    status: ExitCode,
-    written: anyhow::Result<()>,
-) -> anyhow::Result<ExitCode> {
+/// What writing a run's output came to: a closed standard output (`ctx check x | head -1`)
+/// is not an error (cli.md), so the run goes on to report its diagnostics and exit with its
+/// own status, errors found included; any other failure to write (a full disk) is the error.
+pub(crate) fn unless_closed(written: anyhow::Result<()>) -> anyhow::Result<()> {
     match written {
         Err(err) if !is_broken_pipe(&err) => Err(err),
-        _ => Ok(status),
+        _ => Ok(()),
     }
 }
 

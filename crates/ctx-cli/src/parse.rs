@@ -27,6 +27,6 @@ pub(crate) fn run(settings: &Settings, args: &ParseArgs) -> anyhow::Result<ExitC
         Ok(())
     })();
     let failed = scan.diagnostics.iter().any(|d| d.severity() == Severity::Error);
-    let status = if failed { ExitCode::from(1) } else { ExitCode::SUCCESS };
-    crate::despite_closed_stdout(status, written)
+    crate::unless_closed(written)?;
+    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -60,8 +60,8 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
         out.flush()?;
         Ok(())
     })();
-    let status = finish(settings, &assembly)?;
-    crate::despite_closed_stdout(status, written)
+    crate::unless_closed(written)?;
+    finish(settings, &assembly)
 }
 
 /// Nests the records by their `depth`; the assembler writes them depth first, each parent
