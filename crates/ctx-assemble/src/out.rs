@@ -133,6 +133,15 @@ impl<'s> Out<'s> {
     /// Starts inserting an item with a line prefix: its further lines get `continuation`,
     /// trimmed on empty lines when `trim_empty` says so.
     pub(crate) fn push_prefix(&mut self, continuation: String, trim_empty: bool) {
+        if self.at_line_start {
+            // The item opens a line of the items around it (an include at column 1 of an
+            // included document's later line): their continuations start the line first.
+            let joined: String = self.prefixes.iter().map(|p| p.continuation.as_str()).collect();
+            if !joined.is_empty() {
+                self.budget.write_unbudgeted(self.sink, &joined);
+                self.note_line(&joined);
+            }
+        }
         let (start, line_endings) = (self.line.len(), self.line_endings);
         self.prefixes.push(Prefix { continuation, trim_empty, start, line_endings });
         self.at_line_start = false;
