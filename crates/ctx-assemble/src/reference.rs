@@ -52,7 +52,7 @@ impl Walk<'_> {
                 Ok(resolved) => resolved,
                 Err(Failure::Fs(err)) if mention && err.code() == Code::NotFound => {
                     // `@param` in prose is not a mistake: the text stays as written.
-                    let message = err.to_string();
+                    let message = err.to_string() + &crate::walk::lines_hint(&written);
                     self.diagnose_item(item, Code::Unresolved, message.clone());
                     item.record.error =
                         Some(crate::record::ErrorRecord { code: Code::Unresolved, message });

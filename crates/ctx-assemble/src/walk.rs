@@ -264,13 +264,11 @@ impl<'a> Walk<'a> {
                 .or_else(|| self.asm.resolver().and_then(|r| r.closest(written, self.sandbox())));
             if let Some(hint) = hint {
                 message.push_str(&format!(" (did you mean {hint}?)"));
+                return self.fail(item, code, message);
             }
-        } else if code == Code::BadPath
-            && let Some((path, line)) = written.rsplit_once(':')
-            && !line.is_empty()
-            && line.bytes().all(|b| b.is_ascii_digit() || b == b'-')
-        {
-            message.push_str(&format!(" (for lines, write {path}#L{line})"));
+        }
+        if matches!(code, Code::NotFound | Code::BadPath) {
+            message.push_str(&lines_hint(written));
         }
         self.fail(item, code, message);
     }
@@ -450,5 +448,18 @@ mod tests {
         assert_eq!(reference_text("@\"my file.md\"#L2"), "my file.md#L2");
         assert_eq!(reference_text("@[\"notes:v2.md\":2]"), "notes:v2.md:2");
         assert_eq!(reference_text("@{include \"a.md\"}"), "a.md");
+    }
+}
+
+/// A hint for a path written with a line after a colon (`@src/a.rs:10` names a file
+/// `a.rs:10`; lines are written `#L10`), or nothing.
+pub(crate) fn lines_hint(written: &str) -> String {
+    match written.rsplit_once(':') {
+        Some((path, line))
+            if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit() || b == b'-') =>
+        {
+            format!(" (for lines, write {path}#L{line})")
+        }
+        _ => String::new(),
     }
 }

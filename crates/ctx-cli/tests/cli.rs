@@ -969,3 +969,23 @@ fn tokens_are_counted_only_where_they_are_shown() {
     let r = run(ctx(&dir).args(["assemble", "main.md", "--max-tokens", "1"]));
     assert!(r.stderr.contains("W_BUDGET"), "{}", r.stderr);
 }
+
+/// syntax.md §3: quotes carry a name with a colon (`@["notes:v2.md":2]`); outside a drive
+/// or stream form a colon is a character of the name (not on Windows, where it names a
+/// stream), and a prose `@f.txt:2` is an unresolved mention with the `#L` hint.
+#[cfg(not(windows))]
+#[test]
+fn a_colon_is_part_of_a_quoted_name() {
+    let dir = TempDir::new().unwrap();
+    dir.child("notes:v2.md").write_str("one\ntwo\nthree\n").unwrap();
+    dir.child("f.txt").write_str("x\n").unwrap();
+    dir.child("m.md").write_str("[@[\"notes:v2.md\":2]]\nsee @f.txt:2 here\n").unwrap();
+    let out = run(ctx(&dir).args(["assemble", "m.md"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "[two]\nsee @f.txt:2 here\n");
+    assert!(
+        out.stderr.contains("W_UNRESOLVED") && out.stderr.contains("write f.txt#L2"),
+        "{}",
+        out.stderr
+    );
+}
