@@ -437,6 +437,19 @@ pub(crate) fn reference_text(raw: &str) -> String {
     }
 }
 
+/// A hint for a path written with a line after a colon (`@src/a.rs:10` names a file
+/// `a.rs:10`; lines are written `#L10`), or nothing.
+pub(crate) fn lines_hint(written: &str) -> String {
+    match written.rsplit_once(':') {
+        Some((path, line))
+            if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit() || b == b'-') =>
+        {
+            format!(" (for lines, write {path}#L{line})")
+        }
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -448,18 +461,5 @@ mod tests {
         assert_eq!(reference_text("@\"my file.md\"#L2"), "my file.md#L2");
         assert_eq!(reference_text("@[\"notes:v2.md\":2]"), "notes:v2.md:2");
         assert_eq!(reference_text("@{include \"a.md\"}"), "a.md");
-    }
-}
-
-/// A hint for a path written with a line after a colon (`@src/a.rs:10` names a file
-/// `a.rs:10`; lines are written `#L10`), or nothing.
-pub(crate) fn lines_hint(written: &str) -> String {
-    match written.rsplit_once(':') {
-        Some((path, line))
-            if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit() || b == b'-') =>
-        {
-            format!(" (for lines, write {path}#L{line})")
-        }
-        _ => String::new(),
     }
 }
