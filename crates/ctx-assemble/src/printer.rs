@@ -88,6 +88,11 @@ impl<'a> Pieces<'a> {
         }
     }
 
+    /// Whether the pieces so far end a line.
+    pub(crate) fn ends_line(&self) -> bool {
+        self.parts.iter().rev().find(|p| !p.is_empty()).is_some_and(|p| p.ends_with('\n'))
+    }
+
     /// The pieces, in order.
     pub(crate) fn parts(&self) -> &[Cow<'a, str>] {
         &self.parts
@@ -328,7 +333,10 @@ impl Printer for Xml {
         if failures.is_empty() {
             return;
         }
-        out.push_str("\n\nSome files could not be loaded:\n");
+        // One blank line before the list: after the closing `</system-reminder>` line, or
+        // after the prompt's text when nothing was attached.
+        out.push_str(if out.ends_line() { "\n" } else { "\n\n" });
+        out.push_str("Some files could not be loaded:\n");
         for f in failures {
             // Names come from the prompt and the disk: control characters are shown, not sent.
             let reference = crate::sanitize::sanitize(&f.reference).text;
@@ -502,7 +510,10 @@ mod tests {
         Xml.failures(&mut out, &failures);
         let out = out.concat();
         assert!(out.starts_with("\n\n<system-reminder>\n"), "{out}");
-        assert!(out.ends_with("Some files could not be loaded:\n- @b.md: E_NOT_FOUND: gone\n"));
+        assert!(
+            out.ends_with("</system-reminder>\n\nSome files could not be loaded:\n- @b.md: E_NOT_FOUND: gone\n"),
+            "{out}"
+        );
         let mut out = Pieces::default();
         let hostile = [Failure {
             reference: "a\u{1b}[2J.md".into(),

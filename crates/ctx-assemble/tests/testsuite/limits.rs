@@ -150,7 +150,7 @@ fn budget_stop_keeps_the_whole_prompt() {
     let assembly = assembler(dir.path(), options).assemble_str("see @small.txt then @big.txt", "-");
     let content = &assembly.content;
     assert_eq!(content.matches("<system-reminder>").count(), 1, "{content}");
-    assert!(content.contains("y\n</file>\n</system-reminder>\n\n\nSome files"), "{content}");
+    assert!(content.contains("y\n</file>\n</system-reminder>\n\nSome files"), "{content}");
     assert!(!content.contains("<!--"), "{content}");
 }
 
