@@ -50,9 +50,11 @@ impl Walk<'_> {
         let resolved =
             match resolve::resolve(self.sandbox(), resolver, &doc.dir, reference, &written) {
                 Ok(resolved) => resolved,
-                Err(Failure::Fs(err)) if mention && err.code() == Code::NotFound => {
+                Err(failure @ (Failure::Fs(_) | Failure::Other(Code::NotFound, _)))
+                    if mention && failure.code() == Code::NotFound =>
+                {
                     // `@param` in prose is not a mistake: the text stays as written.
-                    let message = err.to_string() + &crate::walk::lines_hint(&written);
+                    let message = failure.message() + &crate::walk::lines_hint(&written);
                     self.diagnose_item(item, Code::Unresolved, message.clone());
                     item.record.error =
                         Some(crate::record::ErrorRecord { code: Code::Unresolved, message });

@@ -55,6 +55,22 @@ pub(crate) enum Failure {
     Other(Code, String),
 }
 
+impl Failure {
+    pub(crate) fn code(&self) -> Code {
+        match self {
+            Failure::Fs(err) => err.code(),
+            Failure::Other(code, _) => *code,
+        }
+    }
+
+    pub(crate) fn message(&self) -> String {
+        match self {
+            Failure::Fs(err) => err.to_string(),
+            Failure::Other(_, message) => message.clone(),
+        }
+    }
+}
+
 /// The path of a location as shown to the user: relative to the workspace root (`.` for
 /// the root itself), or joined to its root's path for the extra roots.
 pub(crate) fn display_path(sandbox: &Sandbox, location: &Location) -> String {
@@ -284,6 +300,11 @@ pub(crate) fn resolve(
     };
     let stat = sandbox.stat(&location).map_err(Failure::Fs)?;
     let kind = if stat.kind == FileKind::Dir { Kind::Directory } else { Kind::File };
+    if kind == Kind::File && reference.target == TargetKind::Directory {
+        // A trailing `/` names a directory (syntax.md §2); the system finds no `b.txt/` either.
+        let message = format!("not a directory: {written} (the trailing / names a directory)");
+        return Err(Failure::Other(Code::NotFound, message));
+    }
     Ok(Resolved { kind, path, location, content: None, pattern: None })
 }
 

@@ -989,3 +989,24 @@ fn a_colon_is_part_of_a_quoted_name() {
         out.stderr
     );
 }
+
+/// syntax.md §2: a path ending in `/` names a directory, so a file written with one is not
+/// found: an error for an include, an unresolved mention in prose.
+#[test]
+fn a_trailing_slash_names_a_directory_only() {
+    let dir = TempDir::new().unwrap();
+    dir.child("b.txt").write_str("B\n").unwrap();
+    dir.child("d/x.txt").write_str("X\n").unwrap();
+    dir.child("m.md").write_str("[@[b.txt/]] @b.txt/\n").unwrap();
+    let out = run(ctx(&dir).args(["assemble", "m.md"]));
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(
+        out.stdout.starts_with("[<!-- ctx: E_NOT_FOUND: not a directory: b.txt/"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.ends_with("] @b.txt/\n"), "{}", out.stdout);
+    assert!(out.stderr.contains("W_UNRESOLVED"), "{}", out.stderr);
+    let out = run(ctx(&dir).args(["expand", "@d/"]));
+    assert!(out.stdout.contains("<file path=\"d/x.txt\">"), "{}", out.stdout);
+}
