@@ -244,6 +244,53 @@ fn atx_heading(line: &str) -> Option<(usize, &str)> {
     Some((level, title))
 }
 
+/// The level of a setext underline (`===` is 1, `---` is 2), at most three spaces in.
+fn setext_level(line: &str) -> Option<usize> {
+    let line = line.trim_end_matches(['\n', '\r']).trim_end_matches([' ', '\t']);
+    let indent = line.len() - line.trim_start_matches(' ').len();
+    let rest = &line[indent..];
+    if indent > 3 || rest.is_empty() {
+        return None;
+    }
+    if rest.bytes().all(|b| b == b'=') {
+        Some(1)
+    } else if rest.bytes().all(|b| b == b'-') {
+        Some(2)
+    } else {
+        None
+    }
+}
+
+/// The text of a line that may be a setext heading's: not blank, not indented code, and not
+/// a list item, block quote, ATX heading or thematic break.
+fn paragraph_line(line: &str) -> Option<&str> {
+    let text = line.trim_end_matches(['\n', '\r']);
+    let indent = text.len() - text.trim_start_matches(' ').len();
+    let rest = text[indent..].trim_end();
+    if indent > 3 || rest.is_empty() || setext_level(line).is_some() {
+        return None;
+    }
+    let first = rest.as_bytes()[0];
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    let ordered = digits > 0 && matches!(rest.as_bytes().get(digits), Some(b'.' | b')'));
+    let marker = matches!(first, b'-' | b'*' | b'+')
+        && matches!(rest.as_bytes().get(1), None | Some(b' ' | b'\t'));
+    if marker || ordered || first == b'>' || first == b'#' {
+        return None;
+    }
+    Some(rest)
+}
+
+/// How many lines the front matter takes at the start of `text` (its `---` lines included),
+/// or 0 without one.
+fn front_matter_lines(text: &str) -> usize {
+    let mut lines = text.lines();
+    if lines.next().map(str::trim_end) != Some("---") {
+        return 0;
+    }
+    lines.position(|l| matches!(l.trim_end(), "---" | "...")).map_or(0, |closing| closing + 2)
+}
+
 /// A fence line opening or closing a fenced code block: its character and length.
 fn fence(line: &str) -> Option<(u8, usize, &str)> {
     let line = line.trim_end_matches(['\n', '\r']);
@@ -291,17 +338,25 @@ pub fn slug(title: &str) -> String {
 }
 
 /// Selects the Markdown section whose heading slug is `name`: from the heading line up to
-/// the next heading of the same or a higher level. Headings in fenced code blocks do not
-/// count; repeated slugs are told apart as GitHub does (`intro`, `intro-1`, …).
+/// the next heading of the same or a higher level. ATX (`## Title`) and setext (`Title` over
+/// `===` or `---`) headings count; headings in fenced code blocks and in the front matter do
+/// not; repeated slugs are told apart as GitHub does (`intro`, `intro-1`, …).
 pub fn section<'a>(text: &'a str, name: &str) -> Option<Selection<'a>> {
     let mut seen = std::collections::HashMap::<String, usize>::new();
     let mut open_fence: Option<(u8, usize)> = None;
     let mut found: Option<(usize, usize, u32)> = None;
     let mut end = text.len();
     let mut last_no = 0u32;
+    let front_matter_end = front_matter_lines(text);
+    // The line before, when it could be the text of a setext heading: start, number, text.
+    let mut paragraph: Option<(usize, u32, &str)> = None;
     for (i, (start, line_end)) in line_spans(text).enumerate() {
         let no = u32::try_from(i + 1).unwrap_or(u32::MAX);
         let line = &text[start..line_end];
+        if i < front_matter_end {
+            last_no = no;
+            continue;
+        }
         if let Some((c, n)) = open_fence {
             if let Some((fc, fnum, info)) = fence(line)
                 && fc == c
@@ -315,13 +370,26 @@ pub fn section<'a>(text: &'a str, name: &str) -> Option<Selection<'a>> {
         }
         if let Some((c, n, _)) = fence(line) {
             open_fence = Some((c, n));
+            paragraph = None;
             last_no = no;
             continue;
         }
-        if let Some((level, title)) = atx_heading(line) {
+        let heading = match (atx_heading(line), paragraph.take(), setext_level(line)) {
+            (Some((level, title)), _, _) => Some((level, title, start, no)),
+            (None, Some((p_start, p_no, p_text)), Some(level)) => {
+                Some((level, p_text.trim(), p_start, p_no))
+            }
+            _ => {
+                paragraph = paragraph_line(line).map(|text| (start, no, text));
+                None
+            }
+        };
+        if let Some((level, title, h_start, h_no)) = heading {
             if let Some((_, found_level, _)) = found {
                 if level <= found_level {
-                    end = start;
+                    // A setext heading begins on the line before its underline.
+                    end = h_start;
+                    last_no = h_no.saturating_sub(1);
                     break;
                 }
             } else {
@@ -330,7 +398,7 @@ pub fn section<'a>(text: &'a str, name: &str) -> Option<Selection<'a>> {
                 let unique = if *count == 0 { base } else { format!("{base}-{count}") };
                 *count += 1;
                 if unique == name {
-                    found = Some((start, level, no));
+                    found = Some((h_start, level, h_no));
                 }
             }
         }
@@ -537,6 +605,20 @@ again
             true,
         );
         assert_eq!(s.unwrap().text, "b");
+    }
+
+    #[test]
+    fn setext_headings_and_front_matter() {
+        let text = "---\n# yaml comment\nk: v\n---\nTop\n===\nt\nSub\n---\ns\n## Closed ##\nc\nOther\n=====\no\n";
+        let sub = section(text, "sub").unwrap();
+        assert_eq!(sub.text, "Sub\n---\ns", "up to the next heading of its level");
+        assert_eq!(sub.lines, Some(LineRange { start: 8, end: 10 }));
+        assert_eq!(section(text, "closed").unwrap().text, "## Closed ##\nc");
+        assert_eq!(section(text, "other").unwrap().text, "Other\n=====\no");
+        assert!(section(text, "yaml-comment").is_none(), "front matter holds no headings");
+        // A list item or a blank line over `---` is no heading: a thematic break.
+        assert!(section("- item\n---\n", "item").is_none());
+        assert!(section("a\n\n---\n", "a").is_none());
     }
 
     #[test]
