@@ -201,9 +201,19 @@ impl Walk<'_> {
         let before = self.out.budget.written();
         let tokens_before = self.out.budget.tokens_total();
         let cuts_before = self.out.budget.cuts();
+        let stopped_before = self.budget_stop.is_some();
         self.chain.push((Some(resolved.location.clone()), resolved.path.clone()));
+        self.sites.push(item.record.at.clone());
         self.expand(&child, body);
+        self.sites.pop();
         self.chain.pop();
+        if !stopped_before
+            && item.record.error.is_none()
+            && let Some(message) = self.budget_stop.clone()
+        {
+            // The output budget ran out inside what this include brought.
+            item.record.error = Some(crate::record::ErrorRecord { code: Code::Budget, message });
+        }
         if cut_lines > 0 {
             let newline = if body.text.ends_with('\n') { "" } else { "\n" };
             self.write(&format!("{newline}{}\n", select::truncation_marker(cut_lines)));

@@ -78,7 +78,7 @@ impl Walk<'_> {
         // The directory's opening, then its files batch by batch, so an expansion of a large
         // tree holds one batch in memory, not the tree.
         if let Err(message) = self.out.directory_open(&head) {
-            return self.budget_spent(message);
+            return self.budget_spent_at(message, Some(item));
         }
         for batch in batches(files) {
             if self.out.budget.stopped() {
@@ -86,12 +86,12 @@ impl Walk<'_> {
             }
             for entry in self.read_batch(batch, item) {
                 if let Err(message) = self.out.directory_file(&entry) {
-                    return self.budget_spent(message);
+                    return self.budget_spent_at(message, Some(item));
                 }
             }
         }
         if let Err(message) = self.out.directory_close(omitted.as_deref()) {
-            self.budget_spent(message);
+            self.budget_spent_at(message, Some(item));
         }
     }
 

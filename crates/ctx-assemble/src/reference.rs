@@ -137,7 +137,7 @@ impl Walk<'_> {
             lines: item.record.lines.map(|l| (l.start, l.end)),
             content: clean,
         };
-        self.place(&entry);
+        self.place(&entry, item);
     }
 
     /// A file that is not text: an image (by its extension) is shown as a placeholder when
@@ -166,7 +166,7 @@ impl Walk<'_> {
                     lines: None,
                     content: format!("{content}\n").into(),
                 };
-                self.place(&entry);
+                self.place(&entry, item);
             }
             Some(found) => {
                 let message = format!("{path}: the extension says {named}, the content is {found}");
@@ -214,16 +214,16 @@ impl Walk<'_> {
                     args: call.args.to_owned(),
                     content: clean,
                 };
-                self.place(&entry);
+                self.place(&entry, item);
             }
             Err(err) => self.fail(item, err.code, err.message),
         }
     }
 
     /// Places an entry in the output; the output budget may stop the walk there.
-    pub(crate) fn place(&mut self, entry: &Entry) {
+    pub(crate) fn place(&mut self, entry: &Entry, item: &mut Item<'_>) {
         if let Err(message) = self.out.place(entry) {
-            self.budget_spent(message);
+            self.budget_spent_at(message, Some(item));
         }
     }
 

@@ -86,6 +86,11 @@ pub(crate) struct Walk<'a> {
     pub(crate) params: ParamsMerger,
     /// What the tools of the run may spend, and the walks they share.
     pub(crate) tools: ToolBudget,
+    /// Where each included document of the chain was included from (the chain's documents
+    /// after the first): what a diagnostic about its text as a whole names.
+    pub(crate) sites: Vec<crate::record::At>,
+    /// The message of the `E_BUDGET` that stopped the walk, once it has.
+    pub(crate) budget_stop: Option<String>,
     started: Instant,
 }
 
@@ -112,6 +117,8 @@ impl<'a> Walk<'a> {
             },
             params: ParamsMerger::new(),
             tools: ToolBudget::new(asm.options().limits.max_scan_bytes, REGEX_BUDGET),
+            sites: Vec::new(),
+            budget_stop: None,
             started: Instant::now(),
         }
     }
@@ -179,10 +186,36 @@ impl<'a> Walk<'a> {
 
     /// Records that the output budget is spent, with its marker; the walk stops.
     pub(crate) fn budget_spent(&mut self, message: String) {
-        let file = self.chain.last().map(|c| c.1.clone()).unwrap_or_default();
+        self.budget_spent_at(message, None);
+    }
+
+    /// Records that the output budget is spent while placing `item` (at the item, as its
+    /// error: nothing of it was written), or while writing text; the walk stops.
+    pub(crate) fn budget_spent_at(&mut self, message: String, item: Option<&mut Item<'_>>) {
         let marker = error_marker(Code::Budget, &message);
         self.out.spent(&marker, &message);
-        self.diagnose(DiagnosticRecord::new(Code::Budget, message, file, 1, 1));
+        self.budget_stop = Some(message.clone());
+        match item {
+            Some(item) => {
+                item.record.bytes = 0;
+                item.record.error = Some(crate::record::ErrorRecord {
+                    code: Code::Budget,
+                    message: message.clone(),
+                });
+                self.diagnose_item(item, Code::Budget, message);
+            }
+            // Text of an included document: at the include that brought it.
+            None => match self.sites.last() {
+                Some(at) => {
+                    let (file, line, column) = (at.file.clone(), at.line, at.column);
+                    self.diagnose(DiagnosticRecord::new(Code::Budget, message, file, line, column));
+                }
+                None => {
+                    let file = self.chain.last().map(|c| c.1.clone()).unwrap_or_default();
+                    self.diagnose(DiagnosticRecord::new(Code::Budget, message, file, 1, 1));
+                }
+            },
+        }
     }
 
     /// Records a diagnostic; under `--strict` an error stops the walk.

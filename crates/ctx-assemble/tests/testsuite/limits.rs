@@ -240,3 +240,29 @@ fn tools_say_where_they_cut() {
     );
     assert_eq!(codes(&scanned), [Code::Limit]);
 }
+
+/// The `E_BUDGET` of the output budget names the include whose content ran over it, as its
+/// reference record's error too, whether the content is a file placed whole or the text of
+/// an included document.
+#[test]
+fn the_output_budget_error_names_the_include() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.txt"), "abcdefghij\n").unwrap();
+    std::fs::write(dir.path().join("big.rs"), "fn main() { println!(); }\n").unwrap();
+    for (name, file) in [("txt", "big.txt"), ("rs", "big.rs")] {
+        std::fs::write(dir.path().join("m.md"), format!("hi\n@[{file}]\n")).unwrap();
+        let options = Options {
+            limits: ctx_assemble::Limits { max_output_bytes: 8, ..Default::default() },
+            ..Options::default()
+        };
+        let assembly = assembler(dir.path(), options).assemble_file("m.md").unwrap();
+        let d = &assembly.diagnostics[0];
+        assert_eq!(
+            (d.code, d.file.as_str(), d.line, d.column),
+            (Code::Budget, "m.md", 2, 1),
+            "{name}"
+        );
+        let error = assembly.references[0].error.as_ref().expect(name);
+        assert_eq!(error.code, Code::Budget, "{name}");
+    }
+}
