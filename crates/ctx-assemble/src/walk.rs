@@ -261,7 +261,16 @@ impl<'a> Walk<'a> {
             let line = line + at_line.saturating_sub(1);
             self.diagnose(DiagnosticRecord::new(code, message, doc.name.clone(), line, column));
         }
+        if self.numbering() {
+            return self.text(&number_from(&clean.text, line, column));
+        }
         self.text(&clean.text);
+    }
+
+    /// Whether the text being written is an included document's and lines are numbered
+    /// (`--line-numbers` numbers included lines, not the top-level document's).
+    fn numbering(&self) -> bool {
+        self.opts().line_numbers && self.chain.len() > 1
     }
 
     /// Records a failed item: a diagnostic, the record's error, and what `--on-error` leaves
@@ -335,7 +344,8 @@ impl<'a> Walk<'a> {
                         // The line is needed only for a warning: hidden or control characters,
                         // or a token budget that may cut here.
                         let clean = !crate::sanitize::may_change(piece);
-                        let pos = if clean && self.opts().limits.max_tokens == 0 {
+                        let plain = clean && !self.numbering();
+                        let pos = if plain && self.opts().limits.max_tokens == 0 {
                             ctx_syntax::Position { line: 1, column: 1 }
                         } else {
                             index
@@ -468,6 +478,22 @@ pub(crate) fn reference_text(raw: &str) -> String {
         Some((quoted, after)) => format!("{quoted}{after}"),
         None => inner.to_owned(),
     }
+}
+
+/// `text`, which starts at `line` and `column` of its file, with `N: ` before each of its
+/// lines that starts there (the first one only when it starts its line).
+fn number_from(text: &str, line: u32, column: u32) -> String {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut at_start = column == 1;
+    for (no, piece) in (line..).zip(text.split_inclusive('\n')) {
+        if at_start {
+            out.push_str(&no.to_string());
+            out.push_str(": ");
+        }
+        out.push_str(piece);
+        at_start = piece.ends_with('\n');
+    }
+    out
 }
 
 /// A hint for a path written with a line after a colon (`@src/a.rs:10` names a file

@@ -660,7 +660,7 @@ fn configuration_roots_extensions_and_switches() {
         .unwrap();
     let r = run(ctx(&dir).args(["assemble", "cfg.md"]));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    assert_eq!(r.stdout, "team rules\n1: @[src/lib.rs:4]\n1: one\n");
+    assert_eq!(r.stdout, "1: team rules\n1: @[src/lib.rs:4]\n1: one\n");
     // Completions cover the extra root, shown under its path.
     let r = run(ctx(&dir).args(["complete", "team"]));
     assert!(r.stdout.lines().any(|l| l.ends_with("/team.md")), "{}", r.stdout);
