@@ -44,7 +44,14 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
             _ => ctx.assemble_to(&input::document_path(&settings.root, file)?, &mut io::sink()),
         };
         match result {
-            Ok(assembly) => records.extend(assembly.diagnostics),
+            Ok(assembly) => {
+                let failed = assembly.has_errors();
+                records.extend(assembly.diagnostics);
+                // `--strict` stops at the first error, across the files too.
+                if failed && settings.options.strict {
+                    break;
+                }
+            }
             Err(err) => {
                 unreadable = true;
                 let _ = writeln!(io::stderr(), "ctx: error: {}: {err}", file.display());
@@ -84,13 +91,14 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
             for d in &records {
                 reporter.report(d, &mut stdout)?;
             }
-            reporter.finish(&mut stdout)?;
-            let summary = diag::colored_summary(
-                reporter.counts,
-                args.files.len(),
-                settings.stdout_style.color,
-            );
-            writeln!(stdout, "{summary}")?;
+            // Standard output holds the diagnostic lines alone (cli.md); the count of what
+            // was not shown and the summary go to standard error.
+            stdout.flush()?;
+            let mut stderr = io::stderr().lock();
+            let _ = reporter.finish(&mut stderr);
+            let summary =
+                diag::colored_summary(reporter.counts, args.files.len(), settings.style.color);
+            let _ = writeln!(stderr, "{summary}");
         }
         stdout.flush()?;
         Ok(())

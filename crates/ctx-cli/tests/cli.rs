@@ -430,16 +430,16 @@ fn check_prints_only_diagnostics_and_a_summary() {
     let dir = workspace();
     let r = run(ctx(&dir).args(["check", "broken.md", "main.md"]));
     assert_eq!(r.code, 1);
-    assert_eq!(r.stderr, "");
+    assert_eq!(r.stderr, "1 error, 2 warnings in 2 files\n", "the summary is not a diagnostic");
     assert_eq!(
         r.stdout,
         "broken.md:2:5: error[E_NOT_FOUND]: no such file or directory: missing.md\n\
          broken.md:3:5: warning[W_UNRESOLVED]: no such file or directory: alice\n\
-         main.md:5:7: warning[W_UNDEFINED_MACRO]: macro `NAME` is not defined; left as text\n\
-         1 error, 2 warnings in 2 files\n"
+         main.md:5:7: warning[W_UNDEFINED_MACRO]: macro `NAME` is not defined; left as text\n"
     );
     let r = run(ctx(&dir).args(["check", "main.md", "-DNAME=x"]));
-    assert_eq!((r.code, r.stdout.as_str()), (0, "0 errors, 0 warnings in 1 file\n"));
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""));
+    assert_eq!(r.stderr, "0 errors, 0 warnings in 1 file\n");
     let r = run(ctx(&dir).args(["check", "broken.md", "--format", "json"]));
     let json: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(json["errors"], 1);
@@ -690,7 +690,7 @@ fn check_sorts_diagnostics_by_file_line_and_column() {
     // a.md checked on its own too: its problem is still reported once.
     let r = run(ctx(&dir).args(["check", "main.md", "a.md", "b.md"]));
     assert_eq!(r.stdout.matches("a.md:2:1").count(), 1, "{}", r.stdout);
-    assert!(r.stdout.contains("4 errors, 0 warnings in 3 files"), "{}", r.stdout);
+    assert!(r.stderr.contains("4 errors, 0 warnings in 3 files"), "{}", r.stderr);
 }
 
 #[test]
@@ -930,10 +930,11 @@ fn diagnostics_past_a_thousand_are_counted_not_shown() {
         &r.stderr[r.stderr.len() - 200..]
     );
     let r = run(ctx(&dir).args(["check", "many.md"]));
+    assert_eq!(r.stdout.lines().count(), 1000);
     assert!(
-        r.stdout.contains("ctx: 500 more diagnostics not shown\n1500 errors"),
+        r.stderr.starts_with("ctx: 500 more diagnostics not shown\n1500 errors"),
         "{}",
-        &r.stdout[r.stdout.len() - 200..]
+        r.stderr
     );
 }
 
@@ -1009,4 +1010,15 @@ fn a_trailing_slash_names_a_directory_only() {
     assert!(out.stderr.contains("W_UNRESOLVED"), "{}", out.stderr);
     let out = run(ctx(&dir).args(["expand", "@d/"]));
     assert!(out.stdout.contains("<file path=\"d/x.txt\">"), "{}", out.stdout);
+}
+
+/// `--strict` stops at the first error: in `check`, across the files too.
+#[test]
+fn strict_check_stops_at_the_first_error_of_all_files() {
+    let dir = workspace();
+    dir.child("other.md").write_str("@[gone.md]\n").unwrap();
+    let r = run(ctx(&dir).args(["--strict", "check", "broken.md", "other.md"]));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert_eq!(r.stdout.lines().filter(|l| l.contains("error[")).count(), 1, "{}", r.stdout);
+    assert!(!r.stdout.contains("other.md"), "{}", r.stdout);
 }
