@@ -409,8 +409,8 @@ fn extract(value: Value) -> (FrontMatter, Vec<String>) {
 
 /// Removes both spellings of a key; the lower-case one wins when both are there.
 fn take_either(map: &mut Map<String, Value>, lower: &str, upper: &str) -> Option<Value> {
-    let upper = map.remove(upper);
-    map.remove(lower).or(upper)
+    let upper = map.shift_remove(upper);
+    map.shift_remove(lower).or(upper)
 }
 
 fn type_name(value: &Value) -> &'static str {
