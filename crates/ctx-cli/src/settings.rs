@@ -116,10 +116,14 @@ impl Settings {
         }
         allow.extend(args.allow.iter().cloned());
         let deny = file.deny.clone().unwrap_or_default();
-        let sources = if args.no_sources || file.no_sources.unwrap_or(false) {
+        // The command line wins over the file: a solution named there overrides the file's
+        // `no_sources`, and `--no-sources` the file's solution.
+        let sources = if args.no_sources {
             Sources::Off
         } else if let Some(named) = args.sln.as_ref().or(args.compile_commands.as_ref()) {
             Sources::Named(std::path::absolute(named)?)
+        } else if file.no_sources.unwrap_or(false) {
+            Sources::Off
         } else if let Some(named) = file.sln.as_ref().or(file.compile_commands.as_ref()) {
             Sources::Named(std::path::absolute(loaded.dir.join(named))?)
         } else {

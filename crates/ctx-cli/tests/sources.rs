@@ -198,6 +198,9 @@ fn the_build_folder_is_searched_and_ctx_toml_chooses() {
     assert_eq!(json["files"], 3, "{json}");
     let (code, _, err) = sources("no_sources = true\n");
     assert_eq!(code, 2, "{err}");
+    // A solution named on the command line wins over the file's `no_sources`.
+    let (code, _, err) = run(build.ctx().args(["--sln", "FreeCAD.sln", "sources"]));
+    assert_eq!(code, 0, "{err}");
     let (code, _, err) = sources("sln = \"missing.sln\"\n");
     assert_eq!(code, 2);
     assert!(err.contains("E_NOT_FOUND"), "the configured solution is the one looked for: {err}");
