@@ -1022,3 +1022,13 @@ fn strict_check_stops_at_the_first_error_of_all_files() {
     assert_eq!(r.stdout.lines().filter(|l| l.contains("error[")).count(), 1, "{}", r.stdout);
     assert!(!r.stdout.contains("other.md"), "{}", r.stdout);
 }
+
+/// A backslash typed in a path being completed is a separator, as in every path.
+#[test]
+fn completion_takes_a_backslash_as_a_separator() {
+    let dir = workspace();
+    let slash = run(ctx(&dir).args(["complete", "src/li"]));
+    let backslash = run(ctx(&dir).args(["complete", "src\\li"]));
+    assert!(slash.stdout.contains("@src/lib.rs"), "{}", slash.stdout);
+    assert_eq!(backslash.stdout, slash.stdout);
+}

@@ -96,7 +96,8 @@ impl Context {
 
 /// Scores every path against what was typed and keeps the `limit` best (0: all), best first.
 fn rank(found: &[Found], prefix: &str, limit: usize) -> Vec<Completion> {
-    let query = ctx_syntax::typed_path(prefix);
+    // A backslash left after the mention's escapes is a separator, as in every path.
+    let query = ctx_syntax::typed_path(prefix).replace('\\', "/");
     let atom = Atom::new(&query, CaseMatching::Smart, Normalization::Smart, AtomKind::Fuzzy, false);
     let lower = query.to_lowercase();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
