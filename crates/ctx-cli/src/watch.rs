@@ -129,14 +129,35 @@ fn run_forever(
     mut once: impl FnMut(&Context) -> anyhow::Result<Dependencies>,
 ) -> anyhow::Result<ExitCode> {
     let watcher = ctx.watch(DEBOUNCE)?;
+    let own = own_output();
     let mut deps = once(ctx)?;
-    while let Some(changed) = watcher.next(None) {
-        if deps.affected_by(&changed) {
+    while let Some(mut changed) = watcher.next(None) {
+        // The run's own output and errors, redirected into a watched folder (`> out.md`),
+        // are no change to run again for: that would run for ever.
+        if !own.is_empty() {
+            let path_of = |l: &ctx::fs::Location| ctx.sandbox().root_path(l.root()).join(l.path());
+            changed.retain(|l| !own.iter().any(|o| path_of(l).as_std_path() == o.as_path()));
+        }
+        if !changed.is_empty() && deps.affected_by(&changed) {
             tracing::debug!(changed = changed.len(), "re-running");
             deps = once(ctx)?;
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The paths of standard output and standard error where they are regular files (Linux,
+/// through `/proc`); none elsewhere and for terminals and pipes.
+#[allow(clippy::disallowed_methods)] // The process's own descriptors, not workspace content.
+fn own_output() -> Vec<PathBuf> {
+    if !cfg!(target_os = "linux") {
+        return Vec::new();
+    }
+    ["/proc/self/fd/1", "/proc/self/fd/2"]
+        .iter()
+        .filter_map(|fd| std::fs::read_link(fd).ok())
+        .filter(|path| path.is_file())
+        .collect()
 }
 
 /// Writes the lines that differ between two outputs: the common first and last lines are

@@ -112,3 +112,26 @@ fn a_watch_does_not_wake_on_its_own_reads() {
     std::fs::write(dir.path().join("sub/a.md"), "beta\n").unwrap();
     watch.expect("beta");
 }
+
+/// Output and errors redirected into the watched folder (`ctx assemble --watch m.md > out.md`)
+/// are the run's own writes, not changes: one run, not a run for ever.
+#[cfg(target_os = "linux")]
+#[test]
+fn its_own_output_in_the_folder_runs_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.md"), "@[nope.md]\n").unwrap();
+    let out = std::fs::File::create(dir.path().join("out.md")).unwrap();
+    let err = std::fs::File::create(dir.path().join("err.log")).unwrap();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctx"))
+        .current_dir(dir.path())
+        .args(["assemble", "--watch", "m.md"])
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let runs = std::fs::read_to_string(dir.path().join("err.log")).unwrap();
+    assert_eq!(runs.matches("E_NOT_FOUND").count(), 1, "{runs}");
+}
