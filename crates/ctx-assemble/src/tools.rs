@@ -427,10 +427,11 @@ impl Tool for Grep {
         };
         let mut out = String::new();
         let mut found = 0;
-        let mut more = false;
+        // Matches past `max`: counted, not shown.
+        let mut more = 0usize;
         let mut skipped = Skips::default();
         let mut unsearched = 0;
-        'files: for (n, (location, shown)) in files.iter().enumerate() {
+        for (n, (location, shown)) in files.iter().enumerate() {
             let location = *location;
             if let Some(filter) = &filter {
                 let name = shown.rsplit('/').next().unwrap_or("");
@@ -460,21 +461,22 @@ impl Tool for Grep {
             for (no, line) in text.lines().enumerate() {
                 if regex.is_match(line) {
                     if found == max {
-                        more = true;
-                        break 'files;
+                        more += 1;
+                        continue;
                     }
                     let _ = writeln!(out, "{shown}:{}: {line}", no + 1);
                     found += 1;
                 }
             }
         }
-        if more {
-            let note = format!("[... more matches omitted: grep stopped at max {max} ...]");
+        if more > 0 {
             cut(
                 cx,
                 &mut out,
-                note,
-                format!("grep stopped at {max} matches; raise `max` to see more"),
+                format!("[... {more} more entries omitted ...]"),
+                format!(
+                    "grep stopped at max {max} matches, {more} more not shown; raise `max` to see them"
+                ),
             );
         }
         if unsearched > 0 {
@@ -482,7 +484,7 @@ impl Tool for Grep {
             cut(
                 cx,
                 &mut out,
-                format!("[... {unsearched} more entries omitted: the scan budget is spent ...]"),
+                format!("[... {unsearched} more entries omitted ...]"),
                 format!(
                     "grep stopped after {budget} bytes scanned in this run; {unsearched} files were not searched (raise --max-scan-bytes)"
                 ),
