@@ -107,7 +107,9 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
         .limit(args.limit)
         .max_lines(args.range_lines)
         .max_tokens(settings.max_tokens_arg.filter(|n| *n > 0))
-        .explain(args.explain);
+        // The JSON form always carries the reasons (`why`); the text form shows them with
+        // --explain.
+        .explain(args.explain || json);
     let show = settings.style.stderr_tty && !settings.quiet && !args.interactive;
     let progress = crate::progress::Progress::start(
         show,

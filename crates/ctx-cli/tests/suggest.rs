@@ -99,6 +99,8 @@ fn suggest_json_and_explain() {
     assert_eq!(first["path"], "src/retry.rs");
     assert_eq!(first["lines"], serde_json::json!({"start": 1, "end": 4}));
     assert!(first["score"].as_f64().unwrap() > 0.0);
+    let why = first["why"].as_array().unwrap();
+    assert!(why.iter().any(|w| w.as_str().unwrap().contains("retry_with_timeout")), "{why:?}");
     let explained = stdout(ctx_in(dir.path(), cache.path()).args([
         "suggest",
         "--explain",
