@@ -47,7 +47,8 @@ impl Sanitized<'_> {
     /// The warnings to report, with the 1-based line and column (in characters) of each one's
     /// first occurrence in `text`, the text given to [`sanitize`].
     pub fn warnings_at(&self, text: &str) -> Vec<(Code, u32, u32, String)> {
-        self.warnings()
+        let mut found: Vec<(Code, u32, u32, String)> = self
+            .warnings()
             .into_iter()
             .map(|(code, line, message)| {
                 let at = self.first_at[usize::from(code == Code::Control)].unwrap_or(0);
@@ -56,7 +57,10 @@ impl Sanitized<'_> {
                 let column = 1 + u32::try_from(before[line_start..].chars().count()).unwrap_or(0);
                 (code, line, column, message)
             })
-            .collect()
+            .collect();
+        // In the order of the text, as the walk meets them.
+        found.sort_by_key(|(_, line, column, _)| (*line, *column));
+        found
     }
 
     /// The warnings to report, `W_HIDDEN_TEXT` then `W_CONTROL`, each with the 1-based line of
@@ -249,13 +253,13 @@ mod tests {
         assert_eq!(
             sanitize(text).warnings_at(text),
             [
+                (Code::Control, 2, 3, "1 control character made visible".to_owned()),
                 (
                     Code::HiddenText,
                     2,
                     5,
                     "1 hidden unicode character (tag or bidi control) made visible".to_owned()
                 ),
-                (Code::Control, 2, 3, "1 control character made visible".to_owned()),
             ]
         );
     }
