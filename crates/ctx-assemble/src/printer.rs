@@ -224,7 +224,40 @@ fn fenced<'e>(out: &mut Pieces<'e>, content: &'e str, lang: &str) {
     let fence = fence(content);
     let _ = writeln!(out, "{fence}{lang}");
     push_block(out, Cow::Borrowed(content));
-    let _ = writeln!(out, "{fence}\n");
+    let _ = writeln!(out, "{fence}");
+}
+
+/// A Markdown entry: its heading, a blank line, its fenced block; after a blank line when
+/// `lead` (every entry but the first of a block), so the output ends at the last fence.
+fn markdown_entry<'e>(out: &mut Pieces<'e>, entry: &'e Entry<'_>, lead: bool) {
+    if lead {
+        out.push('\n');
+    }
+    match entry {
+        Entry::File { path, reference, content, .. } => {
+            let _ = writeln!(out, "#### Source: {reference}\n");
+            fenced(out, content, language(path));
+        }
+        Entry::Tool { name, args, content } => {
+            let _ = writeln!(out, "#### Tool Call: {name}\n> Args: {args}\n");
+            fenced(out, content, "");
+        }
+    }
+}
+
+/// A directory's Markdown heading and tree, after a blank line when `lead`.
+fn markdown_directory(out: &mut Pieces<'_>, head: &DirectoryHead, lead: bool) {
+    if lead {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "#### Source: {}\n", head.reference);
+    let fence = fence(&head.tree);
+    let _ = writeln!(out, "{fence}");
+    out.push_str(&head.tree);
+    if !head.tree.is_empty() && !head.tree.ends_with('\n') {
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{fence}");
 }
 
 /// `inline`: content as it is; a directory's files as Markdown entries, so they keep their
@@ -241,16 +274,20 @@ impl Printer for Plain {
         }
     }
 
-    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped) {
-        Markdown.directory_open(out, head, escaped);
+    fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, _: &mut Escaped) {
+        // In place: the directory's block starts where the include stood.
+        markdown_directory(out, head, false);
     }
 
-    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, escaped: &mut Escaped) {
-        Markdown.entry(out, file, escaped);
+    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, _: &mut Escaped) {
+        markdown_entry(out, file, true);
     }
 
     fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
+        // In place, a directory's block ends with a blank line, which keeps it apart from
+        // what follows on the next line.
         Markdown.directory_close(out, omitted);
+        out.push('\n');
     }
 
     fn attachments_open(&self, _out: &mut Pieces<'_>) {}
@@ -356,38 +393,36 @@ pub(crate) struct Markdown;
 
 impl Printer for Markdown {
     fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, _: &mut Escaped) {
-        match entry {
-            Entry::File { path, reference, content, .. } => {
-                let _ = writeln!(out, "#### Source: {reference}\n");
-                fenced(out, content, language(path));
-            }
-            Entry::Tool { name, args, content } => {
-                let _ = writeln!(out, "#### Tool Call: {name}\n> Args: {args}\n");
-                fenced(out, content, "");
-            }
-        }
+        markdown_entry(out, entry, false);
     }
 
     fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, _: &mut Escaped) {
-        let _ = writeln!(out, "#### Source: {}\n", head.reference);
-        let fence = fence(&head.tree);
-        let _ = writeln!(out, "{fence}");
-        out.push_str(&head.tree);
-        if !head.tree.is_empty() && !head.tree.ends_with('\n') {
-            out.push('\n');
-        }
-        let _ = writeln!(out, "{fence}\n");
+        markdown_directory(out, head, false);
+    }
+
+    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, _: &mut Escaped) {
+        markdown_entry(out, file, true);
+    }
+
+    // Attachments each start with their blank line, so the last one ends at its fence.
+    fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, _: &mut Escaped) {
+        markdown_entry(out, entry, true);
+    }
+
+    fn attachment_directory(&self, out: &mut Pieces<'_>, head: &DirectoryHead, _: &mut Escaped) {
+        markdown_directory(out, head, true);
     }
 
     fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
         if let Some(marker) = omitted {
+            out.push('\n');
             out.push_str(marker);
-            out.push_str("\n\n");
+            out.push('\n');
         }
     }
 
     fn attachments_open(&self, out: &mut Pieces<'_>) {
-        out.push_str("\n\n### User Provided Context References:\n\n");
+        out.push_str("\n\n### User Provided Context References:\n");
     }
 }
 
@@ -482,7 +517,8 @@ mod tests {
         assert_eq!(print(&Xml, &file("x")), "<file path=\"src/a.rs\" lines=\"1-2\">\nx\n</file>\n");
         assert_eq!(
             print(&Markdown, &file("x\n")),
-            "#### Source: src/a.rs#L1-2\n\n```rust\nx\n```\n\n"
+            "#### Source: src/a.rs#L1-2\n\n```rust\nx\n```\n",
+            "up to its fence"
         );
         assert_eq!(print(&Json(Box::new(Plain)), &file("x")), "x");
     }
