@@ -120,7 +120,13 @@ impl Store {
             }
             _ => {}
         }
-        let dir = self.dir.open_dir(name).map_err(|e| Error::io(name, e))?;
+        let dir = self.dir.open_dir(name).map_err(|e| match e.kind() {
+            // A file where a folder is wanted: no "no such file" for what is there.
+            std::io::ErrorKind::NotADirectory => {
+                Error::new(crate::ErrorKind::Io, name).with_detail("a file is there, not a folder")
+            }
+            _ => Error::io(name, e),
+        })?;
         Ok(Store { dir, path: self.path.join(name) })
     }
 
@@ -169,6 +175,17 @@ fn check(name: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_where_a_folder_is_wanted_is_named_so() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().to_path_buf()).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        store.write("sub", b"a file").unwrap();
+        let err = store.sub("sub").unwrap_err();
+        assert_eq!(err.code(), crate::Code::Io);
+        assert!(err.to_string().contains("a file is there, not a folder"), "{err}");
+    }
 
     #[test]
     fn write_read_replace_remove() {

@@ -234,11 +234,7 @@ fn tools_say_where_they_cut() {
     assert_eq!(codes(&at_max), [Code::Limit]);
     let scan = ctx_assemble::Limits { max_scan_bytes: 20, ..Default::default() };
     let scanned = run("@[grep{\"pattern\":\"match\"}]", scan);
-    assert!(
-        scanned.content.contains("more entries omitted ...]"),
-        "{}",
-        scanned.content
-    );
+    assert!(scanned.content.contains("more entries omitted ...]"), "{}", scanned.content);
     assert_eq!(codes(&scanned), [Code::Limit]);
 }
 
