@@ -29,7 +29,8 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         format!("checking {} files", args.files.len()),
     );
     let mut reporter = Reporter::new(settings.stdout_style, settings.quiet);
-    let mut unreadable = false;
+    // The documents that could not be read at all (exit 2), by name as given.
+    let mut unread: Vec<String> = Vec::new();
     let mut records: Vec<ctx::assemble::record::DiagnosticRecord> = Vec::new();
     let mut stdout = io::stdout().lock();
     for file in &args.files {
@@ -53,7 +54,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
                 }
             }
             Err(err) => {
-                unreadable = true;
+                unread.push(file.display().to_string());
                 let _ = writeln!(io::stderr(), "ctx: error: {}: {err}", file.display());
             }
         }
@@ -70,7 +71,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     });
     let errors = records.iter().filter(|d| d.severity == ctx::Severity::Error).count();
     let counts = Counts { errors, warnings: records.len() - errors };
-    let status = if unreadable {
+    let status = if !unread.is_empty() {
         ExitCode::from(2)
     } else if counts.errors > 0 {
         ExitCode::from(1)
@@ -84,6 +85,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
                 "errors": counts.errors,
                 "warnings": counts.warnings,
                 "files": args.files.len(),
+                "unreadable": unread,
             });
             serde_json::to_writer_pretty(&mut stdout, &value)?;
             writeln!(stdout)?;
@@ -96,8 +98,11 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
             stdout.flush()?;
             let mut stderr = io::stderr().lock();
             let _ = reporter.finish(&mut stderr);
-            let summary =
+            let mut summary =
                 diag::colored_summary(reporter.counts, args.files.len(), settings.style.color);
+            if !unread.is_empty() {
+                summary.push_str(&format!(" ({} could not be read)", unread.len()));
+            }
             let _ = writeln!(stderr, "{summary}");
         }
         stdout.flush()?;

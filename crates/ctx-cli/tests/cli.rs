@@ -1032,3 +1032,15 @@ fn completion_takes_a_backslash_as_a_separator() {
     assert!(slash.stdout.contains("@src/lib.rs"), "{}", slash.stdout);
     assert_eq!(backslash.stdout, slash.stdout);
 }
+
+/// `check` of a document that cannot be read: exit 2, and the summary and JSON say which.
+#[test]
+fn check_names_the_documents_it_could_not_read() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["check", "gone.md", "main.md", "-DNAME=x"]));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("in 2 files (1 could not be read)"), "{}", r.stderr);
+    let r = run(ctx(&dir).args(["check", "--format", "json", "gone.md", "main.md"]));
+    let json: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(json["unreadable"], serde_json::json!(["gone.md"]));
+}
