@@ -53,16 +53,18 @@ impl Walk<'_> {
         };
         let mut notes = Vec::new();
         if walk.truncated {
-            // The walk itself stopped at the sandbox's entry limit: how many more there are
-            // is not known.
+            // The walk itself stopped at the sandbox's entry limit; it counted what came after
+            // up to the limit again.
             item.record.truncated = true;
             let limit = self.sandbox().limits().max_walk_entries;
+            let n = omitted + walk.omitted_files;
+            let more =
+                if walk.omitted_exact(limit) { format!("{n}") } else { format!("at least {n}") };
             let message = format!(
-                "{path} has more than {limit} entries; the walk stopped there and later files are left out (--max-files 0 lifts it)"
+                "{path} has more than {limit} entries; the walk stopped there and {more} later files are left out (--max-files 0 lifts it)"
             );
             self.diagnose_item(item, Code::Limit, message);
-            notes
-                .push(format!("[... more files omitted: the walk stopped at {limit} entries ...]"));
+            notes.push(format!("[... {more} more files omitted ...]"));
         } else if omitted > 0 {
             item.record.truncated = true;
             notes.push(format!("[... {omitted} more files omitted ...]"));

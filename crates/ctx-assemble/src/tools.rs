@@ -545,12 +545,15 @@ fn cut(cx: &ToolContext<'_>, out: &mut String, marker: String, warning: String) 
 fn cut_walk(cx: &ToolContext<'_>, walk: &Walk, out: &mut String) {
     if walk.truncated {
         let limit = cx.sandbox.limits().max_walk_entries;
+        let n = walk.omitted;
+        let counted =
+            if walk.omitted_exact(limit) { format!("{n}") } else { format!("at least {n}") };
         cut(
             cx,
             out,
-            format!("[... more entries omitted: the walk stopped at {limit} entries ...]"),
+            format!("[... {counted} more entries omitted ...]"),
             format!(
-                "a walk stopped at its limit of {limit} entries; later entries are left out (--max-files 0 lifts it)"
+                "a walk stopped at its limit of {limit} entries; {counted} later entries are left out (--max-files 0 lifts it)"
             ),
         );
     }

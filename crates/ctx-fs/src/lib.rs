@@ -101,6 +101,6 @@ pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
 pub use store::{Store, StoreLock};
 pub use text::{Text, WeakText};
-pub use walk::{SkipReason, Skipped, Walk, WalkEntry, WalkOptions, split_glob};
+pub use walk::{COUNT_PAST_LIMIT, SkipReason, Skipped, Walk, WalkEntry, WalkOptions, split_glob};
 #[cfg(feature = "watch")]
 pub use watch::Watcher;

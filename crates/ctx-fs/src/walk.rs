@@ -105,6 +105,10 @@ impl Skipped {
     }
 }
 
+/// How far past its entry limit a walk goes on counting (not keeping) entries, as a multiple
+/// of the limit: so the marker of a cut can say how many entries it left out.
+pub const COUNT_PAST_LIMIT: usize = 10;
+
 /// The result of a walk: entries in sorted depth-first order (each
 /// directory's entries by name, a directory before its contents).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -116,9 +120,20 @@ pub struct Walk {
     pub skipped: Vec<Skipped>,
     /// Whether the walk stopped at the entry limit.
     pub truncated: bool,
+    /// Past the limit, the entries the walk went on counting without keeping them: at most
+    /// [`COUNT_PAST_LIMIT`] times the limit, so a count that reaches it is a lower bound
+    /// ([`Walk::omitted_exact`]).
+    pub omitted: usize,
+    /// The regular files among [`Walk::omitted`].
+    pub omitted_files: usize,
 }
 
 impl Walk {
+    /// Whether [`Walk::omitted`] counts every entry left out, not only the first ones.
+    pub fn omitted_exact(&self, limit: usize) -> bool {
+        self.omitted < limit.saturating_mul(COUNT_PAST_LIMIT)
+    }
+
     /// The regular files found.
     pub fn files(&self) -> impl Iterator<Item = &WalkEntry> {
         self.entries.iter().filter(|e| e.kind == FileKind::File)
@@ -301,6 +316,12 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Whether the walk is past its limit and has counted as far as it counts.
+    fn counted_enough(&self) -> bool {
+        self.out.truncated
+            && self.out.omitted >= self.options.max_entries.saturating_mul(COUNT_PAST_LIMIT)
+    }
+
     fn skip(&mut self, shown: &[String], reason: SkipReason) {
         self.out.skipped.push(Skipped { path: join(shown), reason });
     }
@@ -332,7 +353,7 @@ impl<'a> Walker<'a> {
         let chain = self.chain(&canonical, Some((&dir, &names)));
         let settings = &self.sandbox.ignore;
         for name in names {
-            if self.out.truncated {
+            if self.counted_enough() {
                 return;
             }
             if settings.skip_hidden && name.starts_with('.') {
@@ -393,7 +414,7 @@ impl<'a> Walker<'a> {
         let Node { canonical, shown, depth } = node;
         let listed = Node { canonical: canonical.clone(), shown: shown.clone(), depth };
         self.push(listed, FileKind::Dir, md, via_symlink);
-        if self.out.truncated {
+        if self.counted_enough() {
             return;
         }
         let glob_depth = self.filter.as_ref().and_then(|f| f.depth);
@@ -574,7 +595,10 @@ impl<'a> Walker<'a> {
             }
         }
         if self.out.entries.len() >= self.options.max_entries {
+            // Past the limit: counted, not kept, until the count reaches the limit again.
             self.out.truncated = true;
+            self.out.omitted += 1;
+            self.out.omitted_files += usize::from(kind == FileKind::File);
             return;
         }
         self.out.entries.push(WalkEntry {

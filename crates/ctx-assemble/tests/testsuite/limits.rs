@@ -116,7 +116,13 @@ fn walk_limit_is_w_limit() {
         Assembler::new(Arc::new(sandbox), Options::default()).assemble_str("@[d/]\n", "-");
     assert_eq!(codes(&assembly), [Code::Limit]);
     assert!(assembly.references[0].truncated);
-    assert!(assembly.content.contains("the walk stopped at 3 entries"), "{}", assembly.content);
+    // Three kept, the other seven counted (the walk counts up to ten times its limit past it).
+    assert!(assembly.content.contains("[... 7 more files omitted ...]"), "{}", assembly.content);
+    assert!(
+        assembly.diagnostics[0].message.contains("7 later files"),
+        "{:?}",
+        assembly.diagnostics
+    );
 }
 
 /// When the output budget stops an append-mode run, the prompt's text is still whole: only
