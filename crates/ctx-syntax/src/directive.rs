@@ -116,10 +116,14 @@ fn include(input: &str) -> PResult<'_, DirectiveKind<'_>> {
         return Err(nom::Err::Error(nom::error::Error::new(rest, nom::error::ErrorKind::Char)));
     }
     match quoted_prefix(rest) {
-        Some((raw, len)) if !raw.contains('\\') => {
+        // The string's content is the reference body (`"a.md:2:4"` is lines 2 to 4); a
+        // backslash that escapes nothing stays, a separator as in every path.
+        Some((raw, len)) if !raw.contains("\\\"") && !raw.contains("\\\\") => {
             Ok((&rest[len..], DirectiveKind::Include(parse_reference(raw))))
         }
-        _ => Err(nom::Err::Error(nom::error::Error::new(rest, nom::error::ErrorKind::Escaped))),
+        // With `\"` or `\\` escapes the string is a quoted path, unescaped as `@["…"]` is.
+        Some((_, len)) => Ok((&rest[len..], DirectiveKind::Include(parse_reference(&rest[..len])))),
+        None => Err(nom::Err::Error(nom::error::Error::new(rest, nom::error::ErrorKind::Escaped))),
     }
 }
 
@@ -135,6 +139,17 @@ pub(crate) fn parse(input: &str) -> DirectiveKind<'_> {
 mod tests {
     use super::*;
     use crate::ast::{LineEnd, Selector};
+
+    #[test]
+    fn include_strings_with_backslashes() {
+        // A backslash that escapes nothing is a separator; `\"` and `\\` are escapes.
+        let DirectiveKind::Include(r) = parse(r#"include "sub\f.txt""#) else { panic!() };
+        assert_eq!(r.path.unescaped(), "sub\\f.txt");
+        let DirectiveKind::Include(r) = parse(r#"include "q\"x.txt""#) else { panic!() };
+        assert_eq!(r.path.unescaped(), "q\"x.txt");
+        let DirectiveKind::Include(r) = parse(r#"include "C:\\src\\a.rs""#) else { panic!() };
+        assert_eq!(r.path.unescaped(), "C:\\src\\a.rs");
+    }
 
     #[test]
     fn forms() {
