@@ -102,6 +102,13 @@ pub(crate) fn is_absolute(path: &str) -> bool {
 
 /// Whether a path is a URL or names another scheme (`http:`, `file:`…). A drive letter is not
 /// a scheme.
+/// `E_SCHEME` for a URL or another scheme written where a path is wanted.
+pub(crate) fn not_a_path(written: &str) -> Option<Failure> {
+    let scheme = scheme(written)?;
+    let message = format!("{scheme}: is not a path; ctx reads files only: {written}");
+    Some(Failure::Other(Code::Scheme, message))
+}
+
 fn scheme(path: &str) -> Option<&str> {
     let (scheme, rest) = path.split_once(':')?;
     let valid = scheme.len() >= 2
@@ -238,11 +245,8 @@ pub(crate) fn resolve(
     reference: &Reference<'_>,
     written: &str,
 ) -> Result<Resolved, Failure> {
-    if let Some(scheme) = scheme(written) {
-        return Err(Failure::Other(
-            Code::Scheme,
-            format!("{scheme}: is not a path; ctx reads files only: {written}"),
-        ));
+    if let Some(failure) = not_a_path(written) {
+        return Err(failure);
     }
     if written.is_empty() {
         return Err(Failure::Other(Code::BadPath, "empty path".into()));

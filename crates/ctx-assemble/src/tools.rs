@@ -35,11 +35,13 @@ impl ToolContext<'_> {
     /// Resolves a path as the assembler does: from the calling document's directory, then
     /// from the workspace root.
     pub fn resolve(&self, written: &str) -> Result<Location, ToolError> {
-        crate::resolve::resolve_relative(self.sandbox, written, self.base).map_err(|failure| {
-            match failure {
-                crate::resolve::Failure::Fs(err) => ToolError::from_fs(&err),
-                crate::resolve::Failure::Other(code, message) => ToolError { code, message },
-            }
+        let resolved = match crate::resolve::not_a_path(written) {
+            Some(failure) => Err(failure),
+            None => crate::resolve::resolve_relative(self.sandbox, written, self.base),
+        };
+        resolved.map_err(|failure| match failure {
+            crate::resolve::Failure::Fs(err) => ToolError::from_fs(&err),
+            crate::resolve::Failure::Other(code, message) => ToolError { code, message },
         })
     }
 
@@ -590,6 +592,13 @@ impl Tool for GlobTool {
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
         check_keys(args, self.keys())?;
         let pattern = required_string(args, "pattern")?;
+        // A pattern that is empty or does not compile is a bad argument, as for `grep`'s.
+        if pattern.trim().is_empty() {
+            return Err(ToolError::args("`pattern` must not be empty".to_owned()));
+        }
+        if let Err(e) = globset::Glob::new(&pattern.replace('\\', "/")) {
+            return Err(ToolError::args(format!("bad glob: {e}")));
+        }
         let walk = cx.sandbox.glob(pattern, Some(cx.base)).map_err(|e| ToolError::from_fs(&e))?;
         let mut walks = vec![walk];
         // From the workspace root, a relative pattern also matches in each source root.

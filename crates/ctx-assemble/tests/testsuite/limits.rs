@@ -269,3 +269,18 @@ fn the_output_budget_error_names_the_include() {
         assert_eq!(error.code, Code::Budget, "{name}");
     }
 }
+
+/// A tool's `uri` with a scheme is `E_SCHEME`, as a reference's is; a `glob` pattern that is
+/// empty or does not compile is a bad argument, as `grep`'s is.
+#[test]
+fn tool_arguments_get_the_codes_of_references() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |doc: &str| assembler(dir.path(), Options::default()).assemble_str(doc, "-");
+    assert_eq!(codes(&run("@[ls{\"uri\":\"file:///etc\"}]")), [Code::Scheme]);
+    assert_eq!(
+        codes(&run("@[grep{\"pattern\":\"x\",\"uri\":\"https://a.test/\"}]")),
+        [Code::Scheme]
+    );
+    assert_eq!(codes(&run("@[glob{\"pattern\":\"\"}]")), [Code::ToolArgs]);
+    assert_eq!(codes(&run("@[glob{\"pattern\":\"a[b\"}]")), [Code::ToolArgs]);
+}
