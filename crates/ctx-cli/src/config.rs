@@ -123,34 +123,71 @@ pub(crate) fn load(root: &Path, explicit: Option<&Path>) -> anyhow::Result<Loade
 }
 
 /// Why a root that a configuration found in the workspace asks for is not trusted, if it is
-/// not: a file system root, a system folder, or a folder holding the home directory. A cloned
-/// repository's `ctx.toml` must not widen the sandbox to the machine (docs/security.md); roots
-/// given on the command line, or by a configuration named with `--config`, are the user's.
+/// not: a file system root, a system folder or anything in one, a folder holding the home
+/// directory, a hidden folder of the home directory (tools' settings and tokens), a folder
+/// the deny list covers (`~/.ssh`, a `.git`), or a `~` path that leads out of the home
+/// directory (`~/..`). A cloned repository's `ctx.toml` must not widen the sandbox to the
+/// machine or to the user's secrets (docs/security.md); roots given on the command line, or
+/// by a configuration named with `--config`, are the user's.
 #[allow(clippy::disallowed_methods)] // Interprets the configuration, before any sandbox exists.
 pub(crate) fn untrusted_root(dir: &Path) -> Option<&'static str> {
-    const SYSTEM: [&str; 13] = [
-        "/bin", "/boot", "/dev", "/etc", "/lib", "/proc", "/root", "/run", "/sbin", "/sys", "/usr",
-        "/var", "/home",
+    // Whole trees of the system; `/home` and `/root` only as themselves (projects live below).
+    const SYSTEM_TREES: [&str; 12] = [
+        "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/proc", "/run", "/sbin", "/sys",
+        "/usr", "/var",
     ];
-    if dir.to_str().is_some_and(|d| d == "~" || d.starts_with("~/")) {
-        return None;
-    }
+    const SYSTEM: [&str; 2] = ["/root", "/home"];
+    let home = std::env::home_dir().and_then(|h| h.canonicalize().ok());
+    let written = dir.to_str().unwrap_or_default();
+    let dir = match written.strip_prefix('~') {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+            let home = home.as_ref()?;
+            let lexical = lexically_normal(&home.join(rest.trim_start_matches('/')));
+            if !lexical.starts_with(home) {
+                return Some("outside the home directory");
+            }
+            lexical
+        }
+        _ => dir.to_path_buf(),
+    };
     let real = dir.canonicalize().ok()?;
     if real.parent().is_none() {
         return Some("a file system root");
     }
-    if SYSTEM.iter().any(|s| real == Path::new(s))
-        || real.starts_with("/proc")
-        || real.starts_with("/sys")
-        || real.starts_with("/dev")
+    if SYSTEM_TREES.iter().any(|s| real.starts_with(s))
+        || SYSTEM.iter().any(|s| real == Path::new(s))
     {
         return Some("a system folder");
     }
-    let home = std::env::home_dir().and_then(|h| h.canonicalize().ok());
-    if home.is_some_and(|home| home.starts_with(&real)) {
+    if home.as_ref().is_some_and(|home| home.starts_with(&real)) {
         return Some("a folder holding the home directory");
     }
+    let names: Vec<&str> = real.iter().filter_map(|c| c.to_str()).collect();
+    if ctx::fs::builtin_denial(&names).is_some() {
+        return Some("a folder the deny list covers");
+    }
+    if let Some(home) = &home
+        && let Ok(inside) = real.strip_prefix(home)
+        && inside.iter().any(|c| c.to_str().is_some_and(|c| c.starts_with('.')))
+    {
+        return Some("a hidden folder of the home directory");
+    }
     None
+}
+
+/// `path` with `.` and `..` applied to its text, without looking at the disk.
+fn lexically_normal(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for comp in path.components() {
+        match comp {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Parses a configuration; the error names the key and its line.

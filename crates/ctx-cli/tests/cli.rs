@@ -748,10 +748,29 @@ fn home_paths_need_the_home_directory_allowed() {
     assert!(r.stderr.contains("E_OUTSIDE"), "{}", r.stderr);
     assert!(r.stderr.contains("W_UNRESOLVED"), "{}", r.stderr);
 
-    // The configuration file says the same with `allow = ["~"]`.
-    dir.child("ctx.toml").write_str("allow = [\"~\"]\n").unwrap();
-    let r = with_home(&["expand", "@~/.claude/x.md"]);
+    // A configuration of the user's own says the same with `allow = ["~"]`; one found in
+    // the workspace (a cloned repository's) may open a folder of the home directory, never the
+    // home directory itself, a hidden folder of it, or a way out of it (`~/..`).
+    let own = TempDir::new().unwrap();
+    own.child("mine.toml").write_str("allow = [\"~\"]\n").unwrap();
+    let mine = own.path().join("mine.toml");
+    let r = with_home(&["--config", mine.to_str().unwrap(), "expand", "@~/.claude/x.md"]);
     assert!(r.stdout.contains("from home"), "{}", r.stdout);
+    dir.child("ctx.toml").write_str("allow = [\"~/notes\"]\n").unwrap();
+    let r = with_home(&["expand", "@~/notes/n.md"]);
+    assert!(r.stdout.contains("a note"), "{}", r.stderr);
+    for (allow, why) in [
+        ("~", "holding the home directory"),
+        ("~/.claude", "hidden folder"),
+        ("~/..", "outside the home directory"),
+        ("~/notes/../..", "outside the home directory"),
+    ] {
+        dir.child("ctx.toml").write_str(&format!("allow = [\"{allow}\"]\n")).unwrap();
+        let r = with_home(&["expand", "@~/.claude/x.md"]);
+        assert_eq!(r.code, 2, "{allow}: {}", r.stderr);
+        assert!(r.stderr.contains(why), "{allow}: {}", r.stderr);
+        assert!(!r.stdout.contains("from home"), "{allow}: {}", r.stdout);
+    }
 }
 
 #[test]

@@ -48,7 +48,33 @@ impl DenyList {
 }
 
 const ENV_ALLOWED: [&str; 3] = [".env.example", ".env.sample", ".env.template"];
-const CREDENTIALS: [&str; 7] = [".ssh", ".gnupg", ".aws", ".kube", ".netrc", ".npmrc", ".pypirc"];
+const CREDENTIALS: [&str; 14] = [
+    ".ssh",
+    ".gnupg",
+    ".aws",
+    ".kube",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    // Beyond assembly.md's list: tokens that tools keep in the home directory.
+    ".git-credentials",
+    ".pgpass",
+    ".vault-token",
+    ".s3cfg",
+    ".boto",
+    ".azure",
+    ".terraformrc",
+];
+
+/// Credential files known by the folder they are in: (folder, file or folder).
+const CREDENTIALS_IN: [(&str, &str); 6] = [
+    (".docker", "config.json"),
+    (".cargo", "credentials"),
+    (".cargo", "credentials.toml"),
+    ("gh", "hosts.yml"),
+    (".config", "gcloud"),
+    (".config", "hub"),
+];
 
 /// Why the path `comps` (its components, in any root or none) falls under the built-in deny
 /// rules of assembly.md §3, if it does: a `.git` component, `.env` files, credential stores,
@@ -58,7 +84,7 @@ pub fn builtin_denial<S: AsRef<str>>(comps: &[S]) -> Option<&'static str> {
 }
 
 fn builtin<S: AsRef<str>>(comps: &[S]) -> Option<&'static str> {
-    let mut after_docker = false;
+    let mut parent = String::new();
     for comp in comps {
         let name = comp.as_ref().to_lowercase();
         let name = name.as_str();
@@ -68,7 +94,7 @@ fn builtin<S: AsRef<str>>(comps: &[S]) -> Option<&'static str> {
         if (name == ".env" || name.starts_with(".env.")) && !ENV_ALLOWED.contains(&name) {
             return Some("environment file");
         }
-        if CREDENTIALS.contains(&name) || (after_docker && name == "config.json") {
+        if CREDENTIALS.contains(&name) || CREDENTIALS_IN.contains(&(parent.as_str(), name)) {
             return Some("credential store");
         }
         if name.starts_with("id_rsa")
@@ -78,7 +104,7 @@ fn builtin<S: AsRef<str>>(comps: &[S]) -> Option<&'static str> {
         {
             return Some("private key");
         }
-        after_docker = name == ".docker";
+        parent = name.to_owned();
     }
     None
 }
@@ -106,6 +132,10 @@ mod tests {
             ".ssh/id_ed25519.pub",
             ".docker/config.json",
             "home/.netrc",
+            "home/.git-credentials",
+            "home/.cargo/credentials.toml",
+            ".config/gh/hosts.yml",
+            ".config/gcloud/credentials.db",
             "id_rsa",
             "ID_RSA.pub",
             "certs/server.pem",
@@ -126,6 +156,9 @@ mod tests {
             "environment.md",
             "keys.md",
             "a.env",
+            "src/gh/hosts.yml.md",
+            ".cargo/config.toml",
+            "credentials.toml",
         ] {
             assert!(!denied(&list, p), "{p} should be allowed");
         }

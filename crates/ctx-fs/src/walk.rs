@@ -316,6 +316,18 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Whether a glob walk's pattern passes by the file `name` of `dir` (shown as `shown`)
+    /// without matching it; `false` for a directory, which may hold matches, and without a
+    /// glob.
+    fn glob_passes_by(&self, dir: &Dir, name: &str, shown: &[String]) -> bool {
+        let Some(filter) = &self.filter else { return false };
+        if dir.symlink_metadata(name).is_ok_and(|md| md.is_dir()) {
+            return false;
+        }
+        let relative = shown[self.base_len.min(shown.len())..].join("/");
+        !filter.glob.is_match(&relative)
+    }
+
     /// Whether the walk is past its limit and has counted as far as it counts.
     fn counted_enough(&self) -> bool {
         self.out.truncated
@@ -374,7 +386,11 @@ impl<'a> Walker<'a> {
             let mut child = canonical.clone();
             child.push(name.clone());
             if self.sandbox.deny.check(&child).is_some() {
-                self.skip(&child_shown, SkipReason::Denied);
+                // Under a glob, a denied file is worth a note only if the glob would have
+                // taken it (a `server.pem` is no refusal for `*.rs`).
+                if !self.glob_passes_by(&dir, &name, &child_shown) {
+                    self.skip(&child_shown, SkipReason::Denied);
+                }
                 continue;
             }
             let md = match dir.symlink_metadata(&name) {
