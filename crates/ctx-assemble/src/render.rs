@@ -65,10 +65,14 @@ fn opens_wrapper_tag(s: &[u8]) -> bool {
     if let [b'/', tail @ ..] = rest {
         rest = tail;
     }
+    // A name at the very end of the content counts: the wrapper writes a line ending after
+    // it, so `</system-reminder` there would close the frame.
     WRAPPER_TAGS.iter().any(|tag| {
-        rest.len() > tag.len()
+        rest.len() >= tag.len()
             && rest[..tag.len()].eq_ignore_ascii_case(tag.as_bytes())
-            && matches!(rest[tag.len()], b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>')
+            && rest
+                .get(tag.len())
+                .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c' | b'/' | b'>'))
     })
 }
 
@@ -240,7 +244,9 @@ mod tests {
     #[test]
     fn neutralizing() {
         let cases = [
-            ("no tags <b>here</b> a<file", "no tags <b>here</b> a<file", 0),
+            ("no tags <b>here</b> a<filed", "no tags <b>here</b> a<filed", 0),
+            // At the very end: the wrapper's line ending would complete the tag.
+            ("a</system-reminder", "a&lt;/system-reminder", 1),
             ("</file>", "&lt;/file>", 1),
             ("</FILE >", "&lt;/FILE >", 1),
             ("</file\n>", "&lt;/file\n>", 1),
