@@ -169,6 +169,32 @@ impl Settings {
 
         let flag = |cli: bool, file: Option<bool>| cli || file.unwrap_or(false);
         let defaults = Limits::default();
+        // The bounds of a run (include count, output, nesting, bytes searched) hold against
+        // a document written to exhaust them; a configuration found in the workspace comes
+        // with the documents, so it may tighten them but not lift (0) or raise them.
+        if args.config.is_none()
+            && let Some(path) = &loaded.path
+        {
+            let bounds = [
+                ("max_includes", file.max_includes.map(|v| v as u64), defaults.max_includes as u64),
+                ("max_output_bytes", file.max_output_bytes, defaults.max_output_bytes),
+                ("max_depth", file.max_depth.map(|v| v as u64), defaults.max_depth as u64),
+                ("max_scan_bytes", file.max_scan_bytes, defaults.max_scan_bytes),
+            ];
+            for (key, value, default) in bounds {
+                if let Some(value) = value
+                    && (value == 0 || value > default)
+                {
+                    bail!(
+                        "bad configuration {}: key `{key}`: a configuration found in the \
+                         workspace may lower this bound (default {default}) but not lift or \
+                         raise it; give it on the command line, or name a configuration of your \
+                         own with --config",
+                        path.display()
+                    );
+                }
+            }
+        }
         let limits = Limits {
             max_depth: args.max_depth.or(file.max_depth).unwrap_or(defaults.max_depth),
             max_output_bytes: args

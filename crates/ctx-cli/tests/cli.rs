@@ -1063,3 +1063,25 @@ fn check_names_the_documents_it_could_not_read() {
     let json: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(json["unreadable"], serde_json::json!(["gone.md"]));
 }
+
+/// A workspace's configuration may tighten the bounds of a run but not lift or raise them:
+/// a cloned repository cannot turn an include bomb loose. The user's own may.
+#[test]
+fn a_workspace_configuration_cannot_lift_the_run_bounds() {
+    let dir = workspace();
+    for line in
+        ["max_includes = 0", "max_output_bytes = 0", "max_depth = 1000", "max_scan_bytes = 0"]
+    {
+        dir.child("ctx.toml").write_str(&format!("{line}\n")).unwrap();
+        let r = run(ctx(&dir).args(["assemble", "main.md"]));
+        assert_eq!(r.code, 2, "{line}: {}", r.stderr);
+        assert!(r.stderr.contains("may lower this bound"), "{line}: {}", r.stderr);
+    }
+    dir.child("ctx.toml").write_str("max_includes = 5\n").unwrap();
+    assert_ne!(run(ctx(&dir).args(["assemble", "main.md"])).code, 2);
+    let own = TempDir::new().unwrap();
+    own.child("mine.toml").write_str("max_includes = 0\n").unwrap();
+    let mine = own.path().join("mine.toml");
+    let r = run(ctx(&dir).args(["--config", mine.to_str().unwrap(), "assemble", "main.md"]));
+    assert_ne!(r.code, 2, "{}", r.stderr);
+}
