@@ -45,17 +45,24 @@ impl Sandbox {
     /// When the platform's watch cannot be set up on a root (`E_IO`).
     pub fn watch(&self, debounce: Duration) -> Result<Watcher> {
         let (tx, events) = mpsc::channel();
+        // The detail names what failed, never the path the platform reports: that may lie
+        // outside the roots.
         let fail = |path: &str, err: notify::Error| {
-            Error::new(ErrorKind::Io, path).with_detail(format!("cannot watch: {err}"))
+            let why = match err.kind {
+                notify::ErrorKind::Io(io) => io.kind().to_string(),
+                other => format!("{other:?}").to_lowercase(),
+            };
+            Error::new(ErrorKind::Io, path).with_detail(format!("cannot watch: {why}"))
         };
-        let mut watcher =
-            notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
-                if event.as_ref().map_or(true, |e| changes(&e.kind)) {
-                    // The receiver is gone only when the watch was dropped.
-                    let _ = tx.send(event);
-                }
-            })
-            .map_err(|e| fail(".", e))?;
+        let handler = move |event: notify::Result<notify::Event>| {
+            if event.as_ref().map_or(true, |e| changes(&e.kind)) {
+                // The receiver is gone only when the watch was dropped.
+                let _ = tx.send(event);
+            }
+        };
+        // Links are not followed: a link to `/` in a root must not watch the machine.
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let mut watcher = RecommendedWatcher::new(handler, config).map_err(|e| fail(".", e))?;
         let mut roots = Vec::new();
         for (n, _) in self.roots.iter().enumerate() {
             let root = RootId(n);
