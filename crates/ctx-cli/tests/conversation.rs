@@ -608,3 +608,24 @@ fn the_format_chooses_the_layout_of_the_users_turn() {
     let (code, _, err) = ws.run(&["--format", "text", "messages", "hi"]);
     assert_eq!(code, 2, "{err}");
 }
+
+/// One picture named several ways is one image, and the images of a request together stay
+/// within four times the cap of one.
+#[test]
+fn images_are_sent_once_and_within_a_total() {
+    let ws = Workspace::new();
+    let png = images::png();
+    for i in 0..8 {
+        ws.write(&format!("shots/s{i}.png"), &png);
+    }
+    let (body, _) = ws
+        .body(&["messages", "![a](shots/s0.png) ![b](./shots/s0.png) ![c](shots/../shots/s0.png)"]);
+    let parts = body["messages"].as_array().unwrap().last().unwrap()["content"].clone();
+    assert_eq!(parts.as_array().unwrap().len(), 2, "text and one image: {parts:#}");
+    let cap = png.len() + 10;
+    let prompt: String = (0..8).map(|i| format!("![x](shots/s{i}.png) ")).collect();
+    let (body, err) = ws.body(&["messages", "--max-image-bytes", &cap.to_string(), &prompt]);
+    let parts = body["messages"].as_array().unwrap().last().unwrap()["content"].clone();
+    assert_eq!(parts.as_array().unwrap().len(), 1 + 4, "four images fit: {err}");
+    assert!(err.contains("W_LIMIT"), "{err}");
+}

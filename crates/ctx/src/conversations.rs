@@ -377,21 +377,46 @@ impl ConversationBuilder {
 
     /// The images the prompt references, read and checked; the ones that cannot be used are
     /// warnings with their codes.
+    /// The images of the prompt: each file once however it is spelled, all of them within
+    /// [`MAX_IMAGES_TOTAL`] times the cap of one image (a prompt cannot make a request of
+    /// gigabytes by naming one picture forty ways).
     fn images(&self, prompt: &str, warnings: &mut Vec<Warning>) -> Vec<ImagePart> {
         let mut parts = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut total = 0u64;
+        let budget = self.max_image_bytes.saturating_mul(MAX_IMAGES_TOTAL);
         for (_, reference) in image::find_images(prompt) {
             match reference {
                 ImageRef::Url(url) => parts.push(ImagePart::Url(url)),
                 ImageRef::File { path, .. } => {
+                    // One file named several ways is one image.
+                    if let Ok(location) = self.ctx.sandbox().resolve(&path, None)
+                        && !seen.insert(location)
+                    {
+                        continue;
+                    }
                     let pasted = self.ctx.pasted.as_deref();
-                    match image::load(self.ctx.sandbox(), pasted, &path, self.max_image_bytes) {
+                    let left = budget.saturating_sub(total);
+                    match image::load(
+                        self.ctx.sandbox(),
+                        pasted,
+                        &path,
+                        self.max_image_bytes.min(left),
+                    ) {
                         Ok(image) => {
                             if !parts
                                 .iter()
                                 .any(|p| matches!(p, ImagePart::Inline(i) if i.path == image.path))
                             {
+                                total += image.bytes.len() as u64;
                                 parts.push(ImagePart::Inline(image));
                             }
+                        }
+                        Err(err) if err.code == Code::TooLarge && left < self.max_image_bytes => {
+                            let message = format!(
+                                "{path}: left out, the images of one request stay within {budget} bytes"
+                            );
+                            warnings.push(Warning::new(Code::Limit, message));
                         }
                         Err(err) => warnings.push(Warning::new(err.code, err.message)),
                     }
@@ -401,6 +426,9 @@ impl ConversationBuilder {
         parts
     }
 }
+
+/// The images of one request together stay within this many times the cap of one.
+const MAX_IMAGES_TOTAL: u64 = 4;
 
 /// The tokens a chat format adds around each turn (OpenAI's cookbook counts 3 to 4).
 const TURN_FRAMING_TOKENS: usize = 4;
