@@ -20,11 +20,18 @@ const PATTERN_LIMIT: usize = 1 << 20;
 /// small patterns would pass the byte budget's intent without passing the budget itself.
 const MAX_PATTERNS: usize = 4096;
 
+/// Time the searches of one run may take together: a pattern whose automaton the lazy DFA
+/// cannot hold (`[ab]*a[ab]{3000}c`) searches at a few kilobytes a second, which the byte
+/// budget alone would let run for hours.
+pub(crate) const MAX_SEARCH_TIME: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A run's tool budget. Shared by every tool call of one assembly.
 #[derive(Debug)]
 pub struct ToolBudget {
     max_scan_bytes: u64,
     scanned: AtomicU64,
+    /// Nanoseconds spent searching so far.
+    searching: AtomicU64,
     max_regex_bytes: usize,
     regexes: Mutex<Regexes>,
     walks: Mutex<HashMap<Location, Arc<Walk>>>,
@@ -45,6 +52,7 @@ impl ToolBudget {
         ToolBudget {
             max_scan_bytes,
             scanned: AtomicU64::new(0),
+            searching: AtomicU64::new(0),
             max_regex_bytes,
             regexes: Mutex::default(),
             walks: Mutex::default(),
@@ -102,6 +110,17 @@ impl ToolBudget {
         });
         regexes.compiled.insert(pattern.to_owned(), compiled.clone());
         compiled.map_err(ToolError::args)
+    }
+
+    /// Counts `elapsed` of searching; whether the run's searches are still within
+    /// [`MAX_SEARCH_TIME`] (never bounded when the scan budget is off).
+    pub fn searched(&self, elapsed: std::time::Duration) -> bool {
+        if self.max_scan_bytes == 0 {
+            return true;
+        }
+        let nanos = u64::try_from(elapsed.as_nanos()).unwrap_or(u64::MAX);
+        let total = self.searching.fetch_add(nanos, Ordering::Relaxed).saturating_add(nanos);
+        u128::from(total) <= MAX_SEARCH_TIME.as_nanos()
     }
 
     /// Takes `bytes` from the scan budget; `false` (taking nothing) when they do not fit.

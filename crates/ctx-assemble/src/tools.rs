@@ -433,6 +433,7 @@ impl Tool for Grep {
         let mut more = 0usize;
         let mut skipped = Skips::default();
         let mut unsearched = 0;
+        let mut timed_out = false;
         for (n, (location, shown)) in files.iter().enumerate() {
             let location = *location;
             if let Some(filter) = &filter {
@@ -460,16 +461,44 @@ impl Tool for Grep {
                 unsearched = files.len() - n;
                 break;
             }
+            let mut clock = std::time::Instant::now();
             for (no, line) in text.lines().enumerate() {
                 if regex.is_match(line) {
                     if found == max {
                         more += 1;
-                        continue;
+                    } else {
+                        let _ = writeln!(out, "{shown}:{}: {line}", no + 1);
+                        found += 1;
                     }
-                    let _ = writeln!(out, "{shown}:{}: {line}", no + 1);
-                    found += 1;
+                }
+                // The search time is counted every few hundred lines.
+                if no % 256 == 255 {
+                    let within = cx.budget.searched(clock.elapsed());
+                    clock = std::time::Instant::now();
+                    if !within {
+                        timed_out = true;
+                        unsearched = files.len() - n - 1;
+                        break;
+                    }
                 }
             }
+            if timed_out || !cx.budget.searched(clock.elapsed()) {
+                timed_out = true;
+                unsearched = unsearched.max(files.len() - n - 1);
+                break;
+            }
+        }
+        if timed_out {
+            cut(
+                cx,
+                &mut out,
+                format!("[... {unsearched} more entries omitted ...]"),
+                format!(
+                    "grep stopped after {}s of searching in this run; {unsearched} files were not searched (a simpler pattern searches faster)",
+                    crate::tool_budget::MAX_SEARCH_TIME.as_secs()
+                ),
+            );
+            unsearched = 0;
         }
         if more > 0 {
             cut(
