@@ -113,7 +113,7 @@ impl ToolBudget {
     }
 
     /// Counts `elapsed` of searching; whether the run's searches are still within
-    /// [`MAX_SEARCH_TIME`] (never bounded when the scan budget is off).
+    /// the search time of a run, 10 s (never bounded when the scan budget is off).
     pub fn searched(&self, elapsed: std::time::Duration) -> bool {
         if self.max_scan_bytes == 0 {
             return true;
