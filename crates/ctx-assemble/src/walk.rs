@@ -192,7 +192,13 @@ impl<'a> Walk<'a> {
     /// Records that the output budget is spent while placing `item` (at the item, as its
     /// error: nothing of it was written), or while writing text; the walk stops.
     pub(crate) fn budget_spent_at(&mut self, message: String, item: Option<&mut Item<'_>>) {
-        let marker = error_marker(Code::Budget, &message);
+        // In place, `--on-error` says what the item that ran over leaves: its marker, its
+        // source text, or nothing; text that ran over always leaves the marker.
+        let marker = match (&item, self.opts().on_error) {
+            (Some(item), OnError::Keep) => item.raw.to_owned(),
+            (Some(_), OnError::Drop) => String::new(),
+            _ => error_marker(Code::Budget, &message),
+        };
         self.out.spent(&marker, &message);
         self.budget_stop = Some(message.clone());
         match item {
@@ -281,7 +287,8 @@ impl<'a> Walk<'a> {
         if self.out.inline() {
             match self.opts().on_error {
                 OnError::Marker => self.out.write_unbudgeted(&error_marker(code, &message)),
-                OnError::Keep => self.write(item.raw),
+                // The source text as written, past a spent budget too: it is the document's own.
+                OnError::Keep => self.out.write_unbudgeted(item.raw),
                 OnError::Drop => {}
             }
         } else {

@@ -284,3 +284,24 @@ fn tool_arguments_get_the_codes_of_references() {
     assert_eq!(codes(&run("@[glob{\"pattern\":\"\"}]")), [Code::ToolArgs]);
     assert_eq!(codes(&run("@[glob{\"pattern\":\"a[b\"}]")), [Code::ToolArgs]);
 }
+
+/// `--on-error` applies to the item a budget stops as to any failed item: its marker, its
+/// source text, or nothing.
+#[test]
+fn on_error_applies_to_the_item_a_budget_stops() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "A\n").unwrap();
+    std::fs::write(dir.path().join("b.rs"), "fn main() { println!(); }\n").unwrap();
+    let run = |doc: &str, limits: &ctx_assemble::Limits, on_error: ctx_assemble::OnError| {
+        let options = Options { limits: limits.clone(), on_error, ..Options::default() };
+        assembler(dir.path(), options).assemble_str(doc, "-").content
+    };
+    let includes = ctx_assemble::Limits { max_includes: 1, ..Default::default() };
+    let output = ctx_assemble::Limits { max_output_bytes: 8, ..Default::default() };
+    use ctx_assemble::OnError::{Drop, Keep, Marker};
+    assert_eq!(run("@[a.txt] @[a.txt]", &includes, Keep), "A\n @[a.txt]");
+    assert_eq!(run("@[a.txt] @[a.txt]", &includes, Drop), "A\n ");
+    assert!(run("@[a.txt] @[a.txt]", &includes, Marker).contains("<!-- ctx: E_BUDGET"));
+    assert_eq!(run("hi\n@[b.rs]\n", &output, Keep), "hi\n@[b.rs]");
+    assert_eq!(run("hi\n@[b.rs]\n", &output, Drop), "hi\n");
+}
