@@ -164,7 +164,8 @@ impl Assembler {
     ///
     /// # Errors
     ///
-    /// As [`Assembler::assemble_file`], and when writing fails.
+    /// As [`Assembler::assemble_file`], and when writing fails; a writer closed by its reader
+    /// (a broken pipe) only stops the walk, and the assembly holds what was found until then.
     pub fn assemble_file_to(
         &self,
         path: &str,

@@ -60,8 +60,13 @@ impl Walk<'_> {
             let n = omitted + walk.omitted_files;
             let more =
                 if walk.omitted_exact(limit) { format!("{n}") } else { format!("at least {n}") };
+            let by_walk = if walk.omitted_exact(limit) {
+                format!("{}", walk.omitted_files)
+            } else {
+                format!("at least {}", walk.omitted_files)
+            };
             let message = format!(
-                "{path} has more than {limit} entries; the walk stopped there and {more} later files are left out (--max-files 0 lifts it)"
+                "{path} has more than {limit} entries; the walk stopped there, leaving out {by_walk} later files (--max-files 0 lifts it)"
             );
             self.diagnose_item(item, Code::Limit, message);
             notes.push(format!("[... {more} more files omitted ...]"));

@@ -106,7 +106,11 @@ impl ToolBudget {
             };
         let compiled = built.map(Arc::new).map_err(|e| match e.size_limit() {
             Some(limit) => format!("pattern too large: its compiled form passes {limit} bytes"),
-            None => format!("bad pattern: {}", first_line(&e.to_string())),
+            None => {
+                // The parser's own message (`unclosed group`), not the builder's wrapper.
+                let detail = e.syntax_error().map_or_else(|| e.to_string(), ToString::to_string);
+                format!("bad pattern: {}", first_line(&detail).trim_start_matches("error: "))
+            }
         });
         regexes.compiled.insert(pattern.to_owned(), compiled.clone());
         compiled.map_err(ToolError::args)

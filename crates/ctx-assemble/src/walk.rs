@@ -155,7 +155,11 @@ impl<'a> Walk<'a> {
                 1,
             ));
         }
-        if let Some(err) = self.out.budget.take_io_error() {
+        // A writer closed by its reader (`ctx … | head`) stops the walk but is no failure:
+        // the assembly holds what was found until then, so its diagnostics and status stand.
+        if let Some(err) = self.out.budget.take_io_error()
+            && err.kind() != std::io::ErrorKind::BrokenPipe
+        {
             return Err(err);
         }
         let mut assembly = self.assembly;

@@ -33,7 +33,9 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     let mut unread: Vec<String> = Vec::new();
     let mut records: Vec<ctx::assemble::record::DiagnosticRecord> = Vec::new();
     let mut stdout = io::stdout().lock();
+    let mut checked = 0;
     for file in &args.files {
+        checked += 1;
         let result = match &stdin {
             Some(text) if file.as_os_str() == "-" => ctx
                 .assembler()
@@ -84,7 +86,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
                 "diagnostics": records,
                 "errors": counts.errors,
                 "warnings": counts.warnings,
-                "files": args.files.len(),
+                "files": checked,
                 "unreadable": unread,
             });
             serde_json::to_writer_pretty(&mut stdout, &value)?;
@@ -98,8 +100,8 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
             stdout.flush()?;
             let mut stderr = io::stderr().lock();
             let _ = reporter.finish(&mut stderr);
-            let mut summary =
-                diag::colored_summary(reporter.counts, args.files.len(), settings.style.color);
+            // The files checked: fewer than named when `--strict` stopped early.
+            let mut summary = diag::colored_summary(reporter.counts, checked, settings.style.color);
             if !unread.is_empty() {
                 summary.push_str(&format!(" ({} could not be read)", unread.len()));
             }

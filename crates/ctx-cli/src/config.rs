@@ -159,6 +159,9 @@ pub(crate) fn untrusted_root(dir: &Path) -> Option<&'static str> {
     {
         return Some("a system folder");
     }
+    if home.as_ref().is_some_and(|home| *home == real) {
+        return Some("the home directory");
+    }
     if home.as_ref().is_some_and(|home| home.starts_with(&real)) {
         return Some("a folder holding the home directory");
     }

@@ -4,7 +4,8 @@
 //! When standard output is a terminal, a re-run prints only what changed: for `assemble`, the
 //! lines that differ from the previous output (`-` old, `+` new, after an `@@` line that says
 //! where); for `check`, the diagnostics that appeared (`+`) and went away (`-`), then the
-//! summary. Otherwise each run prints its whole output, so a pipe sees complete documents.
+//! summary (on standard error). Otherwise each run prints its whole output, so a pipe sees
+//! complete documents.
 
 use std::collections::BTreeSet;
 use std::io::{self, IsTerminal, Write};
@@ -106,9 +107,10 @@ pub(crate) fn check(settings: &Settings, args: &CheckArgs) -> anyhow::Result<Exi
                 }
             }
         }
-        let color = settings.stdout_style.color;
-        writeln!(out, "{}", diag::colored_summary(counts, paths.len(), color))?;
         out.flush()?;
+        // As for `ctx check`: the diagnostics on standard output, the summary on standard error.
+        let summary = diag::colored_summary(counts, paths.len(), settings.style.color);
+        let _ = writeln!(io::stderr(), "{summary}");
         previous = Some(now);
         Ok(deps)
     })

@@ -760,7 +760,7 @@ fn home_paths_need_the_home_directory_allowed() {
     let r = with_home(&["expand", "@~/notes/n.md"]);
     assert!(r.stdout.contains("a note"), "{}", r.stderr);
     for (allow, why) in [
-        ("~", "holding the home directory"),
+        ("~", "is the home directory"),
         ("~/.claude", "hidden folder"),
         ("~/..", "outside the home directory"),
         ("~/notes/../..", "outside the home directory"),
