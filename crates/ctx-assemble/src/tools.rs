@@ -532,7 +532,20 @@ impl Tool for Grep {
             );
         }
         for walk in &walks {
-            cut_walk(cx, walk, &mut out);
+            match &filter {
+                // A denied file the `glob` filter would not take is no refusal of this search.
+                Some(filter) => {
+                    let mut walk = walk.as_ref().clone();
+                    walk.skipped.retain(|s| {
+                        let name = s.path.file_name().unwrap_or_default();
+                        s.reason != SkipReason::Denied
+                            || filter.is_match(s.path.as_str())
+                            || filter.is_match(name)
+                    });
+                    cut_walk(cx, &walk, &mut out);
+                }
+                None => cut_walk(cx, walk, &mut out),
+            }
         }
         Ok(out)
     }

@@ -305,3 +305,16 @@ fn on_error_applies_to_the_item_a_budget_stops() {
     assert_eq!(run("hi\n@[b.rs]\n", &output, Keep), "hi\n@[b.rs]");
     assert_eq!(run("hi\n@[b.rs]\n", &output, Drop), "hi\n");
 }
+
+/// A `grep` with a `glob` filter notes only the denied files the filter would have taken.
+#[test]
+fn grep_notes_only_the_refusals_its_glob_would_take() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "needle\n").unwrap();
+    std::fs::write(dir.path().join("server.pem"), "needle\n").unwrap();
+    let run = |doc: &str| assembler(dir.path(), Options::default()).assemble_str(doc, "-").content;
+    let txt = run("@[grep{\"pattern\":\"needle\",\"glob\":\"*.txt\"}]");
+    assert!(!txt.contains("denied"), "{txt}");
+    let pem = run("@[grep{\"pattern\":\"needle\",\"glob\":\"*.pem\"}]");
+    assert!(pem.contains("1 denied"), "{pem}");
+}
