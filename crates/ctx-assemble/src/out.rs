@@ -130,13 +130,18 @@ impl<'s> Out<'s> {
         self.note_line(&text);
     }
 
+    /// What every further line of the items being inserted starts with, outermost first.
+    fn continuations(&self) -> String {
+        self.prefixes.iter().map(|p| p.continuation.as_str()).collect()
+    }
+
     /// Starts inserting an item with a line prefix: its further lines get `continuation`,
     /// trimmed on empty lines when `trim_empty` says so.
     pub(crate) fn push_prefix(&mut self, continuation: String, trim_empty: bool) {
         if self.at_line_start {
             // The item opens a line of the items around it (an include at column 1 of an
             // included document's later line): their continuations start the line first.
-            let joined: String = self.prefixes.iter().map(|p| p.continuation.as_str()).collect();
+            let joined = self.continuations();
             if !joined.is_empty() {
                 self.budget.write_unbudgeted(self.sink, &joined);
                 self.note_line(&joined);
@@ -166,7 +171,7 @@ impl<'s> Out<'s> {
             *at_line_start = text.ends_with('\n');
             return Cow::Borrowed(text);
         }
-        let joined: String = self.prefixes.iter().map(|p| p.continuation.as_str()).collect();
+        let joined = self.continuations();
         let trim = self.prefixes.last().is_some_and(|p| p.trim_empty);
         let mut out = String::with_capacity(text.len() + joined.len() * 4);
         for piece in text.split_inclusive('\n') {
