@@ -634,14 +634,14 @@ impl Tool for GlobTool {
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
         check_keys(args, self.keys())?;
         let pattern = required_string(args, "pattern")?;
-        // A pattern that is empty or does not compile is a bad argument, as for `grep`'s.
         if pattern.trim().is_empty() {
             return Err(ToolError::args("`pattern` must not be empty".to_owned()));
         }
-        if let Err(e) = globset::Glob::new(&pattern.replace('\\', "/")) {
-            return Err(ToolError::args(format!("bad glob: {e}")));
-        }
-        let walk = cx.sandbox.glob(pattern, Some(cx.base)).map_err(|e| ToolError::from_fs(&e))?;
+        // A pattern the sandbox cannot take as a glob is a bad argument, as `grep`'s is.
+        let walk = cx.sandbox.glob(pattern, Some(cx.base)).map_err(|e| match e.code() {
+            Code::BadPath => ToolError::args(format!("bad glob: {e}")),
+            _ => ToolError::from_fs(&e),
+        })?;
         let mut walks = vec![walk];
         // From the workspace root, a relative pattern also matches in each source root.
         if *cx.base == cx.sandbox.workspace() && !pattern.starts_with(['/', '\\', '~']) {
