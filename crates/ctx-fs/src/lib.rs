@@ -99,7 +99,7 @@ pub use location::{FileKind, Location, RootId, RootKind, Stat};
 pub use overlay::Overlay;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
-pub use store::{Store, StoreLock};
+pub use store::{Mapped, Store, StoreLock};
 pub use text::{Text, WeakText};
 pub use walk::{COUNT_PAST_LIMIT, SkipReason, Skipped, Walk, WalkEntry, WalkOptions, split_glob};
 #[cfg(feature = "watch")]

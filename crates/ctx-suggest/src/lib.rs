@@ -148,7 +148,8 @@ impl Index {
                 .unwrap_or_default();
             let matched: Vec<(String, f64)> =
                 scored.matched.iter().map(|&(q, s)| (terms[q as usize].clone(), s)).collect();
-            let range = lines::best_range(&text, file, &matched, opts.max_lines);
+            let defs: Vec<index::DefRec> = self.defs(file).collect();
+            let range = lines::best_range(&text, &defs, &matched, opts.max_lines);
             if let Some(left) = budget.as_mut() {
                 let tokens = estimate_tokens(&text, range);
                 if tokens > *left {
@@ -156,7 +157,7 @@ impl Index {
                 }
                 *left -= tokens;
             }
-            let mut summary = lines::summary(self, file, range, &matched);
+            let mut summary = lines::summary(self, file, &defs, range, &matched);
             if summary.is_empty() {
                 summary = first_comment(file, &text).unwrap_or_default();
             }

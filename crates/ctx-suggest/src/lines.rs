@@ -1,7 +1,7 @@
 //! The best window of lines in a suggested file, and its one-line summary.
 
 use crate::hash::FxHashMap;
-use crate::index::{FileRec, Index};
+use crate::index::{DefRec, FileRec, Index};
 use crate::tokenize;
 
 /// A range of lines, 1-based and inclusive.
@@ -19,7 +19,7 @@ pub struct LineRange {
 /// fits in `cap` lines; a file of at most `cap` lines is proposed whole.
 pub(crate) fn best_range(
     text: &str,
-    file: &FileRec,
+    defs: &[DefRec],
     matched: &[(String, f64)],
     cap: u32,
 ) -> LineRange {
@@ -79,21 +79,21 @@ pub(crate) fn best_range(
     // Context lines never pull in a definition without matches: each end
     // stops short of one that does not reach the matched lines.
     let (first_line, last_line) = (first as u32 + 1, last as u32 + 1);
-    let holds = |d: &&crate::index::DefRec, line: u32| d.start <= line && line <= d.end;
+    let holds = |d: &&DefRec, line: u32| d.start <= line && line <= d.end;
     if let Some(d) =
-        file.defs.iter().filter(|d| holds(d, start) && !holds(d, first_line)).max_by_key(|d| d.end)
+        defs.iter().filter(|d| holds(d, start) && !holds(d, first_line)).max_by_key(|d| d.end)
     {
         start = (d.end + 1).min(first_line);
     }
     if let Some(d) =
-        file.defs.iter().filter(|d| holds(d, end) && !holds(d, last_line)).min_by_key(|d| d.start)
+        defs.iter().filter(|d| holds(d, end) && !holds(d, last_line)).min_by_key(|d| d.start)
     {
         end = d.start.saturating_sub(1).max(last_line);
     }
     // Then each end moves out to the outermost definition around it that
     // still fits within the cap, so the range holds whole items.
     let around = |line: u32| {
-        file.defs.iter().filter(move |d| d.start <= line && line <= d.end && d.end - d.start < cap)
+        defs.iter().filter(move |d| d.start <= line && line <= d.end && d.end - d.start < cap)
     };
     if let Some(d) =
         around(start).filter(|d| end.max(d.end) - d.start < cap).min_by_key(|d| d.start)
@@ -112,13 +112,14 @@ pub(crate) fn best_range(
 pub(crate) fn summary(
     index: &Index,
     file: &FileRec,
+    defs: &[DefRec],
     range: LineRange,
     matched: &[(String, f64)],
 ) -> String {
     let inside: Vec<_> =
-        file.defs.iter().filter(|d| d.start >= range.start && d.start <= range.end).collect();
+        defs.iter().filter(|d| d.start >= range.start && d.start <= range.end).collect();
     let enclosing: Vec<_> =
-        file.defs.iter().filter(|d| d.start <= range.start && range.end <= d.end).collect();
+        defs.iter().filter(|d| d.start <= range.start && range.end <= d.end).collect();
     let name_matches = |sym: u32| {
         let mut hit = false;
         tokenize::word_terms(index.symbol(sym), |t| hit |= matched.iter().any(|(m, _)| *m == t));
@@ -137,7 +138,7 @@ pub(crate) fn summary(
             format!("{kind} {}", index.symbol(d.sym)).trim().to_owned()
         })
         .collect();
-    let doc = picked.iter().find_map(|d| file.doc(d).map(str::to_owned));
+    let doc = picked.iter().find_map(|d| index.doc(file, d).map(str::to_owned));
     match (names.is_empty(), doc) {
         (false, Some(doc)) => format!("{}: {doc}", names.join(", ")),
         (false, None) => names.join(", "),

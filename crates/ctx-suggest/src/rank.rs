@@ -4,7 +4,7 @@
 
 use crate::classify::FileClass;
 use crate::hash::FxHashMap;
-use crate::index::{FIELDS, FileRec, Index, PostingIter};
+use crate::index::{FIELDS, FileRec, Index};
 use crate::query::{Query, Wants};
 
 /// The ranking's weights; [`Weights::default`] holds the values decided on
@@ -117,7 +117,7 @@ pub(crate) fn rank(
     }
     let mut sorted: Vec<(u32, usize)> = qid.into_iter().collect();
     sorted.sort_unstable();
-    let hits = scan_postings(files, &sorted);
+    let hits = scan_postings(index, &sorted);
     for file in &hits {
         for (q, _) in file {
             qterms[*q].2 += 1;
@@ -231,7 +231,7 @@ fn identifier_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
     }
     let mut definers: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
     for (i, f) in index.files().iter().enumerate() {
-        for d in &f.defs {
+        for d in index.defs(f) {
             if wanted.iter().any(|(s, _, _)| *s == d.sym) {
                 let list = definers.entry(d.sym).or_default();
                 if list.last() != Some(&i) {
@@ -284,14 +284,15 @@ fn path_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
 
 /// Each file's frequencies of the query terms (`query`: term id and query index, sorted by
 /// id), as (query index, frequency per field); the files are shared among the cores.
-fn scan_postings(files: &[FileRec], query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32; 5])>> {
+fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32; 5])>> {
+    let files = index.files();
     let scan = |part: &[FileRec]| -> Vec<Vec<(usize, [u32; 5])>> {
         part.iter()
             .map(|f| {
                 let mut hits = Vec::new();
                 let mut want = query.iter().peekable();
                 // Postings are sorted by term id too: one merge, ended by the last term.
-                for (id, tf) in PostingIter::new(&f.postings) {
+                for (id, tf) in index.postings(f) {
                     while want.next_if(|(q, _)| *q < id).is_some() {}
                     match want.peek() {
                         None => break,
@@ -427,6 +428,10 @@ fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], ex
         let mut dangling = 0.0;
         for &a in &active {
             let r = rank[a];
+            if r < PRUNE_BELOW {
+                dangling += r;
+                continue;
+            }
             let (edges, out) = memo.entry(a).or_insert_with(|| graph.neighbours(a, w.reverse));
             if *out <= 0.0 {
                 dangling += r;
@@ -501,6 +506,13 @@ const MAX_REFERENCERS: usize = 64;
 /// The best files the walk restarts at.
 const SEEDS: usize = 20;
 
+/// Rank below which a file does not pass its rank on: it goes back to the seeds, as a file
+/// without links does. The seeds share a rank of 1, so what a pruned file would have passed
+/// on moves a score by less than its third decimal; without the cut, the walk reached 63% of
+/// a 10 000-file tree for a prompt and expanded every file it reached. The rankings of the
+/// development set and of the benchmark tree's prompts are the same with and without it.
+const PRUNE_BELOW: f64 = 1e-4;
+
 /// Iterations of the walk; with a damping of 0.5, what ten more would move
 /// is below a thousandth.
 const ITERATIONS: usize = 10;
@@ -514,13 +526,13 @@ impl<'a> Graph<'a> {
         let mut def_count = vec![0u32; nsym + 1];
         let mut ref_count = vec![0u32; nsym + 1];
         for (i, f) in files.iter().enumerate() {
-            for d in &f.defs {
+            for d in index.defs(f) {
                 if seen[d.sym as usize] != i as u32 {
                     seen[d.sym as usize] = i as u32;
                     def_count[d.sym as usize] += 1;
                 }
             }
-            for &(sym, _) in &f.refs {
+            for (sym, _) in index.refs(f) {
                 ref_count[sym as usize] += 1;
             }
         }
@@ -541,7 +553,7 @@ impl<'a> Graph<'a> {
         let mut ref_fill = ref_start.clone();
         seen.fill(u32::MAX);
         for (i, f) in files.iter().enumerate() {
-            for d in &f.defs {
+            for d in index.defs(f) {
                 let sym = d.sym as usize;
                 if seen[sym] != i as u32 {
                     seen[sym] = i as u32;
@@ -549,7 +561,7 @@ impl<'a> Graph<'a> {
                     def_fill[sym] += 1;
                 }
             }
-            for &(sym, count) in &f.refs {
+            for (sym, count) in index.refs(f) {
                 ref_files[ref_fill[sym as usize] as usize] = (i as u32, count);
                 ref_fill[sym as usize] += 1;
             }
@@ -574,7 +586,7 @@ impl<'a> Graph<'a> {
         let useful = |sym: u32, defs: usize| {
             (1..=MAX_DEFINERS).contains(&defs) && self.index.symbol_len_of(sym) >= 3
         };
-        for &(sym, count) in &file.refs {
+        for (sym, count) in self.index.refs(file) {
             let defs = self.definers(sym);
             if !useful(sym, defs.len()) {
                 continue;
@@ -583,7 +595,7 @@ impl<'a> Graph<'a> {
             edges.extend(defs.iter().filter(|&&b| b as usize != a).map(|&b| (b as usize, weight)));
         }
         let mut last = u32::MAX;
-        for d in &file.defs {
+        for d in self.index.defs(file) {
             if d.sym == last {
                 continue;
             }

@@ -97,7 +97,19 @@ impl Context {
     ///
     /// As [`Context::update_index`].
     pub fn suggest(&self, prompt: &str, opts: &SuggestOptions) -> Result<Vec<Suggestion>, Error> {
-        self.with_index(|index| index.suggest(self.sandbox(), prompt, opts))
+        let sandbox = self.sandbox();
+        let ask = |index: &Index| index.suggest(sandbox, prompt, opts);
+        let mut slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        if let (None, Some(store)) = (slot.as_ref(), &self.suggest.store) {
+            // The first query of a context asks the stored index while the workspace is
+            // walked for changes.
+            let (index, _, found) =
+                Index::open_with(sandbox, store, ask).map_err(ErrorKind::Suggest)?;
+            *slot = Some(index);
+            return Ok(found);
+        }
+        self.refresh(&mut slot)?;
+        Ok(ask(slot.as_ref().expect("refresh leaves an index")))
     }
 
     /// [`Context::suggest`] on a blocking thread, for tokio applications.

@@ -164,3 +164,71 @@ fn terms_of_replaced_files_are_dropped_in_time() {
         );
     }
 }
+
+#[test]
+fn an_updated_index_answers_as_a_fresh_one() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    crate::write_tree(
+        tree.path(),
+        &[
+            (
+                "src/retry.rs",
+                "/// Retries until the deadline.\npub fn retry_with_timeout() { send(); }\n",
+            ),
+            ("src/http.rs", "/// Sends one request.\npub fn send() { encode_body(); }\n"),
+            ("src/body.rs", "/// Encodes a request body.\npub fn encode_body() {}\n"),
+            ("src/main.rs", "fn main() { retry_with_timeout(); }\n"),
+        ],
+    );
+    let sandbox = crate::sandbox(tree.path());
+    let store = store(cache.path());
+    Index::open(&sandbox, &store).unwrap();
+    // Kept files sit in the stored buffer, changed ones are read again: both must answer.
+    std::fs::write(
+        tree.path().join("src/http.rs"),
+        "/// Sends a request with a deadline.\npub fn send() { encode_body(); }\n",
+    )
+    .unwrap();
+    std::fs::remove_file(tree.path().join("src/main.rs")).unwrap();
+    let (updated, stats) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!((stats.indexed, stats.reused, stats.removed), (1, 2, 1));
+    let (fresh, _) = Index::build(&sandbox).unwrap();
+    assert_eq!(updated.definition_count(), fresh.definition_count());
+    let stored = Index::decode(&std::fs::read(&index_files(cache.path())[0]).unwrap()).unwrap();
+    let opts = Options::default().explain(true);
+    for prompt in ["retry until the deadline", "encode the request body", "send with a deadline"] {
+        let want = fresh.suggest(&sandbox, prompt, &opts);
+        assert!(!want.is_empty(), "{prompt}");
+        assert_eq!(updated.suggest(&sandbox, prompt, &opts), want, "{prompt}");
+        assert_eq!(stored.suggest(&sandbox, prompt, &opts), want, "{prompt}");
+    }
+    let body = updated.suggest(&sandbox, "encode_body", &opts);
+    assert_eq!(body[0].summary, "fn encode_body: Encodes a request body.");
+}
+
+#[test]
+fn a_query_on_a_stored_index_sees_changes_made_since() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    crate::write_tree(tree.path(), TREE);
+    let sandbox = crate::sandbox(tree.path());
+    let store = store(cache.path());
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let ask = |index: &Index| {
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        index.suggest(&sandbox, "deadline", &Options::default())
+    };
+    // No stored index yet: asked once, after the build.
+    let (_, _, found) = Index::open_with(&sandbox, &store, ask).unwrap();
+    assert!(found.is_empty());
+    assert_eq!(calls.swap(0, std::sync::atomic::Ordering::Relaxed), 1);
+    // Nothing changed: the answer of the stored index is the answer.
+    let (_, stats, _) = Index::open_with(&sandbox, &store, ask).unwrap();
+    assert_eq!((stats.indexed, calls.swap(0, std::sync::atomic::Ordering::Relaxed)), (0, 1));
+    // A file changed: asked again on the updated index, which finds it.
+    std::fs::write(tree.path().join("src/http.rs"), "pub fn send_with_deadline() {}\n").unwrap();
+    let (_, stats, found) = Index::open_with(&sandbox, &store, ask).unwrap();
+    assert_eq!((stats.indexed, calls.load(std::sync::atomic::Ordering::Relaxed)), (1, 2));
+    assert_eq!(found[0].path, "src/http.rs");
+}
