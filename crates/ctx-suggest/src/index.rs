@@ -46,7 +46,7 @@ impl Field {
 }
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 6;
+const VERSION: u32 = 7;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 /// Magic, version and checksum.
 const HEADER: usize = 20;
@@ -174,6 +174,32 @@ impl std::ops::Deref for Buf {
     }
 }
 
+/// A run of little-endian `u32` values in the blob.
+#[derive(Clone, Copy)]
+struct U32s<'a>(&'a [u8]);
+
+impl U32s<'_> {
+    fn len(&self) -> usize {
+        self.0.len() / 4
+    }
+
+    /// The value at `i`; 0 past the end (a damaged index answers wrong, never panics).
+    fn get(&self, i: usize) -> u32 {
+        let at = i.saturating_mul(4);
+        self.0.get(at..at + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// Entries `i` and `i + 1` of a table of starts (one entry a symbol, then the total),
+    /// capped at `len`; empty for a symbol past the table.
+    fn span(&self, i: usize, len: usize) -> std::ops::Range<usize> {
+        if i + 1 >= self.len() {
+            return 0..0;
+        }
+        let (start, end) = (self.get(i) as usize, (self.get(i + 1) as usize).min(len));
+        start.min(end)..end
+    }
+}
+
 impl Blob {
     fn owned(bytes: Vec<u8>) -> Blob {
         Blob { buf: Buf::Owned(bytes), start: 0 }
@@ -194,6 +220,28 @@ struct Data {
     files: Vec<FileRec>,
     /// Terms in use when the dictionary was last compacted (or built).
     live_terms: u32,
+    /// Where the symbol graph lies in the blob.
+    graph: GraphParts,
+}
+
+/// A run of bytes in the blob.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Section {
+    start: u64,
+    len: u64,
+}
+
+/// The symbol graph, stored after the files' parts as four arrays of little-endian `u32`:
+/// for each symbol id `s`, the files defining it are `def_files[def_start[s]..def_start[s +
+/// 1]]` (each once, in file order) and the files referencing it, with how often, are the
+/// pairs `ref_files[2 * ref_start[s]..2 * ref_start[s + 1]]`. Built when the files change,
+/// so a query looks up the neighbours of the files it reaches without a pass over every file.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct GraphParts {
+    def_start: Section,
+    def_files: Section,
+    ref_start: Section,
+    ref_files: Section,
 }
 
 /// What an update did.
@@ -520,6 +568,9 @@ impl Index {
         } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
             self.compact();
         }
+        if stats.indexed > 0 || stats.removed > 0 {
+            self.seal();
+        }
         stats.files = self.data.files.len();
         stats.elapsed = started.elapsed();
         Ok(stats)
@@ -660,6 +711,101 @@ impl Index {
         &self.data.files
     }
 
+    /// Builds the symbol graph of the files (see [`GraphParts`]) and appends it to the blob,
+    /// which the caller has just rebuilt.
+    fn seal(&mut self) {
+        let nsym = self.data.symbols.len();
+        let files = &self.data.files;
+        // Each (file, symbol) definition once, in file order.
+        let mut seen = vec![u32::MAX; nsym];
+        let mut def_count = vec![0u32; nsym + 1];
+        let mut ref_count = vec![0u32; nsym + 1];
+        let in_range = |sym: u32| (sym as usize) < nsym;
+        for (i, f) in files.iter().enumerate() {
+            for d in self.defs(f).filter(|d| in_range(d.sym)) {
+                if seen[d.sym as usize] != i as u32 {
+                    seen[d.sym as usize] = i as u32;
+                    def_count[d.sym as usize] += 1;
+                }
+            }
+            for (sym, _) in self.refs(f).filter(|(s, _)| in_range(*s)) {
+                ref_count[sym as usize] += 1;
+            }
+        }
+        let starts = |counts: &[u32]| -> Vec<u32> {
+            let mut sum = 0u32;
+            counts
+                .iter()
+                .map(|c| {
+                    let start = sum;
+                    sum += c;
+                    start
+                })
+                .collect()
+        };
+        let def_start = starts(&def_count);
+        let ref_start = starts(&ref_count);
+        let mut def_files = vec![0u32; *def_start.last().unwrap_or(&0) as usize];
+        let mut ref_files = vec![0u32; 2 * *ref_start.last().unwrap_or(&0) as usize];
+        let mut def_fill = def_start.clone();
+        let mut ref_fill = ref_start.clone();
+        seen.fill(u32::MAX);
+        for (i, f) in files.iter().enumerate() {
+            for d in self.defs(f).filter(|d| in_range(d.sym)) {
+                let sym = d.sym as usize;
+                if seen[sym] != i as u32 {
+                    seen[sym] = i as u32;
+                    def_files[def_fill[sym] as usize] = i as u32;
+                    def_fill[sym] += 1;
+                }
+            }
+            for (sym, count) in self.refs(f).filter(|(s, _)| in_range(*s)) {
+                let at = 2 * ref_fill[sym as usize] as usize;
+                ref_files[at] = i as u32;
+                ref_files[at + 1] = count;
+                ref_fill[sym as usize] += 1;
+            }
+        }
+        let mut blob = match std::mem::take(&mut self.blob.buf) {
+            Buf::Owned(bytes) if self.blob.start == 0 => bytes,
+            other => other.get(self.blob.start..).unwrap_or_default().to_vec(),
+        };
+        let mut put = |values: &[u32]| {
+            let start = blob.len() as u64;
+            blob.extend(values.iter().flat_map(|v| v.to_le_bytes()));
+            Section { start, len: blob.len() as u64 - start }
+        };
+        self.data.graph = GraphParts {
+            def_start: put(&def_start),
+            def_files: put(&def_files),
+            ref_start: put(&ref_start),
+            ref_files: put(&ref_files),
+        };
+        self.blob = Blob::owned(blob);
+    }
+
+    /// The `u32` values of a section of the blob.
+    fn u32s(&self, section: Section) -> U32s<'_> {
+        let start = usize::try_from(section.start).unwrap_or(usize::MAX);
+        let end = start.saturating_add(usize::try_from(section.len).unwrap_or(usize::MAX));
+        U32s(self.blob.bytes().get(start..end).unwrap_or_default())
+    }
+
+    /// The files defining symbol `sym`, each once, in file order.
+    pub(crate) fn definers(&self, sym: u32) -> impl ExactSizeIterator<Item = u32> + '_ {
+        let g = &self.data.graph;
+        let files = self.u32s(g.def_files);
+        self.u32s(g.def_start).span(sym as usize, files.len()).map(move |i| files.get(i))
+    }
+
+    /// The files referencing symbol `sym`, with how often, in file order.
+    pub(crate) fn referencers(&self, sym: u32) -> impl ExactSizeIterator<Item = (u32, u32)> + '_ {
+        let g = &self.data.graph;
+        let pairs = self.u32s(g.ref_files);
+        let span = self.u32s(g.ref_start).span(sym as usize, pairs.len() / 2);
+        span.map(move |i| (pairs.get(2 * i), pairs.get(2 * i + 1)))
+    }
+
     /// The bytes of one of a file's parts: `which` counts from the postings (0) to the docs (3).
     fn part(&self, f: &FileRec, which: usize) -> &[u8] {
         let p = &f.parts;
@@ -708,11 +854,6 @@ impl Index {
     /// The ids of `names` in the symbol table, in one pass over it.
     pub(crate) fn symbol_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
         lookup(self.data.symbols.names.iter_bytes(), names)
-    }
-
-    /// Number of symbol names (ids run below it).
-    pub(crate) fn symbol_len(&self) -> usize {
-        self.data.symbols.len()
     }
 
     pub(crate) fn kind(&self, id: u16) -> &str {
@@ -1278,6 +1419,41 @@ mod tests {
         torn.push("a");
         torn.len = 2;
         assert!(postcard::from_bytes::<Table>(&postcard::to_stdvec(&torn).unwrap()).is_err());
+    }
+
+    #[test]
+    #[allow(clippy::disallowed_methods)] // The test writes its tree.
+    fn the_stored_graph_names_definers_and_referencers() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, text: &str| std::fs::write(dir.path().join(name), text).unwrap();
+        write("a.rs", "pub fn shared_helper() {}\npub fn only_a() { shared_helper(); }\n");
+        write("b.rs", "pub fn shared_helper() {}\n");
+        write("c.rs", "fn main() { shared_helper(); shared_helper(); only_a(); }\n");
+        let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
+            .open(cap_std::ambient_authority())
+            .unwrap();
+        let (index, _) = Index::build(&sandbox).unwrap();
+        let id = |name: &str| index.symbol_ids(&[name])[0].unwrap();
+        let paths = |files: Vec<u32>| -> Vec<&str> {
+            files.into_iter().map(|i| index.files()[i as usize].path.as_str()).collect()
+        };
+        assert_eq!(paths(index.definers(id("shared_helper")).collect()), ["a.rs", "b.rs"]);
+        assert_eq!(paths(index.definers(id("only_a")).collect()), ["a.rs"]);
+        let users: Vec<(u32, u32)> = index.referencers(id("shared_helper")).collect();
+        let c = index.files().iter().position(|f| f.path == "c.rs").unwrap() as u32;
+        let a = index.files().iter().position(|f| f.path == "a.rs").unwrap() as u32;
+        assert_eq!(users, [(a, 1), (c, 2)]);
+        // A symbol past the table has neither.
+        assert_eq!(index.definers(u32::MAX).len(), 0);
+        assert_eq!(index.referencers(index.symbol_count() as u32).len(), 0);
+        // The stored copy answers the same.
+        let stored = Index::decode(&index.encode()).unwrap();
+        let sym = id("shared_helper");
+        assert_eq!(
+            stored.definers(sym).collect::<Vec<_>>(),
+            index.definers(sym).collect::<Vec<_>>()
+        );
+        assert_eq!(stored.referencers(sym).collect::<Vec<_>>(), users);
     }
 
     #[test]

@@ -229,24 +229,13 @@ fn identifier_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
     if wanted.is_empty() {
         return;
     }
-    let mut definers: FxHashMap<u32, Vec<usize>> = FxHashMap::default();
-    for (i, f) in index.files().iter().enumerate() {
-        for d in index.defs(f) {
-            if wanted.iter().any(|(s, _, _)| *s == d.sym) {
-                let list = definers.entry(d.sym).or_default();
-                if list.last() != Some(&i) {
-                    list.push(i);
-                }
-            }
-        }
-    }
     for (sym, weight, name) in wanted {
-        let Some(files) = definers.remove(&sym) else { continue };
+        let files = index.definers(sym);
         if files.len() > 20 {
             continue;
         }
         let share = weight / (files.len() as f64).sqrt();
-        for i in files {
+        for i in files.map(|i| i as usize) {
             scored[i].score += w.ident * best * share;
             if explain {
                 scored[i].why.push(format!("defines `{name}` (+{:.2})", w.ident * best * share));
@@ -486,14 +475,10 @@ fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], ex
     }
 }
 
-/// The symbol graph, as two tables over symbol ids: the files defining each
-/// symbol and the files referencing it (with how often).
+/// The symbol graph, as the index stores it: the files defining each symbol and the files
+/// referencing it (with how often).
 struct Graph<'a> {
     index: &'a Index,
-    def_start: Vec<u32>,
-    def_files: Vec<u32>,
-    ref_start: Vec<u32>,
-    ref_files: Vec<(u32, u32)>,
 }
 
 /// Names defined in more files than this say little about any of them.
@@ -519,96 +504,41 @@ const ITERATIONS: usize = 10;
 
 impl<'a> Graph<'a> {
     fn new(index: &'a Index) -> Graph<'a> {
-        let files = index.files();
-        let nsym = index.symbol_len();
-        // Each (file, symbol) once, in file order.
-        let mut seen = vec![u32::MAX; nsym];
-        let mut def_count = vec![0u32; nsym + 1];
-        let mut ref_count = vec![0u32; nsym + 1];
-        for (i, f) in files.iter().enumerate() {
-            for d in index.defs(f) {
-                if seen[d.sym as usize] != i as u32 {
-                    seen[d.sym as usize] = i as u32;
-                    def_count[d.sym as usize] += 1;
-                }
-            }
-            for (sym, _) in index.refs(f) {
-                ref_count[sym as usize] += 1;
-            }
-        }
-        let prefix = |counts: &[u32]| {
-            let mut start = Vec::with_capacity(counts.len());
-            let mut sum = 0u32;
-            for c in counts {
-                start.push(sum);
-                sum += c;
-            }
-            start
-        };
-        let def_start = prefix(&def_count);
-        let ref_start = prefix(&ref_count);
-        let mut def_files = vec![0u32; *def_start.last().unwrap_or(&0) as usize];
-        let mut ref_files = vec![(0u32, 0u32); *ref_start.last().unwrap_or(&0) as usize];
-        let mut def_fill = def_start.clone();
-        let mut ref_fill = ref_start.clone();
-        seen.fill(u32::MAX);
-        for (i, f) in files.iter().enumerate() {
-            for d in index.defs(f) {
-                let sym = d.sym as usize;
-                if seen[sym] != i as u32 {
-                    seen[sym] = i as u32;
-                    def_files[def_fill[sym] as usize] = i as u32;
-                    def_fill[sym] += 1;
-                }
-            }
-            for (sym, count) in index.refs(f) {
-                ref_files[ref_fill[sym as usize] as usize] = (i as u32, count);
-                ref_fill[sym as usize] += 1;
-            }
-        }
-        Graph { index, def_start, def_files, ref_start, ref_files }
-    }
-
-    fn definers(&self, sym: u32) -> &[u32] {
-        let s = sym as usize;
-        &self.def_files[self.def_start[s] as usize..self.def_start[s + 1] as usize]
-    }
-
-    fn referencers(&self, sym: u32) -> &[(u32, u32)] {
-        let s = sym as usize;
-        &self.ref_files[self.ref_start[s] as usize..self.ref_start[s + 1] as usize]
+        Graph { index }
     }
 
     /// The edges out of file `a` and their total weight.
     fn neighbours(&self, a: usize, reverse: f64) -> (Vec<(usize, f64)>, f64) {
-        let file = &self.index.files()[a];
+        let index = self.index;
+        let file = &index.files()[a];
         let mut edges = Vec::new();
         let useful = |sym: u32, defs: usize| {
-            (1..=MAX_DEFINERS).contains(&defs) && self.index.symbol_len_of(sym) >= 3
+            (1..=MAX_DEFINERS).contains(&defs) && index.symbol_len_of(sym) >= 3
         };
-        for (sym, count) in self.index.refs(file) {
-            let defs = self.definers(sym);
-            if !useful(sym, defs.len()) {
+        for (sym, count) in index.refs(file) {
+            let defs = index.definers(sym);
+            let n = defs.len();
+            if !useful(sym, n) {
                 continue;
             }
-            let weight = f64::from(count).sqrt() / defs.len() as f64;
-            edges.extend(defs.iter().filter(|&&b| b as usize != a).map(|&b| (b as usize, weight)));
+            let weight = f64::from(count).sqrt() / n as f64;
+            edges.extend(defs.filter(|&b| b as usize != a).map(|b| (b as usize, weight)));
         }
         let mut last = u32::MAX;
-        for d in self.index.defs(file) {
+        for d in index.defs(file) {
             if d.sym == last {
                 continue;
             }
             last = d.sym;
-            let defs = self.definers(d.sym).len();
+            let defs = index.definers(d.sym).len();
             if !useful(d.sym, defs) {
                 continue;
             }
-            let users = self.referencers(d.sym);
+            let users = index.referencers(d.sym);
             if users.len() > MAX_REFERENCERS {
                 continue;
             }
-            for &(b, count) in users {
+            for (b, count) in users {
                 if b as usize != a {
                     edges.push((b as usize, reverse * f64::from(count).sqrt() / defs as f64));
                 }
