@@ -109,12 +109,20 @@ impl Store {
     /// Replaces the entry `name` with `bytes` atomically: a reader sees the
     /// old bytes or the new ones, never a mix.
     pub fn write(&self, name: &str, bytes: &[u8]) -> Result<()> {
+        self.write_parts(name, &[bytes])
+    }
+
+    /// [`Store::write`] of `parts` one after the other, so that an entry made of pieces in
+    /// different places is not first copied into one buffer.
+    pub fn write_parts(&self, name: &str, parts: &[&[u8]]) -> Result<()> {
         check(name)?;
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = format!(".{name}.{}.{n}.tmp", std::process::id());
         let written = (|| {
             let mut file = self.dir.create(&temp)?;
-            file.write_all(bytes)?;
+            for part in parts {
+                file.write_all(part)?;
+            }
             file.flush()?;
             self.dir.rename(&temp, &self.dir, name)
         })();

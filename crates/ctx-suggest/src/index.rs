@@ -46,7 +46,7 @@ impl Field {
 }
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 7;
+const VERSION: u32 = 9;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 /// Magic, version and checksum.
 const HEADER: usize = 20;
@@ -100,13 +100,6 @@ struct Parts {
 }
 
 impl Parts {
-    /// The file's bytes in `blob`; empty when they do not lie in it.
-    fn slice<'b>(&self, blob: &'b [u8]) -> &'b [u8] {
-        let start = usize::try_from(self.start).unwrap_or(usize::MAX);
-        let end = start.saturating_add(usize::try_from(self.len()).unwrap_or(usize::MAX));
-        blob.get(start..end).unwrap_or_default()
-    }
-
     fn len(&self) -> u64 {
         u64::from(self.postings)
             + u64::from(self.defs)
@@ -143,12 +136,26 @@ impl Owned {
     }
 }
 
-/// The bytes the files' parts point into: the whole of a stored index, read or mapped (so
-/// that it is not copied), or a buffer of its own.
+/// The bytes the files' parts and the symbol graph lie in.
+///
+/// A loaded index reads the parts and graph of the stored index where they lie in its buffer
+/// (mapped, so nothing is copied); the parts of files read since are added after the stored
+/// ones, and a rebuilt graph replaces the stored one. An update thus writes the stored parts
+/// back as they are, beside the new ones, and copies nothing in memory; once the parts of
+/// changed and removed files take more than a fifth of the blob, it is rebuilt with the
+/// files' parts in file order.
 #[derive(Debug, Default)]
 struct Blob {
+    /// The stored index, or nothing.
     buf: Buf,
-    start: usize,
+    /// Where its files' parts lie in `buf`.
+    stored: std::ops::Range<usize>,
+    /// Where its graph lies in `buf`.
+    stored_graph: std::ops::Range<usize>,
+    /// Parts added since, addressed after the stored ones.
+    extra: Vec<u8>,
+    /// The graph, when built since.
+    graph: Option<Vec<u8>>,
 }
 
 #[derive(Debug)]
@@ -201,12 +208,39 @@ impl U32s<'_> {
 }
 
 impl Blob {
-    fn owned(bytes: Vec<u8>) -> Blob {
-        Blob { buf: Buf::Owned(bytes), start: 0 }
+    fn stored(&self) -> &[u8] {
+        self.buf.get(self.stored.clone()).unwrap_or_default()
     }
 
-    fn bytes(&self) -> &[u8] {
-        self.buf.get(self.start..).unwrap_or_default()
+    /// Bytes of parts, stored and added.
+    fn len(&self) -> usize {
+        self.stored.len() + self.extra.len()
+    }
+
+    /// The `len` bytes at `start`; empty when they are not all there.
+    fn get(&self, start: u64, len: u64) -> &[u8] {
+        let (Ok(start), Ok(len)) = (usize::try_from(start), usize::try_from(len)) else {
+            return &[];
+        };
+        let stored = self.stored();
+        let end = start.saturating_add(len);
+        if end <= stored.len() {
+            return &stored[start..end];
+        }
+        let Some(start) = start.checked_sub(stored.len()) else { return &[] };
+        self.extra.get(start..end - stored.len()).unwrap_or_default()
+    }
+
+    fn graph(&self) -> &[u8] {
+        match &self.graph {
+            Some(graph) => graph,
+            None => self.buf.get(self.stored_graph.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// What is written after the tables: the parts, then the graph.
+    fn pieces(&self) -> [&[u8]; 3] {
+        [self.stored(), &self.extra, self.graph()]
     }
 }
 
@@ -220,6 +254,10 @@ struct Data {
     files: Vec<FileRec>,
     /// Terms in use when the dictionary was last compacted (or built).
     live_terms: u32,
+    /// Definitions in all files, counted when the graph is built.
+    definitions: u64,
+    /// Bytes of the files' parts in the stored form; the graph follows them.
+    blob_len: u64,
     /// Where the symbol graph lies in the blob.
     graph: GraphParts,
 }
@@ -360,9 +398,7 @@ impl Index {
         stats.rebuilt_corrupt = corrupt;
         let changed = stats.indexed > 0 || stats.removed > 0;
         if changed || corrupt || index.data.files.is_empty() {
-            let bytes = index.encode();
-            store.write(&name, &bytes).map_err(Error::store)?;
-            stats.bytes = bytes.len() as u64;
+            stats.bytes = index.write(store, &name)?;
         } else {
             stats.bytes = stored_len;
         }
@@ -379,9 +415,7 @@ impl Index {
     pub fn save(&self, store: &Store) -> Result<u64> {
         let name = store_name(&self.data.root);
         let _lock = store.lock(&name).map_err(Error::store)?;
-        let bytes = self.encode();
-        store.write(&name, &bytes).map_err(Error::store)?;
-        Ok(bytes.len() as u64)
+        self.write(store, &name)
     }
 
     /// Decodes a stored index; `None` when the bytes are not a whole index
@@ -398,13 +432,18 @@ impl Index {
 
     fn decode_buf(buf: Buf) -> Option<Index> {
         let (data, start) = Index::decode_data(&buf)?;
-        let blob = Blob { buf, start };
-        let size = blob.bytes().len() as u64;
+        let parts_end = start.checked_add(usize::try_from(data.blob_len).ok()?)?;
+        if parts_end > buf.len() {
+            return None;
+        }
+        let size = data.blob_len;
         let fits =
             |f: &FileRec| f.parts.start.checked_add(f.parts.len()).is_some_and(|e| e <= size);
         if !data.files.iter().all(fits) {
             return None;
         }
+        let graph = parts_end..buf.len();
+        let blob = Blob { buf, stored: start..parts_end, stored_graph: graph, ..Blob::default() };
         Some(Index { data, blob })
     }
 
@@ -416,10 +455,11 @@ impl Index {
             return None;
         }
         let (sum, payload) = rest.split_at_checked(8)?;
-        if u64::from_le_bytes(sum.try_into().ok()?) != payload_sum(payload) {
+        if u64::from_le_bytes(sum.try_into().ok()?) != payload_sum(&[payload]) {
             return None;
         }
-        let (data, blob): (Data, &serde_bytes::Bytes) = postcard::from_bytes(payload).ok()?;
+        // The tables, then the blob: the rest of the bytes.
+        let (data, blob): (Data, &[u8]) = postcard::take_from_bytes(payload).ok()?;
         // The blob is a slice of `bytes`: its offset is the distance between the two.
         let start = (blob.as_ptr() as usize).checked_sub(bytes.as_ptr() as usize)?;
         Some((data, start))
@@ -427,29 +467,31 @@ impl Index {
 
     /// Encodes the index for storage.
     pub fn encode(&self) -> Vec<u8> {
-        // Into one buffer of about the right size, behind a header whose checksum is filled
-        // in last: the payload is neither grown by doubling nor copied behind the header.
-        let mut out = Vec::with_capacity(HEADER + self.size_estimate());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&[0; 8]);
-        let whole = (&self.data, serde_bytes::Bytes::new(self.blob.bytes()));
-        let Ok(mut out) = postcard::to_extend(&whole, out) else {
-            return Index::default().encode();
-        };
-        let sum = payload_sum(&out[HEADER..]);
-        out[HEADER - 8..HEADER].copy_from_slice(&sum.to_le_bytes());
-        out
+        let (header, tables) = self.encode_tables();
+        let [stored, extra, graph] = self.blob.pieces();
+        [&header[..], &tables, stored, extra, graph].concat()
     }
 
-    /// About the size of the encoded payload (a little more).
-    fn size_estimate(&self) -> usize {
-        let files: usize = self.data.files.iter().map(|f| 64 + f.path.len()).sum();
-        files
-            + self.blob.bytes().len()
-            + self.data.terms.bytes.len()
-            + self.data.symbols.names.bytes.len()
-            + 1024
+    /// The header and the tables of the stored form; the blob's pieces follow them as they
+    /// lie in memory (they are not copied into one buffer first).
+    fn encode_tables(&self) -> ([u8; HEADER], Vec<u8>) {
+        let tables = postcard::to_allocvec(&self.data).unwrap_or_default();
+        let [stored, extra, graph] = self.blob.pieces();
+        let mut header = [0; HEADER];
+        header[..8].copy_from_slice(MAGIC);
+        header[8..12].copy_from_slice(&VERSION.to_le_bytes());
+        let sum = payload_sum(&[&tables, stored, extra, graph]);
+        header[12..].copy_from_slice(&sum.to_le_bytes());
+        (header, tables)
+    }
+
+    /// Writes the index to `store` under `name`; returns its size in bytes.
+    fn write(&self, store: &Store, name: &str) -> Result<u64> {
+        let (header, tables) = self.encode_tables();
+        let [stored, extra, graph] = self.blob.pieces();
+        let parts = [&header[..], &tables, stored, extra, graph];
+        store.write_parts(name, &parts).map_err(Error::store)?;
+        Ok(parts.iter().map(|p| p.len() as u64).sum())
     }
 
     /// Number of files indexed.
@@ -474,7 +516,7 @@ impl Index {
 
     /// Number of definitions in all files.
     pub fn definition_count(&self) -> usize {
-        self.data.files.iter().map(|f| self.defs(f).count()).sum()
+        usize::try_from(self.data.definitions).unwrap_or(usize::MAX)
     }
 
     /// Files per class, in a stable order.
@@ -547,22 +589,23 @@ impl Index {
                 files[slot] = Some((self.intern(&mut interner, parsed, &mut fresh), true));
             }
         }
-        let mut files: Vec<(FileRec, bool)> = files.into_iter().flatten().collect();
-        if stats.indexed > 0 || stats.removed > 0 {
-            // A new blob with the files' parts in file order, so that the same tree gives the
-            // same bytes however it was reached.
-            let old = std::mem::take(&mut self.blob);
-            let size = files.iter().map(|(f, _)| f.parts.len() as usize).sum();
-            let mut blob = Vec::with_capacity(size);
-            for (rec, is_fresh) in &mut files {
-                let from = if *is_fresh { fresh.as_slice() } else { old.bytes() };
-                let start = blob.len() as u64;
-                blob.extend_from_slice(rec.parts.slice(from));
-                rec.parts.start = start;
-            }
-            self.blob = Blob::owned(blob);
+        // The new parts go after the ones the blob holds.
+        let base = self.blob.len() as u64;
+        self.blob.extra.extend_from_slice(&fresh);
+        self.data.files = files
+            .into_iter()
+            .flatten()
+            .map(|(mut f, is_fresh)| {
+                if is_fresh {
+                    f.parts.start += base;
+                }
+                f
+            })
+            .collect();
+        let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
+        if self.blob.len() as u64 > live + live / 4 {
+            self.rebuild_blob(|parts, bytes| (parts.postings, bytes.to_vec()));
         }
-        self.data.files = files.into_iter().map(|(f, _)| f).collect();
         if interner.base_terms == 0 {
             self.data.live_terms = self.data.terms.len() as u32;
         } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
@@ -690,49 +733,68 @@ impl Index {
             }
         }
         self.data.terms = terms;
-        let old = std::mem::take(&mut self.blob);
-        let mut blob = Vec::with_capacity(old.bytes().len());
-        for f in &mut self.data.files {
-            let bytes = f.parts.slice(old.bytes());
-            let (postings, rest) = bytes.split_at(f.parts.postings as usize);
+        self.rebuild_blob(|parts, bytes| {
+            let (postings, rest) = bytes.split_at((parts.postings as usize).min(bytes.len()));
             let mut ids: Vec<(u32, [u32; 5])> =
                 PostingIter::new(postings).map(|(id, tf)| (remap[id as usize], tf)).collect();
             ids.sort_unstable_by_key(|(id, _)| *id);
-            let postings = encode_postings(&ids);
-            f.parts.start = blob.len() as u64;
-            f.parts.postings = u32::try_from(postings.len()).unwrap_or(u32::MAX);
-            blob.extend_from_slice(&postings);
-            blob.extend_from_slice(rest);
-        }
-        self.blob = Blob::owned(blob);
+            let mut bytes = encode_postings(&ids);
+            let postings = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+            bytes.extend_from_slice(rest);
+            (postings, bytes)
+        });
     }
 
     pub(crate) fn files(&self) -> &[FileRec] {
         &self.data.files
     }
 
-    /// Builds the symbol graph of the files (see [`GraphParts`]) and appends it to the blob,
-    /// which the caller has just rebuilt.
+    /// Rebuilds the blob with the files' parts in file order, each passed through `map`
+    /// (which returns the new length of the postings and the new bytes); the graph is built
+    /// again after it.
+    fn rebuild_blob(&mut self, map: impl Fn(&Parts, &[u8]) -> (u32, Vec<u8>)) {
+        let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
+        let mut parts = Vec::with_capacity(usize::try_from(live).unwrap_or(0));
+        let mut starts = Vec::with_capacity(self.data.files.len());
+        for f in &self.data.files {
+            let (postings, bytes) = map(&f.parts, self.blob.get(f.parts.start, f.parts.len()));
+            starts.push((parts.len() as u64, postings));
+            parts.extend_from_slice(&bytes);
+        }
+        for (f, (start, postings)) in self.data.files.iter_mut().zip(starts) {
+            f.parts.start = start;
+            f.parts.postings = postings;
+        }
+        self.blob = Blob { extra: parts, ..Blob::default() };
+    }
+
+    /// Builds the symbol graph of the files (see [`GraphParts`]) in place of the blob's, and
+    /// records the blob's length; called whenever the files changed.
     fn seal(&mut self) {
         let nsym = self.data.symbols.len();
-        let files = &self.data.files;
-        // Each (file, symbol) definition once, in file order.
+        // Every (symbol, file) definition once and every (symbol, file, count) reference, in
+        // file order, from one pass over the files' parts.
+        let mut defined: Vec<(u32, u32)> = Vec::new();
+        let mut referenced: Vec<(u32, u32, u32)> = Vec::new();
         let mut seen = vec![u32::MAX; nsym];
-        let mut def_count = vec![0u32; nsym + 1];
-        let mut ref_count = vec![0u32; nsym + 1];
-        let in_range = |sym: u32| (sym as usize) < nsym;
-        for (i, f) in files.iter().enumerate() {
-            for d in self.defs(f).filter(|d| in_range(d.sym)) {
+        let mut definitions = 0u64;
+        for (i, f) in self.data.files.iter().enumerate() {
+            for d in self.defs(f).inspect(|_| definitions += 1).filter(|d| (d.sym as usize) < nsym)
+            {
                 if seen[d.sym as usize] != i as u32 {
                     seen[d.sym as usize] = i as u32;
-                    def_count[d.sym as usize] += 1;
+                    defined.push((d.sym, i as u32));
                 }
             }
-            for (sym, _) in self.refs(f).filter(|(s, _)| in_range(*s)) {
-                ref_count[sym as usize] += 1;
-            }
+            let refs = self.refs(f).filter(|(s, _)| (*s as usize) < nsym);
+            referenced.extend(refs.map(|(sym, count)| (sym, i as u32, count)));
         }
-        let starts = |counts: &[u32]| -> Vec<u32> {
+        // A counting sort by symbol keeps the file order within each symbol.
+        let starts = |syms: &mut dyn Iterator<Item = u32>| -> Vec<u32> {
+            let mut counts = vec![0u32; nsym + 1];
+            for sym in syms {
+                counts[sym as usize] += 1;
+            }
             let mut sum = 0u32;
             counts
                 .iter()
@@ -743,52 +805,44 @@ impl Index {
                 })
                 .collect()
         };
-        let def_start = starts(&def_count);
-        let ref_start = starts(&ref_count);
-        let mut def_files = vec![0u32; *def_start.last().unwrap_or(&0) as usize];
-        let mut ref_files = vec![0u32; 2 * *ref_start.last().unwrap_or(&0) as usize];
-        let mut def_fill = def_start.clone();
-        let mut ref_fill = ref_start.clone();
-        seen.fill(u32::MAX);
-        for (i, f) in files.iter().enumerate() {
-            for d in self.defs(f).filter(|d| in_range(d.sym)) {
-                let sym = d.sym as usize;
-                if seen[sym] != i as u32 {
-                    seen[sym] = i as u32;
-                    def_files[def_fill[sym] as usize] = i as u32;
-                    def_fill[sym] += 1;
-                }
-            }
-            for (sym, count) in self.refs(f).filter(|(s, _)| in_range(*s)) {
-                let at = 2 * ref_fill[sym as usize] as usize;
-                ref_files[at] = i as u32;
-                ref_files[at + 1] = count;
-                ref_fill[sym as usize] += 1;
-            }
+        let def_start = starts(&mut defined.iter().map(|(s, _)| *s));
+        let ref_start = starts(&mut referenced.iter().map(|(s, _, _)| *s));
+        let mut def_files = vec![0u32; defined.len()];
+        let mut ref_files = vec![0u32; 2 * referenced.len()];
+        let mut fill = def_start.clone();
+        for &(sym, file) in &defined {
+            def_files[fill[sym as usize] as usize] = file;
+            fill[sym as usize] += 1;
         }
-        let mut blob = match std::mem::take(&mut self.blob.buf) {
-            Buf::Owned(bytes) if self.blob.start == 0 => bytes,
-            other => other.get(self.blob.start..).unwrap_or_default().to_vec(),
-        };
+        let mut fill = ref_start.clone();
+        for &(sym, file, count) in &referenced {
+            let at = 2 * fill[sym as usize] as usize;
+            ref_files[at] = file;
+            ref_files[at + 1] = count;
+            fill[sym as usize] += 1;
+        }
+        let mut blob = Vec::new();
         let mut put = |values: &[u32]| {
             let start = blob.len() as u64;
             blob.extend(values.iter().flat_map(|v| v.to_le_bytes()));
             Section { start, len: blob.len() as u64 - start }
         };
+        self.data.definitions = definitions;
+        self.data.blob_len = self.blob.len() as u64;
         self.data.graph = GraphParts {
             def_start: put(&def_start),
             def_files: put(&def_files),
             ref_start: put(&ref_start),
             ref_files: put(&ref_files),
         };
-        self.blob = Blob::owned(blob);
+        self.blob.graph = Some(blob);
     }
 
     /// The `u32` values of a section of the blob.
     fn u32s(&self, section: Section) -> U32s<'_> {
         let start = usize::try_from(section.start).unwrap_or(usize::MAX);
         let end = start.saturating_add(usize::try_from(section.len).unwrap_or(usize::MAX));
-        U32s(self.blob.bytes().get(start..end).unwrap_or_default())
+        U32s(self.blob.graph().get(start..end).unwrap_or_default())
     }
 
     /// The files defining symbol `sym`, each once, in file order.
@@ -809,10 +863,8 @@ impl Index {
     /// The bytes of one of a file's parts: `which` counts from the postings (0) to the docs (3).
     fn part(&self, f: &FileRec, which: usize) -> &[u8] {
         let p = &f.parts;
-        let lens = [p.postings, p.defs, p.refs, p.docs].map(|n| n as usize);
-        let start =
-            usize::try_from(p.start).unwrap_or(usize::MAX) + lens[..which].iter().sum::<usize>();
-        self.blob.bytes().get(start..start + lens[which]).unwrap_or_default()
+        let lens = [p.postings, p.defs, p.refs, p.docs].map(u64::from);
+        self.blob.get(p.start + lens[..which].iter().sum::<u64>(), lens[which])
     }
 
     /// A file's postings: term ids in ascending order, each with its frequency per field.
@@ -1025,23 +1077,43 @@ fn store_name(root: &str) -> String {
     format!("suggest-{:016x}.idx", checksum(root.as_bytes()))
 }
 
-/// The checksum of a stored index: four independent lanes of eight bytes, so the multiplies
-/// overlap instead of waiting on each other and a 20 MB index is checked in about a
-/// millisecond; it catches torn and damaged files, not tampering.
-fn payload_sum(bytes: &[u8]) -> u64 {
+/// The checksum of a stored index, over `parts` one after the other: four independent lanes
+/// of eight bytes, so the multiplies overlap instead of waiting on each other and a 20 MB
+/// index is checked in about a millisecond; it catches torn and damaged files, not tampering.
+fn payload_sum(parts: &[&[u8]]) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
     let mix = |h: u64, word: u64| (h ^ word).wrapping_mul(K).rotate_left(29);
     let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or_default());
-    let seed = 0x243f_6a88_85a3_08d3 ^ bytes.len() as u64;
+    let total: usize = parts.iter().map(|p| p.len()).sum();
+    let seed = 0x243f_6a88_85a3_08d3 ^ total as u64;
     let mut lanes = [seed, seed.rotate_left(16), seed.rotate_left(32), seed.rotate_left(48)];
-    let mut blocks = bytes.chunks_exact(32);
-    for block in &mut blocks {
+    let mut block = |block: &[u8]| {
         for (lane, part) in lanes.iter_mut().zip(block.chunks_exact(8)) {
             *lane = mix(*lane, word(part));
         }
+    };
+    // Whole blocks of 32 bytes, a block that spans two parts put together first.
+    let mut pending: Vec<u8> = Vec::with_capacity(32);
+    for part in parts {
+        let mut part: &[u8] = part;
+        if !pending.is_empty() {
+            let take = (32 - pending.len()).min(part.len());
+            pending.extend_from_slice(&part[..take]);
+            part = &part[take..];
+            if pending.len() < 32 {
+                continue;
+            }
+            block(&pending);
+            pending.clear();
+        }
+        let mut blocks = part.chunks_exact(32);
+        for b in &mut blocks {
+            block(b);
+        }
+        pending.extend_from_slice(blocks.remainder());
     }
     let mut h = lanes.iter().fold(seed, |h, lane| mix(h, *lane));
-    for &b in blocks.remainder() {
+    for &b in &pending {
         h = mix(h, u64::from(b));
     }
     h
@@ -1454,6 +1526,20 @@ mod tests {
             index.definers(sym).collect::<Vec<_>>()
         );
         assert_eq!(stored.referencers(sym).collect::<Vec<_>>(), users);
+    }
+
+    #[test]
+    fn the_checksum_of_pieces_is_the_checksum_of_their_whole() {
+        let whole: Vec<u8> = (0..300u32).map(|i| (i * 37 % 251) as u8).collect();
+        let sum = payload_sum(&[&whole]);
+        for a in [0, 1, 7, 31, 32, 33, 100, 299, 300] {
+            for b in [a, a + 1, a + 40, 300].into_iter().filter(|b| *b <= 300 && *b >= a) {
+                assert_eq!(payload_sum(&[&whole[..a], &whole[a..b], &whole[b..]]), sum, "{a} {b}");
+            }
+        }
+        let mut damaged = whole.clone();
+        damaged[150] ^= 1;
+        assert_ne!(payload_sum(&[&damaged]), sum);
     }
 
     #[test]

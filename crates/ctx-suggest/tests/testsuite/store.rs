@@ -232,3 +232,40 @@ fn a_query_on_a_stored_index_sees_changes_made_since() {
     assert_eq!((stats.indexed, calls.load(std::sync::atomic::Ordering::Relaxed)), (1, 2));
     assert_eq!(found[0].path, "src/http.rs");
 }
+
+#[test]
+fn updates_keep_the_stored_index_whole_and_bounded() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let file = |i: usize, round: usize| {
+        let body = format!(
+            "/// Handles request {i} in round {round}.\npub fn handle_{i}() {{ helper_{round}(); }}\n\
+             pub fn helper_{round}() {{}}\n"
+        );
+        (format!("src/m{i}.rs"), body)
+    };
+    let files: Vec<(String, String)> = (0..10).map(|i| file(i, 0)).collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, b)| (p.as_str(), b.as_str())).collect();
+    crate::write_tree(tree.path(), &refs);
+    let sandbox = crate::sandbox(tree.path());
+    let store = store(cache.path());
+    Index::open(&sandbox, &store).unwrap();
+    let opts = Options::default().explain(true);
+    for round in 1..=12 {
+        let (path, body) = file(round % 10, round);
+        std::fs::write(tree.path().join(path), body).unwrap();
+        let (updated, stats) = Index::open(&sandbox, &store).unwrap();
+        assert_eq!(stats.indexed, 1, "round {round}");
+        let stored = std::fs::read(&index_files(cache.path())[0]).unwrap();
+        let (fresh, _) = Index::build(&sandbox).unwrap();
+        let prompt = format!("handle request with helper_{round}");
+        let want = fresh.suggest(&sandbox, &prompt, &opts);
+        assert_eq!(updated.suggest(&sandbox, &prompt, &opts), want, "round {round}");
+        let decoded = Index::decode(&stored).unwrap();
+        assert_eq!(decoded.suggest(&sandbox, &prompt, &opts), want, "round {round}");
+        // The parts of replaced files are dropped in time: the stored index stays within
+        // a few tenths of a fresh one.
+        let limit = fresh.encode().len() * 3 / 2;
+        assert!(stored.len() <= limit, "round {round}: {} > {limit}", stored.len());
+    }
+}
