@@ -161,7 +161,8 @@ struct Blob {
 #[derive(Debug)]
 enum Buf {
     Owned(Vec<u8>),
-    Mapped(ctx_fs::Mapped),
+    /// A mapped stored index, shared with the thread that checks its checksum.
+    Mapped(std::sync::Arc<ctx_fs::Mapped>),
 }
 
 impl Default for Buf {
@@ -176,7 +177,7 @@ impl std::ops::Deref for Buf {
     fn deref(&self) -> &[u8] {
         match self {
             Buf::Owned(bytes) => bytes,
-            Buf::Mapped(map) => map,
+            Buf::Mapped(map) => map.as_ref(),
         }
     }
 }
@@ -367,33 +368,34 @@ impl Index {
         let root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let name = store_name(&root);
         let _lock = store.lock(&name).map_err(Error::store)?;
-        // The walk that finds changed files does not need the stored index: it runs while the
-        // index is read, decoded and asked.
-        let (walk, stored) = std::thread::scope(|scope| {
-            let walk = scope.spawn(|| sandbox.walk(&sandbox.workspace()));
-            let stored = store.map(&name).map(|bytes| {
-                let len = bytes.as_ref().map_or(0, |b| b.len() as u64);
-                let decoded = bytes.map(|b| Index::decode_buf(Buf::Mapped(b)));
-                let early = match &decoded {
-                    Some(Some(index)) if index.data.root == root && !index.is_empty() => {
-                        Some(f(index))
-                    }
-                    _ => None,
-                };
-                (decoded, len, early)
+        let mapped = store.map(&name).map_err(Error::store)?.map(std::sync::Arc::new);
+        let stored_len = mapped.as_ref().map_or(0, |m| m.len() as u64);
+        // The walk that finds changed files, then the checksum of the stored index, run while
+        // the index is decoded and asked; the answer is dropped if the checksum fails.
+        let (checked, stored) = std::thread::scope(|scope| {
+            let checked = scope.spawn(|| {
+                let walk = sandbox.walk(&sandbox.workspace());
+                (walk, mapped.as_deref().map(|m| Index::intact(m)))
             });
-            (walk.join(), stored)
+            let decoded = mapped.clone().map(|m| Index::decode_buf_unchecked(Buf::Mapped(m)));
+            let early = match &decoded {
+                Some(Some(index)) if index.data.root == root && !index.is_empty() => Some(f(index)),
+                _ => None,
+            };
+            (checked.join(), (decoded, early))
         });
-        let walk = match walk {
-            Ok(walk) => walk.map_err(Error::fs)?,
+        let (walk, intact) = match checked {
+            Ok(checked) => checked,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        let (decoded, stored_len, early) = stored.map_err(Error::store)?;
-        let (mut index, corrupt) = match decoded {
-            Some(Some(index)) if index.data.root == root => (index, false),
-            Some(Some(_)) | None => (Index::default(), false),
-            Some(None) => (Index::default(), true),
+        let walk = walk.map_err(Error::fs)?;
+        let (decoded, early) = stored;
+        let (mut index, corrupt) = match (decoded, intact) {
+            (Some(Some(index)), Some(true)) if index.data.root == root => (index, false),
+            (Some(Some(_)), Some(true)) | (None, _) => (Index::default(), false),
+            _ => (Index::default(), true),
         };
+        let early = early.filter(|_| !corrupt && !index.is_empty());
         let mut stats = index.refresh_from(sandbox, &walk)?;
         stats.rebuilt_corrupt = corrupt;
         let changed = stats.indexed > 0 || stats.removed > 0;
@@ -431,7 +433,15 @@ impl Index {
     }
 
     fn decode_buf(buf: Buf) -> Option<Index> {
-        let (data, start) = Index::decode_data(&buf)?;
+        if !Index::intact(&buf) {
+            return None;
+        }
+        Index::decode_buf_unchecked(buf)
+    }
+
+    /// [`Index::decode_buf`] without the checksum (see [`Index::decode_unchecked`]).
+    fn decode_buf_unchecked(buf: Buf) -> Option<Index> {
+        let (data, start) = Index::decode_unchecked(&buf)?;
         let parts_end = start.checked_add(usize::try_from(data.blob_len).ok()?)?;
         if parts_end > buf.len() {
             return None;
@@ -447,17 +457,31 @@ impl Index {
         Some(Index { data, blob })
     }
 
-    /// The tables of a stored index, and where its blob starts in `bytes`.
-    fn decode_data(bytes: &[u8]) -> Option<(Data, usize)> {
+    /// Whether `bytes` are a stored index of this version whose checksum holds.
+    fn intact(bytes: &[u8]) -> bool {
+        let header = || {
+            let rest = bytes.strip_prefix(MAGIC)?;
+            let (version, rest) = rest.split_at_checked(4)?;
+            let (sum, payload) = rest.split_at_checked(8)?;
+            let version = u32::from_le_bytes(version.try_into().ok()?);
+            Some((version, u64::from_le_bytes(sum.try_into().ok()?), payload))
+        };
+        header().is_some_and(|(version, sum, payload)| {
+            version == VERSION && sum == payload_sum(&[payload])
+        })
+    }
+
+    /// The tables of a stored index, and where its blob starts in `bytes`, without checking
+    /// the checksum (see [`Index::intact`]): a damaged index decodes to tables that
+    /// hold together (every file's parts inside the blob) and answers wrongly but never
+    /// panics, so it may be asked while its checksum is checked elsewhere.
+    fn decode_unchecked(bytes: &[u8]) -> Option<(Data, usize)> {
         let rest = bytes.strip_prefix(MAGIC)?;
         let (version, rest) = rest.split_at_checked(4)?;
         if u32::from_le_bytes(version.try_into().ok()?) != VERSION {
             return None;
         }
-        let (sum, payload) = rest.split_at_checked(8)?;
-        if u64::from_le_bytes(sum.try_into().ok()?) != payload_sum(&[payload]) {
-            return None;
-        }
+        let payload = rest.get(8..)?;
         // The tables, then the blob: the rest of the bytes.
         let (data, blob): (Data, &[u8]) = postcard::take_from_bytes(payload).ok()?;
         // The blob is a slice of `bytes`: its offset is the distance between the two.
@@ -849,7 +873,12 @@ impl Index {
     pub(crate) fn definers(&self, sym: u32) -> impl ExactSizeIterator<Item = u32> + '_ {
         let g = &self.data.graph;
         let files = self.u32s(g.def_files);
-        self.u32s(g.def_start).span(sym as usize, files.len()).map(move |i| files.get(i))
+        let n = self.data.files.len() as u32;
+        let span = self.u32s(g.def_start).span(sym as usize, files.len());
+        // A damaged index names no file past the last (its answers may be asked for before
+        // its checksum is known).
+        let span = if n == 0 { 0..0 } else { span };
+        span.map(move |i| files.get(i).min(n - 1))
     }
 
     /// The files referencing symbol `sym`, with how often, in file order.
@@ -857,7 +886,9 @@ impl Index {
         let g = &self.data.graph;
         let pairs = self.u32s(g.ref_files);
         let span = self.u32s(g.ref_start).span(sym as usize, pairs.len() / 2);
-        span.map(move |i| (pairs.get(2 * i), pairs.get(2 * i + 1)))
+        let n = self.data.files.len() as u32;
+        let span = if n == 0 { 0..0 } else { span };
+        span.map(move |i| (pairs.get(2 * i).min(n - 1), pairs.get(2 * i + 1)))
     }
 
     /// The bytes of one of a file's parts: `which` counts from the postings (0) to the docs (3).

@@ -269,3 +269,31 @@ fn updates_keep_the_stored_index_whole_and_bounded() {
         assert!(stored.len() <= limit, "round {round}: {} > {limit}", stored.len());
     }
 }
+
+#[test]
+fn a_damaged_index_is_never_the_answer() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    crate::write_tree(tree.path(), TREE);
+    let sandbox = crate::sandbox(tree.path());
+    let store = store(cache.path());
+    Index::open(&sandbox, &store).unwrap();
+    let path = index_files(cache.path()).remove(0);
+    let whole = std::fs::read(&path).unwrap();
+    let (fresh, _) = Index::build(&sandbox).unwrap();
+    let opts = Options::default().explain(true);
+    let want = fresh.suggest(&sandbox, "retry timeout send", &opts);
+    // The stored index is asked before its checksum is known: damage anywhere must neither
+    // panic nor reach the answer.
+    for step in [7, 13, 31] {
+        let mut damaged = whole.clone();
+        for i in (24..damaged.len()).step_by(step) {
+            damaged[i] = damaged[i].wrapping_mul(31).wrapping_add(17);
+        }
+        std::fs::write(&path, &damaged).unwrap();
+        let ask = |index: &Index| index.suggest(&sandbox, "retry timeout send", &opts);
+        let (_, stats, found) = Index::open_with(&sandbox, &store, ask).unwrap();
+        assert!(stats.rebuilt_corrupt, "step {step}");
+        assert_eq!(found, want, "step {step}");
+    }
+}
