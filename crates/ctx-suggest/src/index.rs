@@ -1169,33 +1169,7 @@ fn mtime_of(entry: &WalkEntry) -> u64 {
 /// Reads and parses the entries at `todo`, on as many threads as there are
 /// cores, keeping their order.
 fn parse_all(sandbox: &Sandbox, entries: &[&WalkEntry], todo: &[usize]) -> Vec<Parsed> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    if threads <= 1 || todo.len() < 64 {
-        return todo.iter().map(|&i| parse_entry(sandbox, entries[i])).collect();
-    }
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut out: Vec<Option<Parsed>> = (0..todo.len()).map(|_| None).collect();
-    let results = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        if k >= todo.len() {
-                            break done;
-                        }
-                        done.push((k, parse_entry(sandbox, entries[todo[k]])));
-                    }
-                })
-            })
-            .collect();
-        workers.into_iter().flat_map(|w| w.join().unwrap_or_default()).collect::<Vec<_>>()
-    });
-    for (k, parsed) in results {
-        out[k] = Some(parsed);
-    }
-    out.into_iter().flatten().collect()
+    crate::par::map(todo, 64, |&i| parse_entry(sandbox, entries[i]))
 }
 
 fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {

@@ -36,6 +36,7 @@ mod error;
 mod hash;
 mod index;
 mod lines;
+mod par;
 mod query;
 mod rank;
 pub mod symbols;
@@ -133,44 +134,68 @@ impl Index {
         let (ranked, terms) = rank::rank(self, &query, &opts.weights, opts.explain);
         let mut out = Vec::new();
         let mut budget = opts.max_tokens;
-        for scored in ranked {
-            if out.len() >= opts.limit {
+        let mut ranked = ranked.into_iter();
+        // The windows of as many files as are still wanted, on every core; a file over the
+        // token budget is passed over and the next ones are taken.
+        while out.len() < opts.limit {
+            let round: Vec<rank::Scored> = ranked.by_ref().take(opts.limit - out.len()).collect();
+            if round.is_empty() {
                 break;
             }
-            let file = &self.files()[scored.file];
-            let text = sandbox
-                .read_path(&file.path, None)
-                .ok()
-                .and_then(|(_, c)| match c {
-                    Content::Text { text, .. } => Some(text),
-                    _ => None,
-                })
-                .unwrap_or_default();
-            let matched: Vec<(String, f64)> =
-                scored.matched.iter().map(|&(q, s)| (terms[q as usize].clone(), s)).collect();
-            let defs: Vec<index::DefRec> = self.defs(file).collect();
-            let range = lines::best_range(&text, &defs, &matched, opts.max_lines);
-            if let Some(left) = budget.as_mut() {
-                let tokens = estimate_tokens(&text, range);
-                if tokens > *left {
-                    continue;
+            let windows = par::map(&round, 2, |scored| self.window(sandbox, scored, &terms, opts));
+            for (scored, window) in round.into_iter().zip(windows) {
+                if let Some(left) = budget.as_mut() {
+                    if window.tokens > *left {
+                        continue;
+                    }
+                    *left -= window.tokens;
                 }
-                *left -= tokens;
+                out.push(Suggestion {
+                    path: self.files()[scored.file].path.clone(),
+                    lines: window.range,
+                    score: (scored.score * 1000.0).round() / 1000.0,
+                    summary: window.summary,
+                    why: scored.why,
+                });
             }
-            let mut summary = lines::summary(self, file, &defs, range, &matched);
-            if summary.is_empty() {
-                summary = first_comment(file, &text).unwrap_or_default();
-            }
-            out.push(Suggestion {
-                path: file.path.clone(),
-                lines: range,
-                score: (scored.score * 1000.0).round() / 1000.0,
-                summary,
-                why: scored.why,
-            });
         }
         out
     }
+
+    /// The line range, summary and estimated tokens of a ranked file.
+    fn window(
+        &self,
+        sandbox: &Sandbox,
+        scored: &rank::Scored,
+        terms: &[String],
+        opts: &Options,
+    ) -> Window {
+        let file = &self.files()[scored.file];
+        let text = sandbox
+            .read_path(&file.path, None)
+            .ok()
+            .and_then(|(_, c)| match c {
+                Content::Text { text, .. } => Some(text),
+                _ => None,
+            })
+            .unwrap_or_default();
+        let matched: Vec<(String, f64)> =
+            scored.matched.iter().map(|&(q, s)| (terms[q as usize].clone(), s)).collect();
+        let defs: Vec<index::DefRec> = self.defs(file).collect();
+        let range = lines::best_range(&text, &defs, &matched, opts.max_lines);
+        let mut summary = lines::summary(self, file, &defs, range, &matched);
+        if summary.is_empty() {
+            summary = first_comment(file, &text).unwrap_or_default();
+        }
+        Window { range, summary, tokens: estimate_tokens(&text, range) }
+    }
+}
+
+/// What [`Index::window`] finds for a file.
+struct Window {
+    range: LineRange,
+    summary: String,
+    tokens: usize,
 }
 
 /// Estimated tokens of a range: four bytes a token.

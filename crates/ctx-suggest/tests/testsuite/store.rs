@@ -297,3 +297,32 @@ fn a_damaged_index_is_never_the_answer() {
         assert_eq!(found, want, "step {step}");
     }
 }
+
+#[test]
+fn a_token_budget_passes_over_files_that_do_not_fit() {
+    let tree = tempfile::tempdir().unwrap();
+    let big: String =
+        (0..200).map(|i| format!("pub fn deadline_{i}() {{ deadline_check(); }}\n")).collect();
+    crate::write_tree(
+        tree.path(),
+        &[
+            ("src/big.rs", big.as_str()),
+            ("src/one.rs", "/// The deadline.\npub fn deadline_one() {}\n"),
+            ("src/two.rs", "/// Another deadline.\npub fn deadline_two() {}\n"),
+            ("src/three.rs", "/// A third deadline.\npub fn deadline_three() {}\n"),
+        ],
+    );
+    let sandbox = crate::sandbox(tree.path());
+    let (index, _) = Index::build(&sandbox).unwrap();
+    let paths = |opts: &Options| -> Vec<String> {
+        index.suggest(&sandbox, "deadline", opts).into_iter().map(|s| s.path).collect()
+    };
+    let all = paths(&Options::default().limit(3));
+    assert_eq!(all[0], "src/big.rs");
+    // The big file's window does not fit in 60 tokens: the next files take its place, in
+    // their order, up to the limit.
+    let fitting = paths(&Options::default().limit(3).max_tokens(Some(60)));
+    let small: Vec<String> =
+        paths(&Options::default().limit(4)).into_iter().filter(|p| p != "src/big.rs").collect();
+    assert_eq!(fitting, small);
+}
