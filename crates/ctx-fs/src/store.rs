@@ -35,14 +35,28 @@ pub struct StoreLock {
 /// An entry of a [`Store`] mapped into memory, read-only: its bytes are the page cache's own,
 /// neither copied nor allocated, so a large entry (a suggestion index of tens of megabytes)
 /// is ready in a fraction of the time a read takes.
+///
+/// On Unix only: elsewhere a mapped file cannot be replaced while it is mapped (and the store
+/// replaces entries by renaming over them), so the entry is read instead.
 #[derive(Debug)]
-pub struct Mapped(Option<memmap2::Mmap>);
+pub struct Mapped(MappedBytes);
+
+#[derive(Debug)]
+enum MappedBytes {
+    #[cfg(unix)]
+    Map(memmap2::Mmap),
+    Read(Vec<u8>),
+}
 
 impl std::ops::Deref for Mapped {
     type Target = [u8];
 
     fn deref(&self) -> &[u8] {
-        self.0.as_deref().unwrap_or_default()
+        match &self.0 {
+            #[cfg(unix)]
+            MappedBytes::Map(map) => map,
+            MappedBytes::Read(bytes) => bytes,
+        }
     }
 }
 
@@ -82,9 +96,17 @@ impl Store {
         Ok(Some(bytes))
     }
 
-    /// The bytes stored under `name` mapped into memory, or `None` when there is no such
-    /// entry.
+    /// The bytes stored under `name` mapped into memory (read, off Unix: see [`Mapped`]), or
+    /// `None` when there is no such entry.
     pub fn map(&self, name: &str) -> Result<Option<Mapped>> {
+        #[cfg(not(unix))]
+        return Ok(self.read(name)?.map(|bytes| Mapped(MappedBytes::Read(bytes))));
+        #[cfg(unix)]
+        self.map_unix(name)
+    }
+
+    #[cfg(unix)]
+    fn map_unix(&self, name: &str) -> Result<Option<Mapped>> {
         check(name)?;
         let file = match self.dir.open(name) {
             Ok(file) => file,
@@ -93,7 +115,7 @@ impl Store {
         };
         if file.metadata().map_err(|e| Error::io(name, e))?.len() == 0 {
             // Nothing to map (and an empty mapping is an error on some systems).
-            return Ok(Some(Mapped(None)));
+            return Ok(Some(Mapped(MappedBytes::Read(Vec::new()))));
         }
         // SAFETY: a mapping is undefined behaviour if the file changes under it. A store
         // never changes the bytes of an entry in place: `write` and `create_new` write a new
@@ -103,7 +125,7 @@ impl Store {
         // mapping files (ripgrep maps the files it searches the same way).
         #[allow(unsafe_code)]
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(name, e))?;
-        Ok(Some(Mapped(Some(map))))
+        Ok(Some(Mapped(MappedBytes::Map(map))))
     }
 
     /// Replaces the entry `name` with `bytes` atomically: a reader sees the
