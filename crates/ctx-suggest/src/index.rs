@@ -58,8 +58,8 @@ pub(crate) struct DefRec {
     pub(crate) kind: u16,
     pub(crate) start: u32,
     pub(crate) end: u32,
-    /// The first line of its doc comment: a byte range in the file's `docs`, empty when it
-    /// has none (a doc line is never empty).
+    /// The first line of its doc comment: a byte range in the file's doc lines (the last of
+    /// its [`Parts`]), empty when it has none (a doc line is never empty).
     pub(crate) doc: (u32, u32),
 }
 
@@ -88,8 +88,8 @@ pub(crate) struct FileRec {
 /// - references, sorted by symbol: varints of symbol-id delta and count;
 /// - the doc lines of the definitions, one after the other.
 ///
-/// A stored index is read into one buffer and used in place: loading it copies and
-/// allocates nothing a file.
+/// A stored index is mapped and used in place: loading it copies and allocates nothing a
+/// file.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 struct Parts {
     start: u64,
@@ -393,6 +393,11 @@ impl Index {
         let (mut index, corrupt) = match (decoded, intact) {
             (Some(Some(index)), Some(true)) if index.data.root == root => (index, false),
             (Some(Some(_)), Some(true)) | (None, _) => (Index::default(), false),
+            // An index of another version of ctx is rebuilt, but it was not damaged.
+            _ if mapped.as_deref().and_then(|m| Index::version_of(m)) != Some(VERSION) => (
+                Index::default(),
+                mapped.as_deref().is_some_and(|m| Index::version_of(m).is_none()),
+            ),
             _ => (Index::default(), true),
         };
         let early = early.filter(|_| !corrupt && !index.is_empty());
@@ -455,6 +460,12 @@ impl Index {
         let graph = parts_end..buf.len();
         let blob = Blob { buf, stored: start..parts_end, stored_graph: graph, ..Blob::default() };
         Some(Index { data, blob })
+    }
+
+    /// The format version of a stored index; `None` when the bytes are not one.
+    fn version_of(bytes: &[u8]) -> Option<u32> {
+        let version = bytes.strip_prefix(MAGIC)?.get(..4)?;
+        Some(u32::from_le_bytes(version.try_into().ok()?))
     }
 
     /// Whether `bytes` are a stored index of this version whose checksum holds.

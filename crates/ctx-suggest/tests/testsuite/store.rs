@@ -326,3 +326,21 @@ fn a_token_budget_passes_over_files_that_do_not_fit() {
         paths(&Options::default().limit(4)).into_iter().filter(|p| p != "src/big.rs").collect();
     assert_eq!(fitting, small);
 }
+
+#[test]
+fn an_index_of_another_version_is_rebuilt_without_calling_it_damaged() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    crate::write_tree(tree.path(), TREE);
+    let sandbox = crate::sandbox(tree.path());
+    let store = store(cache.path());
+    Index::open(&sandbox, &store).unwrap();
+    let path = index_files(cache.path()).remove(0);
+    let mut bytes = std::fs::read(&path).unwrap();
+    // The version follows the eight bytes of the magic number.
+    bytes[8] = bytes[8].wrapping_sub(1);
+    std::fs::write(&path, &bytes).unwrap();
+    let (_, stats) = Index::open(&sandbox, &store).unwrap();
+    assert!(!stats.rebuilt_corrupt);
+    assert_eq!((stats.indexed, stats.reused), (3, 0));
+}
