@@ -638,7 +638,8 @@ impl Index {
             })
             .collect();
         let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
-        if self.blob.len() as u64 > live + live / 4 {
+        let changed = stats.indexed > 0 || stats.removed > 0;
+        if changed && self.blob.len() as u64 > live + live / 4 {
             self.rebuild_blob(|parts, bytes| (parts.postings, bytes.to_vec()));
         }
         if interner.base_terms == 0 {
@@ -646,7 +647,9 @@ impl Index {
         } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
             self.compact();
         }
-        if stats.indexed > 0 || stats.removed > 0 {
+        // A rebuilt blob has no graph yet.
+        let graphless = self.blob.graph.is_none() && self.blob.stored_graph.is_empty();
+        if changed || (graphless && !self.data.files.is_empty()) {
             self.seal();
         }
         stats.files = self.data.files.len();
