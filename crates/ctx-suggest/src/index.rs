@@ -295,7 +295,7 @@ pub struct UpdateStats {
     pub reused: usize,
     /// Files that were gone and were dropped.
     pub removed: usize,
-    /// Whether a stored index was found unreadable and rebuilt.
+    /// Whether a stored index was found damaged (not merely of another version) and rebuilt.
     pub rebuilt_corrupt: bool,
     /// Whether the walk stopped at the sandbox's entry limit, so that some
     /// files are not in the index.
@@ -358,7 +358,9 @@ impl Index {
     /// `f` first runs on the stored index while the workspace is walked for changes; when
     /// the walk finds none (the common case of a query), that answer is returned, so a query
     /// on a warm index costs the longer of the walk and the query, not their sum. When
-    /// anything changed, `f` runs again on the updated index.
+    /// anything changed, or the stored index turns out damaged (its checksum is checked on
+    /// the walk's thread), `f` runs again on the updated or rebuilt index: `f` may run twice,
+    /// and only the answer of an index known to be current and whole is returned.
     pub fn open_with<T: Send>(
         sandbox: &Sandbox,
         store: &Store,
