@@ -344,3 +344,41 @@ fn an_index_of_another_version_is_rebuilt_without_calling_it_damaged() {
     assert!(!stats.rebuilt_corrupt);
     assert_eq!((stats.indexed, stats.reused), (3, 0));
 }
+
+#[test]
+fn queries_while_another_process_updates_see_a_whole_index() {
+    let tree = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let files: Vec<(String, String)> = (0..100)
+        .map(|i| {
+            (format!("src/m{i}.rs"), format!("/// Retries item {i}.\npub fn item_{i}() {{}}\n"))
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, c)| (p.as_str(), c.as_str())).collect();
+    crate::write_tree(tree.path(), &refs);
+    Index::open(&crate::sandbox(tree.path()), &store(cache.path())).unwrap();
+    std::thread::scope(|scope| {
+        let (tree, cache) = (tree.path(), cache.path());
+        // One "process" keeps changing a file and updating the stored index (a new file
+        // renamed over the one the other may have mapped)...
+        scope.spawn(move || {
+            let (sandbox, store) = (crate::sandbox(tree), store(cache));
+            for round in 0..20 {
+                std::fs::write(tree.join("src/m0.rs"), format!("pub fn round_{round}() {{}}\n"))
+                    .unwrap();
+                Index::open(&sandbox, &store).unwrap();
+            }
+        });
+        // ...while another asks it: every answer comes from a whole, current index.
+        scope.spawn(move || {
+            let (sandbox, store) = (crate::sandbox(tree), store(cache));
+            for _ in 0..20 {
+                let ask =
+                    |index: &Index| index.suggest(&sandbox, "retries item", &Options::default());
+                let (_, stats, found) = Index::open_with(&sandbox, &store, ask).unwrap();
+                assert!(!stats.rebuilt_corrupt);
+                assert_eq!(found.len(), 10);
+            }
+        });
+    });
+}
