@@ -46,7 +46,7 @@ impl Field {
 }
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 9;
+const VERSION: u32 = 10;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 /// Magic, version and checksum.
 const HEADER: usize = 20;
@@ -776,7 +776,7 @@ impl Index {
         self.rebuild_blob(|parts, bytes| {
             let (postings, rest) = bytes.split_at((parts.postings as usize).min(bytes.len()));
             let mut ids: Vec<(u32, [u32; 5])> =
-                PostingIter::new(postings).map(|(id, tf)| (remap[id as usize], tf)).collect();
+                split_postings(postings).1.map(|(id, tf)| (remap[id as usize], tf)).collect();
             ids.sort_unstable_by_key(|(id, _)| *id);
             let mut bytes = encode_postings(&ids);
             let postings = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
@@ -916,7 +916,12 @@ impl Index {
 
     /// A file's postings: term ids in ascending order, each with its frequency per field.
     pub(crate) fn postings(&self, f: &FileRec) -> PostingIter<'_> {
-        PostingIter::new(self.part(f, 0))
+        split_postings(self.part(f, 0)).1
+    }
+
+    /// A file's postings part (see [`encode_postings`]).
+    pub(crate) fn postings_part(&self, f: &FileRec) -> &[u8] {
+        self.part(f, 0)
     }
 
     /// A file's definitions, in source order.
@@ -1335,19 +1340,109 @@ fn clean_doc(line: &str) -> Option<String> {
     useful.then(|| t.chars().take(160).collect())
 }
 
+/// Postings in a block between two skip entries.
+const SKIP_BLOCK: usize = 32;
+
+/// A file's postings part: the length of its skip table, the skip table, then the postings.
+///
+/// The postings are sorted by term: varint term-id delta, a byte of fields present, then a
+/// varint frequency per present field. Every [`SKIP_BLOCK`] postings, the skip table has an
+/// entry (the term id before the block and the block's byte offset in the postings, each as
+/// a varint delta from the previous entry), so that a query passes over the blocks that
+/// cannot hold its terms instead of decoding them.
 fn encode_postings(ids: &[(u32, [u32; 5])]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(ids.len() * 3);
-    let mut prev = 0u32;
-    for (id, tf) in ids {
-        put_varint(&mut out, id - prev);
+    let mut stream = Vec::with_capacity(ids.len() * 3);
+    let mut skips = Vec::new();
+    let (mut prev, mut last_skip) = (0u32, (0u32, 0u32));
+    for (k, (id, tf)) in ids.iter().enumerate() {
+        if k > 0 && k % SKIP_BLOCK == 0 {
+            let offset = u32::try_from(stream.len()).unwrap_or(u32::MAX);
+            put_varint(&mut skips, prev - last_skip.0);
+            put_varint(&mut skips, offset - last_skip.1);
+            last_skip = (prev, offset);
+        }
+        put_varint(&mut stream, id - prev);
         prev = *id;
         let mask = tf.iter().enumerate().fold(0u8, |m, (i, n)| if *n > 0 { m | 1 << i } else { m });
-        out.push(mask);
+        stream.push(mask);
         for n in tf.iter().filter(|n| **n > 0) {
-            put_varint(&mut out, *n);
+            put_varint(&mut stream, *n);
         }
     }
+    let mut out = Vec::with_capacity(skips.len() + stream.len() + 3);
+    put_varint(&mut out, u32::try_from(skips.len()).unwrap_or(u32::MAX));
+    out.extend_from_slice(&skips);
+    out.extend_from_slice(&stream);
     out
+}
+
+/// The skip table and the postings of a postings part (see [`encode_postings`]); a damaged
+/// part gives what it can.
+fn split_postings(part: &[u8]) -> (Skips<'_>, PostingIter<'_>) {
+    let mut header = PostingIter::new(part);
+    let len = header.varint().unwrap_or(0) as usize;
+    let start = header.pos.min(part.len());
+    let end = start.saturating_add(len).min(part.len());
+    let skips = Skips { varints: PostingIter::new(&part[start..end]), last: (0, 0) };
+    (skips, PostingIter::new(&part[end..]))
+}
+
+/// The entries of a skip table: the term id before a block and the block's offset.
+pub(crate) struct Skips<'a> {
+    varints: PostingIter<'a>,
+    last: (u32, usize),
+}
+
+impl Iterator for Skips<'_> {
+    type Item = (u32, usize);
+
+    fn next(&mut self) -> Option<(u32, usize)> {
+        let (prev, offset) = (self.varints.varint()?, self.varints.varint()?);
+        self.last = (self.last.0.wrapping_add(prev), self.last.1.saturating_add(offset as usize));
+        Some(self.last)
+    }
+}
+
+/// Each file's frequencies of the query terms `query` (term id and query index, sorted by
+/// id) in a postings part, as (query index, frequency per field): the postings are read
+/// only in the blocks that may hold a query term.
+pub(crate) fn match_postings(
+    part: &[u8],
+    query: &[(u32, usize)],
+    hits: &mut Vec<(usize, [u32; 5])>,
+) {
+    let (mut skips, mut it) = split_postings(part);
+    let mut pending = skips.next();
+    let mut cur = it.next();
+    for &(q, at) in query {
+        let Some((id, _)) = cur else { return };
+        if id < q {
+            // The furthest block ahead whose postings all follow a term before `q`.
+            let mut target = None;
+            while let Some((prev, offset)) = pending {
+                if prev >= q {
+                    break;
+                }
+                if offset > it.pos {
+                    target = Some((prev, offset));
+                }
+                pending = skips.next();
+            }
+            if let Some((prev, offset)) = target {
+                it.pos = offset;
+                it.prev = prev;
+                cur = it.next();
+            }
+            while cur.is_some_and(|(id, _)| id < q) {
+                cur = it.next();
+            }
+        }
+        match cur {
+            Some((id, tf)) if id == q => hits.push((at, tf)),
+            Some(_) => {}
+            None => return,
+        }
+    }
 }
 
 fn put_varint(out: &mut Vec<u8>, mut n: u32) {
@@ -1563,10 +1658,34 @@ mod tests {
         assert_ne!(payload_sum(&[&damaged]), sum);
     }
 
+    proptest::proptest! {
+        #[test]
+        fn skipping_finds_what_a_full_merge_finds(
+            ids in proptest::collection::btree_set(0u32..5_000, 0..400),
+            query in proptest::collection::btree_set(0u32..5_200, 0..40),
+            seed in 0u32..1000,
+        ) {
+            let postings: Vec<(u32, [u32; 5])> = ids
+                .iter()
+                .map(|&id| (id, [id % 3, 0, (id + seed) % 2, 1, id % 200]))
+                .collect();
+            let query: Vec<(u32, usize)> = query.into_iter().enumerate().map(|(i, q)| (q, i)).collect();
+            let part = encode_postings(&postings);
+            let mut found = Vec::new();
+            match_postings(&part, &query, &mut found);
+            let want: Vec<(usize, [u32; 5])> = query
+                .iter()
+                .filter_map(|&(q, at)| postings.iter().find(|(id, _)| *id == q).map(|(_, tf)| (at, *tf)))
+                .collect();
+            proptest::prop_assert_eq!(found, want);
+            proptest::prop_assert_eq!(split_postings(&part).1.collect::<Vec<_>>(), postings);
+        }
+    }
+
     #[test]
     fn postings_round_trip() {
         let ids = vec![(0, [1, 0, 0, 0, 2]), (5, [0, 0, 300, 0, 0]), (1000, [0, 1, 0, 1, 0])];
-        assert_eq!(PostingIter::new(&encode_postings(&ids)).collect::<Vec<_>>(), ids);
+        assert_eq!(split_postings(&encode_postings(&ids)).1.collect::<Vec<_>>(), ids);
     }
 
     #[test]

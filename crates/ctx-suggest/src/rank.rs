@@ -279,16 +279,7 @@ fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32;
         part.iter()
             .map(|f| {
                 let mut hits = Vec::new();
-                let mut want = query.iter().peekable();
-                // Postings are sorted by term id too: one merge, ended by the last term.
-                for (id, tf) in index.postings(f) {
-                    while want.next_if(|(q, _)| *q < id).is_some() {}
-                    match want.peek() {
-                        None => break,
-                        Some(&&(q, at)) if q == id => hits.push((at, tf)),
-                        Some(_) => {}
-                    }
-                }
+                crate::index::match_postings(index.postings_part(f), query, &mut hits);
                 hits
             })
             .collect()
