@@ -1403,9 +1403,9 @@ impl Iterator for Skips<'_> {
     }
 }
 
-/// Each file's frequencies of the query terms `query` (term id and query index, sorted by
-/// id) in a postings part, as (query index, frequency per field): the postings are read
-/// only in the blocks that may hold a query term.
+/// Appends to `hits` a file's frequencies of the query terms `query` (term id and query
+/// index, sorted by id), found in its postings part, as (query index, frequency per field):
+/// the postings are read only in the blocks that may hold a query term.
 pub(crate) fn match_postings(
     part: &[u8],
     query: &[(u32, usize)],
@@ -1417,7 +1417,8 @@ pub(crate) fn match_postings(
     for &(q, at) in query {
         let Some((id, _)) = cur else { return };
         if id < q {
-            // The furthest block ahead whose postings all follow a term before `q`.
+            // The furthest block ahead that starts after a term below `q`: nothing before it
+            // can be `q`.
             let mut target = None;
             while let Some((prev, offset)) = pending {
                 if prev >= q {
