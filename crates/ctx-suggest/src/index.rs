@@ -576,6 +576,32 @@ impl Index {
         self.refresh_from(sandbox, &walk)
     }
 
+    /// [`Index::refresh`], and `f` on the refreshed index: `f` runs on the index as it is
+    /// while the workspace is walked for changes, and again after the update only when the
+    /// walk found some (as [`Index::open_with`] does for a stored index).
+    pub fn refresh_with<T: Send>(
+        &mut self,
+        sandbox: &Sandbox,
+        f: impl Fn(&Index) -> T + Sync,
+    ) -> Result<(UpdateStats, T)> {
+        let this = &*self;
+        let (walk, early) = std::thread::scope(|scope| {
+            let walk = scope.spawn(|| sandbox.walk(&sandbox.workspace()));
+            let early = (!this.is_empty()).then(|| f(this));
+            (walk.join(), early)
+        });
+        let walk = match walk {
+            Ok(walk) => walk.map_err(Error::fs)?,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let stats = self.refresh_from(sandbox, &walk)?;
+        let answer = match early {
+            Some(answer) if stats.indexed == 0 && stats.removed == 0 => answer,
+            _ => f(self),
+        };
+        Ok((stats, answer))
+    }
+
     /// [`Index::refresh`] with the walk of the workspace already made.
     fn refresh_from(&mut self, sandbox: &Sandbox, walk: &Walk) -> Result<UpdateStats> {
         let started = Instant::now();

@@ -108,8 +108,18 @@ impl Context {
             *slot = Some(index);
             return Ok(found);
         }
-        self.refresh(&mut slot)?;
-        Ok(ask(slot.as_ref().expect("refresh leaves an index")))
+        let Some(index) = slot.as_mut() else {
+            self.refresh(&mut slot)?;
+            return Ok(ask(slot.as_ref().expect("refresh leaves an index")));
+        };
+        // Later queries ask the index in memory while the workspace is walked for changes.
+        let (stats, found) = index.refresh_with(sandbox, ask).map_err(ErrorKind::Suggest)?;
+        if let Some(store) = &self.suggest.store
+            && (stats.indexed > 0 || stats.removed > 0)
+        {
+            index.save(store).map_err(ErrorKind::Suggest)?;
+        }
+        Ok(found)
     }
 
     /// [`Context::suggest`] on a blocking thread, for tokio applications.
@@ -146,6 +156,30 @@ mod tests {
         .unwrap();
         std::fs::write(dir.path().join("src/main.rs"), "fn main() { parse_args(); }\n").unwrap();
         dir
+    }
+
+    #[test]
+    fn a_context_sees_changes_between_its_queries() {
+        let dir = workspace();
+        let cache = tempfile::tempdir().unwrap();
+        let plain = Context::builder().root(dir.path()).build().unwrap();
+        let stored = Context::builder().root(dir.path()).cache_dir(cache.path()).build().unwrap();
+        let opts = SuggestOptions::default();
+        for ctx in [&plain, &stored] {
+            assert!(
+                ctx.suggest("parse_args", &opts).unwrap().iter().all(|s| s.path != "src/args.rs")
+            );
+        }
+        std::fs::write(dir.path().join("src/args.rs"), "pub fn parse_args() {}\n").unwrap();
+        for ctx in [&plain, &stored] {
+            let found = ctx.suggest("parse_args", &opts).unwrap();
+            assert_eq!(found[0].path, "src/args.rs");
+            // Nothing changed since: the same answer, from the index in memory.
+            assert_eq!(ctx.suggest("parse_args", &opts).unwrap(), found);
+        }
+        // The context with a store saved the update.
+        let fresh = Context::builder().root(dir.path()).cache_dir(cache.path()).build().unwrap();
+        assert_eq!(fresh.update_index().unwrap().indexed, 0);
     }
 
     #[test]

@@ -382,3 +382,25 @@ fn queries_while_another_process_updates_see_a_whole_index() {
         });
     });
 }
+
+#[test]
+fn an_index_in_memory_is_asked_while_it_is_refreshed() {
+    let tree = tempfile::tempdir().unwrap();
+    crate::write_tree(tree.path(), TREE);
+    let sandbox = crate::sandbox(tree.path());
+    let (mut index, _) = Index::build(&sandbox).unwrap();
+    let calls = std::sync::atomic::AtomicUsize::new(0);
+    let ask = |index: &Index| {
+        calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        index.suggest(&sandbox, "deadline", &Options::default())
+    };
+    // Nothing changed: asked once, while walking.
+    let (stats, found) = index.refresh_with(&sandbox, ask).unwrap();
+    assert_eq!((stats.indexed, calls.swap(0, std::sync::atomic::Ordering::Relaxed)), (0, 1));
+    assert!(found.is_empty());
+    // A file changed: asked again after the update, which finds it.
+    std::fs::write(tree.path().join("src/http.rs"), "pub fn send_with_deadline() {}\n").unwrap();
+    let (stats, found) = index.refresh_with(&sandbox, ask).unwrap();
+    assert_eq!((stats.indexed, calls.load(std::sync::atomic::Ordering::Relaxed)), (1, 2));
+    assert_eq!(found[0].path, "src/http.rs");
+}
