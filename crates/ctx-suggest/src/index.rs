@@ -200,7 +200,7 @@ impl U32s<'_> {
     /// Entries `i` and `i + 1` of a table of starts (one entry a symbol, then the total),
     /// capped at `len`; empty for a symbol past the table.
     fn span(&self, i: usize, len: usize) -> std::ops::Range<usize> {
-        if i + 1 >= self.len() {
+        if i >= self.len().saturating_sub(1) {
             return 0..0;
         }
         let (start, end) = (self.get(i) as usize, (self.get(i + 1) as usize).min(len));
@@ -360,7 +360,9 @@ impl Index {
     /// on a warm index costs the longer of the walk and the query, not their sum. When
     /// anything changed, or the stored index turns out damaged (its checksum is checked on
     /// the walk's thread), `f` runs again on the updated or rebuilt index: `f` may run twice,
-    /// and only the answer of an index known to be current and whole is returned.
+    /// and only the answer of an index known to be current and whole is returned. The first
+    /// run holds the store's lock on this index, so `f` must not open or save an index of
+    /// the same workspace in `store`.
     pub fn open_with<T: Send>(
         sandbox: &Sandbox,
         store: &Store,
@@ -369,7 +371,7 @@ impl Index {
         let started = Instant::now();
         let root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let name = store_name(&root);
-        let _lock = store.lock(&name).map_err(Error::store)?;
+        let lock = store.lock(&name).map_err(Error::store)?;
         let mapped = store.map(&name).map_err(Error::store)?.map(std::sync::Arc::new);
         let stored_len = mapped.as_ref().map_or(0, |m| m.len() as u64);
         // The walk that finds changed files, then the checksum of the stored index, run while
@@ -412,6 +414,8 @@ impl Index {
             stats.bytes = stored_len;
         }
         stats.elapsed = started.elapsed();
+        // The store is up to date: other processes need not wait for a second answer.
+        drop(lock);
         let answer = match early {
             Some(answer) if !changed => answer,
             _ => f(&index),
