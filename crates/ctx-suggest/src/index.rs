@@ -374,6 +374,7 @@ impl Index {
         let lock = store.lock(&name).map_err(Error::store)?;
         let mapped = store.map(&name).map_err(Error::store)?.map(std::sync::Arc::new);
         let stored_len = mapped.as_ref().map_or(0, |m| m.len() as u64);
+        let stored_version = mapped.as_deref().and_then(|m| Index::version_of(m));
         // The walk that finds changed files, then the checksum of the stored index, run while
         // the index is decoded and asked; the answer is dropped if the checksum fails.
         let (checked, stored) = std::thread::scope(|scope| {
@@ -398,10 +399,7 @@ impl Index {
             (Some(Some(index)), Some(true)) if index.data.root == root => (index, false),
             (Some(Some(_)), Some(true)) | (None, _) => (Index::default(), false),
             // An index of another version of ctx is rebuilt, but it was not damaged.
-            _ if mapped.as_deref().and_then(|m| Index::version_of(m)) != Some(VERSION) => (
-                Index::default(),
-                mapped.as_deref().is_some_and(|m| Index::version_of(m).is_none()),
-            ),
+            _ if stored_version != Some(VERSION) => (Index::default(), stored_version.is_none()),
             _ => (Index::default(), true),
         };
         let early = early.filter(|_| !corrupt && !index.is_empty());
@@ -470,20 +468,12 @@ impl Index {
 
     /// The format version of a stored index; `None` when the bytes are not one.
     fn version_of(bytes: &[u8]) -> Option<u32> {
-        let version = bytes.strip_prefix(MAGIC)?.get(..4)?;
-        Some(u32::from_le_bytes(version.try_into().ok()?))
+        header(bytes).map(|(version, _, _)| version)
     }
 
     /// Whether `bytes` are a stored index of this version whose checksum holds.
     fn intact(bytes: &[u8]) -> bool {
-        let header = || {
-            let rest = bytes.strip_prefix(MAGIC)?;
-            let (version, rest) = rest.split_at_checked(4)?;
-            let (sum, payload) = rest.split_at_checked(8)?;
-            let version = u32::from_le_bytes(version.try_into().ok()?);
-            Some((version, u64::from_le_bytes(sum.try_into().ok()?), payload))
-        };
-        header().is_some_and(|(version, sum, payload)| {
+        header(bytes).is_some_and(|(version, sum, payload)| {
             version == VERSION && sum == payload_sum(&[payload])
         })
     }
@@ -493,12 +483,10 @@ impl Index {
     /// hold together (every file's parts inside the blob) and answers wrongly but never
     /// panics, so it may be asked while its checksum is checked elsewhere.
     fn decode_unchecked(bytes: &[u8]) -> Option<(Data, usize)> {
-        let rest = bytes.strip_prefix(MAGIC)?;
-        let (version, rest) = rest.split_at_checked(4)?;
-        if u32::from_le_bytes(version.try_into().ok()?) != VERSION {
+        let (version, _, payload) = header(bytes)?;
+        if version != VERSION {
             return None;
         }
-        let payload = rest.get(8..)?;
         // The tables, then the blob: the rest of the bytes.
         let (data, blob): (Data, &[u8]) = postcard::take_from_bytes(payload).ok()?;
         // The blob is a slice of `bytes`: its offset is the distance between the two.
@@ -1153,6 +1141,19 @@ impl<'de> Deserialize<'de> for Table {
 
 /// Files read and parsed together before their terms are interned.
 const PARSE_BATCH: usize = 512;
+
+/// The version, checksum and payload of a stored index; `None` when the bytes do not start
+/// with the magic number and a whole header.
+fn header(bytes: &[u8]) -> Option<(u32, u64, &[u8])> {
+    let rest = bytes.strip_prefix(MAGIC)?;
+    let (version, rest) = rest.split_at_checked(4)?;
+    let (sum, payload) = rest.split_at_checked(8)?;
+    Some((
+        u32::from_le_bytes(version.try_into().ok()?),
+        u64::from_le_bytes(sum.try_into().ok()?),
+        payload,
+    ))
+}
 
 /// The store entry of a root: a stable hash of its path.
 fn store_name(root: &str) -> String {

@@ -286,17 +286,8 @@ fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32;
     };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = files.len().div_ceil(threads).max(PARALLEL_MIN_FILES);
-    if chunk >= files.len() {
-        return scan(files);
-    }
-    std::thread::scope(|scope| {
-        let parts: Vec<_> =
-            files.chunks(chunk).map(|part| scope.spawn(move || scan(part))).collect();
-        parts
-            .into_iter()
-            .flat_map(|part| part.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
-    })
+    let parts: Vec<&[FileRec]> = files.chunks(chunk).collect();
+    crate::par::map(&parts, 2, |part| scan(part)).into_iter().flatten().collect()
 }
 
 /// Below this many files a share, the postings are scanned on one thread.
