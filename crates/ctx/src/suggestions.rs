@@ -57,11 +57,9 @@ impl Context {
     fn refresh(&self, slot: &mut Option<Index>) -> Result<UpdateStats, Error> {
         let sandbox = self.sandbox();
         let stats = match (slot.as_mut(), &self.suggest.store) {
-            (Some(index), Some(store)) => {
+            (Some(index), _) => {
                 let mut stats = index.refresh(sandbox).map_err(ErrorKind::Suggest)?;
-                if stats.indexed > 0 || stats.removed > 0 {
-                    stats.bytes = index.save(store).map_err(ErrorKind::Suggest)?;
-                }
+                self.save_changed(index, &mut stats)?;
                 stats
             }
             (None, Some(store)) => {
@@ -69,7 +67,6 @@ impl Context {
                 *slot = Some(index);
                 stats
             }
-            (Some(index), None) => index.refresh(sandbox).map_err(ErrorKind::Suggest)?,
             (None, None) => {
                 let (index, stats) = Index::build(sandbox).map_err(ErrorKind::Suggest)?;
                 *slot = Some(index);
@@ -113,13 +110,20 @@ impl Context {
             return Ok(ask(slot.as_ref().expect("refresh leaves an index")));
         };
         // Later queries ask the index in memory while the workspace is walked for changes.
-        let (stats, found) = index.refresh_with(sandbox, ask).map_err(ErrorKind::Suggest)?;
+        let (mut stats, found) = index.refresh_with(sandbox, ask).map_err(ErrorKind::Suggest)?;
+        self.save_changed(index, &mut stats)?;
+        Ok(found)
+    }
+
+    /// Saves `index` in the context's store, when it has one and the update behind `stats`
+    /// changed anything.
+    fn save_changed(&self, index: &Index, stats: &mut UpdateStats) -> Result<(), Error> {
         if let Some(store) = &self.suggest.store
             && (stats.indexed > 0 || stats.removed > 0)
         {
-            index.save(store).map_err(ErrorKind::Suggest)?;
+            stats.bytes = index.save(store).map_err(ErrorKind::Suggest)?;
         }
-        Ok(found)
+        Ok(())
     }
 
     /// [`Context::suggest`] on a blocking thread, for tokio applications.
@@ -158,12 +162,18 @@ mod tests {
         dir
     }
 
+    /// A context of `dir` keeping its index in memory only, and one storing it in `cache`.
+    fn contexts(dir: &tempfile::TempDir, cache: &tempfile::TempDir) -> (Context, Context) {
+        let plain = Context::builder().root(dir.path()).build().unwrap();
+        let stored = Context::builder().root(dir.path()).cache_dir(cache.path()).build().unwrap();
+        (plain, stored)
+    }
+
     #[test]
     fn a_context_sees_changes_between_its_queries() {
         let dir = workspace();
         let cache = tempfile::tempdir().unwrap();
-        let plain = Context::builder().root(dir.path()).build().unwrap();
-        let stored = Context::builder().root(dir.path()).cache_dir(cache.path()).build().unwrap();
+        let (plain, stored) = contexts(&dir, &cache);
         let opts = SuggestOptions::default();
         for ctx in [&plain, &stored] {
             assert!(
@@ -186,8 +196,7 @@ mod tests {
     fn suggests_in_memory_and_from_a_store() {
         let dir = workspace();
         let cache = tempfile::tempdir().unwrap();
-        let plain = Context::builder().root(dir.path()).build().unwrap();
-        let stored = Context::builder().root(dir.path()).cache_dir(cache.path()).build().unwrap();
+        let (plain, stored) = contexts(&dir, &cache);
         let opts = SuggestOptions::default();
         for ctx in [&plain, &stored] {
             let found = ctx.suggest("fix the retry timeout", &opts).unwrap();
