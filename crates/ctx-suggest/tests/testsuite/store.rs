@@ -9,6 +9,21 @@ fn store(dir: &Path) -> Store {
     Store::open(dir.to_str().unwrap(), cap_std::ambient_authority()).unwrap()
 }
 
+/// A tree of files with its sandbox, and an empty cache folder with its store.
+struct Setup {
+    tree: tempfile::TempDir,
+    cache: tempfile::TempDir,
+    sandbox: ctx_fs::Sandbox,
+    store: Store,
+}
+
+fn setup(files: &[(&str, &str)]) -> Setup {
+    let (tree, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    crate::write_tree(tree.path(), files);
+    let (sandbox, store) = (crate::sandbox(tree.path()), store(cache.path()));
+    Setup { tree, cache, sandbox, store }
+}
+
 fn index_files(cache: &Path) -> Vec<PathBuf> {
     std::fs::read_dir(cache)
         .unwrap()
@@ -25,11 +40,7 @@ const TREE: &[(&str, &str)] = &[
 
 #[test]
 fn updates_only_what_changed() {
-    let tree = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    crate::write_tree(tree.path(), TREE);
-    let sandbox = crate::sandbox(tree.path());
-    let store = store(cache.path());
+    let Setup { tree, cache, sandbox, store } = setup(TREE);
 
     let (_, first) = Index::open(&sandbox, &store).unwrap();
     assert_eq!((first.files, first.indexed, first.reused), (3, 3, 0));
@@ -55,11 +66,7 @@ fn updates_only_what_changed() {
 
 #[test]
 fn a_file_replaced_with_the_same_length_is_read_again() {
-    let tree = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    crate::write_tree(tree.path(), &[("a.rs", "fn alpha() {}\n")]);
-    let sandbox = crate::sandbox(tree.path());
-    let store = store(cache.path());
+    let Setup { tree, cache: _cache, sandbox, store } = setup(&[("a.rs", "fn alpha() {}\n")]);
     Index::open(&sandbox, &store).unwrap();
     // Same length, new inode (written beside, then renamed over).
     std::fs::write(tree.path().join("b.tmp"), "fn gamma() {}\n").unwrap();
@@ -111,11 +118,7 @@ fn two_writers_at_once_leave_a_whole_index() {
 
 #[test]
 fn a_corrupt_index_is_rebuilt() {
-    let tree = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    crate::write_tree(tree.path(), TREE);
-    let sandbox = crate::sandbox(tree.path());
-    let store = store(cache.path());
+    let Setup { tree: _tree, cache, sandbox, store } = setup(TREE);
     Index::open(&sandbox, &store).unwrap();
     let path = index_files(cache.path()).remove(0);
     let whole = std::fs::read(&path).unwrap();
@@ -209,11 +212,7 @@ fn an_updated_index_answers_as_a_fresh_one() {
 
 #[test]
 fn a_query_on_a_stored_index_sees_changes_made_since() {
-    let tree = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    crate::write_tree(tree.path(), TREE);
-    let sandbox = crate::sandbox(tree.path());
-    let store = store(cache.path());
+    let Setup { tree, cache: _cache, sandbox, store } = setup(TREE);
     let calls = std::sync::atomic::AtomicUsize::new(0);
     let ask = |index: &Index| {
         calls.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -272,11 +271,7 @@ fn updates_keep_the_stored_index_whole_and_bounded() {
 
 #[test]
 fn a_damaged_index_is_never_the_answer() {
-    let tree = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    crate::write_tree(tree.path(), TREE);
-    let sandbox = crate::sandbox(tree.path());
-    let store = store(cache.path());
+    let Setup { tree: _tree, cache, sandbox, store } = setup(TREE);
     Index::open(&sandbox, &store).unwrap();
     let path = index_files(cache.path()).remove(0);
     let whole = std::fs::read(&path).unwrap();
@@ -329,11 +324,7 @@ fn a_token_budget_passes_over_files_that_do_not_fit() {
 
 #[test]
 fn an_index_of_another_version_is_rebuilt_without_calling_it_damaged() {
-    let tree = tempfile::tempdir().unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    crate::write_tree(tree.path(), TREE);
-    let sandbox = crate::sandbox(tree.path());
-    let store = store(cache.path());
+    let Setup { tree: _tree, cache, sandbox, store } = setup(TREE);
     Index::open(&sandbox, &store).unwrap();
     let path = index_files(cache.path()).remove(0);
     let mut bytes = std::fs::read(&path).unwrap();
