@@ -23,24 +23,61 @@ use super::table::{self, EMPTY, MAX_TOKEN_LEN, RANK_BITS, SLOTS, TOKENS};
 
 static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.table"));
 
-const STARTS: usize = 0;
-const SLOTS_AT: usize = STARTS + 4 * (TOKENS + 1);
-const BYTES_AT: usize = SLOTS_AT + 4 * SLOTS;
 const RANK_MASK: u32 = (1 << RANK_BITS) - 1;
 
 /// Pieces up to this many bytes are merged by linear scans.
 const SHORT: usize = 64;
 
-fn word(at: usize) -> u32 {
-    let b = &TABLE[at..at + 4];
-    u32::from_le_bytes([b[0], b[1], b[2], b[3]])
+/// What the first count lays out from [`TABLE`] (table.rs).
+struct Layout {
+    /// Where each token's bytes start in `bytes`; one more entry for the end of the last.
+    starts: Box<[u32]>,
+    /// The hash table from a token's bytes to its rank.
+    slots: Box<[u32]>,
+    /// Every token's bytes, in rank order.
+    bytes: &'static [u8],
 }
 
-fn token(rank: u32) -> &'static [u8] {
-    let r = rank as usize;
-    let start = word(STARTS + 4 * r) as usize;
-    let end = word(STARTS + 4 * (r + 1)) as usize;
-    &TABLE[BYTES_AT + start..BYTES_AT + end]
+static LAYOUT: LazyLock<Layout> = LazyLock::new(|| {
+    let (lengths, rest) = TABLE.split_at(TOKENS);
+    let (probes, bytes) = rest.split_at(TOKENS);
+    let mut starts = Vec::with_capacity(TOKENS + 1);
+    let mut slots = vec![EMPTY; SLOTS].into_boxed_slice();
+    let mut at = 0usize;
+    starts.push(0);
+    for (rank, (&len, &probe)) in lengths.iter().zip(probes).enumerate() {
+        let end = at + usize::from(len);
+        let h = table::hash(&bytes[at..end]);
+        // Ranks are below 2^RANK_BITS and offsets below 4 GiB (table.rs), so the casts
+        // keep them whole.
+        slots[(table::home(h) + usize::from(probe)) & (SLOTS - 1)] = table::tag(h) | rank as u32;
+        starts.push(end as u32);
+        at = end;
+    }
+    Layout { starts: starts.into_boxed_slice(), slots, bytes }
+});
+
+impl Layout {
+    fn token(&self, rank: u32) -> &[u8] {
+        let r = rank as usize;
+        &self.bytes[self.starts[r] as usize..self.starts[r + 1] as usize]
+    }
+
+    fn rank(&self, bytes: &[u8]) -> Option<u32> {
+        let h = table::hash(bytes);
+        let tag = table::tag(h);
+        let mut i = table::home(h);
+        loop {
+            let slot = self.slots[i];
+            if slot == EMPTY {
+                return None;
+            }
+            if slot & !RANK_MASK == tag && self.token(slot & RANK_MASK) == bytes {
+                return Some(slot & RANK_MASK);
+            }
+            i = (i + 1) & (SLOTS - 1);
+        }
+    }
 }
 
 /// The rank of a byte string, when it is a token.
@@ -48,19 +85,7 @@ pub(crate) fn rank(bytes: &[u8]) -> Option<u32> {
     if bytes.len() > MAX_TOKEN_LEN {
         return None;
     }
-    let h = table::hash(bytes);
-    let tag = table::tag(h);
-    let mut i = table::home(h);
-    loop {
-        let slot = word(SLOTS_AT + 4 * i);
-        if slot == EMPTY {
-            return None;
-        }
-        if slot & !RANK_MASK == tag && token(slot & RANK_MASK) == bytes {
-            return Some(slot & RANK_MASK);
-        }
-        i = (i + 1) & (SLOTS - 1);
-    }
+    LAYOUT.rank(bytes)
 }
 
 /// The pre-tokenisation patterns of o200k_base (tiktoken's), with its one look-ahead,
@@ -281,7 +306,7 @@ mod tests {
     #[test]
     fn every_token_is_found_and_is_one_token() {
         for r in 0..TOKENS as u32 {
-            assert_eq!(rank(token(r)), Some(r));
+            assert_eq!(rank(LAYOUT.token(r)), Some(r));
         }
         assert_eq!(rank(b"hello"), rank(b"hello"));
         assert_eq!(rank(&[b'a'; 129]), None);
