@@ -83,47 +83,93 @@ impl Walk<'_> {
         let head =
             DirectoryHead { path, reference: reference_text(item.raw), tree: tree_of(&rows) };
         // The directory's opening, then its files batch by batch, so an expansion of a large
-        // tree holds one batch in memory, not the tree.
+        // tree holds a few batches in memory, not the tree.
         if let Err(message) = self.out.directory_open(&head) {
             return self.budget_spent_at(message, Some(item));
         }
-        for batch in batches(files) {
-            if self.out.budget.stopped() {
-                return;
+        let sandbox = self.sandbox();
+        let prefetch = self.opts().prefetch && files.len() > 1;
+        let finished = std::thread::scope(|scope| {
+            // With prefetching, a thread reads the next batch (on worker threads of its own)
+            // while this one writes the last: reading and writing files both cost the
+            // kernel's copies, and they overlap on two cores. The channel holds one batch, so
+            // at most three are in memory; when this side stops (a spent budget), the reader
+            // finds the channel closed and stops after the batch it is reading.
+            let (tx, rx) = std::sync::mpsc::sync_channel(1);
+            if prefetch {
+                scope.spawn(move || {
+                    for batch in batches(files) {
+                        if tx.send((batch, read_many(sandbox, batch))).is_err() {
+                            break;
+                        }
+                    }
+                });
+            } else {
+                drop(tx);
             }
-            for entry in self.read_batch(batch, item) {
-                if let Err(message) = self.out.directory_file(&entry) {
-                    return self.budget_spent_at(message, Some(item));
+            let mut read = rx.into_iter();
+            let mut plain = batches(files);
+            loop {
+                let (batch, contents) = if prefetch {
+                    match read.next() {
+                        Some(next) => next,
+                        None => return true,
+                    }
+                } else {
+                    match plain.next() {
+                        Some(batch) => {
+                            (batch, batch.iter().map(|e| sandbox.read_text(&e.location)).collect())
+                        }
+                        None => return true,
+                    }
+                };
+                if self.out.budget.stopped() {
+                    return false;
+                }
+                for entry in self.take_batch(batch, &contents, item) {
+                    if let Err(message) = self.out.directory_file(&entry) {
+                        self.budget_spent_at(message, Some(item));
+                        return false;
+                    }
                 }
             }
+        });
+        if !finished {
+            return;
         }
         if let Err(message) = self.out.directory_close(omitted.as_deref()) {
             self.budget_spent_at(message, Some(item));
         }
     }
 
-    /// Reads one batch of an expansion: the contents in walk order (ahead, on worker threads,
-    /// when asked), then the token counts in parallel, then the budget in walk order again.
-    fn read_batch(&mut self, batch: &[&WalkEntry], item: &mut Item<'_>) -> Vec<Entry<'static>> {
-        let contents: Vec<Result<Content, ctx_fs::Error>> =
-            if self.opts().prefetch && batch.len() > 1 {
-                read_many(self.sandbox(), batch)
-            } else {
-                batch.iter().map(|e| self.sandbox().read_text(&e.location)).collect()
-            };
-        let mut texts: Vec<(String, String)> = Vec::new();
+    /// Takes the contents of one batch of an expansion, read in walk order: sanitised, then
+    /// their token counts in parallel, then the budget in walk order again. Content nothing
+    /// changed is written from the text as read, without a copy.
+    fn take_batch<'c>(
+        &mut self,
+        batch: &[&WalkEntry],
+        contents: &'c [Result<Content, ctx_fs::Error>],
+        item: &mut Item<'_>,
+    ) -> Vec<Entry<'c>> {
+        let mut texts: Vec<(String, Cow<'c, str>)> = Vec::new();
         for (entry, content) in batch.iter().zip(contents) {
             // A file reached through a link is shown under the link's own path.
             let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
             match content {
                 Ok(Content::Text { text, .. }) => {
                     self.assembly.stats.files += 1;
-                    let mut content = self.cut_lines(&text, item);
+                    let mut content = self.cut_lines(text.as_str(), item);
                     if self.opts().line_numbers {
                         content = Cow::Owned(select::number_lines(&content, 1));
                     }
-                    let clean = self.clean_content(&content, &shown, 1);
-                    texts.push((shown, clean.into_owned()));
+                    let clean = match content {
+                        Cow::Borrowed(text) => self.clean_content(text, &shown, 1),
+                        Cow::Owned(text) => match self.clean_content(&text, &shown, 1) {
+                            Cow::Owned(changed) => Cow::Owned(changed),
+                            Cow::Borrowed(_) => Cow::Owned(text),
+                        },
+                    };
+                    texts.push((shown, clean));
                 }
                 Ok(_) => {
                     let message = format!("binary file left out: {shown}");
@@ -133,7 +179,7 @@ impl Walk<'_> {
             }
         }
         let counts: Vec<Option<usize>> = if self.out.budget.counting() {
-            let refs: Vec<&str> = texts.iter().map(|(_, c)| c.as_str()).collect();
+            let refs: Vec<&str> = texts.iter().map(|(_, c)| c.as_ref()).collect();
             tokens::count_many(&refs).into_iter().map(Some).collect()
         } else {
             vec![None; texts.len()]
@@ -142,7 +188,7 @@ impl Walk<'_> {
             .into_iter()
             .zip(counts)
             .map(|((shown, clean), count)| {
-                let counted = Counted { text: Cow::Owned(clean), tokens: count };
+                let counted = Counted { text: clean, tokens: count };
                 let content = self.spend(counted, &shown, item);
                 item.record.bytes += content.len() as u64;
                 Entry::File { path: shown.clone(), reference: shown, lines: None, content }

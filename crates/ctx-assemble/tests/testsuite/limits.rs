@@ -318,3 +318,38 @@ fn grep_notes_only_the_refusals_its_glob_would_take() {
     let pem = run("@[grep{\"pattern\":\"needle\",\"glob\":\"*.pem\"}]");
     assert!(pem.contains("1 denied"), "{pem}");
 }
+
+/// A directory of several batches (256 files each) comes out the same, in walk order, whether
+/// the next batch is read while one is written or not; a budget spent halfway stops both.
+#[test]
+fn directories_of_many_batches_come_out_in_order_read_ahead_or_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("src");
+    std::fs::create_dir(&src).unwrap();
+    for i in 0..700 {
+        std::fs::write(src.join(format!("f{i:04}.txt")), format!("file {i}\n")).unwrap();
+    }
+    std::fs::write(src.join("f0300.txt"), "hidden\u{202E}text\n").unwrap();
+    std::fs::write(dir.path().join("main.md"), "@[src/]\n").unwrap();
+    let run = |prefetch: bool, max_output_bytes: u64| {
+        let mut options = Options::default();
+        options.prefetch = prefetch;
+        options.limits.max_files = 0;
+        options.limits.max_output_bytes = max_output_bytes;
+        assembler(dir.path(), options).assemble_file("main.md").unwrap()
+    };
+    let ahead = run(true, 0);
+    let plain = run(false, 0);
+    assert_eq!(ahead.content, plain.content);
+    assert_eq!(codes(&ahead), [Code::HiddenText]);
+    let mut at = 0;
+    for i in 0..700 {
+        let body = if i == 300 { "hidden\\u{202E}text\n".to_owned() } else { format!("file {i}\n") };
+        let found = ahead.content[at..].find(&body).unwrap_or_else(|| panic!("file {i} in order"));
+        at += found + body.len();
+    }
+    let (cut_ahead, cut_plain) = (run(true, 20_000), run(false, 20_000));
+    assert_eq!(cut_ahead.content, cut_plain.content);
+    assert!(codes(&cut_ahead).contains(&Code::Budget), "{:?}", codes(&cut_ahead));
+    assert!(cut_ahead.content.len() < 21_000, "{}", cut_ahead.content.len());
+}
