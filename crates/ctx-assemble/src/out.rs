@@ -17,14 +17,10 @@ struct Prefix {
     continuation: String,
     /// Whether an empty line gets the continuation without its trailing whitespace.
     trim_empty: bool,
-    /// Where on the line being written the item began, and how many line endings had been
-    /// written then.
+    /// Where on the line being written the item began, and how many writes had ended a line
+    /// then.
     start: usize,
-    line_endings: u64,
-}
-
-fn line_endings_in(text: &str) -> u64 {
-    u64::try_from(memchr::memchr_iter(b'\n', text.as_bytes()).count()).unwrap_or(u64::MAX)
+    lines_ended: u64,
 }
 
 /// The output of one run.
@@ -41,10 +37,12 @@ pub(crate) struct Out<'s> {
     prefixes: Vec<Prefix>,
     /// Whether the last byte written was a line ending.
     at_line_start: bool,
-    /// What was written since the last line ending, and how many line endings were written:
-    /// what an mdBook link takes as its prefix comes from them.
+    /// What was written since the last line ending, and how many writes held a line ending
+    /// (whether one came since an item began is all that is asked, so a write with many
+    /// counts once and the text is not counted through): what an mdBook link takes as its
+    /// prefix comes from them.
     line: String,
-    line_endings: u64,
+    lines_ended: u64,
     failures: Vec<Failure>,
     pub(crate) escaped: Escaped,
 }
@@ -61,7 +59,7 @@ impl<'s> Out<'s> {
             prefixes: Vec::new(),
             at_line_start: false,
             line: String::new(),
-            line_endings: 0,
+            lines_ended: 0,
             failures: Vec::new(),
             escaped: Escaped::default(),
         }
@@ -99,7 +97,7 @@ impl<'s> Out<'s> {
     fn note_line(&mut self, written: &str) {
         match written.rfind('\n') {
             Some(last) => {
-                self.line_endings += line_endings_in(written);
+                self.lines_ended += 1;
                 self.line.clear();
                 self.line.push_str(&written[last + 1..]);
             }
@@ -115,7 +113,7 @@ impl<'s> Out<'s> {
     pub(crate) fn line_so_far(&self) -> &str {
         let own = match self.prefixes.last() {
             None => 0,
-            Some(item) if item.line_endings == self.line_endings => item.start,
+            Some(item) if item.lines_ended == self.lines_ended => item.start,
             Some(_) => self.prefixes.iter().map(|p| p.continuation.len()).sum(),
         };
         self.line.get(own..).unwrap_or_default()
@@ -147,8 +145,8 @@ impl<'s> Out<'s> {
                 self.note_line(&joined);
             }
         }
-        let (start, line_endings) = (self.line.len(), self.line_endings);
-        self.prefixes.push(Prefix { continuation, trim_empty, start, line_endings });
+        let (start, lines_ended) = (self.line.len(), self.lines_ended);
+        self.prefixes.push(Prefix { continuation, trim_empty, start, lines_ended });
         self.at_line_start = false;
     }
 
