@@ -332,8 +332,7 @@ fn directories_of_many_batches_come_out_in_order_read_ahead_or_not() {
     std::fs::write(src.join("f0300.txt"), "hidden\u{202E}text\n").unwrap();
     std::fs::write(dir.path().join("main.md"), "@[src/]\n").unwrap();
     let run = |prefetch: bool, max_output_bytes: u64| {
-        let mut options = Options::default();
-        options.prefetch = prefetch;
+        let mut options = Options { prefetch, ..Options::default() };
         options.limits.max_files = 0;
         options.limits.max_output_bytes = max_output_bytes;
         assembler(dir.path(), options).assemble_file("main.md").unwrap()
