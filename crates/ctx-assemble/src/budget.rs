@@ -199,6 +199,11 @@ impl Budget {
         self.written
     }
 
+    /// Whether the output has no byte budget.
+    pub(crate) fn output_unlimited(&self) -> bool {
+        self.max_output == 0
+    }
+
     /// Whether tokens are counted in this run.
     pub(crate) fn counting(&self) -> bool {
         self.counting

@@ -62,6 +62,7 @@ pub mod render;
 mod resolve;
 pub mod sanitize;
 pub mod select;
+mod streamed;
 pub mod tokens;
 mod tool_budget;
 pub mod tools;

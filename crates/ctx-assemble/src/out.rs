@@ -9,7 +9,9 @@ use ctx_syntax::Code;
 
 use crate::budget::{Budget, Sink, Stop};
 use crate::options::{Mode, Options};
-use crate::printer::{self, DirectoryHead, Entry, Escaped, Failure, Pieces, Printer};
+use crate::printer::{
+    self, DirectoryHead, Entry, Escaped, Failure, FileHead, Frame, Pieces, Printer,
+};
 
 /// An item being inserted with a line prefix.
 struct Prefix {
@@ -216,6 +218,29 @@ impl<'s> Out<'s> {
             self.open(&mut pieces);
             self.printer.attachment(&mut pieces, entry, &mut self.escaped);
         }
+        self.emit_opening(pieces, was_opened)
+    }
+
+    /// The frame of a file entry placed now, when the format writes content part by part
+    /// (see [`Printer::file_frame`]).
+    pub(crate) fn file_frame(
+        &self,
+        head: FileHead<'_>,
+        fence: &mut dyn FnMut() -> String,
+    ) -> Option<Frame> {
+        self.printer.file_frame(head, !self.inline, fence)
+    }
+
+    /// Opens a file entry whose content comes part by part: the attachments' opening
+    /// (append mode) and the frame's head. Its parts go through [`Out::write`], then the
+    /// frame's tail.
+    pub(crate) fn open_parts(&mut self, frame: &Frame) -> Result<(), String> {
+        let was_opened = self.opened;
+        let mut pieces = Pieces::default();
+        if !self.inline {
+            self.open(&mut pieces);
+        }
+        pieces.push_str(&frame.head);
         self.emit_opening(pieces, was_opened)
     }
 

@@ -59,6 +59,32 @@ pub(crate) struct Failure {
     pub(crate) message: String,
 }
 
+/// What a file entry's frame is made of: everything but its content.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FileHead<'a> {
+    /// Resolved path, shown to the reader.
+    pub(crate) path: &'a str,
+    /// The reference as written.
+    pub(crate) reference: &'a str,
+    /// `start-end` of the lines taken.
+    pub(crate) lines: Option<(u32, u32)>,
+}
+
+/// The layout around a file's content: what comes before it and after it, and what is done
+/// to it on the way. The one description of a file entry, whether its content is written at
+/// once or part by part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Frame {
+    /// Written before the content.
+    pub(crate) head: String,
+    /// Written after the content (and after the line ending `end_line` adds).
+    pub(crate) tail: String,
+    /// Whether wrapper-shaped tags in the content are neutralised (XML).
+    pub(crate) neutralize: bool,
+    /// Whether content that is not empty and does not end a line gets a line ending.
+    pub(crate) end_line: bool,
+}
+
 /// What a printer produces for one piece of output: its own small strings and the content
 /// borrowed as it is, so a large file is written without being copied.
 #[derive(Debug, Default)]
@@ -135,6 +161,19 @@ impl Escaped {
 pub(crate) trait Printer {
     /// An entry, in place or in the attachments of append mode.
     fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped);
+
+    /// The frame of a file entry, in place or (`attachment`) as an attachment; `fence` gives
+    /// the Markdown fence its content needs. `None` for a format that takes the content whole
+    /// (JSON, which holds it in its record).
+    fn file_frame(
+        &self,
+        head: FileHead<'_>,
+        attachment: bool,
+        fence: &mut dyn FnMut() -> String,
+    ) -> Option<Frame> {
+        let _ = (head, attachment, fence);
+        None
+    }
 
     /// The opening of a directory expansion written in place: its element or heading and
     /// its tree.
@@ -220,6 +259,47 @@ fn push_block<'e>(out: &mut Pieces<'e>, content: Cow<'e, str>) {
     }
 }
 
+/// A file entry: its frame around its content.
+fn framed<'e>(
+    out: &mut Pieces<'e>,
+    frame: &Frame,
+    path: &str,
+    content: &'e str,
+    escaped: &mut Escaped,
+) {
+    out.push_str(&frame.head);
+    if frame.neutralize {
+        escaped.block(out, path, content);
+    } else if frame.end_line {
+        push_block(out, Cow::Borrowed(content));
+    } else {
+        out.push_content(Cow::Borrowed(content));
+    }
+    out.push_str(&frame.tail);
+}
+
+/// The file entry's parts of a file entry, as [`Entry::File`] holds them.
+fn file_head<'e>(entry: &'e Entry<'_>) -> Option<(FileHead<'e>, &'e str)> {
+    match entry {
+        Entry::File { path, reference, lines, content } => {
+            Some((FileHead { path, reference, lines: *lines }, content))
+        }
+        Entry::Tool { .. } => None,
+    }
+}
+
+/// A Markdown file entry's frame: a heading, then a fenced block (after a blank line when
+/// `lead`).
+fn markdown_file_frame(head: FileHead<'_>, lead: bool, fence: &str) -> Frame {
+    let lead = if lead { "\n" } else { "" };
+    Frame {
+        head: format!("{lead}#### Source: {}\n\n{fence}{}\n", head.reference, language(head.path)),
+        tail: format!("{fence}\n"),
+        neutralize: false,
+        end_line: true,
+    }
+}
+
 fn fenced<'e>(out: &mut Pieces<'e>, content: &'e str, lang: &str) {
     let fence = fence(content);
     let _ = writeln!(out, "{fence}{lang}");
@@ -230,14 +310,15 @@ fn fenced<'e>(out: &mut Pieces<'e>, content: &'e str, lang: &str) {
 /// A Markdown entry: its heading, a blank line, its fenced block; after a blank line when
 /// `lead` (every entry but the first of a block), so the output ends at the last fence.
 fn markdown_entry<'e>(out: &mut Pieces<'e>, entry: &'e Entry<'_>, lead: bool) {
+    if let Some((head, content)) = file_head(entry) {
+        let frame = markdown_file_frame(head, lead, &fence(content));
+        return framed(out, &frame, head.path, content, &mut Escaped::default());
+    }
     if lead {
         out.push('\n');
     }
     match entry {
-        Entry::File { path, reference, content, .. } => {
-            let _ = writeln!(out, "#### Source: {reference}\n");
-            fenced(out, content, language(path));
-        }
+        Entry::File { .. } => {}
         Entry::Tool { name, args, content } => {
             let _ = writeln!(out, "#### Tool Call: {name}\n> Args: {args}\n");
             fenced(out, content, "");
@@ -264,14 +345,38 @@ fn markdown_directory(out: &mut Pieces<'_>, head: &DirectoryHead, lead: bool) {
 /// names.
 pub(crate) struct Plain;
 
+/// Plain output shows no name, so its frame needs none.
+fn plain_head() -> FileHead<'static> {
+    FileHead { path: "", reference: "", lines: None }
+}
+
 impl Printer for Plain {
     fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
-        let _ = escaped;
         match entry {
-            Entry::File { content, .. } | Entry::Tool { content, .. } => {
-                out.push_content(Cow::Borrowed(content));
+            Entry::File { content, .. } => {
+                let frame = self.file_frame(plain_head(), false, &mut String::new);
+                if let Some(frame) = frame {
+                    framed(out, &frame, "", content, escaped);
+                }
             }
+            Entry::Tool { content, .. } => out.push_content(Cow::Borrowed(content)),
         }
+    }
+
+    // In place, the content alone; an attachment after a blank line.
+    fn file_frame(
+        &self,
+        _: FileHead<'_>,
+        attachment: bool,
+        _: &mut dyn FnMut() -> String,
+    ) -> Option<Frame> {
+        let head = if attachment { "\n\n" } else { "" };
+        Some(Frame {
+            head: head.to_owned(),
+            tail: String::new(),
+            neutralize: false,
+            end_line: false,
+        })
     }
 
     fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, _: &mut Escaped) {
@@ -313,14 +418,12 @@ impl Printer for Xml {
 
     fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         match entry {
-            Entry::File { path, lines, content, .. } => {
-                let _ = write!(out, "<file path=\"{}\"", escape_attr(path));
-                if let Some((start, end)) = lines {
-                    let _ = write!(out, " lines=\"{start}-{end}\"");
+            Entry::File { .. } => {
+                if let Some((head, content)) = file_head(entry)
+                    && let Some(frame) = self.file_frame(head, false, &mut String::new)
+                {
+                    framed(out, &frame, head.path, content, escaped);
                 }
-                out.push_str(">\n");
-                escaped.block(out, path, content);
-                out.push_str("</file>\n");
             }
             Entry::Tool { name, args, content } => {
                 let _ = writeln!(
@@ -333,6 +436,20 @@ impl Printer for Xml {
                 out.push_str("</tool>\n");
             }
         }
+    }
+
+    fn file_frame(
+        &self,
+        head: FileHead<'_>,
+        _: bool,
+        _: &mut dyn FnMut() -> String,
+    ) -> Option<Frame> {
+        let mut open = format!("<file path=\"{}\"", escape_attr(head.path));
+        if let Some((start, end)) = head.lines {
+            let _ = write!(open, " lines=\"{start}-{end}\"");
+        }
+        open.push_str(">\n");
+        Some(Frame { head: open, tail: "</file>\n".to_owned(), neutralize: true, end_line: true })
     }
 
     fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped) {
@@ -394,6 +511,16 @@ pub(crate) struct Markdown;
 impl Printer for Markdown {
     fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, _: &mut Escaped) {
         markdown_entry(out, entry, false);
+    }
+
+    // Attachments each start with their blank line.
+    fn file_frame(
+        &self,
+        head: FileHead<'_>,
+        attachment: bool,
+        fence: &mut dyn FnMut() -> String,
+    ) -> Option<Frame> {
+        Some(markdown_file_frame(head, attachment, &fence()))
     }
 
     fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, _: &mut Escaped) {

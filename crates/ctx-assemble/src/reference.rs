@@ -14,6 +14,7 @@ use crate::record::{Kind, Lines};
 use crate::resolve::{self, Failure, Resolved};
 use crate::sanitize::sanitize;
 use crate::select::{self, LineRange};
+use crate::streamed::Outcome;
 use crate::tools::ToolContext;
 use crate::walk::{Doc, Item, Walk, reference_text};
 
@@ -47,25 +48,32 @@ impl Walk<'_> {
             TargetKind::File => Kind::File,
         };
         let resolver = self.asm.resolver();
+        // A large file that may be written part by part is not read while resolving.
+        let whole_up_to = if reference.selector.is_none() && self.may_stream(&written) {
+            crate::streamed::STREAM_MIN_BYTES
+        } else {
+            u64::MAX
+        };
         let resolved =
-            match resolve::resolve(self.sandbox(), resolver, &doc.dir, reference, &written) {
-                Ok(resolved) => resolved,
-                Err(failure @ (Failure::Fs(_) | Failure::Other(Code::NotFound, _)))
-                    if mention && failure.code() == Code::NotFound =>
-                {
-                    // `@param` in prose is not a mistake: the text stays as written.
-                    let message = failure.message() + &crate::walk::lines_hint(&written);
-                    self.diagnose_item(item, Code::Unresolved, message.clone());
-                    item.record.error =
-                        Some(crate::record::ErrorRecord { code: Code::Unresolved, message });
-                    if self.out.inline() {
-                        self.write(item.raw);
-                    }
-                    return;
+            resolve::resolve(self.sandbox(), resolver, &doc.dir, reference, &written, whole_up_to);
+        let resolved = match resolved {
+            Ok(resolved) => resolved,
+            Err(failure @ (Failure::Fs(_) | Failure::Other(Code::NotFound, _)))
+                if mention && failure.code() == Code::NotFound =>
+            {
+                // `@param` in prose is not a mistake: the text stays as written.
+                let message = failure.message() + &crate::walk::lines_hint(&written);
+                self.diagnose_item(item, Code::Unresolved, message.clone());
+                item.record.error =
+                    Some(crate::record::ErrorRecord { code: Code::Unresolved, message });
+                if self.out.inline() {
+                    self.write(item.raw);
                 }
-                Err(Failure::Fs(err)) => return self.fs_fail(item, &err, &written),
-                Err(Failure::Other(code, message)) => return self.fail(item, code, message),
-            };
+                return;
+            }
+            Err(Failure::Fs(err)) => return self.fs_fail(item, &err, &written),
+            Err(Failure::Other(code, message)) => return self.fail(item, code, message),
+        };
         item.record.kind = resolved.kind;
         item.record.path = resolved.path.clone();
         match resolved.kind {
@@ -90,6 +98,13 @@ impl Walk<'_> {
         if crate::image::extension_type(&resolved.path).is_some() {
             // An image is told by its content, never included as text.
             return self.binary(resolved, item);
+        }
+        if resolved.content.is_none()
+            && reference.selector.is_none()
+            && self.may_stream(&resolved.path)
+            && let Outcome::Done = self.stream_file(resolved, item)
+        {
+            return;
         }
         let content = match &resolved.content {
             Some(content) => Ok(content.clone()),
@@ -143,7 +158,7 @@ impl Walk<'_> {
     /// A file that is not text: an image (by its extension) is shown as a placeholder when
     /// its content is the kind its extension names (`E_IMAGE` otherwise); anything else is
     /// left out with `W_BINARY`.
-    fn binary(&mut self, resolved: &Resolved, item: &mut Item<'_>) {
+    pub(crate) fn binary(&mut self, resolved: &Resolved, item: &mut Item<'_>) {
         let path = resolved.path.as_str();
         let Some(named) = crate::image::extension_type(path) else {
             let message = format!("binary file left out: {path}");
@@ -255,7 +270,18 @@ impl Walk<'_> {
     ) -> Cow<'t, str> {
         let clean = sanitize(content);
         let warnings = clean.warnings_at(content);
-        let text = clean.text;
+        self.report_visible(warnings, path, first_line);
+        clean.text
+    }
+
+    /// Reports what sanitising content from `path` made visible, at lines counted from
+    /// `first_line`.
+    pub(crate) fn report_visible(
+        &mut self,
+        warnings: Vec<(Code, u32, u32, String)>,
+        path: &str,
+        first_line: u32,
+    ) {
         for (code, line, column, message) in warnings {
             let line = first_line + line.saturating_sub(1);
             self.diagnose(crate::record::DiagnosticRecord::new(
@@ -266,7 +292,6 @@ impl Walk<'_> {
                 column,
             ));
         }
-        text
     }
 
     /// Applies the token budget to one piece of content from `path`, reporting a cut at the

@@ -122,16 +122,41 @@ pub fn error_marker(code: Code, message: &str) -> String {
 /// The fence for a Markdown code block holding `content`: backticks, one more than the
 /// longest run of backticks in the content, at least three.
 pub fn fence(content: &str) -> String {
-    let bytes = content.as_bytes();
-    let mut longest = 0;
-    let mut from = 0;
-    while let Some(at) = memchr::memchr(b'`', &bytes[from..]) {
-        let start = from + at;
-        let run = bytes[start..].iter().take_while(|&&b| b == b'`').count();
-        longest = longest.max(run);
-        from = start + run;
+    let mut runs = BacktickRuns::default();
+    runs.add(content);
+    runs.fence()
+}
+
+/// The longest run of backticks in a text given in parts, for its Markdown fence.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct BacktickRuns {
+    longest: usize,
+    /// The run the last part ended with, which the next part may continue.
+    open: usize,
+}
+
+impl BacktickRuns {
+    /// Adds the next part of the text.
+    pub fn add(&mut self, part: &str) {
+        let bytes = part.as_bytes();
+        let carried = std::mem::take(&mut self.open);
+        let mut from = 0;
+        while let Some(at) = memchr::memchr(b'`', &bytes[from..]) {
+            let start = from + at;
+            let len = bytes[start..].iter().take_while(|&&b| b == b'`').count();
+            let run = if start == 0 { carried + len } else { len };
+            self.longest = self.longest.max(run);
+            from = start + len;
+            if from == bytes.len() {
+                self.open = run;
+            }
+        }
     }
-    "`".repeat((longest + 1).max(3))
+
+    /// The fence: backticks, one more than the longest run, at least three.
+    pub fn fence(&self) -> String {
+        "`".repeat((self.longest + 1).max(3))
+    }
 }
 
 /// The language tag of a Markdown code block for a file, from its name or extension (any

@@ -137,9 +137,10 @@ fn read_relative(
     sandbox: &Sandbox,
     written: &str,
     base: &Location,
-) -> Result<(Location, Content, String), Failure> {
+    whole_up_to: u64,
+) -> Result<(Location, Option<Content>, String), Failure> {
     relative(sandbox, written, base, |written, base| {
-        let (location, content) = sandbox.read_path(written, base)?;
+        let (location, content) = sandbox.read_path_up_to(written, base, whole_up_to)?;
         let shown = shown(sandbox, written, base, &location);
         Ok((location, content, shown))
     })
@@ -236,14 +237,15 @@ fn pick_error(first: ctx_fs::Error, second: ctx_fs::Error) -> ctx_fs::Error {
 }
 
 /// Resolves a reference written in a document whose directory is `dir` to a location and
-/// what it is: scheme and emptiness checks, then files (read in the same pass), directories
-/// and globs, then the resolver.
+/// what it is: scheme and emptiness checks, then files (read in the same pass when at most
+/// `whole_up_to` bytes long), directories and globs, then the resolver.
 pub(crate) fn resolve(
     sandbox: &Sandbox,
     resolver: Option<&dyn Resolver>,
     dir: &Location,
     reference: &Reference<'_>,
     written: &str,
+    whole_up_to: u64,
 ) -> Result<Resolved, Failure> {
     if let Some(failure) = not_a_path(written) {
         return Err(failure);
@@ -270,9 +272,8 @@ pub(crate) fn resolve(
     }
     if reference.target == TargetKind::File {
         // Most references name files: resolve and read in one pass through the sandbox.
-        match read_relative(sandbox, written, dir) {
+        match read_relative(sandbox, written, dir, whole_up_to) {
             Ok((location, content, path)) => {
-                let content = Some(content);
                 return Ok(Resolved { kind: Kind::File, location, path, content, pattern: None });
             }
             // A directory named without its trailing slash, or something that is not a

@@ -68,24 +68,61 @@ impl Sanitized<'_> {
     pub fn warnings(&self) -> Vec<(Code, u32, String)> {
         let mut out = Vec::new();
         if self.hidden > 0 {
-            out.push((
-                Code::HiddenText,
-                self.hidden_line,
-                format!(
-                    "{} hidden unicode character{} (tag or bidi control) made visible",
-                    self.hidden,
-                    plural(self.hidden)
-                ),
-            ));
+            out.push((Code::HiddenText, self.hidden_line, message(Code::HiddenText, self.hidden)));
         }
         if self.control > 0 {
-            out.push((
-                Code::Control,
-                self.control_line,
-                format!("{} control character{} made visible", self.control, plural(self.control)),
-            ));
+            out.push((Code::Control, self.control_line, message(Code::Control, self.control)));
         }
         out
+    }
+}
+
+/// The message of a warning about `n` characters made visible.
+fn message(code: Code, n: usize) -> String {
+    if code == Code::HiddenText {
+        format!("{n} hidden unicode character{} (tag or bidi control) made visible", plural(n))
+    } else {
+        format!("{n} control character{} made visible", plural(n))
+    }
+}
+
+/// What was made visible in a text sanitised part by part, for the warnings of the whole.
+#[derive(Debug, Default, Clone)]
+pub struct Tally {
+    counts: [usize; 2],
+    /// The line and column of the first of each kind in the whole text.
+    first: [Option<(u32, u32)>; 2],
+}
+
+impl Tally {
+    /// Adds what sanitising `part` found; `first_line` is the line of the whole text the part
+    /// starts on (at the start of that line).
+    pub fn add(&mut self, part: &str, found: &Sanitized<'_>, first_line: u32) {
+        if !found.changed() {
+            return;
+        }
+        for (code, line, column, _) in found.warnings_at(part) {
+            let kind = usize::from(code == Code::Control);
+            self.first[kind].get_or_insert((first_line + line.saturating_sub(1), column));
+        }
+        self.counts[0] += found.hidden;
+        self.counts[1] += found.control;
+    }
+
+    /// The warnings of the whole text, as [`Sanitized::warnings_at`] gives them for a text
+    /// sanitised at once.
+    pub fn warnings(&self) -> Vec<(Code, u32, u32, String)> {
+        let mut found: Vec<(Code, u32, u32, String)> = [Code::HiddenText, Code::Control]
+            .into_iter()
+            .enumerate()
+            .filter_map(|(kind, code)| {
+                let (line, column) = self.first[kind]?;
+                Some((code, line, column, message(code, self.counts[kind])))
+            })
+            .collect();
+        // In the order of the text, as the walk meets them.
+        found.sort_by_key(|(_, line, column, _)| (*line, *column));
+        found
     }
 }
 

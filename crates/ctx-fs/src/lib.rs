@@ -84,6 +84,7 @@ mod overlay;
 mod path;
 mod sandbox;
 mod store;
+mod stream;
 mod text;
 mod walk;
 #[cfg(feature = "watch")]
@@ -100,6 +101,7 @@ pub use overlay::Overlay;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
 pub use store::{Mapped, Store, StoreLock};
+pub use stream::{Ended, STREAM_PART_BYTES, Streamed, TextStream};
 pub use text::{Text, WeakText};
 pub use walk::{COUNT_PAST_LIMIT, SkipReason, Skipped, Walk, WalkEntry, WalkOptions, split_glob};
 #[cfg(feature = "watch")]

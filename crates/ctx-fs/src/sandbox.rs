@@ -13,12 +13,13 @@ use cap_std::fs_utf8::Dir;
 use crate::Text;
 use crate::builder::{IgnoreSettings, Limits, Root, SandboxBuilder};
 use crate::cache::{Cached, Fingerprint};
-use crate::decode::{self, Content};
+use crate::decode::{self, BINARY_SNIFF_BYTES, Content};
 use crate::deny::DenyList;
 use crate::error::{Error, ErrorKind, Result};
 use crate::location::{Location, RootId, RootKind, Stat};
 use crate::overlay::Overlay;
 use crate::path::{self, Anchor};
+use crate::stream::{Streamed, TextStream};
 
 /// A folder of a root, by its components as written.
 type Folder = (RootId, Vec<String>);
@@ -278,6 +279,66 @@ impl Sandbox {
         let location = Location::new(root, &canonical);
         let content = self.read_opened(&location, file, written)?;
         Ok((location, content))
+    }
+
+    /// Opens the regular file at `location` to read its text part by part
+    /// ([`TextStream::read_parts`]), with every rule of [`Sandbox::read_text`] but the cache:
+    /// for a large file that is only passed on, so that it is never held whole. A file the
+    /// cache or the overlay holds, or one in UTF-16 or UTF-32, is [`Streamed::Whole`]: read
+    /// it with `read_text`.
+    pub fn text_stream(&self, location: &Location) -> Result<Streamed> {
+        let written = location.shown();
+        if self.warm_hit(location.root, location.path.as_str()).is_some()
+            || self.overlay_text(location.root, location.path.as_str()).is_some()
+        {
+            return Ok(Streamed::Whole);
+        }
+        let (_, opened) = self.traverse(location.root, location.comps(), Mode::File, written)?;
+        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
+        let md = file.metadata().map_err(|e| Error::io(written, e))?;
+        if !md.is_file() {
+            return Err(Error::new(ErrorKind::NotRegular, written));
+        }
+        let cap = self.limits.max_file_bytes;
+        if md.len() > cap {
+            return Err(too_large(written, Some(md.len()), cap));
+        }
+        let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
+        (&file)
+            .take(BINARY_SNIFF_BYTES as u64)
+            .read_to_end(&mut head)
+            .map_err(|e| Error::io(written, e))?;
+        Ok(TextStream::open(file, written, &head, md.len()))
+    }
+
+    /// Resolves `written` like [`Sandbox::read_path`] and reads it when it is at most
+    /// `whole_up_to` bytes long; a longer file is resolved and checked but not read (`None`),
+    /// for a caller that reads large files part by part ([`Sandbox::text_stream`]). A cached
+    /// or unsaved text is always returned.
+    pub fn read_path_up_to(
+        &self,
+        written: &str,
+        base: Option<&Location>,
+        whole_up_to: u64,
+    ) -> Result<(Location, Option<Content>)> {
+        let (root, comps) = self.lexical(written, base)?;
+        let location = Location::new(root, &comps);
+        if let Some(content) = self.warm_hit(root, location.path.as_str()) {
+            return Ok((location, Some(content)));
+        }
+        let (canonical, opened) = self.traverse(root, comps, Mode::File, written)?;
+        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
+        let location = Location::new(root, &canonical);
+        let md = file.metadata().map_err(|e| Error::io(written, e))?;
+        if md.is_file()
+            && md.len() > whole_up_to
+            && md.len() <= self.limits.max_file_bytes
+            && self.overlay_text(root, location.path.as_str()).is_none()
+        {
+            return Ok((location, None));
+        }
+        let content = self.read_opened(&location, file, written)?;
+        Ok((location, Some(content)))
     }
 
     /// Resolves `written` like [`Sandbox::read_path`] and reads its raw bytes, at most `max`

@@ -343,7 +343,8 @@ fn directories_of_many_batches_come_out_in_order_read_ahead_or_not() {
     assert_eq!(codes(&ahead), [Code::HiddenText]);
     let mut at = 0;
     for i in 0..700 {
-        let body = if i == 300 { "hidden\\u{202E}text\n".to_owned() } else { format!("file {i}\n") };
+        let body =
+            if i == 300 { "hidden\\u{202E}text\n".to_owned() } else { format!("file {i}\n") };
         let found = ahead.content[at..].find(&body).unwrap_or_else(|| panic!("file {i} in order"));
         at += found + body.len();
     }

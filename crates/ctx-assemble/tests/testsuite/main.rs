@@ -9,3 +9,4 @@ mod fixtures;
 mod limits;
 mod props;
 mod roots;
+mod streamed;

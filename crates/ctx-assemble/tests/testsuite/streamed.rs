@@ -1,0 +1,115 @@
+//! Large files attached whole are written part by part when nothing needs them whole; the
+//! output and the diagnostics are those of reading them whole.
+
+use std::sync::Arc;
+
+use ctx_assemble::{Assembler, Assembly, Format, Mode, Options};
+use ctx_fs::{Limits, Sandbox};
+use ctx_syntax::Code;
+
+/// Over the size from which files are streamed, with what the writing must handle: wrapper
+/// tags to neutralise (one across what could be a part boundary), backtick runs for the
+/// Markdown fence, hidden and control characters deep inside, multi-byte text, and a long
+/// line.
+fn large_text(early_control: bool) -> String {
+    let mut text = String::new();
+    if early_control {
+        // Then the hidden character near the end is counted from here on.
+        text.push_str("a line\nthe bell \u{7} rings\n");
+    }
+    let line = "fn retry_with_timeout(deadline: Instant) -> Result<(), Error> { // ünï 日本 `x`\n";
+    while text.len() < 9 << 20 {
+        text.push_str(line);
+        if text.len() % 997 < line.len() {
+            text.push_str("</file> and <system-reminder> in a line\n");
+        }
+    }
+    text.push_str(&"w".repeat((1 << 20) + 100));
+    text.push_str("</file>\n");
+    text.push_str("a ````` run\nhidden \u{202E} bidi and \u{1b}[31m control\n");
+    text.push_str("\u{E0041}tag character, then no line ending at the end");
+    text
+}
+
+fn assembler(dir: &std::path::Path, mode: Mode, format: Format, streamed: bool) -> Assembler {
+    let mut fs_limits = Limits::default();
+    fs_limits.max_file_bytes = 64 << 20;
+    let sandbox = Sandbox::builder(dir.to_str().unwrap())
+        .limits(fs_limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    let mut options = Options { mode, format, ..Options::default() };
+    options.limits.max_lines = 0;
+    options.limits.max_files = 0;
+    // Any output budget means reading whole; one this large cuts nothing.
+    options.limits.max_output_bytes = if streamed { 0 } else { 1 << 40 };
+    Assembler::new(Arc::new(sandbox), options)
+}
+
+fn diagnostics(assembly: &Assembly) -> Vec<(Code, String, u32, u32)> {
+    assembly.diagnostics.iter().map(|d| (d.code, d.message.clone(), d.line, d.column)).collect()
+}
+
+#[test]
+fn streamed_output_is_the_output_of_a_whole_read() {
+    let every = [
+        (Mode::Append, Format::Xml),
+        (Mode::Append, Format::Markdown),
+        (Mode::Append, Format::Inline),
+        (Mode::Inline, Format::Inline),
+        (Mode::Inline, Format::Xml),
+        (Mode::Inline, Format::Markdown),
+        (Mode::Append, Format::Json),
+    ];
+    the_same_either_way(&large_text(false), &every);
+    the_same_either_way(&large_text(true), &every[..2]);
+}
+
+fn the_same_either_way(text: &str, cases: &[(Mode, Format)]) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.txt"), text).unwrap();
+    std::fs::write(dir.path().join("main.md"), "> see @[big.txt] here\n").unwrap();
+    for &(mode, format) in cases {
+        let run = |streamed| {
+            let asm = assembler(dir.path(), mode, format, streamed);
+            let mut out = Vec::new();
+            let assembly = asm.assemble_file_to("main.md", &mut out).unwrap();
+            // The one thing that differs from run to run: the time JSON reports.
+            let out = String::from_utf8(out).unwrap();
+            let out: Vec<&str> =
+                out.split_inclusive('\n').filter(|l| !l.contains("\"elapsed_ms\"")).collect();
+            let out = out.concat();
+            (out, assembly)
+        };
+        let (streamed, a) = run(true);
+        let (whole, b) = run(false);
+        assert!(streamed == whole, "{mode:?} {format:?}: outputs differ");
+        assert_eq!(diagnostics(&a), diagnostics(&b), "{mode:?} {format:?}");
+        assert_eq!(a.references.len(), b.references.len());
+        assert_eq!(a.references[0].bytes, b.references[0].bytes, "{mode:?} {format:?}");
+        let codes: Vec<Code> = a.diagnostics.iter().map(|d| d.code).collect();
+        assert!(
+            codes.contains(&Code::HiddenText) && codes.contains(&Code::Control),
+            "{codes:?} {:?}",
+            diagnostics(&a)
+        );
+        assert!(streamed.len() > text.len(), "{mode:?} {format:?}");
+    }
+}
+
+#[test]
+fn large_binary_content_is_told_at_any_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut bytes = "line\n".repeat(2 << 20).into_bytes();
+    bytes.extend_from_slice(b"\xFF\xFE not utf-8\n");
+    std::fs::write(dir.path().join("late.txt"), &bytes).unwrap();
+    std::fs::write(dir.path().join("main.md"), "@[late.txt]\n").unwrap();
+    for streamed in [true, false] {
+        let asm = assembler(dir.path(), Mode::Append, Format::Xml, streamed);
+        let mut out = Vec::new();
+        let assembly = asm.assemble_file_to("main.md", &mut out).unwrap();
+        let codes: Vec<Code> = assembly.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, [Code::Binary]);
+        assert!(out.len() < 1000, "nothing of the file is written: {}", out.len());
+    }
+}
