@@ -483,6 +483,19 @@ const PAIRS: &[Pair] = &[
         target: None,
     },
     Pair {
+        label: "ctx expand @big.txt",
+        bench: process::BIG,
+        baseline: Some(Baseline { label: "cat", bench: process::BIG_CAT, ratio: Ratio::Time }),
+        target: Some(Target::RatioAtMost(3.0)),
+    },
+    Pair {
+        label: "peak memory of ctx expand @big.txt",
+        bench: process::BIG_PEAK,
+        baseline: None,
+        // 1.5 times the 200 MiB file.
+        target: Some(Target::MibAtMost(300.0)),
+    },
+    Pair {
         label: "ctx index, cold",
         bench: process::INDEX_COLD,
         baseline: Some(Baseline {

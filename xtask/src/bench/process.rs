@@ -8,6 +8,8 @@
 //!   registry has too few), beside `cat` of the same files, like with like: both to /dev/null,
 //!   then both to a file in the data directory (cat in chunks of 1000 arguments, its times
 //!   summed), each run of one right after the other's;
+//! - `ctx expand @big.txt` of one 200 MiB text file with the limits off, beside `cat big.txt`,
+//!   both to /dev/null;
 //! - the peak resident set of each: the `%M` of GNU `/usr/bin/time` when it works, else the
 //!   `VmHWM` of `/proc/<pid>/status` read every 2 ms while it runs (which can miss growth in
 //!   the last 2 ms of the run; `CTX_BENCH_POLL_RSS=1` chooses it anyway).
@@ -25,9 +27,11 @@ use std::time::{Duration, Instant};
 use super::{Measured, Value, format_rate, format_seconds};
 use crate::{Result, cargo, display, run_command};
 
+mod big;
 mod messages;
 mod suggest;
 
+pub(super) use big::{BIG, BIG_CAT, BIG_PEAK};
 pub(super) use messages::{MESSAGES, MESSAGES_BASELINE, MESSAGES_PEAK};
 pub(super) use suggest::{INDEX_BYTES, INDEX_COLD, INDEX_PEAK, INDEX_UPDATE, LIST_CAT, QUERY_WARM};
 
@@ -73,6 +77,7 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let (ctx, data, sizes) = prepare(root, quick)?;
     let mut measured = completion(&ctx, &data, &sizes)?;
     measured.extend(assembly(&ctx, &data, &sizes)?);
+    measured.extend(big::run(&ctx, &data, &sizes)?);
     measured.extend(suggest::run(&ctx, &data, &sizes)?);
     measured.extend(messages::run(&ctx, &data, &sizes)?);
     Ok(measured)
