@@ -92,6 +92,66 @@ pub(crate) fn context_with_cache(
         })
 }
 
+/// A context for ranking (`ctx suggest`, `ctx expand --auto`): with the stored index, or,
+/// when the cache directory cannot hold it (read-only, full, not a directory), without it,
+/// after a warning. `ctx index`, whose work is the stored index, fails instead.
+fn ranking_context(
+    settings: &Settings,
+    mode: Mode,
+    format: Format,
+) -> anyhow::Result<ctx::Context> {
+    match context_with_cache(settings, settings.options.clone(), mode, format) {
+        Ok(ctx) => Ok(ctx),
+        Err(err) => {
+            let options = ctx::Options { mode, format, ..settings.options.clone() };
+            let Ok(unstored) = unstored_builder(settings, options).build() else {
+                return Err(err);
+            };
+            warn_unstored(settings, &format!("{err:#}"));
+            Ok(unstored)
+        }
+    }
+}
+
+/// The builder of [`context_with_cache`] without its cache directory.
+fn unstored_builder(settings: &Settings, options: ctx::Options) -> ctx::ContextBuilder {
+    settings.builder(options).cache_capacity(0).max_walk_entries(usize::MAX)
+}
+
+fn warn_unstored(settings: &Settings, why: &str) {
+    if !settings.quiet {
+        let why = why.replace(['\n', '\r'], " ");
+        let mut err = io::stderr().lock();
+        let _ = writeln!(
+            err,
+            "warning: the suggestion index is not stored ({why}); ranking without it"
+        );
+    }
+}
+
+/// Ranks with `ctx`; when its index cannot be stored, warns and ranks with an index kept in
+/// memory only.
+fn suggest_stored_or_not(
+    settings: &Settings,
+    ctx: &ctx::Context,
+    (mode, format): (Mode, Format),
+    prompt: &str,
+    opts: &SuggestOptions,
+) -> anyhow::Result<Vec<Suggestion>> {
+    match ctx.suggest(prompt, opts) {
+        Err(err)
+            if matches!(err.kind(), ctx::ErrorKind::Suggest(e)
+                if e.kind() == ctx::suggest::ErrorKind::Store) =>
+        {
+            warn_unstored(settings, &err.to_string());
+            let options = ctx::Options { mode, format, ..settings.options.clone() };
+            let unstored = unstored_builder(settings, options).build()?;
+            Ok(unstored.suggest(prompt, opts)?)
+        }
+        found => Ok(found?),
+    }
+}
+
 /// `ctx suggest`.
 pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("suggest", false)?;
@@ -102,7 +162,7 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
         }
         None => input::read_stdin(settings.input_cap())?,
     };
-    let ctx = settings.suggest_context(Mode::Append, Format::Xml)?;
+    let ctx = ranking_context(settings, Mode::Append, Format::Xml)?;
     let opts = SuggestOptions::default()
         .limit(args.limit)
         .max_lines(args.range_lines)
@@ -116,7 +176,7 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
         settings.style.color,
         "ranking the workspace".to_owned(),
     );
-    let found = ctx.suggest(&prompt, &opts)?;
+    let found = suggest_stored_or_not(settings, &ctx, (Mode::Append, Format::Xml), &prompt, &opts)?;
     drop(progress);
     if args.interactive {
         let picked = picker::pick(found, settings.style.color)?;
@@ -166,14 +226,14 @@ pub(crate) fn expand_auto(
     mode: Mode,
     format: Format,
 ) -> anyhow::Result<ExitCode> {
-    let ctx = context_with_cache(settings, settings.options.clone(), mode, format)?;
+    let ctx = ranking_context(settings, mode, format)?;
     let auto = settings.autocontext;
     let own = ctx.expand_prompt(text);
     let mentioned: Vec<&str> = own.references.iter().map(|r| r.path.as_str()).collect();
     let opts = SuggestOptions::default()
         .limit(auto.max_files + mentioned.len())
         .max_tokens(Some(auto.max_tokens));
-    let mut found = ctx.suggest(text, &opts)?;
+    let mut found = suggest_stored_or_not(settings, &ctx, (mode, format), text, &opts)?;
     found.retain(|s| !mentioned.contains(&s.path.as_str()));
     found.truncate(auto.max_files);
     write_expanded(settings, &ctx, own, &found)

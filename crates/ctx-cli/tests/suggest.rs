@@ -81,6 +81,48 @@ fn suggest_prints_path_range_and_summary() {
     assert!(listing(cache.path()).iter().any(|f| f.ends_with(".idx")));
 }
 
+/// A cache directory that cannot hold the index (here a path under a regular file, which no
+/// user can create; or an index file turned into a directory) leaves `ctx suggest` and `ctx
+/// expand --auto` ranking in memory after a warning; `ctx index`, whose work is the stored
+/// index, fails.
+#[test]
+fn an_unusable_cache_ranks_without_storing() {
+    let dir = workspace();
+    let holder = TempDir::new().unwrap();
+    holder.child("file").write_str("not a directory\n").unwrap();
+    let blocked = holder.path().join("file").join("cache");
+    let want = stdout(
+        ctx_in(dir.path(), TempDir::new().unwrap().path()).args(["suggest", "retry timeout"]),
+    );
+    let out = ctx_in(dir.path(), &blocked).args(["suggest", "retry timeout"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(stderr.starts_with("warning: the suggestion index is not stored ("), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let quiet = ctx_in(dir.path(), &blocked).args(["-q", "suggest", "retry"]).output().unwrap();
+    assert!(quiet.status.success() && quiet.stderr.is_empty());
+    let auto = ctx_in(dir.path(), &blocked)
+        .args(["expand", "--auto", "-q", "fix the retry timeout"])
+        .output()
+        .unwrap();
+    assert!(auto.status.success());
+    assert!(String::from_utf8(auto.stdout).unwrap().contains("src/retry.rs"));
+    let index = ctx_in(dir.path(), &blocked).arg("index").output().unwrap();
+    assert_eq!(index.status.code(), Some(2));
+
+    // The store opens, but the index cannot be read or written where it lies.
+    let cache = TempDir::new().unwrap();
+    stdout(ctx_in(dir.path(), cache.path()).arg("index"));
+    let stored = listing(cache.path()).into_iter().find(|f| f.ends_with(".idx")).unwrap();
+    std::fs::remove_file(cache.path().join(&stored)).unwrap();
+    std::fs::create_dir(cache.path().join(&stored)).unwrap();
+    let out = ctx_in(dir.path(), cache.path()).args(["suggest", "retry timeout"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
+    assert!(String::from_utf8(out.stderr).unwrap().starts_with("warning: the suggestion index"));
+}
+
 #[test]
 fn suggest_json_and_explain() {
     let dir = workspace();
