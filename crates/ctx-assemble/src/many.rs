@@ -89,6 +89,11 @@ impl Walk<'_> {
         }
         let sandbox = self.sandbox();
         let prefetch = self.opts().prefetch && files.len() > 1;
+        // A file written part by part is alone in its batch and not read ahead.
+        let stream_from = self.stream_in_directory_from();
+        let streamed = |batch: &[&WalkEntry]| {
+            stream_from.is_some_and(|from| batch.len() == 1 && batch[0].len >= from)
+        };
         let finished = std::thread::scope(|scope| {
             // With prefetching, a thread reads the next batch (on worker threads of its own)
             // while this one writes the last: reading and writing files both cost the
@@ -99,7 +104,9 @@ impl Walk<'_> {
             if prefetch {
                 scope.spawn(move || {
                     for batch in batches(files) {
-                        if tx.send((batch, read_many(sandbox, batch))).is_err() {
+                        let contents =
+                            if streamed(batch) { Vec::new() } else { read_many(sandbox, batch) };
+                        if tx.send((batch, contents)).is_err() {
                             break;
                         }
                     }
@@ -117,6 +124,7 @@ impl Walk<'_> {
                     }
                 } else {
                     match plain.next() {
+                        Some(batch) if streamed(batch) => (batch, Vec::new()),
                         Some(batch) => {
                             (batch, batch.iter().map(|e| sandbox.read_text(&e.location)).collect())
                         }
@@ -125,6 +133,12 @@ impl Walk<'_> {
                 };
                 if self.out.budget.stopped() {
                     return false;
+                }
+                if streamed(batch) {
+                    if !self.stream_directory_file(batch[0], item) {
+                        return false;
+                    }
+                    continue;
                 }
                 for entry in self.take_batch(batch, &contents, item) {
                     if let Err(message) = self.out.directory_file(&entry) {
@@ -140,6 +154,19 @@ impl Walk<'_> {
         if let Err(message) = self.out.directory_close(omitted.as_deref()) {
             self.budget_spent_at(message, Some(item));
         }
+    }
+
+    /// Writes one file of a directory expansion read whole, as a batch of its own would be;
+    /// whether the expansion goes on.
+    pub(crate) fn directory_file_whole(&mut self, entry: &WalkEntry, item: &mut Item<'_>) -> bool {
+        let contents = [self.sandbox().read_text(&entry.location)];
+        for entry in self.take_batch(&[entry], &contents, item) {
+            if let Err(message) = self.out.directory_file(&entry) {
+                self.budget_spent_at(message, Some(item));
+                return false;
+            }
+        }
+        true
     }
 
     /// Takes the contents of one batch of an expansion, read in walk order: sanitised, then

@@ -12,6 +12,7 @@ use crate::options::{Mode, Options};
 use crate::printer::{
     self, DirectoryHead, Entry, Escaped, Failure, FileHead, Frame, Pieces, Printer,
 };
+use crate::streamed::Place;
 
 /// An item being inserted with a line prefix.
 struct Prefix {
@@ -221,14 +222,18 @@ impl<'s> Out<'s> {
         self.emit_opening(pieces, was_opened)
     }
 
-    /// The frame of a file entry placed now, when the format writes content part by part
-    /// (see [`Printer::file_frame`]).
-    pub(crate) fn file_frame(
+    /// The frame of a file entry placed now in `place`, when the format writes content part
+    /// by part (see [`Printer::file_frame`]).
+    pub(crate) fn frame(
         &self,
+        place: Place,
         head: FileHead<'_>,
         fence: &mut dyn FnMut() -> String,
     ) -> Option<Frame> {
-        self.printer.file_frame(head, !self.inline, fence)
+        match place {
+            Place::Entry => self.printer.file_frame(head, !self.inline, fence),
+            Place::InDirectory => self.printer.directory_file_frame(head, fence),
+        }
     }
 
     /// Opens a file entry whose content comes part by part: the attachments' opening

@@ -175,6 +175,16 @@ pub(crate) trait Printer {
         None
     }
 
+    /// The frame of a file of a directory expansion, as [`Printer::directory_file`] lays it
+    /// out.
+    fn directory_file_frame(
+        &self,
+        head: FileHead<'_>,
+        fence: &mut dyn FnMut() -> String,
+    ) -> Option<Frame> {
+        self.file_frame(head, false, fence)
+    }
+
     /// The opening of a directory expansion written in place: its element or heading and
     /// its tree.
     fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped);
@@ -388,6 +398,14 @@ impl Printer for Plain {
         markdown_entry(out, file, true);
     }
 
+    fn directory_file_frame(
+        &self,
+        head: FileHead<'_>,
+        fence: &mut dyn FnMut() -> String,
+    ) -> Option<Frame> {
+        Some(markdown_file_frame(head, true, &fence()))
+    }
+
     fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>) {
         // In place, a directory's block ends with a blank line, which keeps it apart from
         // what follows on the next line.
@@ -529,6 +547,14 @@ impl Printer for Markdown {
 
     fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, _: &mut Escaped) {
         markdown_entry(out, file, true);
+    }
+
+    fn directory_file_frame(
+        &self,
+        head: FileHead<'_>,
+        fence: &mut dyn FnMut() -> String,
+    ) -> Option<Frame> {
+        Some(markdown_file_frame(head, true, &fence()))
     }
 
     // Attachments each start with their blank line, so the last one ends at its fence.

@@ -10,12 +10,12 @@
 
 use std::ops::ControlFlow;
 
-use ctx_fs::{Ended, Streamed, TextStream};
+use ctx_fs::{Ended, Streamed, TextStream, WalkEntry};
 use ctx_syntax::Code;
 
 use crate::printer::FileHead;
 use crate::render::{BacktickRuns, neutralize_tags};
-use crate::resolve::Resolved;
+use crate::resolve::{Resolved, display_in};
 use crate::sanitize::{Tally, sanitize};
 use crate::walk::{Item, Walk, reference_text};
 
@@ -31,16 +31,57 @@ pub(crate) enum Outcome {
     Whole,
 }
 
+/// Where a streamed file is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// As a reference's own entry: in place, or as the next attachment.
+    Entry,
+    /// As a file of the directory expansion being written.
+    InDirectory,
+}
+
+/// How writing a stream went.
+enum Wrote {
+    /// The text was written; its sanitised length in bytes.
+    Text(u64),
+    /// The first reading found bytes that are not UTF-8: nothing was written.
+    Binary,
+    /// Reading failed before anything was written, or the file changed under the second
+    /// reading (its frame was closed).
+    Failed(ctx_fs::Error),
+    /// The second reading found bytes that are no longer text (its frame was closed).
+    Changed,
+    /// The output refused a part.
+    Spent(String),
+    /// The format does not write content part by part: nothing was written.
+    Unframed,
+}
+
 impl Walk<'_> {
-    /// Whether a whole file placed now may be written part by part.
+    /// Whether a whole file referenced now may be written part by part.
     pub(crate) fn may_stream(&self, path: &str) -> bool {
+        let assembled_in_place = self.out.inline() && self.opts().is_recursive(path);
+        !assembled_in_place && self.nothing_needs_all()
+    }
+
+    /// Whether nothing of this run needs a file's text whole: no line limit, no line
+    /// numbers, no output budget, no token count.
+    fn nothing_needs_all(&self) -> bool {
         let opts = self.opts();
-        let assembled_in_place = self.out.inline() && opts.is_recursive(path);
-        let whole_needed = assembled_in_place || opts.line_numbers;
-        !whole_needed
+        !opts.line_numbers
             && opts.limits.max_lines == 0
             && self.out.budget.output_unlimited()
             && !self.out.budget.counting()
+    }
+
+    /// From which size (as the walk saw it) the files of a directory expansion are written
+    /// part by part; `None` when none are. Such a file is alone in its batch (batches hold
+    /// about 8 MiB), so the diagnostics come in the order of a whole read.
+    pub(crate) fn stream_in_directory_from(&self) -> Option<u64> {
+        let probe = FileHead { path: "", reference: "", lines: None };
+        (self.nothing_needs_all()
+            && self.out.frame(Place::InDirectory, probe, &mut String::new).is_some())
+        .then_some(STREAM_MIN_BYTES)
     }
 
     /// Writes a whole file part by part when it is large and the format allows it.
@@ -48,12 +89,7 @@ impl Walk<'_> {
         let path = resolved.path.as_str();
         let reference = reference_text(item.raw);
         let head = FileHead { path, reference: &reference, lines: None };
-        let mut wants_fence = false;
-        let mut asked = || {
-            wants_fence = true;
-            String::new()
-        };
-        if self.out.file_frame(head, &mut asked).is_none() {
+        if self.out.frame(Place::Entry, head, &mut String::new).is_none() {
             return Outcome::Whole;
         }
         let stream = match self.sandbox().text_stream(&resolved.location) {
@@ -68,6 +104,72 @@ impl Walk<'_> {
                 return Outcome::Done;
             }
         };
+        match self.write_stream(&stream, head, Place::Entry) {
+            Wrote::Text(bytes) => item.record.bytes = bytes,
+            Wrote::Binary => self.binary(resolved, item),
+            Wrote::Failed(err) => self.fs_fail(item, &err, path),
+            Wrote::Changed => {
+                let message = format!("{path}: the file changed while it was read");
+                self.fail(item, Code::Io, message);
+            }
+            Wrote::Spent(message) => self.budget_spent_at(message, Some(item)),
+            Wrote::Unframed => return Outcome::Whole,
+        }
+        Outcome::Done
+    }
+
+    /// Writes a large file of a directory expansion part by part, as reading it whole would
+    /// (see [`Walk::streams_in_directory`]); whether the expansion goes on.
+    pub(crate) fn stream_directory_file(&mut self, entry: &WalkEntry, item: &mut Item<'_>) -> bool {
+        let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
+        let shown = shown.as_str();
+        let head = FileHead { path: shown, reference: shown, lines: None };
+        let stream = match self.sandbox().text_stream(&entry.location) {
+            Ok(Streamed::Text(stream)) => stream,
+            Ok(Streamed::Binary) => {
+                self.diagnose_item(item, Code::Binary, format!("binary file left out: {shown}"));
+                return true;
+            }
+            Ok(_) => {
+                // Another encoding, or a text the overlay or the cache holds: read whole.
+                return self.directory_file_whole(entry, item);
+            }
+            Err(err) => {
+                self.diagnose_item(item, err.code(), err.to_string());
+                return true;
+            }
+        };
+        match self.write_stream(&stream, head, Place::InDirectory) {
+            Wrote::Text(bytes) => item.record.bytes += bytes,
+            Wrote::Binary => {
+                self.diagnose_item(item, Code::Binary, format!("binary file left out: {shown}"))
+            }
+            Wrote::Failed(err) => self.diagnose_item(item, err.code(), err.to_string()),
+            Wrote::Changed => {
+                let message = format!("{shown}: the file changed while it was read");
+                self.diagnose_item(item, Code::Io, message);
+            }
+            Wrote::Spent(message) => {
+                self.budget_spent_at(message, Some(item));
+                return false;
+            }
+            Wrote::Unframed => return self.directory_file_whole(entry, item),
+        }
+        true
+    }
+
+    /// Reads the text of `stream` once to tell text from binary (and to find the Markdown
+    /// fence), then again to write it in `place`, sanitised and neutralised as the whole
+    /// would be.
+    fn write_stream(&mut self, stream: &TextStream, head: FileHead<'_>, place: Place) -> Wrote {
+        let mut wants_fence = false;
+        let mut asked = || {
+            wants_fence = true;
+            String::new()
+        };
+        if self.out.frame(place, head, &mut asked).is_none() {
+            return Wrote::Unframed;
+        }
         // First reading: text or binary, and the fence.
         let mut runs = BacktickRuns::default();
         let first = if wants_fence {
@@ -80,23 +182,21 @@ impl Walk<'_> {
         };
         match first {
             Ok(Ended::Text) => {}
-            Ok(_) => {
-                self.binary(resolved, item);
-                return Outcome::Done;
-            }
-            Err(err) => {
-                self.fs_fail(item, &err, path);
-                return Outcome::Done;
-            }
+            Ok(_) => return Wrote::Binary,
+            Err(err) => return Wrote::Failed(err),
         }
-        let Some(frame) = self.out.file_frame(head, &mut || runs.fence()) else {
-            return Outcome::Whole;
+        let Some(frame) = self.out.frame(place, head, &mut || runs.fence()) else {
+            return Wrote::Unframed;
         };
         self.assembly.stats.files += 1;
-        if let Err(message) = self.out.open_parts(&frame) {
-            self.budget_spent_at(message, Some(item));
-            return Outcome::Done;
+        let opened = match place {
+            Place::Entry => self.out.open_parts(&frame),
+            Place::InDirectory => self.out.write(&frame.head),
+        };
+        if let Err(message) = opened {
+            return Wrote::Spent(message);
         }
+        let path = head.path;
         // Second reading: each part sanitised, neutralised in XML, written.
         let (mut tally, mut bytes, mut escaped) = (Tally::default(), 0u64, 0);
         // The line the next part starts on, counted from the first part with something made
@@ -113,7 +213,7 @@ impl Walk<'_> {
             }
             let clean = sanitize(part);
             if clean.changed() && line.is_none() {
-                line = Some(1u32.saturating_add(newlines_before(&stream, offset)));
+                line = Some(1u32.saturating_add(newlines_before(stream, offset)));
             }
             if let Some(first) = line.as_mut() {
                 tally.add(part, &clean, *first);
@@ -142,9 +242,8 @@ impl Walk<'_> {
             self.out.escaped.count += escaped;
             self.out.escaped.paths.push(path.to_owned());
         }
-        item.record.bytes = bytes;
         if let Some(message) = spent {
-            return self.spent_then(message, item);
+            return Wrote::Spent(message);
         }
         // The frame closes even when the file changed under the second reading, so that the
         // output stays well formed; the error follows.
@@ -154,22 +253,13 @@ impl Walk<'_> {
         }
         close.push_str(&frame.tail);
         if let Err(message) = self.out.write(&close) {
-            return self.spent_then(message, item);
+            return Wrote::Spent(message);
         }
         match second {
-            Ok(Ended::Text) => {}
-            Ok(_) => {
-                let message = format!("{path}: the file changed while it was read");
-                self.fail(item, Code::Io, message);
-            }
-            Err(err) => self.fs_fail(item, &err, path),
+            Ok(Ended::Text) => Wrote::Text(bytes),
+            Ok(_) => Wrote::Changed,
+            Err(err) => Wrote::Failed(err),
         }
-        Outcome::Done
-    }
-
-    fn spent_then(&mut self, message: String, item: &mut Item<'_>) -> Outcome {
-        self.budget_spent_at(message, Some(item));
-        Outcome::Done
     }
 }
 

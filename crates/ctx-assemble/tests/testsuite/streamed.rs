@@ -113,3 +113,43 @@ fn large_binary_content_is_told_at_any_depth() {
         assert!(out.len() < 1000, "nothing of the file is written: {}", out.len());
     }
 }
+
+/// A large file inside a directory expansion is written part by part too, between its
+/// neighbours, as reading it whole would write it.
+#[test]
+fn large_files_in_a_directory_stream_in_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    std::fs::write(d.join("a.txt"), "first \u{202E} file\n").unwrap();
+    std::fs::write(d.join("big.txt"), large_text(true)).unwrap();
+    std::fs::write(d.join("c.txt"), "a ``` fence\n").unwrap();
+    let mut binary = "x\n".repeat(5 << 20).into_bytes();
+    binary.extend_from_slice(b"\xC3\x28\n");
+    std::fs::write(d.join("d.bin.txt"), binary).unwrap();
+    std::fs::write(d.join("e.txt"), "last\n").unwrap();
+    std::fs::write(dir.path().join("main.md"), "- @[d/]\n").unwrap();
+    for (mode, format) in [
+        (Mode::Append, Format::Xml),
+        (Mode::Append, Format::Markdown),
+        (Mode::Inline, Format::Inline),
+        (Mode::Inline, Format::Xml),
+    ] {
+        let run = |streamed| {
+            let asm = assembler(dir.path(), mode, format, streamed);
+            let mut out = Vec::new();
+            let assembly = asm.assemble_file_to("main.md", &mut out).unwrap();
+            (String::from_utf8(out).unwrap(), assembly)
+        };
+        let (streamed, a) = run(true);
+        let (whole, b) = run(false);
+        assert!(streamed == whole, "{mode:?} {format:?}: outputs differ");
+        assert_eq!(diagnostics(&a), diagnostics(&b), "{mode:?} {format:?}");
+        assert_eq!(a.references[0].bytes, b.references[0].bytes, "{mode:?} {format:?}");
+        assert_eq!(a.stats.files, b.stats.files);
+        let codes: Vec<Code> = a.diagnostics.iter().map(|d| d.code).collect();
+        assert!(codes.contains(&Code::Binary), "{codes:?}");
+        let (first, last) = (streamed.find("first").unwrap(), streamed.find("last").unwrap());
+        assert!(first < streamed.find("retry_with_timeout").unwrap() && first < last);
+    }
+}
