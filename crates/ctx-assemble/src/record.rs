@@ -228,6 +228,10 @@ pub struct Stats {
     pub tokens: Option<u64>,
     /// Wall-clock time of the run, in milliseconds.
     pub elapsed_ms: f64,
+    /// Of the files read, those written part by part without being held whole (large files
+    /// when nothing needs them whole; docs/assembly.md). Not part of the JSON record.
+    #[serde(skip)]
+    pub streamed: u64,
 }
 
 fn code_str<S: Serializer>(code: &Code, s: S) -> Result<S::Ok, S::Error> {
@@ -291,7 +295,7 @@ mod tests {
                 3,
                 5,
             )],
-            stats: Stats { files: 3, bytes: 456, tokens: Some(120), elapsed_ms: 1.5 },
+            stats: Stats { files: 3, bytes: 456, tokens: Some(120), elapsed_ms: 1.5, streamed: 0 },
         };
         let value = serde_json::to_value(&out).unwrap();
         assert_eq!(

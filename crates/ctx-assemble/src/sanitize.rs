@@ -96,13 +96,14 @@ pub struct Tally {
 
 impl Tally {
     /// Adds what sanitising `part` found; `first_line` is the line of the whole text the part
-    /// starts on (at the start of that line).
-    pub fn add(&mut self, part: &str, found: &Sanitized<'_>, first_line: u32) {
+    /// starts on, and `first_column` how many characters of that line came before the part.
+    pub fn add(&mut self, part: &str, found: &Sanitized<'_>, first_line: u32, first_column: u32) {
         if !found.changed() {
             return;
         }
         for (code, line, column, _) in found.warnings_at(part) {
             let kind = usize::from(code == Code::Control);
+            let column = if line == 1 { column.saturating_add(first_column) } else { column };
             self.first[kind].get_or_insert((first_line + line.saturating_sub(1), column));
         }
         self.counts[0] += found.hidden;

@@ -189,6 +189,7 @@ impl Walk<'_> {
             return Wrote::Unframed;
         };
         self.assembly.stats.files += 1;
+        self.assembly.stats.streamed += 1;
         let opened = match place {
             Place::Entry => self.out.open_parts(&frame),
             Place::InDirectory => self.out.write(&frame.head),
@@ -203,6 +204,9 @@ impl Walk<'_> {
         // visible (most files have none, and are not counted through).
         let mut line: Option<u32> = None;
         let mut offset = 0u64;
+        // Characters of the current line in the parts before this one: a part starts inside
+        // a line when the line is longer than a part.
+        let mut column = 0u32;
         let mut ends_line = true;
         let mut spent = None;
         let second = stream.read_parts(|part| {
@@ -216,9 +220,13 @@ impl Walk<'_> {
                 line = Some(1u32.saturating_add(newlines_before(stream, offset)));
             }
             if let Some(first) = line.as_mut() {
-                tally.add(part, &clean, *first);
+                tally.add(part, &clean, *first, column);
                 *first = first.saturating_add(newlines(part.as_bytes()));
             }
+            column = match memchr::memrchr(b'\n', part.as_bytes()) {
+                Some(nl) => chars(&part[nl + 1..]),
+                None => column.saturating_add(chars(part)),
+            };
             offset += part.len() as u64;
             bytes += clean.text.len() as u64;
             ends_line = clean.text.ends_with('\n');
@@ -261,6 +269,10 @@ impl Walk<'_> {
             Err(err) => Wrote::Failed(err),
         }
     }
+}
+
+fn chars(text: &str) -> u32 {
+    u32::try_from(text.chars().count()).unwrap_or(u32::MAX)
 }
 
 fn newlines(bytes: &[u8]) -> u32 {

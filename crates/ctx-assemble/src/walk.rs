@@ -113,7 +113,7 @@ impl<'a> Walk<'a> {
                 metadata: Map::new(),
                 references: Vec::new(),
                 diagnostics: Vec::new(),
-                stats: Stats { files: 0, bytes: 0, tokens: None, elapsed_ms: 0.0 },
+                stats: Stats { files: 0, bytes: 0, tokens: None, elapsed_ms: 0.0, streamed: 0 },
             },
             params: ParamsMerger::new(),
             tools: ToolBudget::new(asm.options().limits.max_scan_bytes, REGEX_BUDGET),

@@ -63,12 +63,21 @@ fn streamed_output_is_the_output_of_a_whole_read() {
     ];
     the_same_either_way(&large_text(false), &every);
     the_same_either_way(&large_text(true), &every[..2]);
+    // A hidden character far into a line longer than a part: its column counts the parts
+    // of the line before its own.
+    let mut long = "w".repeat(300_000);
+    long.push_str("\u{202E}x\u{1}\n");
+    while long.len() < 9 << 20 {
+        long.push_str("a short line\n");
+    }
+    the_same_either_way(&long, &every[3..5]);
 }
 
 fn the_same_either_way(text: &str, cases: &[(Mode, Format)]) {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("big.txt"), text).unwrap();
-    std::fs::write(dir.path().join("main.md"), "> see @[big.txt] here\n").unwrap();
+    // Not a `.txt` or `.md` file, which inline mode assembles as a document.
+    std::fs::write(dir.path().join("big.rs"), text).unwrap();
+    std::fs::write(dir.path().join("main.md"), "> see @[big.rs] here\n").unwrap();
     for &(mode, format) in cases {
         let run = |streamed| {
             let asm = assembler(dir.path(), mode, format, streamed);
@@ -85,6 +94,8 @@ fn the_same_either_way(text: &str, cases: &[(Mode, Format)]) {
         let (whole, b) = run(false);
         assert!(streamed == whole, "{mode:?} {format:?}: outputs differ");
         assert_eq!(diagnostics(&a), diagnostics(&b), "{mode:?} {format:?}");
+        let parts = u64::from(format != Format::Json);
+        assert_eq!((a.stats.streamed, b.stats.streamed), (parts, 0), "{mode:?} {format:?}");
         assert_eq!(a.references.len(), b.references.len());
         assert_eq!(a.references[0].bytes, b.references[0].bytes, "{mode:?} {format:?}");
         let codes: Vec<Code> = a.diagnostics.iter().map(|d| d.code).collect();
@@ -147,6 +158,7 @@ fn large_files_in_a_directory_stream_in_place() {
         assert_eq!(diagnostics(&a), diagnostics(&b), "{mode:?} {format:?}");
         assert_eq!(a.references[0].bytes, b.references[0].bytes, "{mode:?} {format:?}");
         assert_eq!(a.stats.files, b.stats.files);
+        assert_eq!((a.stats.streamed, b.stats.streamed), (1, 0), "{mode:?} {format:?}");
         let codes: Vec<Code> = a.diagnostics.iter().map(|d| d.code).collect();
         assert!(codes.contains(&Code::Binary), "{codes:?}");
         let (first, last) = (streamed.find("first").unwrap(), streamed.find("last").unwrap());
