@@ -28,7 +28,7 @@ mod walk;
 use std::fmt;
 
 use ctx_diagnostics::Code;
-use ctx_fs::{Location, Sandbox, WalkOptions};
+use ctx_fs::{FileKind, Location, Sandbox};
 
 pub use index::{
     DEFAULT_MAX_FILES, FileState, Lookup, Options, Project, SourceFile, SourceIndex, Via,
@@ -99,20 +99,26 @@ pub fn detect(sandbox: &Sandbox) -> Detected {
     Detected::None
 }
 
+/// The solutions and compilation databases in `dir`: its listing's names, then only the
+/// matching ones resolved and checked to be files, so that looking costs one read of the
+/// listing (every command looks). Ignore rules do not apply: a generated
+/// `compile_commands.json` is usually git-ignored.
 fn candidates(sandbox: &Sandbox, dir: &Location) -> Vec<String> {
-    let Ok(walk) = sandbox.walk_with(dir, WalkOptions::of(sandbox).max_depth(1)) else {
+    let Ok(names) = sandbox.names(dir) else {
         return Vec::new();
     };
-    let mut found: Vec<String> = walk
-        .files()
-        .filter(|e| {
-            let name = e.path.file_name().unwrap_or_default().to_ascii_lowercase();
+    names
+        .iter()
+        .filter(|name| {
+            let name = name.to_ascii_lowercase();
             name.ends_with(".sln") || name.ends_with(".slnx") || name == "compile_commands.json"
         })
-        .map(|e| e.path.to_string())
-        .collect();
-    found.sort();
-    found
+        .filter_map(|name| {
+            let location = sandbox.resolve(name, Some(dir)).ok()?;
+            let stat = sandbox.stat(&location).ok()?;
+            (stat.kind == FileKind::File).then(|| location.path().to_string())
+        })
+        .collect()
 }
 
 /// The magic bytes of a stored index, then a format version.

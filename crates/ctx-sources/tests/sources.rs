@@ -376,3 +376,33 @@ mod generated {
         }
     }
 }
+
+/// Detection reads the root's listing once and checks only the names that match: a solution,
+/// or a git-ignored `compile_commands.json` (build tools write it and it is usually ignored),
+/// is found; a folder with such a name, or a denied one, is not; several are reported.
+#[test]
+fn detection_finds_solutions_by_name() {
+    use ctx_sources::{Detected, detect};
+    let dir = TempDir::new().unwrap();
+    let root = dir.path().to_str().unwrap();
+    std::fs::write(dir.path().join(".gitignore"), "compile_commands.json\nbuild/\n").unwrap();
+    std::fs::write(dir.path().join("compile_commands.json"), "[]").unwrap();
+    std::fs::create_dir(dir.path().join("old.sln")).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
+    assert!(
+        matches!(detect(&sandbox(root, &[])), Detected::One(p) if p == "compile_commands.json")
+    );
+    std::fs::write(dir.path().join("App.SLN"), "").unwrap();
+    match detect(&sandbox(root, &[])) {
+        Detected::Several(found) => assert_eq!(found, ["App.SLN", "compile_commands.json"]),
+        other => panic!("{other:?}"),
+    }
+    // Nothing in the root: `build/` (ignored or not) is looked in.
+    let other = TempDir::new().unwrap();
+    std::fs::create_dir(other.path().join("build")).unwrap();
+    std::fs::write(other.path().join("build/Game.sln"), "").unwrap();
+    let found = detect(&sandbox(other.path().to_str().unwrap(), &[]));
+    assert!(matches!(&found, Detected::One(p) if p == "build/Game.sln"), "{found:?}");
+    let empty = TempDir::new().unwrap();
+    assert!(matches!(detect(&sandbox(empty.path().to_str().unwrap(), &[])), Detected::None));
+}

@@ -377,32 +377,44 @@ impl ContextBuilder {
             }
             None => None,
         };
-        let mut builder = self.sandbox_builder(fs_limits.clone())?;
-        let sources_store = match (&self.sources_cache, &store) {
-            (Some(dir), _) => camino_path(dir)
-                .and_then(|dir| ctx_fs::Store::open(dir, authority).ok())
-                .map(Arc::new),
-            (None, store) => store.clone(),
+        // The sources' own cache folder is opened only when a solution or database is found.
+        let sources_cache =
+            LazyStore::new(self.sources_cache.as_deref().and_then(camino_path), authority);
+        let sources_store = || match &self.sources_cache {
+            Some(_) => sources_cache.get().cloned(),
+            None => store.clone(),
         };
-        let index = match self.sources.take() {
-            Some(planned) => {
-                let workspace = || -> Result<Sandbox, Error> {
-                    let builder = self.sandbox_builder(fs_limits.clone())?;
-                    Ok(builder.open(authority).map_err(ErrorKind::Fs)?)
-                };
-                planned.load(workspace, sources_store.as_deref())?
+        let overlay = self.overlay.take();
+        let planned = self.sources.take();
+        let workspace = || -> Result<Sandbox, Error> {
+            let mut builder = self.sandbox_builder(fs_limits.clone())?;
+            if let Some(overlay) = &overlay {
+                builder = builder.overlay(overlay.clone());
             }
-            None => None,
+            Ok(builder.open(authority).map_err(ErrorKind::Fs)?)
         };
-        for root in index.iter().flat_map(|i| i.source_roots()) {
-            builder = builder.root(root.as_str(), ctx_fs::RootKind::Source);
-        }
-        if let Some(overlay) = self.overlay {
-            builder = builder.overlay(overlay);
-        }
-        let sandbox = builder.open(authority).map_err(ErrorKind::Fs)?;
-        let index = index
-            .map(|index| crate::source_index::verified(index, &sandbox, sources_store.as_deref()));
+        // The sandbox that looked for a solution is the context's own when none was found
+        // (the common case), so that it is opened once.
+        let (index, looked) = match planned {
+            Some(planned) => planned.load(workspace, &sources_store)?,
+            None => (None, None),
+        };
+        let sandbox = match (looked, &index) {
+            (Some(sandbox), None) => sandbox,
+            _ => {
+                let mut builder = self.sandbox_builder(fs_limits.clone())?;
+                for root in index.iter().flat_map(|i| i.source_roots()) {
+                    builder = builder.root(root.as_str(), ctx_fs::RootKind::Source);
+                }
+                if let Some(overlay) = overlay {
+                    builder = builder.overlay(overlay);
+                }
+                builder.open(authority).map_err(ErrorKind::Fs)?
+            }
+        };
+        let index = index.map(|index| {
+            crate::source_index::verified(index, &sandbox, sources_store().as_deref())
+        });
         let mut assembler = Assembler::new(Arc::new(sandbox), self.options).with_tools(self.tools);
         match (self.resolver, &index) {
             (Some(resolver), _) => assembler = assembler.with_resolver(resolver),
@@ -411,12 +423,8 @@ impl ContextBuilder {
             }
             (None, None) => {}
         }
-        let pasted = self
-            .images_dir
-            .as_deref()
-            .and_then(camino_path)
-            .and_then(|dir| ctx_fs::Store::open(dir, authority).ok())
-            .map(Arc::new);
+        let pasted =
+            Arc::new(LazyStore::new(self.images_dir.as_deref().and_then(camino_path), authority));
         Ok(Context {
             assembler: Arc::new(assembler),
             paths: Arc::default(),
@@ -466,14 +474,49 @@ pub struct Context {
     pub(crate) suggest: crate::suggestions::State,
     /// The source index of an out-of-source build, when one is loaded.
     pub(crate) sources: Option<Arc<ctx_sources::SourceIndex>>,
-    /// The folder of pasted images, when one is set.
-    pub(crate) pasted: Option<Arc<ctx_fs::Store>>,
+    /// The folder of pasted images, opened when first used.
+    pasted: Arc<LazyStore>,
+}
+
+/// A store in a folder that is opened (and created) the first time it is asked for, so that
+/// a run that needs no cache touches none.
+pub(crate) struct LazyStore {
+    dir: Option<String>,
+    authority: AmbientAuthority,
+    opened: std::sync::OnceLock<Option<Arc<ctx_fs::Store>>>,
+}
+
+impl std::fmt::Debug for LazyStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazyStore").field("dir", &self.dir).field("opened", &self.opened).finish()
+    }
+}
+
+impl LazyStore {
+    pub(crate) fn new(dir: Option<String>, authority: AmbientAuthority) -> LazyStore {
+        LazyStore { dir, authority, opened: std::sync::OnceLock::new() }
+    }
+
+    /// The store, when the folder is set and can be opened.
+    pub(crate) fn get(&self) -> Option<&Arc<ctx_fs::Store>> {
+        self.opened
+            .get_or_init(|| {
+                let dir = self.dir.as_ref()?;
+                ctx_fs::Store::open(dir.clone(), self.authority).ok().map(Arc::new)
+            })
+            .as_ref()
+    }
 }
 
 impl Context {
     /// Starts configuring a context.
     pub fn builder() -> ContextBuilder {
         ContextBuilder::default()
+    }
+
+    /// The folder of pasted images, when one is set and can be opened.
+    pub(crate) fn pasted(&self) -> Option<&ctx_fs::Store> {
+        self.pasted.get().map(|store| &**store)
     }
 
     pub(crate) fn paths(&self) -> &crate::complete::PathCache {

@@ -193,7 +193,7 @@ impl Context {
     ///
     /// Without a folder of pasted images, or when the bytes are not an image within `max`.
     pub fn paste_image(&self, bytes: &[u8], max: u64) -> Result<String, Error> {
-        let Some(store) = self.pasted.as_deref() else {
+        let Some(store) = self.pasted() else {
             let why = "no folder for pasted images (ContextBuilder::images_dir)";
             return Err(ErrorKind::Conversation(ctx_conversation::Error::from_message(why)).into());
         };
@@ -395,7 +395,7 @@ impl ConversationBuilder {
                     {
                         continue;
                     }
-                    let pasted = self.ctx.pasted.as_deref();
+                    let pasted = self.ctx.pasted();
                     let left = budget.saturating_sub(total);
                     match image::load(
                         self.ctx.sandbox(),

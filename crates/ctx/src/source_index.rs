@@ -25,33 +25,34 @@ pub(crate) enum Planned {
 
 impl Planned {
     /// The index, read through the workspace sandbox that `workspace` opens when a solution
-    /// is to be read (from `store` when it holds a fresh copy).
+    /// is to be looked for or read (from `store` when it holds a fresh copy); with that
+    /// sandbox when it was opened.
     pub(crate) fn load(
         self,
         workspace: impl FnOnce() -> Result<Sandbox, Error>,
-        store: Option<&Store>,
-    ) -> Result<Option<SourceIndex>, Error> {
+        store: &dyn Fn() -> Option<Arc<Store>>,
+    ) -> Result<(Option<SourceIndex>, Option<Sandbox>), Error> {
         let (sandbox, path, options, detected) = match self {
-            Planned::Index(index) => return Ok(Some(*index)),
+            Planned::Index(index) => return Ok((Some(*index), None)),
             Planned::Solution(path, options) => (workspace()?, path, options, false),
             Planned::Detect(options) => {
                 let sandbox = workspace()?;
                 match ctx_sources::detect(&sandbox) {
                     ctx_sources::Detected::One(path) => (sandbox, path, options, true),
-                    _ => return Ok(None),
+                    _ => return Ok((None, Some(sandbox))),
                 }
             }
         };
-        let index = match store {
-            Some(store) => SourceIndex::load_cached(&sandbox, &path, &options, store),
+        let index = match store() {
+            Some(store) => SourceIndex::load_cached(&sandbox, &path, &options, &store),
             None => SourceIndex::load(&sandbox, &path, &options),
         };
         match index {
-            Ok(index) => Ok(Some(index)),
+            Ok(index) => Ok((Some(index), Some(sandbox))),
             // A solution found by looking, not named: one that cannot be read leaves the
             // context without a source index rather than without a context (`ctx sources`
             // says why).
-            Err(_) if detected => Ok(None),
+            Err(_) if detected => Ok((None, Some(sandbox))),
             Err(err) => Err(ErrorKind::Sources(err).into()),
         }
     }

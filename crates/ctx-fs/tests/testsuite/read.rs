@@ -197,3 +197,20 @@ fn raw_bytes_keep_every_rule_and_their_own_cap() {
     assert_eq!(sb.read_bytes("out", None, 1024).unwrap_err().code(), Code::Outside);
     assert_eq!(sb.read_bytes("nope.png", None, 1024).unwrap_err().code(), Code::NotFound);
 }
+
+/// A folder's names come from its listing alone, sorted, denied names left out; ignored and
+/// hidden names and links stay (a caller resolves a name before using it).
+#[test]
+fn names_of_a_folder() {
+    let fx = Fixture::new();
+    fx.write(".gitignore", "ignored.txt\n");
+    fx.write("b.txt", "b").write("a.txt", "a").write("ignored.txt", "i").write(".env", "SECRET");
+    fx.mkdir("sub");
+    fx.link("out", "../outside/secret.txt");
+    let sb = fx.sandbox();
+    let names = sb.names(&sb.workspace()).unwrap();
+    assert_eq!(names, [".gitignore", "a.txt", "b.txt", "ignored.txt", "out", "sub"]);
+    let sub = sb.resolve("sub", None).unwrap();
+    assert!(sb.names(&sub).unwrap().is_empty());
+    assert_eq!(code(sb.resolve("out", None)), Some(Code::Outside));
+}
