@@ -63,7 +63,13 @@ fn run() -> anyhow::Result<ExitCode> {
         }
         Err(err) => err.exit(),
     };
-    init_logging(cli.global.verbose, cli.global.quiet);
+    // The servers and the watchers run long, with dependencies (the MCP and LSP protocol
+    // crates, notify) that log what goes wrong; a one-shot command reports through its
+    // diagnostics and logs nothing at the default level.
+    let long_running = matches!(cli.command, Command::Lsp | Command::Mcp)
+        || matches!(&cli.command, Command::Assemble(a) if a.watch)
+        || matches!(&cli.command, Command::Check(a) if a.watch);
+    init_logging(cli.global.verbose, cli.global.quiet, long_running);
     if let Command::Completions(args) = &cli.command {
         // Generated into memory first: the generator panics when its writer fails, and a
         // closed or full standard output is an outcome to report, not a crash.
@@ -101,9 +107,16 @@ fn run() -> anyhow::Result<ExitCode> {
 }
 
 /// Logging to standard error: `RUST_LOG` if set, else by `-v` (warnings by default, errors
-/// only with `-q`).
-fn init_logging(verbose: u8, quiet: bool) {
+/// only with `-q`). Installed only when anything may be logged: always for `long_running`
+/// commands, otherwise with `-v` or `RUST_LOG`; ctx itself logs nothing above `info`, so a
+/// one-shot run at the default level installs no subscriber (installing it cost a tenth of
+/// the run of a small document).
+fn init_logging(verbose: u8, quiet: bool, long_running: bool) {
     use tracing_subscriber::EnvFilter;
+    let from_env = std::env::var("RUST_LOG").ok().filter(|spec| !spec.is_empty());
+    if !long_running && verbose == 0 && from_env.is_none() {
+        return;
+    }
     let level = match (quiet, verbose) {
         (true, _) => "error",
         // rmcp warns of every error answer `ctx mcp` sends; the client has the answer.
@@ -112,9 +125,9 @@ fn init_logging(verbose: u8, quiet: bool) {
         (false, 2) => "debug",
         (false, _) => "trace",
     };
-    let filter = match std::env::var("RUST_LOG") {
-        Ok(spec) if !spec.is_empty() => EnvFilter::new(spec),
-        _ => EnvFilter::new(level),
+    let filter = match from_env {
+        Some(spec) => EnvFilter::new(spec),
+        None => EnvFilter::new(level),
     };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
