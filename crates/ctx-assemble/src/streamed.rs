@@ -1,5 +1,5 @@
 //! A large file attached whole, written part by part without ever being held whole
-//! (ctx_fs::TextStream).
+//! ([`ctx_fs::TextStream`]).
 //!
 //! Only when nothing needs the whole text at once: no line limit, no token count, no output
 //! budget (each would cut or weigh the content), not a document assembled in place, and a
@@ -119,7 +119,7 @@ impl Walk<'_> {
     }
 
     /// Writes a large file of a directory expansion part by part, as reading it whole would
-    /// (see [`Walk::streams_in_directory`]); whether the expansion goes on.
+    /// (see [`Walk::stream_in_directory_from`]); whether the expansion goes on.
     pub(crate) fn stream_directory_file(&mut self, entry: &WalkEntry, item: &mut Item<'_>) -> bool {
         let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
         let shown = shown.as_str();
