@@ -1,4 +1,4 @@
-//! Large text files read part by part, never whole ([`Sandbox::text_stream`]).
+//! Large text files read part by part, never whole ([`Sandbox::text_stream`](crate::Sandbox::text_stream)).
 //!
 //! A caller that only passes a file's text on (a whole-file attachment written out) does not
 //! need it in memory at once. A [`TextStream`] reads it in parts of about a mebibyte into one
@@ -27,7 +27,7 @@ const TAG_MARGIN: usize = 64;
 pub enum Streamed {
     /// UTF-8 text so far (with or without a byte order mark): read it part by part.
     Text(TextStream),
-    /// Binary content (a NUL byte in the first 8 KiB, as [`crate::decode`] tells it).
+    /// Binary content (a NUL byte in the first 8 KiB, as [`crate::decode()`] tells it).
     Binary,
     /// Text in another encoding (a UTF-16 or UTF-32 byte order mark), or an unsaved text held
     /// in the overlay: to be read whole with [`Sandbox::read_text`](crate::Sandbox::read_text).
