@@ -1,4 +1,5 @@
-//! Large text files read part by part, never whole ([`Sandbox::text_stream`](crate::Sandbox::text_stream)).
+//! Large text files read part by part, never whole
+//! ([`Sandbox::text_stream`](crate::Sandbox::text_stream)).
 //!
 //! A caller that only passes a file's text on (a whole-file attachment written out) does not
 //! need it in memory at once. A [`TextStream`] reads it in parts of about a mebibyte into one
