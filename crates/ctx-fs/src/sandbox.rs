@@ -289,16 +289,10 @@ impl Sandbox {
     /// the path as written) always come first; a cache hit for the
     /// lexical result then costs one `fstatat`, as for `read_text`.
     pub fn read_path(&self, written: &str, base: Option<&Location>) -> Result<(Location, Content)> {
-        let (root, comps) = self.lexical(written, base)?;
-        let location = Location::new(root, &comps);
-        if let Some(content) = self.warm_hit(root, location.path.as_str()) {
-            return Ok((location, content));
+        match self.read_path_up_to(written, base, u64::MAX)? {
+            (location, Some(content)) => Ok((location, content)),
+            (_, None) => unreachable!("no file is longer than u64::MAX bytes"),
         }
-        let (canonical, opened) = self.traverse(root, comps, Mode::File, written)?;
-        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
-        let location = Location::new(root, &canonical);
-        let content = self.read_opened(&location, file, written)?;
-        Ok((location, content))
     }
 
     /// Opens the regular file at `location` to read its text part by part
@@ -315,14 +309,7 @@ impl Sandbox {
         }
         let (_, opened) = self.traverse(location.root, location.comps(), Mode::File, written)?;
         let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
-        let md = file.metadata().map_err(|e| Error::io(written, e))?;
-        if !md.is_file() {
-            return Err(Error::new(ErrorKind::NotRegular, written));
-        }
-        let cap = self.limits.max_file_bytes;
-        if md.len() > cap {
-            return Err(too_large(written, Some(md.len()), cap));
-        }
+        let md = regular_within(&file, written, self.limits.max_file_bytes)?;
         let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
         (&file)
             .take(BINARY_SNIFF_BYTES as u64)
@@ -349,15 +336,11 @@ impl Sandbox {
         let (canonical, opened) = self.traverse(root, comps, Mode::File, written)?;
         let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
         let location = Location::new(root, &canonical);
-        let md = file.metadata().map_err(|e| Error::io(written, e))?;
-        if md.is_file()
-            && md.len() > whole_up_to
-            && md.len() <= self.limits.max_file_bytes
-            && self.overlay_text(root, location.path.as_str()).is_none()
-        {
+        let md = regular_within(&file, written, self.limits.max_file_bytes)?;
+        if md.len() > whole_up_to && self.overlay_text(root, location.path.as_str()).is_none() {
             return Ok((location, None));
         }
-        let content = self.read_opened(&location, file, written)?;
+        let content = self.read_opened(&location, file, &md, written)?;
         Ok((location, Some(content)))
     }
 
@@ -373,13 +356,7 @@ impl Sandbox {
         let (root, comps) = self.lexical(written, base)?;
         let (canonical, opened) = self.traverse(root, comps, Mode::File, written)?;
         let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
-        let md = file.metadata().map_err(|e| Error::io(written, e))?;
-        if !md.is_file() {
-            return Err(Error::new(ErrorKind::NotRegular, written));
-        }
-        if md.len() > max {
-            return Err(too_large(written, Some(md.len()), max));
-        }
+        let md = regular_within(&file, written, max)?;
         let mut bytes = Vec::with_capacity(md.len().min(max).saturating_add(1) as usize);
         file.take(max.saturating_add(1))
             .read_to_end(&mut bytes)
@@ -396,10 +373,7 @@ impl Sandbox {
         let written = location.shown();
         let (_, opened) = self.traverse(location.root, location.comps(), Mode::File, written)?;
         let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
-        let md = file.metadata().map_err(|e| Error::io(written, e))?;
-        if !md.is_file() {
-            return Err(Error::new(ErrorKind::NotRegular, written));
-        }
+        regular_within(&file, written, u64::MAX)?;
         let mut bytes = Vec::with_capacity(n);
         file.take(n as u64).read_to_end(&mut bytes).map_err(|e| Error::io(written, e))?;
         Ok(bytes)
@@ -412,29 +386,24 @@ impl Sandbox {
         let (canonical, opened) =
             self.traverse(location.root, location.comps(), Mode::File, written)?;
         let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
-        self.read_opened(&Location::new(location.root, &canonical), file, written)
+        let md = regular_within(&file, written, self.limits.max_file_bytes)?;
+        self.read_opened(&Location::new(location.root, &canonical), file, &md, written)
     }
 
-    /// Checks an opened file's type and size on the handle, then serves it
-    /// from the cache or reads it, bounded.
+    /// Serves an opened file, whose type and size `md` says were checked on the handle
+    /// ([`regular_within`]), from the overlay or the cache, or reads it, bounded.
     fn read_opened(
         &self,
         location: &Location,
         file: std::fs::File,
+        md: &std::fs::Metadata,
         written: &str,
     ) -> Result<Content> {
-        let md = file.metadata().map_err(|e| Error::io(written, e))?;
-        if !md.is_file() {
-            return Err(Error::new(ErrorKind::NotRegular, written));
-        }
         let cap = self.limits.max_file_bytes;
-        if md.len() > cap {
-            return Err(too_large(written, Some(md.len()), cap));
-        }
         if let Some(text) = self.overlay_text(location.root, location.path.as_str()) {
             return Ok(Content::Text { text, encoding: crate::decode::Encoding::Utf8 });
         }
-        let print = Fingerprint::of(&md);
+        let print = Fingerprint::of(md);
         let key = (location.root.0, location.path.as_str().to_owned());
         if let Some(hit) = self.cache_on.then(|| self.cache.get(&key)).flatten() {
             if hit.print == print {
@@ -753,6 +722,19 @@ impl Sandbox {
 }
 
 /// `len` is the length on the handle, `None` when the file grew past the cap while read.
+/// The metadata of an opened file, checked on the handle: a regular file (`E_NOT_REGULAR`
+/// otherwise) of at most `cap` bytes (`E_TOO_LARGE` otherwise).
+fn regular_within(file: &std::fs::File, written: &str, cap: u64) -> Result<std::fs::Metadata> {
+    let md = file.metadata().map_err(|e| Error::io(written, e))?;
+    if !md.is_file() {
+        return Err(Error::new(ErrorKind::NotRegular, written));
+    }
+    if md.len() > cap {
+        return Err(too_large(written, Some(md.len()), cap));
+    }
+    Ok(md)
+}
+
 fn too_large(written: &str, len: Option<u64>, cap: u64) -> Error {
     let shown = match len {
         Some(len) => format!("{len} bytes"),
