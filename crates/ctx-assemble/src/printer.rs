@@ -175,8 +175,8 @@ pub(crate) trait Printer {
         None
     }
 
-    /// The frame of a file of a directory expansion, as [`Printer::directory_file`] lays it
-    /// out.
+    /// The frame of a file of a directory expansion, by which [`Printer::directory_file`]
+    /// lays it out.
     fn directory_file_frame(
         &self,
         head: FileHead<'_>,
@@ -189,8 +189,14 @@ pub(crate) trait Printer {
     /// its tree.
     fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, escaped: &mut Escaped);
 
-    /// One file of a directory expansion written in place.
+    /// One file of a directory expansion written in place, in its
+    /// [`Printer::directory_file_frame`].
     fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, escaped: &mut Escaped) {
+        if let Some((head, content)) = file_head(file)
+            && let Some(frame) = self.directory_file_frame(head, &mut || fence(content))
+        {
+            return framed(out, &frame, head.path, content, escaped);
+        }
         self.entry(out, file, escaped);
     }
 
@@ -394,10 +400,6 @@ impl Printer for Plain {
         markdown_directory(out, head, false);
     }
 
-    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, _: &mut Escaped) {
-        markdown_entry(out, file, true);
-    }
-
     fn directory_file_frame(
         &self,
         head: FileHead<'_>,
@@ -543,10 +545,6 @@ impl Printer for Markdown {
 
     fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, _: &mut Escaped) {
         markdown_directory(out, head, false);
-    }
-
-    fn directory_file<'e>(&self, out: &mut Pieces<'e>, file: &'e Entry<'_>, _: &mut Escaped) {
-        markdown_entry(out, file, true);
     }
 
     fn directory_file_frame(
