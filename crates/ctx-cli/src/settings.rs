@@ -363,7 +363,7 @@ impl Settings {
         mode: Mode,
         format: Format,
     ) -> anyhow::Result<ctx::Context> {
-        crate::suggest::context_with_cache(self, self.options.clone(), mode, format)
+        crate::suggest::context_with_cache(self, mode, format)
     }
 
     /// The context builder of [`Settings::context`], before it is built.

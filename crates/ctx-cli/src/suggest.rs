@@ -69,27 +69,18 @@ pub(crate) fn cache_dir() -> anyhow::Result<PathBuf> {
 /// A context whose suggestion index lives in [`cache_dir`].
 pub(crate) fn context_with_cache(
     settings: &Settings,
-    options: ctx::Options,
     mode: Mode,
     format: Format,
 ) -> anyhow::Result<ctx::Context> {
-    let options = ctx::Options { mode, format, ..options };
     let dir = cache_dir()?;
-    // No content cache: an index build reads every file once, and the cache would only hold
-    // on to them (its byte cap is enforced lazily, so a bulk read overshoots it by far).
-    // The index covers the whole workspace: the walk has no entry limit.
-    settings
-        .builder(options)
-        .cache_capacity(0)
-        .max_walk_entries(usize::MAX)
-        .cache_dir(&dir)
-        .build()
-        .map_err(|err| match err.kind() {
+    ranking_builder(settings, mode, format).cache_dir(&dir).build().map_err(|err| {
+        match err.kind() {
             ctx::ErrorKind::Fs(_) => {
                 anyhow::Error::new(err).context("cannot open a root or the cache")
             }
             _ => anyhow::Error::new(err),
-        })
+        }
+    })
 }
 
 /// A context for ranking (`ctx suggest`, `ctx expand --auto`): with the stored index, or,
@@ -100,11 +91,10 @@ fn ranking_context(
     mode: Mode,
     format: Format,
 ) -> anyhow::Result<ctx::Context> {
-    match context_with_cache(settings, settings.options.clone(), mode, format) {
+    match context_with_cache(settings, mode, format) {
         Ok(ctx) => Ok(ctx),
         Err(err) => {
-            let options = ctx::Options { mode, format, ..settings.options.clone() };
-            let Ok(unstored) = unstored_builder(settings, options).build() else {
+            let Ok(unstored) = ranking_builder(settings, mode, format).build() else {
                 return Err(err);
             };
             warn_unstored(settings, &format!("{err:#}"));
@@ -113,8 +103,12 @@ fn ranking_context(
     }
 }
 
-/// The builder of [`context_with_cache`] without its cache directory.
-fn unstored_builder(settings: &Settings, options: ctx::Options) -> ctx::ContextBuilder {
+/// The builder of a context for ranking, before its cache directory. No content cache: an
+/// index build reads every file once, and the cache would only hold on to them (its byte cap
+/// is enforced lazily, so a bulk read overshoots it by far). The index covers the whole
+/// workspace: the walk has no entry limit.
+fn ranking_builder(settings: &Settings, mode: Mode, format: Format) -> ctx::ContextBuilder {
+    let options = ctx::Options { mode, format, ..settings.options.clone() };
     settings.builder(options).cache_capacity(0).max_walk_entries(usize::MAX)
 }
 
@@ -144,8 +138,7 @@ fn suggest_stored_or_not(
                 if e.kind() == ctx::suggest::ErrorKind::Store) =>
         {
             warn_unstored(settings, &err.to_string());
-            let options = ctx::Options { mode, format, ..settings.options.clone() };
-            let unstored = unstored_builder(settings, options).build()?;
+            let unstored = ranking_builder(settings, mode, format).build()?;
             Ok(unstored.suggest(prompt, opts)?)
         }
         found => Ok(found?),
@@ -248,8 +241,7 @@ fn expand_with(
 ) -> anyhow::Result<ExitCode> {
     let format = settings.assembly_format("expand", Format::Xml)?;
     let mode = settings.mode.unwrap_or(Mode::Append);
-    let ctx = context_with_cache(settings, settings.options.clone(), mode, format)
-        .unwrap_or_else(|_| ctx.clone());
+    let ctx = context_with_cache(settings, mode, format).unwrap_or_else(|_| ctx.clone());
     let own = ctx.expand_prompt(prompt);
     write_expanded(settings, &ctx, own, picked)
 }
