@@ -113,6 +113,25 @@ pub(crate) enum DialectArg {
     Auto,
 }
 
+/// Where the suggestion index takes its files' symbols from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Symbols {
+    /// A lexical scanner: every language, fast (the default).
+    Scan,
+    /// tree-sitter's tags queries: exact, about four times slower to build.
+    TreeSitter,
+}
+
+impl From<Symbols> for ctx::SymbolSource {
+    fn from(symbols: Symbols) -> ctx::SymbolSource {
+        match symbols {
+            Symbols::Scan => ctx::SymbolSource::Scan,
+            Symbols::TreeSitter => ctx::SymbolSource::TreeSitter,
+        }
+    }
+}
+
 /// When to use colour and the rich rendering of diagnostics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -76,6 +76,8 @@ pub(crate) struct Config {
     pub(crate) autocontext_max_files: Option<usize>,
     /// Token budget of what `--auto` appends (default 2000).
     pub(crate) autocontext_max_tokens: Option<usize>,
+    /// Where the suggestion index takes its symbols from: `scan` (default) or `tree-sitter`.
+    pub(crate) suggest_symbols: Option<crate::cli::Symbols>,
     /// The rules folder, relative to the root.
     pub(crate) rules_dir: Option<String>,
     /// The active rules, by file name.

@@ -9,7 +9,13 @@ use ctx::{Format, Mode};
 use crate::settings::Settings;
 
 #[derive(Debug, Args)]
-pub(crate) struct IndexArgs {}
+pub(crate) struct IndexArgs {
+    /// Where the files' symbols come from: a lexical scanner (`scan`, the default) or
+    /// tree-sitter's tags queries (`tree-sitter`: exact, about four times slower); an index
+    /// built from the other source is rebuilt. Configuration: `suggest_symbols`.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub(crate) symbols: Option<crate::cli::Symbols>,
+}
 
 /// `ctx index [--format text|json]`.
 pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<ExitCode> {

@@ -83,6 +83,11 @@ fn run() -> anyhow::Result<ExitCode> {
     let mut settings = Settings::new(&cli.global)?;
     // `ctx refs` shows token counts in its tree too.
     settings.counts_shown = matches!(cli.command, Command::Refs(_));
+    if let Command::Index(index::IndexArgs { symbols: Some(symbols) })
+    | Command::Suggest(suggest::SuggestArgs { symbols: Some(symbols), .. }) = &cli.command
+    {
+        settings.suggest_symbols = (*symbols).into();
+    }
     match &cli.command {
         Command::Assemble(args) if args.watch => watch::assemble(&settings, args),
         Command::Assemble(args) => assemble::assemble(&settings, args),

@@ -53,6 +53,9 @@ pub(crate) struct Settings {
     pub(crate) stdout_style: Style,
     /// What `ctx expand` appends from suggestions.
     pub(crate) autocontext: crate::suggest::AutoContext,
+    /// Where the suggestion index takes its symbols from (configuration, or the `--symbols`
+    /// of `ctx index` and `ctx suggest`).
+    pub(crate) suggest_symbols: ctx::SymbolSource,
     /// The global `--max-tokens`, as given (`ctx suggest` takes it as its budget).
     pub(crate) max_tokens_arg: Option<usize>,
     /// Where the source index of an out-of-source build comes from.
@@ -261,6 +264,7 @@ impl Settings {
             style,
             stdout_style,
             autocontext: crate::suggest::AutoContext::from_config(file),
+            suggest_symbols: file.suggest_symbols.map_or_else(Default::default, Into::into),
             max_tokens_arg: args.max_tokens,
             sources,
             sources_max_files: file.sources_max_files,
@@ -371,7 +375,8 @@ impl Settings {
         let mut builder = ctx::Context::builder()
             .root(&self.root)
             .options(options)
-            .cache_capacity(CLI_CACHE_BYTES);
+            .cache_capacity(CLI_CACHE_BYTES)
+            .suggest_symbols(self.suggest_symbols);
         for dir in &self.allow {
             builder = builder.allow(dir);
         }

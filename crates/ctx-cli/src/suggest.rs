@@ -31,6 +31,10 @@ pub(crate) struct SuggestArgs {
     /// expanded with them (as `ctx expand`).
     #[arg(long, visible_alias = "pick")]
     pub(crate) interactive: bool,
+    /// Where the index takes the files' symbols from (`scan` or `tree-sitter`), as in
+    /// `ctx index`.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub(crate) symbols: Option<crate::cli::Symbols>,
 }
 
 /// What `ctx expand` appends from suggestions: configuration keys `autocontext`,

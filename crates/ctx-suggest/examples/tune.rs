@@ -5,12 +5,13 @@
 //! where TREES holds `OWNER+NAME/PARENT` trees (as `eval.py` builds them)
 //! and each `NAME=VALUE` overrides one weight (`graph=0.3`, `field.0=2`);
 //! several values separated by `,` run one line each. `TUNE_PROMPT_FIELD=prompt_noscope`
-//! ranks with the prompts without their conventional-commit prefix.
+//! ranks with the prompts without their conventional-commit prefix; `TUNE_SYMBOLS=tree-sitter`
+//! takes the symbols from tree-sitter instead of the scanner.
 #![allow(clippy::disallowed_methods, clippy::print_stdout, missing_docs)]
 
 use std::collections::{BTreeMap, HashMap};
 
-use ctx_suggest::{Index, Options, Weights};
+use ctx_suggest::{Index, Options, SymbolSource, Weights};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -26,6 +27,8 @@ fn main() {
         .collect();
     let queries = dataset["queries"].as_array().expect("queries");
     let field = std::env::var("TUNE_PROMPT_FIELD").unwrap_or_else(|_| "prompt".to_owned());
+    let source = std::env::var("TUNE_SYMBOLS")
+        .map_or(SymbolSource::Scan, |s| SymbolSource::from_name(&s).expect("scan or tree-sitter"));
     let mut indexes: HashMap<String, (ctx_fs::Sandbox, Index)> = HashMap::new();
     let started = std::time::Instant::now();
     for q in queries {
@@ -37,7 +40,7 @@ fn main() {
             let sandbox = ctx_fs::Sandbox::builder(slot.key().as_str())
                 .open(cap_std::ambient_authority())
                 .expect("sandbox");
-            let (index, _) = Index::build(&sandbox).expect("index");
+            let (index, _) = Index::build_with(&sandbox, source).expect("index");
             slot.insert((sandbox, index));
         }
     }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use crate::classify::{FileClass, classify};
 use crate::error::{Error, ErrorKind, Result};
 use crate::hash::{FxHashMap, FxHashSet};
-use crate::symbols::{self, Def, Lang};
+use crate::symbols::{self, Def, Lang, SymbolSource};
 use crate::tokenize;
 
 /// The fields of a file, in the order of [`FIELDS`].
@@ -46,7 +46,7 @@ impl Field {
 }
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 10;
+const VERSION: u32 = 11;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 /// Magic, version and checksum.
 const HEADER: usize = 20;
@@ -249,6 +249,8 @@ impl Blob {
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Data {
     root: String,
+    /// Where the files' symbols come from.
+    symbol_source: SymbolSource,
     terms: Names,
     symbols: Table,
     kinds: Vec<String>,
@@ -336,9 +338,27 @@ struct Parsed {
 }
 
 impl Index {
-    /// Builds a fresh in-memory index of the sandbox's workspace.
-    pub fn build(sandbox: &Sandbox) -> Result<(Index, UpdateStats)> {
+    /// An empty index whose files' symbols will come from `source`.
+    pub fn new(source: SymbolSource) -> Index {
         let mut index = Index::default();
+        index.data.symbol_source = source;
+        index
+    }
+
+    /// Where this index takes its files' symbols from.
+    pub fn symbol_source(&self) -> SymbolSource {
+        self.data.symbol_source
+    }
+
+    /// Builds a fresh in-memory index of the sandbox's workspace, its symbols scanned
+    /// ([`SymbolSource::Scan`]).
+    pub fn build(sandbox: &Sandbox) -> Result<(Index, UpdateStats)> {
+        Index::build_with(sandbox, SymbolSource::default())
+    }
+
+    /// [`Index::build`] with the symbols from `source`.
+    pub fn build_with(sandbox: &Sandbox, source: SymbolSource) -> Result<(Index, UpdateStats)> {
+        let mut index = Index::new(source);
         let stats = index.refresh(sandbox)?;
         Ok((index, stats))
     }
@@ -350,10 +370,12 @@ impl Index {
     /// Two processes may do this at once: a lock file serialises them and
     /// the index is replaced atomically.
     pub fn open(sandbox: &Sandbox, store: &Store) -> Result<(Index, UpdateStats)> {
-        Index::open_with(sandbox, store, |_| ()).map(|(index, stats, ())| (index, stats))
+        Index::open_with(sandbox, store, SymbolSource::default(), |_| ())
+            .map(|(index, stats, ())| (index, stats))
     }
 
-    /// [`Index::open`], and `f` on the up-to-date index.
+    /// [`Index::open`] with the symbols from `source` (a stored index whose symbols came
+    /// from another source is rebuilt), and `f` on the up-to-date index.
     ///
     /// `f` first runs on the stored index while the workspace is walked for changes; when
     /// the walk finds none (the common case of a query), that answer is returned, so a query
@@ -366,6 +388,7 @@ impl Index {
     pub fn open_with<T: Send>(
         sandbox: &Sandbox,
         store: &Store,
+        source: SymbolSource,
         f: impl Fn(&Index) -> T + Sync,
     ) -> Result<(Index, UpdateStats, T)> {
         let started = Instant::now();
@@ -383,8 +406,11 @@ impl Index {
                 (walk, mapped.as_deref().map(|m| Index::intact(m)))
             });
             let decoded = mapped.clone().map(|m| Index::decode_buf_unchecked(Buf::Mapped(m)));
+            let usable = |index: &Index| {
+                index.data.root == root && index.data.symbol_source == source && !index.is_empty()
+            };
             let early = match &decoded {
-                Some(Some(index)) if index.data.root == root && !index.is_empty() => Some(f(index)),
+                Some(Some(index)) if usable(index) => Some(f(index)),
                 _ => None,
             };
             (checked.join(), (decoded, early))
@@ -396,11 +422,15 @@ impl Index {
         let walk = walk.map_err(Error::fs)?;
         let (decoded, early) = stored;
         let (mut index, corrupt) = match (decoded, intact) {
-            (Some(Some(index)), Some(true)) if index.data.root == root => (index, false),
-            (Some(Some(_)), Some(true)) | (None, _) => (Index::default(), false),
+            (Some(Some(index)), Some(true))
+                if index.data.root == root && index.data.symbol_source == source =>
+            {
+                (index, false)
+            }
+            (Some(Some(_)), Some(true)) | (None, _) => (Index::new(source), false),
             // An index of another version of ctx is rebuilt, but it was not damaged.
-            _ if stored_version != Some(VERSION) => (Index::default(), stored_version.is_none()),
-            _ => (Index::default(), true),
+            _ if stored_version != Some(VERSION) => (Index::new(source), stored_version.is_none()),
+            _ => (Index::new(source), true),
         };
         let early = early.filter(|_| !corrupt && !index.is_empty());
         let mut stats = index.refresh_from(sandbox, &walk)?;
@@ -635,14 +665,37 @@ impl Index {
         };
         // The parts of the files read now, placed in the blob below.
         let mut fresh = Vec::new();
-        // In batches, so that the terms of only one batch are held as strings at a time.
-        for batch in todo.chunks(PARSE_BATCH) {
-            let parsed = parse_all(sandbox, &entries, batch);
+        // In batches, so that the terms of few batches are held as strings at a time. With
+        // more than one, a thread reads the next batch (on every core) while this one interns
+        // the last, which would otherwise leave the other cores idle.
+        let source = self.data.symbol_source;
+        let mut take = |batch: &[usize], parsed: Vec<Parsed>| {
             stats.indexed += parsed.len();
             self.resolve(&mut interner, &parsed);
             for (&slot, parsed) in batch.iter().zip(parsed) {
                 files[slot] = Some((self.intern(&mut interner, parsed, &mut fresh), true));
             }
+        };
+        if todo.len() <= PARSE_BATCH {
+            take(&todo, parse_all(sandbox, &entries, &todo, source));
+        } else {
+            std::thread::scope(|scope| {
+                let (tx, rx) = std::sync::mpsc::sync_channel(1);
+                let (entries, todo) = (&entries, &todo);
+                let reader = scope.spawn(move || {
+                    for batch in todo.chunks(PARSE_BATCH) {
+                        if tx.send((batch, parse_all(sandbox, entries, batch, source))).is_err() {
+                            break;
+                        }
+                    }
+                });
+                for (batch, parsed) in rx {
+                    take(batch, parsed);
+                }
+                if let Err(panic) = reader.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            });
         }
         // The new parts go after the ones the blob holds.
         let base = self.blob.len() as u64;
@@ -1220,11 +1273,16 @@ fn mtime_of(entry: &WalkEntry) -> u64 {
 
 /// Reads and parses the entries at `todo`, on as many threads as there are
 /// cores, keeping their order.
-fn parse_all(sandbox: &Sandbox, entries: &[&WalkEntry], todo: &[usize]) -> Vec<Parsed> {
-    crate::par::map(todo, 64, |&i| parse_entry(sandbox, entries[i]))
+fn parse_all(
+    sandbox: &Sandbox,
+    entries: &[&WalkEntry],
+    todo: &[usize],
+    source: SymbolSource,
+) -> Vec<Parsed> {
+    crate::par::map(todo, 64, |&i| parse_entry(sandbox, entries[i], source))
 }
 
-fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
+fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, source: SymbolSource) -> Parsed {
     let path = entry.path.as_str();
     let mut rec = FileRec {
         path: path.to_owned(),
@@ -1260,7 +1318,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
     // Only program source is parsed: tests, docs and generated code are demoted anyway, and
     // parsing them would cost as much as the source.
     let lang = if rec.class == FileClass::Source { rec.lang } else { Lang::Other };
-    let mut syms = symbols::extract(lang, &text);
+    let mut syms = source.find(lang, &text);
     let mut comment_lines = Vec::new();
     symbols::split_comments(rec.lang, &text, |line, comment| {
         comment_lines.push(comment);
@@ -1276,11 +1334,12 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry) -> Parsed {
         }
         tokenize::word_terms(&def.name, |t| counter.add_term(Field::Defs, t));
     }
-    let mut refs: FxHashMap<String, u32> = FxHashMap::default();
+    let mut counted: FxHashMap<&str, u32> = FxHashMap::default();
     for r in syms.refs {
-        tokenize::word_terms(&r, |t| counter.add_term(Field::Refs, t));
-        *refs.entry(r).or_default() += 1;
+        counter.add_word(Field::Refs, r);
+        *counted.entry(r).or_default() += 1;
     }
+    let refs = counted.into_iter().map(|(r, n)| (r.to_owned(), n)).collect();
     rec.field_len = counter.field_len;
     Parsed { rec, bag: counter.into_bag(), defs: syms.defs, refs }
 }
@@ -1297,19 +1356,19 @@ struct Counter<'t> {
 }
 
 impl<'t> Counter<'t> {
-    fn slot(slots: &mut FxHashMap<String, u32>, counts: &mut Vec<[u32; 5]>, term: String) -> u32 {
-        if let Some(&slot) = slots.get(&term) {
+    fn slot(slots: &mut FxHashMap<String, u32>, counts: &mut Vec<[u32; 5]>, term: &str) -> u32 {
+        if let Some(&slot) = slots.get(term) {
             return slot;
         }
         let slot = counts.len() as u32;
         counts.push([0; 5]);
-        slots.insert(term, slot);
+        slots.insert(term.to_owned(), slot);
         slot
     }
 
     fn add_term(&mut self, field: Field, term: String) {
         let i = field as usize;
-        let slot = Counter::slot(&mut self.slots, &mut self.counts, term);
+        let slot = Counter::slot(&mut self.slots, &mut self.counts, &term);
         self.counts[slot as usize][i] += 1;
         self.field_len[i] += 1;
     }
@@ -1319,7 +1378,7 @@ impl<'t> Counter<'t> {
         let Counter { slots, counts, words, field_len } = self;
         let found = words.entry(word).or_insert_with(|| {
             let mut found = Vec::new();
-            tokenize::word_terms(word, |t| found.push(Counter::slot(slots, counts, t)));
+            tokenize::word_terms(word, |t| found.push(Counter::slot(slots, counts, &t)));
             found.into_boxed_slice()
         });
         for &slot in found.iter() {

@@ -47,6 +47,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use index::{FIELDS, Field, Index, UpdateStats};
 pub use lines::LineRange;
 pub use rank::{Demotions, Weights};
+pub use symbols::SymbolSource;
 
 use ctx_fs::{Content, Sandbox};
 

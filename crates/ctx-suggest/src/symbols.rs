@@ -1,8 +1,77 @@
-//! Symbol definitions and references from tree-sitter tags queries, one
-//! grammar per cargo feature, and a line-based split of comments from code
-//! for every language.
+//! Symbol definitions and references, from a lexical scanner ([`scan`], every
+//! language, the index's default) or from tree-sitter tags queries
+//! ([`extract`], one grammar per cargo feature), and a line-based split of
+//! comments from code for every language.
 
 use serde::{Deserialize, Serialize};
+
+mod scan;
+
+/// Where an index takes its files' symbols from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum SymbolSource {
+    /// The lexical scanner ([`scan`]): every language, about forty times
+    /// faster than parsing, definitions' ends found by braces and indentation.
+    #[default]
+    Scan,
+    /// tree-sitter tags queries ([`extract`]): exact, for the languages whose
+    /// grammar is compiled in; other files are scanned.
+    TreeSitter,
+}
+
+impl SymbolSource {
+    /// Its name in configuration and on the command line: `scan`, `tree-sitter`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SymbolSource::Scan => "scan",
+            SymbolSource::TreeSitter => "tree-sitter",
+        }
+    }
+
+    /// The source named `name` ([`SymbolSource::name`]).
+    pub fn from_name(name: &str) -> Option<SymbolSource> {
+        match name {
+            "scan" => Some(SymbolSource::Scan),
+            "tree-sitter" => Some(SymbolSource::TreeSitter),
+            _ => None,
+        }
+    }
+
+    /// The symbols of `source`, a file of language `lang`, from this source.
+    pub fn symbols(self, lang: Lang, source: &str) -> Symbols {
+        self.find(lang, source).into_owned()
+    }
+
+    /// [`SymbolSource::symbols`], the references borrowed from `source`.
+    pub(crate) fn find(self, lang: Lang, source: &str) -> Found<'_> {
+        match self {
+            #[cfg(feature = "tree-sitter")]
+            SymbolSource::TreeSitter if has_grammar(lang) => grammars::extract(lang, source),
+            _ => scan::scan(lang, source),
+        }
+    }
+}
+
+/// What a file defines and references, the names referenced borrowed from its text.
+#[derive(Debug, Default)]
+pub(crate) struct Found<'s> {
+    pub(crate) defs: Vec<Def>,
+    pub(crate) refs: Vec<&'s str>,
+}
+
+impl Found<'_> {
+    fn into_owned(self) -> Symbols {
+        Symbols { defs: self.defs, refs: self.refs.into_iter().map(str::to_owned).collect() }
+    }
+}
+
+/// Scans `source` for its definitions and references without parsing it: a lexer that
+/// tells code from comments and strings, then keywords, braces and indentation. Empty for
+/// [`Lang::Other`].
+pub fn scan(lang: Lang, source: &str) -> Symbols {
+    scan::scan(lang, source).into_owned()
+}
 
 /// The language of a file, from its extension.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -95,7 +164,7 @@ pub struct Symbols {
 pub fn extract(lang: Lang, source: &str) -> Symbols {
     #[cfg(feature = "tree-sitter")]
     {
-        grammars::extract(lang, source)
+        grammars::extract(lang, source).into_owned()
     }
     #[cfg(not(feature = "tree-sitter"))]
     {
@@ -159,7 +228,7 @@ mod grammars {
 
     use tree_sitter_tags::{TagsConfiguration, TagsContext};
 
-    use super::{Def, Lang, Symbols};
+    use super::{Def, Found, Lang};
 
     /// Files larger than this are indexed as plain text: parsing them costs
     /// more than their symbols are worth (minified or generated code).
@@ -307,8 +376,8 @@ mod grammars {
         }
     }
 
-    pub(super) fn extract(lang: Lang, source: &str) -> Symbols {
-        let mut out = Symbols::default();
+    pub(super) fn extract(lang: Lang, source: &str) -> Found<'_> {
+        let mut out = Found::default();
         if source.len() > MAX_PARSE_BYTES {
             return out;
         }
@@ -338,7 +407,7 @@ mod grammars {
                         doc,
                     });
                 } else {
-                    out.refs.push(name.to_owned());
+                    out.refs.push(name);
                 }
             }
         });

@@ -30,7 +30,8 @@ fn stemmer() -> &'static Stemmer {
 
 /// Whether `word` (lower case) is a stop word.
 pub fn is_stop_word(word: &str) -> bool {
-    STOP_WORDS.binary_search(&word).is_ok()
+    // Most words are longer than any stop word: they are told apart without a search.
+    word.len() <= 6 && STOP_WORDS.binary_search(&word).is_ok()
 }
 
 /// The words of `text`: runs of alphanumerics and `_`, with `-` kept
@@ -66,6 +67,14 @@ fn is_word_byte(b: u8) -> bool {
 
 /// Splits an identifier into its lower-case parts (unstemmed).
 pub fn split_identifier(word: &str) -> Vec<String> {
+    if word.is_ascii() {
+        split_ascii_identifier(word.as_bytes())
+    } else {
+        split_unicode_identifier(word)
+    }
+}
+
+fn split_unicode_identifier(word: &str) -> Vec<String> {
     let mut parts = Vec::new();
     for chunk in word.split(['_', '-']).filter(|c| !c.is_empty()) {
         let chars: Vec<char> = chunk.chars().collect();
@@ -82,6 +91,31 @@ pub fn split_identifier(word: &str) -> Vec<String> {
             }
         }
         parts.push(chars[start..].iter().collect::<String>().to_lowercase());
+    }
+    parts
+}
+
+/// [`split_identifier`] of an ASCII word, without decoding it into characters: the same
+/// boundaries, as bytes.
+fn split_ascii_identifier(word: &[u8]) -> Vec<String> {
+    let mut parts = Vec::new();
+    let lower = |part: &[u8]| -> String {
+        part.iter().map(|b| char::from(b.to_ascii_lowercase())).collect()
+    };
+    for chunk in word.split(|&b| b == b'_' || b == b'-').filter(|c| !c.is_empty()) {
+        let mut start = 0;
+        for i in 1..chunk.len() {
+            let (prev, cur) = (chunk[i - 1], chunk[i]);
+            let next_lower = chunk.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+            let boundary = (prev.is_ascii_lowercase() && cur.is_ascii_uppercase())
+                || (prev.is_ascii_uppercase() && cur.is_ascii_uppercase() && next_lower)
+                || (prev.is_ascii_digit() && cur.is_ascii_uppercase());
+            if boundary {
+                parts.push(lower(&chunk[start..i]));
+                start = i;
+            }
+        }
+        parts.push(lower(&chunk[start..]));
     }
     parts
 }
@@ -118,17 +152,20 @@ fn keep(part: &str) -> bool {
 /// joined form when it has several parts.
 pub fn word_terms(word: &str, mut emit: impl FnMut(String)) {
     let parts = split_identifier(word);
-    for part in &parts {
-        if keep(part) {
-            emit(stem(part));
+    let joined = (parts.len() > 1).then(|| parts.concat());
+    for part in parts {
+        if keep(&part) {
+            emit(stem_owned(part));
         }
     }
-    if parts.len() > 1 {
-        let joined: String = parts.concat();
-        if keep(&joined) {
-            emit(stem(&joined));
-        }
+    if let Some(joined) = joined.filter(|j| keep(j)) {
+        emit(stem_owned(joined));
     }
+}
+
+/// [`stem`] of a part the caller gives away: returned as it is when stemming leaves it so.
+fn stem_owned(part: String) -> String {
+    if part.len() <= 3 || part.bytes().any(|b| b.is_ascii_digit()) { part } else { stem(&part) }
 }
 
 /// All the terms of a text, in order, repeated as often as they occur.
@@ -166,6 +203,8 @@ mod tests {
     #[test]
     fn stop_words_are_sorted() {
         assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        // `is_stop_word` skips the search for longer words.
+        assert!(STOP_WORDS.iter().all(|w| w.len() <= 6));
     }
 
     #[test]
@@ -209,6 +248,17 @@ mod tests {
 
     fn lower_words() -> impl Strategy<Value = Vec<String>> {
         proptest::collection::vec("[a-z]{2,8}", 1..5)
+    }
+
+    proptest! {
+        /// The byte-wise split of ASCII words is the character-wise one.
+        #[test]
+        fn ascii_words_split_as_characters_do(word in "[A-Za-z0-9_-]{0,24}") {
+            prop_assert_eq!(
+                split_ascii_identifier(word.as_bytes()),
+                split_unicode_identifier(&word)
+            );
+        }
     }
 
     proptest! {

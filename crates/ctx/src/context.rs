@@ -115,6 +115,7 @@ pub struct ContextBuilder {
     resolver: Option<Arc<dyn Resolver>>,
     overlay: Option<Overlay>,
     cache_dir: Option<PathBuf>,
+    suggest_symbols: ctx_suggest::SymbolSource,
     sources: Option<crate::source_index::Planned>,
     sources_cache: Option<PathBuf>,
     images_dir: Option<PathBuf>,
@@ -146,6 +147,7 @@ impl Default for ContextBuilder {
             resolver: None,
             overlay: None,
             cache_dir: None,
+            suggest_symbols: ctx_suggest::SymbolSource::default(),
             sources: None,
             sources_cache: None,
             images_dir: None,
@@ -324,6 +326,16 @@ impl ContextBuilder {
         self
     }
 
+    /// Where the suggestion index takes its files' symbols from: the lexical scanner (the
+    /// default, [`SymbolSource::Scan`](ctx_suggest::SymbolSource::Scan)) or tree-sitter's
+    /// tags queries ([`SymbolSource::TreeSitter`](ctx_suggest::SymbolSource::TreeSitter),
+    /// exact and about four times slower to build). A stored index of the other source is
+    /// rebuilt.
+    pub fn suggest_symbols(mut self, source: ctx_suggest::SymbolSource) -> ContextBuilder {
+        self.suggest_symbols = source;
+        self
+    }
+
     /// Opens the roots and builds the context.
     ///
     /// # Ambient Authority
@@ -428,7 +440,7 @@ impl ContextBuilder {
         Ok(Context {
             assembler: Arc::new(assembler),
             paths: Arc::default(),
-            suggest: crate::suggestions::State::new(store),
+            suggest: crate::suggestions::State::new(store, self.suggest_symbols),
             sources: index,
             pasted,
         })

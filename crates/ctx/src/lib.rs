@@ -52,7 +52,7 @@ pub use conversations::{AssembledRule, BuiltConversation, ConversationBuilder, S
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
 pub use ctx_assemble::{Assembly, Format, Limits, Mode, OnError, Options, Resolution, Resolver};
 pub use ctx_diagnostics::{Code, Severity};
-pub use ctx_suggest::{Index, Suggestion, UpdateStats};
+pub use ctx_suggest::{Index, Suggestion, SymbolSource, UpdateStats};
 pub use depends::Dependencies;
 pub use source_index::{ResolveReport, ResolveStatus};
 pub use suggestions::SuggestOptions;

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use ctx_fs::Store;
-use ctx_suggest::{Index, Suggestion, UpdateStats};
+use ctx_suggest::{Index, Suggestion, SymbolSource, UpdateStats};
 
 use crate::context::{Context, Error, ErrorKind};
 
@@ -17,12 +17,14 @@ pub type SuggestOptions = ctx_suggest::Options;
 #[derive(Clone, Debug)]
 pub(crate) struct State {
     store: Option<Arc<Store>>,
+    /// Where the index takes its symbols from.
+    symbols: SymbolSource,
     index: Arc<Mutex<Option<Index>>>,
 }
 
 impl State {
-    pub(crate) fn new(store: Option<Arc<Store>>) -> State {
-        State { store, index: Arc::new(Mutex::new(None)) }
+    pub(crate) fn new(store: Option<Arc<Store>>, symbols: SymbolSource) -> State {
+        State { store, symbols, index: Arc::new(Mutex::new(None)) }
     }
 }
 
@@ -63,12 +65,15 @@ impl Context {
                 stats
             }
             (None, Some(store)) => {
-                let (index, stats) = Index::open(sandbox, store).map_err(ErrorKind::Suggest)?;
+                let (index, stats, ()) =
+                    Index::open_with(sandbox, store, self.suggest.symbols, |_| ())
+                        .map_err(ErrorKind::Suggest)?;
                 *slot = Some(index);
                 stats
             }
             (None, None) => {
-                let (index, stats) = Index::build(sandbox).map_err(ErrorKind::Suggest)?;
+                let (index, stats) =
+                    Index::build_with(sandbox, self.suggest.symbols).map_err(ErrorKind::Suggest)?;
                 *slot = Some(index);
                 stats
             }
@@ -100,8 +105,8 @@ impl Context {
         if let (None, Some(store)) = (slot.as_ref(), &self.suggest.store) {
             // The first query of a context asks the stored index while the workspace is
             // walked for changes.
-            let (index, _, found) =
-                Index::open_with(sandbox, store, ask).map_err(ErrorKind::Suggest)?;
+            let (index, _, found) = Index::open_with(sandbox, store, self.suggest.symbols, ask)
+                .map_err(ErrorKind::Suggest)?;
             *slot = Some(index);
             return Ok(found);
         }

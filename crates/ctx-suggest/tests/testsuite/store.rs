@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use ctx_fs::Store;
-use ctx_suggest::{Index, Options};
+use ctx_suggest::{Index, Options, SymbolSource};
 
 fn store(dir: &Path) -> Store {
     Store::open(dir.to_str().unwrap(), cap_std::ambient_authority()).unwrap()
@@ -37,6 +37,26 @@ const TREE: &[(&str, &str)] = &[
     ("src/http.rs", "pub fn send() {}\n"),
     ("src/main.rs", "fn main() {}\n"),
 ];
+
+#[test]
+fn an_index_of_the_other_symbol_source_is_rebuilt() {
+    let Setup { tree: _tree, cache: _cache, sandbox, store } = setup(TREE);
+    let open = |source| Index::open_with(&sandbox, &store, source, |i| i.symbol_source()).unwrap();
+
+    let (_, stats, asked) = open(SymbolSource::Scan);
+    assert_eq!((stats.indexed, asked), (3, SymbolSource::Scan));
+    let (_, stats, _) = open(SymbolSource::Scan);
+    assert_eq!(stats.indexed, 0, "same source: kept");
+    // The query never runs on the stored index of the other source.
+    let (index, stats, asked) = open(SymbolSource::TreeSitter);
+    assert_eq!((stats.indexed, stats.rebuilt_corrupt), (3, false));
+    assert_eq!(
+        (asked, index.symbol_source()),
+        (SymbolSource::TreeSitter, SymbolSource::TreeSitter)
+    );
+    let (_, stats, _) = open(SymbolSource::TreeSitter);
+    assert_eq!(stats.indexed, 0);
+}
 
 #[test]
 fn updates_only_what_changed() {
@@ -219,15 +239,15 @@ fn a_query_on_a_stored_index_sees_changes_made_since() {
         index.suggest(&sandbox, "deadline", &Options::default())
     };
     // No stored index yet: asked once, after the build.
-    let (_, _, found) = Index::open_with(&sandbox, &store, ask).unwrap();
+    let (_, _, found) = Index::open_with(&sandbox, &store, SymbolSource::Scan, ask).unwrap();
     assert!(found.is_empty());
     assert_eq!(calls.swap(0, std::sync::atomic::Ordering::Relaxed), 1);
     // Nothing changed: the answer of the stored index is the answer.
-    let (_, stats, _) = Index::open_with(&sandbox, &store, ask).unwrap();
+    let (_, stats, _) = Index::open_with(&sandbox, &store, SymbolSource::Scan, ask).unwrap();
     assert_eq!((stats.indexed, calls.swap(0, std::sync::atomic::Ordering::Relaxed)), (0, 1));
     // A file changed: asked again on the updated index, which finds it.
     std::fs::write(tree.path().join("src/http.rs"), "pub fn send_with_deadline() {}\n").unwrap();
-    let (_, stats, found) = Index::open_with(&sandbox, &store, ask).unwrap();
+    let (_, stats, found) = Index::open_with(&sandbox, &store, SymbolSource::Scan, ask).unwrap();
     assert_eq!((stats.indexed, calls.load(std::sync::atomic::Ordering::Relaxed)), (1, 2));
     assert_eq!(found[0].path, "src/http.rs");
 }
@@ -287,7 +307,8 @@ fn a_damaged_index_is_never_the_answer() {
         }
         std::fs::write(&path, &damaged).unwrap();
         let ask = |index: &Index| index.suggest(&sandbox, "retry timeout send", &opts);
-        let (_, stats, found) = Index::open_with(&sandbox, &store, ask).unwrap();
+        let (_, stats, found) =
+            Index::open_with(&sandbox, &store, SymbolSource::Scan, ask).unwrap();
         assert!(stats.rebuilt_corrupt, "step {step}");
         assert_eq!(found, want, "step {step}");
     }
@@ -366,7 +387,8 @@ fn queries_while_another_process_updates_see_a_whole_index() {
             for _ in 0..20 {
                 let ask =
                     |index: &Index| index.suggest(&sandbox, "retries item", &Options::default());
-                let (_, stats, found) = Index::open_with(&sandbox, &store, ask).unwrap();
+                let (_, stats, found) =
+                    Index::open_with(&sandbox, &store, SymbolSource::Scan, ask).unwrap();
                 assert!(!stats.rebuilt_corrupt);
                 assert_eq!(found.len(), 10);
             }
