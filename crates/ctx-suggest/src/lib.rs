@@ -4,8 +4,9 @@
 //! - [`Index`]: every file of the workspace (ignore-aware, read through a
 //!   [`ctx_fs::Sandbox`]) split into five fields (path, definitions,
 //!   references, comments, body) with identifier-aware terms
-//!   ([`tokenize`]), the symbols from tree-sitter tags queries
-//!   ([`symbols`], one grammar per cargo feature) and a stamp per file for
+//!   ([`tokenize`]), the symbols from a lexical scanner or from tree-sitter
+//!   tags queries ([`symbols`], [`SymbolSource`]; one grammar per cargo
+//!   feature) and a stamp per file for
 //!   incremental updates; stored in a [`ctx_fs::Store`] keyed by the root,
 //!   replaced atomically under a lock, rebuilt when corrupt.
 //! - Ranking: BM25F over the fields, bonuses for identifiers and paths
