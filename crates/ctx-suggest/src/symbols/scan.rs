@@ -754,7 +754,7 @@ impl<'s, 't> Scanner<'s, 't> {
                     None => {
                         let scope = match self.scope() {
                             Scope::Code => Scope::Code,
-                            _ if self.braces.len() > 0
+                            _ if !self.braces.is_empty()
                                 && self.is_punct(i.wrapping_sub(1), b')') =>
                             {
                                 Scope::Code
@@ -875,9 +875,7 @@ impl<'s, 't> Scanner<'s, 't> {
                     Some(if self.scope() == Scope::Members { "method" } else { "function" })
                 }
                 "struct" | "enum" | "trait" | "type" | "mod" if next_ident => Some(word),
-                "union" if next_ident && self.is_ident_then(i + 1, &[b'{', b'<', b'(']) => {
-                    Some("union")
-                }
+                "union" if next_ident && self.is_ident_then(i + 1, b"{<(") => Some("union"),
                 "const" | "static" if next_ident => {
                     let name = self.text(i + 1);
                     (!matches!(name, "fn" | "unsafe" | "async" | "extern" | "_")).then_some(word)
@@ -1071,7 +1069,7 @@ impl<'s, 't> Scanner<'s, 't> {
                 self.end_def(Some(def), end);
                 return i + 2;
             }
-            "namespace" | "module" if self.is_ident_then(i + 1, &[b'{', b'.']) => {
+            "namespace" | "module" if self.is_ident_then(i + 1, b"{.") => {
                 self.define(i + 1, "module", line, Scope::Decl);
                 return i + 2;
             }
@@ -1118,15 +1116,14 @@ impl<'s, 't> Scanner<'s, 't> {
             // (without semicolons, `f(x)` may be followed by `if (y) {` on the next line).
             let close = self.close[i + 1] as usize;
             let signature = self.is_punct(close + 1, b'{') || self.is_punct(close + 1, b':');
-            if let Some(body) = self.body_after(close, false).filter(|_| signature) {
-                if self.is_punct(body, b'{')
-                    && self.toks[body].line == self.toks[close].end_line
-                    && !self.is_punct(i.wrapping_sub(1), b'=')
-                {
-                    let def = self.def(word, "method", line);
-                    self.wait_for(Some(def), Scope::Code, Some(body));
-                    return i + 1;
-                }
+            if let Some(body) = self.body_after(close, false).filter(|_| signature)
+                && self.is_punct(body, b'{')
+                && self.toks[body].line == self.toks[close].end_line
+                && !self.is_punct(i.wrapping_sub(1), b'=')
+            {
+                let def = self.def(word, "method", line);
+                self.wait_for(Some(def), Scope::Code, Some(body));
+                return i + 1;
             }
             // A method signature (an interface's, a type literal's, an abstract method's):
             // `name(…): Type` first on its line, outside code.
@@ -1251,14 +1248,17 @@ impl<'s, 't> Scanner<'s, 't> {
 
     /// `import { a, b as c } from '…'`: `a` and `b` are references.
     fn import_refs(&mut self, at: usize) {
-        if !self.is_punct(at + 1, b'{')
-            && !(self.is_ident(at + 1)
-                && self.is_punct(at + 2, b',')
-                && self.is_punct(at + 3, b'{'))
+        // `import {` or `import name, {`.
+        let open = if self.is_punct(at + 1, b'{') {
+            at + 1
+        } else if self.is_ident(at + 1)
+            && self.is_punct(at + 2, b',')
+            && self.is_punct(at + 3, b'{')
         {
+            at + 3
+        } else {
             return;
-        }
-        let open = if self.is_punct(at + 1, b'{') { at + 1 } else { at + 3 };
+        };
         let end = self.close[open] as usize;
         let mut k = open + 1;
         while k < end {
@@ -1309,7 +1309,8 @@ impl<'s, 't> Scanner<'s, 't> {
         if !matches!(scope, Scope::Decl | Scope::Members) {
             return None;
         }
-        let _body = self.body_after(self.close[i + 1] as usize, false)?;
+        // A body or a `;` follows the parameters.
+        self.body_after(self.close[i + 1] as usize, false)?;
         let prev = i.wrapping_sub(1);
         let qualified = self.is_punct(prev, PATH);
         let typed = self.is_ident(prev)
@@ -1451,12 +1452,12 @@ impl<'s, 't> Scanner<'s, 't> {
                 "operator" => return i + 1,
                 _ => {}
             }
-            if self.typedef.is_none() {
-                if let Some((kind, start)) = self.c_function(i) {
-                    let start_line = self.toks[start].line;
-                    self.define(i, kind, start_line, Scope::Code);
-                    return i + 1;
-                }
+            if self.typedef.is_none()
+                && let Some((kind, start)) = self.c_function(i)
+            {
+                let start_line = self.toks[start].line;
+                self.define(i, kind, start_line, Scope::Code);
+                return i + 1;
             }
         }
         if self.is_call(i) {
