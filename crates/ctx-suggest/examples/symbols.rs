@@ -3,7 +3,9 @@
 //! line; and the same last line too), the share of the scanner's that tree-sitter has, and the
 //! same for distinct referenced names; then the time each took.
 //!
-//! `cargo run --release -p ctx-suggest --example symbols -- DIR [--show N]`
+//! `cargo run --release -p ctx-suggest --example symbols -- DIR [--show N]`: `--show` lists
+//! the definitions of N files where the two differ (with `SHOW_REFS=1`, the referenced names
+//! the scanner misses instead).
 #![allow(clippy::disallowed_methods, clippy::print_stdout, missing_docs)]
 
 use std::collections::{BTreeMap, HashSet};
@@ -80,7 +82,12 @@ fn main() {
                     (d.name.clone(), d.start, d.end, t.map(|t| t.end))
                 })
                 .collect();
-            if !missing.is_empty() || !extra.is_empty() || !ends_differ.is_empty() {
+            if std::env::var_os("SHOW_REFS").is_some() {
+                let missed: Vec<_> = ts_refs.difference(&sc_refs).collect();
+                if !missed.is_empty() {
+                    println!("{path}\n  refs missed {missed:?}");
+                }
+            } else if !missing.is_empty() || !extra.is_empty() || !ends_differ.is_empty() {
                 shown += 1;
                 println!(
                     "{path}\n  missing {missing:?}\n  extra {extra:?}\n  ends (scan, ts) {ends_differ:?}"

@@ -172,9 +172,9 @@ impl<'s> Lexer<'s> {
         self.b.get(i).copied().unwrap_or(0)
     }
 
-    /// Pushes the token from `start` (on `line`, which began at `line_start`) to here.
-    fn push_at(&mut self, kind: Kind, p: u8, start: usize, line: u32, line_start: usize) {
-        let col = u32::try_from(start.saturating_sub(line_start)).unwrap_or(u32::MAX);
+    /// Pushes the token from `start` (on `line`) to here.
+    fn push(&mut self, kind: Kind, p: u8, start: usize, line: u32) {
+        let col = u32::try_from(start.saturating_sub(self.tok_line_start)).unwrap_or(u32::MAX);
         self.toks.push(Tok {
             kind,
             p,
@@ -185,10 +185,6 @@ impl<'s> Lexer<'s> {
             bol: std::mem::take(&mut self.bol),
             col,
         });
-    }
-
-    fn push(&mut self, kind: Kind, p: u8, start: usize, line: u32) {
-        self.push_at(kind, p, start, line, self.tok_line_start);
     }
 
     /// Moves past byte `i`, counting a line end.
@@ -218,20 +214,11 @@ impl<'s> Lexer<'s> {
                 b'#' if self.f.hash_comments => self.skip_line(),
                 b'#' if self.f.preprocessor && self.bol => self.directive(),
                 b'"' => {
-                    if self.f.python && self.at(self.i + 1) == b'"' && self.at(self.i + 2) == b'"' {
-                        self.triple(b'"');
-                    } else {
-                        self.string(b'"', self.f.multiline_strings);
-                    }
+                    self.quoted(b'"', self.f.multiline_strings);
                     self.push(Kind::Str, 0, start, line);
                 }
                 b'\'' if self.f.single_quote_strings => {
-                    if self.f.python && self.at(self.i + 1) == b'\'' && self.at(self.i + 2) == b'\''
-                    {
-                        self.triple(b'\'');
-                    } else {
-                        self.string(b'\'', false);
-                    }
+                    self.quoted(b'\'', false);
                     self.push(Kind::Str, 0, start, line);
                 }
                 b'\'' if self.f.rust => {
@@ -240,11 +227,11 @@ impl<'s> Lexer<'s> {
                     }
                 }
                 b'\'' => {
-                    self.string(b'\'', false);
+                    self.string(b'\'', 1, false);
                     self.push(Kind::Str, 0, start, line);
                 }
                 b'`' if self.f.backtick => {
-                    self.string(b'`', true);
+                    self.string(b'`', 1, true);
                     self.push(Kind::Str, 0, start, line);
                 }
                 b'@' if self.f.verbatim && self.at(self.i + 1) == b'"' => {
@@ -315,14 +302,25 @@ impl<'s> Lexer<'s> {
         }
     }
 
-    /// A quoted string from its opening quote; one that may not span lines
-    /// ends at the line's end too (unterminated literals do not swallow the file).
-    fn string(&mut self, quote: u8, multiline: bool) {
-        self.i += 1;
+    /// A string from its opening quote, or Python's `"""`/`'''` from the first of its three.
+    fn quoted(&mut self, quote: u8, multiline: bool) {
+        let triple = self.f.python && self.at(self.i + 1) == quote && self.at(self.i + 2) == quote;
+        if triple {
+            self.string(quote, 3, true);
+        } else {
+            self.string(quote, 1, multiline);
+        }
+    }
+
+    /// A string from its opening quote (`width` of them, closed by as many), with `\` escapes;
+    /// one that may not span lines ends at the line's end too (an unterminated literal does not
+    /// swallow the file).
+    fn string(&mut self, quote: u8, width: usize, multiline: bool) {
+        self.i += width;
         while self.i < self.b.len() {
             let c = self.b[self.i];
-            if c == quote {
-                self.i += 1;
+            if c == quote && (1..width).all(|k| self.at(self.i + k) == quote) {
+                self.i += width;
                 return;
             }
             match c {
@@ -339,29 +337,6 @@ impl<'s> Lexer<'s> {
                 }
                 _ => self.i += 1,
             }
-        }
-        self.i = self.i.min(self.b.len());
-    }
-
-    fn triple(&mut self, quote: u8) {
-        self.i += 3;
-        while self.i < self.b.len() {
-            let c = self.b[self.i];
-            if c == quote && self.at(self.i + 1) == quote && self.at(self.i + 2) == quote {
-                self.i += 3;
-                return;
-            }
-            if c == b'\\' {
-                if self.at(self.i + 1) == b'\n' {
-                    self.newline_at(self.i + 1);
-                }
-                self.i += 2;
-                continue;
-            }
-            if c == b'\n' {
-                self.newline_at(self.i);
-            }
-            self.i += 1;
         }
         self.i = self.i.min(self.b.len());
     }
@@ -400,7 +375,7 @@ impl<'s> Lexer<'s> {
     fn rust_char(&mut self) -> bool {
         let next = self.at(self.i + 1);
         if next == b'\\' {
-            self.string(b'\'', false);
+            self.string(b'\'', 1, false);
             return true;
         }
         let width = match next {
@@ -841,26 +816,10 @@ impl<'s, 't> Scanner<'s, 't> {
         if self.is_punct(i + 1, b'(') {
             return true;
         }
-        if self.lang == Lang::Rust && self.is_punct(i + 1, PATH) && self.is_punct(i + 2, b'<') {
-            let mut depth = 0i32;
-            for k in i + 2..(i + 40).min(self.toks.len()) {
-                let t = self.toks[k];
-                if t.kind == Kind::Punct {
-                    match t.p {
-                        b'<' => depth += 1,
-                        b'>' => {
-                            depth -= 1;
-                            if depth == 0 {
-                                return self.is_punct(k + 1, b'(');
-                            }
-                        }
-                        b';' | b'{' | b'}' => return false,
-                        _ => {}
-                    }
-                }
-            }
-        }
-        false
+        self.lang == Lang::Rust
+            && self.is_punct(i + 1, PATH)
+            && self.is_punct(i + 2, b'<')
+            && self.after_angles(i + 2).is_some_and(|k| self.is_punct(k, b'('))
     }
 
     fn rust(&mut self, i: usize) -> usize {
@@ -931,21 +890,49 @@ impl<'s, 't> Scanner<'s, 't> {
         self.is_ident(i) && next.iter().any(|&p| self.is_punct(i + 1, p))
     }
 
+    /// The token after the `>` that closes the `<` at `open` (generic or template arguments),
+    /// within 64 tokens and before a `;` or a closing brace; bracketed groups inside (a
+    /// TypeScript default `= {}`) are skipped whole.
+    fn after_angles(&self, open: usize) -> Option<usize> {
+        let mut depth = 0usize;
+        let mut k = open;
+        while k < (open + 64).min(self.toks.len()) {
+            let t = self.toks[k];
+            if t.kind == Kind::Punct {
+                match t.p {
+                    b'<' => depth += 1,
+                    b'>' => {
+                        depth = depth.checked_sub(1)?;
+                        if depth == 0 {
+                            return Some(k + 1);
+                        }
+                    }
+                    b'(' | b'[' | b'{' => k = self.close[k] as usize,
+                    b';' | b')' | b']' | b'}' => return None,
+                    _ => {}
+                }
+            }
+            k += 1;
+        }
+        None
+    }
+
     /// `impl<T> Trait<T> for Type<T> where … {`: the trait and the type are references.
     fn impl_refs(&mut self, at: usize) {
-        let mut depth = 0i32;
         let mut last = None;
         let mut k = at + 1;
         while k < self.toks.len() && k < at + 64 {
             let t = self.toks[k];
             match t.kind {
                 Kind::Punct => match t.p {
-                    b'<' => depth += 1,
-                    b'>' => depth -= 1,
+                    b'<' => {
+                        k = self.after_angles(k).unwrap_or(k + 1);
+                        continue;
+                    }
                     b'{' | b';' => break,
                     _ => {}
                 },
-                Kind::Ident if depth == 0 => match self.text(k) {
+                Kind::Ident => match self.text(k) {
                     "for" => {
                         if let Some(l) = last.take() {
                             self.reference(l);
@@ -1214,9 +1201,7 @@ impl<'s, 't> Scanner<'s, 't> {
         }
         if self.is_punct(k, b'<') {
             // Generic arrow function: `<T>(…) =>`.
-            while k < self.toks.len() && !self.is_punct(k, b'(') && !self.is_punct(k, b';') {
-                k += 1;
-            }
+            k = self.after_angles(k)?;
         }
         let arrow = if self.is_punct(k, b'(') {
             self.body_after(self.close[k] as usize, true).filter(|&b| self.is_punct(b, FAT_ARROW))
@@ -1224,26 +1209,6 @@ impl<'s, 't> Scanner<'s, 't> {
             (self.is_ident(k) && self.is_punct(k + 1, FAT_ARROW)).then_some(k + 1)
         };
         arrow.map(|a| a + 1)
-    }
-
-    /// `class A extends B implements C, D`: the names after are references.
-    fn heritage(&mut self, from: usize) {
-        let mut k = from;
-        let mut collecting = false;
-        while k < self.toks.len() && k < from + 64 {
-            let t = self.toks[k];
-            if t.kind == Kind::Punct && matches!(t.p, b'{' | b';') {
-                break;
-            }
-            if t.kind == Kind::Ident {
-                match self.text(k) {
-                    "extends" | "implements" => collecting = true,
-                    _ if collecting && !self.is_punct(k + 1, b'.') => self.reference(k),
-                    _ => {}
-                }
-            }
-            k += 1;
-        }
     }
 
     /// `import { a, b as c } from '…'`: `a` and `b` are references.
@@ -1478,18 +1443,8 @@ impl<'s, 't> Scanner<'s, 't> {
             }
             if self.is_punct(k, b'<') {
                 // Template arguments are not bases.
-                let mut depth = 0;
-                while k < self.toks.len() {
-                    if self.is_punct(k, b'<') {
-                        depth += 1;
-                    } else if self.is_punct(k, b'>') {
-                        depth -= 1;
-                        if depth == 0 {
-                            break;
-                        }
-                    }
-                    k += 1;
-                }
+                k = self.after_angles(k).unwrap_or(k + 1);
+                continue;
             }
             k += 1;
         }
@@ -1509,12 +1464,11 @@ impl<'s, 't> Scanner<'s, 't> {
             };
             if let Some(kind) = type_kind
                 && self.is_ident(i + 1)
-                && !self.is_punct(i.wrapping_sub(1), b'.')
             {
                 let kind = if self.is_punct(i.wrapping_sub(1), b'@') { "interface" } else { kind };
                 let start = self.toks[self.decl_start(i, false)].line;
                 self.define(i + 1, kind, start, Scope::Members);
-                self.heritage_java(i + 2);
+                self.heritage(i + 2);
                 return i + 2;
             }
             match word {
@@ -1536,21 +1490,7 @@ impl<'s, 't> Scanner<'s, 't> {
                         k += 2;
                     }
                     if self.is_punct(k, b'<') {
-                        let mut depth = 0;
-                        while let Some(t) = self.toks.get(k) {
-                            if t.kind == Kind::Punct && t.p == b'<' {
-                                depth += 1;
-                            } else if t.kind == Kind::Punct && t.p == b'>' {
-                                depth -= 1;
-                                if depth == 0 {
-                                    k += 1;
-                                    break;
-                                }
-                            } else if t.kind == Kind::Punct && matches!(t.p, b';' | b'{' | b'(') {
-                                break;
-                            }
-                            k += 1;
-                        }
+                        k = self.after_angles(k).unwrap_or(k);
                     }
                     if self.is_punct(k, b'(') {
                         let body = self.close[k] as usize + 1;
@@ -1611,23 +1551,25 @@ impl<'s, 't> Scanner<'s, 't> {
         i + 1
     }
 
-    /// `class A extends B implements C` (Java), `class A : B, IC` (C#).
-    fn heritage_java(&mut self, from: usize) {
+    /// The names a class extends or implements are references: `class A extends B implements
+    /// C` (Java, JavaScript, TypeScript), `class A : B, IC` (C#). Generic arguments are not.
+    fn heritage(&mut self, from: usize) {
         let mut k = from;
         let mut collecting = false;
-        let mut angle = 0i32;
         while k < self.toks.len() && k < from + 64 {
             let t = self.toks[k];
             if t.kind == Kind::Punct {
                 match t.p {
                     b'{' | b';' => break,
-                    b'<' => angle += 1,
-                    b'>' => angle -= 1,
-                    b':' if angle == 0 => collecting = true,
+                    b'<' => {
+                        k = self.after_angles(k).unwrap_or(k + 1);
+                        continue;
+                    }
+                    b':' => collecting = true,
                     b'(' => k = self.close[k] as usize,
                     _ => {}
                 }
-            } else if t.kind == Kind::Ident && angle == 0 {
+            } else if t.kind == Kind::Ident {
                 match self.text(k) {
                     "extends" | "implements" => collecting = true,
                     "where" | "permits" => collecting = false,
@@ -1691,13 +1633,13 @@ impl<'s, 't> Scanner<'s, 't> {
                 };
                 // The block's column is the line's first token (`async`, a decorator's `@` is
                 // on its own line).
-                let first = self.toks[..=i].iter().rev().find(|u| u.bol).map_or(t.col, |u| u.col);
+                let first = self.line_col(i);
                 let def = self.def(self.text(i + 1), kind, t.line);
                 self.blocks.push((first, def));
                 i + 2
             }
             _ => {
-                if self.is_call(i) && !is_keyword(Lang::Python, word) {
+                if self.is_call(i) {
                     self.reference(i);
                 }
                 i + 1
@@ -1860,7 +1802,7 @@ mod inner;
 
     #[test]
     fn typescript_without_semicolons() {
-        let src = "import { route, type Env as E } from './r'\nexport interface Env {\n  send(data: string): void\n}\nexport class Hono extends Base implements Router {\n  get(path: string): Hono {\n    return route(path)\n  }\n}\nexport const cors = (opts?: O) => {\n  const re = /[{]/\n  return `${'{'}`\n}\nexport const handler: H = (c) => ({\n  ok: true,\n})\nexport type Pair = {\n  a: string\n}\nfunction start() {\n  await fetch(url)\n  if (x) {\n  }\n}\n";
+        let src = "import { route, type Env as E } from './r'\nexport interface Env {\n  send(data: string): void\n}\nexport class Hono extends Base implements Router {\n  get(path: string): Hono {\n    return route(path)\n  }\n}\nexport const cors = (opts?: O) => {\n  const re = /[{]/\n  return `${'{'}`\n}\nexport const handler: H = (c) => ({\n  ok: true,\n})\nexport const stream = <\n  S extends Schema = {},\n>(app: S): Handler => {\n  return app\n}\nexport type Pair = {\n  a: string\n}\nfunction start() {\n  await fetch(url)\n  if (x) {\n  }\n}\n";
         assert_eq!(
             defs(Lang::TypeScript, src),
             [
@@ -1870,8 +1812,9 @@ mod inner;
                 "method:get:6-8",
                 "function:cors:10-13",
                 "function:handler:14-16",
-                "type:Pair:17-19",
-                "function:start:20-24",
+                "function:stream:17-21",
+                "type:Pair:22-24",
+                "function:start:25-29",
             ]
         );
         let r = refs(Lang::TypeScript, src);
