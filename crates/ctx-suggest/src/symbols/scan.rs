@@ -1098,6 +1098,14 @@ impl<'s, 't> Scanner<'s, 't> {
             }
             _ => {}
         }
+        // A type annotation, `x: Type` (TypeScript): types are capitalised, the values of
+        // object literals seldom are.
+        if self.lang != Lang::JavaScript
+            && self.is_punct(i.wrapping_sub(1), b':')
+            && word.starts_with(|c: char| c.is_ascii_uppercase())
+        {
+            self.reference(i);
+        }
         if self.is_punct(i + 1, b'(') && !is_keyword(self.lang, word) {
             // A method: `name(…) {` or `name(…): Type {`, the brace on the line of the `)`
             // (without semicolons, `f(x)` may be followed by `if (y) {` on the next line).
@@ -1213,7 +1221,8 @@ impl<'s, 't> Scanner<'s, 't> {
 
     /// `import { a, b as c } from '…'`: `a` and `b` are references.
     fn import_refs(&mut self, at: usize) {
-        // `import {` or `import name, {`.
+        // `import {`, `import type {` or `import name, {`.
+        let at = if self.text(at + 1) == "type" { at + 1 } else { at };
         let open = if self.is_punct(at + 1, b'{') {
             at + 1
         } else if self.is_ident(at + 1)
@@ -1802,7 +1811,7 @@ mod inner;
 
     #[test]
     fn typescript_without_semicolons() {
-        let src = "import { route, type Env as E } from './r'\nexport interface Env {\n  send(data: string): void\n}\nexport class Hono extends Base implements Router {\n  get(path: string): Hono {\n    return route(path)\n  }\n}\nexport const cors = (opts?: O) => {\n  const re = /[{]/\n  return `${'{'}`\n}\nexport const handler: H = (c) => ({\n  ok: true,\n})\nexport const stream = <\n  S extends Schema = {},\n>(app: S): Handler => {\n  return app\n}\nexport type Pair = {\n  a: string\n}\nfunction start() {\n  await fetch(url)\n  if (x) {\n  }\n}\n";
+        let src = "import { route, type Env as E } from './r'\nexport interface Env {\n  send(data: string): void\n}\nexport class Hono extends Base implements Router {\n  get(path: string): Hono {\n    return route(path)\n  }\n}\nexport const cors = (opts?: O) => {\n  const re = /[{]/\n  return `${'{'}`\n}\nexport const handler: H = (c) => ({\n  ok: true,\n})\nexport const stream = <\n  S extends Schema = {},\n>(app: S): Handler => {\n  return app\n}\nexport type Pair = {\n  a: string\n}\nfunction start() {\n  await fetch(url)\n  if (x) {\n  }\n}\nimport type { Ctx } from './c'\nconst v = { key: value }\n";
         assert_eq!(
             defs(Lang::TypeScript, src),
             [
@@ -1818,8 +1827,13 @@ mod inner;
             ]
         );
         let r = refs(Lang::TypeScript, src);
-        for name in ["route", "Base", "Router", "fetch"] {
+        // Calls, heritage, imported names (`type` ones too) and annotated types (`): Hono`).
+        for name in ["route", "Base", "Router", "fetch", "Env", "Ctx", "Hono", "O", "H"] {
             assert!(r.contains(&name.to_owned()), "{name} in {r:?}");
+        }
+        // Neither the values of object literals nor primitive types.
+        for name in ["value", "string", "E"] {
+            assert!(!r.contains(&name.to_owned()), "{name} not in {r:?}");
         }
     }
 
