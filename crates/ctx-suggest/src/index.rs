@@ -665,38 +665,33 @@ impl Index {
         };
         // The parts of the files read now, placed in the blob below.
         let mut fresh = Vec::new();
-        // In batches, so that the terms of few batches are held as strings at a time. With
-        // more than one, a thread reads the next batch (on every core) while this one interns
-        // the last, which would otherwise leave the other cores idle.
+        // Read on every core by threads that live through the whole update, interned here in
+        // the files' order (so the index does not depend on timing) and in batches, so that
+        // only the terms of a batch and the files read ahead of it are held as strings.
         let source = self.data.symbol_source;
-        let mut take = |batch: &[usize], parsed: Vec<Parsed>| {
-            stats.indexed += parsed.len();
-            self.resolve(&mut interner, &parsed);
-            for (&slot, parsed) in batch.iter().zip(parsed) {
+        let mut batch: Vec<Parsed> = Vec::with_capacity(PARSE_BATCH.min(todo.len()));
+        let mut take = |batch: &mut Vec<Parsed>, first: usize| {
+            stats.indexed += batch.len();
+            self.resolve(&mut interner, batch);
+            for (k, parsed) in batch.drain(..).enumerate() {
+                let slot = todo[first + k];
                 files[slot] = Some((self.intern(&mut interner, parsed, &mut fresh), true));
             }
         };
-        if todo.len() <= PARSE_BATCH {
-            take(&todo, parse_all(sandbox, &entries, &todo, source));
-        } else {
-            std::thread::scope(|scope| {
-                let (tx, rx) = std::sync::mpsc::sync_channel(1);
-                let (entries, todo) = (&entries, &todo);
-                let reader = scope.spawn(move || {
-                    for batch in todo.chunks(PARSE_BATCH) {
-                        if tx.send((batch, parse_all(sandbox, entries, batch, source))).is_err() {
-                            break;
-                        }
-                    }
-                });
-                for (batch, parsed) in rx {
-                    take(batch, parsed);
+        let mut first = 0;
+        crate::par::for_each_ordered(
+            &todo,
+            64,
+            |&i| parse_entry(sandbox, entries[i], source),
+            |k, parsed| {
+                batch.push(parsed);
+                if batch.len() == PARSE_BATCH {
+                    take(&mut batch, first);
+                    first = k + 1;
                 }
-                if let Err(panic) = reader.join() {
-                    std::panic::resume_unwind(panic);
-                }
-            });
-        }
+            },
+        );
+        take(&mut batch, first);
         // The new parts go after the ones the blob holds.
         let base = self.blob.len() as u64;
         self.blob.extra.extend_from_slice(&fresh);
@@ -731,24 +726,26 @@ impl Index {
     }
 
     /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.
+    /// With no stored tables (a build from nothing) there is nothing to find.
     fn resolve(&self, it: &mut Interner, parsed: &[Parsed]) {
-        let mut terms: FxHashSet<&[u8]> = FxHashSet::default();
-        let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
-        for p in parsed {
-            terms.extend(
-                p.bag
-                    .iter()
-                    .map(|(t, _)| t)
-                    .filter(|t| !it.terms.contains_key(*t))
-                    .map(|t| t.as_bytes()),
-            );
-            let names =
-                p.defs.iter().map(|d| d.name.as_str()).chain(p.refs.keys().map(String::as_str));
-            syms.extend(names.filter(|n| !it.syms.contains_key(*n)).map(str::as_bytes));
+        if it.base_terms > 0 {
+            let mut terms: FxHashSet<&[u8]> = FxHashSet::default();
+            for p in parsed {
+                let unknown = p.bag.iter().map(|(t, _)| t).filter(|t| !it.terms.contains_key(*t));
+                terms.extend(unknown.map(|t| t.as_bytes()));
+            }
+            find(self.data.terms.iter_bytes().take(it.base_terms), &mut terms, &mut it.terms);
         }
-        find(self.data.terms.iter_bytes().take(it.base_terms), &mut terms, &mut it.terms);
-        let symbols = self.data.symbols.names.iter_bytes().take(it.base_syms);
-        find(symbols, &mut syms, &mut it.syms);
+        if it.base_syms > 0 {
+            let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
+            for p in parsed {
+                let names = p.defs.iter().map(|d| d.name.as_str());
+                let names = names.chain(p.refs.keys().map(String::as_str));
+                syms.extend(names.filter(|n| !it.syms.contains_key(*n)).map(str::as_bytes));
+            }
+            let symbols = self.data.symbols.names.iter_bytes().take(it.base_syms);
+            find(symbols, &mut syms, &mut it.syms);
+        }
     }
 
     /// Gives a parsed file its term and symbol ids.
@@ -1273,15 +1270,6 @@ fn mtime_of(entry: &WalkEntry) -> u64 {
 
 /// Reads and parses the entries at `todo`, on as many threads as there are
 /// cores, keeping their order.
-fn parse_all(
-    sandbox: &Sandbox,
-    entries: &[&WalkEntry],
-    todo: &[usize],
-    source: SymbolSource,
-) -> Vec<Parsed> {
-    crate::par::map(todo, 64, |&i| parse_entry(sandbox, entries[i], source))
-}
-
 fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, source: SymbolSource) -> Parsed {
     let path = entry.path.as_str();
     let mut rec = FileRec {
@@ -1297,7 +1285,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, source: SymbolSource) -> Pa
     };
     let mut counter = Counter::default();
     for t in tokenize::path_terms(path) {
-        counter.add_term(Field::Path, t);
+        counter.add_term(Field::Path, &t);
     }
     let text = match sandbox.read_text(&entry.location) {
         Ok(Content::Text { text, .. }) => text,
@@ -1332,7 +1320,7 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, source: SymbolSource) -> Pa
         if def.doc.is_none() {
             def.doc = doc_near(&lines, &comment_lines, def.start as usize);
         }
-        tokenize::word_terms(&def.name, |t| counter.add_term(Field::Defs, t));
+        tokenize::for_each_term(&def.name, |t| counter.add_term(Field::Defs, t));
     }
     let mut counted: FxHashMap<&str, u32> = FxHashMap::default();
     for r in syms.refs {
@@ -1351,7 +1339,9 @@ fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, source: SymbolSource) -> Pa
 struct Counter<'t> {
     slots: FxHashMap<String, u32>,
     counts: Vec<[u32; 5]>,
-    words: FxHashMap<&'t str, Box<[u32]>>,
+    /// Each distinct word's slots, a range of `word_slots`.
+    words: FxHashMap<&'t str, (u32, u32)>,
+    word_slots: Vec<u32>,
     field_len: [u32; 5],
 }
 
@@ -1366,25 +1356,25 @@ impl<'t> Counter<'t> {
         slot
     }
 
-    fn add_term(&mut self, field: Field, term: String) {
+    fn add_term(&mut self, field: Field, term: &str) {
         let i = field as usize;
-        let slot = Counter::slot(&mut self.slots, &mut self.counts, &term);
+        let slot = Counter::slot(&mut self.slots, &mut self.counts, term);
         self.counts[slot as usize][i] += 1;
         self.field_len[i] += 1;
     }
 
     fn add_word(&mut self, field: Field, word: &'t str) {
         let i = field as usize;
-        let Counter { slots, counts, words, field_len } = self;
-        let found = words.entry(word).or_insert_with(|| {
-            let mut found = Vec::new();
-            tokenize::word_terms(word, |t| found.push(Counter::slot(slots, counts, &t)));
-            found.into_boxed_slice()
+        let Counter { slots, counts, words, word_slots, field_len } = self;
+        let &mut (start, end) = words.entry(word).or_insert_with(|| {
+            let start = word_slots.len() as u32;
+            tokenize::for_each_term(word, |t| word_slots.push(Counter::slot(slots, counts, t)));
+            (start, word_slots.len() as u32)
         });
-        for &slot in found.iter() {
+        for &slot in &word_slots[start as usize..end as usize] {
             counts[slot as usize][i] += 1;
         }
-        field_len[i] += found.len() as u32;
+        field_len[i] += end - start;
     }
 
     /// The terms with their counts, sorted by term.

@@ -38,6 +38,65 @@ pub(crate) fn map<T: Sync, R: Send>(items: &[T], min: usize, f: impl Fn(&T) -> R
     out.into_iter().flatten().collect()
 }
 
+/// `f` of each of `items` on as many threads as there are cores (at most eight), started once
+/// for all the items, while the calling thread passes each result to `consume` in the items'
+/// order as soon as it and every one before it are done. Threads that live through the whole
+/// run keep what they remember per thread (the memo of stems) from item to item. On the
+/// calling thread alone for fewer than `min` items. A panic in `f` is raised again on the
+/// calling thread.
+pub(crate) fn for_each_ordered<T: Sync, R: Send>(
+    items: &[T],
+    min: usize,
+    f: impl Fn(&T) -> R + Sync,
+    mut consume: impl FnMut(usize, R),
+) {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = cores.min(8).min(items.len());
+    if threads <= 1 || items.len() < min {
+        for (k, item) in items.iter().enumerate() {
+            consume(k, f(item));
+        }
+        return;
+    }
+    let next = AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        // Bounded, so that the workers stay within a few hundred items of the consumer.
+        let (tx, rx) = std::sync::mpsc::sync_channel(256);
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let tx = tx.clone();
+                let (next, f) = (&next, &f);
+                scope.spawn(move || {
+                    loop {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(k) else { break };
+                        if tx.send((k, f(item))).is_err() {
+                            break;
+                        }
+                    }
+                })
+            })
+            .collect();
+        drop(tx);
+        // Workers take items in increasing order: results arrive nearly in order, and those
+        // ahead of a slower one wait here.
+        let mut ahead = std::collections::BTreeMap::new();
+        let mut want = 0;
+        for (k, result) in rx {
+            ahead.insert(k, result);
+            while let Some(result) = ahead.remove(&want) {
+                consume(want, result);
+                want += 1;
+            }
+        }
+        for w in workers {
+            if let Err(panic) = w.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+    });
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -52,6 +111,29 @@ mod tests {
         });
         assert_eq!(squares, items.iter().map(|n| n * n).collect::<Vec<_>>());
         assert_eq!(super::map(&items[..3], 64, |n| n + 1), [1, 2, 3]);
+    }
+
+    #[test]
+    fn ordered_results_reach_the_consumer_in_order() {
+        let items: Vec<u64> = (0..5000).collect();
+        let mut seen = Vec::new();
+        super::for_each_ordered(
+            &items,
+            1,
+            |n| {
+                if n % 13 == 0 {
+                    std::thread::yield_now();
+                }
+                n * 2
+            },
+            |k, doubled| seen.push((k, doubled)),
+        );
+        let expected: Vec<(usize, u64)> = items.iter().map(|&n| (n as usize, n * 2)).collect();
+        assert_eq!(seen, expected);
+        let caught = std::panic::catch_unwind(|| {
+            super::for_each_ordered(&items, 1, |n| assert_ne!(*n, 700, "item 700"), |_, ()| {});
+        });
+        assert!(caught.is_err(), "the panic of a worker is raised again");
     }
 
     #[test]

@@ -98,32 +98,53 @@ fn split_unicode_identifier(word: &str) -> Vec<String> {
 /// [`split_identifier`] of an ASCII word, without decoding it into characters: the same
 /// boundaries, as bytes.
 fn split_ascii_identifier(word: &[u8]) -> Vec<String> {
-    let mut parts = Vec::new();
-    let lower = |part: &[u8]| -> String {
-        part.iter().map(|b| char::from(b.to_ascii_lowercase())).collect()
-    };
+    let (mut lower, mut ends) = (String::new(), Vec::new());
+    split_ascii_into(word, &mut lower, &mut ends);
+    let mut start = 0;
+    ends.iter()
+        .map(|&end| {
+            let part = lower[start..end].to_owned();
+            start = end;
+            part
+        })
+        .collect()
+}
+
+/// The parts of an ASCII word, lower-cased end to end into `lower`, where each ends into
+/// `ends`.
+fn split_ascii_into(word: &[u8], lower: &mut String, ends: &mut Vec<usize>) {
     for chunk in word.split(|&b| b == b'_' || b == b'-').filter(|c| !c.is_empty()) {
-        let mut start = 0;
-        for i in 1..chunk.len() {
-            let (prev, cur) = (chunk[i - 1], chunk[i]);
-            let next_lower = chunk.get(i + 1).is_some_and(u8::is_ascii_lowercase);
-            let boundary = (prev.is_ascii_lowercase() && cur.is_ascii_uppercase())
-                || (prev.is_ascii_uppercase() && cur.is_ascii_uppercase() && next_lower)
-                || (prev.is_ascii_digit() && cur.is_ascii_uppercase());
-            if boundary {
-                parts.push(lower(&chunk[start..i]));
-                start = i;
+        for (i, &cur) in chunk.iter().enumerate() {
+            if i > 0 {
+                let prev = chunk[i - 1];
+                let next_lower = chunk.get(i + 1).is_some_and(u8::is_ascii_lowercase);
+                let boundary = (prev.is_ascii_lowercase() && cur.is_ascii_uppercase())
+                    || (prev.is_ascii_uppercase() && cur.is_ascii_uppercase() && next_lower)
+                    || (prev.is_ascii_digit() && cur.is_ascii_uppercase());
+                if boundary {
+                    ends.push(lower.len());
+                }
             }
+            lower.push(char::from(cur.to_ascii_lowercase()));
         }
-        parts.push(lower(&chunk[start..]));
+        ends.push(lower.len());
     }
-    parts
 }
 
 /// Stems a lower-case word part.
 pub fn stem(part: &str) -> String {
+    let mut out = String::new();
+    stem_into(part, &mut out);
+    out
+}
+
+/// [`stem`] into `out` (cleared first): no allocation once `out` and the memo of stems have
+/// room.
+fn stem_into(part: &str, out: &mut String) {
+    out.clear();
     if part.len() <= 3 || part.bytes().any(|b| b.is_ascii_digit()) {
-        return part.to_owned();
+        out.push_str(part);
+        return;
     }
     // Stemming is the costliest step of indexing and words repeat a lot: remember them.
     thread_local! {
@@ -132,14 +153,15 @@ pub fn stem(part: &str) -> String {
     MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();
         if let Some(stem) = memo.get(part) {
-            return stem.clone();
+            out.push_str(stem);
+            return;
         }
-        let stem = stemmer().stem(part).into_owned();
+        let stem = stemmer().stem(part);
+        out.push_str(&stem);
         if memo.len() < 200_000 {
-            memo.insert(part.to_owned(), stem.clone());
+            memo.insert(part.to_owned(), stem.into_owned());
         }
-        stem
-    })
+    });
 }
 
 /// Whether a term is worth indexing: two characters or more, not a stop
@@ -151,21 +173,58 @@ fn keep(part: &str) -> bool {
 /// Calls `emit` with each term of one word: its stemmed parts, then the
 /// joined form when it has several parts.
 pub fn word_terms(word: &str, mut emit: impl FnMut(String)) {
-    let parts = split_identifier(word);
-    let joined = (parts.len() > 1).then(|| parts.concat());
-    for part in parts {
-        if keep(&part) {
-            emit(stem_owned(part));
-        }
-    }
-    if let Some(joined) = joined.filter(|j| keep(j)) {
-        emit(stem_owned(joined));
-    }
+    for_each_term(word, |term| emit(term.to_owned()));
 }
 
-/// [`stem`] of a part the caller gives away: returned as it is when stemming leaves it so.
-fn stem_owned(part: String) -> String {
-    if part.len() <= 3 || part.bytes().any(|b| b.is_ascii_digit()) { part } else { stem(&part) }
+/// [`word_terms`] lent rather than given: `f` sees each term in a buffer reused from term to
+/// term and word to word, so indexing a word whose stems are known allocates nothing.
+pub(crate) fn for_each_term(word: &str, mut f: impl FnMut(&str)) {
+    thread_local! {
+        /// The word's parts lower-cased end to end (so the joined form is the whole), where
+        /// each part ends, and the stem of the term at hand.
+        static SCRATCH: RefCell<(String, Vec<usize>, String)> = RefCell::default();
+    }
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => {
+            let (lower, ends, stemmed) = &mut *scratch;
+            terms_into(word, lower, ends, stemmed, &mut f);
+        }
+        // An `f` that tokenises again (none does today) gets buffers of its own.
+        Err(_) => terms_into(word, &mut String::new(), &mut Vec::new(), &mut String::new(), &mut f),
+    });
+}
+
+/// [`for_each_term`] with the buffers given.
+fn terms_into(
+    word: &str,
+    lower: &mut String,
+    ends: &mut Vec<usize>,
+    stemmed: &mut String,
+    f: &mut impl FnMut(&str),
+) {
+    lower.clear();
+    ends.clear();
+    if word.is_ascii() {
+        split_ascii_into(word.as_bytes(), lower, ends);
+    } else {
+        for part in split_unicode_identifier(word) {
+            lower.push_str(&part);
+            ends.push(lower.len());
+        }
+    }
+    let mut start = 0;
+    for &end in ends.iter() {
+        let part = &lower[start..end];
+        if keep(part) {
+            stem_into(part, stemmed);
+            f(stemmed);
+        }
+        start = end;
+    }
+    if ends.len() > 1 && keep(lower) {
+        stem_into(lower, stemmed);
+        f(stemmed);
+    }
 }
 
 /// All the terms of a text, in order, repeated as often as they occur.
@@ -248,6 +307,21 @@ mod tests {
 
     fn lower_words() -> impl Strategy<Value = Vec<String>> {
         proptest::collection::vec("[a-z]{2,8}", 1..5)
+    }
+
+    #[test]
+    fn terms_of_a_word_inside_the_terms_of_another() {
+        let alone = terms("HTTPServer");
+        let mut nested = Vec::new();
+        word_terms("retryTimeout", |outer| {
+            word_terms("HTTPServer", |inner| nested.push((outer.clone(), inner)));
+        });
+        let outer = terms("retryTimeout");
+        let expected: Vec<(String, String)> = outer
+            .iter()
+            .flat_map(|o| alone.iter().map(move |i| (o.clone(), i.clone())))
+            .collect();
+        assert_eq!(nested, expected);
     }
 
     proptest! {
