@@ -398,6 +398,8 @@ impl Index {
         let mapped = store.map(&name).map_err(Error::store)?.map(std::sync::Arc::new);
         let stored_len = mapped.as_ref().map_or(0, |m| m.len() as u64);
         let stored_version = mapped.as_deref().and_then(|m| Index::version_of(m));
+        // A stored index is used for this root with symbols from this source only.
+        let fits = |index: &Index| index.data.root == root && index.data.symbol_source == source;
         // The walk that finds changed files, then the checksum of the stored index, run while
         // the index is decoded and asked; the answer is dropped if the checksum fails.
         let (checked, stored) = std::thread::scope(|scope| {
@@ -406,11 +408,8 @@ impl Index {
                 (walk, mapped.as_deref().map(|m| Index::intact(m)))
             });
             let decoded = mapped.clone().map(|m| Index::decode_buf_unchecked(Buf::Mapped(m)));
-            let usable = |index: &Index| {
-                index.data.root == root && index.data.symbol_source == source && !index.is_empty()
-            };
             let early = match &decoded {
-                Some(Some(index)) if usable(index) => Some(f(index)),
+                Some(Some(index)) if fits(index) && !index.is_empty() => Some(f(index)),
                 _ => None,
             };
             (checked.join(), (decoded, early))
@@ -422,11 +421,7 @@ impl Index {
         let walk = walk.map_err(Error::fs)?;
         let (decoded, early) = stored;
         let (mut index, corrupt) = match (decoded, intact) {
-            (Some(Some(index)), Some(true))
-                if index.data.root == root && index.data.symbol_source == source =>
-            {
-                (index, false)
-            }
+            (Some(Some(index)), Some(true)) if fits(&index) => (index, false),
             (Some(Some(_)), Some(true)) | (None, _) => (Index::new(source), false),
             // An index of another version of ctx is rebuilt, but it was not damaged.
             _ if stored_version != Some(VERSION) => (Index::new(source), stored_version.is_none()),

@@ -317,10 +317,8 @@ mod tests {
             word_terms("HTTPServer", |inner| nested.push((outer.clone(), inner)));
         });
         let outer = terms("retryTimeout");
-        let expected: Vec<(String, String)> = outer
-            .iter()
-            .flat_map(|o| alone.iter().map(move |i| (o.clone(), i.clone())))
-            .collect();
+        let expected: Vec<(String, String)> =
+            outer.iter().flat_map(|o| alone.iter().map(move |i| (o.clone(), i.clone()))).collect();
         assert_eq!(nested, expected);
     }
 
