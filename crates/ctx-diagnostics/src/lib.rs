@@ -153,6 +153,15 @@ codes! {
     /// A setting that cannot be used: a root that cannot be opened, a deny glob that does
     /// not parse.
     Config = "E_CONFIG", Error;
+    /// Roots outside the workspace that a project file asks for (a repository's `ctx.toml`, a
+    /// solution's source folders) and the user has not trusted; they are not opened.
+    Untrusted = "W_UNTRUSTED", Warning;
+    /// A setting of a project's own configuration that was ignored: a bound it may lower but
+    /// not raise, a root the root rule refuses.
+    ConfigIgnored = "W_CONFIG", Warning;
+    /// A problem of an out-of-source build's project files: a folder that is missing or is a
+    /// file, a project that cannot be read, a limit reached; the rest of the index is kept.
+    Sources = "W_SOURCES", Warning;
 }
 
 impl fmt::Display for Code {
