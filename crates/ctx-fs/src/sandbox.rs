@@ -53,6 +53,8 @@ pub(crate) enum Mode {
 #[derive(Debug)]
 pub struct Sandbox {
     pub(crate) roots: Vec<Root>,
+    /// The roots a project file asked for that were not opened.
+    pub(crate) refused: Vec<crate::builder::RefusedRoot>,
     /// The home directory's absolute components, which `~` paths start from.
     pub(crate) home: Option<Vec<String>>,
     pub(crate) deny: DenyList,
@@ -81,6 +83,11 @@ impl Sandbox {
     /// The roots, workspace first.
     pub fn roots(&self) -> impl Iterator<Item = RootId> + '_ {
         (0..self.roots.len()).map(RootId)
+    }
+
+    /// The roots added with [`SandboxBuilder::project_root`] that were not opened, and why.
+    pub fn refused_roots(&self) -> &[crate::builder::RefusedRoot] {
+        &self.refused
     }
 
     /// The canonical absolute path of a root, for display.
@@ -724,7 +731,11 @@ impl Sandbox {
 /// `len` is the length on the handle, `None` when the file grew past the cap while read.
 /// The metadata of an opened file, checked on the handle: a regular file (`E_NOT_REGULAR`
 /// otherwise) of at most `cap` bytes (`E_TOO_LARGE` otherwise).
-fn regular_within(file: &std::fs::File, written: &str, cap: u64) -> Result<std::fs::Metadata> {
+pub(crate) fn regular_within(
+    file: &std::fs::File,
+    written: &str,
+    cap: u64,
+) -> Result<std::fs::Metadata> {
     let md = file.metadata().map_err(|e| Error::io(written, e))?;
     if !md.is_file() {
         return Err(Error::new(ErrorKind::NotRegular, written));

@@ -5,11 +5,18 @@
 //! ambient authority, in which files are named by a single plain name and
 //! replaced atomically (written to a temporary file, then renamed), so a
 //! reader never sees half a file and two writers never mix their bytes.
+//!
+//! The folder is read like any other: an entry is opened without following a
+//! symbolic link and without blocking, and must be a regular file, so a link,
+//! FIFO, socket or device planted under an entry's name is refused at once
+//! (`E_NOT_REGULAR`) instead of being followed or waited on; temporary files
+//! are created exclusively, so a name planted there is never written through.
 
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use camino::{Utf8Path, Utf8PathBuf};
+use cap_fs_ext::DirExtUtf8;
 use cap_std::AmbientAuthority;
 use cap_std::fs_utf8::Dir;
 
@@ -29,7 +36,7 @@ pub struct Store {
 /// no-op and atomic replacement alone keeps the entry whole.
 #[derive(Debug)]
 pub struct StoreLock {
-    _file: cap_std::fs_utf8::File,
+    _file: std::fs::File,
 }
 
 /// An entry of a [`Store`] mapped into memory, read-only: its bytes are the page cache's own,
@@ -84,16 +91,33 @@ impl Store {
 
     /// The bytes stored under `name`, or `None` when there is no such entry.
     pub fn read(&self, name: &str) -> Result<Option<Vec<u8>>> {
-        check(name)?;
-        let mut file = match self.dir.open(name) {
-            Ok(file) => file,
-            Err(e) if crate::error::is_not_found(&e) => return Ok(None),
-            Err(e) => return Err(Error::io(name, e)),
-        };
-        let len = file.metadata().map_or(0, |m| m.len());
-        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-        file.read_to_end(&mut bytes).map_err(|e| Error::io(name, e))?;
+        self.read_up_to(name, u64::MAX - 1)
+    }
+
+    /// The bytes stored under `name`, or `None` when there is no such entry; an entry of more
+    /// than `cap` bytes is `E_TOO_LARGE` (checked on the opened handle, and at most `cap + 1`
+    /// bytes are read).
+    pub fn read_up_to(&self, name: &str, cap: u64) -> Result<Option<Vec<u8>>> {
+        let Some(file) = self.open_entry(name)? else { return Ok(None) };
+        let md = crate::sandbox::regular_within(&file, name, cap)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(md.len()).unwrap_or(0));
+        file.take(cap.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| Error::io(name, e))?;
+        if bytes.len() as u64 > cap {
+            return Err(Error::new(ErrorKind::TooLarge, name)
+                .with_detail(format!("more than {cap} bytes, limit {cap}")));
+        }
         Ok(Some(bytes))
+    }
+
+    /// Opens the entry `name` for reading, without following a link or blocking; `None` when
+    /// there is none.
+    fn open_entry(&self, name: &str) -> Result<Option<std::fs::File>> {
+        check(name)?;
+        match crate::sandbox::open_file_nofollow(&self.dir, name) {
+            Ok(file) => Ok(Some(file)),
+            Err(e) if crate::error::is_not_found(&e) => Ok(None),
+            Err(e) => Err(refused(name, e)),
+        }
     }
 
     /// The bytes stored under `name` mapped into memory (read, off Unix: see [`Mapped`]), or
@@ -107,13 +131,8 @@ impl Store {
 
     #[cfg(unix)]
     fn map_unix(&self, name: &str) -> Result<Option<Mapped>> {
-        check(name)?;
-        let file = match self.dir.open(name) {
-            Ok(file) => file,
-            Err(e) if crate::error::is_not_found(&e) => return Ok(None),
-            Err(e) => return Err(Error::io(name, e)),
-        };
-        if file.metadata().map_err(|e| Error::io(name, e))?.len() == 0 {
+        let Some(file) = self.open_entry(name)? else { return Ok(None) };
+        if crate::sandbox::regular_within(&file, name, u64::MAX)?.len() == 0 {
             // Nothing to map (and an empty mapping is an error on some systems).
             return Ok(Some(Mapped(MappedBytes::Read(Vec::new()))));
         }
@@ -141,7 +160,8 @@ impl Store {
         let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
         let temp = format!(".{name}.{}.{n}.tmp", std::process::id());
         let written = (|| {
-            let mut file = self.dir.create(&temp)?;
+            let options = write_options(cap_std::fs::OpenOptions::new().create_new(true));
+            let mut file = self.dir.open_with(&temp, &options)?;
             for part in parts {
                 file.write_all(part)?;
             }
@@ -160,7 +180,7 @@ impl Store {
     /// overwritten either).
     pub fn create_new(&self, name: &str, bytes: &[u8]) -> Result<bool> {
         check(name)?;
-        let options = cap_std::fs::OpenOptions::new().write(true).create_new(true).clone();
+        let options = write_options(cap_std::fs::OpenOptions::new().create_new(true));
         let mut file = match self.dir.open_with(name, &options) {
             Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(false),
@@ -174,8 +194,9 @@ impl Store {
     /// write, so that two appenders never interleave their bytes.
     pub fn append(&self, name: &str, bytes: &[u8]) -> Result<()> {
         let _lock = self.lock(name)?;
-        let options = cap_std::fs::OpenOptions::new().append(true).create(true).clone();
-        let mut file = self.dir.open_with(name, &options).map_err(|e| Error::io(name, e))?;
+        let options = write_options(cap_std::fs::OpenOptions::new().append(true).create(true));
+        let mut file = self.dir.open_with(name, &options).map_err(|e| refused(name, e))?.into_std();
+        crate::sandbox::regular_within(&file, name, u64::MAX)?;
         file.write_all(bytes).and_then(|()| file.flush()).map_err(|e| Error::io(name, e))
     }
 
@@ -188,7 +209,7 @@ impl Store {
             }
             _ => {}
         }
-        let dir = self.dir.open_dir(name).map_err(|e| match e.kind() {
+        let dir = self.dir.open_dir_nofollow(name).map_err(|e| match e.kind() {
             // A file where a folder is wanted: no "no such file" for what is there.
             std::io::ErrorKind::NotADirectory => {
                 Error::new(crate::ErrorKind::Io, name).with_detail("a file is there, not a folder")
@@ -212,18 +233,44 @@ impl Store {
     pub fn lock(&self, name: &str) -> Result<StoreLock> {
         check(name)?;
         let lock_name = format!("{name}.lock");
+        let options = write_options(cap_std::fs::OpenOptions::new().create(true).truncate(false));
         let file = self
             .dir
-            .open_with(
-                &lock_name,
-                cap_std::fs::OpenOptions::new().create(true).truncate(false).write(true),
-            )
-            .map_err(|e| Error::io(&lock_name, e))?;
+            .open_with(&lock_name, &options)
+            .map_err(|e| refused(&lock_name, e))?
+            .into_std();
+        crate::sandbox::regular_within(&file, &lock_name, u64::MAX)?;
         #[cfg(unix)]
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
             .map_err(|e| Error::io(&lock_name, e.into()))?;
         Ok(StoreLock { _file: file })
     }
+}
+
+/// `options` for writing, without following a final link and, on Unix, without blocking (a
+/// FIFO with no reader fails at once) or taking a controlling terminal.
+fn write_options(options: &mut cap_std::fs::OpenOptions) -> cap_std::fs::OpenOptions {
+    use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
+    options.write(true).follow(FollowSymlinks::No);
+    #[cfg(unix)]
+    {
+        use cap_std::fs::OpenOptionsExt;
+        let flags = rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY;
+        options.custom_flags(flags.bits() as i32);
+    }
+    options.clone()
+}
+
+/// The error of opening an entry: a link where a file is wanted is `E_NOT_REGULAR`, as the
+/// FIFOs and devices that the handle's check refuses are.
+fn refused(name: &str, e: std::io::Error) -> Error {
+    #[cfg(unix)]
+    if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+        || e.raw_os_error() == Some(rustix::io::Errno::NXIO.raw_os_error())
+    {
+        return Error::new(ErrorKind::NotRegular, name);
+    }
+    Error::io(name, e)
 }
 
 /// Entry names are single plain file names.
