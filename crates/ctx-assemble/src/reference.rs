@@ -59,10 +59,16 @@ impl Walk<'_> {
         let resolved = match resolved {
             Ok(resolved) => resolved,
             Err(failure @ (Failure::Fs(_) | Failure::Other(Code::NotFound, _)))
-                if mention && failure.code() == Code::NotFound =>
+                if mention && unresolved(failure.code(), &written) =>
             {
-                // `@param` in prose is not a mistake: the text stays as written.
-                let message = failure.message() + &crate::walk::lines_hint(&written);
+                // `@param` in prose is not a mistake, nor is `@a.rs:10` (a colon is refused in
+                // a name, and lines are written `#L10`): the text stays as written.
+                let message = match failure.code() {
+                    Code::BadPath => {
+                        format!("no such file: {written} (a colon is refused in a name)")
+                    }
+                    _ => failure.message(),
+                } + &crate::walk::lines_hint(&written);
                 self.diagnose_item(item, Code::Unresolved, message.clone());
                 item.record.error =
                     Some(crate::record::ErrorRecord { code: Code::Unresolved, message });
@@ -319,4 +325,12 @@ impl Walk<'_> {
         }
         spent.content
     }
+}
+
+/// Whether a mention that failed with `code` is only unresolved (a warning, its text kept): a
+/// missing file, or a path whose last colon starts a line number (`@a.rs:10`), which names no
+/// file since a colon is refused in a name.
+fn unresolved(code: Code, written: &str) -> bool {
+    code == Code::NotFound
+        || (code == Code::BadPath && !crate::walk::lines_hint(written).is_empty())
 }
