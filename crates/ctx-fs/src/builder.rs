@@ -72,11 +72,33 @@ impl Default for IgnoreSettings {
     }
 }
 
+/// Who asked for a root: the user (the command line, the user's own configuration, an
+/// embedder), or a file of the workspace, whose roots are judged by the root rule on their
+/// real path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Origin {
+    User,
+    Project,
+}
+
+/// A root that a project file asked for and that was not opened
+/// ([`SandboxBuilder::project_root`], [`Sandbox::refused_roots`]).
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct RefusedRoot {
+    /// The root as it was given to the builder.
+    pub written: Utf8PathBuf,
+    /// What it would have been.
+    pub kind: RootKind,
+    /// Why not: `E_CONFIG` with the root rule's reason, or the error of opening it.
+    pub error: Error,
+}
+
 /// Configures and opens a [`Sandbox`].
 #[derive(Clone, Debug)]
 pub struct SandboxBuilder {
     workspace: Utf8PathBuf,
-    allow: Vec<(Utf8PathBuf, RootKind)>,
+    allow: Vec<(Utf8PathBuf, RootKind, Origin)>,
     home: Option<Utf8PathBuf>,
     deny: Vec<String>,
     ignore: IgnoreSettings,
@@ -119,10 +141,30 @@ impl SandboxBuilder {
     }
 
     /// Adds an extra read-only root of the given kind ([`RootKind::Workspace`] counts as
-    /// [`RootKind::Allowed`]: there is one workspace).
-    pub fn root(mut self, dir: impl Into<Utf8PathBuf>, kind: RootKind) -> SandboxBuilder {
+    /// [`RootKind::Allowed`]: there is one workspace). A root that lies inside the workspace
+    /// is opened through the workspace's handle, so it never leads out of it; any other is
+    /// opened by its path, as the user gave it. One that cannot be opened fails
+    /// [`SandboxBuilder::open`].
+    pub fn root(self, dir: impl Into<Utf8PathBuf>, kind: RootKind) -> SandboxBuilder {
+        self.add(dir.into(), kind, Origin::User)
+    }
+
+    /// Adds a root that a file of the workspace asks for (a configuration found there, a
+    /// solution's source folders), as [`SandboxBuilder::root`] does, except that it is judged
+    /// where it really is: the real path of the opened handle (where every link on the way
+    /// leads) must pass the root rule ([`root_refusal`](crate::root_refusal)): never a file
+    /// system root, a system folder, the home folder or above, a denied or hidden folder of
+    /// the home folder. A root that fails the rule or cannot be opened is left out and listed
+    /// by [`Sandbox::refused_roots`]; it never fails the build.
+    ///
+    /// Whether the user trusts such a root at all is the caller's decision, made before.
+    pub fn project_root(self, dir: impl Into<Utf8PathBuf>, kind: RootKind) -> SandboxBuilder {
+        self.add(dir.into(), kind, Origin::Project)
+    }
+
+    fn add(mut self, dir: Utf8PathBuf, kind: RootKind, origin: Origin) -> SandboxBuilder {
         let kind = if kind == RootKind::Workspace { RootKind::Allowed } else { kind };
-        self.allow.push((dir.into(), kind));
+        self.allow.push((dir, kind, origin));
         self
     }
 
@@ -185,25 +227,7 @@ impl SandboxBuilder {
     /// opened here.
     pub fn open(self, ambient_authority: AmbientAuthority) -> Result<Sandbox> {
         let deny = DenyList::new(&self.deny)?;
-        let mut roots = Vec::new();
-        let mut all = vec![(self.workspace.clone(), RootKind::Workspace)];
-        for (dir, kind) in &self.allow {
-            all.push(match home_relative(dir.as_str()) {
-                // `~` and `~/sub` are the home directory and a folder in it, which serve home
-                // paths and absolute ones, never relative paths.
-                Some(rest) => {
-                    let home = self.home.as_ref().ok_or_else(|| {
-                        Error::new(ErrorKind::Config, dir.as_str())
-                            .with_detail("cannot open root: no home directory is known")
-                    })?;
-                    (home.join(rest), RootKind::Home)
-                }
-                None => (dir.clone(), *kind),
-            });
-        }
-        for (dir, kind) in &all {
-            roots.push(Root::open(dir, *kind, ambient_authority)?);
-        }
+        let workspace = Root::open(&self.workspace, RootKind::Workspace, ambient_authority)?;
         let cache = moka::sync::Cache::builder()
             .max_capacity(self.cache_bytes)
             .time_to_live(self.cache_ttl)
@@ -211,8 +235,9 @@ impl SandboxBuilder {
                 u32::try_from(key.1.len() + value.content.weight() + 64).unwrap_or(u32::MAX)
             })
             .build();
-        Ok(Sandbox {
-            roots,
+        let mut sandbox = Sandbox {
+            roots: vec![workspace],
+            refused: Vec::new(),
             home: self.home.as_deref().map(|h| absolute_comps(h.as_str())),
             deny,
             ignore: self.ignore,
@@ -221,7 +246,59 @@ impl SandboxBuilder {
             cache_on: self.cache_bytes > 0,
             fast_path: self.fast_path,
             overlay: self.overlay,
-        })
+        };
+        for (dir, kind, origin) in self.allow {
+            let opened = match home_relative(dir.as_str()) {
+                // `~` and `~/sub` are the home directory and a folder in it, which serve home
+                // paths and absolute ones, never relative paths.
+                Some(rest) => match &self.home {
+                    Some(home) => sandbox.open_root(&home.join(rest), RootKind::Home, origin),
+                    None => Err(Error::new(ErrorKind::Config, dir.as_str())
+                        .with_detail("cannot open root: no home directory is known")),
+                },
+                None => sandbox.open_root(&dir, kind, origin),
+            };
+            match (opened, origin) {
+                (Ok(root), _) => sandbox.roots.push(root),
+                (Err(error), Origin::Project) => {
+                    sandbox.refused.push(RefusedRoot { written: dir, kind, error });
+                }
+                (Err(error), Origin::User) => return Err(error),
+            }
+        }
+        Ok(sandbox)
+    }
+}
+
+impl Sandbox {
+    /// Opens an extra root: through the workspace's handle when its path lies in the
+    /// workspace, by its path otherwise; a project's root must then pass the root rule where
+    /// it really is.
+    fn open_root(&self, path: &Utf8Path, kind: RootKind, origin: Origin) -> Result<Root> {
+        let given = absolute_comps(absolute(path)?.as_str());
+        let workspace = &self.roots[0];
+        let inside = given
+            .strip_prefix(workspace.given.as_slice())
+            .or_else(|| given.strip_prefix(workspace.canonical.as_slice()));
+        if let Some(inside) = inside {
+            let location = crate::location::Location::new(crate::RootId::WORKSPACE, inside);
+            let (comps, dir) = self.open_dir(&location, path.as_str())?;
+            let mut canonical = workspace.canonical.clone();
+            canonical.extend(comps);
+            let display = joined(&canonical);
+            return Ok(Root { dir, canonical, given, display, kind });
+        }
+        let root = Root::open(path, kind, cap_std::ambient_authority())?;
+        if origin == Origin::Project {
+            let home = self.home.as_deref().map(joined);
+            if let Some(why) =
+                crate::root_refusal(root.display.as_str(), home.as_ref().map(|h| h.as_str()))
+            {
+                let detail = format!("not opened: it leads to {}, {why}", root.display);
+                return Err(Error::new(ErrorKind::Config, path.as_str()).with_detail(detail));
+            }
+        }
+        Ok(root)
     }
 }
 
@@ -237,7 +314,9 @@ pub(crate) struct Root {
 }
 
 impl Root {
-    #[allow(clippy::disallowed_methods)]
+    /// Opens the root at `path` with ambient authority; its canonical path is the real path
+    /// of the opened handle, so a link swapped in after the open cannot make it look like
+    /// another folder.
     pub(crate) fn open(path: &Utf8Path, kind: RootKind, ambient: AmbientAuthority) -> Result<Root> {
         let fail = |e: io::Error| {
             Error::new(ErrorKind::Config, path.as_str())
@@ -245,23 +324,73 @@ impl Root {
                 .with_source(e)
         };
         let dir = Dir::open_ambient_dir(path, ambient).map_err(fail)?;
-        let canonical = std::fs::canonicalize(path).map_err(fail)?;
-        let canonical = Utf8PathBuf::try_from(canonical).map_err(|e| fail(e.into_io_error()))?;
-        let absolute = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            let cwd = std::env::current_dir().map_err(fail)?;
-            let cwd = Utf8PathBuf::try_from(cwd).map_err(|e| fail(e.into_io_error()))?;
-            cwd.join(path)
-        };
+        let canonical = real_path(&dir, path).map_err(fail)?;
         Ok(Root {
             dir,
             canonical: absolute_comps(canonical.as_str()),
-            given: absolute_comps(absolute.as_str()),
+            given: absolute_comps(absolute(path)?.as_str()),
             display: canonical,
             kind,
         })
     }
+}
+
+/// `path` made absolute from the current directory, lexically.
+#[allow(clippy::disallowed_methods)] // The current directory, before any root is opened.
+fn absolute(path: &Utf8Path) -> Result<Utf8PathBuf> {
+    if path.is_absolute() {
+        return Ok(path.to_path_buf());
+    }
+    let fail = |e: io::Error| {
+        Error::new(ErrorKind::Config, path.as_str())
+            .with_detail(format!("cannot open root: {e}"))
+            .with_source(e)
+    };
+    let cwd = std::env::current_dir().map_err(fail)?;
+    let cwd = Utf8PathBuf::try_from(cwd).map_err(|e| fail(e.into_io_error()))?;
+    Ok(cwd.join(path))
+}
+
+/// Components back to an absolute path.
+fn joined(comps: &[String]) -> Utf8PathBuf {
+    if comps.first().is_some_and(|c| c.len() == 2 && c.ends_with(':')) {
+        return Utf8PathBuf::from(format!("{}/{}", comps[0], comps[1..].join("/")));
+    }
+    Utf8PathBuf::from(format!("/{}", comps.join("/")))
+}
+
+/// The real path of the folder `dir` opened at `path`: on Linux, where the kernel says the
+/// handle is (`/proc/self/fd`); elsewhere, or without `/proc`, the canonical form of `path`,
+/// checked on Unix to be the very folder of the handle (same device and inode).
+#[allow(clippy::disallowed_methods)] // Looks up the roots' own handles, before any sandbox.
+fn real_path(dir: &Dir, path: &Utf8Path) -> io::Result<Utf8PathBuf> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::{AsFd, AsRawFd};
+        let link = format!("/proc/self/fd/{}", dir.as_fd().as_raw_fd());
+        if let Ok(target) = std::fs::read_link(link)
+            && let Ok(target) = Utf8PathBuf::try_from(target)
+            && target.as_str().starts_with('/')
+            && !target.as_str().ends_with(" (deleted)")
+        {
+            return Ok(target);
+        }
+    }
+    let canonical = std::fs::canonicalize(path)?;
+    let canonical = Utf8PathBuf::try_from(canonical).map_err(|e| e.into_io_error())?;
+    #[cfg(unix)]
+    {
+        use cap_std::fs::MetadataExt as _;
+        use std::os::unix::fs::MetadataExt as _;
+        let held = dir.dir_metadata()?;
+        let named = std::fs::metadata(&canonical)?;
+        if (held.dev(), held.ino()) != (named.dev(), named.ino()) {
+            return Err(io::Error::other("the folder changed while it was opened"));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(canonical)
 }
 
 /// Splits an absolute path into normalised components.

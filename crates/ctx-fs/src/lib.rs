@@ -82,6 +82,7 @@ mod error;
 mod location;
 mod overlay;
 mod path;
+mod root_rule;
 mod sandbox;
 mod store;
 mod stream;
@@ -90,7 +91,7 @@ mod walk;
 #[cfg(feature = "watch")]
 mod watch;
 
-pub use builder::{IgnoreSettings, Limits, SandboxBuilder};
+pub use builder::{IgnoreSettings, Limits, RefusedRoot, SandboxBuilder};
 pub use cap_std::AmbientAuthority;
 pub use ctx_diagnostics::{Code, Severity};
 pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode, decode_owned};
@@ -99,6 +100,7 @@ pub use error::{Error, ErrorKind, Result};
 pub use location::{FileKind, Location, RootId, RootKind, Stat};
 pub use overlay::Overlay;
 pub use path::{MAX_NAME_BYTES, MAX_PATH_BYTES};
+pub use root_rule::{RootRefusal, root_refusal};
 pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
 pub use store::{Mapped, Store, StoreLock};
 pub use stream::{Ended, STREAM_PART_BYTES, Streamed, TextStream};
