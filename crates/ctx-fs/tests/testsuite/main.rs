@@ -12,6 +12,7 @@ mod prop;
 mod race;
 mod read;
 mod resolve;
+mod roots;
 mod store;
 mod stream;
 mod symlinks;
