@@ -29,6 +29,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["ctx-diagnostics", "ctx-syntax", "ctx-fs", "ctx-preprocess", "ctx-assemble"],
     ),
     ("ctx-suggest", &["ctx-diagnostics", "ctx-fs"]),
+    ("ctx-trust", &["ctx-diagnostics", "ctx-fs"]),
     (
         "ctx",
         &[
@@ -40,6 +41,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ctx-conversation",
             "ctx-sources",
             "ctx-suggest",
+            "ctx-trust",
         ],
     ),
     ("ctx-lsp", &["ctx"]),

@@ -335,6 +335,18 @@ impl Root {
     }
 }
 
+/// Where `path` really is, every symbolic link followed, when it exists: a look at the disk
+/// that opens and reads nothing (for showing and comparing roots before any is opened).
+///
+/// # Ambient Authority
+///
+/// This looks up `path` in the process's ambient file system namespace.
+#[allow(clippy::disallowed_methods)] // A lookup by path, before any root is opened.
+pub fn real_path_of(path: &Utf8Path, _ambient: AmbientAuthority) -> Option<Utf8PathBuf> {
+    let real = std::fs::canonicalize(path).ok()?;
+    Utf8PathBuf::try_from(real).ok()
+}
+
 /// `path` made absolute from the current directory, lexically.
 #[allow(clippy::disallowed_methods)] // The current directory, before any root is opened.
 fn absolute(path: &Utf8Path) -> Result<Utf8PathBuf> {

@@ -91,7 +91,7 @@ mod walk;
 #[cfg(feature = "watch")]
 mod watch;
 
-pub use builder::{IgnoreSettings, Limits, RefusedRoot, SandboxBuilder};
+pub use builder::{IgnoreSettings, Limits, RefusedRoot, SandboxBuilder, real_path_of};
 pub use cap_std::AmbientAuthority;
 pub use ctx_diagnostics::{Code, Severity};
 pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode, decode_owned};

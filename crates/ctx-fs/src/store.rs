@@ -84,6 +84,24 @@ impl Store {
         Ok(Store { dir, path })
     }
 
+    /// Opens the directory at `path` when it exists, without creating it: `None` when there
+    /// is nothing there (a store that is only read need not exist).
+    ///
+    /// # Ambient Authority
+    ///
+    /// As [`Store::open`].
+    pub fn open_existing(
+        path: impl Into<Utf8PathBuf>,
+        ambient: AmbientAuthority,
+    ) -> Result<Option<Store>> {
+        let path = path.into();
+        match Dir::open_ambient_dir(&path, ambient) {
+            Ok(dir) => Ok(Some(Store { dir, path })),
+            Err(e) if crate::error::is_not_found(&e) => Ok(None),
+            Err(e) => Err(Error::io(path.as_str(), e)),
+        }
+    }
+
     /// Where the store lives.
     pub fn path(&self) -> &Utf8Path {
         &self.path
