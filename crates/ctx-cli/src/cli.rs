@@ -35,6 +35,8 @@ pub(crate) enum Command {
     /// How each query resolves: through the workspace, the source index, a source root or a
     /// unique file name.
     Resolve(crate::sources::ResolveArgs),
+    /// Show the folders outside the workspace that its files ask to open, and trust them.
+    Trust(crate::trust::TrustArgs),
     /// Create `.ctx/rules/default.md` and a commented `ctx.toml` where missing.
     Init(crate::conversation::InitArgs),
     /// The active rules of the rules folder assembled into one system prompt.

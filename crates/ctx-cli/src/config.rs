@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context as _, bail};
+use anyhow::bail;
 use serde::Deserialize;
 
 use crate::cli::ColorChoice;
@@ -88,129 +88,307 @@ pub(crate) struct Config {
     pub(crate) max_image_bytes: Option<u64>,
 }
 
+/// Who wrote a configuration: the workspace's own (found in the root: a cloned repository's),
+/// or the user's (named with `--config`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Origin {
+    /// `ctx.toml` or `.ctx/config.toml` found in the workspace: it may ask for roots, which
+    /// the user trusts or not, and lower bounds, never raise them.
+    #[default]
+    Workspace,
+    /// Named by the user: as trusted as the command line.
+    User,
+}
+
+/// A setting of the configuration that is not used, with where it is (`W_CONFIG`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Ignored {
+    /// `path:line:col`.
+    pub(crate) at: String,
+    pub(crate) message: String,
+}
+
 /// A configuration and the directory its relative paths start from.
 #[derive(Debug, Default)]
 pub(crate) struct Loaded {
     pub(crate) config: Config,
     /// The directory of the file (relative paths in it start here).
     pub(crate) dir: PathBuf,
-    /// The file read, if any.
-    pub(crate) path: Option<PathBuf>,
+    /// The file read, if any, as shown to the user.
+    pub(crate) path: Option<String>,
+    pub(crate) origin: Origin,
+    /// Settings of a workspace's configuration that were ignored.
+    pub(crate) ignored: Vec<Ignored>,
 }
 
-/// Loads `explicit`, or the default file of `root` if there is one.
-#[allow(clippy::disallowed_methods)] // The configuration file is read before any sandbox exists.
+/// The names of a workspace's own configuration, in the order they are looked for.
+const WORKSPACE_CONFIGS: [&str; 2] = ["ctx.toml", ".ctx/config.toml"];
+
+/// Loads `explicit`, or the default file of `root` if there is one. Both are read like any
+/// other file, through a sandbox (docs/security.md).
 pub(crate) fn load(root: &Path, explicit: Option<&Path>) -> anyhow::Result<Loaded> {
-    let path = match explicit {
-        Some(path) => path.to_path_buf(),
-        None => {
-            let candidates = [root.join("ctx.toml"), root.join(".ctx").join("config.toml")];
-            match candidates.into_iter().find(|p| p.is_file()) {
-                Some(path) => path,
-                None => return Ok(Loaded { dir: root.to_path_buf(), ..Loaded::default() }),
-            }
+    let (read, origin, dir) = match explicit {
+        Some(path) => {
+            let read = ctx::read_user_config(path).map_err(|e| {
+                anyhow::anyhow!("cannot read the configuration file {}: {e}", path.display())
+            })?;
+            let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+            (read, Origin::User, dir)
         }
+        None => match ctx::read_workspace_config(root, &WORKSPACE_CONFIGS) {
+            Ok(Some(read)) => {
+                let dir = root.join(&read.path).parent().map(Path::to_path_buf).unwrap_or_default();
+                (read, Origin::Workspace, dir)
+            }
+            Ok(None) => return Ok(Loaded { dir: root.to_path_buf(), ..Loaded::default() }),
+            Err(e) => bail!("cannot read the configuration of {}: {e}", root.display()),
+        },
     };
-    let bytes = std::fs::read(&path)
-        .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
-    let Ok(text) = String::from_utf8(bytes) else {
-        bail!("bad configuration {}: not UTF-8 text", path.display());
+    let shown = match origin {
+        Origin::Workspace => root.join(&read.path).display().to_string(),
+        Origin::User => read.path.clone(),
     };
-    let config =
-        parse(&text).map_err(|e| anyhow::anyhow!("bad configuration {}: {e}", path.display()))?;
-    tracing::info!(path = %path.display(), "configuration loaded");
-    let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+    let mut config =
+        parse(&read.text).map_err(|e| anyhow::anyhow!("bad configuration {shown}:{e}"))?;
+    let ignored = match origin {
+        Origin::Workspace => no_raised_bounds(&mut config, &read.text, &shown),
+        Origin::User => Vec::new(),
+    };
+    tracing::info!(path = %shown, "configuration loaded");
     let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
-    Ok(Loaded { config, dir, path: Some(path) })
+    Ok(Loaded { config, dir, path: Some(shown), origin, ignored })
 }
 
-/// Why a root that a configuration found in the workspace asks for is not trusted, if it is
-/// not: a file system root, a system folder or anything in one, a folder holding the home
-/// directory, a hidden folder of the home directory (tools' settings and tokens), a folder
-/// the deny list covers (`~/.ssh`, a `.git`), or a `~` path that leads out of the home
-/// directory (`~/..`). A cloned repository's `ctx.toml` must not widen the sandbox to the
-/// machine or to the user's secrets (docs/security.md); roots given on the command line, or
-/// by a configuration named with `--config`, are the user's.
-#[allow(clippy::disallowed_methods)] // Interprets the configuration, before any sandbox exists.
-pub(crate) fn untrusted_root(dir: &Path) -> Option<&'static str> {
-    // Whole trees of the system; `/home` and `/root` only as themselves (projects live below).
-    const SYSTEM_TREES: [&str; 12] = [
-        "/bin", "/boot", "/dev", "/etc", "/lib", "/lib64", "/proc", "/run", "/sbin", "/sys",
-        "/usr", "/var",
-    ];
-    const SYSTEM: [&str; 2] = ["/root", "/home"];
-    let home = std::env::home_dir().and_then(|h| h.canonicalize().ok());
-    let written = dir.to_str().unwrap_or_default();
-    let dir = match written.strip_prefix('~') {
-        Some(rest) if rest.is_empty() || rest.starts_with('/') => {
-            let home = home.as_ref()?;
-            let lexical = lexically_normal(&home.join(rest.trim_start_matches('/')));
-            if !lexical.starts_with(home) {
-                return Some("outside the home directory");
-            }
-            lexical
+/// Removes from a workspace's configuration the bounds it lifts (`0`, which means none) or
+/// raises above their defaults: a repository's configuration comes with its documents, and
+/// may tighten what a run spends on them but never loosen it (docs/security.md). Each one is
+/// reported, with its place.
+fn no_raised_bounds(config: &mut Config, text: &str, shown: &str) -> Vec<Ignored> {
+    let lim = ctx::Limits::default();
+    let sources = ctx::sources::DEFAULT_MAX_FILES as u64;
+    let mut ignored = Vec::new();
+    let mut bound = |key: &str, value: Option<u64>, default: u64, zero_lifts: bool| -> bool {
+        let Some(v) = value else { return false };
+        let raised = (v == 0 && zero_lifts) || v > default;
+        if raised {
+            let (line, col) = key_position(text, key).unwrap_or((1, 1));
+            ignored.push(Ignored {
+                at: format!("{shown}:{line}:{col}"),
+                message: format!(
+                    "`{key} = {v}` ignored: a configuration found in the workspace may lower \
+                     this bound (default {default}) but not lift or raise it; give it on the \
+                     command line, or in a configuration of your own (--config)"
+                ),
+            });
         }
-        _ => dir.to_path_buf(),
+        raised
     };
-    let real = dir.canonicalize().ok()?;
-    if real.parent().is_none() {
-        return Some("a file system root");
+    let n = |v: Option<usize>| v.map(|v| v as u64);
+    // `max_tokens` has no bound by default (0): any value of it only tightens.
+    if bound("max_includes", n(config.max_includes), lim.max_includes as u64, true) {
+        config.max_includes = None;
     }
-    if SYSTEM_TREES.iter().any(|s| real.starts_with(s))
-        || SYSTEM.iter().any(|s| real == Path::new(s))
-    {
-        return Some("a system folder");
+    if bound("max_output_bytes", config.max_output_bytes, lim.max_output_bytes, true) {
+        config.max_output_bytes = None;
     }
-    if home.as_ref().is_some_and(|home| *home == real) {
-        return Some("the home directory");
+    if bound("max_depth", n(config.max_depth), lim.max_depth as u64, true) {
+        config.max_depth = None;
     }
-    if home.as_ref().is_some_and(|home| home.starts_with(&real)) {
-        return Some("a folder holding the home directory");
+    if bound("max_scan_bytes", config.max_scan_bytes, lim.max_scan_bytes, true) {
+        config.max_scan_bytes = None;
     }
-    let names: Vec<&str> = real.iter().filter_map(|c| c.to_str()).collect();
-    if ctx::fs::builtin_denial(&names).is_some() {
-        return Some("a folder the deny list covers");
+    if bound("max_lines", n(config.max_lines), lim.max_lines as u64, true) {
+        config.max_lines = None;
     }
-    if let Some(home) = &home
-        && let Ok(inside) = real.strip_prefix(home)
-        && inside.iter().any(|c| c.to_str().is_some_and(|c| c.starts_with('.')))
-    {
-        return Some("a hidden folder of the home directory");
+    if bound("max_files", n(config.max_files), lim.max_files as u64, true) {
+        config.max_files = None;
     }
-    None
+    if bound("max_file_bytes", config.max_file_bytes, 1 << 20, true) {
+        config.max_file_bytes = None;
+    }
+    if bound("max_image_bytes", config.max_image_bytes, 20 << 20, true) {
+        config.max_image_bytes = None;
+    }
+    if bound("sources_max_files", n(config.sources_max_files), sources, true) {
+        config.sources_max_files = None;
+    }
+    if bound("history_tokens", n(config.history_tokens), 2000, false) {
+        config.history_tokens = None;
+    }
+    if bound("autocontext_max_files", n(config.autocontext_max_files), 5, false) {
+        config.autocontext_max_files = None;
+    }
+    if bound("autocontext_max_tokens", n(config.autocontext_max_tokens), 2000, false) {
+        config.autocontext_max_tokens = None;
+    }
+    ignored
 }
 
-/// `path` with `.` and `..` applied to its text, without looking at the disk.
-fn lexically_normal(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for comp in path.components() {
-        match comp {
-            std::path::Component::ParentDir => {
-                out.pop();
+/// The 1-based line and column (in characters) of the top-level `key` of a TOML text.
+pub(crate) fn key_position(text: &str, key: &str) -> Option<(usize, usize)> {
+    let table = toml::de::DeTable::parse(text).ok()?;
+    let (k, _) = table.get_ref().iter().find(|(k, _)| k.get_ref().as_ref() == key)?;
+    Some(line_col(text, k.span().start))
+}
+
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let at = at.min(text.len());
+    let at = (0..=at).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+    let before = &text[..at];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (1 + before.matches('\n').count(), 1 + before[line_start..].chars().count())
+}
+
+/// Every key of [`Config`], for "did you mean" (a test checks it against the struct).
+const KEYS: &[&str] = &[
+    "allow",
+    "deny",
+    "defines",
+    "format",
+    "mode",
+    "dialect",
+    "on_error",
+    "sln",
+    "compile_commands",
+    "no_sources",
+    "sources_max_files",
+    "strict",
+    "max_tokens",
+    "max_file_bytes",
+    "max_lines",
+    "max_files",
+    "max_depth",
+    "max_output_bytes",
+    "max_includes",
+    "max_scan_bytes",
+    "tokens",
+    "line_numbers",
+    "no_code_skip",
+    "no_mentions",
+    "no_includes",
+    "no_directives",
+    "recursive_extensions",
+    "color",
+    "quiet",
+    "autocontext",
+    "autocontext_max_files",
+    "autocontext_max_tokens",
+    "suggest_symbols",
+    "rules_dir",
+    "active_rules",
+    "history_tokens",
+    "max_image_bytes",
+];
+
+/// Parses a configuration. The error (after the file name: `:line:col: …`) names the key
+/// where it is one of ctx's and says what was expected, and never quotes the file: a
+/// "configuration" that is really another file (a link to credentials) must not be printed
+/// back through an error message.
+pub(crate) fn parse(text: &str) -> Result<Config, String> {
+    let err = match toml::de::DeTable::parse(text) {
+        Err(e) => e,
+        Ok(_) => match toml::from_str::<Config>(text) {
+            Ok(config) => return Ok(config),
+            Err(e) => e,
+        },
+    };
+    let at = err.span().map_or(0, |s| s.start);
+    let (line, col) = line_col(text, at);
+    let key = err.span().and_then(|span| key_at(text, span));
+    let what = describe(err.message());
+    Err(match key {
+        Some(key) => format!("{line}:{col}: key `{key}`: {what}"),
+        None => format!("{line}:{col}: {what}"),
+    })
+}
+
+/// The known key whose name or value holds `span`, if any.
+fn key_at(text: &str, span: std::ops::Range<usize>) -> Option<String> {
+    let table = toml::de::DeTable::parse(text).ok()?;
+    let mut found = None;
+    let holds = |r: std::ops::Range<usize>| r.start <= span.start && span.end <= r.end;
+    for (k, v) in table.get_ref().iter() {
+        let name = k.get_ref().as_ref();
+        if holds(k.span()) || holds(v.span()) {
+            found = Some(name.to_owned());
+        }
+        if let toml::de::DeValue::Table(inner) = v.get_ref() {
+            for (ik, iv) in inner.iter() {
+                let inner = ik.get_ref().as_ref();
+                if (holds(ik.span()) || holds(iv.span())) && ctx::preprocess::is_macro_name(inner) {
+                    found = Some(format!("{name}.{inner}"));
+                }
             }
-            std::path::Component::CurDir => {}
-            other => out.push(other),
+        }
+    }
+    found.filter(|k| KEYS.contains(&k.split('.').next().unwrap_or_default()))
+}
+
+/// serde's and toml's message with nothing of the file in it: unknown keys and values are
+/// not quoted (an unknown key is named only as the known one it is close to), types are
+/// named by kind.
+fn describe(message: &str) -> String {
+    let message = message.trim_end();
+    if let Some(rest) = message.strip_prefix("unknown field `") {
+        let unknown = rest.split('`').next().unwrap_or_default();
+        let close = KEYS
+            .iter()
+            .map(|k| (strsim::damerau_levenshtein(k, unknown), *k))
+            .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+            .min();
+        return match close {
+            Some((_, k)) => format!("unknown key (did you mean `{k}`?)"),
+            None => "unknown key (the keys are listed in docs/cli.md)".to_owned(),
+        };
+    }
+    for (prefix, what) in [("invalid type: ", "wrong type"), ("invalid value: ", "invalid value")] {
+        if let Some(rest) = message.strip_prefix(prefix) {
+            let found = rest.split_whitespace().next().unwrap_or("value").trim_end_matches(',');
+            let expected = rest.rsplit_once(", expected ").map_or("", |(_, e)| e);
+            return format!("{what}: expected {}, found {}", kind(expected), article(found));
+        }
+    }
+    if let Some(rest) = message.strip_prefix("unknown variant `") {
+        let expected = rest.split_once(", expected ").map_or("", |(_, e)| e);
+        return format!("unknown value, expected {expected}");
+    }
+    without_quotes(message)
+}
+
+/// serde's name of an expected type in words.
+fn kind(expected: &str) -> String {
+    match expected {
+        "usize" | "u64" | "u32" | "u16" | "u8" | "i64" | "i32" => "a whole number".to_owned(),
+        "a sequence" => "a list".to_owned(),
+        "a map" => "a table".to_owned(),
+        other => other.to_owned(),
+    }
+}
+
+fn article(kind: &str) -> String {
+    match kind {
+        "integer" => "a whole number".to_owned(),
+        "sequence" => "a list".to_owned(),
+        "map" => "a table".to_owned(),
+        other => format!("a {other}"),
+    }
+}
+
+/// `message` with every quoted part longer than a punctuation token (`` `=` ``) removed.
+fn without_quotes(message: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in message.split('`').enumerate() {
+        if i % 2 == 0 {
+            out.push_str(part);
+        } else if part.chars().count() <= 3 && !part.chars().any(char::is_alphanumeric) {
+            out.push('`');
+            out.push_str(part);
+            out.push('`');
+        } else {
+            out.push('…');
         }
     }
     out
-}
-
-/// Parses a configuration; the error names the key and its line.
-pub(crate) fn parse(text: &str) -> Result<Config, String> {
-    toml::from_str::<Config>(text).map_err(|e| {
-        let message = e.message().trim_end().to_owned();
-        let Some(span) = e.span() else { return message };
-        let start = span.start.min(text.len());
-        let line = 1 + text[..start].matches('\n').count();
-        let line_text = text[..start].rsplit('\n').next().unwrap_or("").to_owned()
-            + text[start..].split('\n').next().unwrap_or("");
-        match line_text.split_once('=') {
-            Some((key, _)) if !key.trim().is_empty() => {
-                format!("line {line}, key `{}`: {message}", key.trim())
-            }
-            _ => format!("line {line}: {message}"),
-        }
-    })
 }
 
 #[cfg(test)]
@@ -220,10 +398,50 @@ mod tests {
     #[test]
     fn unknown_keys_and_wrong_types_name_the_key_and_line() {
         let err = parse("strict = true\nmax_tokes = 3\n").unwrap_err();
-        assert!(err.starts_with("line 2, key `max_tokes`: unknown field `max_tokes`"), "{err}");
+        assert_eq!(err, "2:1: unknown key (did you mean `max_tokens`?)");
         let err = parse("\n\nmax_tokens = \"many\"\n").unwrap_err();
-        assert!(err.starts_with("line 3, key `max_tokens`:"), "{err}");
+        assert_eq!(
+            err,
+            "3:14: key `max_tokens`: wrong type: expected a whole number, found a string"
+        );
+        let err = parse("[defines]\nDEBUG = 1\n").unwrap_err();
+        assert!(err.starts_with("2:9: key `defines.DEBUG`: wrong type"), "{err}");
         let ok = parse("allow = [\"../shared\"]\n[defines]\nDEBUG = \"1\"\n").unwrap();
         assert_eq!(ok.defines.unwrap()["DEBUG"], "1");
+    }
+
+    /// A file that is not a configuration (credentials linked in as `ctx.toml`) is never
+    /// quoted back: only where parsing failed.
+    #[test]
+    fn errors_never_quote_the_file() {
+        let docker =
+            "{\n  \"auths\": {\n    \"registry\": { \"auth\": \"dXNlcjpzM2NyZXQ=\" }\n  }\n}\n";
+        let netrc = "machine example.com login me password hunter2secret\n";
+        let keys = "AKIAIOSFODNN7EXAMPLE = \"wJalrXUtnFEMIK7MDENG\"\n";
+        let typed = "max_tokens = \"s3cr3t-token-value\"\n";
+        let table = "[aws_secret_access_key]\nvalue = 1\n";
+        for (text, secrets) in [
+            (docker, &["auths", "dXNlcjpzM2NyZXQ", "registry"][..]),
+            (netrc, &["hunter2secret", "example.com", "machine"]),
+            (keys, &["AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMIK7MDENG"]),
+            (typed, &["s3cr3t-token-value"]),
+            (table, &["aws_secret_access_key"]),
+        ] {
+            let err = parse(text).unwrap_err();
+            for secret in secrets {
+                assert!(!err.contains(secret), "{err} quotes {secret}");
+            }
+            assert!(err.split(':').next().unwrap().parse::<u32>().is_ok(), "{err} names a line");
+        }
+    }
+
+    #[test]
+    fn the_keys_are_the_configs() {
+        let text: String = KEYS.iter().map(|k| format!("{k} = 0\n")).collect();
+        // Each key is known (a wrong type is the only complaint, never an unknown key).
+        for line in text.lines() {
+            let err = parse(line).err().unwrap_or_default();
+            assert!(!err.contains("unknown key"), "{line}: {err}");
+        }
     }
 }

@@ -22,6 +22,7 @@ mod refs;
 mod settings;
 mod sources;
 mod suggest;
+mod trust;
 mod watch;
 
 use std::io::{self, IsTerminal, Write};
@@ -99,6 +100,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Complete(args) => complete::run(&settings, args),
         Command::Lsp => lsp::run(&settings),
         Command::Mcp => mcp::run(&settings),
+        Command::Trust(args) => trust::run(&settings, args),
         Command::Init(args) => conversation::init(&settings, args),
         Command::SystemPrompt(args) => conversation::system_prompt(&settings, args),
         Command::Messages(args) => conversation::messages(&settings, args),
@@ -144,6 +146,12 @@ fn init_logging(verbose: u8, quiet: bool, long_running: bool) {
         .without_time()
         .with_target(false)
         .try_init();
+}
+
+/// A message that may carry text from files (paths from project files, a configuration's
+/// values) with its control and hidden characters made visible, for the terminal.
+pub(crate) fn notice_text(message: &str) -> std::borrow::Cow<'_, str> {
+    ctx::assemble::sanitize::sanitize(message).text
 }
 
 /// What writing a run's output came to: a closed standard output (`ctx check x | head -1`)

@@ -63,6 +63,15 @@ pub(crate) struct Settings {
     sources_max_files: Option<usize>,
     /// The conversation keys of the configuration file.
     pub(crate) conversation: crate::conversation::ConversationConfig,
+    /// Roots a configuration found in the workspace asks for.
+    project_allow: Vec<PathBuf>,
+    /// That configuration, as its roots' asker is named.
+    asked_by: Option<String>,
+    /// Settings of that configuration that are ignored (`W_CONFIG`).
+    ignored: Vec<config::Ignored>,
+    /// `-q` on the command line: a workspace's own `quiet` does not hide what the workspace
+    /// was refused.
+    cli_quiet: bool,
 }
 
 /// Where the source index of an out-of-source build comes from.
@@ -70,8 +79,9 @@ pub(crate) struct Settings {
 pub(crate) enum Sources {
     /// The one solution or database of the root or `build/`, if there is exactly one.
     Auto,
-    /// This file (`--sln`, `--compile-commands`, or the configuration).
-    Named(PathBuf),
+    /// This file (`--sln`, `--compile-commands`, or the configuration), and whether the user
+    /// named it (its source folders need no trust then).
+    Named(PathBuf, bool),
     /// None (`--no-sources`).
     Off,
 }
@@ -89,46 +99,39 @@ impl Settings {
         let loaded = config::load(&root, args.config.as_deref())?;
         let file = &loaded.config;
         let bad = |key: &str, err: String| {
-            let path = loaded.path.as_ref().map(|p| p.display().to_string()).unwrap_or_default();
+            let path = loaded.path.clone().unwrap_or_default();
             anyhow::anyhow!("bad configuration {path}: key `{key}`: {err}")
         };
 
         // A configured root is relative to the configuration's folder, but `~` and `~/sub`
-        // name the home directory wherever they are written.
+        // name the home directory wherever they are written. The user's own roots are opened
+        // as they are; those of a configuration found in the workspace are asked for, and
+        // opened after the root rule and the user's trust (docs/security.md).
         let home = |dir: &PathBuf| dir.to_str().is_some_and(|d| d == "~" || d.starts_with("~/"));
-        let mut allow: Vec<PathBuf> = file
+        let configured: Vec<PathBuf> = file
             .allow
             .iter()
             .flatten()
             .map(|dir| if home(dir) { dir.clone() } else { loaded.dir.join(dir) })
             .collect();
-        if args.config.is_none()
-            && let Some(path) = &loaded.path
-        {
-            for dir in &allow {
-                if let Some(why) = config::untrusted_root(dir) {
-                    bail!(
-                        "bad configuration {}: key `allow`: {} is {why}; a configuration found in \
-                         the workspace may not open it (give it with --allow, or name a \
-                         configuration of your own with --config)",
-                        path.display(),
-                        dir.display()
-                    );
-                }
-            }
-        }
+        let (mut allow, project_allow) = match loaded.origin {
+            config::Origin::User => (configured, Vec::new()),
+            config::Origin::Workspace => (Vec::new(), configured),
+        };
         allow.extend(args.allow.iter().cloned());
         let deny = file.deny.clone().unwrap_or_default();
         // The command line wins over the file: a solution named there overrides the file's
-        // `no_sources`, and `--no-sources` the file's solution.
+        // `no_sources`, and `--no-sources` the file's solution. A solution the user names is
+        // trusted with its source folders; one a workspace's configuration names is not.
         let sources = if args.no_sources {
             Sources::Off
         } else if let Some(named) = args.sln.as_ref().or(args.compile_commands.as_ref()) {
-            Sources::Named(std::path::absolute(named)?)
+            Sources::Named(std::path::absolute(named)?, true)
         } else if file.no_sources.unwrap_or(false) {
             Sources::Off
         } else if let Some(named) = file.sln.as_ref().or(file.compile_commands.as_ref()) {
-            Sources::Named(std::path::absolute(loaded.dir.join(named))?)
+            let trusted = loaded.origin == config::Origin::User;
+            Sources::Named(std::path::absolute(loaded.dir.join(named))?, trusted)
         } else {
             Sources::Auto
         };
@@ -172,32 +175,6 @@ impl Settings {
 
         let flag = |cli: bool, file: Option<bool>| cli || file.unwrap_or(false);
         let defaults = Limits::default();
-        // The bounds of a run (include count, output, nesting, bytes searched) hold against
-        // a document written to exhaust them; a configuration found in the workspace comes
-        // with the documents, so it may tighten them but not lift (0) or raise them.
-        if args.config.is_none()
-            && let Some(path) = &loaded.path
-        {
-            let bounds = [
-                ("max_includes", file.max_includes.map(|v| v as u64), defaults.max_includes as u64),
-                ("max_output_bytes", file.max_output_bytes, defaults.max_output_bytes),
-                ("max_depth", file.max_depth.map(|v| v as u64), defaults.max_depth as u64),
-                ("max_scan_bytes", file.max_scan_bytes, defaults.max_scan_bytes),
-            ];
-            for (key, value, default) in bounds {
-                if let Some(value) = value
-                    && (value == 0 || value > default)
-                {
-                    bail!(
-                        "bad configuration {}: key `{key}`: a configuration found in the \
-                         workspace may lower this bound (default {default}) but not lift or \
-                         raise it; give it on the command line, or name a configuration of your \
-                         own with --config",
-                        path.display()
-                    );
-                }
-            }
-        }
         let limits = Limits {
             max_depth: args.max_depth.or(file.max_depth).unwrap_or(defaults.max_depth),
             max_output_bytes: args
@@ -249,6 +226,7 @@ impl Settings {
         let style = style_for(stderr_tty);
         let stdout_style = style_for(std::io::stdout().is_terminal());
 
+        let self_root = root.clone();
         Ok(Settings {
             root,
             counts_shown: false,
@@ -269,6 +247,10 @@ impl Settings {
             sources,
             sources_max_files: file.sources_max_files,
             conversation: crate::conversation::ConversationConfig::from_config(file),
+            project_allow,
+            asked_by: loaded.path.as_deref().map(|p| relative_to(p, &self_root)),
+            ignored: loaded.ignored,
+            cli_quiet: args.quiet,
         })
     }
 
@@ -332,6 +314,7 @@ impl Settings {
                 ctx::ErrorKind::Fs(_) => anyhow::Error::new(err).context("cannot open a root"),
                 _ => anyhow::Error::new(err),
             })?;
+        self.report_notices(&context);
         tracing::debug!(root = %self.root.display(), mode = %mode, format = %format, "context built");
         Ok(context)
     }
@@ -380,6 +363,13 @@ impl Settings {
         for dir in &self.allow {
             builder = builder.allow(dir);
         }
+        let asked_by = format!("{} (allow)", self.asked_by.as_deref().unwrap_or("ctx.toml"));
+        for dir in &self.project_allow {
+            builder = builder.project_allow(dir, asked_by.clone());
+        }
+        if let Some(dir) = trust_dir() {
+            builder = builder.trust(ctx::Trust::user_store(dir));
+        }
         for glob in &self.deny {
             builder = builder.deny(glob.clone());
         }
@@ -392,7 +382,8 @@ impl Settings {
         builder = match &self.sources {
             Sources::Off => return builder,
             Sources::Auto => builder.detect_solution(),
-            Sources::Named(path) => builder.solution(path.to_string_lossy()),
+            Sources::Named(path, true) => builder.solution(path.to_string_lossy()),
+            Sources::Named(path, false) => builder.workspace_solution(path.to_string_lossy()),
         };
         if let Some(max) = self.sources_max_files {
             builder = builder.sources_max_files(max);
@@ -401,6 +392,48 @@ impl Settings {
             Ok(dir) => builder.sources_cache_dir(dir),
             Err(_) => builder,
         }
+    }
+}
+
+/// The folder of the user's own settings that ctx keeps, the trust file among them:
+/// `CTX_CONFIG_DIR`, else the user's configuration folder followed by `ctx`
+/// (`~/.config/ctx` on Linux).
+pub(crate) fn trust_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CTX_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    dirs::config_dir().map(|d| d.join("ctx"))
+}
+
+/// `path` relative to `root` when it lies in it (as shown in warnings).
+fn relative_to(path: &str, root: &std::path::Path) -> String {
+    std::path::Path::new(path)
+        .strip_prefix(root)
+        .map_or_else(|_| path.to_owned(), |p| p.display().to_string())
+}
+
+impl Settings {
+    /// Reports on standard error, once per process, the settings that could not be honoured:
+    /// those of the configuration file and the context's own (roots not opened, untrusted
+    /// folders), each `where: warning[CODE]: message`. Only `-q` on the command line hides
+    /// them: a workspace's own configuration cannot silence what it was refused.
+    pub(crate) fn report_notices(&self, context: &ctx::Context) {
+        static REPORTED: std::sync::Once = std::sync::Once::new();
+        if self.cli_quiet {
+            return;
+        }
+        REPORTED.call_once(|| {
+            use std::io::Write as _;
+            let mut err = std::io::stderr().lock();
+            for ignored in &self.ignored {
+                let message = crate::notice_text(&ignored.message);
+                let _ = writeln!(err, "{}: warning[W_CONFIG]: {message}", ignored.at);
+            }
+            for notice in context.notices() {
+                let message = crate::notice_text(&notice.message);
+                let _ = writeln!(err, "ctx: warning[{}]: {message}", notice.code);
+            }
+        });
     }
 }
 

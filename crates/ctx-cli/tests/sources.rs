@@ -14,21 +14,40 @@ use tempfile::TempDir;
 struct Build {
     _tmp: TempDir,
     cache: TempDir,
+    /// The user's configuration folder, where `ctx trust` records its grants.
+    config: TempDir,
     root: String,
 }
 
 impl Build {
     fn new() -> Build {
         let (tmp, root) = fixture::fixture("oos");
-        Build { _tmp: tmp, cache: TempDir::new().unwrap(), root }
+        Build { _tmp: tmp, cache: TempDir::new().unwrap(), config: TempDir::new().unwrap(), root }
     }
 
-    /// The binary in the build folder.
+    /// The binary in the build folder, run by a user who trusts the source folders that the
+    /// build's solution asks for as they are now (`ctx trust --yes`; a broken configuration
+    /// leaves nothing to trust).
     fn ctx(&self) -> Command {
+        self.ctx_with(&[])
+    }
+
+    /// [`Build::ctx`] with these variables set, for the trust and the command alike.
+    fn ctx_with(&self, vars: &[(&str, &str)]) -> Command {
+        let vars: Vec<(&str, &str)> = vars.to_vec();
+        run(self.untrusted_ctx().envs(vars.iter().copied()).args(["trust", "--yes"]));
+        let mut cmd = self.untrusted_ctx();
+        cmd.envs(vars);
+        cmd
+    }
+
+    /// The binary in the build folder, with the user's trust as it stands.
+    fn untrusted_ctx(&self) -> Command {
         let mut cmd = Command::cargo_bin("ctx").unwrap();
         cmd.current_dir(format!("{}/build", self.root))
             .env("NO_COLOR", "1")
             .env("CTX_CACHE_DIR", self.cache.path())
+            .env("CTX_CONFIG_DIR", self.config.path())
             .env_remove("CTX_FORCE_TTY")
             .env_remove("RUST_LOG");
         cmd
@@ -219,11 +238,11 @@ fn a_project_naming_a_key_outside_the_tree_does_not_make_it_readable() {
         "<ClInclude Include=\"{home}/.ssh/id_rsa\" /><ClInclude Include=\"/etc/passwd\" /></ItemGroup>"
     );
     std::fs::write(&project, text.replacen("</ItemGroup>", &evil, 1)).unwrap();
-    let (_, out, _) = run(build.ctx().env("HOME", &home).args(["sources", "--format", "json"]));
+    let (_, out, _) = run(build.ctx_with(&[("HOME", &home)]).args(["sources", "--format", "json"]));
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json["source_roots"], serde_json::json!([format!("{}/src", build.root)]));
     // The text summary counts them as refused, not as files on disk.
-    let (_, text, _) = run(build.ctx().env("HOME", &home).arg("sources"));
+    let (_, text, _) = run(build.ctx_with(&[("HOME", &home)]).arg("sources"));
     let files = json["files"].as_u64().unwrap();
     let missing = json["missing"].as_array().unwrap().len() as u64;
     let on_disk = files - missing - 2;
@@ -232,14 +251,13 @@ fn a_project_naming_a_key_outside_the_tree_does_not_make_it_readable() {
         "{text}"
     );
     let (code, out, _) = run(build
-        .ctx()
-        .env("HOME", &home)
+        .ctx_with(&[("HOME", &home)])
         .args(["resolve", "--format", "json", "id_rsa", "passwd"]));
     assert_eq!(code, 1);
     let json: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(json[0]["status"], "refused");
     assert_eq!(json[1]["status"], "refused");
-    let (_, out, err) = run(build.ctx().env("HOME", &home).args(["expand", "@id_rsa @passwd"]));
+    let (_, out, err) = run(build.ctx_with(&[("HOME", &home)]).args(["expand", "@id_rsa @passwd"]));
     assert!(!out.contains("PRIVATE KEY") && !out.contains("root:"), "{out}");
     assert!(err.contains("E_OUTSIDE"), "{err}");
 }

@@ -92,6 +92,8 @@ pub struct RefusedRoot {
     pub kind: RootKind,
     /// Why not: `E_CONFIG` with the root rule's reason, or the error of opening it.
     pub error: Error,
+    /// Where it really is and why the root rule refuses that, when it does.
+    pub refusal: Option<(Utf8PathBuf, crate::RootRefusal)>,
 }
 
 /// Configures and opens a [`Sandbox`].
@@ -253,17 +255,20 @@ impl SandboxBuilder {
                 // paths and absolute ones, never relative paths.
                 Some(rest) => match &self.home {
                     Some(home) => sandbox.open_root(&home.join(rest), RootKind::Home, origin),
-                    None => Err(Error::new(ErrorKind::Config, dir.as_str())
-                        .with_detail("cannot open root: no home directory is known")),
+                    None => Err((
+                        Error::new(ErrorKind::Config, dir.as_str())
+                            .with_detail("cannot open root: no home directory is known"),
+                        None,
+                    )),
                 },
                 None => sandbox.open_root(&dir, kind, origin),
             };
             match (opened, origin) {
                 (Ok(root), _) => sandbox.roots.push(root),
-                (Err(error), Origin::Project) => {
-                    sandbox.refused.push(RefusedRoot { written: dir, kind, error });
+                (Err((error, refusal)), Origin::Project) => {
+                    sandbox.refused.push(RefusedRoot { written: dir, kind, error, refusal });
                 }
-                (Err(error), Origin::User) => return Err(error),
+                (Err((error, _)), Origin::User) => return Err(error),
             }
         }
         Ok(sandbox)
@@ -274,28 +279,33 @@ impl Sandbox {
     /// Opens an extra root: through the workspace's handle when its path lies in the
     /// workspace, by its path otherwise; a project's root must then pass the root rule where
     /// it really is.
-    fn open_root(&self, path: &Utf8Path, kind: RootKind, origin: Origin) -> Result<Root> {
-        let given = absolute_comps(absolute(path)?.as_str());
+    fn open_root(
+        &self,
+        path: &Utf8Path,
+        kind: RootKind,
+        origin: Origin,
+    ) -> std::result::Result<Root, (Error, Option<(Utf8PathBuf, crate::RootRefusal)>)> {
+        let given = absolute_comps(absolute(path).map_err(|e| (e, None))?.as_str());
         let workspace = &self.roots[0];
         let inside = given
             .strip_prefix(workspace.given.as_slice())
             .or_else(|| given.strip_prefix(workspace.canonical.as_slice()));
         if let Some(inside) = inside {
             let location = crate::location::Location::new(crate::RootId::WORKSPACE, inside);
-            let (comps, dir) = self.open_dir(&location, path.as_str())?;
+            let (comps, dir) = self.open_dir(&location, path.as_str()).map_err(|e| (e, None))?;
             let mut canonical = workspace.canonical.clone();
             canonical.extend(comps);
             let display = joined(&canonical);
             return Ok(Root { dir, canonical, given, display, kind });
         }
-        let root = Root::open(path, kind, cap_std::ambient_authority())?;
+        let root = Root::open(path, kind, cap_std::ambient_authority()).map_err(|e| (e, None))?;
         if origin == Origin::Project {
             let home = self.home.as_deref().map(joined);
-            if let Some(why) =
-                crate::root_refusal(root.display.as_str(), home.as_ref().map(|h| h.as_str()))
-            {
+            let home = home.as_ref().map(|h| h.as_str());
+            if let Some(why) = crate::root_refusal(root.display.as_str(), home) {
                 let detail = format!("not opened: it leads to {}, {why}", root.display);
-                return Err(Error::new(ErrorKind::Config, path.as_str()).with_detail(detail));
+                let error = Error::new(ErrorKind::Config, path.as_str()).with_detail(detail);
+                return Err((error, Some((root.display, why))));
             }
         }
         Ok(root)

@@ -151,6 +151,8 @@ pub struct Error {
 enum ErrorKind {
     Fs(ctx_fs::Error),
     Corrupt(String),
+    /// The store lies in the workspace it would speak for.
+    InWorkspace(Utf8PathBuf),
 }
 
 impl Error {
@@ -159,7 +161,7 @@ impl Error {
     pub fn code(&self) -> Code {
         match &self.kind {
             ErrorKind::Fs(err) => err.code(),
-            ErrorKind::Corrupt(_) => Code::Config,
+            ErrorKind::Corrupt(_) | ErrorKind::InWorkspace(_) => Code::Config,
         }
     }
 }
@@ -168,6 +170,12 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.kind {
             ErrorKind::Fs(err) => write!(f, "trust file {}: {err}", self.path),
+            ErrorKind::InWorkspace(workspace) => write!(
+                f,
+                "trust file {} lies in the workspace {workspace}, which cannot trust itself; \
+                 keep it elsewhere (CTX_CONFIG_DIR)",
+                self.path
+            ),
             ErrorKind::Corrupt(why) => write!(
                 f,
                 "trust file {} is not one ctx wrote ({why}); remove it to start afresh",
@@ -224,6 +232,7 @@ impl TrustStore {
     ///
     /// When the trust file cannot be read or is not one ctx wrote.
     pub fn grant_for(&self, workspace: &Utf8Path) -> Result<Option<Grant>, Error> {
+        self.outside(workspace)?;
         let file = self.load(Store::open_existing(self.dir.clone(), self.ambient))?;
         Ok(file.workspaces.into_iter().find(|g| g.workspace == workspace))
     }
@@ -247,14 +256,15 @@ impl TrustStore {
     ///
     /// When the trust file cannot be read or written.
     pub fn grant(&self, request: &Request) -> Result<Grant, Error> {
+        self.outside(&request.workspace)?;
         let store = Store::open(self.dir.clone(), self.ambient).map_err(|e| self.fs(e))?;
         let _lock = store.lock(TRUST_FILE).map_err(|e| self.fs(e))?;
         let mut file = self.load(Ok(Some(store)))?;
-        let mut roots: Vec<Utf8PathBuf> = request.asked.iter().map(|a| a.key().to_owned()).collect();
+        let mut roots: Vec<Utf8PathBuf> =
+            request.asked.iter().map(|a| a.key().to_owned()).collect();
         roots.sort();
         roots.dedup();
-        let grant =
-            Grant { workspace: request.workspace.clone(), digest: request.digest(), roots };
+        let grant = Grant { workspace: request.workspace.clone(), digest: request.digest(), roots };
         file.workspaces.retain(|g| g.workspace != request.workspace);
         file.workspaces.push(grant.clone());
         self.save(&file)?;
@@ -267,8 +277,8 @@ impl TrustStore {
     ///
     /// When the trust file cannot be read or written.
     pub fn revoke(&self, workspace: &Utf8Path) -> Result<bool, Error> {
-        let Some(store) = Store::open_existing(self.dir.clone(), self.ambient)
-            .map_err(|e| self.fs(e))?
+        let Some(store) =
+            Store::open_existing(self.dir.clone(), self.ambient).map_err(|e| self.fs(e))?
         else {
             return Ok(false);
         };
@@ -283,6 +293,22 @@ impl TrustStore {
         Ok(true)
     }
 
+    /// A trust file in the workspace would be the repository's own word: refused, wherever
+    /// the store's folder really is (through links too).
+    fn outside(&self, workspace: &Utf8Path) -> Result<(), Error> {
+        let real = ctx_fs::real_path_of(&self.dir, self.ambient);
+        let dir = real.as_deref().unwrap_or(&self.dir);
+        let real_ws = ctx_fs::real_path_of(workspace, self.ambient);
+        let ws = real_ws.as_deref().unwrap_or(workspace);
+        if dir.starts_with(ws) || self.dir.starts_with(workspace) {
+            return Err(Error {
+                path: self.dir.join(TRUST_FILE),
+                kind: ErrorKind::InWorkspace(workspace.to_owned()),
+            });
+        }
+        Ok(())
+    }
+
     fn load(&self, store: ctx_fs::Result<Option<Store>>) -> Result<TrustFile, Error> {
         let Some(store) = store.map_err(|e| self.fs(e))? else {
             return Ok(TrustFile { version: VERSION, workspaces: Vec::new() });
@@ -293,9 +319,8 @@ impl TrustStore {
             return Ok(TrustFile { version: VERSION, workspaces: Vec::new() });
         };
         // The message of a parse error never quotes the file: only where it failed.
-        let file: TrustFile = serde_json::from_slice(&bytes).map_err(|e| {
-            self.corrupt(format!("line {}, column {}", e.line(), e.column()))
-        })?;
+        let file: TrustFile = serde_json::from_slice(&bytes)
+            .map_err(|e| self.corrupt(format!("line {}, column {}", e.line(), e.column())))?;
         if file.version != VERSION {
             return Err(self.corrupt(format!("version {}", file.version)));
         }
@@ -325,7 +350,9 @@ mod tests {
     fn request(workspace: &str, asked: &[(&str, Option<&str>)]) -> Request {
         let asked = asked
             .iter()
-            .map(|(path, real)| Asked::new(*path, "ctx.toml (allow)").with_real(real.map(Into::into)))
+            .map(|(path, real)| {
+                Asked::new(*path, "ctx.toml (allow)").with_real(real.map(Into::into))
+            })
             .collect();
         Request::new(workspace, asked)
     }

@@ -87,3 +87,19 @@ fn a_spoiled_trust_file_is_an_error_that_quotes_nothing() {
     std::fs::write(config.join(TRUST_FILE), vec![b'x'; 5 << 20]).unwrap();
     assert!(store(&dir).grant_for("/w".into()).is_err(), "an oversized file is refused");
 }
+
+#[test]
+fn a_store_inside_the_workspace_speaks_for_nothing() {
+    let (_tmp, dir) = folder();
+    let workspace = dir.join("repo");
+    std::fs::create_dir_all(workspace.join(".config/ctx")).unwrap();
+    let inside = TrustStore::new(workspace.join(".config/ctx"), cap_std::ambient_authority());
+    let asked = request(workspace.as_str(), &["/src"]);
+    assert!(inside.grant(&asked).is_err(), "a repository cannot record its own grant");
+    assert!(inside.trusts(&asked).is_err());
+    // Nor through a link that leads into it.
+    std::os::unix::fs::symlink(workspace.join(".config"), dir.join("linked")).unwrap();
+    let linked = TrustStore::new(dir.join("linked/ctx"), cap_std::ambient_authority());
+    let err = linked.grant(&asked).unwrap_err();
+    assert!(err.to_string().contains("cannot trust itself"), "{err}");
+}

@@ -39,6 +39,8 @@ pub enum ErrorKind {
     Sources(ctx_sources::Error),
     /// A piece of a conversation could not be built: a rule, the history, a transcript.
     Conversation(ctx_conversation::Error),
+    /// A configuration file that cannot be used.
+    Config(String),
 }
 
 impl Error {
@@ -55,6 +57,7 @@ impl Error {
             ErrorKind::Suggest(err) => Some(err.code()),
             ErrorKind::Sources(err) => Some(err.code()),
             ErrorKind::Conversation(err) => err.code(),
+            ErrorKind::Config(_) => Some(Code::Config),
             _ => None,
         }
     }
@@ -88,6 +91,7 @@ impl fmt::Display for Error {
             ErrorKind::Task(why) => write!(f, "background task failed: {why}"),
             ErrorKind::Suggest(err) => write!(f, "{}: {err}", err.code()),
             ErrorKind::Sources(err) => write!(f, "{}: {err}", err.code()),
+            ErrorKind::Config(why) => f.write_str(why),
             ErrorKind::Conversation(err) => match err.code() {
                 Some(code) => write!(f, "{code}: {err}"),
                 None => write!(f, "{err}"),
@@ -105,6 +109,11 @@ impl std::error::Error for Error {}
 pub struct ContextBuilder {
     root: PathBuf,
     allow: Vec<PathBuf>,
+    /// Roots that files of the workspace ask for, with what asks.
+    project_allow: Vec<(PathBuf, String)>,
+    trust: crate::roots::Trust,
+    /// The solution was named by the caller: its source folders need no trust.
+    sources_trusted: bool,
     deny: Vec<String>,
     ignore: IgnoreSettings,
     fs_limits: ctx_fs::Limits,
@@ -137,6 +146,9 @@ impl Default for ContextBuilder {
         ContextBuilder {
             root: PathBuf::from("."),
             allow: Vec::new(),
+            project_allow: Vec::new(),
+            trust: crate::roots::Trust::default(),
+            sources_trusted: false,
             deny: Vec::new(),
             ignore: IgnoreSettings::default(),
             fs_limits: ctx_fs::Limits::default(),
@@ -162,9 +174,34 @@ impl ContextBuilder {
         self
     }
 
-    /// Adds an extra read-only root.
+    /// Adds an extra read-only root, the caller's own choice (`--allow DIR`): it is opened
+    /// as given (`~` and `~/sub` name the home folder and a folder of it), and a context
+    /// whose root cannot be opened is not built. A root inside the workspace is opened
+    /// through the workspace, so a link cannot lead it out.
     pub fn allow(mut self, dir: impl AsRef<Path>) -> ContextBuilder {
         self.allow.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds a root that a file of the workspace asks for (`allow` in a `ctx.toml` found
+    /// there), `asked_by` naming the file for the warnings (`ctx.toml (allow)`). It is opened
+    /// only when the root rule allows it, by its path and where it really is, and, when it
+    /// lies outside the workspace, only when the [`Trust`](crate::Trust) says the user trusts
+    /// it; otherwise it stays closed and [`Context::notices`] says why.
+    pub fn project_allow(
+        mut self,
+        dir: impl AsRef<Path>,
+        asked_by: impl Into<String>,
+    ) -> ContextBuilder {
+        self.project_allow.push((dir.as_ref().to_path_buf(), asked_by.into()));
+        self
+    }
+
+    /// Whose word opens the folders outside the workspace that its files ask for (a
+    /// `ctx.toml`'s `allow`, a solution's source folders): nobody's by default
+    /// ([`Trust::Nothing`](crate::Trust::Nothing)).
+    pub fn trust(mut self, trust: crate::roots::Trust) -> ContextBuilder {
+        self.trust = trust;
         self
     }
 
@@ -268,8 +305,11 @@ impl ContextBuilder {
     /// source roots as read-only roots of the sandbox. An index already verified against the
     /// disk is used as it is; one fresh from [`ctx_sources::SourceIndex::load`] is verified
     /// when the context is built.
+    /// The caller built the index, so its source folders need no [`Trust`](crate::Trust);
+    /// each must still pass the root rule where it really is.
     pub fn sources(mut self, index: ctx_sources::SourceIndex) -> ContextBuilder {
         self.sources = Some(crate::source_index::Planned::Index(Box::new(index)));
+        self.sources_trusted = true;
         self
     }
 
@@ -277,18 +317,35 @@ impl ContextBuilder {
     /// (relative to the root) when the context is built, and resolves through its index as
     /// [`ContextBuilder::sources`] does; with [`ContextBuilder::cache_dir`], the index is
     /// kept there between runs and rebuilt when a project file changes.
+    ///
+    /// The caller named the solution (as `--sln` does), so its source folders outside the
+    /// workspace need no [`Trust`](crate::Trust); each must still pass the root rule where it
+    /// really is, and one that does not stays closed ([`Context::notices`]).
     pub fn solution(mut self, path: impl Into<String>) -> ContextBuilder {
         let options = ctx_sources::Options::default();
         self.sources = Some(crate::source_index::Planned::Solution(path.into(), options));
+        self.sources_trusted = true;
+        self
+    }
+
+    /// Like [`ContextBuilder::solution`], for a solution that a file of the workspace names
+    /// (`sln` in a `ctx.toml` found there): its source folders outside the workspace are
+    /// opened only when the [`Trust`](crate::Trust) says the user trusts them.
+    pub fn workspace_solution(mut self, path: impl Into<String>) -> ContextBuilder {
+        self = self.solution(path);
+        self.sources_trusted = false;
         self
     }
 
     /// Like [`ContextBuilder::solution`], with the one `*.sln`, `*.slnx` or
     /// `compile_commands.json` of the root, else of its `build/` folder; nothing when there is
-    /// none or several ([`ctx_sources::detect`]).
+    /// none or several ([`ctx_sources::detect`]). A solution found by looking is the
+    /// workspace's own: its source folders outside the workspace are opened only when the
+    /// [`Trust`](crate::Trust) says the user trusts them.
     pub fn detect_solution(mut self) -> ContextBuilder {
         let options = ctx_sources::Options::default();
         self.sources = Some(crate::source_index::Planned::Detect(options));
+        self.sources_trusted = false;
         self
     }
 
@@ -411,19 +468,29 @@ impl ContextBuilder {
             Some(planned) => planned.load(workspace, &sources_store)?,
             None => (None, None),
         };
-        let sandbox = match (looked, &index) {
-            (Some(sandbox), None) => sandbox,
+        let asked = self.asked_roots(index.as_ref())?;
+        let mut decided = match asked.is_empty() {
+            true => crate::roots::Decided::default(),
+            false => {
+                let given = crate::roots::absolute_root(&self.root, ctx_fs::RootKind::Workspace)
+                    .map(|(path, _)| path)
+                    .ok_or_else(|| Error::from(ErrorKind::NotUtf8(self.root.clone())))?;
+                let real = ctx_fs::real_path_of(&given, authority).unwrap_or_else(|| given.clone());
+                crate::roots::decide(&given, &real, &asked, &self.trust, authority)
+            }
+        };
+        let sandbox = match (looked, asked.is_empty()) {
+            (Some(sandbox), true) => sandbox,
             _ => {
-                let mut builder = self.sandbox_builder(fs_limits.clone())?;
-                for root in index.iter().flat_map(|i| i.source_roots()) {
-                    builder = builder.root(root.as_str(), ctx_fs::RootKind::Source);
-                }
+                let builder = self.sandbox_builder(fs_limits.clone())?;
+                let mut builder = decided.add_to(&asked, builder);
                 if let Some(overlay) = overlay {
                     builder = builder.overlay(overlay);
                 }
                 builder.open(authority).map_err(ErrorKind::Fs)?
             }
         };
+        decided.refused(&asked, &sandbox);
         let index = index.map(|index| {
             crate::source_index::verified(index, &sandbox, sources_store().as_deref())
         });
@@ -439,6 +506,8 @@ impl ContextBuilder {
             Arc::new(LazyStore::new(self.images_dir.as_deref().and_then(camino_path), authority));
         Ok(Context {
             assembler: Arc::new(assembler),
+            notices: decided.notices.into(),
+            trust_request: Arc::new(decided.request),
             paths: Arc::default(),
             suggest: crate::suggestions::State::new(store, self.suggest_symbols),
             sources: index,
@@ -448,6 +517,48 @@ impl ContextBuilder {
 }
 
 impl ContextBuilder {
+    /// The roots that files of the workspace ask for: the configuration's, then the source
+    /// folders of the index.
+    fn asked_roots(
+        &self,
+        index: Option<&ctx_sources::SourceIndex>,
+    ) -> Result<Vec<crate::roots::AskedRoot>, Error> {
+        let mut asked = Vec::new();
+        for (dir, asked_by) in &self.project_allow {
+            let (path, kind) = crate::roots::absolute_root(dir, ctx_fs::RootKind::Allowed)
+                .ok_or_else(|| Error::from(ErrorKind::NotUtf8(dir.clone())))?;
+            asked.push(crate::roots::AskedRoot {
+                path,
+                kind,
+                asked_by: asked_by.clone(),
+                files: None,
+                code: Code::ConfigIgnored,
+                trusted: false,
+            });
+        }
+        let Some(index) = index else { return Ok(asked) };
+        let solution = Path::new(index.solution());
+        let by = solution
+            .strip_prefix(std::path::absolute(&self.root).unwrap_or_default())
+            .unwrap_or(solution)
+            .display()
+            .to_string();
+        for root in index.source_roots() {
+            let within = |f: &&ctx_sources::SourceFile| {
+                f.path.strip_prefix(root.as_str()).is_some_and(|rest| rest.starts_with('/'))
+            };
+            asked.push(crate::roots::AskedRoot {
+                path: camino::Utf8PathBuf::from(root.as_str()),
+                kind: ctx_fs::RootKind::Source,
+                asked_by: format!("{by} (source folder)"),
+                files: Some(index.files().iter().filter(within).count()),
+                code: Code::Sources,
+                trusted: self.sources_trusted,
+            });
+        }
+        Ok(asked)
+    }
+
     /// The sandbox's builder: root, extra roots, deny and ignore rules, limits, cache.
     fn sandbox_builder(&self, limits: ctx_fs::Limits) -> Result<ctx_fs::SandboxBuilder, Error> {
         let utf8 = |p: &Path| {
@@ -481,6 +592,10 @@ fn camino_path(path: &Path) -> Option<String> {
 #[derive(Clone, Debug)]
 pub struct Context {
     assembler: Arc<Assembler>,
+    /// What could not be honoured while the context was built.
+    notices: Arc<[crate::roots::Notice]>,
+    /// The folders outside the workspace that its files ask for.
+    trust_request: Arc<ctx_trust::Request>,
     /// The paths walked for completions, shared by the clones.
     paths: Arc<crate::complete::PathCache>,
     pub(crate) suggest: crate::suggestions::State,
@@ -533,6 +648,20 @@ impl Context {
 
     pub(crate) fn paths(&self) -> &crate::complete::PathCache {
         &self.paths
+    }
+
+    /// What could not be honoured while the context was built, each a warning with its code:
+    /// folders outside the workspace that the user has not trusted (`W_UNTRUSTED`), roots the
+    /// root rule refused or that could not be opened (`W_CONFIG` for a configuration's,
+    /// `W_SOURCES` for a solution's). The context works without them.
+    pub fn notices(&self) -> &[crate::roots::Notice] {
+        &self.notices
+    }
+
+    /// The folders outside the workspace that its files ask for (a configuration's `allow`,
+    /// a solution's source folders), trusted or not: what `ctx trust` shows and grants.
+    pub fn trust_request(&self) -> &ctx_trust::Request {
+        &self.trust_request
     }
 
     /// The assembler underneath.

@@ -13,7 +13,8 @@
 //! - [`assemble`]: the recursive walk, front matter, tools and rendering;
 //! - [`sources`]: the real sources of an out-of-source build (solutions, compile databases);
 //! - [`suggest`]: the files and line ranges that matter for a prompt;
-//! - [`conversation`]: rules folders, history, images and chat request bodies.
+//! - [`conversation`]: rules folders, history, images and chat request bodies;
+//! - [`trust`]: the user's trust in the folders outside a workspace that its files ask for.
 //!
 //! [`Context`] puts them together: assembly and prompt expansion, completion, suggestions,
 //! source resolution, system prompts and conversations, each synchronous and async.
@@ -38,15 +39,19 @@ pub use ctx_preprocess as preprocess;
 pub use ctx_sources as sources;
 pub use ctx_suggest as suggest;
 pub use ctx_syntax as syntax;
+pub use ctx_trust as trust;
 
 mod complete;
+mod config_file;
 mod context;
 mod conversations;
 mod depends;
+mod roots;
 mod source_index;
 mod suggestions;
 
 pub use complete::Completion;
+pub use config_file::{ConfigText, MAX_CONFIG_BYTES, read_user_config, read_workspace_config};
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use conversations::{AssembledRule, BuiltConversation, ConversationBuilder, SystemPrompt};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
@@ -54,6 +59,7 @@ pub use ctx_assemble::{Assembly, Format, Limits, Mode, OnError, Options, Resolut
 pub use ctx_diagnostics::{Code, Severity};
 pub use ctx_suggest::{Index, Suggestion, SymbolSource, UpdateStats};
 pub use depends::Dependencies;
+pub use roots::{Notice, Trust};
 pub use source_index::{ResolveReport, ResolveStatus};
 pub use suggestions::SuggestOptions;
 

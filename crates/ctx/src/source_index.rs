@@ -59,19 +59,35 @@ impl Planned {
 }
 
 /// The index checked against the disk through the final sandbox, and stored when it was
-/// built in this run. A cache that cannot be written costs the next run a rebuild, nothing
-/// more, so that failure is not an error.
+/// built in this run with every source root open (an index checked without one of them, not
+/// trusted or refused, says nothing of that root's files and is not kept). A cache that
+/// cannot be written costs the next run a rebuild, nothing more, so that failure is not an
+/// error.
 pub(crate) fn verified(
     mut index: SourceIndex,
     sandbox: &Sandbox,
     store: Option<&Store>,
 ) -> Arc<SourceIndex> {
+    let open: Vec<&camino::Utf8Path> = sandbox
+        .roots()
+        .filter(|&r| sandbox.root_kind(r) == RootKind::Source)
+        .map(|r| sandbox.root_path(r))
+        .collect();
+    let all_open = index.source_roots().iter().all(|root| {
+        let real = ctx_fs::real_path_of(camino::Utf8Path::new(root), ambient());
+        open.iter().any(|o| *o == camino::Utf8Path::new(root) || Some(*o) == real.as_deref())
+    });
     let built_now = !index.cached();
     index.verify(sandbox);
-    if let (true, Some(store)) = (built_now, store) {
+    if let (true, true, Some(store)) = (built_now, all_open, store) {
         let _ = index.save(store);
     }
     Arc::new(index)
+}
+
+#[allow(clippy::disallowed_methods)] // A look at where a root is, as the builder opens them.
+fn ambient() -> ctx_fs::AmbientAuthority {
+    cap_std::ambient_authority()
 }
 
 /// The resolver of assembly.md §2, rule 5, over a source index.

@@ -96,11 +96,8 @@ fn a_root_inside_the_workspace_never_leads_out_of_it() {
     for (rel, expected) in
         [("out", Code::Outside), ("deep/up", Code::Outside), (".git", Code::Denied)]
     {
-        let err = fx
-            .builder()
-            .allow(fx.path(rel))
-            .open(cap_std::ambient_authority())
-            .expect_err(rel);
+        let err =
+            fx.builder().allow(fx.path(rel)).open(cap_std::ambient_authority()).expect_err(rel);
         assert_eq!(err.code(), expected, "{rel}: {err}");
         assert!(!err.to_string().contains(SECRET));
         let sb = fx

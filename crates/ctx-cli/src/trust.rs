@@ -1,0 +1,136 @@
+//! `ctx trust`: what folders outside the workspace its files ask for, and the user's answer,
+//! kept in the trust file of the user's own configuration folder (docs/security.md).
+
+use std::io::{self, BufRead, IsTerminal, Write};
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Args;
+use ctx::{Format, Mode};
+use serde_json::json;
+
+use crate::settings::Settings;
+
+#[derive(Debug, Args)]
+pub(crate) struct TrustArgs {
+    /// Trust what the workspace asks for now, without asking (for scripts).
+    #[arg(long, conflicts_with = "revoke")]
+    pub(crate) yes: bool,
+    /// Forget the trust given to this workspace.
+    #[arg(long)]
+    pub(crate) revoke: bool,
+}
+
+pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitCode> {
+    let json = settings.json_or_text("trust", false)?;
+    let dir = crate::settings::trust_dir()
+        .context("no configuration folder for the trust file (set CTX_CONFIG_DIR)")?;
+    let trust = ctx::Trust::user_store(&dir);
+    let store = trust.store().expect("a user store");
+    // The context is built as any command builds it, so the request is the one every command
+    // sees; its warnings are this command's subject, not printed as warnings.
+    let context =
+        settings.builder_for(Mode::Inline, Format::Inline, None).trust(trust.clone()).build()?;
+    let request = context.trust_request();
+    let mut out = io::stdout().lock();
+    if args.revoke {
+        let revoked = store.revoke(&request.workspace)?;
+        let said = match (json, revoked) {
+            (true, _) => json!({ "workspace": request.workspace, "revoked": revoked }).to_string(),
+            (false, true) => format!("trust revoked for {}", request.workspace),
+            (false, false) => format!("{} was not trusted; nothing to revoke", request.workspace),
+        };
+        writeln!(out, "{}", crate::notice_text(&said))?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let trusted = store.trusts(request)?;
+    let home = std::env::home_dir();
+    let refusal = |asked: &ctx::trust::Asked| {
+        let real = asked.real.as_ref()?;
+        let home = home.as_ref().and_then(|h| h.to_str());
+        ctx::fs::root_refusal(real.as_str(), home).map(|why| (real.clone(), why))
+    };
+    if json {
+        let asked: Vec<_> = request
+            .asked
+            .iter()
+            .map(|a| {
+                json!({
+                    "path": a.path,
+                    "real": a.real,
+                    "asked_by": a.asked_by,
+                    "files": a.files,
+                    "refused": refusal(a).map(|(_, why)| why.reason()),
+                })
+            })
+            .collect();
+        let mut value = json!({
+            "workspace": request.workspace,
+            "digest": request.digest(),
+            "asked": asked,
+            "trusted": trusted,
+        });
+        if args.yes && !request.is_empty() {
+            store.grant(request)?;
+            value["trusted"] = json!(true);
+        }
+        serde_json::to_writer_pretty(&mut out, &value)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let workspace = request.workspace.as_str();
+    if request.is_empty() {
+        writeln!(
+            out,
+            "{} asks for no folder outside it: nothing to trust",
+            crate::notice_text(workspace)
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let n = request.asked.len();
+    writeln!(out, "workspace: {}", crate::notice_text(workspace))?;
+    writeln!(out, "asks to open {n} folder{} outside it:", if n == 1 { "" } else { "s" })?;
+    for asked in &request.asked {
+        let files = match asked.files {
+            Some(1) => ", 1 file".to_owned(),
+            Some(n) => format!(", {n} files"),
+            None => String::new(),
+        };
+        let line = format!("  {}  ({}{files})", asked.path, asked.asked_by);
+        writeln!(out, "{}", crate::notice_text(&line))?;
+        if let Some((real, why)) = refusal(asked) {
+            let line = format!("      leads to {real}: {why}, never opened");
+            writeln!(out, "{}", crate::notice_text(&line))?;
+        } else if let Some(real) = asked.real.as_ref().filter(|r| **r != asked.path) {
+            writeln!(out, "{}", crate::notice_text(&format!("      leads to {real}")))?;
+        }
+    }
+    writeln!(out, "digest: {}", request.digest())?;
+    if trusted {
+        writeln!(out, "trusted")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let yes = args.yes || (io::stdin().is_terminal() && ask(&mut out)?);
+    if !yes {
+        writeln!(out, "not trusted: `ctx trust --yes` trusts these folders for this workspace")?;
+        return Ok(ExitCode::from(1));
+    }
+    let grant = store.grant(request)?;
+    writeln!(
+        out,
+        "trusted: {} folder{} for this workspace (recorded in {})",
+        grant.roots.len(),
+        if grant.roots.len() == 1 { "" } else { "s" },
+        crate::notice_text(dir.join(ctx::trust::TRUST_FILE).to_string_lossy().as_ref())
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Asks on the terminal; anything but `y` or `yes` is no.
+fn ask(out: &mut dyn Write) -> anyhow::Result<bool> {
+    write!(out, "trust these folders for this workspace? [y/N] ")?;
+    out.flush()?;
+    let mut answer = String::new();
+    io::stdin().lock().read_line(&mut answer)?;
+    Ok(matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes"))
+}
