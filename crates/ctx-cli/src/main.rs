@@ -84,6 +84,11 @@ fn run() -> anyhow::Result<ExitCode> {
     let mut settings = Settings::new(&cli.global)?;
     // `ctx refs` shows token counts in its tree too.
     settings.counts_shown = matches!(cli.command, Command::Refs(_));
+    // Commands that resolve no path of the prompt's or a document's never read a solution.
+    settings.sources_wanted = !matches!(
+        cli.command,
+        Command::Init(_) | Command::PasteImage(_) | Command::Index(_) | Command::Suggest(_)
+    );
     if let Command::Index(index::IndexArgs { symbols: Some(symbols) })
     | Command::Suggest(suggest::SuggestArgs { symbols: Some(symbols), .. }) = &cli.command
     {

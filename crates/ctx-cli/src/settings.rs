@@ -30,6 +30,9 @@ pub(crate) struct Settings {
     pub(crate) root: PathBuf,
     /// Whether the command shows token counts in other formats than JSON (`ctx refs`).
     pub(crate) counts_shown: bool,
+    /// Whether the command resolves paths, and so reads the solution of an out-of-source
+    /// build (`ctx init`, `ctx index` … do not).
+    pub(crate) sources_wanted: bool,
     /// Which include syntaxes are read besides ctx's own.
     pub(crate) dialect: DialectArg,
     allow: Vec<PathBuf>,
@@ -230,6 +233,7 @@ impl Settings {
         Ok(Settings {
             root,
             counts_shown: false,
+            sources_wanted: true,
             dialect,
             allow,
             deny,
@@ -380,6 +384,7 @@ impl Settings {
             builder = builder.images_dir(dir.join("images"));
         }
         builder = match &self.sources {
+            _ if !self.sources_wanted => return builder,
             Sources::Off => return builder,
             Sources::Auto => builder.detect_solution(),
             Sources::Named(path, true) => builder.solution(path.to_string_lossy()),
