@@ -316,3 +316,21 @@ fn the_mcp_server_keeps_the_same_roots() {
         assert_eq!(r.stdout.lines().count(), 3, "{}", r.stdout);
     }
 }
+
+/// The attack: the rules folder is a link to a folder outside the repository (another
+/// project's rules, the home folder). What must not happen: its files reach the system
+/// prompt, the MCP resources or `ctx messages`.
+#[test]
+fn a_rules_folder_that_leads_out_is_never_read() {
+    let m = Machine::new();
+    m.write("elsewhere/rules/secret.md", "RULES FROM ELSEWHERE\n");
+    std::fs::create_dir_all(m.path("repo/.ctx")).unwrap();
+    symlink(m.path("elsewhere/rules"), m.path("repo/.ctx/rules")).unwrap();
+    let r = run(m.ctx("repo").args(["system-prompt"]));
+    no_leak(&r, &["RULES FROM ELSEWHERE"]);
+    let r = run(m.ctx("repo").args(["messages", "hi"]));
+    no_leak(&r, &["RULES FROM ELSEWHERE"]);
+    m.write("repo/ctx.toml", "rules_dir = \"../elsewhere/rules\"\n");
+    let r = run(m.ctx("repo").args(["system-prompt"]));
+    no_leak(&r, &["RULES FROM ELSEWHERE"]);
+}

@@ -223,3 +223,50 @@ async fn an_out_of_source_build_and_a_conversation_built_async() {
     assert!(built.conversation.user.contains("int a;"), "{}", built.conversation.user);
     assert!(built.conversation.system.contains("Source roots of the out-of-source build"));
 }
+
+/// An embedder's view of the roots a workspace asks for: the library opens none outside the
+/// workspace unless told whose word counts ([`ctx::Trust`]), and says what it left closed.
+#[test]
+fn roots_a_workspace_asks_for_need_the_users_trust() {
+    let base = tempfile::tempdir().unwrap();
+    let base = base.path().canonicalize().unwrap();
+    let ws = base.join("ws");
+    std::fs::create_dir_all(ws.join("inside")).unwrap();
+    std::fs::write(ws.join("inside/in.md"), "inside\n").unwrap();
+    std::fs::create_dir_all(base.join("shared")).unwrap();
+    std::fs::write(base.join("shared/team.md"), "team\n").unwrap();
+    std::os::unix::fs::symlink("/etc", ws.join("etc-link")).unwrap();
+    let team = base.join("shared/team.md");
+    let build = |trust: ctx::Trust| {
+        Context::builder()
+            .root(&ws)
+            .project_allow(ws.join("inside"), "ctx.toml (allow)")
+            .project_allow(base.join("shared"), "ctx.toml (allow)")
+            .project_allow("/etc", "ctx.toml (allow)")
+            .project_allow(ws.join("etc-link"), "ctx.toml (allow)")
+            .trust(trust)
+            .build()
+            .unwrap()
+    };
+    let reads = |ctx: &Context| ctx.expand_prompt(&format!("@{}", team.display())).content;
+
+    // The default: nothing outside; one W_UNTRUSTED for the shared folder, a W_CONFIG for
+    // /etc, and the link inside the workspace is refused as any link out is.
+    let ctx = build(ctx::Trust::default());
+    assert!(!reads(&ctx).contains("team\n"));
+    let codes: Vec<&str> = ctx.notices().iter().map(|n| n.code.as_str()).collect();
+    assert_eq!(codes, ["W_CONFIG", "W_UNTRUSTED", "W_CONFIG"], "{:?}", ctx.notices());
+    assert!(ctx.notices()[0].message.contains("/etc, a system folder"));
+    assert_eq!(ctx.trust_request().asked.len(), 1);
+    assert!(ctx.expand_prompt("@inside/in.md").content.contains("inside\n"));
+
+    // Trusted through a store, the shared folder opens; /etc never does.
+    let config = base.join("config");
+    let trust = ctx::Trust::user_store(&config);
+    trust.store().unwrap().grant(ctx.trust_request()).unwrap();
+    let ctx = build(trust);
+    assert!(reads(&ctx).contains("team\n"));
+    assert!(ctx.notices().iter().all(|n| n.code.as_str() != "W_UNTRUSTED"));
+    assert!(!ctx.expand_prompt("@/etc/hostname").content.contains("<file"));
+    assert!(reads(&build(ctx::Trust::Everything)).contains("team\n"));
+}
