@@ -517,6 +517,23 @@ impl ContextBuilder {
 }
 
 impl ContextBuilder {
+    /// Whether building reads a solution or database.
+    pub(crate) fn reads_sources(&self) -> bool {
+        matches!(
+            self.sources,
+            Some(
+                crate::source_index::Planned::Solution(..)
+                    | crate::source_index::Planned::Detect(_)
+            )
+        )
+    }
+
+    /// The same builder without a solution to read.
+    pub(crate) fn no_sources(mut self) -> ContextBuilder {
+        self.sources = None;
+        self
+    }
+
     /// The roots that files of the workspace ask for: the configuration's, then the source
     /// folders of the index.
     fn asked_roots(

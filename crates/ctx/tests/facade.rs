@@ -270,3 +270,26 @@ fn roots_a_workspace_asks_for_need_the_users_trust() {
     assert!(!ctx.expand_prompt("@/etc/hostname").content.contains("<file"));
     assert!(reads(&build(ctx::Trust::Everything)).contains("team\n"));
 }
+
+/// A server's context answers at once with the workspace, and through the source index once
+/// that is read on a thread of its own.
+#[test]
+fn a_deferred_context_reads_its_source_index_in_the_background() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::create_dir_all(dir.path().join("build")).unwrap();
+    std::fs::write(dir.path().join("src/a.c"), "int a;\n").unwrap();
+    std::fs::write(dir.path().join("build/here.md"), "here\n").unwrap();
+    let project = r#"<Project><ItemGroup><ClCompile Include="..\src\a.c" /></ItemGroup></Project>"#;
+    std::fs::write(dir.path().join("build/p.vcxproj"), project).unwrap();
+    let deferred =
+        Context::builder().root(dir.path().join("build")).solution("p.vcxproj").build_deferred();
+    let deferred = deferred.unwrap();
+    assert!(deferred.current().expand_prompt("@here.md").content.contains("here\n"));
+    let full = deferred.wait().unwrap();
+    assert!(full.source_index().is_some());
+    assert!(deferred.current().expand_prompt("@a.c").content.contains("int a;"));
+    // Without a solution to read, the context is complete at once.
+    let plain = Context::builder().root(dir.path()).build_deferred().unwrap();
+    assert!(plain.wait().unwrap().source_index().is_none());
+}
