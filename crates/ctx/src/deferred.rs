@@ -6,13 +6,16 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use crate::context::{Context, ContextBuilder, Error};
 
+/// Where the complete context lands: empty until it is built, then the context or why not.
+type Slot = Arc<(Mutex<Option<Result<Context, String>>>, Condvar)>;
+
 /// A context now, and the same with its source index once that is read.
 #[derive(Clone, Debug)]
 pub struct Deferred {
     /// Without the source index: ready when the builder returns.
     quick: Context,
     /// With it, once built (the error of a build that failed, as text).
-    full: Arc<(Mutex<Option<Result<Context, String>>>, Condvar)>,
+    full: Slot,
 }
 
 impl ContextBuilder {
@@ -32,7 +35,7 @@ impl ContextBuilder {
             return Ok(Deferred { quick: ctx, full });
         }
         let quick = self.clone().no_sources().build()?;
-        let full: Arc<(Mutex<Option<Result<Context, String>>>, Condvar)> = Arc::default();
+        let full: Slot = Arc::default();
         let slot = Arc::clone(&full);
         std::thread::Builder::new()
             .name("ctx-sources".into())
