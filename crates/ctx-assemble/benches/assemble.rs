@@ -7,6 +7,10 @@
 //! - `many_includes`: one document of 10 000 includes of small files.
 //! - `rules_cold` / `rules_warm`: a 200-file rule set assembled by a new assembler each time,
 //!   and again and again by one assembler whose cache is warm.
+//! - `sanitize`: the hidden-text check alone over clean text held in memory: the corpus
+//!   (mostly ASCII source), Western European prose (many two-byte characters, some led by
+//!   0xC2), and Chinese prose with full-width punctuation (three-byte characters, some led
+//!   by 0xEF).
 
 #![allow(clippy::disallowed_methods)] // The benchmark builds its corpus on disk.
 
@@ -212,4 +216,37 @@ fn rules_warm(bencher: Bencher<'_, '_>) {
     let asm = Assembler::new(sandbox(true), Options::default());
     asm.assemble_file("rules.md").unwrap();
     bencher.bench(|| black_box(asm.assemble_file("rules.md").unwrap().params.len()));
+}
+
+/// Clean text of three kinds, each about 4 MiB, for [`sanitize`].
+static TEXTS: LazyLock<[(&str, String); 3]> = LazyLock::new(|| {
+    let size = 4 << 20;
+    let mut source = String::new();
+    for file in &CORPUS.files {
+        source.push_str(&std::fs::read_to_string(file).unwrap());
+        if source.len() >= size {
+            break;
+        }
+    }
+    let repeat = |line: &str| line.repeat(size / line.len() + 1);
+    [
+        ("source", source),
+        ("latin", repeat("\u{a0}Déjà vu : « où est la clé ? » — 20\u{b0}C, £5, ½ kg.\n")),
+        (
+            "cjk",
+            repeat(
+                "\u{4e2d}\u{6587}\u{ff0c}\u{5168}\u{89d2}\u{6807}\u{70b9}\u{3002}\u{ff08}\u{ff09}\n",
+            ),
+        ),
+    ]
+});
+
+#[divan::bench(args = ["source", "latin", "cjk"], sample_count = 50)]
+fn sanitize(bencher: Bencher<'_, '_>, kind: &str) {
+    let text = &TEXTS.iter().find(|(k, _)| *k == kind).unwrap().1;
+    bencher.counter(BytesCount::new(text.len())).bench(|| {
+        let clean = ctx_assemble::sanitize::sanitize(black_box(text));
+        assert!(!clean.changed());
+        black_box(clean.text.len())
+    });
 }
