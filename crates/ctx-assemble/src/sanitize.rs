@@ -80,8 +80,10 @@ impl Sanitized<'_> {
     }
 }
 
-/// The message of a warning about `n` characters made visible.
-fn message(code: Code, n: usize) -> String {
+/// The message of a warning about `n` characters made visible: `code` is
+/// [`Code::HiddenText`] or [`Code::Control`]. For callers that sanitise many values and
+/// report them together.
+pub fn message(code: Code, n: usize) -> String {
     if code == Code::HiddenText {
         format!(
             "{n} hidden unicode character{} (tag, bidi control or zero-width) made visible",
@@ -328,6 +330,42 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
     out
 }
 
+/// Makes hidden and control characters visible in every string of a JSON value, the keys of
+/// its objects included, for values that carry file text on (transcript turns, tool results,
+/// JSON output); returns how many hidden and how many control characters were made visible.
+pub fn sanitize_json(value: &mut serde_json::Value) -> (usize, usize) {
+    let mut found = (0, 0);
+    sanitize_value(value, &mut found);
+    found
+}
+
+fn sanitize_value(value: &mut serde_json::Value, found: &mut (usize, usize)) {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => sanitize_string(text, found),
+        Value::Array(items) => items.iter_mut().for_each(|item| sanitize_value(item, found)),
+        Value::Object(map) if map.keys().any(|key| may_change(key)) => {
+            for (mut key, mut item) in std::mem::take(map) {
+                sanitize_string(&mut key, found);
+                sanitize_value(&mut item, found);
+                map.insert(key, item);
+            }
+        }
+        Value::Object(map) => map.values_mut().for_each(|item| sanitize_value(item, found)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+fn sanitize_string(text: &mut String, found: &mut (usize, usize)) {
+    let clean = sanitize(text);
+    if clean.changed() {
+        found.0 += clean.hidden;
+        found.1 += clean.control;
+        let shown = clean.text.into_owned();
+        *text = shown;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -425,6 +463,26 @@ mod tests {
                 assert_eq!(block_suspect(&block), want, "byte {b:#04x} at {at}");
             }
         }
+    }
+
+    #[test]
+    fn every_string_of_a_json_value() {
+        let mut value = serde_json::json!({
+            "path": "src/\u{1b}[2Ja.c",
+            "list": ["ok", "b\u{202e}c", 3, null],
+            "k\u{200d}": { "deep": "\u{9b}" },
+        });
+        assert_eq!(sanitize_json(&mut value), (2, 2));
+        assert_eq!(
+            value,
+            serde_json::json!({
+                "path": "src/\\u{1b}[2Ja.c",
+                "list": ["ok", "b\\u{202E}c", 3, null],
+                "k\\u{200D}": { "deep": "\\u{9b}" },
+            })
+        );
+        let mut clean = serde_json::json!({"a": ["b", 1]});
+        assert_eq!(sanitize_json(&mut clean), (0, 0));
     }
 
     #[test]
