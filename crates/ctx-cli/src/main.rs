@@ -22,6 +22,7 @@ mod refs;
 mod settings;
 mod sources;
 mod suggest;
+mod term;
 mod watch;
 
 use std::io::{self, IsTerminal, Write};
@@ -40,7 +41,9 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            let _ = writeln!(io::stderr(), "ctx: error: {err:#}");
+            // The chain may quote a file (a path, a name from a project file).
+            let message = format!("{err:#}");
+            let _ = writeln!(io::stderr(), "ctx: error: {}", term::visible(&message));
             ExitCode::from(2)
         }
     }
