@@ -68,7 +68,8 @@ mod tests {
     fn formatted_writes_are_made_visible() {
         let mut bytes = Vec::new();
         let mut out = Visible(&mut bytes);
-        writeln!(out, "missing: {} ({}, line {})", "a\u{1b}[2J.c", "p\u{202e}", 3).unwrap();
+        let (path, project) = ("a\u{1b}[2J.c".to_owned(), "p\u{202e}".to_owned());
+        writeln!(out, "missing: {path} ({project}, line {})", 3).unwrap();
         assert_eq!(
             String::from_utf8(bytes).unwrap(),
             "missing: a\\u{1b}[2J.c (p\\u{202E}, line 3)\n"
