@@ -7,6 +7,10 @@
 //! - `many_includes`: one document of 10 000 includes of small files.
 //! - `rules_cold` / `rules_warm`: a 200-file rule set assembled by a new assembler each time,
 //!   and again and again by one assembler whose cache is warm.
+//! - `sanitize`: the hidden-text check alone over clean text held in memory: the corpus
+//!   (mostly ASCII source), French prose (accents, no-break spaces and guillemets led by
+//!   0xC2), Chinese prose (full-width commas led by 0xEF), and a worst case where every
+//!   character has a lead byte the check looks at.
 
 #![allow(clippy::disallowed_methods)] // The benchmark builds its corpus on disk.
 
@@ -212,4 +216,55 @@ fn rules_warm(bencher: Bencher<'_, '_>) {
     let asm = Assembler::new(sandbox(true), Options::default());
     asm.assemble_file("rules.md").unwrap();
     bencher.bench(|| black_box(asm.assemble_file("rules.md").unwrap().params.len()));
+}
+
+/// Clean text of four kinds, each about 4 MiB, for [`sanitize`].
+static TEXTS: LazyLock<[(&str, String); 4]> = LazyLock::new(|| {
+    let size = 4 << 20;
+    let mut source = String::new();
+    // Files with a character the check makes visible are left out, so that the text is
+    // clean for every version of the check.
+    let hidden = |c: char| {
+        matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+            || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            || matches!(c, '\u{e0000}'..='\u{e007f}')
+    };
+    for file in &CORPUS.files {
+        let text = std::fs::read_to_string(file).unwrap();
+        if !text.chars().any(hidden) {
+            source.push_str(&text);
+        }
+        if source.len() >= size {
+            break;
+        }
+    }
+    let repeat = |line: &str| line.repeat(size / line.len() + 1);
+    [
+        ("source", source),
+        (
+            "french",
+            repeat(
+                "L\u{2019}été dernier, nous sommes allés à la mer\u{a0}: «\u{a0}quelle chaleur\u{a0}!\u{a0}» disait-il, à 35\u{b0}C.\n",
+            ),
+        ),
+        (
+            "chinese",
+            repeat(
+                "这是一个用来测试全角标点处理速度的中文句子，我们在每一行里放一个逗号和一个句号。\n",
+            ),
+        ),
+        // The worst case: a character with a marked lead byte every few bytes.
+        ("dense", repeat("\u{a0}«\u{b0}»\u{2014}\u{2019}\u{ff0c}\u{ff08}\u{ff09}½£\n")),
+    ]
+});
+
+#[divan::bench(args = ["source", "french", "chinese", "dense"], sample_count = 50)]
+fn sanitize(bencher: Bencher<'_, '_>, kind: &str) {
+    let text = &TEXTS.iter().find(|(k, _)| *k == kind).unwrap().1;
+    bencher.counter(BytesCount::new(text.len())).bench(|| {
+        let clean = ctx_assemble::sanitize::sanitize(black_box(text));
+        assert!(!clean.changed());
+        black_box(clean.text.len())
+    });
 }

@@ -248,10 +248,16 @@ impl Assembly {
         self.diagnostics.iter().any(|d| d.severity == Severity::Error)
     }
 
-    /// The JSON output, pretty-printed, with a final line break.
+    /// The JSON output, pretty-printed, with a final line break. Every string in it is made
+    /// visible as content is ([`crate::sanitize::sanitize_json`]): the records quote the
+    /// documents (reference text, paths as written, front matter), and JSON itself escapes
+    /// only the C0 controls.
     pub fn to_json(&self) -> String {
-        let mut json = serde_json::to_string_pretty(self)
-            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
+        let json = serde_json::to_value(self).and_then(|mut value| {
+            crate::sanitize::sanitize_json(&mut value);
+            serde_json::to_string_pretty(&value)
+        });
+        let mut json = json.unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"));
         json.push('\n');
         json
     }
@@ -315,6 +321,14 @@ mod tests {
                 "stats": {"files": 3, "bytes": 456, "tokens": 120, "elapsed_ms": 1.5}
             })
         );
+        // What the records quote from the documents is made visible; the order stays.
+        let mut hostile = out.clone();
+        hostile.description = "d\u{202e}".into();
+        hostile.references[0].raw = "@[a\u{1b}]0;t\u{7}.md]".into();
+        let json = hostile.to_json();
+        assert!(json.contains(r#""description": "d\\u{202E}""#), "{json}");
+        assert!(json.contains(r#""raw": "@[a\\u{1b}]0;t\\u{7}.md]""#), "{json}");
+        assert_eq!(serde_json::from_str::<Value>(&json).unwrap()["references"][0]["path"], "a.md");
         // Field order is the documented order.
         let text = serde_json::to_string(&out).unwrap();
         let keys = [

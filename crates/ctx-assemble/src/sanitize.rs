@@ -1,17 +1,20 @@
 //! Makes hidden content visible (assembly.md §7, "Hidden and control characters").
 //!
 //! File content can hide instructions from the person who reviews it (the "rules file
-//! backdoor"). So:
-//! - Unicode Tag characters (U+E0000–U+E007F) and bidi controls (U+202A–U+202E,
-//!   U+2066–U+2069) are written as `\u{E0049}`, upper-case hex as in the spec, with
-//!   `W_HIDDEN_TEXT`;
-//! - C0 control characters other than tab, line feed, carriage return and form feed are
-//!   written as `\u{1b}`, lower-case hex as in the spec (and as Rust's `{:?}` writes them),
-//!   with `W_CONTROL`.
+//! backdoor"), and can drive the terminal it is printed on. So:
+//! - Unicode Tag characters (U+E0000–U+E007F), bidi controls (U+202A–U+202E,
+//!   U+2066–U+2069) and zero-width characters (U+200B–U+200D, U+2060, U+FEFF) are written
+//!   as `\u{E0049}`, upper-case hex as in the spec, with `W_HIDDEN_TEXT`;
+//! - C0 control characters other than tab, line feed, carriage return and form feed, DEL
+//!   (U+007F) and the C1 controls (U+0080–U+009F) are written as `\u{1b}`, lower-case hex as
+//!   in the spec (and as Rust's `{:?}` writes them), with `W_CONTROL`.
 //!
-//! Nothing else is altered. In particular DEL (U+007F) and the C1 controls (U+0080–U+009F)
-//! are left alone: the spec says nothing else changes, DEL does nothing on a terminal, and
-//! modern terminals do not act on 8-bit C1 controls encoded as UTF-8.
+//! The zero-width characters, DEL and the C1 controls go past the shared spec, which names
+//! only the first two sets: a zero-width joiner hides text as well as a Tag character does,
+//! and some terminals obey 8-bit C1 controls (U+009B is CSI).
+//! U+FEFF is a byte order mark only as the very first character of a file, and the reading
+//! of a file removes it there (`ctx_fs::decode`), so every U+FEFF that reaches [`sanitize`]
+//! is past the start and made visible. Nothing else is altered.
 //!
 //! The common case, clean text, is one pass over the bytes with a lookup table and returns
 //! the input borrowed.
@@ -26,7 +29,7 @@ use ctx_syntax::Code;
 pub struct Sanitized<'a> {
     /// The text; borrowed when nothing changed.
     pub text: Cow<'a, str>,
-    /// How many Tag and bidi characters were made visible.
+    /// How many Tag, bidi and zero-width characters were made visible.
     pub hidden: usize,
     /// 1-based line of the first of them, 0 when there is none.
     pub hidden_line: u32,
@@ -77,10 +80,15 @@ impl Sanitized<'_> {
     }
 }
 
-/// The message of a warning about `n` characters made visible.
-fn message(code: Code, n: usize) -> String {
+/// The message of a warning about `n` characters made visible: `code` is
+/// [`Code::HiddenText`] or [`Code::Control`]. For callers that sanitise many values and
+/// report them together.
+pub fn message(code: Code, n: usize) -> String {
     if code == Code::HiddenText {
-        format!("{n} hidden unicode character{} (tag or bidi control) made visible", plural(n))
+        format!(
+            "{n} hidden unicode character{} (tag, bidi control or zero-width) made visible",
+            plural(n)
+        )
     } else {
         format!("{n} control character{} made visible", plural(n))
     }
@@ -132,79 +140,135 @@ fn plural(n: usize) -> &'static str {
 }
 
 /// Bytes that may start something to make visible: C0 controls other than tab, LF, FF and CR;
-/// 0xE2, the lead byte of U+202A–U+202E and U+2066–U+2069; and 0xF3, the lead byte of the
-/// Tag characters.
-static SUSPECT: [bool; 256] = {
+/// DEL; 0xC2, the lead byte of the C1 controls; 0xE2, the lead byte of U+200B–U+200D, U+2060,
+/// U+202A–U+202E and U+2066–U+2069; 0xEF, the lead byte of U+FEFF; and 0xF3, the lead byte of
+/// the Tag characters.
+static LEAD: [bool; 256] = {
     let mut table = [false; 256];
     let mut b = 0;
     while b < 0x20 {
         table[b] = !matches!(b, 0x09 | 0x0a | 0x0c | 0x0d);
         b += 1;
     }
+    table[0x7f] = true;
+    table[0xc2] = true;
     table[0xe2] = true;
+    table[0xef] = true;
     table[0xf3] = true;
     table
 };
 
-/// The offset of the first byte at or after `from` that [`SUSPECT`] marks.
+/// The offset of the first character at or after `from` that [`sanitize`] makes visible.
 ///
 /// Clean text is the common case, so eight bytes are looked at together (the bit tricks
 /// of "Bit Twiddling Hacks", Sean Eron Anderson): a word with no byte below 0x09, none
-/// equal to 0x0B, none in 0x0E..0x20 and none at 0x80 or above holds nothing suspect and
-/// is skipped whole, so tabs and line ends do not slow the search.
-fn next_suspect(bytes: &[u8], from: usize) -> Option<usize> {
-    let scan = |part: &[u8]| part.iter().position(|&b| SUSPECT[usize::from(b)]);
+/// equal to 0x0B, none in 0x0E..0x20 and none at 0x7F or above holds nothing suspect and
+/// is skipped whole, so tabs and line ends do not slow the search. In the other blocks the
+/// [`LEAD`] bytes are marked without a branch, and each is checked with the bytes after it
+/// ([`hidden_at`]): text full of other characters with the same lead bytes (Latin-1
+/// symbols, dashes and quotes, full-width punctuation) is never decoded.
+fn next_hidden(bytes: &[u8], from: usize) -> Option<usize> {
+    let scan = |part: &[u8], offset: usize| {
+        let mut marked = part
+            .iter()
+            .enumerate()
+            .fold(0u32, |mask, (i, &b)| mask | (u32::from(LEAD[usize::from(b)]) << i));
+        while marked != 0 {
+            let at = offset + marked.trailing_zeros() as usize;
+            if hidden_at(bytes, at) {
+                return Some(at);
+            }
+            marked &= marked - 1;
+        }
+        None
+    };
     let mut blocks = bytes[from..].chunks_exact(32);
     let mut offset = from;
     for block in &mut blocks {
-        let flags = block
-            .chunks_exact(8)
-            .map(|w| suspect_bits(u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]))))
-            .fold(0, |a, b| a | b);
-        if flags != 0
-            && let Some(p) = scan(block)
+        if block_suspect(block)
+            && let Some(at) = scan(block, offset)
         {
-            return Some(offset + p);
+            return Some(at);
         }
         offset += 32;
     }
-    scan(blocks.remainder()).map(|p| offset + p)
+    scan(blocks.remainder(), offset)
+}
+
+/// Whether a block of 32 bytes may hold a [`LEAD`] byte; `false` means it certainly does not.
+#[inline(always)]
+fn block_suspect(block: &[u8]) -> bool {
+    block
+        .chunks_exact(8)
+        .map(|w| suspect_bits(u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]))))
+        .fold(0, |a, b| a | b)
+        != 0
+}
+
+/// Whether the character starting at `at`, a [`LEAD`] byte, is one to make visible
+/// ([`class`] on the encoded character, compared byte by byte).
+#[inline(always)]
+fn hidden_at(bytes: &[u8], at: usize) -> bool {
+    let next = |n: usize| bytes.get(at + n).copied().unwrap_or(0);
+    match bytes[at] {
+        // C1 controls: U+0080–U+009F.
+        0xc2 => matches!(next(1), 0x80..=0x9f),
+        // U+200B–U+200D, U+202A–U+202E; U+2060, U+2066–U+2069.
+        0xe2 => match next(1) {
+            0x80 => matches!(next(2), 0x8b..=0x8d | 0xaa..=0xae),
+            0x81 => matches!(next(2), 0xa0 | 0xa6..=0xa9),
+            _ => false,
+        },
+        // U+FEFF.
+        0xef => next(1) == 0xbb && next(2) == 0xbf,
+        // Tag characters: U+E0000–U+E007F.
+        0xf3 => next(1) == 0xa0 && matches!(next(2), 0x80 | 0x81),
+        // C0 controls but tab, line feed, form feed and carriage return; DEL.
+        _ => true,
+    }
 }
 
 /// Non-zero when some byte of `word` is below 0x09, equal to 0x0B, in 0x0E..0x20, or at
-/// 0x80 and above; exact about whether one exists (not about which).
+/// 0x7F and above; exact about whether one exists (not about which).
+///
+/// The tests run on the word plus one in every byte, where DEL joins the bytes from 0x80
+/// (whose high bit is set) and the others move up by one: below 0x0A, 0x0C, 0x0F..=0x20.
+/// A carry (from 0xFF) or a borrow (from a byte below 0x0A or equal to 0x0C) changes only
+/// bytes above one that is flagged already, and a term that flags a byte whose high bit is
+/// set adds nothing; so the terms need no masking of their own.
 fn suspect_bits(word: u64) -> u64 {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGH: u64 = ONES * 0x80;
     const LOW7: u64 = ONES * 0x7f;
+    let up = word.wrapping_add(ONES);
     // "Has less than n".
-    let below_tab = word.wrapping_sub(ONES * 0x09) & !word & HIGH;
-    // "Has zero" of the word xor 0x0B in every byte.
-    let vt = word ^ (ONES * 0x0b);
-    let vertical_tab = vt.wrapping_sub(ONES) & !vt & HIGH;
-    // "Has between m and n", exclusive: 0x0D < b < 0x20.
-    let seven = word & LOW7;
-    let between = (ONES * (127 + 0x20)).wrapping_sub(seven)
-        & !word
-        & seven.wrapping_add(ONES * (127 - 0x0d))
-        & HIGH;
-    below_tab | vertical_tab | between | (word & HIGH)
+    let below = up.wrapping_sub(ONES * 0x0a);
+    // "Has zero" of the word xor 0x0C in every byte.
+    let vertical_tab = (up ^ (ONES * 0x0c)).wrapping_sub(ONES);
+    // "Has between m and n", exclusive, on the low seven bits: 0x0E < b < 0x21.
+    let seven = up & LOW7;
+    let between =
+        (ONES * (127 + 0x21)).wrapping_sub(seven) & seven.wrapping_add(ONES * (127 - 0x0e));
+    (below | vertical_tab | between | up) & HIGH
 }
 
 /// Whether `text` may hold something [`sanitize`] would make visible; `false` means it
 /// certainly does not.
 pub(crate) fn may_change(text: &str) -> bool {
-    next_suspect(text.as_bytes(), 0).is_some()
+    next_hidden(text.as_bytes(), 0).is_some()
 }
 
 /// What a character is, for sanitising.
 fn class(c: char) -> Option<Code> {
     match c {
-        '\u{E0000}'..='\u{E007F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' => {
-            Some(Code::HiddenText)
-        }
+        '\u{E0000}'..='\u{E007F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2066}'..='\u{2069}'
+        | '\u{200B}'..='\u{200D}'
+        | '\u{2060}'
+        | '\u{FEFF}' => Some(Code::HiddenText),
         '\t' | '\n' | '\x0c' | '\r' => None,
-        '\0'..='\x1f' => Some(Code::Control),
+        '\0'..='\x1f' | '\u{7f}'..='\u{9f}' => Some(Code::Control),
         _ => None,
     }
 }
@@ -212,29 +276,16 @@ fn class(c: char) -> Option<Code> {
 /// Makes hidden and control characters in `text` visible.
 pub fn sanitize(text: &str) -> Sanitized<'_> {
     let bytes = text.as_bytes();
-    let mut i = 0;
     // Fast path: find the first character that needs rewriting, if any.
-    let first = loop {
-        match next_suspect(bytes, i) {
-            None => {
-                return Sanitized {
-                    text: Cow::Borrowed(text),
-                    hidden: 0,
-                    hidden_line: 0,
-                    control: 0,
-                    control_line: 0,
-                    first_at: [None; 2],
-                };
-            }
-            Some(at) => {
-                // A suspect byte is always the start of a character.
-                let c = text[at..].chars().next().unwrap_or('\0');
-                if class(c).is_some() {
-                    break at;
-                }
-                i = at + c.len_utf8();
-            }
-        }
+    let Some(first) = next_hidden(bytes, 0) else {
+        return Sanitized {
+            text: Cow::Borrowed(text),
+            hidden: 0,
+            hidden_line: 0,
+            control: 0,
+            control_line: 0,
+            first_at: [None; 2],
+        };
     };
     let mut out = Sanitized {
         text: Cow::Borrowed(""),
@@ -279,6 +330,42 @@ pub fn sanitize(text: &str) -> Sanitized<'_> {
     out
 }
 
+/// Makes hidden and control characters visible in every string of a JSON value, the keys of
+/// its objects included, for values that carry file text on (transcript turns, tool results,
+/// JSON output); returns how many hidden and how many control characters were made visible.
+pub fn sanitize_json(value: &mut serde_json::Value) -> (usize, usize) {
+    let mut found = (0, 0);
+    sanitize_value(value, &mut found);
+    found
+}
+
+fn sanitize_value(value: &mut serde_json::Value, found: &mut (usize, usize)) {
+    use serde_json::Value;
+    match value {
+        Value::String(text) => sanitize_string(text, found),
+        Value::Array(items) => items.iter_mut().for_each(|item| sanitize_value(item, found)),
+        Value::Object(map) if map.keys().any(|key| may_change(key)) => {
+            for (mut key, mut item) in std::mem::take(map) {
+                sanitize_string(&mut key, found);
+                sanitize_value(&mut item, found);
+                map.insert(key, item);
+            }
+        }
+        Value::Object(map) => map.values_mut().for_each(|item| sanitize_value(item, found)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => {}
+    }
+}
+
+fn sanitize_string(text: &mut String, found: &mut (usize, usize)) {
+    let clean = sanitize(text);
+    if clean.changed() {
+        found.0 += clean.hidden;
+        found.1 += clean.control;
+        let shown = clean.text.into_owned();
+        *text = shown;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -296,7 +383,8 @@ mod tests {
                     Code::HiddenText,
                     2,
                     5,
-                    "1 hidden unicode character (tag or bidi control) made visible".to_owned()
+                    "1 hidden unicode character (tag, bidi control or zero-width) made visible"
+                        .to_owned()
                 ),
             ]
         );
@@ -308,14 +396,30 @@ mod tests {
             ("plain ascii\ttab\r\nform\x0cfeed", "plain ascii\ttab\r\nform\x0cfeed", 0, 0),
             ("esc \x1b[31mred", "esc \\u{1b}[31mred", 0, 1),
             ("nul\0bell\x07", "nul\\u{0}bell\\u{7}", 0, 2),
-            ("del \x7f and c1 \u{9b} stay", "del \x7f and c1 \u{9b} stay", 0, 0),
+            (
+                "del \x7f, c1 \u{80}\u{9b}[2J\u{9f}",
+                "del \\u{7f}, c1 \\u{80}\\u{9b}[2J\\u{9f}",
+                0,
+                4,
+            ),
+            // Characters beside the C1 controls and DEL are untouched.
+            ("~ \u{a0}\u{a9}\u{ff} \u{100}", "~ \u{a0}\u{a9}\u{ff} \u{100}", 0, 0),
+            (
+                "zw a\u{200B}b\u{200C}c\u{200D}d\u{2060}e\u{FEFF}",
+                "zw a\\u{200B}b\\u{200C}c\\u{200D}d\\u{2060}e\\u{FEFF}",
+                5,
+                0,
+            ),
+            // A U+FEFF that reaches the check is never a byte order mark: reading a file
+            // removes that one.
+            ("\u{FEFF}start", "\\u{FEFF}start", 1, 0),
             ("tag \u{E0049}\u{E0020}", "tag \\u{E0049}\\u{E0020}", 2, 0),
             ("bidi \u{202E}abc\u{202C}", "bidi \\u{202E}abc\\u{202C}", 2, 0),
             ("iso \u{2066}x\u{2069}", "iso \\u{2066}x\\u{2069}", 2, 0),
             // Other characters with the same lead bytes are untouched.
             (
-                "dash \u{2014} \u{2029} \u{2070} \u{E0080} \u{F0000}",
-                "dash \u{2014} \u{2029} \u{2070} \u{E0080} \u{F0000}",
+                "dash \u{2014} \u{200A}\u{200E}\u{2029}\u{205F}\u{2061} \u{2070} \u{E0080} \u{F0000} \u{FEFE}\u{FF0C}",
+                "dash \u{2014} \u{200A}\u{200E}\u{2029}\u{205F}\u{2061} \u{2070} \u{E0080} \u{F0000} \u{FEFE}\u{FF0C}",
                 0,
                 0,
             ),
@@ -339,7 +443,8 @@ mod tests {
                 (
                     Code::HiddenText,
                     4,
-                    "2 hidden unicode characters (tag or bidi control) made visible".to_string()
+                    "2 hidden unicode characters (tag, bidi control or zero-width) made visible"
+                        .to_string()
                 ),
                 (Code::Control, 3, "2 control characters made visible".to_string()),
             ]
@@ -348,36 +453,78 @@ mod tests {
     }
 
     #[test]
-    fn word_search_sees_every_byte_value_at_every_position() {
+    fn the_block_filter_sees_every_lead_byte_at_every_position() {
         for b in 0..=255u8 {
-            for at in 0..72 {
-                let mut bytes = [b'a'; 72];
-                bytes[at] = b;
-                let want = SUSPECT[usize::from(b)].then_some(at);
-                assert_eq!(next_suspect(&bytes, 0), want, "byte {b:#04x} at {at}");
+            for at in 0..32 {
+                let mut block = [b'a'; 32];
+                block[at] = b;
+                // Exact for the bytes below 0x80; every byte from 0x80 is let through.
+                let want = LEAD[usize::from(b)] || b >= 0x80;
+                assert_eq!(block_suspect(&block), want, "byte {b:#04x} at {at}");
             }
         }
     }
 
+    #[test]
+    fn every_string_of_a_json_value() {
+        let mut value = serde_json::json!({
+            "path": "src/\u{1b}[2Ja.c",
+            "list": ["ok", "b\u{202e}c", 3, null],
+            "k\u{200d}": { "deep": "\u{9b}" },
+        });
+        assert_eq!(sanitize_json(&mut value), (2, 2));
+        assert_eq!(
+            value,
+            serde_json::json!({
+                "path": "src/\\u{1b}[2Ja.c",
+                "list": ["ok", "b\\u{202E}c", 3, null],
+                "k\\u{200D}": { "deep": "\\u{9b}" },
+            })
+        );
+        let mut clean = serde_json::json!({"a": ["b", 1]});
+        assert_eq!(sanitize_json(&mut clean), (0, 0));
+    }
+
+    #[test]
+    fn the_byte_check_agrees_with_the_classes_for_every_character() {
+        let mut buf = [0u8; 4];
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let encoded = c.encode_utf8(&mut buf).as_bytes();
+            let found = LEAD[usize::from(encoded[0])] && hidden_at(encoded, 0);
+            assert_eq!(found, class(c).is_some(), "{c:?}");
+            // Followed by more text, too.
+            let mut text = c.to_string();
+            text.push_str("\u{80}x");
+            assert_eq!(next_hidden(text.as_bytes(), 0) == Some(0), class(c).is_some(), "{c:?}");
+        }
+    }
+
     proptest! {
-        /// The word-at-a-time search finds exactly the first suspect byte a plain scan finds,
-        /// from any start, in text mixing ASCII, controls and the suspect lead bytes.
+        /// The block-at-a-time search finds exactly the first character a plain scan finds,
+        /// from any start, in bytes mixing ASCII, controls, lead bytes and the bytes that
+        /// follow them.
         #[test]
-        fn word_search_agrees_with_a_plain_scan(
+        fn block_search_agrees_with_a_plain_scan(
             bytes in proptest::collection::vec(
-                prop_oneof![4 => 0x20u8..0x7f, 1 => 0u8..0x20, 1 => 0x80u8..=0xff],
+                prop_oneof![
+                    4 => 0x20u8..=0x7f,
+                    1 => 0u8..0x20,
+                    1 => 0x80u8..=0xff,
+                    2 => prop::sample::select(vec![0xc2u8, 0xe2, 0xef, 0xf3, 0x80, 0x81, 0x8b, 0x9f, 0xa0, 0xbb, 0xbf]),
+                ],
                 0..160,
             ),
             from in 0usize..160,
         ) {
             let from = from.min(bytes.len());
-            let plain = bytes[from..].iter().position(|&b| SUSPECT[usize::from(b)]).map(|p| from + p);
-            prop_assert_eq!(next_suspect(&bytes, from), plain);
+            let plain = (from..bytes.len())
+                .find(|&i| LEAD[usize::from(bytes[i])] && hidden_at(&bytes, i));
+            prop_assert_eq!(next_hidden(&bytes, from), plain);
         }
 
         /// Clean text comes back borrowed and unchanged.
         #[test]
-        fn identity_on_clean(text in "[^\u{0}-\u{8}\u{b}\u{e}-\u{1f}\u{202a}-\u{202e}\u{2066}-\u{2069}\u{e0000}-\u{e007f}]*") {
+        fn identity_on_clean(text in "[^\u{0}-\u{8}\u{b}\u{e}-\u{1f}\u{7f}-\u{9f}\u{200b}-\u{200d}\u{2060}\u{202a}-\u{202e}\u{2066}-\u{2069}\u{feff}\u{e0000}-\u{e007f}]*") {
             let s = sanitize(&text);
             prop_assert!(matches!(s.text, Cow::Borrowed(_)));
             prop_assert_eq!(s.text.as_ref(), text.as_str());

@@ -57,7 +57,8 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
             }
             Err(err) => {
                 unread.push(file.display().to_string());
-                let _ = writeln!(io::stderr(), "ctx: error: {}: {err}", file.display());
+                let message = format!("ctx: error: {}: {err}", file.display());
+                let _ = writeln!(io::stderr(), "{}", crate::term::visible(&message));
             }
         }
     }
@@ -82,13 +83,14 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     };
     let written = (|| -> anyhow::Result<()> {
         if json {
-            let value = json!({
+            let mut value = json!({
                 "diagnostics": records,
                 "errors": counts.errors,
                 "warnings": counts.warnings,
                 "files": checked,
                 "unreadable": unread,
             });
+            crate::term::visible_json(&mut value);
             serde_json::to_writer_pretty(&mut stdout, &value)?;
             writeln!(stdout)?;
         } else {

@@ -11,6 +11,7 @@ use serde_json::json;
 use crate::cli::CompleteArgs;
 use crate::progress::Progress;
 use crate::settings::Settings;
+use crate::term::{Visible, visible_json};
 
 pub(crate) fn run(settings: &Settings, args: &CompleteArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("complete", false)?;
@@ -37,12 +38,12 @@ pub(crate) fn run(settings: &Settings, args: &CompleteArgs) -> anyhow::Result<Ex
                 })
             })
             .collect();
-        serde_json::to_writer_pretty(
-            &mut out,
-            &json!({ "prefix": args.prefix, "completions": list }),
-        )?;
+        let mut value = json!({ "prefix": args.prefix, "completions": list });
+        visible_json(&mut value);
+        serde_json::to_writer_pretty(&mut out, &value)?;
         writeln!(out)?;
     } else {
+        let mut out = Visible(&mut out);
         for c in &completions {
             writeln!(out, "{}", c.mention)?;
         }

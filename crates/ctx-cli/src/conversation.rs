@@ -128,7 +128,7 @@ pub(crate) fn system_prompt(
             .collect();
         let value =
             json!({ "rules_dir": prompt.rules_dir, "rules": rules, "runtime": prompt.runtime });
-        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        writeln!(out, "{}", crate::term::json_pretty(&value)?)?;
     } else {
         out.write_all(prompt.text().as_bytes())?;
     }
@@ -207,7 +207,7 @@ fn warn(settings: &Settings, warnings: &[Warning]) {
             Severity::Error => "error",
             _ => "warning",
         };
-        let _ = writeln!(err, "{severity}[{}]: {}", w.code, w.message);
+        let _ = writeln!(err, "{severity}[{}]: {}", w.code, crate::term::visible(&w.message));
     }
 }
 

@@ -1,7 +1,6 @@
 //! Diagnostics on standard error: one `file:line:col: severity[CODE]: message` line each, or,
 //! on a terminal, the source line with a caret under the span, in colour.
 
-use std::borrow::Cow;
 use std::io::{self, Write};
 
 use annotate_snippets::renderer::DecorStyle;
@@ -10,6 +9,7 @@ use ctx::Severity;
 use ctx::assemble::record::DiagnosticRecord;
 
 use crate::settings::Style;
+use crate::term::visible;
 
 /// Most diagnostics shown for one run; the rest are counted and summed up in one line.
 pub(crate) const MAX_SHOWN: usize = 1000;
@@ -136,35 +136,6 @@ pub(crate) fn plain(d: &DiagnosticRecord) -> String {
     )
 }
 
-/// Text safe to print on a terminal, one character for one: C0 controls (but tab) and DEL
-/// become their Control Pictures (`␛` for ESC), bidi controls and Tag characters become
-/// `�`, so a hostile file cannot move the cursor, recolour the screen or reorder what the
-/// reader sees, and carets still line up.
-pub(crate) fn visible(text: &str) -> Cow<'_, str> {
-    let hostile = |c: char| {
-        (c < ' ' && c != '\t')
-            || c == '\u{7f}'
-            || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c)
-            || ('\u{e0000}'..='\u{e007f}').contains(&c)
-    };
-    if !text.chars().any(hostile) {
-        return Cow::Borrowed(text);
-    }
-    Cow::Owned(
-        text.chars()
-            .map(|c| match c {
-                '\u{7f}' => '\u{2421}',
-                c if c < ' ' && c != '\t' => {
-                    char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}')
-                }
-                c if hostile(c) => '\u{fffd}',
-                c => c,
-            })
-            .collect(),
-    )
-}
-
 /// The summary, in bold red or yellow when there are errors or warnings and colour is on.
 pub(crate) fn colored_summary(counts: Counts, files: usize, color: bool) -> String {
     let text = summary(counts, files);
@@ -195,12 +166,40 @@ mod tests {
 
     use super::*;
 
+    /// The attack: a diagnostic whose message, file name and source line carry a terminal
+    /// title sequence, a C1 CSI, bidi and zero-width characters. What must not happen: any of
+    /// them reaching standard error raw.
     #[test]
     fn hostile_characters_are_shown_not_obeyed() {
-        assert_eq!(visible("plain\ttext"), "plain\ttext");
-        assert_eq!(visible("a\u{1b}[31mb"), "a\u{241b}[31mb");
-        assert_eq!(visible("x\u{202e}y\u{e0041}"), "x\u{fffd}y\u{fffd}");
-        assert_eq!(visible("\r\u{7f}"), "\u{240d}\u{2421}");
+        let text = "a \u{1b}]0;t\u{7}\u{202e}@[x\u{200b}.md] \u{9b}2J\n";
+        let at = text.find("@[").unwrap();
+        let source = ctx::assemble::record::Source::of(text, at..at + 13, 1, 0);
+        let d = DiagnosticRecord::new(
+            Code::NotFound,
+            "no such file: x\u{200b}.md \u{1b}[2J".into(),
+            "r\u{7f}\u{e0041}.md".into(),
+            1,
+            3,
+        )
+        .with_source(Some(source));
+        let style = Style { rich: true, color: false, stderr_tty: false };
+        for shown in [plain(&d), Reporter::new(style, false).render(&d)] {
+            assert!(
+                !shown.chars().any(|c| matches!(
+                    c,
+                    '\u{1b}'
+                        | '\u{7}'
+                        | '\u{7f}'
+                        | '\u{9b}'
+                        | '\u{202e}'
+                        | '\u{200b}'
+                        | '\u{e0041}'
+                )),
+                "{shown:?}"
+            );
+            assert!(shown.contains("x\\u{200B}.md \\u{1b}[2J"), "{shown}");
+            assert!(shown.contains("r\\u{7f}\\u{E0041}.md"), "{shown}");
+        }
     }
 
     #[test]
@@ -214,7 +213,7 @@ mod tests {
         let shown = Reporter::new(style, false).render(&d);
         let lines: Vec<&str> = shown.lines().collect();
         let row = lines.iter().position(|l| l.contains("@[missing.md]")).expect(&shown);
-        assert!(lines[row].contains("see \u{241b}x @[missing.md] here"), "{shown}");
+        assert!(lines[row].contains("see \\u{1b}x @[missing.md] here"), "{shown}");
         let caret = lines[row + 1];
         let col = |l: &str, what: char| l.chars().position(|c| c == what).unwrap();
         assert_eq!(col(caret, '━'), col(lines[row], '@'), "{shown}");

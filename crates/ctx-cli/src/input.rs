@@ -64,7 +64,12 @@ pub(crate) fn read_stdin_document(cap: u64) -> anyhow::Result<String> {
     read_stdin(cap)
 }
 
-fn utf8(bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {
+/// The text of `bytes`, without a UTF-8 byte order mark at the start (as the sandbox reads
+/// files: a U+FEFF anywhere else is made visible as hidden text).
+fn utf8(mut bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {
+    if bytes.starts_with(b"\xEF\xBB\xBF") {
+        bytes.drain(..3);
+    }
     match String::from_utf8(bytes) {
         Ok(text) => Ok(text),
         Err(err) => {

@@ -22,6 +22,7 @@ mod refs;
 mod settings;
 mod sources;
 mod suggest;
+mod term;
 mod trust;
 mod watch;
 
@@ -41,7 +42,9 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            let _ = writeln!(io::stderr(), "ctx: error: {err:#}");
+            // The chain may quote a file (a path, a name from a project file).
+            let message = format!("{err:#}");
+            let _ = writeln!(io::stderr(), "ctx: error: {}", term::visible(&message));
             ExitCode::from(2)
         }
     }
@@ -151,12 +154,6 @@ fn init_logging(verbose: u8, quiet: bool, long_running: bool) {
         .without_time()
         .with_target(false)
         .try_init();
-}
-
-/// A message that may carry text from files (paths from project files, a configuration's
-/// values) with its control and hidden characters made visible, for the terminal.
-pub(crate) fn notice_text(message: &str) -> std::borrow::Cow<'_, str> {
-    ctx::assemble::sanitize::sanitize(message).text
 }
 
 /// What writing a run's output came to: a closed standard output (`ctx check x | head -1`)

@@ -17,9 +17,11 @@ pub(crate) fn run(settings: &Settings, args: &ParseArgs) -> anyhow::Result<ExitC
     let written = (|| -> anyhow::Result<()> {
         let mut out = io::stdout().lock();
         match json {
-            false => out.write_all(scan.dump().as_bytes())?,
+            false => out.write_all(crate::term::visible(&scan.dump()).as_bytes())?,
             true => {
-                serde_json::to_writer_pretty(&mut out, &scan)?;
+                let mut value = serde_json::to_value(&scan)?;
+                crate::term::visible_json(&mut value);
+                serde_json::to_writer_pretty(&mut out, &value)?;
                 out.write_all(b"\n")?;
             }
         }

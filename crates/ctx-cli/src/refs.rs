@@ -13,6 +13,7 @@ use crate::cli::RefsArgs;
 use crate::input;
 use crate::progress::Progress;
 use crate::settings::Settings;
+use crate::term::{Visible, visible_json};
 
 /// One reference and the references of what it included.
 struct Node<'a> {
@@ -48,12 +49,13 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
         let mut out = BufWriter::new(io::stdout().lock());
         if json {
             let references: Vec<_> = tree.iter().map(node_json).collect();
-            serde_json::to_writer_pretty(
-                &mut out,
-                &json!({ "file": name, "references": references }),
-            )?;
+            let mut value = json!({ "file": name, "references": references });
+            visible_json(&mut value);
+            serde_json::to_writer_pretty(&mut out, &value)?;
             writeln!(out)?;
         } else {
+            // Reference text, paths and messages come from the documents.
+            let mut out = Visible(&mut out);
             writeln!(out, "{name}")?;
             draw(&mut out, &tree, "")?;
         }
@@ -91,7 +93,7 @@ fn build<'a>(records: &'a [ReferenceRecord], i: &mut usize, depth: usize) -> Vec
     out
 }
 
-fn draw(out: &mut dyn Write, nodes: &[Node<'_>], prefix: &str) -> io::Result<()> {
+fn draw(out: &mut Visible<'_>, nodes: &[Node<'_>], prefix: &str) -> io::Result<()> {
     for (n, node) in nodes.iter().enumerate() {
         let last = n + 1 == nodes.len();
         let (branch, more) = if last { ("└── ", "    ") } else { ("├── ", "│   ") };

@@ -431,11 +431,11 @@ impl Settings {
             use std::io::Write as _;
             let mut err = std::io::stderr().lock();
             for ignored in &self.ignored {
-                let message = crate::notice_text(&ignored.message);
+                let message = crate::term::visible(&ignored.message);
                 let _ = writeln!(err, "{}: warning[W_CONFIG]: {message}", ignored.at);
             }
             for notice in context.notices() {
-                let message = crate::notice_text(&notice.message);
+                let message = crate::term::visible(&notice.message);
                 let _ = writeln!(err, "ctx: warning[{}]: {message}", notice.code);
             }
         });

@@ -10,6 +10,7 @@ use ctx::sources::Detected;
 use ctx::{Format, Mode, ResolveStatus};
 
 use crate::settings::{Settings, Sources};
+use crate::term::{Visible, json_pretty, visible};
 
 #[derive(Debug, Args)]
 pub(crate) struct SourcesArgs {
@@ -47,7 +48,7 @@ pub(crate) fn run(settings: &Settings, args: &SourcesArgs) -> anyhow::Result<Exi
     };
     let mut out = io::stdout().lock();
     if args.prompt {
-        out.write_all(index.prompt_section().as_bytes())?;
+        out.write_all(visible(&index.prompt_section()).as_bytes())?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
@@ -55,8 +56,11 @@ pub(crate) fn run(settings: &Settings, args: &SourcesArgs) -> anyhow::Result<Exi
     if json {
         let mut value = serde_json::to_value(&summary)?;
         value["elapsed_ms"] = (elapsed.as_secs_f64() * 1000.0).into();
-        writeln!(out, "{}", serde_json::to_string_pretty(&value)?)?;
+        writeln!(out, "{}", json_pretty(&value)?)?;
     } else {
+        // Paths, project names and warnings come from project files: every line is printed
+        // with what they hide made visible.
+        let mut out = Visible(&mut out);
         // Refused files are listed, never read: they count apart from those on disk.
         let existing = summary.files - summary.missing.len() - summary.refused.len();
         writeln!(out, "solution: {}", summary.solution)?;
@@ -101,8 +105,9 @@ pub(crate) fn resolve(settings: &Settings, args: &ResolveArgs) -> anyhow::Result
     let reports: Vec<_> = args.queries.iter().map(|q| ctx.resolve(q)).collect();
     let mut out = io::stdout().lock();
     if json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&reports)?)?;
+        writeln!(out, "{}", json_pretty(&reports)?)?;
     } else {
+        let mut out = Visible(&mut out);
         for r in &reports {
             match (r.status, &r.path) {
                 (ResolveStatus::File, Some(path)) => {

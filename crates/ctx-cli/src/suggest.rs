@@ -13,6 +13,7 @@ use ctx::{Assembly, Format, Mode, SuggestOptions, Suggestion};
 use crate::config::Config;
 use crate::input;
 use crate::settings::Settings;
+use crate::term::{json_pretty, visible};
 
 #[derive(Debug, Args)]
 pub(crate) struct SuggestArgs {
@@ -118,7 +119,7 @@ fn ranking_builder(settings: &Settings, mode: Mode, format: Format) -> ctx::Cont
 
 fn warn_unstored(settings: &Settings, why: &str) {
     if !settings.quiet {
-        let why = why.replace(['\n', '\r'], " ");
+        let why = visible(&why.replace(['\n', '\r'], " ")).into_owned();
         let mut err = io::stderr().lock();
         let _ = writeln!(
             err,
@@ -182,10 +183,10 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
     let mut out = io::stdout().lock();
     if json {
         // Serialised first, so that a closed pipe is an I/O error (success), not a JSON one.
-        let text = serde_json::to_string_pretty(&found)?;
+        let text = json_pretty(&found)?;
         writeln!(out, "{text}")?;
     } else {
-        out.write_all(render_text(&found, args.explain).as_bytes())?;
+        out.write_all(visible(&render_text(&found, args.explain)).as_bytes())?;
     }
     out.flush()?;
     // The process ends here: freeing the index (hundreds of thousands of small allocations)
@@ -414,10 +415,11 @@ mod picker {
         Ok(())
     }
 
-    /// One label per suggestion, as the picker lists them.
+    /// One label per suggestion, as the picker lists them, made visible.
     pub(super) fn label(s: &Suggestion) -> String {
         let head = format!("{}:{}-{}", s.path, s.lines.start, s.lines.end);
-        if s.summary.is_empty() { head } else { format!("{head}  {}", s.summary) }
+        let label = if s.summary.is_empty() { head } else { format!("{head}  {}", s.summary) };
+        crate::term::visible(&label).into_owned()
     }
 
     #[cfg(feature = "picker")]
@@ -441,7 +443,7 @@ mod picker {
             for s in &mut picked {
                 let current = format!("{}-{}", s.lines.start, s.lines.end);
                 loop {
-                    let answer = Text::new(&format!("Lines of {}", s.path))
+                    let answer = Text::new(&format!("Lines of {}", crate::term::visible(&s.path)))
                         .with_default(&current)
                         .prompt()?;
                     match apply_range(s, &answer) {
@@ -457,7 +459,7 @@ mod picker {
     #[cfg(feature = "picker")]
     fn eprintln_safe(message: &str) {
         use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "ctx: {message}");
+        let _ = writeln!(std::io::stderr(), "ctx: {}", crate::term::visible(message));
     }
 
     #[cfg(not(feature = "picker"))]

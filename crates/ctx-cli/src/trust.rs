@@ -36,11 +36,13 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
     if args.revoke {
         let revoked = store.revoke(&request.workspace)?;
         let said = match (json, revoked) {
-            (true, _) => json!({ "workspace": request.workspace, "revoked": revoked }).to_string(),
+            (true, _) => {
+                crate::term::json_pretty(&json!({ "workspace": request.workspace, "revoked": revoked }))?
+            }
             (false, true) => format!("trust revoked for {}", request.workspace),
             (false, false) => format!("{} was not trusted; nothing to revoke", request.workspace),
         };
-        writeln!(out, "{}", crate::notice_text(&said))?;
+        writeln!(out, "{}", crate::term::visible(&said))?;
         return Ok(ExitCode::SUCCESS);
     }
     let trusted = store.trusts(request)?;
@@ -74,8 +76,7 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
             store.grant(request)?;
             value["trusted"] = json!(true);
         }
-        serde_json::to_writer_pretty(&mut out, &value)?;
-        writeln!(out)?;
+        writeln!(out, "{}", crate::term::json_pretty(&value)?)?;
         return Ok(ExitCode::SUCCESS);
     }
     let workspace = request.workspace.as_str();
@@ -83,12 +84,12 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
         writeln!(
             out,
             "{} asks for no folder outside it: nothing to trust",
-            crate::notice_text(workspace)
+            crate::term::visible(workspace)
         )?;
         return Ok(ExitCode::SUCCESS);
     }
     let n = request.asked.len();
-    writeln!(out, "workspace: {}", crate::notice_text(workspace))?;
+    writeln!(out, "workspace: {}", crate::term::visible(workspace))?;
     writeln!(out, "asks to open {n} folder{} outside it:", if n == 1 { "" } else { "s" })?;
     for asked in &request.asked {
         let files = match asked.files {
@@ -97,12 +98,12 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
             None => String::new(),
         };
         let line = format!("  {}  ({}{files})", asked.path, asked.asked_by);
-        writeln!(out, "{}", crate::notice_text(&line))?;
+        writeln!(out, "{}", crate::term::visible(&line))?;
         if let Some((real, why)) = refusal(asked) {
             let line = format!("      leads to {real}: {why}, never opened");
-            writeln!(out, "{}", crate::notice_text(&line))?;
+            writeln!(out, "{}", crate::term::visible(&line))?;
         } else if let Some(real) = asked.real.as_ref().filter(|r| **r != asked.path) {
-            writeln!(out, "{}", crate::notice_text(&format!("      leads to {real}")))?;
+            writeln!(out, "{}", crate::term::visible(&format!("      leads to {real}")))?;
         }
     }
     writeln!(out, "digest: {}", request.digest())?;
@@ -121,7 +122,7 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
         "trusted: {} folder{} for this workspace (recorded in {})",
         grant.roots.len(),
         if grant.roots.len() == 1 { "" } else { "s" },
-        crate::notice_text(dir.join(ctx::trust::TRUST_FILE).to_string_lossy().as_ref())
+        crate::term::visible(dir.join(ctx::trust::TRUST_FILE).to_string_lossy().as_ref())
     )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -20,6 +20,7 @@ use crate::cli::{AssembleArgs, CheckArgs};
 use crate::diag::{self, Counts, Reporter};
 use crate::input;
 use crate::settings::Settings;
+use crate::term;
 
 /// How long changes are gathered after the last one before a re-run (editors write a file in
 /// several steps).
@@ -42,7 +43,8 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
                 (assembly.content, deps)
             }
             Err(err) => {
-                writeln!(io::stderr(), "ctx: error: {path}: {err}")?;
+                let message = format!("ctx: error: {path}: {err}");
+                writeln!(io::stderr(), "{}", term::visible(&message))?;
                 (String::new(), ctx.dependencies(Some(&path), &[]))
             }
         };
@@ -75,7 +77,7 @@ pub(crate) fn check(settings: &Settings, args: &CheckArgs) -> anyhow::Result<Exi
             let assembly = match ctx.assemble_to(path, &mut io::sink()) {
                 Ok(assembly) => assembly,
                 Err(err) => {
-                    lines.push(format!("{path}: error: {err}"));
+                    lines.push(term::visible(&format!("{path}: error: {err}")).into_owned());
                     counts.errors += 1;
                     deps.extend(ctx.dependencies(Some(path), &[]));
                     continue;
@@ -178,10 +180,10 @@ fn write_changes(out: &mut dyn Write, old: &str, new: &str) -> io::Result<()> {
     let came = &new[head..new.len() - tail];
     writeln!(out, "@@ -{},{} +{},{} @@", head + 1, gone.len(), head + 1, came.len())?;
     for line in gone {
-        writeln!(out, "-{}", diag::visible(line))?;
+        writeln!(out, "-{}", term::visible(line))?;
     }
     for line in came {
-        writeln!(out, "+{}", diag::visible(line))?;
+        writeln!(out, "+{}", term::visible(line))?;
     }
     Ok(())
 }

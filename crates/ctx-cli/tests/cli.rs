@@ -514,6 +514,70 @@ fn complete_ranks_files_and_directories() {
     assert_eq!((r.code, r.stdout.as_str()), (0, ""));
 }
 
+// ---------------------------------------------------------------- hidden text
+
+/// No character a terminal obeys or that hides text, raw, in `text`.
+#[track_caller]
+fn assert_no_raw_hidden(text: &str) {
+    let raw = |c: char| {
+        matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+            || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            || matches!(c, '\u{e0000}'..='\u{e007f}')
+    };
+    assert!(!text.chars().any(raw), "raw hidden or control characters in {text:?}");
+}
+
+/// The attack: a document whose references, front matter and text carry a terminal title
+/// sequence, a C1 CSI, DEL, bidi, zero-width and Tag characters, and files whose names carry
+/// them. What must not happen: any of them reaching standard output or standard error raw, in
+/// any command that prints text from files (refs, check, complete, parse, assemble, expand,
+/// resolve), in text or in JSON.
+#[test]
+fn text_from_files_reaches_the_terminal_made_visible() {
+    let dir = workspace();
+    let hostile = "---\ndescription: \"d\\u202e\\u200b\"\n---\n\
+        title \u{1b}]0;pwned\u{7}\u{9b}2J\u{7f}\n\
+        see @[gone\u{1b}(0.md] and @[x\u{202e}y.md] and @[z\u{200d}\u{e0041}.md] @[docs/part.md]\n";
+    dir.child("hostile.md").write_str(hostile).unwrap();
+    dir.child("esc\u{1b}]0;t\u{7}.md").write_str("x").unwrap();
+    dir.child("bidi\u{202e}dm.md").write_str("x").unwrap();
+    dir.child("c1\u{9b}.md").write_str("x").unwrap();
+    let runs: [&[&str]; 14] = [
+        &["refs", "hostile.md"],
+        &["refs", "hostile.md", "--format", "json"],
+        &["check", "hostile.md"],
+        &["check", "hostile.md", "--format", "json"],
+        &["complete", ""],
+        &["complete", "esc", "--format", "json"],
+        &["parse", "hostile.md", "--format", "text"],
+        &["parse", "hostile.md"],
+        &["assemble", "hostile.md"],
+        &["assemble", "hostile.md", "--format", "json"],
+        // The prompt's own text is kept as typed; what it brings in is not.
+        &["expand", "@hostile.md @x.md"],
+        &["resolve", "gone\u{1b}[2J.md", "x\u{202e}y.md"],
+        &["resolve", "--format", "json", "gone\u{1b}[2J.md"],
+        &["assemble", "gone\u{1b}]0;t\u{7}.md"],
+    ];
+    for args in runs {
+        let r = run(ctx(&dir).args(args));
+        assert!(r.code <= 2, "{args:?}: {}", r.stderr);
+        assert_no_raw_hidden(&r.stdout);
+        assert_no_raw_hidden(&r.stderr);
+        if r.stdout.starts_with('{') || r.stdout.starts_with('[') {
+            let value: Value = serde_json::from_str(&r.stdout).unwrap();
+            assert_no_raw_hidden(&format!("{value:#}"));
+        }
+    }
+    // What was hidden shows as what it is.
+    let r = run(ctx(&dir).args(["refs", "hostile.md"]));
+    assert!(r.stdout.contains("@[gone\\u{1b}(0.md]"), "{}", r.stdout);
+    assert!(r.stdout.contains("@[x\\u{202E}y.md]"), "{}", r.stdout);
+    let r = run(ctx(&dir).args(["check", "hostile.md"]));
+    assert!(r.stdout.contains("gone\\u{1b}(0.md"), "{}", r.stdout);
+}
+
 // ---------------------------------------------------------------- ctx completions
 
 #[test]

@@ -224,6 +224,65 @@ fn a_transcript_keeps_its_turns_in_order_and_skips_a_torn_line() {
     );
 }
 
+/// No character a terminal obeys or that hides text, raw, in `text`.
+#[track_caller]
+fn assert_no_raw_hidden(text: &str) {
+    let raw = |c: char| {
+        matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+            || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            || matches!(c, '\u{e0000}'..='\u{e007f}')
+    };
+    assert!(!text.chars().any(raw), "raw hidden or control characters in {text:?}");
+}
+
+/// The attack: a repository's `.mai/history.json` and a transcript whose text carries terminal
+/// sequences, bidi overrides, zero-width and Tag characters, and a transcript line that is not
+/// UTF-8. What must not happen: any of them reaching the request body or the terminal raw, or
+/// the whole transcript lost for one bad line, or the line skipped without a word.
+#[test]
+fn hostile_history_and_transcripts_are_made_visible_and_a_bad_line_skipped_alone() {
+    let ws = Workspace::new();
+    ws.write(
+        ".mai/history.json",
+        r#"[{"id": "h\u001b]0;pwned\u0007", "name": "n\u202eevil", "prompt": "p\udb40\udc49 \u200bq",
+             "operations": [{"type": "delete", "filePath": "a\u009b2J.rs"}], "applied": true}]"#,
+    );
+    let mut lines = b"{\"role\": \"user\", \"content\": \"one \\u001b[2J\\u202e\"}\n".to_vec();
+    lines.extend_from_slice(b"{\"role\": \"assistant\", \"content\": \"torn \xe2\x80\n");
+    lines.extend_from_slice(b"{\"role\": \"assistant\", \"content\": \"two\"}\n");
+    ws.write(".ctx/history.jsonl", lines);
+    for provider in ["openai", "anthropic"] {
+        let (code, out, err) = ws.run(&[
+            "messages",
+            "--provider",
+            provider,
+            "--include-history",
+            "1",
+            "--history",
+            ".ctx/history.jsonl",
+            "next",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let body: Value = serde_json::from_str(&out).unwrap();
+        // Decoded, the strings of the body hold no raw character either.
+        assert_no_raw_hidden(&format!("{body:#}"));
+        assert_no_raw_hidden(&err);
+        let text = body.to_string();
+        assert!(text.contains("h\\\\u{1b}]0;pwned\\\\u{7}"), "{text}");
+        assert!(text.contains("n\\\\u{202E}evil") && text.contains("a\\\\u{9b}2J.rs"), "{text}");
+        assert!(text.contains("one \\\\u{1b}[2J\\\\u{202E}"), "{text}");
+        assert!(text.contains("\"two\""), "the line after the bad one is kept: {text}");
+        assert!(!text.contains("torn"), "{text}");
+        assert!(
+            err.contains("W_HISTORY")
+                && err.contains(".ctx/history.jsonl:2: not UTF-8 text; skipped"),
+            "{err}"
+        );
+        assert!(err.contains("W_HIDDEN_TEXT") && err.contains("W_CONTROL"), "{err}");
+    }
+}
+
 /// The request body of OpenAI's Chat Completions API, as a JSON Schema.
 const OPENAI_SCHEMA: &str = include_str!("schemas/openai-chat-messages.schema.json");
 /// The request body of Anthropic's Messages API, as a JSON Schema.

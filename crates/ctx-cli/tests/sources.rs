@@ -359,3 +359,59 @@ fn the_mcp_server_resolves_and_reports_the_sources() {
     assert_eq!(summary["source_roots"], serde_json::json!([format!("{}/src", build.root)]));
     assert_eq!(summary["files"], 10);
 }
+
+/// No character a terminal obeys or that hides text, raw, in `text`.
+#[track_caller]
+fn assert_no_raw_hidden(text: &str) {
+    let raw = |c: char| {
+        matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+            || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            || matches!(c, '\u{e0000}'..='\u{e007f}')
+    };
+    assert!(!text.chars().any(raw), "raw hidden or control characters in {text:?}");
+}
+
+/// The attack: a `compile_commands.json` whose paths carry a terminal title sequence
+/// (`\e]0;…\a`), a screen clear through the C1 CSI, a bidi override, a zero-width joiner and
+/// a Tag character. What must not happen: any of them reaching the terminal raw, in the text or
+/// the JSON of `ctx sources`, `ctx sources --prompt` or `ctx resolve`.
+#[test]
+fn paths_from_a_project_file_reach_the_terminal_made_visible() {
+    let build = Build::new();
+    build.keep_only("compile_commands.json");
+    let database = serde_json::json!([
+        { "directory": format!("{}/build/App", build.root), "command": "c++ -c x.cpp",
+          "file": "../../src/App/pwn\u{1b}]0;owned\u{7}.cpp" },
+        { "directory": format!("{}/build/App", build.root), "command": "c++ -c y.cpp",
+          "file": "../../src/App/evil\u{9b}2J\u{202e}txt.exe\u{200d}\u{e0041}.cpp" },
+        { "directory": format!("{}/build/Gui", build.root), "command": "c++ -c Main.cpp",
+          "file": format!("{}/src/Gui/Main.cpp", build.root) },
+    ]);
+    std::fs::write(format!("{}/build/compile_commands.json", build.root), database.to_string())
+        .unwrap();
+    let (code, text, err) = run(build.ctx().arg("sources"));
+    assert_eq!(code, 0, "{err}");
+    assert_no_raw_hidden(&text);
+    assert_no_raw_hidden(&err);
+    assert!(text.contains("pwn\\u{1b}]0;owned\\u{7}.cpp"), "{text}");
+    assert!(text.contains("evil\\u{9b}2J\\u{202E}txt.exe\\u{200D}\\u{E0041}.cpp"), "{text}");
+    let (code, json, _) = run(build.ctx().args(["sources", "--format", "json"]));
+    assert_eq!(code, 0);
+    let value: Value = serde_json::from_str(&json).unwrap();
+    assert_no_raw_hidden(&format!("{value:#}"));
+    assert!(json.contains("pwn\\\\u{1b}]0;owned\\\\u{7}.cpp"), "{json}");
+    let (_, prompt, _) = run(build.ctx().args(["sources", "--prompt"]));
+    assert_no_raw_hidden(&prompt);
+    for format in ["text", "json"] {
+        let (_, out, err) = run(build.ctx().args([
+            "resolve",
+            "--format",
+            format,
+            "pwn\u{1b}]0;owned\u{7}.cpp",
+            "Main.cpp",
+        ]));
+        assert_no_raw_hidden(&out);
+        assert_no_raw_hidden(&err);
+    }
+}

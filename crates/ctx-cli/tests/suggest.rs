@@ -81,6 +81,39 @@ fn suggest_prints_path_range_and_summary() {
     assert!(listing(cache.path()).iter().any(|f| f.ends_with(".idx")));
 }
 
+/// The attack: a file whose doc comment (the summary `ctx suggest` shows) carries a terminal
+/// title sequence, a C1 CSI, a bidi override, zero-width and Tag characters. What must not
+/// happen: any of them reaching the terminal raw, in the text (with `--explain`) or the JSON.
+#[test]
+fn summaries_from_files_are_made_visible() {
+    let dir = workspace();
+    dir.child("src/evil.rs")
+        .write_str(
+            "/// Retries \u{1b}]0;pwned\u{7}\u{9b}2J the\u{202e} deadline\u{200b}\u{e0041}.\npub fn retry_deadline() {}\n",
+        )
+        .unwrap();
+    let cache = TempDir::new().unwrap();
+    let raw = |c: char| {
+        matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+            || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            || matches!(c, '\u{e0000}'..='\u{e007f}')
+    };
+    let text =
+        stdout(ctx_in(dir.path(), cache.path()).args(["suggest", "--explain", "retry deadline"]));
+    assert!(text.contains("src/evil.rs"), "{text}");
+    assert!(text.contains("\\u{1b}]0;pwned\\u{7}\\u{9b}2J"), "{text}");
+    assert!(!text.chars().any(raw), "{text:?}");
+    let json = stdout(ctx_in(dir.path(), cache.path()).args([
+        "suggest",
+        "--format",
+        "json",
+        "retry deadline",
+    ]));
+    let value: Value = serde_json::from_str(&json).unwrap();
+    assert!(!format!("{value:#}").chars().any(raw), "{value:#}");
+}
+
 /// A cache directory that cannot hold the index (here a path under a regular file, which no
 /// user can create; or an index file turned into a directory) leaves `ctx suggest` and `ctx
 /// expand --auto` ranking in memory after a warning; `ctx index`, whose work is the stored

@@ -211,45 +211,67 @@ impl Server {
         let options = ctx::SuggestOptions::default().limit(limit);
         let found = self.ctx.suggest(prompt, &options).map_err(|err| ToolError {
             code: err.code().map(|c| c.as_str().to_owned()),
-            message: err.to_string(),
+            message: visible(&err.to_string()),
         })?;
         Ok(structured(json!({ "suggestions": found })))
     }
 
     /// The rule files, as resources.
     fn resources(&self) -> Vec<Resource> {
+        self.rule_files()
+            .into_iter()
+            .map(|(location, len)| {
+                let path = location.path().as_str();
+                Resource::new(resource_uri(&location), path)
+                    .with_mime_type(mime_type(path))
+                    .with_size(len)
+            })
+            .collect()
+    }
+
+    /// The files of the rule folders and their lengths: what a walk of each lists (ignored and
+    /// denied entries left out, links out of the roots refused), and of that only the files
+    /// that really lie in the folder, so that a link in it to another file of the workspace is
+    /// not served as a rule.
+    fn rule_files(&self) -> Vec<(Location, u64)> {
         let sandbox = self.ctx.sandbox();
         let mut out = Vec::new();
         for dir in RULE_DIRS {
             let Ok(location) = sandbox.resolve_in_workspace(dir) else { continue };
             let Ok(walk) = sandbox.walk(&location) else { continue };
-            for entry in walk.entries.iter().filter(|e| e.kind == FileKind::File) {
-                let path = entry.location.path().as_str();
-                out.push(
-                    Resource::new(resource_uri(&entry.location), path)
-                        .with_mime_type(mime_type(path))
-                        .with_size(entry.len),
-                );
-            }
+            let files = walk.entries.into_iter().filter(|e| {
+                e.kind == FileKind::File
+                    && e.location.root() == location.root()
+                    && in_dir(e.location.path().as_str(), location.path().as_str())
+            });
+            out.extend(files.map(|e| (e.location, e.len)));
         }
         out
     }
 
-    /// A rule file's text, if `uri` names one; `..`, `.` and anything outside the rule
-    /// folders are refused before the sandbox (which refuses symbolic links out) is asked.
+    /// A rule file's text, if `uri` names one that [`Server::resources`] lists. The path is
+    /// split on `/` and `\` alike; a `..`, `.` or empty component, or a path that is not one
+    /// of the listed files however it is spelled (absolute, percent-encoded), is the same
+    /// "not found" as a file that is not there, so that nothing is learnt of what exists
+    /// outside the rule folders. The text is made visible as assembled content is
+    /// (`ctx_assemble::sanitize`): a rule file is a repository file.
     fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-        let path = uri
-            .strip_prefix(URI_SCHEME)
-            .filter(|p| RULE_DIRS.iter().any(|dir| in_dir(p, dir)))
-            .ok_or_else(|| {
-                ErrorData::resource_not_found(format!("resource not found: {uri}"), None)
-            })?;
-        let not_found = |err: ctx::fs::Error| ErrorData::resource_not_found(err.to_string(), None);
-        let (_, content) = self.ctx.sandbox().read_path(path, None).map_err(not_found)?;
+        let not_found = || {
+            let shown = ctx::assemble::sanitize::sanitize(uri).text;
+            ErrorData::resource_not_found(format!("resource not found: {shown}"), None)
+        };
+        let path = uri.strip_prefix(URI_SCHEME).and_then(listed_form).ok_or_else(not_found)?;
+        let (location, _) = self
+            .rule_files()
+            .into_iter()
+            .find(|(location, _)| location.path().as_str() == path)
+            .ok_or_else(not_found)?;
+        let content = self.ctx.sandbox().read_text(&location).map_err(|_| not_found())?;
         let text = content.text().ok_or_else(|| {
             ErrorData::resource_not_found(format!("W_BINARY: binary file: {path}"), None)
         })?;
-        let contents = ResourceContents::text(&**text, uri).with_mime_type(mime_type(path));
+        let shown = ctx::assemble::sanitize::sanitize(text).text;
+        let contents = ResourceContents::text(shown, uri).with_mime_type(mime_type(&path));
         Ok(ReadResourceResult::new(vec![contents]))
     }
 }
@@ -338,10 +360,22 @@ fn mime_type(path: &str) -> &'static str {
     if ctx::assemble::is_markdown(path) { "text/markdown" } else { "text/plain" }
 }
 
-/// Whether `path` is below `dir`, lexically (the sandbox then checks it for real).
+/// Whether `path` is below `dir`, lexically; both are sandbox paths (`/`-separated, no `..`).
+/// Nothing is below the root's empty path: a rules folder that is a link to the root lists
+/// nothing.
 fn in_dir(path: &str, dir: &str) -> bool {
-    path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
-        && !path.split('/').any(|c| c == ".." || c == ".")
+    !dir.is_empty() && path.strip_prefix(dir).is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// A resource path as the list spells it: split on `/` and `\` alike, joined with `/`; `None`
+/// when a component is empty (an absolute path, `a//b`), `.` or `..`.
+fn listed_form(path: &str) -> Option<String> {
+    let parts: Vec<&str> = path.split(['/', '\\']).collect();
+    let bad = |c: &&str| c.is_empty() || *c == "." || *c == "..";
+    if parts.iter().any(bad) {
+        return None;
+    }
+    Some(parts.join("/"))
 }
 
 /// A tool call that failed as a whole: a ctx code (or none, for bad arguments) and a message.
@@ -357,8 +391,14 @@ impl ToolError {
 
     fn assemble(err: ctx::assemble::AssembleError) -> ToolError {
         let err = ctx::Error::from(err);
-        ToolError { code: err.code().map(|c| c.as_str().to_owned()), message: err.to_string() }
+        let message = visible(&err.to_string());
+        ToolError { code: err.code().map(|c| c.as_str().to_owned()), message }
     }
+}
+
+/// A message that may quote a file or a path, made visible.
+fn visible(message: &str) -> String {
+    ctx::assemble::sanitize::sanitize(message).text.into_owned()
 }
 
 /// The message, starting with the code.
@@ -422,20 +462,25 @@ fn assembly_result(assembly: &Assembly) -> CallToolResult {
                 )
             })
             .collect();
-        content.push(ContentBlock::text(lines.join("\n")));
+        let lines = lines.join("\n");
+        content.push(ContentBlock::text(ctx::assemble::sanitize::sanitize(&lines).text));
     }
     let mut record = serde_json::to_value(assembly).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut record {
         map.remove("content");
     }
+    // The records quote the documents (reference text, paths as written, front matter).
+    ctx::assemble::sanitize::sanitize_json(&mut record);
     let mut result = CallToolResult::success(content);
     result.structured_content = Some(record);
     result
 }
 
 /// A JSON result as pretty text (for clients without structured content) and as structured
-/// content.
-fn structured(value: Value) -> CallToolResult {
+/// content, every string made visible (paths and names from project files, summaries,
+/// messages).
+fn structured(mut value: Value) -> CallToolResult {
+    ctx::assemble::sanitize::sanitize_json(&mut value);
     let text = serde_json::to_string_pretty(&value).unwrap_or_default();
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);
@@ -450,8 +495,21 @@ mod tests {
     fn resource_paths_stay_in_rule_dirs() {
         assert!(in_dir(".ctx/rules/a.md", ".ctx/rules"));
         assert!(!in_dir(".ctx/rulesx/a.md", ".ctx/rules"));
-        assert!(!in_dir(".ctx/rules/../../etc/passwd", ".ctx/rules"));
         assert!(!in_dir(".ctx/rules", ".ctx/rules"));
+        assert!(!in_dir("secret.md", ""));
+        assert_eq!(listed_form(".ctx/rules/a.md").as_deref(), Some(".ctx/rules/a.md"));
+        assert_eq!(listed_form(".ctx\\rules\\a.md").as_deref(), Some(".ctx/rules/a.md"));
+        for bad in [
+            ".ctx/rules/../../etc/passwd",
+            ".ctx/rules\\..\\..\\secret",
+            "/etc/passwd",
+            "\\\\server\\share",
+            ".ctx/rules//a.md",
+            ".ctx/./rules/a.md",
+            "",
+        ] {
+            assert_eq!(listed_form(bad), None, "{bad}");
+        }
     }
 
     fn server(dir: &tempfile::TempDir) -> Server {

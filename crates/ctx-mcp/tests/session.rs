@@ -274,6 +274,127 @@ fn a_symbolic_link_out_of_the_rules_is_not_a_resource() {
     assert_eq!(answers[&1]["error"]["code"], -32002, "{}", answers[&1]);
 }
 
+/// The attack: `resources/read` of everything that is not a listed rule file, spelled every
+/// way a path can be: `..` with `/` and `\`, `\` alone, absolute paths, percent-encoded
+/// separators, another scheme, a denied file in the rules folder, a link in the rules folder to
+/// a file of the workspace and one to a file outside it. What must not happen: any of them
+/// served, or the answer telling a file that exists from one that does not.
+#[test]
+fn only_listed_rule_files_are_resources_however_a_path_is_spelled() {
+    let dir = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "OUTSIDE SECRET\n").unwrap();
+    std::fs::write(dir.path().join("secret.md"), "TOP SECRET\n").unwrap();
+    std::fs::write(dir.path().join(".ctx/rules/.env"), "API_KEY=1\n").unwrap();
+    std::fs::write(dir.path().join(".ctx/rules/id_rsa"), "PRIVATE KEY\n").unwrap();
+    #[cfg(unix)]
+    {
+        let rules = dir.path().join(".ctx/rules");
+        std::os::unix::fs::symlink(dir.path().join("secret.md"), rules.join("inner.md")).unwrap();
+        std::os::unix::fs::symlink("../../secret.md", rules.join("relative.md")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.md"), rules.join("out.md")).unwrap();
+    }
+    let outside_file = outside.path().join("secret.md").display().to_string();
+    let uris = [
+        "ctx:///.ctx/rules/../../secret.md".to_owned(),
+        "ctx:///.ctx/rules\\..\\..\\secret.md".to_owned(),
+        "ctx:///.ctx\\rules\\..\\..\\secret.md".to_owned(),
+        "ctx:///.ctx/rules/..\\..\\secret.md".to_owned(),
+        "ctx:///.ctx/rules/%2E%2E/%2E%2E/secret.md".to_owned(),
+        "ctx:///.ctx/rules%2F..%2F..%2Fsecret.md".to_owned(),
+        "ctx:///.ctx/rules%5C..%5C..%5Csecret.md".to_owned(),
+        "ctx:///.ctx%2Frules%2Fstyle.md".to_owned(),
+        "ctx:///secret.md".to_owned(),
+        "ctx:////etc/passwd".to_owned(),
+        format!("ctx:///{outside_file}"),
+        format!("ctx://{outside_file}"),
+        "ctx:///C:\\Windows\\win.ini".to_owned(),
+        "ctx:///\\\\server\\share\\x.md".to_owned(),
+        "file:///etc/passwd".to_owned(),
+        "ctx:///.ctx/rules/.env".to_owned(),
+        "ctx:///.ctx/rules/id_rsa".to_owned(),
+        "ctx:///.ctx/rules/inner.md".to_owned(),
+        "ctx:///.ctx/rules/relative.md".to_owned(),
+        "ctx:///.ctx/rules/out.md".to_owned(),
+        "ctx:///.ctx/rules/./style.md".to_owned(),
+        "ctx:///.ctx/rules//style.md".to_owned(),
+        "ctx:///.ctx/rules/nothere.md".to_owned(),
+        "ctx:///nothere.md".to_owned(),
+    ];
+    let mut messages = vec![request(1, "resources/list", json!({}))];
+    for (i, uri) in uris.iter().enumerate() {
+        messages.push(request(10 + i as u64, "resources/read", json!({ "uri": uri })));
+    }
+    // `\` splits like `/`: the backslash spelling of a listed file is that file.
+    messages.push(request(2, "resources/read", json!({ "uri": "ctx:///.ctx\\rules\\style.md" })));
+    let answers = session(&dir, &messages);
+    let listed = answers[&1]["result"]["resources"].as_array().unwrap();
+    let mut listed: Vec<&str> = listed.iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    listed.sort_unstable();
+    assert_eq!(
+        listed,
+        ["ctx:///.ctx/rules/broken.md", "ctx:///.ctx/rules/main.md", "ctx:///.ctx/rules/style.md"]
+    );
+    for (i, uri) in uris.iter().enumerate() {
+        let answer = &answers[&(10 + i as u64)];
+        let text = answer.to_string();
+        assert!(
+            !text.contains("SECRET") && !text.contains("API_KEY") && !text.contains("PRIVATE"),
+            "{uri}: {answer}"
+        );
+        assert_eq!(answer["error"]["code"], -32002, "{uri}: {answer}");
+        // The same answer for every one, whether the file exists or not: only the URI the
+        // client sent comes back.
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert_eq!(message, format!("resource not found: {uri}"), "{answer}");
+        assert!(answer["error"].get("data").is_none_or(Value::is_null), "{answer}");
+    }
+    assert_eq!(answers[&2]["result"]["contents"][0]["text"], "four spaces\n");
+}
+
+/// The attack: a rule file whose text carries a terminal title sequence, a C1 CSI, bidi,
+/// zero-width and Tag characters, and one whose references do. What must not happen: any of
+/// them reaching the client raw, through `resources/read` or a tool's result.
+#[test]
+fn a_rule_file_is_served_with_its_hidden_text_made_visible() {
+    let dir = workspace();
+    std::fs::write(
+        dir.path().join(".ctx/rules/hostile.md"),
+        "Be kind\u{1b}]0;pwned\u{7}\u{9b}2J.\u{202e}txt\u{200b}\u{e0049}\u{e0047}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join(".ctx/rules/refs.md"),
+        "see @[gone\u{1b}(0.md] and @[x\u{202e}y\u{200b}\u{e0041}.md]\n",
+    )
+    .unwrap();
+    let answers = session(
+        &dir,
+        &[
+            request(1, "resources/read", json!({ "uri": "ctx:///.ctx/rules/hostile.md" })),
+            tool(2, "refs", json!({ "path": ".ctx/rules/refs.md" })),
+            tool(3, "check", json!({ "paths": [".ctx/rules/refs.md"] })),
+            tool(4, "assemble", json!({ "path": ".ctx/rules/refs.md" })),
+        ],
+    );
+    let text = answers[&1]["result"]["contents"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        text,
+        "Be kind\\u{1b}]0;pwned\\u{7}\\u{9b}2J.\\u{202E}txt\\u{200B}\\u{E0049}\\u{E0047}\n"
+    );
+    // The tools' results quote reference text and paths as written: made visible too.
+    for id in [2, 3, 4] {
+        let result = answers[&id]["result"].to_string();
+        let decoded: Value = serde_json::from_str(&result).unwrap();
+        let decoded = format!("{decoded:#}");
+        assert!(
+            !decoded.contains(['\u{1b}', '\u{202e}', '\u{200b}', '\u{e0041}']),
+            "{id}: {decoded}"
+        );
+        assert!(result.contains("gone\\\\u{1b}(0.md"), "{id}: {result}");
+    }
+}
+
 #[test]
 fn bad_input_does_not_end_the_session() {
     let dir = workspace();

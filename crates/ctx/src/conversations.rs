@@ -135,7 +135,12 @@ impl Context {
             sandbox
                 .roots()
                 .filter(|&r| kinds.contains(&sandbox.root_kind(r)))
-                .map(|r| sandbox.root_path(r).to_string())
+                // A source root's path comes from a project file.
+                .map(|r| {
+                    ctx_assemble::sanitize::sanitize(sandbox.root_path(r).as_str())
+                        .text
+                        .into_owned()
+                })
                 .collect()
         };
         text.push_str(&format!("- Workspace root: {}\n", roots(&[RootKind::Workspace]).join(", ")));
@@ -278,21 +283,32 @@ impl ConversationBuilder {
         if let Some(selection) = &self.mai {
             let entries = self.read_mai()?;
             let chosen = history::select(&entries, selection).map_err(ErrorKind::Conversation)?;
-            let (block, left) = history::block(&chosen, self.history_tokens);
-            if left > 0 {
+            let block = history::block(&chosen, self.history_tokens);
+            if block.left_out > 0 {
+                let left = block.left_out;
                 let message = format!("{left} history entries left out by the history budget");
                 warnings.push(Warning::new(Code::TokenBudget, message));
             }
+            warnings.extend(block.warnings);
             system_text.push('\n');
-            system_text.push_str(&block);
+            system_text.push_str(&block.text);
         }
         let mut turns = Vec::new();
         if let Some(path) = &self.transcript {
-            let (location, content) = ctx.sandbox().read_path(path, None).map_err(ErrorKind::Fs)?;
-            let text = content.text().map(|t| t.to_string()).unwrap_or_default();
+            let sandbox = ctx.sandbox();
+            let (location, content) = sandbox.read_path(path, None).map_err(ErrorKind::Fs)?;
             let shown = location.path().to_string();
-            let (messages, skipped) =
-                history::parse_transcript(&text, &shown).map_err(ErrorKind::Conversation)?;
+            let parsed = match content.text() {
+                Some(text) => history::parse_transcript(text, &shown),
+                // Not text as a whole (a line that is not UTF-8): read again as bytes, so
+                // that only the lines that are not text are skipped.
+                None => {
+                    let max = sandbox.limits().max_file_bytes;
+                    let (_, bytes) = sandbox.read_bytes(path, None, max).map_err(ErrorKind::Fs)?;
+                    history::parse_transcript_bytes(&bytes, &shown)
+                }
+            };
+            let (messages, skipped) = parsed.map_err(ErrorKind::Conversation)?;
             turns = messages;
             warnings.extend(skipped);
         }
