@@ -36,9 +36,9 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
     if args.revoke {
         let revoked = store.revoke(&request.workspace)?;
         let said = match (json, revoked) {
-            (true, _) => {
-                crate::term::json_pretty(&json!({ "workspace": request.workspace, "revoked": revoked }))?
-            }
+            (true, _) => crate::term::json_pretty(
+                &json!({ "workspace": request.workspace, "revoked": revoked }),
+            )?,
             (false, true) => format!("trust revoked for {}", request.workspace),
             (false, false) => format!("{} was not trusted; nothing to revoke", request.workspace),
         };
