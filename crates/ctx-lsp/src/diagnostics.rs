@@ -275,13 +275,17 @@ impl Workspace<'_> {
 /// The one diagnostic of a document whose text is not kept.
 fn unchecked(why: Unchecked) -> lsp::Diagnostic {
     let message = match why {
-        Unchecked::TooLarge { bytes, max } => format!(
+        Unchecked::Large { bytes, max } => format!(
             "the document is too large to check: {bytes} bytes, more than {max} \
              (--max-file-bytes raises the limit)"
         ),
-        Unchecked::TooManyEdits { edits } => format!(
+        Unchecked::Edits { edits } => format!(
             "the document is not checked: a change of {edits} edits at once is more than the \
              server applies; close and reopen it to check it again"
+        ),
+        Unchecked::Held { max } => format!(
+            "the document is not checked: the open documents would hold more than {max} bytes \
+             together; close some, then reopen it to check it"
         ),
     };
     let start = lsp::Position::new(0, 0);

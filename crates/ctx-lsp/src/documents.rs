@@ -4,7 +4,8 @@
 //! A document is kept whole only up to the cap of a file read (`--max-file-bytes`, 1 MiB by
 //! default): a larger one keeps no text, is not checked, and gets one `E_TOO_LARGE`
 //! diagnostic; its overlay entry is dropped, so documents that include it read the disk. So
-//! does a change with more edits than [`MAX_EDIT_WORK`] lets the server apply. Either stays
+//! does a change with more edits than [`MAX_EDIT_WORK`] lets the server apply, and a document
+//! that would bring the texts held together past [`HELD_DOCUMENTS`] times the cap. Each stays
 //! so until the client sends the whole text again (on reopening, or a full change) and it
 //! fits.
 
@@ -23,6 +24,10 @@ use crate::text;
 /// 512 edits at once, a 10 kB one 50 000.
 const MAX_EDIT_WORK: u64 = 1 << 30;
 
+/// The texts of all open documents together are kept up to this many times the cap of one
+/// (64 MiB by default).
+const HELD_DOCUMENTS: u64 = 64;
+
 /// An open document.
 #[derive(Debug)]
 pub(crate) struct Document {
@@ -40,9 +45,11 @@ pub(crate) struct Document {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Unchecked {
     /// The text is larger than the cap: its length in bytes (at least).
-    TooLarge { bytes: u64, max: u64 },
+    Large { bytes: u64, max: u64 },
     /// A change had more edits than the server applies at once.
-    TooManyEdits { edits: usize },
+    Edits { edits: usize },
+    /// The open documents would hold more than `max` bytes together.
+    Held { max: u64 },
 }
 
 /// A document's text as it came: whole, or too long to have been kept by the decoder.
@@ -67,12 +74,16 @@ pub(crate) struct Documents {
     overlay: Overlay,
     /// The largest text kept (`u64::MAX` for none).
     max_bytes: u64,
+    /// The bytes of all texts kept, and the most they may come to.
+    held: u64,
+    max_held: u64,
 }
 
 impl Documents {
     /// No documents, `overlay` to serve them, texts up to `max_bytes`.
     pub(crate) fn new(overlay: Overlay, max_bytes: u64) -> Documents {
-        Documents { docs: HashMap::new(), overlay, max_bytes }
+        let max_held = max_bytes.saturating_mul(HELD_DOCUMENTS);
+        Documents { docs: HashMap::new(), overlay, max_bytes, held: 0, max_held }
     }
 
     /// An open document.
@@ -93,8 +104,10 @@ impl Documents {
         version: i32,
         location: Option<Location>,
     ) {
+        let previous = self.docs.get(&uri).map_or(0, |doc| doc.text.len());
         let mut doc = Document { text: String::new(), version, location, unchecked: None };
         self.set_text(&mut doc, text);
+        self.admit(&mut doc, previous);
         self.sync(&doc);
         self.docs.insert(uri, doc);
     }
@@ -108,6 +121,7 @@ impl Documents {
             return false;
         }
         doc.version = version;
+        let previous = doc.text.len();
         let count = edits.len();
         let mut work: u64 = 0;
         for edit in edits {
@@ -122,7 +136,7 @@ impl Documents {
                     work = work.saturating_add(2 * doc.text.len() as u64 + new.len() as u64);
                     if work > MAX_EDIT_WORK {
                         doc.text = String::new();
-                        doc.unchecked = Some(Unchecked::TooManyEdits { edits: count });
+                        doc.unchecked = Some(Unchecked::Edits { edits: count });
                         continue;
                     }
                     let start = text::offset(&doc.text, range.start);
@@ -136,6 +150,7 @@ impl Documents {
                 }
             }
         }
+        self.admit(&mut doc, previous);
         self.sync(&doc);
         self.docs.insert(uri.clone(), doc);
         true
@@ -144,6 +159,7 @@ impl Documents {
     /// Closes a document: the disk is read again for it. `false` when it was not open.
     pub(crate) fn close(&mut self, uri: &Url) -> bool {
         let Some(doc) = self.docs.remove(uri) else { return false };
+        self.held -= doc.text.len() as u64;
         if let Some(location) = &doc.location {
             self.overlay.remove(location);
         }
@@ -162,7 +178,18 @@ impl Documents {
             Incoming::TooLarge(bytes) => bytes,
         };
         doc.text = String::new();
-        doc.unchecked = Some(Unchecked::TooLarge { bytes, max: self.max_bytes });
+        doc.unchecked = Some(Unchecked::Large { bytes, max: self.max_bytes });
+    }
+
+    /// Counts the text of a document that held `previous` bytes, unless the texts together
+    /// would pass their bound.
+    fn admit(&mut self, doc: &mut Document, previous: usize) {
+        let others = self.held - previous as u64;
+        if others + doc.text.len() as u64 > self.max_held {
+            doc.text = String::new();
+            doc.unchecked = Some(Unchecked::Held { max: self.max_held });
+        }
+        self.held = others + doc.text.len() as u64;
     }
 
     /// Serves the document's text to the sandbox, or the disk's when it has none.
@@ -258,7 +285,7 @@ mod tests {
         let doc = docs.get(&uri).unwrap();
         assert_eq!(
             (doc.text.len(), doc.unchecked),
-            (0, Some(Unchecked::TooLarge { bytes: 11, max: 10 }))
+            (0, Some(Unchecked::Large { bytes: 11, max: 10 }))
         );
         // A ranged edit cannot apply to it; a whole text that fits can.
         assert!(docs.change(&uri, 2, vec![edit([0, 0, 0, 0], "y")]));
@@ -273,13 +300,13 @@ mod tests {
         assert!(docs.change(&uri, 4, vec![edit([0, 5, 0, 5], "123456")]));
         assert_eq!(
             docs.get(&uri).unwrap().unchecked,
-            Some(Unchecked::TooLarge { bytes: 11, max: 10 })
+            Some(Unchecked::Large { bytes: 11, max: 10 })
         );
         // What the decoder left out.
         docs.open(uri.clone(), Incoming::TooLarge(50_000_000), 5, None);
         assert_eq!(
             docs.get(&uri).unwrap().unchecked,
-            Some(Unchecked::TooLarge { bytes: 50_000_000, max: 10 })
+            Some(Unchecked::Large { bytes: 50_000_000, max: 10 })
         );
     }
 
@@ -289,7 +316,7 @@ mod tests {
         docs.open(uri.clone(), Incoming::Text("x".repeat(1 << 20)), 1, None);
         let edits: Vec<Edit> = (0..600).map(|_| edit([0, 5, 0, 6], "y")).collect();
         assert!(docs.change(&uri, 2, edits));
-        assert_eq!(docs.get(&uri).unwrap().unchecked, Some(Unchecked::TooManyEdits { edits: 600 }));
+        assert_eq!(docs.get(&uri).unwrap().unchecked, Some(Unchecked::Edits { edits: 600 }));
         let edits: Vec<Edit> = (0..500).map(|_| edit([0, 5, 0, 6], "y")).collect();
         assert!(
             docs.change(
@@ -302,6 +329,26 @@ mod tests {
             )
         );
         assert!(docs.get(&uri).unwrap().unchecked.is_none());
+    }
+
+    #[test]
+    fn the_texts_held_together_are_bounded() {
+        let (mut docs, _) = docs(10);
+        let other = Url::parse("file:///w/b.md").unwrap();
+        for n in 0..64 {
+            let uri = Url::parse(&format!("file:///w/{n}.md")).unwrap();
+            docs.open(uri, Incoming::Text("x".repeat(10)), 1, None);
+        }
+        assert_eq!(docs.held, 640);
+        docs.open(other.clone(), Incoming::Text("y".into()), 1, None);
+        assert_eq!(docs.get(&other).unwrap().unchecked, Some(Unchecked::Held { max: 640 }));
+        // Reopening one in place of itself, and closing one, make room.
+        docs.open(Url::parse("file:///w/0.md").unwrap(), Incoming::Text("z".repeat(10)), 2, None);
+        assert!(docs.get(&Url::parse("file:///w/0.md").unwrap()).unwrap().unchecked.is_none());
+        assert!(docs.close(&Url::parse("file:///w/1.md").unwrap()));
+        docs.open(other.clone(), Incoming::Text("y".into()), 2, None);
+        assert!(docs.get(&other).unwrap().unchecked.is_none());
+        assert_eq!(docs.held, 631);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! so hidden and control characters reach the editor visible.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use ctx::assemble::select;
 use ctx::fs::{FileKind, Location};
@@ -118,39 +118,50 @@ impl Workspace<'_> {
             None => doc.location.clone(),
         };
         let Some(wanted) = wanted else { return Vec::new() };
-        let mut documents: BTreeMap<Url, (String, Location)> = BTreeMap::new();
+        let mut out = Vec::new();
+        // The rule folders' files one at a time (an open one is searched in its unsaved text).
         let sandbox = self.ctx.sandbox();
         for dir in RULE_DIRS {
             let Ok(location) = sandbox.resolve_in_workspace(dir) else { continue };
             let Ok(walk) = sandbox.walk(&location) else { continue };
             for entry in walk.entries.iter().filter(|e| e.kind == FileKind::File) {
-                let (Some(uri), Some(text)) =
-                    (self.uri(&entry.location), self.read(&entry.location))
-                else {
+                let Some(uri) = self.uri(&entry.location) else { continue };
+                if self.docs.get(&uri).is_some() {
                     continue;
-                };
+                }
+                let Some(text) = self.read(&entry.location) else { continue };
                 let base = entry.location.parent().unwrap_or_else(|| sandbox.workspace());
-                documents.insert(uri, (text.to_string(), base));
+                self.references_to(&wanted, &uri, &text, &base, &mut out);
             }
         }
         for (uri, open) in self.docs.iter() {
-            documents.insert(uri.clone(), (open.text.clone(), self.base_of(open)));
+            self.references_to(&wanted, uri, &open.text, &self.base_of(open), &mut out);
         }
-        let mut out = Vec::new();
-        for (uri, (text, base)) in &documents {
-            let index = LineIndex::new(text);
-            let mut resolved: HashMap<Cow<'_, str>, bool> = HashMap::new();
-            for found in self.references_in(text) {
-                let written = found.reference.path.unescaped();
-                let hit = *resolved.entry(written).or_insert_with_key(|written| {
-                    self.resolve(written, base).as_ref() == Some(&wanted)
-                });
-                if hit {
-                    out.push(lsp::Location::new(uri.clone(), index.range(found.start, found.end)));
-                }
+        out.sort_by(|a, b| a.uri.cmp(&b.uri));
+        out
+    }
+
+    /// The references of a text, whose relative paths start from `base`, to `wanted`.
+    fn references_to(
+        &self,
+        wanted: &Location,
+        uri: &Url,
+        text: &str,
+        base: &Location,
+        out: &mut Vec<lsp::Location>,
+    ) {
+        let index = LineIndex::new(text);
+        // A path written many times is resolved once.
+        let mut resolved: HashMap<Cow<'_, str>, bool> = HashMap::new();
+        for found in self.references_in(text) {
+            let written = found.reference.path.unescaped();
+            let hit = *resolved
+                .entry(written)
+                .or_insert_with_key(|written| self.resolve(written, base).as_ref() == Some(wanted));
+            if hit {
+                out.push(lsp::Location::new(uri.clone(), index.range(found.start, found.end)));
             }
         }
-        out
     }
 
     /// A lens on front matter: the assembled document's size in tokens, and the command that

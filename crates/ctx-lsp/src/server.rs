@@ -22,6 +22,9 @@ use crate::documents::{self, Documents, Incoming};
 use crate::protocol::{Ending, Failure, capabilities, publish, send};
 use crate::workspace::Workspace;
 
+/// Most notifications kept from before `initialize`; later ones are dropped.
+const MAX_EARLY: usize = 32;
+
 /// The id of the server's registration for `workspace/didChangeWatchedFiles`, also the id
 /// of the request that makes it.
 const WATCH_REGISTRATION: &str = "ctx-watched-files";
@@ -43,7 +46,8 @@ pub struct Server {
     due: Option<Instant>,
     /// Where the session is in the protocol.
     state: State,
-    /// Notifications that came before `initialize`, applied once it is answered.
+    /// Notifications that came before `initialize` (at most [`MAX_EARLY`]), applied once it
+    /// is answered.
     early: Vec<Notification>,
     /// What the client can watch for the server.
     watch: Watch,
@@ -130,10 +134,10 @@ impl Server {
     /// `exit` (or until the client goes away).
     ///
     /// The handshake is tolerant: a request before `initialize` gets `ServerNotInitialized`
-    /// and a notification before it is kept and applied once `initialize` is answered; the
-    /// server serves as soon as it has answered `initialize`, without waiting for
-    /// `initialized`; after `shutdown` every request gets `InvalidRequest` and only `exit`
-    /// ends the loop.
+    /// and a notification before it is kept (up to 32 of them) and applied once
+    /// `initialize` is answered; the server serves as soon as it has answered `initialize`,
+    /// without waiting for `initialized`; after `shutdown` every request gets
+    /// `InvalidRequest` and only `exit` ends the loop.
     pub fn serve(mut self, connection: &Connection, config: &Config) -> Ending {
         loop {
             let message = match self.due {
@@ -163,7 +167,15 @@ impl Server {
                         return self.ending();
                     }
                     match self.state {
-                        State::Uninitialized => self.early.push(notification),
+                        State::Uninitialized if self.early.len() < MAX_EARLY => {
+                            self.early.push(notification);
+                        }
+                        State::Uninitialized => {
+                            tracing::warn!(
+                                "dropped a notification before initialize: {}",
+                                notification.method
+                            );
+                        }
                         State::Running => self.notify(connection, config, notification),
                         State::ShutDown => {}
                     }
