@@ -51,11 +51,10 @@ mod workspace;
 
 use std::fmt;
 use std::io::{Read, Write};
-use std::time::Duration;
 
 use lsp_server::Connection;
 
-pub use protocol::{ASSEMBLE_COMMAND, Ending};
+pub use protocol::{ASSEMBLE_COMMAND, Config, DEFAULT_MAX_MESSAGE_BYTES, Ending};
 pub use server::Server;
 
 /// Why the server stopped with an error.
@@ -107,31 +106,8 @@ impl std::error::Error for Error {
     }
 }
 
-/// How the server behaves.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// How long the buffer must rest after a change before it is checked again.
-    pub debounce: Duration,
-    /// The largest message read from a byte stream, in bytes (default 64 MiB; `u64::MAX`
-    /// for no cap); a larger `Content-Length` is answered with an error and ends the
-    /// session. Either way a body is read as it comes, never allocated ahead of its bytes.
-    pub max_message_bytes: u64,
-}
-
-/// The default of [`Config::max_message_bytes`].
-pub const DEFAULT_MAX_MESSAGE_BYTES: u64 = 64 << 20;
-
 /// What a decoded message may cost besides its document texts.
 const DECODED_BYTES: u64 = 16 << 20;
-
-impl Default for Config {
-    fn default() -> Config {
-        Config {
-            debounce: Duration::from_millis(200),
-            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
-        }
-    }
-}
 
 /// Serves the Language Server Protocol on standard input and output until the client
 /// says `exit` (or closes the input); [`Ending::exit_code`] is the status to exit with.

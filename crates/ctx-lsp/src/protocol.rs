@@ -1,5 +1,8 @@
-//! What the server tells the client it can do, how a session ends, and the small pieces of
-//! the protocol the other modules share. A leaf: it uses no other module of the crate.
+//! The server's configuration, what it tells the client it can do, how a session ends, and
+//! the small pieces of the protocol the other modules share. A leaf: it uses no other module
+//! of the crate.
+
+use std::time::Duration;
 
 use lsp_server::{Connection, ErrorCode, Message, Notification};
 use lsp_types as lsp;
@@ -29,6 +32,29 @@ impl Ending {
         match self {
             Ending::Shutdown => 0,
             Ending::Abandoned => 1,
+        }
+    }
+}
+
+/// How the server behaves.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// How long the buffer must rest after a change before it is checked again.
+    pub debounce: Duration,
+    /// The largest message read from a byte stream, in bytes (default 64 MiB; `u64::MAX`
+    /// for no cap); a larger `Content-Length` is answered with an error and ends the
+    /// session. Either way a body is read as it comes, never allocated ahead of its bytes.
+    pub max_message_bytes: u64,
+}
+
+/// The default of [`Config::max_message_bytes`].
+pub const DEFAULT_MAX_MESSAGE_BYTES: u64 = 64 << 20;
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            debounce: Duration::from_millis(200),
+            max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES,
         }
     }
 }

@@ -3,6 +3,7 @@
 //! ([`crate::diagnostics`]) and the handlers ([`crate::handlers`], [`crate::complete`]), and
 //! the watching of files on disk.
 
+use std::collections::HashMap;
 use std::io;
 use std::time::{Duration, Instant};
 
@@ -15,11 +16,9 @@ use lsp_types::Url;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
-use std::collections::HashMap;
 
-use crate::Config;
 use crate::documents::{self, Documents, Incoming};
-use crate::protocol::{Ending, Failure, capabilities, publish, send};
+use crate::protocol::{Config, Ending, Failure, capabilities, publish, send};
 use crate::workspace::Workspace;
 
 /// Most notifications kept from before `initialize`; later ones are dropped.
