@@ -1,8 +1,9 @@
 //! A frame's body to a message, bounded: the JSON is built by a visitor of our own rather
 //! than `serde_json::Value`'s, so that
-//! - a string longer than the document cap is never copied: it becomes a marker saying how
-//!   long it was ([`crate::protocol::too_large_marker`]), which the document store turns into
-//!   a document too large to check;
+//! - a string longer than the document cap is never copied, not even unescaped: before the
+//!   parse it is overwritten in the body by a marker saying how long it was
+//!   ([`crate::protocol::too_large_marker`], padded with spaces), which the document store
+//!   turns into a document too large to check;
 //! - what a message decodes to is bounded (values times their size plus the strings kept):
 //!   `[0,0,0,…]` would otherwise cost forty times its bytes;
 //! - a body that is not JSON (or holds a lone surrogate, `"\ud83d"`, which `serde_json`
@@ -52,8 +53,10 @@ pub(crate) enum Decoded {
     Ignored(String),
 }
 
-/// Decodes one body.
-pub(crate) fn decode(body: &[u8], limits: Limits) -> Decoded {
+/// Decodes one body (in which strings longer than the cap are overwritten first).
+pub(crate) fn decode(body: &mut [u8], limits: Limits) -> Decoded {
+    elide_long_strings(body, limits.max_string);
+    let body = &*body;
     let spent = Cell::new(0);
     let seed = Seed { limits, spent: &spent };
     let mut de = serde_json::Deserializer::from_slice(body);
@@ -69,6 +72,85 @@ pub(crate) fn decode(body: &[u8], limits: Limits) -> Decoded {
             }
         }
     }
+}
+
+/// Overwrites every string literal of `body` whose text is longer than `max_string` bytes
+/// with a [`too_large_marker`] of that length, padded with spaces, so that `serde_json`,
+/// which unescapes a string into a buffer of its own before a visitor sees it, never copies
+/// it. One pass, nothing allocated but the markers; a body no longer than `max_string` holds
+/// no such string and is left alone.
+fn elide_long_strings(body: &mut [u8], max_string: u64) {
+    if body.len() as u64 <= max_string {
+        return;
+    }
+    let mut at = 0;
+    while let Some(quote) = memchr::memchr(b'"', &body[at..]) {
+        let start = at + quote;
+        // The closing quote: the next one not escaped.
+        let mut end = start + 1;
+        loop {
+            match memchr::memchr2(b'"', b'\\', &body[end..]) {
+                Some(n) if body[end + n] == b'\\' => end += n + 2,
+                Some(n) => {
+                    end += n;
+                    break;
+                }
+                None => return,
+            }
+            if end >= body.len() {
+                return;
+            }
+        }
+        let literal = &body[start + 1..end];
+        if literal.len() as u64 > max_string {
+            let bytes = unescaped_len(literal);
+            let marker = too_large_marker(bytes).to_string();
+            if bytes > max_string && marker.len() <= end + 1 - start {
+                body[start..start + marker.len()].copy_from_slice(marker.as_bytes());
+                body[start + marker.len()..=end].fill(b' ');
+            }
+        }
+        at = end + 1;
+    }
+}
+
+/// The length in UTF-8 of a JSON string literal's text, its escapes unescaped (a lone
+/// surrogate counted as the three bytes of a replacement character).
+fn unescaped_len(literal: &[u8]) -> u64 {
+    let hex = |at: usize| {
+        literal
+            .get(at..at + 4)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u32::from_str_radix(h, 16).ok())
+    };
+    let (mut bytes, mut at) = (0u64, 0);
+    while at < literal.len() {
+        let Some(n) = memchr::memchr(b'\\', &literal[at..]) else {
+            bytes += (literal.len() - at) as u64;
+            break;
+        };
+        bytes += n as u64;
+        at += n + 1;
+        match (literal.get(at), hex(at + 1)) {
+            (Some(b'u'), Some(unit)) => {
+                let pair = (0xD800..0xDC00).contains(&unit)
+                    && literal.get(at + 5..at + 7) == Some(b"\\u")
+                    && hex(at + 7).is_some_and(|low| (0xDC00..0xE000).contains(&low));
+                bytes += match unit {
+                    _ if pair => 4,
+                    0..0x80 => 1,
+                    0x80..0x800 => 2,
+                    _ => 3,
+                };
+                at += if pair { 11 } else { 5 };
+            }
+            _ => {
+                bytes += 1;
+                at += 1;
+            }
+        }
+    }
+    bytes
 }
 
 /// A message that decodes to more than [`Limits::max_decoded`]: a request is refused; a
@@ -271,12 +353,35 @@ impl<'de> Visitor<'de> for Seed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         self.spend(VALUE_COST)?;
         let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            self.spend(VALUE_COST + key.len())?;
+        while let Some(key) = map.next_key_seed(KeySeed(self))? {
             let value = map.next_value_seed(self)?;
             out.insert(key, value);
         }
         Ok(Value::Object(out))
+    }
+}
+
+/// The key of an object, counted before it is copied.
+struct KeySeed<'a>(Seed<'a>);
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = String;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<String, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for KeySeed<'_> {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a key")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<String, E> {
+        self.0.spend(VALUE_COST + v.len())?;
+        Ok(v.to_owned())
     }
 }
 
@@ -438,8 +543,12 @@ mod tests {
 
     const LIMITS: Limits = Limits { max_string: 100, max_decoded: 4096 };
 
+    fn dec(body: impl AsRef<[u8]>, limits: Limits) -> Decoded {
+        decode(&mut body.as_ref().to_vec(), limits)
+    }
+
     fn refused(body: impl AsRef<[u8]>) -> (Option<Value>, i32, String) {
-        match decode(body.as_ref(), LIMITS) {
+        match dec(body, LIMITS) {
             Decoded::Refused { id, code, message } => (id, code, message),
             other => panic!("{other:?}"),
         }
@@ -447,7 +556,7 @@ mod tests {
 
     #[test]
     fn requests_notifications_and_responses() {
-        let Decoded::Message(Message::Request(request)) = decode(
+        let Decoded::Message(Message::Request(request)) = dec(
             br#"{"jsonrpc":"2.0","id":"a","method":"m","params":[1,"x",null,{"k":true}]}"#,
             LIMITS,
         ) else {
@@ -457,13 +566,13 @@ mod tests {
             (request.id, request.params),
             (RequestId::from("a".to_owned()), serde_json::json!([1, "x", null, { "k": true }]))
         );
-        let Decoded::Message(Message::Notification(note)) = decode(br#"{"method":"exit"}"#, LIMITS)
+        let Decoded::Message(Message::Notification(note)) = dec(br#"{"method":"exit"}"#, LIMITS)
         else {
             panic!()
         };
         assert_eq!((note.method.as_str(), note.params), ("exit", Value::Null));
         let Decoded::Message(Message::Response(response)) =
-            decode(br#"{"id":3,"error":{"code":-1,"message":"no"}}"#, LIMITS)
+            dec(br#"{"id":3,"error":{"code":-1,"message":"no"}}"#, LIMITS)
         else {
             panic!()
         };
@@ -471,7 +580,7 @@ mod tests {
             (response.id, response.error.unwrap().message),
             (RequestId::from(3), "no".to_owned())
         );
-        assert!(matches!(decode(br#"{"id":null,"result":1}"#, LIMITS), Decoded::Ignored(_)));
+        assert!(matches!(dec(br#"{"id":null,"result":1}"#, LIMITS), Decoded::Ignored(_)));
     }
 
     #[test]
@@ -498,9 +607,7 @@ mod tests {
         let deep =
             format!("{{\"id\":5,\"params\":{}{}}}", "[".repeat(100_000), "]".repeat(100_000));
         let wide = Limits { max_decoded: usize::MAX, ..LIMITS };
-        let Decoded::Refused { id, code, message } = decode(deep.as_bytes(), wide) else {
-            panic!()
-        };
+        let Decoded::Refused { id, code, message } = dec(&deep, wide) else { panic!() };
         assert_eq!((id, code), (Some(Value::from(5)), -32700));
         assert!(message.contains("recursion limit"), "{message}");
     }
@@ -523,13 +630,67 @@ mod tests {
     fn long_strings_become_markers() {
         let text = "x".repeat(101);
         let body = serde_json::json!({ "method": "textDocument/didOpen", "params": { "textDocument": { "uri": "file:///a", "text": text, "version": 1 } } });
-        let Decoded::Message(Message::Notification(note)) =
-            decode(body.to_string().as_bytes(), LIMITS)
-        else {
+        let Decoded::Message(Message::Notification(note)) = dec(body.to_string(), LIMITS) else {
             panic!()
         };
         assert_eq!(note.params["textDocument"]["text"], too_large_marker(101));
         assert_eq!(note.params["textDocument"]["uri"], "file:///a");
+    }
+
+    #[test]
+    fn long_strings_are_overwritten_before_the_parse() {
+        // Escapes count as what they stand for: 50 of `\n` are 50 bytes, 50 of `é` 100.
+        let cases = [
+            ("\\n".repeat(101), Some(101)),
+            ("\\n".repeat(100), None),
+            ("\\u00e9".repeat(51), Some(102)),
+            ("\\u00e9".repeat(50), None),
+            ("\\ud83d\\ude00".repeat(26), Some(104)),
+            ("\\ud83d".repeat(34), Some(102)),
+            ("\\\"".repeat(101), Some(101)),
+            ("x\\\\".repeat(51), Some(102)),
+        ];
+        for (literal, marker) in cases {
+            let body = format!("{{\"method\":\"m\",\"params\":[\"{literal}\",\"after\"]}}");
+            let mut elided = body.clone().into_bytes();
+            elide_long_strings(&mut elided, 100);
+            let value: Value = serde_json::from_slice(&elided).unwrap();
+            match marker {
+                Some(bytes) => assert_eq!(value["params"][0], too_large_marker(bytes), "{literal}"),
+                None => assert_eq!(elided, body.as_bytes(), "{literal}"),
+            }
+            assert_eq!(value["params"][1], "after");
+        }
+        // A key that long makes the body invalid; an unterminated string is left alone.
+        let key = format!("{{\"id\":1,\"method\":\"m\",\"params\":{{\"{}\":1}}}}", "k".repeat(200));
+        assert_eq!(refused(&key).1, -32700);
+        let mut open = format!("[\"{}\\", "x".repeat(200)).into_bytes();
+        elide_long_strings(&mut open, 100);
+        assert!(open.ends_with(b"x\\"));
+    }
+
+    proptest::proptest! {
+        /// Any text as a JSON string: past the cap, a marker of its exact length; else kept.
+        #[test]
+        fn markers_say_the_exact_length(text in "\\PC{0,60}", max in 0u64..80) {
+            let body = serde_json::to_vec(&serde_json::json!({ "params": [text, 1] })).unwrap();
+            let mut elided = body.clone();
+            elide_long_strings(&mut elided, max);
+            let value: Value = serde_json::from_slice(&elided).unwrap();
+            let marker = too_large_marker(text.len() as u64);
+            // A marker longer than the literal it would replace is not written.
+            let fits = serde_json::to_string(&text).unwrap().len() >= marker.to_string().len();
+            let expected = if text.len() as u64 > max && fits { marker } else { Value::String(text) };
+            proptest::prop_assert_eq!(&value["params"][0], &expected);
+        }
+
+        /// Any bytes: no panic.
+        #[test]
+        fn never_panics(body in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..200), max in 0u64..50) {
+            let mut body = body;
+            elide_long_strings(&mut body, max);
+            let _ = decode(&mut body, Limits { max_string: max, max_decoded: 10_000 });
+        }
     }
 
     #[test]
@@ -543,10 +704,7 @@ mod tests {
             "{{\"method\":\"textDocument/didChange\",\"params\":{{\"textDocument\":{{\"uri\":\"file:///a\",\"version\":3}},\"contentChanges\":[{}]}}}}",
             "{\"text\":\"x\"},".repeat(1000) + "{\"text\":\"\"}"
         );
-        let Decoded::Message(Message::Notification(note)) = decode(change.as_bytes(), LIMITS)
-        else {
-            panic!()
-        };
+        let Decoded::Message(Message::Notification(note)) = dec(&change, LIMITS) else { panic!() };
         assert_eq!(
             note.params["textDocument"],
             serde_json::json!({ "uri": "file:///a", "version": 3 })
@@ -557,11 +715,15 @@ mod tests {
             "{{\"method\":\"workspace/didChangeWatchedFiles\",\"params\":{{\"changes\":[{}0]}}}}",
             "0,".repeat(10_000)
         );
-        let Decoded::Message(Message::Notification(note)) = decode(watched.as_bytes(), LIMITS)
-        else {
-            panic!()
-        };
+        let Decoded::Message(Message::Notification(note)) = dec(&watched, LIMITS) else { panic!() };
         assert_eq!(note.params, Value::Null);
+    }
+
+    #[test]
+    fn keys_count_against_the_budget() {
+        let keys: Vec<String> = (0..30).map(|n| format!("\"{n:099}\":1")).collect();
+        let body = format!("{{\"id\":1,\"method\":\"m\",\"params\":{{{}}}}}", keys.join(","));
+        assert_eq!(refused(&body).1, -32600);
     }
 
     #[test]

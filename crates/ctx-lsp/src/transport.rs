@@ -85,7 +85,7 @@ fn read(
     limits: Limits,
 ) -> Result<(), FrameError> {
     loop {
-        let body = match frame::read(&mut input, limits.max_message) {
+        let mut body = match frame::read(&mut input, limits.max_message) {
             Ok(Some(body)) => body,
             Ok(None) => return Ok(()),
             Err(err) => {
@@ -95,7 +95,7 @@ fn read(
                 return Err(err);
             }
         };
-        let decoded = decode::decode(&body, limits.decode);
+        let decoded = decode::decode(&mut body, limits.decode);
         drop(body);
         match decoded {
             Decoded::Message(message) => {
