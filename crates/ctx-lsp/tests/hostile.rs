@@ -312,8 +312,9 @@ fn documents_past_the_cap_are_not_kept() {
     let main = uri(&dir.path().join("rules/main.md"));
     let mut wire = Wire::start(dir.path(), ctx_lsp::Config::default());
     wire.initialize();
-    // Two megabytes through the wire: the decoder never copies the text.
-    let big = "@[style.md] ".repeat(200_000);
+    // Two megabytes of lines through the wire: the decoder never copies the text, not even
+    // unescaped.
+    let big = "@[style.md]\n".repeat(200_000);
     wire.notify("textDocument/didOpen", open(&main, 1, &big));
     let diagnostics = wire.diagnostics(&main);
     assert_eq!(diagnostics.len(), 1, "{diagnostics:?}");
