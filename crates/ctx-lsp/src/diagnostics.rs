@@ -45,6 +45,50 @@ struct Group<'a> {
     problems: Vec<(&'a DiagnosticRecord, Option<Location>)>,
 }
 
+/// The diagnostics of a document, up to [`MAX_DIAGNOSTICS`], and what was left out.
+#[derive(Default)]
+struct Capped {
+    kept: Vec<lsp::Diagnostic>,
+    left_out: usize,
+    errors_left_out: usize,
+    /// The line and column of the first left out.
+    first_left_out: Option<(u32, u32)>,
+}
+
+impl Capped {
+    /// Keeps the diagnostic `make` makes, at `at`, if there is room; else counts it.
+    fn push(&mut self, at: (u32, u32), severity: Severity, make: impl FnOnce() -> lsp::Diagnostic) {
+        if self.kept.len() < MAX_DIAGNOSTICS {
+            self.kept.push(make());
+            return;
+        }
+        self.left_out += 1;
+        self.errors_left_out += usize::from(severity == Severity::Error);
+        self.first_left_out.get_or_insert(at);
+    }
+
+    /// What was kept, then a `W_LIMIT` at the first left out that says how many were.
+    fn finish(mut self, index: &LineIndex<'_>) -> Vec<lsp::Diagnostic> {
+        if let Some((line, column)) = self.first_left_out {
+            let start = index.offset_of_line_column(line, column);
+            let mut message = format!("{} more diagnostics not shown", self.left_out);
+            match self.errors_left_out {
+                0 => {}
+                1 => message.push_str(" (1 error)"),
+                n => message.push_str(&format!(" ({n} errors)")),
+            }
+            let range = index.range(start, start);
+            self.kept.push(diagnostic(
+                range,
+                Severity::Warning,
+                ctx::Code::Limit.as_str(),
+                message,
+            ));
+        }
+        self.kept
+    }
+}
+
 impl Workspace<'_> {
     /// Checks an open document; `None` when it is not open or could not be assembled.
     pub(crate) fn check(&self, uri: &Url) -> Option<Checked> {
@@ -57,10 +101,8 @@ impl Workspace<'_> {
         let index = LineIndex::new(&doc.text);
         let scan = ctx::syntax::scan_with(&doc.text, &self.ctx.assembler().options().syntax);
         let mut same: HashMap<&str, bool> = HashMap::new();
-        let mut out = Vec::new();
+        let mut out = Capped::default();
         let mut inside = Vec::new();
-        let mut left_out = 0;
-        let mut first_left_out = None;
         for d in &assembly.diagnostics {
             let mine = *same.entry(d.file.as_str()).or_insert_with(|| match &doc.location {
                 Some(location) => self
@@ -72,32 +114,24 @@ impl Workspace<'_> {
             });
             if !mine {
                 inside.push(d);
-            } else if out.len() == MAX_DIAGNOSTICS {
-                left_out += 1;
-                first_left_out.get_or_insert((d.line, d.column));
-            } else {
+                continue;
+            }
+            out.push((d.line, d.column), d.severity, || {
                 let start = index.offset_of_line_column(d.line, d.column);
                 let range = index.range(start, item_end(&doc.text, &scan, start));
-                out.push(diagnostic(range, d.severity, d.code.as_str(), visible(&d.message)));
-            }
+                diagnostic(range, d.severity, d.code.as_str(), visible(&d.message))
+            });
         }
-        let summaries = self.included(doc, &index, &scan, &assembly.references, &inside);
-        for (at, summary) in summaries {
-            if out.len() == MAX_DIAGNOSTICS {
-                left_out += 1;
-                first_left_out.get_or_insert(at);
-            } else {
-                out.push(summary);
-            }
-        }
-        if let Some((line, column)) = first_left_out {
-            let start = index.offset_of_line_column(line, column);
-            let message = format!("{left_out} more diagnostics not shown");
-            out.push(diagnostic(index.range(start, start), Severity::Warning, "W_LIMIT", message));
+        for (at, summary) in self.included(doc, &index, &scan, &assembly.references, &inside) {
+            let severity = match summary.severity {
+                Some(lsp::DiagnosticSeverity::ERROR) => Severity::Error,
+                _ => Severity::Warning,
+            };
+            out.push(at, severity, || summary);
         }
         let path = doc.location.as_ref().map(|location| self.absolute(location));
         let deps = self.ctx.dependencies(path.as_deref(), &assembly.references);
-        Some(Checked { diagnostics: out, deps: Some(deps) })
+        Some(Checked { diagnostics: out.finish(&index), deps: Some(deps) })
     }
 
     /// One diagnostic per reference of the document whose included files have problems: on
