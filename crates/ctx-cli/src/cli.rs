@@ -46,7 +46,7 @@ pub(crate) enum Command {
     /// Store image bytes under the cache directory and print the Markdown link.
     PasteImage(crate::conversation::PasteImageArgs),
     /// Serve the Language Server Protocol on standard input and output (for editors).
-    Lsp,
+    Lsp(crate::lsp::LspArgs),
     /// Serve the Model Context Protocol on standard input and output (for agents).
     Mcp,
     /// Build or update the suggestion index of the root and print what it holds.

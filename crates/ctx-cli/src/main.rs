@@ -70,7 +70,7 @@ fn run() -> anyhow::Result<ExitCode> {
     // The servers and the watchers run long, with dependencies (the MCP and LSP protocol
     // crates, notify) that log what goes wrong; a one-shot command reports through its
     // diagnostics and logs nothing at the default level.
-    let long_running = matches!(cli.command, Command::Lsp | Command::Mcp)
+    let long_running = matches!(cli.command, Command::Lsp(_) | Command::Mcp)
         || matches!(&cli.command, Command::Assemble(a) if a.watch)
         || matches!(&cli.command, Command::Check(a) if a.watch);
     init_logging(cli.global.verbose, cli.global.quiet, long_running);
@@ -106,7 +106,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Refs(args) => refs::run(&settings, args),
         Command::Parse(args) => parse::run(&settings, args),
         Command::Complete(args) => complete::run(&settings, args),
-        Command::Lsp => lsp::run(&settings),
+        Command::Lsp(args) => lsp::run(&settings, args),
         Command::Mcp => mcp::run(&settings),
         Command::Trust(args) => trust::run(&settings, args),
         Command::Init(args) => conversation::init(&settings, args),

@@ -142,3 +142,48 @@ fn lsp_exit_without_shutdown() {
     assert_eq!(messages[0]["error"]["code"], -32002);
     assert!(messages[1]["result"]["capabilities"].is_object());
 }
+
+#[test]
+fn lsp_refuses_a_message_past_its_cap() {
+    let dir = workspace();
+    // Past the default cap (which panicked lsp-server's reader) and past the option's: an
+    // error answer with a null id, the reason on standard error, exit status 2.
+    let cases =
+        [(&["lsp"][..], "18446744073709551615"), (&["lsp", "--max-message-bytes", "10"], "11")];
+    for (args, length) in cases {
+        let input = format!("Content-Length: {length}\r\n\r\n{{}}");
+        let out = ctx(&dir).args(args).write_stdin(input).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&format!("a message of {length} bytes")), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        let messages = unframe(&String::from_utf8(out.stdout).unwrap());
+        assert_eq!(
+            (messages[0]["id"].clone(), messages[0]["error"]["code"].clone()),
+            (Value::Null, json!(-32600))
+        );
+    }
+}
+
+#[test]
+fn lsp_answers_a_lone_surrogate_and_lives() {
+    let dir = workspace();
+    let path = dir.path().canonicalize().unwrap().join(".ctx/rules/main.md");
+    let uri = format!("file://{}", path.display());
+    let lone = r#"{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"\ud83d"},"position":{"line":0,"character":0}}}"#;
+    let input = [
+        frame(&json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } })),
+        format!("Content-Length: {}\r\n\r\n{lone}", lone.len()),
+        frame(&json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": { "textDocument": { "uri": uri, "languageId": "markdown", "version": 1, "text": "@[style.md]" } } })),
+        frame(&json!({ "jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": { "textDocument": { "uri": uri }, "position": { "line": 0, "character": 3 } } })),
+        frame(&json!({ "jsonrpc": "2.0", "id": 4, "method": "shutdown" })),
+        frame(&json!({ "jsonrpc": "2.0", "method": "exit" })),
+    ]
+    .concat();
+    let out = ctx(&dir).arg("lsp").write_stdin(input).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let messages = unframe(&String::from_utf8(out.stdout).unwrap());
+    let by_id = |id: i64| messages.iter().find(|m| m["id"] == id).unwrap();
+    assert_eq!(by_id(2)["error"]["code"], -32700);
+    assert!(by_id(3)["result"]["contents"]["value"].as_str().unwrap().contains("four spaces"));
+}

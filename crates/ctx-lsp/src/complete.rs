@@ -7,15 +7,20 @@
 //! - `@[file#` and `@file#`: the heading slugs of that Markdown file (and its anchors);
 //! - `@{`: the directive names and the defined macros; after `@{ifdef ` and the like, the
 //!   macros.
+//!
+//! Names taken from files (anchors, headings, macros) go through the assembler's sanitizer
+//! like every label, so hidden and control characters reach the editor visible.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
 use ctx::fs::{FileKind, Location, WalkOptions};
 use ctx::syntax::{DirectiveKind, ItemKind};
 use lsp_types as lsp;
 
-use crate::server::{Document, Server};
+use crate::documents::Document;
 use crate::text;
+use crate::workspace::{Workspace, visible};
 
 /// The directives of syntax.md, as typed after `@{`.
 const DIRECTIVES: &[&str] =
@@ -104,11 +109,13 @@ fn tool_key(inner: &str) -> Option<Context<'_>> {
     Some(Context::ToolKey { tool: tool.trim(), typed })
 }
 
-impl Server {
-    /// The completions at a position.
+impl Workspace<'_> {
+    /// The completions at a position; `max_age` is how old the walk behind ranked matches
+    /// may be.
     pub(crate) fn completion(
         &self,
         params: &lsp::CompletionParams,
+        max_age: Duration,
     ) -> Option<lsp::CompletionResponse> {
         let at = &params.text_document_position;
         let doc = self.docs.get(&at.text_document.uri)?;
@@ -122,7 +129,7 @@ impl Server {
             Context::Path { typed, tools, mention } => {
                 let mut items = self.paths(doc, typed, tools, at.position);
                 incomplete = !typed.is_empty();
-                items.extend(self.ranked(typed, mention, at.position, items.len()));
+                items.extend(self.ranked(typed, mention, at.position, items.len(), max_age));
                 items
             }
             Context::Anchor { file, typed } => self.anchors(doc, file, typed, false, at.position),
@@ -135,7 +142,7 @@ impl Server {
             }
             Context::Macro { typed } => self.macros(doc, typed, at.position),
             Context::ToolKey { tool, typed } => {
-                let tools = self.context().assembler().tools();
+                let tools = self.ctx.assembler().tools();
                 let keys = tools.get(tool).map(|t| t.keys().to_vec()).unwrap_or_default();
                 keywords(&keys, typed, at.position, lsp::CompletionItemKind::PROPERTY)
             }
@@ -155,7 +162,7 @@ impl Server {
         position: lsp::Position,
     ) -> Vec<lsp::CompletionItem> {
         let (dir, partial) = typed.rsplit_once('/').map_or(("", typed), |(d, p)| (d, p));
-        let sandbox = self.context().sandbox();
+        let sandbox = self.ctx.sandbox();
         let base = self.base_of(doc);
         let mut dirs: Vec<Location> = Vec::new();
         if dir.is_empty() {
@@ -186,7 +193,7 @@ impl Server {
             }
         }
         if tools {
-            let tools = self.context().assembler().tools();
+            let tools = self.ctx.assembler().tools();
             for name in tools.names() {
                 let mut tool = item(
                     format!("{name}{{}}"),
@@ -194,7 +201,7 @@ impl Server {
                     position,
                     lsp::CompletionItemKind::FUNCTION,
                 );
-                tool.label = name.to_owned();
+                tool.label = visible(name);
                 tool.detail = Some("tool".to_owned());
                 items.push(tool);
             }
@@ -211,13 +218,14 @@ impl Server {
         mention: bool,
         position: lsp::Position,
         after: usize,
+        max_age: Duration,
     ) -> Vec<lsp::CompletionItem> {
         if typed.is_empty() {
             return Vec::new();
         }
         // The roots' paths are walked once and kept for the keystrokes that follow; files that
         // come or go are seen after a save, a file event from the client, or the maximum age.
-        let Ok(found) = self.context().complete_recent(typed, RANKED, self.paths_max_age()) else {
+        let Ok(found) = self.ctx.complete_recent(typed, RANKED, max_age) else {
             return Vec::new();
         };
         found
@@ -237,8 +245,8 @@ impl Server {
                 // The edit replaces the whole typed path; the client filters what is typed in
                 // that range against the path itself, which a fuzzy filter keeps matching.
                 let mut item = item(text, typed, position, kind);
-                item.filter_text = Some(c.path.clone());
-                item.label = c.path;
+                item.filter_text = Some(visible(&c.path));
+                item.label = visible(&c.path);
                 item.sort_text = Some(format!("{:06}", after + n));
                 item
             })
@@ -293,8 +301,8 @@ impl Server {
         position: lsp::Position,
     ) -> Vec<lsp::CompletionItem> {
         let mut names: BTreeSet<String> =
-            self.context().assembler().options().defines.iter().map(|(n, _)| n.clone()).collect();
-        let scan = ctx::syntax::scan_with(&doc.text, &self.context().assembler().options().syntax);
+            self.ctx.assembler().options().defines.iter().map(|(n, _)| n.clone()).collect();
+        let scan = ctx::syntax::scan_with(&doc.text, &self.ctx.assembler().options().syntax);
         for item in &scan.items {
             if let ItemKind::Directive(directive) = &item.kind
                 && let DirectiveKind::Define { name, .. } = directive.kind
@@ -324,13 +332,15 @@ fn keywords(
     words.iter().map(|word| item((*word).to_owned(), typed, position, kind)).collect()
 }
 
-/// An item that replaces what was typed of the current word.
+/// An item that replaces what was typed of the current word; what it shows and inserts is
+/// made visible.
 fn item(
     label: String,
     typed: &str,
     position: lsp::Position,
     kind: lsp::CompletionItemKind,
 ) -> lsp::CompletionItem {
+    let label = visible(&label);
     let units: usize = typed.chars().map(char::len_utf16).sum();
     let start = lsp::Position::new(
         position.line,

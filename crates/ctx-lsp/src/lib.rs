@@ -15,24 +15,47 @@
 //!   [`ctx::fs::Overlay`], after the same checks as a disk read, so an open included
 //!   document's unsaved text wins over the disk;
 //! - positions are UTF-16 code units as LSP requires, clamped when a client sends one past
-//!   the end;
+//!   the end (or inside a surrogate pair);
 //! - a request about a document the server does not know, or with bad parameters, gets an
 //!   empty answer or an error response; the loop goes on;
-//! - the handshake is tolerant (see [`Server::serve`]): only `exit` ends the loop.
+//! - the handshake is tolerant (see [`Server::serve`]): only `exit` ends the loop;
+//! - the client cannot make it panic or grow without bound: on a byte stream
+//!   ([`run_stdio`], [`run_io`]) a message's length is checked against
+//!   [`Config::max_message_bytes`] before its body is read, and the body is read as it
+//!   comes; a body that is not JSON gets a parse error and the session goes on; a document
+//!   larger than the sandbox's cap of a file read keeps no text and gets one `E_TOO_LARGE`
+//!   diagnostic; at most 1 000 diagnostics are published for a document;
+//! - text taken from files (hover previews, completion labels, diagnostic messages) has its
+//!   hidden and control characters made visible, as assembled content does.
+//!
+//! Modules: `server` (the loop and the dispatch), `documents` (the open documents and the
+//! overlay), `diagnostics` (checks), `handlers` and `complete` (requests), `workspace` (the
+//! lookups they share), `text` (positions), `protocol` (capabilities and shared pieces of
+//! the protocol), `transport`, `frame` and `decode` (the byte stream).
 //!
 //! [`run`] serves one [`lsp_server::Connection`], so a test drives the server in-process
-//! through [`lsp_server::Connection::memory`]; [`run_stdio`] is what `ctx lsp` calls.
+//! through [`lsp_server::Connection::memory`]; [`run_io`] serves a pair of byte streams
+//! through the framing `ctx lsp` uses, and [`run_stdio`] is what `ctx lsp` calls.
 
 mod complete;
+mod decode;
+mod diagnostics;
+mod documents;
+mod frame;
+mod handlers;
+mod protocol;
 mod server;
 mod text;
+mod transport;
+mod workspace;
 
 use std::fmt;
-use std::time::Duration;
+use std::io::{Read, Write};
 
 use lsp_server::Connection;
 
-pub use server::{ASSEMBLE_COMMAND, Ending, Server};
+pub use protocol::{ASSEMBLE_COMMAND, Config, DEFAULT_MAX_MESSAGE_BYTES, Ending};
+pub use server::Server;
 
 /// Why the server stopped with an error.
 #[derive(Debug)]
@@ -46,8 +69,11 @@ pub struct Error {
 pub enum ErrorKind {
     /// The context (its roots) could not be built.
     Context(ctx::Error),
-    /// The standard input or output threads failed.
+    /// Reading the input or writing the output failed.
     Io(std::io::Error),
+    /// The client sent bytes that cannot be framed as a message (the reason is given); a
+    /// frame that cannot be read cannot be skipped, so the session ended.
+    Framing(String),
 }
 
 impl Error {
@@ -62,6 +88,10 @@ impl fmt::Display for Error {
         match &self.kind {
             ErrorKind::Context(err) => write!(f, "cannot start the language server: {err}"),
             ErrorKind::Io(err) => write!(f, "language server input or output failed: {err}"),
+            ErrorKind::Framing(why) => write!(
+                f,
+                "the language server stopped: the client sent a message it cannot read: {why}"
+            ),
         }
     }
 }
@@ -71,34 +101,64 @@ impl std::error::Error for Error {
         match &self.kind {
             ErrorKind::Context(err) => Some(err),
             ErrorKind::Io(err) => Some(err),
+            ErrorKind::Framing(_) => None,
         }
     }
 }
 
-/// How the server behaves.
-#[derive(Debug, Clone)]
-pub struct Config {
-    /// How long the buffer must rest after a change before it is checked again.
-    pub debounce: Duration,
-}
-
-impl Default for Config {
-    fn default() -> Config {
-        Config { debounce: Duration::from_millis(200) }
-    }
-}
+/// What a decoded message may cost besides its document texts.
+const DECODED_BYTES: u64 = 16 << 20;
 
 /// Serves the Language Server Protocol on standard input and output until the client
 /// says `exit` (or closes the input); [`Ending::exit_code`] is the status to exit with.
 ///
 /// # Errors
 ///
-/// When the roots cannot be opened or the streams fail.
-pub fn run_stdio(builder: ctx::ContextBuilder) -> Result<Ending, Error> {
-    let (connection, threads) = Connection::stdio();
-    let ending = run(&connection, builder, &Config::default())?;
+/// When the roots cannot be opened, the streams fail or the client sends a message that
+/// cannot be framed.
+pub fn run_stdio(builder: ctx::ContextBuilder, config: &Config) -> Result<Ending, Error> {
+    run_io(std::io::stdin(), std::io::stdout(), builder, config)
+}
+
+/// Serves the Language Server Protocol on a pair of byte streams, framed as on standard
+/// input and output (see [`run_stdio`]).
+///
+/// # Errors
+///
+/// When the roots cannot be opened, the streams fail or the client sends a message that
+/// cannot be framed.
+pub fn run_io<R, W>(
+    input: R,
+    output: W,
+    builder: ctx::ContextBuilder,
+    config: &Config,
+) -> Result<Ending, Error>
+where
+    R: Read + Send + 'static,
+    W: Write + Send + 'static,
+{
+    let server = server(builder)?;
+    let max_string = server.context().sandbox().limits().max_file_bytes;
+    let kept = max_string.min(config.max_message_bytes).saturating_mul(2);
+    let limits = transport::Limits {
+        max_message: config.max_message_bytes,
+        decode: decode::Limits {
+            max_string,
+            max_decoded: usize::try_from(DECODED_BYTES.saturating_add(kept)).unwrap_or(usize::MAX),
+        },
+    };
+    let (connection, threads) = transport::spawn(input, output, limits)
+        .map_err(|err| Error { kind: ErrorKind::Io(err) })?;
+    let ending = server.serve(&connection, config);
     drop(connection);
-    threads.join().map_err(|err| Error { kind: ErrorKind::Io(err) })?;
+    threads.join().map_err(|failed| Error {
+        kind: match failed {
+            transport::Failed::Framing(frame::FrameError::Io(err)) | transport::Failed::Io(err) => {
+                ErrorKind::Io(err)
+            }
+            transport::Failed::Framing(err) => ErrorKind::Framing(err.to_string()),
+        },
+    })?;
     Ok(ending)
 }
 
@@ -114,10 +174,15 @@ pub fn run(
     builder: ctx::ContextBuilder,
     config: &Config,
 ) -> Result<Ending, Error> {
+    Ok(server(builder)?.serve(connection, config))
+}
+
+/// A server over the context `builder` makes, with an overlay for the open documents.
+fn server(builder: ctx::ContextBuilder) -> Result<Server, Error> {
     let overlay = ctx::fs::Overlay::new();
     let ctx = builder
         .overlay(overlay.clone())
         .build()
         .map_err(|err| Error { kind: ErrorKind::Context(err) })?;
-    Ok(Server::new(ctx, overlay).serve(connection, config))
+    Ok(Server::new(ctx, overlay))
 }

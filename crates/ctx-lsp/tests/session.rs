@@ -31,7 +31,8 @@ impl Client {
     fn connect(root: &Path) -> Client {
         let (server, conn) = Connection::memory();
         let builder = ctx::Context::builder().root(root);
-        let config = ctx_lsp::Config { debounce: Duration::from_millis(5) };
+        let config =
+            ctx_lsp::Config { debounce: Duration::from_millis(5), ..ctx_lsp::Config::default() };
         let handle = thread::spawn(move || ctx_lsp::run(&server, builder, &config));
         Client { conn, server: Some(handle), next: 0, notes: Vec::new() }
     }

@@ -2,7 +2,7 @@
 //! and the directories where a reference found nothing (so that creating the file counts as a
 //! change). `ctx assemble --watch` re-runs when one of them changes.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use ctx_assemble::record::{Kind, ReferenceRecord};
 use ctx_fs::Location;
@@ -52,15 +52,20 @@ impl Context {
     /// The dependencies of an assembly of the document at `document` (`None` for a text
     /// that is not a file), from its reference records (`&assembly.references`; none when
     /// the document could not be read, which then depends on its root).
-    pub fn dependencies(
+    pub fn dependencies<'a>(
         &self,
-        document: Option<&str>,
-        references: &[ReferenceRecord],
+        document: Option<&'a str>,
+        references: &'a [ReferenceRecord],
     ) -> Dependencies {
         let sandbox = self.sandbox();
-        let resolve = |path: &str| sandbox.resolve_in_workspace(path).ok();
+        // Each path is resolved once: a document of thousands of references to one file (or
+        // of failed ones, which all name the document) would resolve it thousands of times.
+        let mut resolved: HashMap<&str, Option<Location>> = HashMap::new();
+        let mut resolve = |path: &'a str| {
+            resolved.entry(path).or_insert_with(|| sandbox.resolve_in_workspace(path).ok()).clone()
+        };
         let mut deps = Dependencies::default();
-        match document.and_then(resolve) {
+        match document.and_then(&mut resolve) {
             Some(location) => {
                 deps.read.insert(location);
             }
