@@ -418,27 +418,34 @@ fn relative_to(path: &str, root: &std::path::Path) -> String {
 }
 
 impl Settings {
-    /// Reports on standard error, once per process, the settings that could not be honoured:
-    /// those of the configuration file and the context's own (roots not opened, untrusted
-    /// folders), each `where: warning[CODE]: message`. Only `-q` on the command line hides
-    /// them: a workspace's own configuration cannot silence what it was refused.
+    /// Reports on standard error the settings that could not be honoured: those of the
+    /// configuration file and the context's own (roots not opened, untrusted folders), each
+    /// `where: warning[CODE]: message`, each once per process however many contexts a command
+    /// builds. Only `-q` on the command line hides them: a workspace's own configuration
+    /// cannot silence what it was refused.
     pub(crate) fn report_notices(&self, context: &ctx::Context) {
-        static REPORTED: std::sync::Once = std::sync::Once::new();
         if self.cli_quiet {
             return;
         }
-        REPORTED.call_once(|| {
-            use std::io::Write as _;
-            let mut err = std::io::stderr().lock();
-            for ignored in &self.ignored {
-                let message = crate::term::visible(&ignored.message);
-                let _ = writeln!(err, "{}: warning[W_CONFIG]: {message}", ignored.at);
-            }
-            for notice in context.notices() {
-                let message = crate::term::visible(&notice.message);
-                let _ = writeln!(err, "ctx: warning[{}]: {message}", notice.code);
-            }
-        });
+        let ignored = self.ignored.iter().map(|i| (i.at.as_str(), "W_CONFIG", i.message.as_str()));
+        let notices =
+            context.notices().iter().map(|n| ("ctx", n.code.as_str(), n.message.as_str()));
+        report_once(ignored.chain(notices));
+    }
+}
+
+/// Writes each `(where, code, message)` warning not written before by this process.
+fn report_once<'a>(warnings: impl Iterator<Item = (&'a str, &'a str, &'a str)>) {
+    use std::io::Write as _;
+    static SEEN: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let mut err = std::io::stderr().lock();
+    for (at, code, message) in warnings {
+        let line = format!("{at}: warning[{code}]: {}", crate::term::visible(message));
+        if !seen.contains(&line) {
+            let _ = writeln!(err, "{line}");
+            seen.push(line);
+        }
     }
 }
 

@@ -180,9 +180,10 @@ pub fn run(
 /// A server over the context `builder` makes, with an overlay for the open documents.
 fn server(builder: ctx::ContextBuilder) -> Result<Server, Error> {
     let overlay = ctx::fs::Overlay::new();
+    // The source index of an out-of-source build is read off the request path.
     let ctx = builder
         .overlay(overlay.clone())
-        .build()
+        .build_deferred()
         .map_err(|err| Error { kind: ErrorKind::Context(err) })?;
-    Ok(Server::new(ctx, overlay))
+    Ok(Server::deferred(ctx, overlay))
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::RecvTimeoutError;
 use ctx::fs::{Location, Overlay};
-use ctx::{Context, Dependencies};
+use ctx::{Context, Deferred, Dependencies};
 use lsp_server::{Connection, ErrorCode, Message, Notification, Request, RequestId, Response};
 use lsp_types as lsp;
 use lsp_types::Url;
@@ -35,11 +35,25 @@ const PATHS_MAX_AGE: Duration = Duration::from_secs(10);
 /// the client misses.
 const WATCHED_PATHS_MAX_AGE: Duration = Duration::from_secs(300);
 
+/// Logs what the context could not honour (roots left closed, untrusted folders) to the
+/// server's log, but for the notices `known` already logged.
+fn log_notices(ctx: &Context, known: &[ctx::Notice]) {
+    for notice in ctx.notices().iter().filter(|n| !known.contains(n)) {
+        let message = ctx::assemble::sanitize::sanitize(&notice.message).text.into_owned();
+        tracing::warn!("{}: {message}", notice.code);
+    }
+}
+
+/// How often the loop looks whether the source index read in the background is ready.
+const PENDING_POLL: Duration = Duration::from_millis(50);
+
 /// The language server: a context whose sandbox sees the open documents through an
 /// overlay.
 #[derive(Debug)]
 pub struct Server {
     ctx: Context,
+    /// The same context with its source index, while that is read in the background.
+    pending: Option<Deferred>,
     docs: Documents,
     /// When the next check is due (after the debounce), if a document changed.
     due: Option<Instant>,
@@ -86,12 +100,41 @@ impl Server {
         let max_bytes = ctx.sandbox().limits().max_file_bytes;
         Server {
             ctx,
+            pending: None,
             docs: Documents::new(overlay, max_bytes),
             due: None,
             state: State::Uninitialized,
             early: Vec::new(),
             watch: Watch::default(),
             deps: HashMap::new(),
+        }
+    }
+
+    /// A server over a context whose source index may still be read in the background
+    /// ([`ctx::ContextBuilder::build_deferred`]): it serves at once with the workspace, and
+    /// checks the open documents again through the index once that is read.
+    pub fn deferred(ctx: Deferred, overlay: Overlay) -> Server {
+        let mut server = Server::new(ctx.current(), overlay);
+        log_notices(&server.ctx, &[]);
+        if !ctx.is_complete() {
+            server.pending = Some(ctx);
+        }
+        server
+    }
+
+    /// Takes the complete context once it is built, and checks every open document again.
+    fn complete(&mut self, connection: &Connection) {
+        if !self.pending.as_ref().is_some_and(Deferred::is_complete) {
+            return;
+        }
+        if let Some(pending) = self.pending.take() {
+            let full = pending.current();
+            log_notices(&full, self.ctx.notices());
+            self.ctx = full;
+            self.deps.clear();
+            if self.state == State::Running {
+                self.publish_all(connection);
+            }
         }
     }
 
@@ -139,16 +182,25 @@ impl Server {
     /// `InvalidRequest` and only `exit` ends the loop.
     pub fn serve(mut self, connection: &Connection, config: &Config) -> Ending {
         loop {
-            let message = match self.due {
-                Some(due) => {
+            self.complete(connection);
+            // While the source index is read, the loop looks up now and then to take it.
+            let poll = self.pending.as_ref().map(|_| Instant::now() + PENDING_POLL);
+            let wake = match (self.due, poll) {
+                (Some(due), Some(poll)) => Some(due.min(poll)),
+                (due, poll) => due.or(poll),
+            };
+            let message = match wake {
+                Some(wake) => {
                     match connection
                         .receiver
-                        .recv_timeout(due.saturating_duration_since(Instant::now()))
+                        .recv_timeout(wake.saturating_duration_since(Instant::now()))
                     {
                         Ok(message) => message,
                         Err(RecvTimeoutError::Timeout) => {
-                            self.due = None;
-                            self.publish_all(connection);
+                            if self.due.is_some_and(|due| due <= Instant::now()) {
+                                self.due = None;
+                                self.publish_all(connection);
+                            }
                             continue;
                         }
                         Err(RecvTimeoutError::Disconnected) => return self.ending(),

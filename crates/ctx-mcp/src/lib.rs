@@ -46,7 +46,7 @@ use std::fmt;
 use std::future::Future;
 use std::io;
 
-use ctx::Context;
+use ctx::{Context, Deferred};
 use rmcp::ServiceExt;
 use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ProtocolVersion};
 use rmcp::service::{RoleServer, ServerInitializeError, TxJsonRpcMessage};
@@ -120,13 +120,13 @@ impl std::error::Error for Error {
 /// # Errors
 ///
 /// When the handshake fails or the session's task panics.
-pub async fn serve<R, W>(ctx: Context, input: R, output: W) -> Result<(), Error>
+pub async fn serve<R, W>(ctx: impl Into<Deferred>, input: R, output: W) -> Result<(), Error>
 where
     R: AsyncRead + Send + Unpin + 'static,
     W: AsyncWrite + Send + Unpin + 'static,
 {
     let transport = BeforeInitialize::new(AsyncRwTransport::new_server(input, output));
-    let session = match Server::new(ctx).serve(transport).await {
+    let session = match Server::deferred(ctx.into()).serve(transport).await {
         Ok(session) => session,
         Err(ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
         Err(err) => return Err(Error { kind: ErrorKind::Handshake(Box::new(err)) }),
@@ -141,7 +141,22 @@ where
 /// # Errors
 ///
 /// As [`serve`], and when the runtime cannot be started.
-pub fn run<R, W>(ctx: &Context, mut input: R, mut output: W) -> Result<(), Error>
+pub fn run<R, W>(ctx: &Context, input: R, output: W) -> Result<(), Error>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    run_deferred(&Deferred::from(ctx.clone()), input, output)
+}
+
+/// [`run`] over a context whose source index may still be read in the background
+/// ([`ctx::ContextBuilder::build_deferred`]): calls are answered at once, through the index
+/// once it is there.
+///
+/// # Errors
+///
+/// As [`run`].
+pub fn run_deferred<R, W>(ctx: &Deferred, mut input: R, mut output: W) -> Result<(), Error>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
@@ -171,7 +186,7 @@ where
 /// # Errors
 ///
 /// As [`run`].
-pub fn run_stdio(ctx: &Context) -> Result<(), Error> {
+pub fn run_stdio(ctx: &Deferred) -> Result<(), Error> {
     block_on(serve(ctx.clone(), tokio::io::stdin(), tokio::io::stdout()))
 }
 

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::io;
 
 use ctx::fs::{FileKind, Location};
-use ctx::{Assembly, Context, Format};
+use ctx::{Assembly, Context, Deferred, Format};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest,
     CustomResult, ErrorCode, Implementation, ListPromptsResult, ListResourcesResult,
@@ -31,13 +31,24 @@ const URI_SCHEME: &str = "ctx:///";
 /// transport.
 #[derive(Debug, Clone)]
 pub struct Server {
-    ctx: Context,
+    ctx: Deferred,
 }
 
 impl Server {
     /// A server over `ctx`.
     pub fn new(ctx: Context) -> Server {
+        Server { ctx: Deferred::from(ctx) }
+    }
+
+    /// A server over a context whose source index may still be read in the background: each
+    /// call uses the context as it is when the call starts.
+    pub fn deferred(ctx: Deferred) -> Server {
         Server { ctx }
+    }
+
+    /// The context for one call.
+    fn ctx(&self) -> Context {
+        self.ctx.current()
     }
 
     /// Runs `f` on the blocking pool: every ctx call reads files.
@@ -82,7 +93,7 @@ impl Server {
         args: &Map<String, Value>,
         default: Option<Format>,
     ) -> Result<ctx::assemble::Assembler, ToolError> {
-        let mut assembler = self.ctx.assembler().clone();
+        let mut assembler = self.ctx().assembler().clone();
         let options = assembler.options_mut();
         if let Some(defines) = args.get("defines") {
             let Some(defines) = defines.as_object() else {
@@ -184,12 +195,12 @@ impl Server {
 
     fn resolve(&self, args: &Map<String, Value>) -> Result<CallToolResult, ToolError> {
         let queries = string_list(args, "queries", "query", "a list of paths")?;
-        let reports: Vec<_> = queries.iter().map(|q| self.ctx.resolve(q)).collect();
+        let reports: Vec<_> = queries.iter().map(|q| self.ctx().resolve(q)).collect();
         Ok(structured(json!({ "results": reports })))
     }
 
     fn sources(&self) -> Result<CallToolResult, ToolError> {
-        let value = match self.ctx.source_index() {
+        let value = match self.ctx().source_index() {
             Some(index) => json!({
                 "summary": index.summary(),
                 "prompt": index.prompt_section(),
@@ -209,7 +220,7 @@ impl Server {
             None => 10,
         };
         let options = ctx::SuggestOptions::default().limit(limit);
-        let found = self.ctx.suggest(prompt, &options).map_err(|err| ToolError {
+        let found = self.ctx().suggest(prompt, &options).map_err(|err| ToolError {
             code: err.code().map(|c| c.as_str().to_owned()),
             message: visible(&err.to_string()),
         })?;
@@ -234,7 +245,8 @@ impl Server {
     /// that really lie in the folder, so that a link in it to another file of the workspace is
     /// not served as a rule.
     fn rule_files(&self) -> Vec<(Location, u64)> {
-        let sandbox = self.ctx.sandbox();
+        let ctx = self.ctx();
+        let sandbox = ctx.sandbox();
         let mut out = Vec::new();
         for dir in RULE_DIRS {
             let Ok(location) = sandbox.resolve_in_workspace(dir) else { continue };
@@ -266,7 +278,7 @@ impl Server {
             .into_iter()
             .find(|(location, _)| location.path().as_str() == path)
             .ok_or_else(not_found)?;
-        let content = self.ctx.sandbox().read_text(&location).map_err(|_| not_found())?;
+        let content = self.ctx().sandbox().read_text(&location).map_err(|_| not_found())?;
         let text = content.text().ok_or_else(|| {
             ErrorData::resource_not_found(format!("W_BINARY: binary file: {path}"), None)
         })?;

@@ -30,9 +30,7 @@ impl ContextBuilder {
     /// index later leaves [`Deferred::current`] without it ([`Deferred::wait`] says why).
     pub fn build_deferred(self) -> Result<Deferred, Error> {
         if !self.reads_sources() {
-            let ctx = self.build()?;
-            let full = Arc::new((Mutex::new(Some(Ok(ctx.clone()))), Condvar::new()));
-            return Ok(Deferred { quick: ctx, full });
+            return Ok(Deferred::from(self.build()?));
         }
         let quick = self.clone().no_sources().build()?;
         let full: Slot = Arc::default();
@@ -50,7 +48,21 @@ impl ContextBuilder {
     }
 }
 
+impl From<Context> for Deferred {
+    /// A context that is complete already.
+    fn from(ctx: Context) -> Deferred {
+        let full = Arc::new((Mutex::new(Some(Ok(ctx.clone()))), Condvar::new()));
+        Deferred { quick: ctx, full }
+    }
+}
+
 impl Deferred {
+    /// Whether the complete context is built (or failed): [`Deferred::current`] will not
+    /// change any more.
+    pub fn is_complete(&self) -> bool {
+        self.full.0.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
+
     /// The context with its source index when that has been read, else the one without.
     pub fn current(&self) -> Context {
         match &*self.full.0.lock().unwrap_or_else(|e| e.into_inner()) {
