@@ -423,5 +423,131 @@ mod tests {
         assert_eq!(multi.in_lines, 0..7);
         let empty = Source::of("", 0..0, 1, 0);
         assert_eq!((empty.lines.as_str(), empty.in_lines), ("", 0..0));
+        assert!(!multi.clipped_before && !multi.clipped_after && multi.first_column == 1);
+    }
+
+    /// The column of byte `at` of `text`, counted from its line's start.
+    fn column_of(text: &str, at: usize) -> u32 {
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        text[line_start..at].chars().count() as u32 + 1
+    }
+
+    /// What every window must be: at most WINDOW_CHARS characters of the text, on character
+    /// boundaries, the span where it is, its columns counted on the whole line, and a mark on
+    /// each side the line goes on.
+    fn check_window(text: &str, span: Range<usize>, source: &Source) {
+        let lines = source.lines.as_str();
+        assert!(lines.chars().count() <= WINDOW_CHARS, "{} chars", lines.chars().count());
+        let from = span.start - source.in_lines.start;
+        assert_eq!(&text[from..from + lines.len()], lines);
+        assert_eq!(source.first_column, column_of(text, from));
+        assert_eq!(source.clipped_before, from > 0 && !text[..from].ends_with('\n'));
+        let end = from + lines.len();
+        let rest = &text[end..];
+        let rest = rest.strip_prefix('\r').unwrap_or(rest);
+        let span_rest = &text[end.min(span.end)..span.end];
+        let span_goes_on = !(span_rest.is_empty() || span_rest == "\r");
+        let line_goes_on = !(rest.is_empty() || rest.starts_with('\n'));
+        assert_eq!(source.clipped_after, span_goes_on || line_goes_on, "{rest:?}");
+        // The span is kept whole (but a final `\r`) up to WINDOW_SPAN characters.
+        let (kept, whole) = (&lines[source.in_lines.clone()], &text[span]);
+        assert!(whole.starts_with(kept));
+        let kept_chars = kept.chars().count();
+        assert!(
+            kept_chars == whole.chars().count().min(WINDOW_SPAN) || format!("{kept}\r") == whole
+        );
+    }
+
+    /// A long line of failing mentions: each diagnostic keeps a window, not the line.
+    #[test]
+    fn windows_of_a_long_line() {
+        let text = "@nothere.md ".repeat(1 << 16);
+        for i in [0, 1, 6, 7, 100, 30_000, (1 << 16) - 1] {
+            let at = i * 12;
+            let source = Source::on_line(&text, at..at + 11, 1, at as u32 + 1, 5);
+            check_window(&text, at..at + 11, &source);
+            assert_eq!(&source.lines[source.in_lines.clone()], "@nothere.md");
+            assert_eq!(source.span, at + 5..at + 16);
+            assert_eq!(source.first_line, 1);
+            assert_eq!(source.first_column + source.in_lines.start as u32, at as u32 + 1);
+            assert_eq!(source.in_lines.start, at.min(WINDOW_BEFORE));
+            assert_eq!(source.clipped_before, at > WINDOW_BEFORE);
+            assert_eq!(source.clipped_after, i < (1 << 16) - 1);
+            assert_eq!(Source::of(&text, at..at + 11, 1, 5), source);
+        }
+        // The last mention: the window ends with the line, its final blank included.
+        let last = text.len() - 12;
+        let source = Source::on_line(&text, last..last + 11, 1, last as u32 + 1, 0);
+        assert_eq!(source.lines.len(), WINDOW_BEFORE + 12);
+    }
+
+    /// A span longer than the window is clipped to WINDOW_SPAN characters, nothing after it.
+    #[test]
+    fn long_spans_are_clipped() {
+        let text = format!("ab {}) after\nnext", "@[".to_owned() + &"x".repeat(5000));
+        let span = 3..text.find(')').unwrap() + 1;
+        let source = Source::on_line(&text, span.clone(), 4, 4, 0);
+        check_window(&text, span, &source);
+        assert_eq!(source.lines, format!("ab @[{}", "x".repeat(WINDOW_SPAN - 2)));
+        assert_eq!(source.in_lines, 3..3 + WINDOW_SPAN);
+        assert!(!source.clipped_before && source.clipped_after);
+        // A span over several lines keeps its lines within the window.
+        let text = "one\ntwo\r\nthree";
+        let source = Source::on_line(text, 1..7, 1, 2, 0);
+        assert_eq!((source.lines.as_str(), source.in_lines), ("one\ntwo", 1..7));
+        assert!(!source.clipped_after);
+    }
+
+    /// Characters of several bytes at both edges of the window: cut between characters.
+    #[test]
+    fn windows_cut_between_characters() {
+        let text = format!("{}@x.md{}", "\u{1f600}".repeat(300), "\u{e9}".repeat(300));
+        let at = 300 * 4;
+        let source = Source::on_line(&text, at..at + 5, 1, 301, 0);
+        check_window(&text, at..at + 5, &source);
+        assert_eq!(source.lines.chars().count(), WINDOW_CHARS);
+        assert_eq!(source.first_column, 301 - WINDOW_BEFORE as u32);
+        // A span that starts or ends inside a character is moved back to its start.
+        let source = Source::on_line(&text, 2..at + 6, 1, 1, 0);
+        assert!(source.lines.starts_with('\u{1f600}'));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Random lines of characters of every width, line endings and spans: no panic, and
+        /// every window is what `check_window` says.
+        #[test]
+        fn windows_hold_for_any_line_and_span(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", " ", "@x.md", "\u{e9}", "\u{20ac}", "\u{1f600}", "\n", "\r\n", "\t",
+                    "\u{202e}", "\u{1b}",
+                ]),
+                0..600,
+            ),
+            start in 0usize..4000,
+            len in 0usize..1200,
+            offset in 0usize..10,
+        ) {
+            let text: String = pieces.concat();
+            let mut start = start.min(text.len());
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let mut end = (start + len).min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let column = column_of(&text, start);
+            let line = text[..start].matches('\n').count() as u32 + 1;
+            let source = Source::on_line(&text, start..end, line, column, offset);
+            check_window(&text, start..end, &source);
+            proptest::prop_assert_eq!(source.span.clone(), offset + start..offset + end);
+            proptest::prop_assert_eq!(source.first_line, line);
+            proptest::prop_assert_eq!(&Source::of(&text, start..end, 1, offset), &source);
+            let before = source.lines[..source.in_lines.start].chars().count() as u32;
+            proptest::prop_assert_eq!(source.first_column + before, column);
+        }
     }
 }
