@@ -262,6 +262,71 @@ mod tests {
         assert_eq!(caret.chars().filter(|&c| c == '━').count(), "@[missing.md]".len(), "{shown}");
     }
 
+    /// The rendering of a diagnostic at byte `at` (`len` bytes) of `text`, as the walk
+    /// records it: a window of the line, columns counted on the whole line.
+    fn rendered(text: &str, at: usize, len: usize) -> String {
+        let source = ctx::assemble::record::Source::of(text, at..at + len, 1, 0);
+        let line = text[..at].matches('\n').count() as u32 + 1;
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let column = text[line_start..at].chars().count() as u32 + 1;
+        let d = DiagnosticRecord::new(
+            Code::Unresolved,
+            "no such file".into(),
+            "a.md".into(),
+            line,
+            column,
+        )
+        .with_source(Some(source));
+        let style = Style { rich: true, color: false, stderr_tty: false };
+        let shown = Reporter::new(style, false).render(&d);
+        // The caret starts under the span's first character.
+        let lines: Vec<&str> = shown.lines().collect();
+        let row = lines.iter().position(|l| l.contains(" │ ")).expect(&shown);
+        let first = text[at..].chars().next().unwrap();
+        let col = |l: &str, what: char| l.chars().position(|c| c == what).expect(&shown);
+        assert_eq!(col(lines[row + 1], '━'), col(lines[row], first), "{shown}");
+        shown
+    }
+
+    /// A span far into a long line: the window is shown with `…` where the line goes on, the
+    /// caret under the span, and the line's own column in the header.
+    #[test]
+    fn a_window_clipped_on_both_sides() {
+        let text = format!("{}@nothere.md {}\n", "\u{e9}".repeat(40_000), "x".repeat(40_000));
+        let shown = rendered(&text, 80_000, 11);
+        expect_test::expect![[r#"
+            warning[W_UNRESOLVED]: no such file
+              ╭▸ a.md:1:40001
+              │
+            1 │ …éééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé@nothere.md xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…
+              ╰╴                                                                                 ━━━━━━━━━━━
+        "#]]
+        .assert_eq(&format!("{shown}\n"));
+    }
+
+    /// Clipped only before (the span ends the line) or only after (it starts the line).
+    #[test]
+    fn a_window_clipped_on_one_side() {
+        let text = format!("{}@[missing.md]\n", "y".repeat(5_000));
+        expect_test::expect![[r#"
+            warning[W_UNRESOLVED]: no such file
+              ╭▸ a.md:1:5001
+              │
+            1 │ …yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy@[missing.md]
+              ╰╴                                                                                 ━━━━━━━━━━━━━
+        "#]]
+        .assert_eq(&format!("{}\n", rendered(&text, 5_000, 13)));
+        let text = format!("first\n@[missing.md] {}\n", "z".repeat(5_000));
+        expect_test::expect![[r#"
+            warning[W_UNRESOLVED]: no such file
+              ╭▸ a.md:2:1
+              │
+            2 │ @[missing.md] zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz…
+              ╰╴━━━━━━━━━━━━━
+        "#]]
+        .assert_eq(&format!("{}\n", rendered(&text, 6, 13)));
+    }
+
     #[test]
     fn summaries() {
         assert_eq!(summary(Counts { errors: 2, warnings: 1 }, 3), "2 errors, 1 warning in 3 files");
