@@ -252,8 +252,9 @@ impl<'a> Walk<'a> {
         if self.opts().strict && error {
             self.out.budget.stop(Stop::Strict);
         }
-        let kept = &self.assembly.diagnostics;
-        if kept.len() >= MAX_DIAGNOSTICS && !(error && !self.kept_error) {
+        // Past the cap, only a first error is kept.
+        let first_error = error && !self.kept_error;
+        if self.assembly.diagnostics.len() >= MAX_DIAGNOSTICS && !first_error {
             match record.severity {
                 Severity::Error => self.left_out.errors += 1,
                 Severity::Warning => self.left_out.warnings += 1,
