@@ -34,6 +34,38 @@ pub trait Resolver: Send + Sync {
     }
 }
 
+/// Most missing paths one run remembers in [`Remembered`].
+const MISSES_KEPT: usize = 10_000;
+
+/// The resolver of one run, which remembers the paths it did not know: a document that names
+/// one missing path many times asks the resolver once.
+pub(crate) struct Remembered<'r> {
+    pub(crate) inner: &'r dyn Resolver,
+    pub(crate) misses: &'r std::sync::Mutex<std::collections::HashSet<String>>,
+}
+
+impl Resolver for Remembered<'_> {
+    fn resolve(&self, written: &str, sandbox: &Sandbox) -> Resolution {
+        let known = |misses: &std::collections::HashSet<String>| misses.contains(written);
+        if self.misses.lock().is_ok_and(|misses| known(&misses)) {
+            return Resolution::NotFound;
+        }
+        let resolution = self.inner.resolve(written, sandbox);
+        if matches!(resolution, Resolution::NotFound)
+            && written.len() <= HINT_PATH_MAX
+            && let Ok(mut misses) = self.misses.lock()
+            && misses.len() < MISSES_KEPT
+        {
+            misses.insert(written.to_owned());
+        }
+        resolution
+    }
+
+    fn closest(&self, written: &str, sandbox: &Sandbox) -> Option<String> {
+        self.inner.closest(written, sandbox)
+    }
+}
+
 /// A reference resolved to a location, before it is read or rendered.
 pub(crate) struct Resolved {
     pub(crate) kind: Kind,

@@ -101,6 +101,8 @@ pub(crate) struct Walk<'a> {
     pub(crate) budget_stop: Option<String>,
     /// The run's "did you mean" answers.
     hints: resolve::Hints,
+    /// The paths the resolver did not know, so far in the run.
+    pub(crate) misses: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Diagnostics counted past [`MAX_DIAGNOSTICS`], and whether an error was kept.
     left_out: LeftOut,
     kept_error: bool,
@@ -133,6 +135,7 @@ impl<'a> Walk<'a> {
             sites: Vec::new(),
             budget_stop: None,
             hints: resolve::Hints::default(),
+            misses: std::sync::Mutex::default(),
             left_out: LeftOut::default(),
             kept_error: false,
             started: Instant::now(),

@@ -202,3 +202,49 @@ fn mdbook_links_on_a_long_line() {
     let assembly = assemble_in(dir.path(), "x {{#include g.txt}} {{#include g.txt}}\n", options);
     assert_eq!(assembly.content, "x A\nx B A\nx B B\n");
 }
+
+/// A resolver (the source index's place) that counts what it is asked.
+#[derive(Default)]
+struct Counting {
+    resolves: std::sync::atomic::AtomicUsize,
+    closest: std::sync::atomic::AtomicUsize,
+}
+
+impl ctx_assemble::Resolver for Counting {
+    fn resolve(&self, _: &str, _: &Sandbox) -> ctx_assemble::Resolution {
+        self.resolves.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        ctx_assemble::Resolution::NotFound
+    }
+
+    fn closest(&self, _: &str, _: &Sandbox) -> Option<String> {
+        self.closest.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        None
+    }
+}
+
+/// With a resolver behind the workspace (a source index of 50 000 files compares a missing
+/// name with each): one missing path named 10 000 times is asked once, and "did you mean" is
+/// asked for at most 32 different paths, however many a document names.
+#[test]
+fn the_resolver_is_asked_once_per_missing_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |text: &str| {
+        let counting = Arc::new(Counting::default());
+        let asm = assembler(dir.path(), Options::default()).with_resolver(counting.clone());
+        std::fs::write(dir.path().join("main.md"), text).unwrap();
+        let assembly = asm.assemble_file("main.md").unwrap();
+        let count =
+            |n: &std::sync::atomic::AtomicUsize| n.load(std::sync::atomic::Ordering::Relaxed);
+        (assembly, count(&counting.resolves), count(&counting.closest))
+    };
+    let (assembly, resolves, closest) = run(&one_line_of("@nothere.md "));
+    assert_eq!(assembly.diagnostics.len(), 10_001);
+    assert_eq!((resolves, closest), (1, 0));
+    let (assembly, resolves, closest) = run(&one_line_of("@[nothere.md] "));
+    assert_eq!(assembly.diagnostics.len(), 10_001);
+    assert_eq!((resolves, closest), (1, 1));
+    let distinct: String = (0..2000).map(|i| format!("@[gone{i}.md] ")).collect();
+    let (assembly, resolves, closest) = run(&distinct);
+    assert_eq!(assembly.diagnostics.len(), 2000);
+    assert_eq!((resolves, closest), (2000, 32));
+}
