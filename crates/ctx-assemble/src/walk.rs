@@ -101,6 +101,9 @@ pub(crate) struct Walk<'a> {
     pub(crate) budget_stop: Option<String>,
     /// The run's "did you mean" answers.
     hints: resolve::Hints,
+    /// The last directory or glob walked (its pattern, none for a directory, and where), for
+    /// the same one again.
+    pub(crate) last_walk: Option<((Option<String>, Location), std::sync::Arc<ctx_fs::Walk>)>,
     /// The paths the resolver did not know, so far in the run.
     pub(crate) misses: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Diagnostics counted past [`MAX_DIAGNOSTICS`], and whether an error was kept.
@@ -136,6 +139,7 @@ impl<'a> Walk<'a> {
             budget_stop: None,
             hints: resolve::Hints::default(),
             misses: std::sync::Mutex::default(),
+            last_walk: None,
             left_out: LeftOut::default(),
             kept_error: false,
             started: Instant::now(),

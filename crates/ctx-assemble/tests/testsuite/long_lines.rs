@@ -248,3 +248,20 @@ fn the_resolver_is_asked_once_per_missing_path() {
     assert_eq!(assembly.diagnostics.len(), 2000);
     assert_eq!((resolves, closest), (2000, 32));
 }
+
+/// A line of the same glob in a folder of many files: the folder is walked once for the run,
+/// not once for each of the 10 000 globs the include budget admits, and each gives the same.
+#[test]
+fn a_line_of_the_same_glob_walks_once() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..1000 {
+        std::fs::write(dir.path().join(format!("f{i}.txt")), "x\n").unwrap();
+    }
+    let text = one_line_of("@[no*.md] ");
+    let assembly = assemble_in(dir.path(), &text, Options::default());
+    assert_eq!(assembly.references.len(), 10_001);
+    let kinds: Vec<_> = assembly.references[..10_000].iter().map(|r| r.kind).collect();
+    assert!(kinds.iter().all(|k| *k == ctx_assemble::record::Kind::Glob));
+    assert_eq!(assembly.references[9_999].bytes, assembly.references[0].bytes);
+    assert_eq!(assembly.references[10_000].error.as_ref().unwrap().code, Code::Budget);
+}
