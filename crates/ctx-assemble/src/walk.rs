@@ -61,6 +61,10 @@ impl Body<'_> {
     }
 }
 
+/// What a directory or glob walk is of: the glob's pattern (none for a directory) and where
+/// it is walked from.
+pub(crate) type WalkKey = (Option<String>, Location);
+
 /// Diagnostics counted but not kept, past [`MAX_DIAGNOSTICS`].
 #[derive(Default, Clone, Copy)]
 struct LeftOut {
@@ -101,9 +105,8 @@ pub(crate) struct Walk<'a> {
     pub(crate) budget_stop: Option<String>,
     /// The run's "did you mean" answers.
     hints: resolve::Hints,
-    /// The last directory or glob walked (its pattern, none for a directory, and where), for
-    /// the same one again.
-    pub(crate) last_walk: Option<((Option<String>, Location), std::sync::Arc<ctx_fs::Walk>)>,
+    /// The last directory or glob walked, for the same one again.
+    pub(crate) last_walk: Option<(WalkKey, std::sync::Arc<ctx_fs::Walk>)>,
     /// The paths the resolver did not know, so far in the run.
     pub(crate) misses: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Diagnostics counted past [`MAX_DIAGNOSTICS`], and whether an error was kept.
