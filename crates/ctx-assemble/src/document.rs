@@ -135,6 +135,7 @@ impl Walk<'_> {
                 d.pos.line,
                 d.pos.column,
             )
+            // Few per document, and their position is not always the span's start.
             .with_source(Some(crate::record::Source::of(
                 selected.text,
                 d.span.start..d.span.end,

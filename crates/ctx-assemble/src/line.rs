@@ -22,7 +22,6 @@ pub(crate) struct Alone {
 /// before it, only spaces or tabs after it.
 pub(crate) fn alone_on_line(text: &str, span: Range<usize>) -> Option<Alone> {
     let bytes = text.as_bytes();
-    let line_start = memchr::memrchr(b'\n', &bytes[..span.start]).map_or(0, |i| i + 1);
     let after = &bytes[span.end..];
     let blanks = after.iter().take_while(|&&b| matches!(b, b' ' | b'\t')).count();
     let line_end = match &after[blanks..] {
@@ -31,6 +30,9 @@ pub(crate) fn alone_on_line(text: &str, span: Range<usize>) -> Option<Alone> {
         [b'\r', b'\n', ..] => span.end + blanks + 2,
         _ => return None,
     };
+    // Only the last item of a line gets here, so the line is looked through once, not once
+    // for each of its items.
+    let line_start = memchr::memrchr(b'\n', &bytes[..span.start]).map_or(0, |i| i + 1);
     let continuation = continuation(&text[line_start..span.start])?;
     Some(Alone { continuation, line_end })
 }

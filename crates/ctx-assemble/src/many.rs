@@ -24,15 +24,26 @@ impl Walk<'_> {
         written: &str,
         item: &mut Item<'_>,
     ) {
-        let walk = match (resolved.kind, &resolved.pattern) {
-            (Kind::Glob, Some(rest)) => self.sandbox().glob(rest, Some(&resolved.location)),
-            (Kind::Glob, None) => self.sandbox().glob(written, Some(&doc.dir)),
-            _ => self.sandbox().walk(&resolved.location),
+        let key = match (resolved.kind, &resolved.pattern) {
+            (Kind::Glob, Some(rest)) => (Some(rest.clone()), resolved.location.clone()),
+            (Kind::Glob, None) => (Some(written.to_owned()), doc.dir.clone()),
+            _ => (None, resolved.location.clone()),
         };
-        let walk = match walk {
-            Ok(walk) => walk,
-            Err(err) => return self.fs_fail(item, &err, written),
+        // The same walk again (a line of the same glob) is the last one, not walked anew.
+        let walk = match self.last_walk.take().filter(|(last, _)| *last == key) {
+            Some((_, walk)) => walk,
+            None => {
+                let walk = match &key {
+                    (Some(pattern), at) => self.sandbox().glob(pattern, Some(at)),
+                    (None, at) => self.sandbox().walk(at),
+                };
+                match walk {
+                    Ok(walk) => std::sync::Arc::new(walk),
+                    Err(err) => return self.fs_fail(item, &err, written),
+                }
+            }
         };
+        self.last_walk = Some((key, std::sync::Arc::clone(&walk)));
         let files: Vec<&WalkEntry> = walk.files().collect();
         let max = self.opts().limits.max_files;
         let taken = if max > 0 { files.len().min(max) } else { files.len() };

@@ -18,6 +18,9 @@ use crate::streamed::Place;
 struct Prefix {
     /// What every further inserted line starts with.
     continuation: String,
+    /// For an mdBook link: its continuation is still these bytes of the line being written,
+    /// copied out only when that line ends (a long line of links is not copied for each).
+    on_line: Option<std::ops::Range<usize>>,
     /// Whether an empty line gets the continuation without its trailing whitespace.
     trim_empty: bool,
     /// Where on the line being written the item began, and how many writes had ended a line
@@ -101,6 +104,11 @@ impl<'s> Out<'s> {
         match written.rfind('\n') {
             Some(last) => {
                 self.lines_ended += 1;
+                for prefix in &mut self.prefixes {
+                    if let Some(range) = prefix.on_line.take() {
+                        prefix.continuation = self.line[range].to_owned();
+                    }
+                }
                 self.line.clear();
                 self.line.push_str(&written[last + 1..]);
             }
@@ -117,7 +125,7 @@ impl<'s> Out<'s> {
         let own = match self.prefixes.last() {
             None => 0,
             Some(item) if item.lines_ended == self.lines_ended => item.start,
-            Some(_) => self.prefixes.iter().map(|p| p.continuation.len()).sum(),
+            Some(_) => self.prefixes.iter().map(|p| self.continuation(p).len()).sum(),
         };
         self.line.get(own..).unwrap_or_default()
     }
@@ -133,7 +141,33 @@ impl<'s> Out<'s> {
 
     /// What every further line of the items being inserted starts with, outermost first.
     fn continuations(&self) -> String {
-        self.prefixes.iter().map(|p| p.continuation.as_str()).collect()
+        self.prefixes.iter().map(|p| self.continuation(p)).collect()
+    }
+
+    /// What the further lines of `prefix`'s item start with.
+    fn continuation<'p>(&'p self, prefix: &'p Prefix) -> &'p str {
+        match &prefix.on_line {
+            Some(range) => self.line.get(range.clone()).unwrap_or_default(),
+            None => &prefix.continuation,
+        }
+    }
+
+    /// Starts inserting an mdBook link: its further lines get what the item around it (the
+    /// document outside any) has written on the current line so far ([`Out::line_so_far`]).
+    pub(crate) fn push_line_prefix(&mut self) {
+        if self.at_line_start {
+            // Nothing is written on the line yet.
+            return self.push_prefix(String::new(), false);
+        }
+        let own = self.line.len() - self.line_so_far().len();
+        let (start, lines_ended) = (self.line.len(), self.lines_ended);
+        self.prefixes.push(Prefix {
+            continuation: String::new(),
+            on_line: Some(own..start),
+            trim_empty: false,
+            start,
+            lines_ended,
+        });
     }
 
     /// Starts inserting an item with a line prefix: its further lines get `continuation`,
@@ -149,7 +183,7 @@ impl<'s> Out<'s> {
             }
         }
         let (start, lines_ended) = (self.line.len(), self.lines_ended);
-        self.prefixes.push(Prefix { continuation, trim_empty, start, lines_ended });
+        self.prefixes.push(Prefix { continuation, on_line: None, trim_empty, start, lines_ended });
         self.at_line_start = false;
     }
 
@@ -168,8 +202,12 @@ impl<'s> Out<'s> {
         if text.is_empty() {
             return Cow::Borrowed(text);
         }
-        if self.prefixes.iter().all(|p| p.continuation.is_empty()) {
+        if self.prefixes.iter().all(|p| self.continuation(p).is_empty()) {
             *at_line_start = text.ends_with('\n');
+            return Cow::Borrowed(text);
+        }
+        if !*at_line_start && memchr::memchr(b'\n', text.as_bytes()).is_none() {
+            // No line starts in it: nothing to put before any.
             return Cow::Borrowed(text);
         }
         let joined = self.continuations();

@@ -146,50 +146,129 @@ pub struct DiagnosticRecord {
     pub source: Option<Source>,
 }
 
-/// The source lines a diagnostic is about, and where its span lies in them.
+/// Most diagnostics one run keeps; past them each is counted, not kept, and one `W_LIMIT` at
+/// the end says how many were left out (docs/assembly.md, "Diagnostics"). An error past them
+/// is kept when none was, so that whether the run had errors stands.
+pub const MAX_DIAGNOSTICS: usize = 10_000;
+
+/// Most characters a diagnostic keeps of its source: the window of its line around the span
+/// (docs/assembly.md, "Diagnostics"). A document of one long line with many problems keeps
+/// this much per problem, not the line each time.
+pub const WINDOW_CHARS: usize = 240;
+
+/// Most characters of the window before the span.
+pub const WINDOW_BEFORE: usize = 80;
+
+/// Most characters of the span kept in the window; a longer span is clipped there.
+pub const WINDOW_SPAN: usize = 160;
+
+/// The source a diagnostic is about: a window of the lines that hold its span, at most
+/// [`WINDOW_CHARS`] characters, and where the span lies in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Source {
     /// The byte span in the file (or in the text given as a string).
     pub span: Range<usize>,
-    /// The whole lines that hold the span, without their final line ending.
+    /// The window: up to [`WINDOW_BEFORE`] characters of the span's line before it, up to
+    /// [`WINDOW_SPAN`] of the span, then the rest of its last line up to [`WINDOW_CHARS`] in
+    /// all, without the final line ending. Cut on character boundaries.
     pub lines: String,
-    /// The 1-based line number of the first of `lines`.
+    /// The 1-based line number of the window's first line.
     pub first_line: u32,
-    /// The span as a byte range of `lines` (clamped to them).
+    /// The 1-based column of the window's first character on its line, in characters
+    /// counted on the whole line.
+    pub first_column: u32,
+    /// Whether the line starts before the window.
+    pub clipped_before: bool,
+    /// Whether the line (or the span itself) goes on past the window's end.
+    pub clipped_after: bool,
+    /// The span as a byte range of `lines` (clamped to them; a clipped span ends with them).
     pub in_lines: Range<usize>,
 }
 
 impl Source {
     /// The source of the bytes `span` of `text`, a text whose first line is line `first_line`
-    /// of its file and which starts at byte `offset` of it.
+    /// of its file and which starts at byte `offset` of it. It counts the lines and columns
+    /// before the span: for one diagnostic, not for each of many (see [`Source::on_line`]).
     pub fn of(text: &str, span: Range<usize>, first_line: u32, offset: usize) -> Source {
-        let start = span.start.min(text.len());
+        let start = floor_boundary(text, span.start.min(text.len()));
         let line_start = memchr::memrchr(b'\n', &text.as_bytes()[..start]).map_or(0, |i| i + 1);
-        let line = first_line + bytecount_newlines(&text.as_bytes()[..line_start]);
-        Source::on_line(text, span, line, offset)
+        let line = first_line.saturating_add(bytecount_newlines(&text.as_bytes()[..line_start]));
+        let column = u32::try_from(text[line_start..start].chars().count() + 1).unwrap_or(u32::MAX);
+        Source::on_line(text, span, line, column, offset)
     }
 
-    /// The same, when the line of the span's start is known (`line`, 1-based in its file):
-    /// nothing before that line is looked at.
-    pub fn on_line(text: &str, span: Range<usize>, line: u32, offset: usize) -> Source {
-        let start = span.start.min(text.len());
-        let end = span.end.clamp(start, text.len());
-        let bytes = text.as_bytes();
-        let line_start = memchr::memrchr(b'\n', &bytes[..start]).map_or(0, |i| i + 1);
-        let last = if end > start { end - 1 } else { start };
-        let line_end =
-            memchr::memchr(b'\n', &bytes[last.min(text.len())..]).map_or(text.len(), |i| last + i);
-        let mut lines = &text[line_start..line_end.max(line_start)];
-        if let Some(trimmed) = lines.strip_suffix('\r') {
+    /// The same, when the line and column of the span's start are known (`line` 1-based in
+    /// its file, `column` 1-based in characters): only the window itself is looked at, so its
+    /// cost does not grow with the line.
+    pub fn on_line(
+        text: &str,
+        span: Range<usize>,
+        line: u32,
+        column: u32,
+        offset: usize,
+    ) -> Source {
+        let start = floor_boundary(text, span.start.min(text.len()));
+        let end = floor_boundary(text, span.end.clamp(start, text.len()));
+        // Back to the line's start, or WINDOW_BEFORE characters.
+        let mut from = start;
+        let mut before = 0;
+        for c in text[..start].chars().rev() {
+            if c == '\n' || before == WINDOW_BEFORE {
+                break;
+            }
+            from -= c.len_utf8();
+            before += 1;
+        }
+        // The span, up to WINDOW_SPAN characters.
+        let mut to = start;
+        let mut kept = 0;
+        for c in text[start..end].chars() {
+            if kept == WINDOW_SPAN {
+                break;
+            }
+            to += c.len_utf8();
+            kept += 1;
+        }
+        let span_end = to;
+        // After a whole span, the rest of its line up to WINDOW_CHARS in all.
+        if span_end == end {
+            let mut room = WINDOW_CHARS - before - kept;
+            for c in text[to..].chars() {
+                if c == '\n' || room == 0 {
+                    break;
+                }
+                to += c.len_utf8();
+                room -= 1;
+            }
+        }
+        let rest = &text[to..];
+        let line_ends = rest.is_empty() || rest.starts_with('\n') || rest.starts_with("\r\n");
+        let clipped_after = span_end < end || !(line_ends || rest == "\r");
+        let mut lines = &text[from..to];
+        if !clipped_after && let Some(trimmed) = lines.strip_suffix('\r') {
             lines = trimmed;
         }
+        let clipped_before = from > 0 && text.as_bytes()[from - 1] != b'\n';
+        let first_column = u32::try_from(before).map_or(1, |b| column.saturating_sub(b).max(1));
         Source {
             span: offset + start..offset + end,
             lines: lines.to_owned(),
             first_line: line,
-            in_lines: (start - line_start).min(lines.len())..(end - line_start).min(lines.len()),
+            first_column,
+            clipped_before,
+            clipped_after,
+            in_lines: (start - from).min(lines.len())..(span_end - from).min(lines.len()),
         }
     }
+}
+
+/// The largest character boundary of `text` at or before `at` (at most its length).
+fn floor_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
 }
 
 fn bytecount_newlines(bytes: &[u8]) -> u32 {
@@ -358,5 +437,131 @@ mod tests {
         assert_eq!(multi.in_lines, 0..7);
         let empty = Source::of("", 0..0, 1, 0);
         assert_eq!((empty.lines.as_str(), empty.in_lines), ("", 0..0));
+        assert!(!multi.clipped_before && !multi.clipped_after && multi.first_column == 1);
+    }
+
+    /// The column of byte `at` of `text`, counted from its line's start.
+    fn column_of(text: &str, at: usize) -> u32 {
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        text[line_start..at].chars().count() as u32 + 1
+    }
+
+    /// What every window must be: at most WINDOW_CHARS characters of the text, on character
+    /// boundaries, the span where it is, its columns counted on the whole line, and a mark on
+    /// each side the line goes on.
+    fn check_window(text: &str, span: Range<usize>, source: &Source) {
+        let lines = source.lines.as_str();
+        assert!(lines.chars().count() <= WINDOW_CHARS, "{} chars", lines.chars().count());
+        let from = span.start - source.in_lines.start;
+        assert_eq!(&text[from..from + lines.len()], lines);
+        assert_eq!(source.first_column, column_of(text, from));
+        assert_eq!(source.clipped_before, from > 0 && !text[..from].ends_with('\n'));
+        let end = from + lines.len();
+        let rest = &text[end..];
+        let rest = rest.strip_prefix('\r').unwrap_or(rest);
+        let span_rest = &text[end.min(span.end)..span.end];
+        let span_goes_on = !(span_rest.is_empty() || span_rest == "\r");
+        let line_goes_on = !(rest.is_empty() || rest.starts_with('\n'));
+        assert_eq!(source.clipped_after, span_goes_on || line_goes_on, "{rest:?}");
+        // The span is kept whole (but a final `\r`) up to WINDOW_SPAN characters.
+        let (kept, whole) = (&lines[source.in_lines.clone()], &text[span]);
+        assert!(whole.starts_with(kept));
+        let kept_chars = kept.chars().count();
+        assert!(
+            kept_chars == whole.chars().count().min(WINDOW_SPAN) || format!("{kept}\r") == whole
+        );
+    }
+
+    /// A long line of failing mentions: each diagnostic keeps a window, not the line.
+    #[test]
+    fn windows_of_a_long_line() {
+        let text = "@nothere.md ".repeat(1 << 16);
+        for i in [0, 1, 6, 7, 100, 30_000, (1 << 16) - 1] {
+            let at = i * 12;
+            let source = Source::on_line(&text, at..at + 11, 1, at as u32 + 1, 5);
+            check_window(&text, at..at + 11, &source);
+            assert_eq!(&source.lines[source.in_lines.clone()], "@nothere.md");
+            assert_eq!(source.span, at + 5..at + 16);
+            assert_eq!(source.first_line, 1);
+            assert_eq!(source.first_column + source.in_lines.start as u32, at as u32 + 1);
+            assert_eq!(source.in_lines.start, at.min(WINDOW_BEFORE));
+            assert_eq!(source.clipped_before, at > WINDOW_BEFORE);
+            assert_eq!(source.clipped_after, i < (1 << 16) - 1);
+            assert_eq!(Source::of(&text, at..at + 11, 1, 5), source);
+        }
+        // The last mention: the window ends with the line, its final blank included.
+        let last = text.len() - 12;
+        let source = Source::on_line(&text, last..last + 11, 1, last as u32 + 1, 0);
+        assert_eq!(source.lines.len(), WINDOW_BEFORE + 12);
+    }
+
+    /// A span longer than the window is clipped to WINDOW_SPAN characters, nothing after it.
+    #[test]
+    fn long_spans_are_clipped() {
+        let text = format!("ab {}) after\nnext", "@[".to_owned() + &"x".repeat(5000));
+        let span = 3..text.find(')').unwrap() + 1;
+        let source = Source::on_line(&text, span.clone(), 4, 4, 0);
+        check_window(&text, span, &source);
+        assert_eq!(source.lines, format!("ab @[{}", "x".repeat(WINDOW_SPAN - 2)));
+        assert_eq!(source.in_lines, 3..3 + WINDOW_SPAN);
+        assert!(!source.clipped_before && source.clipped_after);
+        // A span over several lines keeps its lines within the window.
+        let text = "one\ntwo\r\nthree";
+        let source = Source::on_line(text, 1..7, 1, 2, 0);
+        assert_eq!((source.lines.as_str(), source.in_lines), ("one\ntwo", 1..7));
+        assert!(!source.clipped_after);
+    }
+
+    /// Characters of several bytes at both edges of the window: cut between characters.
+    #[test]
+    fn windows_cut_between_characters() {
+        let text = format!("{}@x.md{}", "\u{1f600}".repeat(300), "\u{e9}".repeat(300));
+        let at = 300 * 4;
+        let source = Source::on_line(&text, at..at + 5, 1, 301, 0);
+        check_window(&text, at..at + 5, &source);
+        assert_eq!(source.lines.chars().count(), WINDOW_CHARS);
+        assert_eq!(source.first_column, 301 - WINDOW_BEFORE as u32);
+        // A span that starts or ends inside a character is moved back to its start.
+        let source = Source::on_line(&text, 2..at + 6, 1, 1, 0);
+        assert!(source.lines.starts_with('\u{1f600}'));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+        /// Random lines of characters of every width, line endings and spans: no panic, and
+        /// every window is what `check_window` says.
+        #[test]
+        fn windows_hold_for_any_line_and_span(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "a", " ", "@x.md", "\u{e9}", "\u{20ac}", "\u{1f600}", "\n", "\r\n", "\t",
+                    "\u{202e}", "\u{1b}",
+                ]),
+                0..600,
+            ),
+            start in 0usize..4000,
+            len in 0usize..1200,
+            offset in 0usize..10,
+        ) {
+            let text: String = pieces.concat();
+            let mut start = start.min(text.len());
+            while !text.is_char_boundary(start) {
+                start -= 1;
+            }
+            let mut end = (start + len).min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            let column = column_of(&text, start);
+            let line = text[..start].matches('\n').count() as u32 + 1;
+            let source = Source::on_line(&text, start..end, line, column, offset);
+            check_window(&text, start..end, &source);
+            proptest::prop_assert_eq!(source.span.clone(), offset + start..offset + end);
+            proptest::prop_assert_eq!(source.first_line, line);
+            proptest::prop_assert_eq!(&Source::of(&text, start..end, 1, offset), &source);
+            let before = source.lines[..source.in_lines.start].chars().count() as u32;
+            proptest::prop_assert_eq!(source.first_column + before, column);
+        }
     }
 }

@@ -47,7 +47,9 @@ impl Walk<'_> {
             TargetKind::Glob => Kind::Glob,
             TargetKind::File => Kind::File,
         };
-        let resolver = self.asm.resolver();
+        let remembered =
+            self.asm.resolver().map(|inner| resolve::Remembered { inner, misses: &self.misses });
+        let resolver = remembered.as_ref().map(|r| r as &dyn resolve::Resolver);
         // A large file that may be written part by part is not read while resolving.
         let whole_up_to = if reference.selector.is_none() && self.may_stream(&written) {
             crate::streamed::STREAM_MIN_BYTES

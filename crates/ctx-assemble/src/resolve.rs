@@ -34,6 +34,38 @@ pub trait Resolver: Send + Sync {
     }
 }
 
+/// Most missing paths one run remembers in [`Remembered`].
+const MISSES_KEPT: usize = 10_000;
+
+/// The resolver of one run, which remembers the paths it did not know: a document that names
+/// one missing path many times asks the resolver once.
+pub(crate) struct Remembered<'r> {
+    pub(crate) inner: &'r dyn Resolver,
+    pub(crate) misses: &'r std::sync::Mutex<std::collections::HashSet<String>>,
+}
+
+impl Resolver for Remembered<'_> {
+    fn resolve(&self, written: &str, sandbox: &Sandbox) -> Resolution {
+        let known = |misses: &std::collections::HashSet<String>| misses.contains(written);
+        if self.misses.lock().is_ok_and(|misses| known(&misses)) {
+            return Resolution::NotFound;
+        }
+        let resolution = self.inner.resolve(written, sandbox);
+        if matches!(resolution, Resolution::NotFound)
+            && written.len() <= HINT_PATH_MAX
+            && let Ok(mut misses) = self.misses.lock()
+            && misses.len() < MISSES_KEPT
+        {
+            misses.insert(written.to_owned());
+        }
+        resolution
+    }
+
+    fn closest(&self, written: &str, sandbox: &Sandbox) -> Option<String> {
+        self.inner.closest(written, sandbox)
+    }
+}
+
 /// A reference resolved to a location, before it is read or rendered.
 pub(crate) struct Resolved {
     pub(crate) kind: Kind,
@@ -337,38 +369,117 @@ fn glob_through(
     Some(Resolved { kind: Kind::Glob, location, path, content: None, pattern: Some(rest) })
 }
 
-/// A "did you mean" for a missing file: the closest name in the directory it was looked for
-/// in, from `base`, then from the workspace root. Only those directories' own entries are
-/// listed.
-pub(crate) fn did_you_mean(sandbox: &Sandbox, written: &str, base: &Location) -> Option<String> {
-    let normal = written.replace('\\', "/");
-    let (dir, name) = match normal.rsplit_once('/') {
-        Some((dir, name)) => (dir, name),
-        None => ("", normal.as_str()),
-    };
-    if name.is_empty() || is_absolute(written) {
-        return None;
+/// Most missing paths of one run that get a "did you mean": past them a miss costs no listing
+/// and no comparison, and its message has no hint (docs/assembly.md, "Diagnostics").
+pub(crate) const HINTS_MAX: usize = 32;
+
+/// Most folder listings [`Hints`] keeps; a folder past them is listed again when asked.
+const LISTINGS_KEPT: usize = 8;
+
+/// Longest written path that gets a hint: no file is named by a longer one, and the memo of
+/// answers stays small.
+const HINT_PATH_MAX: usize = 1024;
+
+/// The "did you mean" of one run: a missing path is answered once, a folder listed once (up
+/// to [`LISTINGS_KEPT`] of them), and at most [`HINTS_MAX`] different paths are answered, so
+/// a document of many misses costs what a few do.
+#[derive(Default)]
+pub(crate) struct Hints {
+    /// The answer for each missing path, by the folder it was looked up from.
+    answers: std::collections::HashMap<(Location, String), Option<String>>,
+    /// The names in the folders listed so far (none for one that could not be listed).
+    listings: Vec<(Location, Option<Vec<String>>)>,
+}
+
+impl Hints {
+    /// A "did you mean" for a missing file: the closest name in the directory it was looked
+    /// for in, from `base`, then from the workspace root (only those directories' own
+    /// entries are listed); else the resolver's closest path.
+    pub(crate) fn hint(
+        &mut self,
+        sandbox: &Sandbox,
+        resolver: Option<&dyn Resolver>,
+        written: &str,
+        base: &Location,
+    ) -> Option<String> {
+        if written.len() > HINT_PATH_MAX {
+            return None;
+        }
+        let key = (base.clone(), written.to_owned());
+        if let Some(answer) = self.answers.get(&key) {
+            return answer.clone();
+        }
+        if self.answers.len() >= HINTS_MAX {
+            return None;
+        }
+        let answer = self
+            .did_you_mean(sandbox, written, base)
+            .or_else(|| resolver.and_then(|r| r.closest(written, sandbox)));
+        self.answers.insert(key, answer.clone());
+        answer
     }
-    let mut bases = vec![base.clone()];
-    if *base != sandbox.workspace() {
-        bases.push(sandbox.workspace());
+
+    fn did_you_mean(
+        &mut self,
+        sandbox: &Sandbox,
+        written: &str,
+        base: &Location,
+    ) -> Option<String> {
+        let normal = written.replace('\\', "/");
+        let (dir, name) = match normal.rsplit_once('/') {
+            Some((dir, name)) => (dir, name),
+            None => ("", normal.as_str()),
+        };
+        if name.is_empty() || is_absolute(written) {
+            return None;
+        }
+        let mut bases = vec![base.clone()];
+        if *base != sandbox.workspace() {
+            bases.push(sandbox.workspace());
+        }
+        bases.into_iter().find_map(|base| {
+            let location =
+                if dir.is_empty() { base } else { sandbox.resolve(dir, Some(&base)).ok()? };
+            let candidate = closest_name(name, self.names(sandbox, &location)?.iter())?;
+            Some(if dir.is_empty() { candidate } else { format!("{dir}/{candidate}") })
+        })
     }
-    bases.into_iter().find_map(|base| {
-        let location =
-            if dir.is_empty() { base } else { sandbox.resolve(dir, Some(&base)).ok()? };
-        let walk = sandbox.walk_with(&location, WalkOptions::of(sandbox).max_depth(1)).ok()?;
-        let (_, candidate) = walk
-            .entries
-            .iter()
-            .filter(|e| e.depth == 1)
-            .filter_map(|e| {
-                let candidate = e.path.file_name()?;
-                let d = edit_distance(name, candidate);
-                (d > 0 && d <= 2.max(name.len() / 4)).then(|| (d, candidate.to_owned()))
-            })
-            .min()?;
-        Some(if dir.is_empty() { candidate } else { format!("{dir}/{candidate}") })
-    })
+
+    /// The names of a folder's own entries, listed once while it is among the kept ones.
+    fn names(
+        &mut self,
+        sandbox: &Sandbox,
+        location: &Location,
+    ) -> Option<std::borrow::Cow<'_, [String]>> {
+        if let Some(i) = self.listings.iter().position(|(l, _)| l == location) {
+            return self.listings[i].1.as_deref().map(std::borrow::Cow::Borrowed);
+        }
+        let walk = sandbox.walk_with(location, WalkOptions::of(sandbox).max_depth(1)).ok();
+        let names: Option<Vec<String>> = walk.map(|walk| {
+            let entries = walk.entries.iter().filter(|e| e.depth == 1);
+            entries.filter_map(|e| Some(e.path.file_name()?.to_owned())).collect()
+        });
+        if self.listings.len() >= LISTINGS_KEPT {
+            return names.map(std::borrow::Cow::Owned);
+        }
+        self.listings.push((location.clone(), names));
+        self.listings.last().and_then(|(_, names)| names.as_deref()).map(std::borrow::Cow::Borrowed)
+    }
+}
+
+/// The candidate closest to `name` within an edit distance of a quarter of its length (at
+/// least 2), the smallest on a tie; names whose lengths alone differ by more are not compared.
+fn closest_name<'n>(name: &str, candidates: impl Iterator<Item = &'n String>) -> Option<String> {
+    let len = name.chars().count();
+    let most = 2.max(name.len() / 4);
+    let (_, candidate) = candidates
+        .filter(|candidate| len.abs_diff(candidate.chars().count()) <= most)
+        .filter_map(|candidate| {
+            let d = edit_distance(name, candidate);
+            (d > 0 && d <= most).then_some((d, candidate))
+        })
+        .min()?;
+    Some(candidate.clone())
 }
 
 /// Levenshtein distance over characters, for "did you mean".

@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use ctx_fs::{Location, Sandbox};
 use ctx_preprocess::{Event, Macros, Preprocessor, Request, RequestKind};
-use ctx_syntax::{Code, LineIndex, Severity};
+use ctx_syntax::{Code, Position, Severity};
 use serde_json::Map;
 
 use crate::assembler::Assembler;
@@ -22,7 +22,8 @@ use crate::options::{OnError, Options};
 use crate::out::Out;
 use crate::printer::Failure;
 use crate::record::{
-    Assembly, At, DiagnosticRecord, ErrorRecord, Kind, ReferenceRecord, Source, Stats, Syntax,
+    Assembly, At, DiagnosticRecord, ErrorRecord, Kind, MAX_DIAGNOSTICS, ReferenceRecord, Source,
+    Stats, Syntax,
 };
 use crate::render::error_marker;
 use crate::resolve;
@@ -53,11 +54,22 @@ pub(crate) struct Body<'t> {
 }
 
 impl Body<'_> {
-    /// The source of `span` (bytes of the text), which starts on `line` of the text, for a
-    /// diagnostic.
-    fn source(&self, span: std::ops::Range<usize>, line: u32) -> Source {
-        Source::on_line(self.text, span, self.line_offset + line, self.byte_offset)
+    /// The source of `span` (bytes of the text), which starts on `line` of the text at
+    /// `column`, for a diagnostic: a window of the line, whatever its length.
+    fn source(&self, span: std::ops::Range<usize>, line: u32, column: u32) -> Source {
+        Source::on_line(self.text, span, self.line_offset + line, column, self.byte_offset)
     }
+}
+
+/// What a directory or glob walk is of: the glob's pattern (none for a directory) and where
+/// it is walked from.
+pub(crate) type WalkKey = (Option<String>, Location);
+
+/// Diagnostics counted but not kept, past [`MAX_DIAGNOSTICS`].
+#[derive(Default, Clone, Copy)]
+struct LeftOut {
+    errors: usize,
+    warnings: usize,
 }
 
 /// One reference on its way through the walk: its text, its record and where it stands.
@@ -91,6 +103,15 @@ pub(crate) struct Walk<'a> {
     pub(crate) sites: Vec<crate::record::At>,
     /// The message of the `E_BUDGET` that stopped the walk, once it has.
     pub(crate) budget_stop: Option<String>,
+    /// The run's "did you mean" answers.
+    hints: resolve::Hints,
+    /// The last directory or glob walked, for the same one again.
+    pub(crate) last_walk: Option<(WalkKey, std::sync::Arc<ctx_fs::Walk>)>,
+    /// The paths the resolver did not know, so far in the run.
+    pub(crate) misses: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// Diagnostics counted past [`MAX_DIAGNOSTICS`], and whether an error was kept.
+    left_out: LeftOut,
+    kept_error: bool,
     started: Instant,
 }
 
@@ -119,6 +140,11 @@ impl<'a> Walk<'a> {
             tools: ToolBudget::new(asm.options().limits.max_scan_bytes, REGEX_BUDGET),
             sites: Vec::new(),
             budget_stop: None,
+            hints: resolve::Hints::default(),
+            misses: std::sync::Mutex::default(),
+            last_walk: None,
+            left_out: LeftOut::default(),
+            kept_error: false,
             started: Instant::now(),
         }
     }
@@ -155,6 +181,7 @@ impl<'a> Walk<'a> {
                 1,
             ));
         }
+        self.left_out_note();
         // A writer closed by its reader (`ctx … | head`) stops the walk but is no failure:
         // the assembly holds what was found until then, so its diagnostics and status stand.
         if let Some(err) = self.out.budget.take_io_error()
@@ -228,19 +255,48 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// Records a diagnostic; under `--strict` an error stops the walk.
+    /// Records a diagnostic; under `--strict` an error stops the walk. Past
+    /// [`MAX_DIAGNOSTICS`] it is only counted (an error is kept when none was).
     pub(crate) fn diagnose(&mut self, record: DiagnosticRecord) {
-        if self.opts().strict && record.severity == Severity::Error {
+        let error = record.severity == Severity::Error;
+        if self.opts().strict && error {
             self.out.budget.stop(Stop::Strict);
         }
+        // Past the cap, only a first error is kept.
+        let first_error = error && !self.kept_error;
+        if self.assembly.diagnostics.len() >= MAX_DIAGNOSTICS && !first_error {
+            match record.severity {
+                Severity::Error => self.left_out.errors += 1,
+                Severity::Warning => self.left_out.warnings += 1,
+            }
+            return;
+        }
+        self.kept_error |= error;
         self.assembly.diagnostics.push(record);
+    }
+
+    /// The `W_LIMIT` that says how many diagnostics were left out, if any were.
+    fn left_out_note(&mut self) {
+        let LeftOut { errors, warnings } = self.left_out;
+        if errors + warnings == 0 {
+            return;
+        }
+        let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+        let message = format!(
+            "{} more diagnostics not kept ({}, {}); a run keeps {MAX_DIAGNOSTICS}",
+            errors + warnings,
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+        );
+        let file = self.chain.first().map(|c| c.1.clone()).unwrap_or_default();
+        self.assembly.diagnostics.push(DiagnosticRecord::new(Code::Limit, message, file, 1, 1));
     }
 
     /// Records a diagnostic about an item, at the item.
     pub(crate) fn diagnose_item(&mut self, item: &Item<'_>, code: Code, message: String) {
         let at = &item.record.at;
         let record = DiagnosticRecord::new(code, message, at.file.clone(), at.line, at.column)
-            .with_source(Some(item.body.source(item.span.clone(), item.line)));
+            .with_source(Some(item.body.source(item.span.clone(), item.line, at.column)));
         self.diagnose(record);
     }
 
@@ -313,8 +369,7 @@ impl<'a> Walk<'a> {
                 _ => None,
             };
             let base = base.unwrap_or_else(|| self.sandbox().workspace());
-            let hint = resolve::did_you_mean(self.sandbox(), written, &base)
-                .or_else(|| self.asm.resolver().and_then(|r| r.closest(written, self.sandbox())));
+            let hint = self.hints.hint(self.sandbox(), self.asm.resolver(), written, &base);
             if let Some(hint) = hint {
                 message.push_str(&format!(" (did you mean {hint}?)"));
                 return self.fail(item, code, message);
@@ -334,7 +389,7 @@ impl<'a> Walk<'a> {
         let syntax =
             ctx_syntax::Options { fence_includes: self.out.inline(), ..self.opts().syntax };
         let scan = ctx_syntax::scan_with(body.text, &syntax);
-        let mut index: Option<LineIndex<'_>> = None;
+        let mut positions = Positions::new(body.text);
         let mut pre = Preprocessor::new(&scan);
         // Append mode writes the whole text first, then the attachments in source order.
         let mut requests = Vec::new();
@@ -359,9 +414,7 @@ impl<'a> Walk<'a> {
                         let pos = if plain && self.opts().limits.max_tokens == 0 {
                             ctx_syntax::Position { line: 1, column: 1 }
                         } else {
-                            index
-                                .get_or_insert_with(|| LineIndex::new(body.text))
-                                .position(span.start)
+                            positions.at(span.start)
                         };
                         self.write_text(doc, piece, (body.line_offset + pos.line, pos.column));
                     } else {
@@ -392,7 +445,11 @@ impl<'a> Walk<'a> {
                         body.line_offset + d.pos.line,
                         d.pos.column,
                     )
-                    .with_source(Some(body.source(d.span.start..d.span.end, d.pos.line)));
+                    .with_source(Some(body.source(
+                        d.span.start..d.span.end,
+                        d.pos.line,
+                        d.pos.column,
+                    )));
                     self.diagnose(record);
                 }
             }
@@ -450,8 +507,7 @@ impl<'a> Walk<'a> {
         } else if raw.starts_with("{{") {
             // mdBook repeats what its output holds before a link on the link's line on every
             // further line of what it inserts, and keeps the rest of the line.
-            let before = self.out.line_so_far().to_owned();
-            self.out.push_prefix(before, false);
+            self.out.push_line_prefix();
             Some(None)
         } else {
             line::alone_on_line(body.text, request.span.start..request.span.end).map(|alone| {
@@ -472,6 +528,48 @@ impl<'a> Walk<'a> {
         }
         self.assembly.references[slot] = item.record;
         line_end.filter(|_| ended_line)
+    }
+}
+
+/// Lines and columns of byte offsets of a text, counted on from the last offset asked when
+/// they move forward (a text's pieces come in order): a long line of many pieces is counted
+/// through once, not once for each piece.
+struct Positions<'t> {
+    text: &'t str,
+    offset: usize,
+    pos: Position,
+}
+
+impl<'t> Positions<'t> {
+    fn new(text: &'t str) -> Positions<'t> {
+        Positions { text, offset: 0, pos: Position { line: 1, column: 1 } }
+    }
+
+    /// The 1-based line and column (in characters) of byte `offset`, moved back to a
+    /// character boundary.
+    fn at(&mut self, offset: usize) -> Position {
+        let mut offset = offset.min(self.text.len());
+        while !self.text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        if offset < self.offset {
+            *self = Positions::new(self.text);
+        }
+        let segment = &self.text[self.offset..offset];
+        let saturate = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        match memchr::memrchr(b'\n', segment.as_bytes()) {
+            Some(last) => {
+                let newlines = memchr::memchr_iter(b'\n', segment.as_bytes()).count();
+                self.pos.line = self.pos.line.saturating_add(saturate(newlines));
+                let on_line = segment[last + 1..].chars().count();
+                self.pos.column = saturate(on_line).saturating_add(1);
+            }
+            None => {
+                self.pos.column = self.pos.column.saturating_add(saturate(segment.chars().count()));
+            }
+        }
+        self.offset = offset;
+        self.pos
     }
 }
 
@@ -523,6 +621,17 @@ pub(crate) fn lines_hint(written: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn positions_count_on_from_the_last() {
+        let text = "ab\u{e9}c\nd\u{1f600}e\n\nf";
+        let index = ctx_syntax::LineIndex::new(text);
+        let mut positions = Positions::new(text);
+        // Forward, repeated, backward and past the end, and inside a character.
+        for offset in [0, 1, 3, 4, 4, 6, 8, 11, 2, 12, 13, 100, 7, 0] {
+            assert_eq!(positions.at(offset), index.position(offset), "{offset}");
+        }
+    }
 
     #[test]
     fn reference_texts() {

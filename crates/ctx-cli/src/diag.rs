@@ -101,25 +101,66 @@ impl Reporter {
         let message = visible(&d.message);
         let file = visible(&d.file);
         let title = level.primary_title(message.as_ref()).id(d.code.as_str());
-        let shown = d.source.as_ref().map(|source| visible(&source.lines));
-        let report = match (&d.source, &shown) {
-            (Some(source), Some(shown)) => {
-                // Shown with hostile characters made visible; the span moves with them.
-                let before = visible(&source.lines[..source.in_lines.start]).len();
-                let span = visible(&source.lines[source.in_lines.clone()]).len();
-                let span = before..before + span.max(usize::from(shown.len() > before));
-                title.element(
-                    Snippet::source(shown.as_ref())
-                        .line_start(source.first_line as usize)
-                        .path(file.as_ref())
-                        .annotation(AnnotationKind::Primary.span(span)),
-                )
-            }
-            _ => title.element(
-                Origin::path(file.as_ref()).line(d.line as usize).char_column(d.column as usize),
-            ),
+        let Some(source) = &d.source else {
+            let origin =
+                Origin::path(file.as_ref()).line(d.line as usize).char_column(d.column as usize);
+            return renderer.render(&[title.element(origin)]);
         };
-        renderer.render(&[report])
+        // Shown with hostile characters made visible (the span moves with them), and `…`
+        // where the line goes on past the window the diagnostic kept.
+        let window = &source.lines;
+        let start = source.in_lines.start;
+        let before = visible(&window[..start]);
+        let span = visible(&window[source.in_lines.clone()]);
+        let after = visible(&window[source.in_lines.end..]);
+        let mut shown = String::with_capacity(window.len() + 8);
+        if source.clipped_before {
+            shown.push(CLIPPED);
+        }
+        shown.push_str(&before);
+        let at = shown.len();
+        shown.push_str(&span);
+        shown.push_str(&after);
+        if source.clipped_after {
+            shown.push(CLIPPED);
+        }
+        let span = at..at + span.len().max(usize::from(shown.len() > at));
+        let rendered = renderer.render(&[title.element(
+            Snippet::source(shown.as_str())
+                .line_start(source.first_line as usize)
+                .path(file.as_ref())
+                .annotation(AnnotationKind::Primary.span(span)),
+        )]);
+        if !source.clipped_before {
+            return rendered;
+        }
+        // The renderer counts the column in what it was given, after the `…`; the line's own
+        // is the window's first column plus the characters before the span (which starts on
+        // the window's first line).
+        let before_span = window[..start].chars().count();
+        let line = source.first_line;
+        let counted = (line, before_span + 2);
+        fix_origin(rendered, counted, (line, source.first_column as usize + before_span))
+    }
+}
+
+/// What stands for the part of a line a diagnostic did not keep.
+const CLIPPED: char = '\u{2026}';
+
+/// `rendered` with the position in its header (`╭▸ file:LINE:COLUMN`, the line after the
+/// title) changed from `counted` to `real`.
+fn fix_origin(rendered: String, counted: (u32, usize), real: (u32, usize)) -> String {
+    let from = format!(":{}:{}", counted.0, counted.1);
+    let to = format!(":{}:{}", real.0, real.1);
+    // The title is one line: the message and file were made visible, line endings included.
+    let Some(header) = rendered.find('\n').map(|i| i + 1) else { return rendered };
+    let end = rendered[header..].find('\n').map_or(rendered.len(), |i| header + i);
+    match rendered[header..end].rfind(&from) {
+        Some(i) => {
+            let i = header + i;
+            format!("{}{to}{}", &rendered[..i], &rendered[i + from.len()..])
+        }
+        None => rendered,
     }
 }
 
@@ -218,6 +259,71 @@ mod tests {
         let col = |l: &str, what: char| l.chars().position(|c| c == what).unwrap();
         assert_eq!(col(caret, '━'), col(lines[row], '@'), "{shown}");
         assert_eq!(caret.chars().filter(|&c| c == '━').count(), "@[missing.md]".len(), "{shown}");
+    }
+
+    /// The rendering of a diagnostic at byte `at` (`len` bytes) of `text`, as the walk
+    /// records it: a window of the line, columns counted on the whole line.
+    fn rendered(text: &str, at: usize, len: usize) -> String {
+        let source = ctx::assemble::record::Source::of(text, at..at + len, 1, 0);
+        let line = text[..at].matches('\n').count() as u32 + 1;
+        let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+        let column = text[line_start..at].chars().count() as u32 + 1;
+        let d = DiagnosticRecord::new(
+            Code::Unresolved,
+            "no such file".into(),
+            "a.md".into(),
+            line,
+            column,
+        )
+        .with_source(Some(source));
+        let style = Style { rich: true, color: false, stderr_tty: false };
+        let shown = Reporter::new(style, false).render(&d);
+        // The caret starts under the span's first character.
+        let lines: Vec<&str> = shown.lines().collect();
+        let row = lines.iter().position(|l| l.contains(" │ ")).expect(&shown);
+        let first = text[at..].chars().next().unwrap();
+        let col = |l: &str, what: char| l.chars().position(|c| c == what).expect(&shown);
+        assert_eq!(col(lines[row + 1], '━'), col(lines[row], first), "{shown}");
+        shown
+    }
+
+    /// A span far into a long line: the window is shown with `…` where the line goes on, the
+    /// caret under the span, and the line's own column in the header.
+    #[test]
+    fn a_window_clipped_on_both_sides() {
+        let text = format!("{}@nothere.md {}\n", "\u{e9}".repeat(40_000), "x".repeat(40_000));
+        let shown = rendered(&text, 80_000, 11);
+        expect_test::expect![[r#"
+            warning[W_UNRESOLVED]: no such file
+              ╭▸ a.md:1:40001
+              │
+            1 │ …éééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééééé@nothere.md xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…
+              ╰╴                                                                                 ━━━━━━━━━━━
+        "#]]
+        .assert_eq(&format!("{shown}\n"));
+    }
+
+    /// Clipped only before (the span ends the line) or only after (it starts the line).
+    #[test]
+    fn a_window_clipped_on_one_side() {
+        let text = format!("{}@[missing.md]\n", "y".repeat(5_000));
+        expect_test::expect![[r#"
+            warning[W_UNRESOLVED]: no such file
+              ╭▸ a.md:1:5001
+              │
+            1 │ …yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy@[missing.md]
+              ╰╴                                                                                 ━━━━━━━━━━━━━
+        "#]]
+        .assert_eq(&format!("{}\n", rendered(&text, 5_000, 13)));
+        let text = format!("first\n@[missing.md] {}\n", "z".repeat(5_000));
+        expect_test::expect![[r#"
+            warning[W_UNRESOLVED]: no such file
+              ╭▸ a.md:2:1
+              │
+            2 │ @[missing.md] zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz…
+              ╰╴━━━━━━━━━━━━━
+        "#]]
+        .assert_eq(&format!("{}\n", rendered(&text, 6, 13)));
     }
 
     #[test]

@@ -204,6 +204,32 @@ fn expand_and_refs() {
     assert_eq!(references[0]["path"], ".ctx/rules/style.md");
 }
 
+/// A 1 MiB prompt of one line of failing mentions (issue 23, rule 6): the call answers within
+/// the hang guard (15 s and 10 GB before diagnostics kept a window of their line), with every
+/// diagnostic at its exact column and an answer that grows with the diagnostics, not with the
+/// line times their number.
+#[test]
+fn expand_a_long_line_of_failing_mentions() {
+    let dir = workspace();
+    let prompt = "@nothere.md ".repeat(((1 << 20) - 1) / 12);
+    let started = std::time::Instant::now();
+    let answers = session(&dir, &[tool(1, "expand", json!({ "prompt": prompt }))]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(60), "{:?}", started.elapsed());
+    let result = &answers[&1]["result"];
+    assert_eq!(result["isError"], false);
+    let diagnostics = result["structuredContent"]["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 10_001);
+    for (i, d) in diagnostics[..10_000].iter().enumerate() {
+        assert_eq!((d["code"].as_str(), d["line"].as_u64()), (Some("W_UNRESOLVED"), Some(1)));
+        assert_eq!(d["column"], 12 * i + 1);
+    }
+    assert_eq!(diagnostics[10_000]["code"], "E_BUDGET");
+    let listed = result["content"][1]["text"].as_str().unwrap();
+    assert_eq!(listed.lines().count(), 10_001);
+    let size = answers[&1].to_string().len();
+    assert!(size < 8 << 20, "an answer of {size} bytes");
+}
+
 #[test]
 fn suggest_ranks_the_files_of_a_prompt() {
     let dir = workspace();

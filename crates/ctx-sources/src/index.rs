@@ -426,8 +426,18 @@ impl SourceIndex {
 
     /// Looks `query` up (assembly.md §2, rule 5): a path relative to a source root in the
     /// index, then joined to each source root on disk, then the end of one indexed path,
-    /// then a unique file name.
+    /// then a unique file name; a miss names the indexed path whose file name is closest.
     pub fn lookup(&self, query: &str, sandbox: &Sandbox) -> Lookup {
+        match self.find(query, sandbox) {
+            Lookup::NotFound(_) => Lookup::NotFound(self.closest_to(query)),
+            found => found,
+        }
+    }
+
+    /// Looks `query` up as [`SourceIndex::lookup`] does, but a miss is `NotFound(None)`: what
+    /// resolving a path needs, at the cost of a few hash lookups, where the closest name costs
+    /// a comparison with every indexed file (a document of many misses would pay it for each).
+    pub fn find(&self, query: &str, sandbox: &Sandbox) -> Lookup {
         let query = query.trim().replace('\\', "/");
         let query = query.trim_start_matches("./");
         if query.is_empty() || paths::is_absolute(query) {
@@ -481,7 +491,17 @@ impl SourceIndex {
         } else if let Some(found) = self.pick(&named, query, Via::FileName) {
             return found;
         }
-        Lookup::NotFound(self.closest(name))
+        Lookup::NotFound(None)
+    }
+
+    /// The indexed path whose file name is closest to `query`'s, for a miss.
+    fn closest_to(&self, query: &str) -> Option<String> {
+        let query = query.trim().replace('\\', "/");
+        let query = query.trim_start_matches("./");
+        if query.is_empty() || paths::is_absolute(query) {
+            return None;
+        }
+        self.closest(paths::file_name(&query.to_ascii_lowercase()))
     }
 
     /// One hit among `ids`: the one spelled as written if several differ only in case, the
@@ -542,15 +562,25 @@ impl SourceIndex {
         }
     }
 
-    /// The indexed path whose file name is closest to `name`, if one is close.
+    /// The indexed path whose file name is closest to `name`, if one is close. A name whose
+    /// length alone differs by more than is close is not compared (the distance is at least
+    /// that difference), so a long name costs no more than a short one.
     fn closest(&self, name: &str) -> Option<String> {
+        let most = (name.len() / 3).max(1);
+        let chars = name.chars().count();
         let (best, distance) = self
             .files
             .iter()
-            .map(|f| strsim::levenshtein(&paths::file_name(&f.path).to_ascii_lowercase(), name))
             .enumerate()
+            .filter_map(|(i, f)| {
+                let file = paths::file_name(&f.path);
+                if file.chars().count().abs_diff(chars) > most {
+                    return None;
+                }
+                Some((i, strsim::levenshtein(&file.to_ascii_lowercase(), name)))
+            })
             .min_by_key(|&(i, d)| (d, self.files[i].path.len()))?;
-        (distance <= (name.len() / 3).max(1)).then(|| self.shown(&self.files[best].path))
+        (distance <= most).then(|| self.shown(&self.files[best].path))
     }
 
     fn build_maps(&mut self) {

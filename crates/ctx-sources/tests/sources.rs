@@ -122,6 +122,12 @@ fn lookups_follow_the_order_of_the_rules() {
         Lookup::NotFound(Some(format!("App/Application.cpp in {src}")))
     );
     assert_eq!(index.lookup("/etc/passwd", &sandbox), Lookup::NotFound(None));
+    // Resolving asks `find`, which does not compare a miss with every indexed name; a name
+    // far longer than any is not compared at all.
+    assert_eq!(index.find("Applicaton.cpp", &sandbox), Lookup::NotFound(None));
+    assert_eq!(index.find("Main.cpp", &sandbox), index.lookup("Main.cpp", &sandbox));
+    let long = format!("{}.cpp", "Application".repeat(90));
+    assert_eq!(index.lookup(&long, &sandbox), Lookup::NotFound(None));
 }
 
 #[test]

@@ -99,7 +99,8 @@ struct SourcesResolver(Arc<SourceIndex>);
 
 impl Resolver for SourcesResolver {
     fn resolve(&self, written: &str, sandbox: &Sandbox) -> Resolution {
-        match self.0.lookup(written, sandbox) {
+        // Without the closest name of a miss: only a "did you mean" asks for it.
+        match self.0.find(written, sandbox) {
             Lookup::Found { path, .. } => match sandbox.resolve(&path, None) {
                 Ok(location) => Resolution::Found(location),
                 Err(err) if err.code() == Code::NotFound => Resolution::NotFound,

@@ -7,6 +7,7 @@
 
 mod fixtures;
 mod limits;
+mod long_lines;
 mod props;
 mod roots;
 mod streamed;
