@@ -29,8 +29,12 @@ impl Client {
 
     /// A server on `root`, before the handshake.
     fn connect(root: &Path) -> Client {
+        Client::connect_with(ctx::Context::builder().root(root))
+    }
+
+    /// A server on the context `builder` makes, before the handshake.
+    fn connect_with(builder: ctx::ContextBuilder) -> Client {
         let (server, conn) = Connection::memory();
-        let builder = ctx::Context::builder().root(root);
         let config =
             ctx_lsp::Config { debounce: Duration::from_millis(5), ..ctx_lsp::Config::default() };
         let handle = thread::spawn(move || ctx_lsp::run(&server, builder, &config));
@@ -473,5 +477,35 @@ fn changes_on_disk_reported_by_the_client() {
         json!({ "changes": [{ "uri": dep_uri, "type": 3 }] }),
     );
     assert_eq!(first_line(client.diagnostics(&main, 1))[0]["code"], "E_NOT_FOUND");
+    client.shutdown();
+}
+
+/// The source index of an out-of-source build is read off the request path: the server
+/// answers at once, and checks its documents again once the index is there, so a reference
+/// only the index resolves stops being an error without an edit.
+#[test]
+fn the_source_index_arrives_without_holding_up_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    std::fs::create_dir_all(root.join("src")).unwrap();
+    std::fs::create_dir_all(root.join("build")).unwrap();
+    std::fs::write(root.join("src/a.c"), "int a;\n").unwrap();
+    let project = r#"<Project><ItemGroup><ClCompile Include="..\src\a.c" /></ItemGroup></Project>"#;
+    std::fs::write(root.join("build/p.vcxproj"), project).unwrap();
+    std::fs::write(root.join("build/main.md"), "@[a.c]\n").unwrap();
+    let builder = ctx::Context::builder().root(root.join("build")).solution("p.vcxproj");
+    let mut client = Client::connect_with(builder);
+    client.request("initialize", json!({ "capabilities": {} }));
+    client.notify("initialized", json!({}));
+    let uri = format!("file://{}", root.join("build/main.md").display());
+    let item = json!({ "uri": uri, "languageId": "markdown", "version": 1, "text": "@[a.c]\n" });
+    client.notify("textDocument/didOpen", json!({ "textDocument": item }));
+    // Without the index `a.c` is missing; with it, found: the last publish has no problem.
+    let mut published = client.diagnostics(&uri, 1);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !published.is_empty() {
+        assert!(std::time::Instant::now() < deadline, "never checked again: {published:?}");
+        published = client.diagnostics(&uri, 1);
+    }
     client.shutdown();
 }

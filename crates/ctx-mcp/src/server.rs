@@ -46,9 +46,11 @@ impl Server {
         Server { ctx }
     }
 
-    /// The context for one call.
+    /// The context for one call, with the source index once it is read: every call runs on
+    /// the blocking pool, so waiting for it there keeps the protocol (the handshake, the
+    /// lists) answering at once while calls that resolve paths see the whole index.
     fn ctx(&self) -> Context {
-        self.ctx.current()
+        self.ctx.settled()
     }
 
     /// Runs `f` on the blocking pool: every ctx call reads files.

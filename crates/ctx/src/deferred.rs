@@ -71,6 +71,13 @@ impl Deferred {
         }
     }
 
+    /// Waits until the source index has been read (or failed), then [`Deferred::current`]:
+    /// for a caller that may wait, off the path that must answer at once.
+    pub fn settled(&self) -> Context {
+        let _ = self.wait();
+        self.current()
+    }
+
     /// Waits until the source index has been read (or failed): the complete context, or why
     /// it could not be built.
     ///
