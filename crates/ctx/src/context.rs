@@ -414,14 +414,29 @@ impl ContextBuilder {
         let sandbox = match (looked, &index) {
             (Some(sandbox), None) => sandbox,
             _ => {
-                let mut builder = self.sandbox_builder(fs_limits.clone())?;
-                for root in index.iter().flat_map(|i| i.source_roots()) {
-                    builder = builder.root(root.as_str(), ctx_fs::RootKind::Source);
+                let roots: Vec<&str> =
+                    index.iter().flat_map(|i| i.source_roots()).map(String::as_str).collect();
+                let open = |roots: &[&str]| -> Result<Sandbox, Error> {
+                    let mut builder = self.sandbox_builder(fs_limits.clone())?;
+                    for root in roots {
+                        builder = builder.root(*root, ctx_fs::RootKind::Source);
+                    }
+                    if let Some(overlay) = &overlay {
+                        builder = builder.overlay(overlay.clone());
+                    }
+                    Ok(builder.open(authority).map_err(ErrorKind::Fs)?)
+                };
+                match open(&roots) {
+                    Ok(sandbox) => sandbox,
+                    // A source root that cannot be opened (missing, a file) stays closed: the
+                    // index warns of it when verified, the same way whatever the reason.
+                    Err(_) if !roots.is_empty() => {
+                        let opens = |r: &&str| Sandbox::builder(*r).open(authority).is_ok();
+                        let openable: Vec<&str> = roots.iter().copied().filter(opens).collect();
+                        open(&openable)?
+                    }
+                    Err(err) => return Err(err),
                 }
-                if let Some(overlay) = overlay {
-                    builder = builder.overlay(overlay);
-                }
-                builder.open(authority).map_err(ErrorKind::Fs)?
             }
         };
         let index = index.map(|index| {
