@@ -6,7 +6,7 @@ use std::time::UNIX_EPOCH;
 
 use ctx_fs::{Location, Sandbox, Store};
 
-use crate::index::{SourceIndex, Stamp};
+use crate::index::{FileState, SourceIndex, Stamp};
 use crate::load::{Bounds, absolute_of, workspace_of};
 use crate::{Error, Options, paths};
 
@@ -62,7 +62,7 @@ impl SourceIndex {
     /// them) and the folders of its wildcard items with the rule of a fresh build.
     fn sound(&self, workspace: &str, options: &Options) -> bool {
         let bounds = Bounds::of(options.max_files);
-        let normal = |p: &str| paths::is_absolute(p) && paths::normalize(p) == p;
+        let normal = paths::is_normal;
         let counts = self.projects.len() <= options.max_projects.max(1)
             && self.files.len() <= options.max_files
             && self.pending.len() <= bounds.items
@@ -75,7 +75,10 @@ impl SourceIndex {
                 .iter()
                 .all(|p| p.project < self.projects.len() && p.exclude < self.exclusions.len());
         let paths = self.workspace == workspace
-            && self.files.iter().all(|f| normal(&f.path) && normal(f.written()))
+            && self.files.iter().all(|f| match &f.state {
+                FileState::Corrected { written } => normal(&f.path) && normal(written),
+                _ => normal(&f.path),
+            })
             && self.folders.iter().all(|f| normal(f))
             && self.pending.iter().all(|p| paths::is_absolute(&p.pattern));
         counts
@@ -144,7 +147,7 @@ mod tests {
     use tempfile::TempDir;
 
     use super::*;
-    use crate::index::{FileState, SourceFile};
+    use crate::index::SourceFile;
 
     /// A rewrite of a stored index.
     type Attack<'a> = Box<dyn FnOnce(&mut SourceIndex) + 'a>;

@@ -19,9 +19,10 @@ use crate::{Error, Options, compdb, roots};
 /// at most.
 const MAX_FILES_PER_PROJECT: usize = 64;
 
-/// Projects read at once per thread: the parsed items of one share are held together before
-/// they are merged, so a share is small.
-const SHARE_PER_THREAD: usize = 4;
+/// Projects read at once per thread. The parsed items of one share are held together before
+/// they are merged; the reading budget, checked before each project, bounds them whatever the
+/// share, which is large enough that starting its threads costs little.
+const SHARE_PER_THREAD: usize = 64;
 
 /// Most distinct wildcard items of an index; past it the rest are left out with a warning.
 const MAX_WILDCARDS: usize = 1024;
@@ -159,7 +160,7 @@ impl SourceIndex {
                 }
                 continue;
             }
-            let reads = crate::par_map(share, SHARE_PER_THREAD, |r| read_project(&reading, r));
+            let reads = crate::par_map(share, 4, |r| read_project(&reading, r));
             for (r, read) in share.iter().zip(reads) {
                 unread += usize::from(read.unread);
                 if self.projects.is_empty() {
@@ -238,8 +239,7 @@ impl SourceIndex {
         }
         if past_cap > 0 {
             let message = format!(
-                "{past_cap} more projects not read: an index reads at most {} (raise \
-                 `max_projects`)",
+                "{past_cap} more projects not read: an index reads at most {} distinct projects",
                 self.max_projects
             );
             self.warnings.push(Warning::new(&self.solution, 0, message));
@@ -279,14 +279,17 @@ impl SourceIndex {
                             Some(&id) => id,
                             None => merge.exclusion(&[], &mut self.exclusions),
                         };
-                        if !merge.wildcards.insert((pattern.clone(), exclude)) {
+                        let key = (pattern, exclude);
+                        if merge.wildcards.contains(&key) {
                             continue;
                         }
+                        // Past the cap, items are counted, not remembered.
                         if self.pending.len() >= MAX_WILDCARDS {
                             merge.wildcards_left_out += 1;
                             continue;
                         }
-                        let file = file.clone();
+                        merge.wildcards.insert(key.clone());
+                        let (pattern, file) = (key.0, file.clone());
                         self.pending.push(Pending { pattern, exclude, project, file, line });
                     }
                 }
@@ -465,32 +468,31 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
     let sandbox = reading.sandbox;
     let project_dir = paths::parent(&r.path).to_owned();
     let mut files = vec![ToRead { path: r.path.clone(), dir: project_dir.clone(), named: None }];
-    if r.path.to_ascii_lowercase().ends_with(".vcxproj") {
-        let filters = format!("{}.filters", r.path);
-        if sandbox.resolve(&filters, None).is_ok() {
-            files.push(ToRead { path: filters, dir: project_dir.clone(), named: None });
-        }
-    }
     let mut i = 0;
     while let Some(ToRead { path, dir: this_dir, named }) = files.get(i).cloned() {
         i += 1;
         let (location, text) = match read_text(sandbox, &path) {
             Ok(read) => read,
             Err(err) => {
-                if i == 1 {
-                    read.failure = Some(err.to_string());
-                }
                 read.warnings.push(match named {
                     Some((by, line)) => Warning::new(&by, line, format!("import not read: {err}")),
-                    None => Warning::new(
-                        reading.solution,
-                        r.line,
-                        format!("project {} skipped: {err}", clip(&r.name)),
-                    ),
+                    None if i > 1 => Warning::new(&path, 0, format!("not read: {err}")),
+                    None => {
+                        read.failure = Some(err.to_string());
+                        let why = format!("project {} skipped: {err}", clip(&r.name));
+                        Warning::new(reading.solution, r.line, why)
+                    }
                 });
                 continue;
             }
         };
+        // The `.filters` beside a project that could be read comes next, before its imports.
+        if i == 1 && r.path.to_ascii_lowercase().ends_with(".vcxproj") {
+            let filters = format!("{}.filters", r.path);
+            if sandbox.resolve(&filters, None).is_ok() {
+                files.push(ToRead { path: filters, dir: project_dir.clone(), named: None });
+            }
+        }
         reading.bytes.fetch_add(text.len(), Ordering::Relaxed);
         read.stamps.extend(stamp_of(sandbox, &location, &path));
         let dirs =

@@ -61,7 +61,7 @@ impl SourceIndex {
         let walks = Walks::new(sandbox, Bounds::of(self.max_files).walk);
         let mut seen = Seen::of(&self.files);
         let (mut full, mut unwalked) = (0usize, 0usize);
-        for share in plan.groups.chunks(crate::threads() * 16) {
+        for share in plan.groups.chunks(crate::threads() * 256) {
             if self.files.len() >= self.max_files {
                 full += share.iter().map(|g| g.members.len()).sum::<usize>();
                 continue;

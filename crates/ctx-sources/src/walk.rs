@@ -125,7 +125,10 @@ impl<'s> Walks<'s> {
         if self.left() == 0 {
             return Err(Unwalked::Budget);
         }
-        let location = self.sandbox.resolve(folder, None).map_err(|e| unwalked(e.code()))?;
+        // The folder as written: opening it for the listing or walk resolves it (links
+        // followed within the roots), so it is not resolved first as well.
+        let location =
+            self.sandbox.written_location(folder, None).map_err(|e| unwalked(e.code()))?;
         if rests.depth == Some(1) {
             return self.list(folder, &location, rests, exclude);
         }
