@@ -88,8 +88,14 @@ pub(crate) fn run(settings: &Settings, args: &SourcesArgs) -> anyhow::Result<Exi
         for path in &summary.refused {
             writeln!(out, "refused: {path}")?;
         }
-        for warning in summary.warnings {
-            writeln!(out, "warning: {warning}")?;
+        for w in &summary.warnings {
+            match (w.file.is_empty(), w.line) {
+                (true, _) => writeln!(out, "warning[{}]: {}", w.code, w.message)?,
+                (false, 0) => writeln!(out, "{}: warning[{}]: {}", w.file, w.code, w.message)?,
+                (false, line) => {
+                    writeln!(out, "{}:{line}: warning[{}]: {}", w.file, w.code, w.message)?
+                }
+            }
         }
         let how = if summary.cached { "from the cache" } else { "built" };
         writeln!(out, "{how} in {:.1} ms", elapsed.as_secs_f64() * 1000.0)?;

@@ -415,3 +415,73 @@ fn paths_from_a_project_file_reach_the_terminal_made_visible() {
         assert_no_raw_hidden(&err);
     }
 }
+
+/// A project names a folder outside the workspace that becomes a source root of its own: one
+/// that is missing and one that is a file. Neither makes any command fail, and what is said of
+/// them is the same text: nothing tells which of the two it was.
+#[test]
+fn a_source_root_that_is_missing_or_a_file_is_a_warning_told_the_same() {
+    let mut seen = Vec::new();
+    for name in ["missing", "file.txt"] {
+        let build = Build::new();
+        build.keep_only("FreeCAD.sln");
+        std::fs::create_dir_all(format!("{}/other", build.root)).unwrap();
+        std::fs::write(format!("{}/other/file.txt", build.root), "a file\n").unwrap();
+        let project = format!("{}/build/Gui/Gui.vcxproj", build.root);
+        let text = std::fs::read_to_string(&project).unwrap();
+        let item = format!(
+            "<ClInclude Include=\"{}/other/{name}/x.h\" /><ClInclude Include=\"{}/other/{name}/**/*.h\" /></ItemGroup>",
+            build.root, build.root
+        );
+        std::fs::write(&project, text.replacen("</ItemGroup>", &item, 1)).unwrap();
+        // The tree is the home folder: `other/{name}` is then a root of its own.
+        let ctx = || {
+            let mut cmd = build.ctx();
+            cmd.env("HOME", &build.root);
+            cmd
+        };
+        let (code, text, err) = run(ctx().arg("sources"));
+        assert_eq!(code, 0, "{err}");
+        assert!(text.contains(&format!("source root: {}/other/{name}\n", build.root)), "{text}");
+        assert!(text.contains(", 1 refused)"), "unreadable, not missing: {text}");
+        let (code, out, err) = run(ctx().args(["expand", "@Main.cpp"]));
+        assert_eq!(code, 0, "{err}");
+        assert!(out.contains("// gui"), "{out}");
+        let (_, json, _) = run(ctx().args(["sources", "--format", "json"]));
+        let json: Value = serde_json::from_str(&json).unwrap();
+        let warnings = json["warnings"].as_array().unwrap();
+        assert!(warnings.iter().all(|w| w["code"] == "W_SOURCES"), "{warnings:?}");
+        let said: Vec<String> = text
+            .lines()
+            .filter(|l| l.contains("warning[") || l.starts_with("refused: "))
+            .map(|l| l.replace(&build.root, "ROOT").replace(name, "NAME"))
+            .collect();
+        seen.push(said);
+    }
+    assert_eq!(seen[0], seen[1], "the same words whether missing or a file");
+    let all = seen[0].join("\n");
+    assert!(all.contains("warning[W_SOURCES]: source root ROOT/other/NAME is not open"), "{all}");
+    assert!(all.contains("Gui.vcxproj:5: warning[W_SOURCES]: wildcard"), "{all}");
+}
+
+/// A solution lists one project again under other spellings: it is one project, read once,
+/// and the solution's line that repeats it is named.
+#[test]
+fn a_project_listed_again_is_one_project_with_a_warning() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    let sln = format!("{}/build/FreeCAD.sln", build.root);
+    let text = std::fs::read_to_string(&sln).unwrap();
+    let again = "Project(\"{8BC9CEB8-8B4A-11D0-8D11-00A0C91BC942}\") = \"App2\", \".\\App\\..\\APP\\app.vcxproj\", \"{9}\"\nEndProject\nGlobal";
+    std::fs::write(&sln, text.replacen("Global", again, 1)).unwrap();
+    let (code, text, err) = run(build.ctx().arg("sources"));
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains("3 projects, 10 files"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "FreeCAD.sln:12: warning[W_SOURCES]: project {}/build/App/App.vcxproj listed 2 times",
+            build.root
+        )),
+        "{text}"
+    );
+}

@@ -79,6 +79,8 @@ pub(crate) const HEADER_EXTENSIONS: &[&str] =
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     #[test]
@@ -106,5 +108,30 @@ mod tests {
         assert!(parse("{", "/b").is_err());
         let err = parse(r#"[{"file": "a.c"}]"#, "/b").unwrap_err();
         assert!(err.contains("entry 1") && err.contains("directory"), "{err}");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+        /// Any text: no panic; each unit needs an entry of its own, and each path is its
+        /// `directory` and `file` joined.
+        #[test]
+        fn any_database_text_parses_or_fails_within_bounds(
+            parts in prop::collection::vec(prop::sample::select(vec![
+                "[", "]", "{", "}", ",", ":", "\"directory\"", "\"file\"", "\"command\"",
+                "\"../src\"", "\"a.c\"", "\"/abs\"", "\"C:\\\\x\"", "\"\\u001b]0;x\\u0007\"",
+                "\"\\ud83d\"", "\"..\\\\..\"", "null", "1e999", "\n", " ", "\"\"",
+            ]), 0..120),
+            noise in any::<String>(),
+        ) {
+            for text in [parts.concat(), noise] {
+                let Ok(units) = parse(&text, "/b") else { continue };
+                prop_assert!(units.len() <= text.len() / 20 + 1);
+                for unit in &units {
+                    prop_assert!(unit.path.len() <= text.len() + 3);
+                    prop_assert!(unit.line as usize <= text.lines().count().max(1));
+                }
+            }
+        }
     }
 }

@@ -18,12 +18,17 @@
 //! earlier rules of assembly.md §2 did not resolve. The facade's `ContextBuilder::solution`
 //! does all of it.
 
+mod cache;
 mod compdb;
 mod index;
+mod load;
+mod lookup;
 mod msbuild;
 mod paths;
 mod roots;
+mod verify;
 mod walk;
+mod warning;
 
 use std::fmt;
 
@@ -31,8 +36,11 @@ use ctx_diagnostics::Code;
 use ctx_fs::{FileKind, Location, Sandbox};
 
 pub use index::{
-    DEFAULT_MAX_FILES, FileState, Lookup, Options, Project, SourceFile, SourceIndex, Via,
+    Corrected, DEFAULT_MAX_FILES, DEFAULT_MAX_PROJECTS, FileState, Lookup, Missing, Options,
+    Project, SourceFile, SourceIndex, Summary, Via,
 };
+pub use roots::MAX_SOURCE_ROOTS;
+pub use warning::{MAX_WARNINGS, Warning};
 
 /// Why an index could not be built.
 #[derive(Debug)]
@@ -42,11 +50,11 @@ pub struct Error {
 }
 
 impl Error {
-    fn fs(err: ctx_fs::Error) -> Error {
+    pub(crate) fn fs(err: ctx_fs::Error) -> Error {
         Error { code: err.code(), message: err.to_string() }
     }
 
-    fn config(path: &str, why: String) -> Error {
+    pub(crate) fn config(path: &str, why: String) -> Error {
         Error { code: Code::Config, message: format!("cannot read {path}: {why}") }
     }
 
@@ -121,31 +129,31 @@ fn candidates(sandbox: &Sandbox, dir: &Location) -> Vec<String> {
         .collect()
 }
 
-/// The magic bytes of a stored index, then a format version.
-const MAGIC: &[u8; 8] = b"CTXSRC\0\0";
-const VERSION: u32 = 3;
-
-/// The store entry of an index: a stable hash of its key (solution, workspace, options).
-fn store_name(key: &str) -> String {
-    // FNV-1a, stable across runs and platforms.
-    let hash = key.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    });
-    format!("sources-{hash:016x}.idx")
-}
-
-fn encode(index: &SourceIndex) -> Vec<u8> {
-    let mut bytes = MAGIC.to_vec();
-    bytes.extend_from_slice(&VERSION.to_le_bytes());
-    bytes.extend(postcard::to_stdvec(index).unwrap_or_default());
-    bytes
-}
-
-fn decode(bytes: &[u8]) -> Option<SourceIndex> {
-    let rest = bytes.strip_prefix(MAGIC)?;
-    let (version, body) = rest.split_at_checked(4)?;
-    if u32::from_le_bytes(version.try_into().ok()?) != VERSION {
-        return None;
+/// `f` of each item, in order, the items shared among the cores in runs of at least
+/// `min_share` (fewer stay on the calling thread).
+pub(crate) fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    min_share: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let chunk = items.len().div_ceil(threads()).max(min_share.max(1));
+    if chunk >= items.len() {
+        return items.iter().map(&f).collect();
     }
-    postcard::from_bytes(body).ok()
+    let f = &f;
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
+}
+
+/// How many threads [`par_map`] shares work among.
+pub(crate) fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
 }

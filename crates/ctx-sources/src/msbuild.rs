@@ -4,6 +4,7 @@
 //! Elements are matched by local name, so any XML namespace (or none) is read the same way.
 
 use crate::paths::{self, Dirs, Unexpanded};
+use crate::warning::clip;
 
 /// A project a solution lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -21,10 +22,14 @@ pub(crate) struct ProjectRef {
 pub(crate) struct Items {
     /// Files and patterns, in document order.
     pub(crate) entries: Vec<Entry>,
-    /// Shared-items projects (`.vcxitems`) it imports, absolute.
-    pub(crate) imports: Vec<String>,
-    /// Items left out, each with the reason.
-    pub(crate) warnings: Vec<String>,
+    /// Shared-items projects (`.vcxitems`) it imports, absolute, with the line of each
+    /// import.
+    pub(crate) imports: Vec<(String, u32)>,
+    /// Items left out: the line and the reason.
+    pub(crate) warnings: Vec<(u32, String)>,
+    /// The exclusion lists of the patterns (absolute patterns each), shared: the `Compile
+    /// Remove` patterns, then those and `bin/`, `obj/` for an SDK project's implicit items.
+    pub(crate) excludes: Vec<Vec<String>>,
 }
 
 /// One item of a project.
@@ -33,9 +38,13 @@ pub(crate) enum Entry {
     /// A file, absolute and normalised, with the line that names it.
     File { path: String, line: u32 },
     /// A wildcard pattern (`src/**/*.cpp`), absolute, expanded later through the sandbox,
-    /// minus the `exclude` patterns (absolute too).
-    Pattern { pattern: String, exclude: Vec<String>, line: u32 },
+    /// minus the patterns of [`Items::excludes`]`[exclude]`.
+    Pattern { pattern: String, exclude: usize, line: u32 },
 }
+
+/// Most distinct `Compile Remove` patterns of one project; past it the rest are ignored with a
+/// warning (each one is matched against every item and every file a wildcard finds).
+const MAX_REMOVED: usize = 256;
 
 /// The type GUID of a solution folder, which is not a project.
 const SOLUTION_FOLDER: &str = "2150E333-8FDC-42A3-9474-1A3956D46DE8";
@@ -68,7 +77,7 @@ pub(crate) fn parse_sln(text: &str, solution_dir: &str) -> Vec<ProjectRef> {
 
 /// The projects of an XML solution (`.slnx`): every `Project` element's `Path`, in any
 /// `Folder`.
-pub(crate) fn parse_slnx(text: &str, solution_dir: &str) -> Result<Vec<ProjectRef>, String> {
+pub(crate) fn parse_slnx(text: &str, solution_dir: &str) -> Result<Vec<ProjectRef>, (u32, String)> {
     let doc = parse_xml(text)?;
     let lines = Lines::new(text);
     let mut projects = Vec::new();
@@ -87,14 +96,16 @@ pub(crate) fn parse_slnx(text: &str, solution_dir: &str) -> Result<Vec<ProjectRe
 
 /// The items of a project file: a `.vcxproj`, its `.filters`, a `.vcxitems` or a `.csproj`.
 /// Item groups under any `Condition` are all taken (the union of the configurations).
-pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, String> {
+/// A document that does not parse is an error: its line and what is wrong.
+pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, (u32, String)> {
     let doc = parse_xml(text)?;
     let lines = Lines::new(text);
     let root = doc.root_element();
     let sdk = attribute(&root, "Sdk").is_some()
         || root.children().any(|n| n.has_tag_name("Sdk") || is_sdk_import(&n));
     let mut items = Items::default();
-    let mut removed = Vec::new();
+    let mut removed: Vec<String> = Vec::new();
+    let mut ignored = (0usize, 0u32);
     let mut implicit = true;
     for node in root.descendants().filter(roxmltree::Node::is_element) {
         let name = node.tag_name().name();
@@ -103,10 +114,8 @@ pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, String
             let project = attribute(&node, "Project").unwrap_or_default();
             if project.to_ascii_lowercase().ends_with(".vcxitems") {
                 match expanded(project, dirs, dirs.this_file) {
-                    Ok(path) => items.imports.push(path),
-                    Err(why) => {
-                        items.warnings.push(format!("line {}: import skipped: {why}", line()))
-                    }
+                    Ok(path) => items.imports.push((path, line())),
+                    Err(why) => items.warnings.push((line(), format!("import skipped: {why}"))),
                 }
             }
             continue;
@@ -121,7 +130,16 @@ pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, String
         }
         if let Some(remove) = attribute(&node, "Remove") {
             if name == "Compile" {
-                removed.extend(split(remove).filter_map(|p| expanded(p, dirs, dirs.project).ok()));
+                for p in split(remove).filter_map(|p| expanded(p, dirs, dirs.project).ok()) {
+                    if removed.contains(&p) {
+                        continue;
+                    }
+                    if removed.len() < MAX_REMOVED {
+                        removed.push(p);
+                    } else {
+                        ignored = (ignored.0 + 1, if ignored.1 == 0 { line() } else { ignored.1 });
+                    }
+                }
             }
             continue;
         }
@@ -130,19 +148,17 @@ pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, String
         for part in split(include) {
             match expanded(part, dirs, dirs.project) {
                 Ok(path) if paths::has_wildcard(&path) => {
-                    items.entries.push(Entry::Pattern { pattern: path, exclude: Vec::new(), line });
+                    items.entries.push(Entry::Pattern { pattern: path, exclude: 0, line });
                 }
                 Ok(path) => items.entries.push(Entry::File { path, line }),
-                Err(why) => items.warnings.push(format!("line {line}: {name} skipped: {why}")),
+                Err(why) => items.warnings.push((line, format!("{name} skipped: {why}"))),
             }
         }
     }
-    if sdk && implicit {
-        let mut exclude =
-            vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
-        exclude.extend(removed.iter().cloned());
-        let pattern = format!("{}/**/*.cs", dirs.project);
-        items.entries.insert(0, Entry::Pattern { pattern, exclude, line: 1 });
+    if ignored.0 > 0 {
+        let why =
+            format!("{} more `Compile Remove` patterns ignored (at most {MAX_REMOVED})", ignored.0);
+        items.warnings.push((ignored.1, why));
     }
     if !removed.is_empty() {
         let set = crate::walk::Patterns::new(&removed);
@@ -150,15 +166,16 @@ pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, String
             Entry::File { path, .. } => !set.matches(path),
             Entry::Pattern { .. } => true,
         });
-        for entry in &mut items.entries {
-            if let Entry::Pattern { exclude, .. } = entry {
-                for r in &removed {
-                    if !exclude.contains(r) {
-                        exclude.push(r.clone());
-                    }
-                }
-            }
-        }
+    }
+    if sdk && implicit {
+        let mut exclude =
+            vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
+        exclude.extend(removed.iter().cloned());
+        let pattern = format!("{}/**/*.cs", dirs.project);
+        items.entries.insert(0, Entry::Pattern { pattern, exclude: 1, line: 1 });
+        items.excludes = vec![removed, exclude];
+    } else {
+        items.excludes = vec![removed];
     }
     Ok(items)
 }
@@ -172,9 +189,9 @@ fn is_sdk_import(node: &roxmltree::Node<'_, '_>) -> bool {
 /// does even in an imported file; the file's own folder for imports) and normalised.
 fn expanded(raw: &str, dirs: &Dirs<'_>, base: &str) -> Result<String, String> {
     let text = paths::expand(raw, dirs).map_err(|Unexpanded::Property(name)| {
-        format!("`{raw}` uses {name}, which ctx does not expand")
+        format!("`{}` uses {}, which ctx does not expand", clip(raw), clip(&name))
     })?;
-    paths::absolute(base, &text).ok_or_else(|| format!("`{raw}` is empty"))
+    paths::absolute(base, &text).ok_or_else(|| format!("`{}` is empty", clip(raw)))
 }
 
 /// The parts of an `Include` list (`a.c;b.c`).
@@ -187,9 +204,10 @@ fn attribute<'a>(node: &roxmltree::Node<'a, '_>, name: &str) -> Option<&'a str> 
     node.attributes().find(|a| a.name() == name).map(|a| a.value())
 }
 
-fn parse_xml(text: &str) -> Result<roxmltree::Document<'_>, String> {
+fn parse_xml(text: &str) -> Result<roxmltree::Document<'_>, (u32, String)> {
     let options = roxmltree::ParsingOptions { allow_dtd: false, ..Default::default() };
-    roxmltree::Document::parse_with_options(text, options).map_err(|e| e.to_string())
+    roxmltree::Document::parse_with_options(text, options)
+        .map_err(|e| (e.pos().row, clip(&e.to_string())))
 }
 
 /// The line of a byte offset, from the offsets of the line ends found once (roxmltree's own
@@ -212,6 +230,8 @@ fn line_no(index: usize) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
 
     const DIRS: Dirs<'static> = Dirs { solution: "/b", project: "/b/app", this_file: "/b/app" };
@@ -272,9 +292,10 @@ mod tests {
             files,
             ["/src/a.cpp", "/src/a.h", "/b/app/b.h", "C:/src/CMakeLists.txt", "/b/app/x.natvis"]
         );
-        assert_eq!(items.imports, ["/b/shared/Shared.vcxitems"]);
+        assert_eq!(items.imports, [("/b/shared/Shared.vcxitems".to_owned(), 15)]);
         assert_eq!(items.warnings.len(), 1);
-        assert!(items.warnings[0].contains("$(IntDir)"), "{:?}", items.warnings);
+        assert_eq!(items.warnings[0].0, 11);
+        assert!(items.warnings[0].1.contains("$(IntDir)"), "{:?}", items.warnings);
         assert!(matches!(items.entries[0], Entry::File { line: 7, .. }));
     }
 
@@ -290,7 +311,10 @@ mod tests {
         let items = parse_project(xml, &DIRS).unwrap();
         let Entry::Pattern { pattern, exclude, .. } = &items.entries[0] else { panic!() };
         assert_eq!(pattern, "/b/app/**/*.cs");
-        assert_eq!(exclude, &["/b/app/bin/**", "/b/app/obj/**", "/b/app/Generated/**"]);
+        assert_eq!(
+            items.excludes[*exclude],
+            ["/b/app/bin/**", "/b/app/obj/**", "/b/app/Generated/**"]
+        );
         assert_eq!(items.entries[1], Entry::File { path: "/b/shared/Common.cs".into(), line: 4 });
         assert_eq!(items.entries[2], Entry::File { path: "/b/app/README.md".into(), line: 5 });
     }
@@ -320,5 +344,123 @@ mod tests {
         assert!(parse_project("<Project>", &DIRS).is_err());
         let dtd = "<!DOCTYPE p [<!ENTITY a \"aaaa\">]><Project/>";
         assert!(parse_project(dtd, &DIRS).is_err());
+    }
+
+    /// Text made of the pieces that solutions and projects are made of, hostile ones included
+    /// (properties, wildcards, `..`, separators, entities, control characters, long runs).
+    fn pieces() -> impl Strategy<Value = String> {
+        let piece = prop::sample::select(vec![
+            "<Project>",
+            "</Project>",
+            "<Project Sdk=\"x\">",
+            "<ItemGroup>",
+            "</ItemGroup>",
+            "<ClCompile Include=\"",
+            "<Compile Remove=\"",
+            "<None Include=\"",
+            "\" />",
+            "\">",
+            "<Import Project=\"",
+            ".vcxitems",
+            "<Solution>",
+            "<Folder>",
+            "<Project Path=\"",
+            "Project(\"{8BC9CEB8-8B4A-11D0-8D11-00A0C91BC942}\") = \"",
+            "\", \"",
+            "\n",
+            "$(SolutionDir)",
+            "$(ProjectDir)",
+            "$(MSBuildThisFileDirectory)",
+            "$(",
+            "%(",
+            "@(",
+            ")",
+            "..\\",
+            "../",
+            "\\",
+            "/",
+            "*",
+            "**",
+            "?",
+            ";",
+            "{",
+            "}",
+            "[",
+            "C:\\",
+            "a.cpp",
+            "&amp;",
+            "&#0;",
+            "&#x1b;",
+            "\u{1b}]0;x\u{7}",
+            "\u{0}",
+            "\u{202e}",
+            "é",
+            "<!--",
+            "-->",
+            "<![CDATA[",
+            "]]>",
+            "<!DOCTYPE p>",
+            "\r\n",
+            "EnableDefaultItems",
+            "false",
+        ]);
+        let long = prop::collection::vec(
+            prop::sample::select(vec!["a", "..\\", "$(SolutionDir)", "*"]),
+            0..400,
+        )
+        .prop_map(|parts| parts.concat());
+        prop_oneof![
+            prop::collection::vec(prop_oneof![piece.prop_map(str::to_owned), long], 0..80)
+                .prop_map(|parts| parts.concat()),
+            any::<String>(),
+        ]
+    }
+
+    /// Every string a parse gives back, for bounds.
+    fn strings(items: &Items) -> Vec<&str> {
+        let mut out: Vec<&str> = items
+            .entries
+            .iter()
+            .map(|e| match e {
+                Entry::File { path, .. } | Entry::Pattern { pattern: path, .. } => path.as_str(),
+            })
+            .collect();
+        out.extend(items.imports.iter().map(|(p, _)| p.as_str()));
+        out.extend(items.warnings.iter().map(|(_, w)| w.as_str()));
+        out.extend(items.excludes.iter().flatten().map(String::as_str));
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+        /// Any text: no panic, and what comes back is bounded by the text.
+        #[test]
+        fn any_project_text_parses_or_fails_within_bounds(text in pieces()) {
+            let Ok(items) = parse_project(&text, &DIRS) else { return Ok(()) };
+            let strings = strings(&items);
+            // Each item needs an attribute of its own in the text; the SDK's implicit
+            // pattern and its two exclusions come on top.
+            prop_assert!(items.entries.len() + items.imports.len() + items.warnings.len() <= text.len() / 2 + 2);
+            for s in strings {
+                prop_assert!(s.len() <= 8 * text.len() + 600, "{} of {}", s.len(), text.len());
+            }
+        }
+
+        #[test]
+        fn any_solution_text_parses_or_fails_within_bounds(text in pieces()) {
+            let projects = parse_sln(&text, "/b");
+            prop_assert!(projects.len() <= text.lines().count());
+            for p in &projects {
+                prop_assert!(p.path.len() <= text.len() + 3 && p.name.len() <= text.len());
+                prop_assert!(p.path.starts_with('/') || p.path.as_bytes().get(1) == Some(&b':'));
+            }
+            if let Ok(projects) = parse_slnx(&text, "/b") {
+                prop_assert!(projects.len() <= text.len() / 8 + 1);
+                for p in &projects {
+                    prop_assert!(p.path.len() <= text.len() + 3 && p.name.len() <= text.len());
+                }
+            }
+        }
     }
 }

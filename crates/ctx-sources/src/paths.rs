@@ -97,6 +97,32 @@ pub(crate) fn normalize(path: &str) -> String {
     format!("{prefix}/{}", parts.join("/"))
 }
 
+/// Whether `path` is absolute and already as [`normalize`] leaves it (no empty, `.` or `..`
+/// component), without building the normalised path: one pass over its bytes.
+pub(crate) fn is_normal(path: &str) -> bool {
+    let rest = if drive(path).is_some() { &path.as_bytes()[2..] } else { path.as_bytes() };
+    if rest.first() != Some(&b'/') {
+        return false;
+    }
+    if rest.len() == 1 {
+        return true;
+    }
+    // The length of the component so far, and whether it is all dots.
+    let (mut len, mut dots) = (0usize, true);
+    for &b in &rest[1..] {
+        if b == b'/' {
+            if len == 0 || (dots && len <= 2) {
+                return false;
+            }
+            (len, dots) = (0, true);
+        } else {
+            len += 1;
+            dots &= b == b'.';
+        }
+    }
+    len > 0 && !(dots && len <= 2)
+}
+
 /// The folder of an absolute path (`/` for a file at the root).
 pub(crate) fn parent(path: &str) -> &str {
     match path.rfind('/') {
@@ -170,6 +196,11 @@ mod tests {
         assert_eq!(absolute("/b", r"D:\src\FreeCAD\..\a.c").unwrap(), "D:/src/a.c");
         assert_eq!(absolute("/b", "../../../../x.c").unwrap(), "/x.c");
         assert_eq!(absolute("/b", "  "), None);
+        for path in
+            ["/", "/a/b", "C:/", "C:/a", "/a/b/", "/a//b", "/a/./b", "/a/../b", "a/b", "C:a"]
+        {
+            assert_eq!(is_normal(path), normalize(path) == path && is_absolute(path), "{path}");
+        }
         assert_eq!(parent("/a/b.c"), "/a");
         assert_eq!(parent("/b.c"), "/");
         assert_eq!(parent("D:/b.c"), "D:/");

@@ -41,13 +41,30 @@ const SYSTEM_TREES: &[&str] = &[
 const SHARED_FOLDERS: &[&str] =
     &["/home", "/Users", "/root", "/opt", "/tmp", "/mnt", "/media", "/srv", "/Volumes", "/nix"];
 
+/// Most source roots of an index; past it the roots holding the fewest files are left out
+/// (their files stay listed, unreadable) with a warning.
+pub const MAX_SOURCE_ROOTS: usize = 64;
+
+/// What the rule says of a folder.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// It may be a root.
+    Root,
+    /// It may not, but a folder in it may (`/`, the home folder and above, `/opt`…).
+    Below,
+    /// Neither it nor anything in it (a system tree, a denied or hidden-home folder).
+    Never,
+}
+
 /// Whether `dir` may be a source root (see the module documentation).
-pub(crate) fn allowed(dir: &str, home: Option<&str>) -> bool {
+#[cfg(test)]
+fn allowed(dir: &str, home: Option<&str>) -> bool {
+    verdict(dir, home) == Verdict::Root
+}
+
+fn verdict(dir: &str, home: Option<&str>) -> Verdict {
     let dir = dir.trim_end_matches('/');
-    let root = dir.is_empty() || (paths::drive(&format!("{dir}/")).is_some() && dir.len() == 2);
-    let home_or_above = home.is_some_and(|h| paths::within(h, dir));
     let system = SYSTEM_TREES.iter().any(|s| paths::within(dir, s) || same(dir, s));
-    let shared = SHARED_FOLDERS.iter().any(|s| same(dir, s));
     // A root in a denied folder (`~/.ssh`, a `.git` folder) would open the rest of it, and a
     // hidden folder of the home folder (`~/.config`, `~/.local`) holds tools' settings and
     // tokens, not sources.
@@ -56,38 +73,62 @@ pub(crate) fn allowed(dir: &str, home: Option<&str>) -> bool {
     let hidden = home.is_some_and(|h| {
         paths::within(dir, h) && paths::relative_to(dir, h).split('/').any(|c| c.starts_with('.'))
     });
-    !(root || home_or_above || system || shared || denied || hidden)
+    if system || denied || hidden {
+        return Verdict::Never;
+    }
+    let root = dir.is_empty() || (paths::drive(&format!("{dir}/")).is_some() && dir.len() == 2);
+    let home_or_above = home.is_some_and(|h| paths::within(h, dir));
+    let shared = SHARED_FOLDERS.iter().any(|s| same(dir, s));
+    if root || home_or_above || shared { Verdict::Below } else { Verdict::Root }
 }
 
 fn same(a: &str, b: &str) -> bool {
     if paths::drive(a).is_some() { a.eq_ignore_ascii_case(b) } else { a == b }
 }
 
-/// The source roots for `files` (absolute, normalised), sorted; `workspace` files are left
-/// out, and paths of the other platform's kind (drive paths on Unix, POSIX ones on Windows)
-/// name nothing on this disk and get no root.
-pub(crate) fn source_roots(files: &[&str], workspace: &str, home: Option<&str>) -> Vec<String> {
-    let dirs: Vec<&str> = files
-        .iter()
-        .filter(|f| !paths::within(f, workspace) && native(f))
-        .map(|f| paths::parent(f))
-        .collect();
+/// The source roots for `files` and the wildcard `folders` (absolute, normalised), sorted,
+/// at most [`MAX_SOURCE_ROOTS`], and how many more the rule found; `workspace` files are
+/// left out, and paths of the other platform's kind (drive paths on Unix, POSIX ones on
+/// Windows) name nothing on this disk and get no root.
+pub(crate) fn source_roots<'a>(
+    files: impl Iterator<Item = &'a str>,
+    folders: impl Iterator<Item = &'a str>,
+    workspace: &str,
+    home: Option<&str>,
+) -> (Vec<String>, usize) {
+    let outside = |p: &&str| !paths::within(p, workspace) && native(p);
+    let mut dirs: Vec<&str> = files.filter(outside).map(paths::parent).collect();
+    dirs.extend(folders.filter(outside));
     let mut roots = Vec::new();
     cluster(&dirs, home, &mut roots);
     roots.sort();
     roots.dedup();
-    roots
+    let more = roots.len().saturating_sub(MAX_SOURCE_ROOTS);
+    if more > 0 {
+        // The roots that hold the most of the folders stay.
+        let held = |root: &String| dirs.iter().filter(|d| paths::within(d, root)).count();
+        let mut counted: Vec<(usize, String)> = roots.into_iter().map(|r| (held(&r), r)).collect();
+        counted.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        roots = counted.into_iter().take(MAX_SOURCE_ROOTS).map(|(_, r)| r).collect();
+        roots.sort();
+    }
+    (roots, more)
 }
 
 fn native(path: &str) -> bool {
     paths::drive(path).is_some() == cfg!(windows)
 }
 
+/// Roots for `dirs`: their common folder, or, when the rule refuses it but not what is in
+/// it, the roots of each group of them by the next folder below it. The recursion goes down
+/// only through folders of the [`Verdict::Below`] kind (`/`, `/home`, the home folder…), so it
+/// is a few levels deep whatever the paths.
 fn cluster(dirs: &[&str], home: Option<&str>, roots: &mut Vec<String>) {
     let Some(common) = common_ancestor(dirs) else { return };
-    if allowed(&common, home) {
-        roots.push(common);
-        return;
+    match verdict(&common, home) {
+        Verdict::Root => return roots.push(common),
+        Verdict::Never => return,
+        Verdict::Below => {}
     }
     let mut groups: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
     for dir in dirs {
@@ -121,10 +162,14 @@ fn common_ancestor(dirs: &[&str]) -> Option<String> {
 mod tests {
     use super::*;
 
+    fn roots_of(files: &[&str], workspace: &str, home: Option<&str>) -> Vec<String> {
+        source_roots(files.iter().copied(), std::iter::empty(), workspace, home).0
+    }
+
     #[test]
     fn the_common_folder_is_the_root() {
         let files = ["/src/FreeCAD/src/App/a.cpp", "/src/FreeCAD/src/Gui/b.h", "/build/x.h"];
-        assert_eq!(source_roots(&files, "/build", None), ["/src/FreeCAD/src"]);
+        assert_eq!(roots_of(&files, "/build", None), ["/src/FreeCAD/src"]);
     }
 
     #[test]
@@ -137,7 +182,7 @@ mod tests {
             "/etc/passwd",
         ];
         assert_eq!(
-            source_roots(&files, "/home/u/build", Some("/home/u")),
+            roots_of(&files, "/home/u/build", Some("/home/u")),
             ["/home/u/src", "/opt/proj"]
         );
     }
@@ -145,7 +190,7 @@ mod tests {
     #[test]
     fn home_and_its_ancestors_are_never_roots() {
         let files = ["/home/u/.ssh/id_rsa", "/home/u/notes.txt", "/home/u/w/a.c"];
-        let roots = source_roots(&files, "/home/u/w/build", Some("/home/u"));
+        let roots = roots_of(&files, "/home/u/w/build", Some("/home/u"));
         assert_eq!(roots, ["/home/u/w"], "home, ~/.ssh and their ancestors are never roots");
         assert!(!allowed("/", None));
         assert!(!allowed("/home", None));
@@ -161,5 +206,29 @@ mod tests {
         assert!(!allowed("/home/u/.config/gh", Some("/home/u")), "a hidden folder holds tokens");
         assert!(!allowed("/home/u/.local/share/x", Some("/home/u")));
         assert!(allowed("/home/u/src/app", Some("/home/u")));
+    }
+
+    #[test]
+    fn deep_paths_in_refused_trees_cost_one_look() {
+        // 2 000 folders deep under /usr: no root, decided at /usr without going down.
+        let deep = format!("/usr/{}x.c", "a/".repeat(2000));
+        let files: Vec<&str> = std::iter::repeat_n(deep.as_str(), 1000).collect();
+        assert!(roots_of(&files, "/w", None).is_empty());
+    }
+
+    #[test]
+    fn the_roots_are_capped_to_those_holding_most() {
+        let files: Vec<String> = (0..MAX_SOURCE_ROOTS + 10)
+            .flat_map(|i| {
+                let copies = if i < 5 { 3 } else { 1 };
+                (0..copies).map(move |c| format!("/tmp/r{i:03}/f{c}.c"))
+            })
+            .collect();
+        let files: Vec<&str> = files.iter().map(String::as_str).collect();
+        let (roots, more) = source_roots(files.iter().copied(), std::iter::empty(), "/w", None);
+        assert_eq!((roots.len(), more), (MAX_SOURCE_ROOTS, 10));
+        for i in 0..5 {
+            assert!(roots.contains(&format!("/tmp/r{i:03}")), "the fullest roots stay");
+        }
     }
 }

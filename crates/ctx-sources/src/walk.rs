@@ -1,6 +1,11 @@
-//! Wildcard items, expanded through the sandbox.
+//! Wildcard items, expanded through the sandbox: one walk per distinct folder, within a budget
+//! of entries shared by every walk of an index.
 
-use ctx_fs::Sandbox;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use camino::Utf8Path;
+use ctx_diagnostics::Code;
+use ctx_fs::{COUNT_PAST_LIMIT, FileKind, Location, Sandbox, WalkOptions};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Absolute glob patterns, matched without case as MSBuild does, `*` not crossing `/`.
@@ -26,16 +31,187 @@ impl Patterns {
     }
 }
 
-/// The files matching an absolute pattern, minus those matching `exclude`, as absolute
-/// paths; a pattern whose folder the sandbox cannot reach gives nothing.
-pub(crate) fn expand(sandbox: &Sandbox, pattern: &str, exclude: &[String]) -> Vec<String> {
-    let Ok(walk) = sandbox.glob(pattern, None) else { return Vec::new() };
-    let exclude = Patterns::new(exclude);
-    walk.files()
-        .map(|entry| {
-            let root = sandbox.root_path(entry.location.root()).as_str().trim_end_matches('/');
-            format!("{root}/{}", entry.location.path())
-        })
-        .filter(|path| !exclude.matches(path))
-        .collect()
+/// A wildcard pattern split at its first wildcard component: the folder walked (absolute,
+/// as written) and the rest, matched against paths relative to it (`/src/a/**/*.c` →
+/// `/src/a`, `**/*.c`).
+pub(crate) fn split(pattern: &str) -> (String, String) {
+    let (folder, rest) = ctx_fs::split_glob(pattern);
+    let folder =
+        if folder.is_empty() && pattern.starts_with('/') { "/".to_owned() } else { folder };
+    (folder, rest)
+}
+
+/// Why the folder of wildcard items was not walked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Unwalked {
+    /// No open root holds it (or a link on its way leads out of its root): said the same way
+    /// whether or not it exists.
+    Outside,
+    /// In an open root, it is missing or is a file.
+    Missing,
+    /// The sandbox refuses it otherwise (a denied name…).
+    Refused(Code),
+    /// The walk budget is spent.
+    Budget,
+}
+
+/// The files one walk found for the patterns of one folder.
+pub(crate) struct Found {
+    /// Each file, absolute under the folder as written, with the first pattern that takes it.
+    pub(crate) files: Vec<(String, usize)>,
+    /// Whether the walk stopped at its share of the budget.
+    pub(crate) truncated: bool,
+}
+
+/// The patterns of one folder, compiled once for every folder that has the same: the rests
+/// after the folder, in the sandbox's glob syntax (case as written, `*` not crossing `/`).
+pub(crate) struct Rests {
+    globs: GlobSet,
+    /// For each glob of the set, which rest it is (a rest that does not compile matches
+    /// nothing and is not in the set).
+    kept: Vec<usize>,
+    /// The deepest level a match can be at, `None` with a `**`.
+    depth: Option<usize>,
+}
+
+impl Rests {
+    pub(crate) fn new(rests: &[String]) -> Rests {
+        let mut globs = GlobSetBuilder::new();
+        let mut kept = Vec::new();
+        for (i, rest) in rests.iter().enumerate() {
+            if let Ok(glob) = GlobBuilder::new(rest).literal_separator(true).build() {
+                globs.add(glob);
+                kept.push(i);
+            }
+        }
+        let globs = globs.build().unwrap_or_else(|_| GlobSet::empty());
+        let deep = rests.iter().any(|r| r.contains("**"));
+        let depth = rests.iter().map(|r| r.split('/').count()).max().unwrap_or(1);
+        Rests { globs, kept, depth: (!deep).then_some(depth) }
+    }
+}
+
+/// The walks of one index build: every entry a walk lists (folders too), and each walk
+/// itself, is taken from one budget.
+pub(crate) struct Walks<'s> {
+    sandbox: &'s Sandbox,
+    left: AtomicUsize,
+}
+
+impl<'s> Walks<'s> {
+    pub(crate) fn new(sandbox: &'s Sandbox, budget: usize) -> Walks<'s> {
+        Walks { sandbox, left: AtomicUsize::new(budget) }
+    }
+
+    fn left(&self) -> usize {
+        self.left.load(Ordering::Relaxed)
+    }
+
+    fn spend(&self, entries: usize) {
+        let _ = self.left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+            Some(left.saturating_sub(entries))
+        });
+    }
+
+    /// The files under `folder` matching one of `rests`, minus what that rest's
+    /// `exclude[i]` excludes, listed with the sandbox's rules (ignore files, hidden and
+    /// denied entries, links that lead out).
+    pub(crate) fn expand(
+        &self,
+        folder: &str,
+        rests: &Rests,
+        exclude: &[Option<&Patterns>],
+    ) -> Result<Found, Unwalked> {
+        if self.left() == 0 {
+            return Err(Unwalked::Budget);
+        }
+        // The folder as written: opening it for the listing or walk resolves it (links
+        // followed within the roots), so it is not resolved first as well.
+        let location =
+            self.sandbox.written_location(folder, None).map_err(|e| unwalked(e.code()))?;
+        if rests.depth == Some(1) {
+            return self.list(folder, &location, rests, exclude);
+        }
+        let mut options = WalkOptions::of(self.sandbox);
+        if let Some(depth) = rests.depth {
+            options = options.max_depth(depth);
+        }
+        // A walk past its limit goes on counting up to COUNT_PAST_LIMIT times the limit, so
+        // its share is cut to what the budget can pay for whole.
+        let share = (self.left() / (COUNT_PAST_LIMIT + 1)).max(1);
+        let walk = self
+            .sandbox
+            .walk_with(&location, options.max_entries(share))
+            .map_err(|e| unwalked(e.code()))?;
+        self.spend(1 + walk.entries.len() + walk.omitted);
+        let base = folder.trim_end_matches('/');
+        let mut found = Found { files: Vec::new(), truncated: walk.truncated };
+        let mut hits = Vec::new();
+        for entry in walk.files() {
+            let Some(relative) = relative(&entry.path, location.path()) else { continue };
+            let path = format!("{base}/{relative}");
+            rests.globs.matches_into(relative, &mut hits);
+            let mut taken = hits.iter().map(|&h| rests.kept[h]);
+            if let Some(i) =
+                taken.find(|&i| exclude.get(i).copied().flatten().is_none_or(|e| !e.matches(&path)))
+            {
+                found.files.push((path, i));
+            }
+        }
+        Ok(found)
+    }
+}
+
+impl Walks<'_> {
+    /// The files directly in `folder` matching one of `rests`: one read of its listing, the
+    /// names that match then checked one by one (hidden names are left out, as walks leave
+    /// them out; ignore files are not read).
+    fn list(
+        &self,
+        folder: &str,
+        location: &Location,
+        rests: &Rests,
+        exclude: &[Option<&Patterns>],
+    ) -> Result<Found, Unwalked> {
+        let names = self.sandbox.names(location).map_err(|e| unwalked(e.code()))?;
+        self.spend(1 + names.len());
+        let base = folder.trim_end_matches('/');
+        let mut found = Found { files: Vec::new(), truncated: false };
+        let mut hits = Vec::new();
+        for name in names.iter().filter(|n| !n.starts_with('.')) {
+            rests.globs.matches_into(name, &mut hits);
+            if hits.is_empty() {
+                continue;
+            }
+            let path = format!("{base}/{name}");
+            let mut taken = hits.iter().map(|&h| rests.kept[h]);
+            let Some(i) = taken
+                .find(|&i| exclude.get(i).copied().flatten().is_none_or(|e| !e.matches(&path)))
+            else {
+                continue;
+            };
+            let file = self
+                .sandbox
+                .resolve(name, Some(location))
+                .and_then(|l| self.sandbox.stat(&l))
+                .is_ok_and(|stat| stat.kind == FileKind::File);
+            if file {
+                found.files.push((path, i));
+            }
+        }
+        Ok(found)
+    }
+}
+
+/// A walked path relative to the walked folder.
+fn relative<'p>(path: &'p Utf8Path, folder: &Utf8Path) -> Option<&'p str> {
+    path.strip_prefix(folder).ok().map(Utf8Path::as_str).filter(|r| !r.is_empty())
+}
+
+fn unwalked(code: Code) -> Unwalked {
+    match code {
+        Code::Outside => Unwalked::Outside,
+        Code::NotFound => Unwalked::Missing,
+        code => Unwalked::Refused(code),
+    }
 }

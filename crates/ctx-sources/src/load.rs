@@ -1,0 +1,549 @@
+//! Building an index from the project files: the solution, database or project read through
+//! the workspace's sandbox; each distinct project read once, in parallel, a few at a time,
+//! within a reading budget; their items merged (each file and each wildcard once); the files
+//! cut to the cap and the source roots chosen.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ctx_fs::{Location, Sandbox};
+
+use crate::cache::{key_of, stamp_of};
+use crate::index::{FileState, Pending, Project, SourceFile, SourceIndex, Stamp, paths_of_os};
+use crate::msbuild::{self, Entry, Items, ProjectRef};
+use crate::paths::{self, Dirs};
+use crate::warning::{Tally, Warning, clip};
+use crate::{Error, Options, compdb, roots};
+
+/// How many files (a project, its `.filters`, the `.vcxitems` it imports) one project reads
+/// at most.
+const MAX_FILES_PER_PROJECT: usize = 64;
+
+/// Projects read at once per thread. The parsed items of one share are held together before
+/// they are merged; the reading budget, checked before each project, bounds them whatever the
+/// share, which is large enough that starting its threads costs little.
+const SHARE_PER_THREAD: usize = 64;
+
+/// Most distinct wildcard items of an index; past it the rest are left out with a warning.
+const MAX_WILDCARDS: usize = 1024;
+
+/// The work one index build may do, from its file cap: the items read from project files
+/// (duplicates included), the bytes of project files read, and the entries its wildcard
+/// walks and case corrections list. Each is spent once for the whole index, so that the time
+/// and memory of a build grow with the cap, never with what the project files repeat.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Bounds {
+    pub(crate) items: usize,
+    pub(crate) bytes: usize,
+    pub(crate) walk: usize,
+}
+
+impl Bounds {
+    pub(crate) fn of(max_files: usize) -> Bounds {
+        Bounds {
+            items: max_files.saturating_mul(8).max(10_000),
+            bytes: max_files.saturating_mul(2048).max(16 << 20),
+            walk: max_files.saturating_mul(8).max(10_000),
+        }
+    }
+}
+
+impl SourceIndex {
+    /// Reads the solution, XML solution, project or `compile_commands.json` at `path`
+    /// (resolved in `sandbox`, usually the workspace alone) and every distinct project it
+    /// lists, in parallel. The files are checked against the disk by
+    /// [`SourceIndex::verify`], once a sandbox holds the [`SourceIndex::source_roots`].
+    ///
+    /// The solution (or the one project, or database) that cannot be read or parsed is an
+    /// error; a project of a solution that cannot be is a warning ([`SourceIndex::warnings`]),
+    /// as is every item left out.
+    pub fn load(sandbox: &Sandbox, path: &str, options: &Options) -> Result<SourceIndex, Error> {
+        let (location, text) = read_text(sandbox, path)?;
+        let solution = absolute_of(sandbox, &location);
+        let dir = paths::parent(&solution).to_owned();
+        let workspace = workspace_of(sandbox);
+        let mut index = SourceIndex {
+            key: key_of(&solution, &workspace, options),
+            solution: solution.clone(),
+            workspace,
+            max_files: options.max_files,
+            max_projects: options.max_projects,
+            ..SourceIndex::default()
+        };
+        index.stamps.extend(stamp_of(sandbox, &location, &solution));
+        let lower = solution.to_ascii_lowercase();
+        if lower.ends_with(".json") {
+            let units = compdb::parse(&text, &dir).map_err(|e| Error::config(&solution, e))?;
+            drop(text);
+            let name = "compile_commands".to_owned();
+            index.projects.push(Project { name, path: solution, files: 0 });
+            index.add_units(units);
+        } else if lower.ends_with(".sln") || lower.ends_with(".slnx") {
+            let refs = if lower.ends_with(".sln") {
+                msbuild::parse_sln(&text, &dir)
+            } else {
+                msbuild::parse_slnx(&text, &dir).map_err(|(line, why)| {
+                    Error::config(&solution, format!("line {line}: {why}"))
+                })?
+            };
+            drop(text);
+            index.add_projects(sandbox, &dir, refs);
+        } else {
+            drop(text);
+            let name = paths::file_name(&solution).split('.').next().unwrap_or_default().to_owned();
+            let one = ProjectRef { name, path: solution.clone(), line: 1 };
+            // A project named alone is the whole index: it must parse.
+            if let Some(why) = index.add_projects(sandbox, &dir, vec![one]) {
+                return Err(Error::config(&solution, why));
+            }
+        }
+        // Cut first, so that no source root comes from a file the index leaves out.
+        index.cap();
+        if index.files.len() < index.max_files {
+            // A wildcard's folder counts only while the cap leaves room for its files.
+            let folders: HashSet<String> =
+                index.pending.iter().map(|p| crate::walk::split(&p.pattern).0).collect();
+            index.folders = folders.into_iter().collect();
+            index.folders.sort();
+        }
+        let (roots, more) = index.roots_from_files(options.home.as_deref());
+        index.roots = roots;
+        if more > 0 {
+            index.warnings.push(Warning::general(format!(
+                "{more} more source roots left out: an index has at most {} (their files \
+                 stay listed, unreadable)",
+                roots::MAX_SOURCE_ROOTS
+            )));
+        }
+        Ok(index)
+    }
+
+    /// The source roots the rule gives for the files as the projects wrote them and the
+    /// folders of the wildcard items, and how many more it found than an index keeps.
+    pub(crate) fn roots_from_files(&self, home: Option<&str>) -> (Vec<String>, usize) {
+        let files = self.files.iter().map(SourceFile::written);
+        let folders = self.folders.iter().map(String::as_str);
+        roots::source_roots(files, folders, &self.workspace, home)
+    }
+
+    /// Reads each distinct project (in parallel, a share at a time), its `.filters` and the
+    /// `.vcxitems` it imports, and merges what they list; says why the first project's own
+    /// file could not be read or parsed, if it could not.
+    fn add_projects(
+        &mut self,
+        sandbox: &Sandbox,
+        solution_dir: &str,
+        refs: Vec<ProjectRef>,
+    ) -> Option<String> {
+        let refs = self.distinct(refs);
+        let solution = self.solution.clone();
+        let reading = Reading {
+            sandbox,
+            solution: &solution,
+            solution_dir,
+            bounds: Bounds::of(self.max_files),
+            items: AtomicUsize::new(0),
+            bytes: AtomicUsize::new(0),
+        };
+        let mut merge = Merge::default();
+        let mut unread = 0;
+        let mut first_failure = None;
+        for share in refs.chunks(crate::threads() * SHARE_PER_THREAD) {
+            if reading.spent() {
+                unread += share.len();
+                for r in share {
+                    self.projects.push(Project {
+                        name: r.name.clone(),
+                        path: r.path.clone(),
+                        files: 0,
+                    });
+                }
+                continue;
+            }
+            let reads = crate::par_map(share, 4, |r| read_project(&reading, r));
+            for (r, read) in share.iter().zip(reads) {
+                unread += usize::from(read.unread);
+                if self.projects.is_empty() {
+                    first_failure.clone_from(&read.failure);
+                }
+                self.merge(r, read, &mut merge);
+            }
+        }
+        if unread > 0 {
+            let b = reading.bounds;
+            self.warnings.push(Warning::new(
+                &self.solution,
+                0,
+                format!(
+                    "{unread} projects not read: the projects read before list {} items in {} \
+                     bytes, past the budget of an index of at most {} files ({} items, {} bytes)",
+                    reading.items.load(Ordering::Relaxed),
+                    reading.bytes.load(Ordering::Relaxed),
+                    self.max_files,
+                    b.items,
+                    b.bytes
+                ),
+            ));
+        }
+        if merge.wildcards_left_out > 0 {
+            self.warnings.push(Warning::new(
+                &self.solution,
+                0,
+                format!(
+                    "{} more wildcard items left out: an index expands at most {MAX_WILDCARDS}",
+                    merge.wildcards_left_out
+                ),
+            ));
+        }
+        first_failure
+    }
+
+    /// The projects of `refs`, each once (paths compared without ASCII case, as Windows and
+    /// MSBuild compare them), at most [`Options::max_projects`]; a warning for each project
+    /// listed again and one for those past the cap.
+    fn distinct(&mut self, refs: Vec<ProjectRef>) -> Vec<ProjectRef> {
+        // Per distinct path: its place among the kept (None past the cap), and its copies
+        // with the line of the first.
+        let mut first: HashMap<String, Option<usize>> = HashMap::new();
+        let mut copies: Vec<(usize, u32)> = Vec::new();
+        let mut kept = Vec::new();
+        let mut past_cap = 0usize;
+        for r in refs {
+            match first.get(&r.path.to_ascii_lowercase()) {
+                Some(Some(i)) => {
+                    let (count, line) = &mut copies[*i];
+                    *count += 1;
+                    if *line == 0 {
+                        *line = r.line;
+                    }
+                }
+                Some(None) => {}
+                None if kept.len() < self.max_projects => {
+                    first.insert(r.path.to_ascii_lowercase(), Some(kept.len()));
+                    copies.push((0, 0));
+                    kept.push(r);
+                }
+                None => {
+                    first.insert(r.path.to_ascii_lowercase(), None);
+                    past_cap += 1;
+                }
+            }
+        }
+        for (r, &(count, line)) in kept.iter().zip(&copies).filter(|(_, c)| c.0 > 0) {
+            let message = format!(
+                "project {} listed {} times (the same path, however written): read once",
+                clip(&r.path),
+                count + 1
+            );
+            self.warnings.push(Warning::new(&self.solution, line, message));
+        }
+        if past_cap > 0 {
+            let message = format!(
+                "{past_cap} more projects not read: an index reads at most {} distinct projects",
+                self.max_projects
+            );
+            self.warnings.push(Warning::new(&self.solution, 0, message));
+        }
+        kept
+    }
+
+    /// Adds what one project listed: each file once in the whole index, each wildcard item
+    /// (with its exclusions) once.
+    fn merge(&mut self, r: &ProjectRef, read: ProjectRead, merge: &mut Merge) {
+        let project = self.projects.len();
+        let mut count = 0;
+        for w in read.warnings {
+            self.warnings.push(w);
+        }
+        self.stamps.extend(read.stamps);
+        for (file, items) in read.items {
+            let Items { entries, excludes, .. } = items;
+            let excludes: Vec<usize> =
+                excludes.iter().map(|e| merge.exclusion(e, &mut self.exclusions)).collect();
+            for entry in entries {
+                match entry {
+                    Entry::File { path, line } => {
+                        count += 1;
+                        let keep = self.files.len() < self.max_files;
+                        if merge.seen.insert(&path, &self.files, keep) {
+                            if keep {
+                                let state = FileState::Exists;
+                                self.files.push(SourceFile { path, project, line, state });
+                            } else {
+                                self.left_out += 1;
+                            }
+                        }
+                    }
+                    Entry::Pattern { pattern, exclude, line } => {
+                        let exclude = match excludes.get(exclude) {
+                            Some(&id) => id,
+                            None => merge.exclusion(&[], &mut self.exclusions),
+                        };
+                        let key = (pattern, exclude);
+                        if merge.wildcards.contains(&key) {
+                            continue;
+                        }
+                        // Past the cap, items are counted, not remembered.
+                        if self.pending.len() >= MAX_WILDCARDS {
+                            merge.wildcards_left_out += 1;
+                            continue;
+                        }
+                        merge.wildcards.insert(key.clone());
+                        let (pattern, file) = (key.0, file.clone());
+                        self.pending.push(Pending { pattern, exclude, project, file, line });
+                    }
+                }
+            }
+        }
+        self.projects.push(Project { name: r.name.clone(), path: r.path.clone(), files: count });
+    }
+
+    /// The translation units of a database, then the headers of their folders: one wildcard
+    /// item per distinct folder.
+    fn add_units(&mut self, units: Vec<compdb::Unit>) {
+        let mut folders: HashSet<String> = HashSet::new();
+        let mut pending = Vec::new();
+        self.exclusions = vec![Vec::new()];
+        for unit in &units {
+            let dir = paths::parent(&unit.path);
+            if !folders.contains(dir) {
+                folders.insert(dir.to_owned());
+                let pattern = format!(
+                    "{}/*.{{{}}}",
+                    dir.trim_end_matches('/'),
+                    compdb::HEADER_EXTENSIONS.join(",")
+                );
+                let file = self.solution.clone();
+                let line = unit.line;
+                pending.push(Pending { pattern, exclude: 0, project: 0, file, line });
+            }
+        }
+        self.projects[0].files = units.len();
+        for unit in units {
+            if self.files.len() >= self.max_files {
+                self.left_out += 1;
+                continue;
+            }
+            let state = FileState::Exists;
+            self.files.push(SourceFile { path: unit.path, project: 0, line: unit.line, state });
+        }
+        self.pending = pending;
+    }
+
+    /// Says how many files the cap left out (the merge counts them rather than keep them).
+    fn cap(&mut self) {
+        if self.files.len() > self.max_files {
+            self.left_out += self.files.len() - self.max_files;
+            self.files.truncate(self.max_files);
+        }
+        self.warn_cut(0);
+    }
+
+    /// Warns that `left` more files were left out, in one warning however many cuts there are.
+    pub(crate) fn warn_cut(&mut self, left: usize) {
+        self.left_out += left;
+        if self.left_out == 0 {
+            return;
+        }
+        let message = format!(
+            "{} files left out: the index holds at most {} (raise `sources_max_files`)",
+            self.left_out, self.max_files
+        );
+        self.warnings.tally(Tally::Cut, message);
+    }
+}
+
+/// What the merge of the projects keeps between them.
+#[derive(Default)]
+struct Merge {
+    seen: Seen,
+    /// Each wildcard item taken: its pattern and exclusion list.
+    wildcards: HashSet<(String, usize)>,
+    wildcards_left_out: usize,
+    /// The number of each distinct exclusion list in the index's.
+    exclusion_ids: HashMap<Vec<String>, usize>,
+}
+
+impl Merge {
+    /// The number of the exclusion list `list` in `all`, added when new.
+    fn exclusion(&mut self, list: &[String], all: &mut Vec<Vec<String>>) -> usize {
+        if let Some(&id) = self.exclusion_ids.get(list) {
+            return id;
+        }
+        all.push(list.to_vec());
+        self.exclusion_ids.insert(list.to_vec(), all.len() - 1);
+        all.len() - 1
+    }
+}
+
+/// The paths an index took, by hash: each kept file's number, or [`Seen::LEFT_OUT`] for a
+/// path past the cap (counted, not kept). A path whose hash a kept file has is compared whole,
+/// so two kept paths never pass for one; the rare ones that collide are kept whole apart.
+#[derive(Default)]
+pub(crate) struct Seen {
+    by_hash: HashMap<u64, u32>,
+    collided: HashSet<String>,
+}
+
+impl Seen {
+    const LEFT_OUT: u32 = u32::MAX;
+
+    /// The paths of `files`.
+    pub(crate) fn of(files: &[SourceFile]) -> Seen {
+        let mut seen = Seen::default();
+        for (i, f) in files.iter().enumerate() {
+            seen.by_hash.entry(exact_hash(&f.path)).or_insert(i as u32);
+        }
+        seen
+    }
+
+    /// Whether `path` is new; if `keep`, it becomes `files`' next file.
+    pub(crate) fn insert(&mut self, path: &str, files: &[SourceFile], keep: bool) -> bool {
+        let hash = exact_hash(path);
+        match self.by_hash.get(&hash) {
+            None => {
+                let number = if keep { files.len() as u32 } else { Seen::LEFT_OUT };
+                self.by_hash.insert(hash, number);
+                true
+            }
+            // Past the cap the count may merge two paths of one hash: it is a count.
+            Some(&Seen::LEFT_OUT) => false,
+            Some(&i) if files.get(i as usize).is_some_and(|f| f.path == path) => false,
+            Some(_) => self.collided.insert(path.to_owned()),
+        }
+    }
+}
+
+/// FNV-1a over the bytes of `path`.
+fn exact_hash(path: &str) -> u64 {
+    path.bytes()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// The project files read so far, shared by the threads that read them.
+struct Reading<'a> {
+    sandbox: &'a Sandbox,
+    solution: &'a str,
+    solution_dir: &'a str,
+    bounds: Bounds,
+    items: AtomicUsize,
+    bytes: AtomicUsize,
+}
+
+impl Reading<'_> {
+    fn spent(&self) -> bool {
+        self.items.load(Ordering::Relaxed) >= self.bounds.items
+            || self.bytes.load(Ordering::Relaxed) >= self.bounds.bytes
+    }
+}
+
+/// What reading one project gave.
+#[derive(Default)]
+struct ProjectRead {
+    /// Each file read (the project, its `.filters`, the `.vcxitems` it imports) and its items.
+    items: Vec<(String, Items)>,
+    warnings: Vec<Warning>,
+    stamps: Vec<Stamp>,
+    /// The budget was spent before it was read.
+    unread: bool,
+    /// Why the project's own file could not be read or parsed.
+    failure: Option<String>,
+}
+
+/// A file one project reads: its path, its folder, and the file and line of the import that
+/// names it (none for the project and its `.filters`).
+#[derive(Clone)]
+struct ToRead {
+    path: String,
+    dir: String,
+    named: Option<(String, u32)>,
+}
+
+fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
+    let mut read = ProjectRead::default();
+    if reading.spent() {
+        read.unread = true;
+        return read;
+    }
+    let sandbox = reading.sandbox;
+    let project_dir = paths::parent(&r.path).to_owned();
+    let mut files = vec![ToRead { path: r.path.clone(), dir: project_dir.clone(), named: None }];
+    let mut i = 0;
+    while let Some(ToRead { path, dir: this_dir, named }) = files.get(i).cloned() {
+        i += 1;
+        let (location, text) = match read_text(sandbox, &path) {
+            Ok(read) => read,
+            Err(err) => {
+                read.warnings.push(match named {
+                    Some((by, line)) => Warning::new(&by, line, format!("import not read: {err}")),
+                    None if i > 1 => Warning::new(&path, 0, format!("not read: {err}")),
+                    None => {
+                        read.failure = Some(err.to_string());
+                        let why = format!("project {} skipped: {err}", clip(&r.name));
+                        Warning::new(reading.solution, r.line, why)
+                    }
+                });
+                continue;
+            }
+        };
+        // The `.filters` beside a project that could be read comes next, before its imports.
+        if i == 1 && r.path.to_ascii_lowercase().ends_with(".vcxproj") {
+            let filters = format!("{}.filters", r.path);
+            if sandbox.resolve(&filters, None).is_ok() {
+                files.push(ToRead { path: filters, dir: project_dir.clone(), named: None });
+            }
+        }
+        reading.bytes.fetch_add(text.len(), Ordering::Relaxed);
+        read.stamps.extend(stamp_of(sandbox, &location, &path));
+        let dirs =
+            Dirs { solution: reading.solution_dir, project: &project_dir, this_file: &this_dir };
+        match msbuild::parse_project(&text, &dirs) {
+            Ok(items) => {
+                reading.items.fetch_add(items.entries.len(), Ordering::Relaxed);
+                for (import, line) in &items.imports {
+                    if files.len() < MAX_FILES_PER_PROJECT
+                        && !files.iter().any(|f| f.path == *import)
+                    {
+                        let dir = paths::parent(import).to_owned();
+                        let named = Some((path.clone(), *line));
+                        files.push(ToRead { path: import.clone(), dir, named });
+                    }
+                }
+                for (line, why) in &items.warnings {
+                    read.warnings.push(Warning::new(&path, *line, why.clone()));
+                }
+                read.items.push((path, items));
+            }
+            Err((line, why)) => {
+                read.warnings.push(Warning::new(&path, line, format!("not read: {why}")));
+                if i == 1 {
+                    read.failure = Some(format!("line {line}: {why}"));
+                }
+            }
+        }
+        if reading.spent() {
+            break;
+        }
+    }
+    read
+}
+
+/// Reads a text file of the index's inputs through the sandbox.
+pub(crate) fn read_text(sandbox: &Sandbox, path: &str) -> Result<(Location, String), Error> {
+    let (location, content) = sandbox.read_path(path, None).map_err(Error::fs)?;
+    match content.text() {
+        Some(text) => Ok((location, text.to_string())),
+        None => Err(Error::config(path, "binary content".into())),
+    }
+}
+
+/// The absolute, `/`-separated path of a location.
+pub(crate) fn absolute_of(sandbox: &Sandbox, location: &Location) -> String {
+    let root = sandbox.root_path(location.root()).as_str().replace('\\', "/");
+    paths::normalize(&format!("{root}/{}", location.path()))
+}
+
+/// The workspace root of `sandbox`, `/`-separated and normalised.
+pub(crate) fn workspace_of(sandbox: &Sandbox) -> String {
+    paths_of_os(sandbox.root_path(sandbox.workspace().root()).as_str())
+}
