@@ -435,11 +435,7 @@ fn a_source_root_that_is_missing_or_a_file_is_a_warning_told_the_same() {
         );
         std::fs::write(&project, text.replacen("</ItemGroup>", &item, 1)).unwrap();
         // The tree is the home folder: `other/{name}` is then a root of its own.
-        let ctx = || {
-            let mut cmd = build.ctx();
-            cmd.env("HOME", &build.root);
-            cmd
-        };
+        let ctx = || build.ctx_with(&[("HOME", &build.root)]);
         let (code, text, err) = run(ctx().arg("sources"));
         assert_eq!(code, 0, "{err}");
         assert!(text.contains(&format!("source root: {}/other/{name}\n", build.root)), "{text}");

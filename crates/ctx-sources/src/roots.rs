@@ -1,45 +1,17 @@
 //! The source roots of an index: the folders its files outside the workspace share.
 //!
 //! The rule (docs/sources.md): the files outside the workspace are grouped under their
-//! longest common folder. That folder is a root unless it is a file-system or drive root, the
-//! home folder or one of its ancestors, a folder the sandbox denies (`.ssh`, `.git`…) or one
-//! in it, a hidden folder of the home folder (`~/.config`) or one in it, or a system folder (`/usr`, `/etc`, `C:/Windows`,
-//! `C:/Program Files`… and everything in them; `/tmp`, `/opt`, `/home`… themselves). When it
-//! is refused, the files are split by the next folder below it and each group gets the same
-//! treatment; files lying directly in a refused folder get no root: they stay in the index,
-//! listed, but unreadable.
+//! longest common folder. That folder is a root unless the sandbox's root rule refuses it
+//! (`ctx_fs::root_refusal`: a file-system or drive root, the home folder or one of its
+//! ancestors, a shared folder such as `/tmp` itself, a system folder, a denied folder or a
+//! hidden folder of the home folder, the last three with everything in them). When it is
+//! refused but a folder below it may be a root, the files are split by the next folder below
+//! it and each group gets the same treatment; files lying directly in a refused folder, or
+//! anywhere in a folder refused with everything in it, get no root: they stay in the index,
+//! listed, but unreadable. The sandbox judges each root again where it really leads when it
+//! opens it.
 
 use crate::paths;
-
-/// Folders that are never a root, and nothing in them either.
-const SYSTEM_TREES: &[&str] = &[
-    "/bin",
-    "/boot",
-    "/dev",
-    "/etc",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/libx32",
-    "/proc",
-    "/run",
-    "/sbin",
-    "/sys",
-    "/usr",
-    "/var",
-    "/System",
-    "/Library",
-    "/Applications",
-    "/private",
-    "C:/Windows",
-    "C:/Program Files",
-    "C:/Program Files (x86)",
-    "C:/ProgramData",
-];
-
-/// Folders that are never a root themselves (a folder in them may be).
-const SHARED_FOLDERS: &[&str] =
-    &["/home", "/Users", "/root", "/opt", "/tmp", "/mnt", "/media", "/srv", "/Volumes", "/nix"];
 
 /// Most source roots of an index; past it the roots holding the fewest files are left out
 /// (their files stay listed, unreadable) with a warning.
@@ -62,28 +34,18 @@ fn allowed(dir: &str, home: Option<&str>) -> bool {
     verdict(dir, home) == Verdict::Root
 }
 
+/// The root rule of the sandbox (`ctx_fs::root_refusal`, one rule for every root a project
+/// file asks for), read as what it leaves of the folders below a refused one.
 fn verdict(dir: &str, home: Option<&str>) -> Verdict {
-    let dir = dir.trim_end_matches('/');
-    let system = SYSTEM_TREES.iter().any(|s| paths::within(dir, s) || same(dir, s));
-    // A root in a denied folder (`~/.ssh`, a `.git` folder) would open the rest of it, and a
-    // hidden folder of the home folder (`~/.config`, `~/.local`) holds tools' settings and
-    // tokens, not sources.
-    let comps: Vec<&str> = dir.split('/').filter(|c| !c.is_empty()).collect();
-    let denied = ctx_fs::builtin_denial(&comps).is_some();
-    let hidden = home.is_some_and(|h| {
-        paths::within(dir, h) && paths::relative_to(dir, h).split('/').any(|c| c.starts_with('.'))
-    });
-    if system || denied || hidden {
-        return Verdict::Never;
+    use ctx_fs::RootRefusal;
+    let dir = if dir.is_empty() { "/" } else { dir };
+    match ctx_fs::root_refusal(dir, home) {
+        None => Verdict::Root,
+        Some(RootRefusal::FileSystemRoot | RootRefusal::Shared | RootRefusal::HomeOrAbove) => {
+            Verdict::Below
+        }
+        Some(_) => Verdict::Never,
     }
-    let root = dir.is_empty() || (paths::drive(&format!("{dir}/")).is_some() && dir.len() == 2);
-    let home_or_above = home.is_some_and(|h| paths::within(h, dir));
-    let shared = SHARED_FOLDERS.iter().any(|s| same(dir, s));
-    if root || home_or_above || shared { Verdict::Below } else { Verdict::Root }
-}
-
-fn same(a: &str, b: &str) -> bool {
-    if paths::drive(a).is_some() { a.eq_ignore_ascii_case(b) } else { a == b }
 }
 
 /// The source roots for `files` and the wildcard `folders` (absolute, normalised), sorted,
