@@ -204,19 +204,53 @@ fn block_on(session: impl Future<Output = Result<(), Error>>) -> Result<(), Erro
     result
 }
 
-/// A transport that lets only requests through until `initialize` has arrived.
+/// A transport that lets only requests through until `initialize` has arrived, and that
+/// reports the end of the input only once every request received has been answered.
 ///
 /// rmcp ends a session whose first message is a notification or a response; a client that
 /// sends `notifications/initialized` too early, or answers something we never asked, keeps
 /// its session this way (a notification gets no answer in any case).
+///
+/// rmcp also ends the session as soon as the input ends, dropping the answers of calls still
+/// under way: a client that writes its requests and closes its side (`ctx mcp < script`)
+/// would lose them. So after the end of the input, `receive` waits until as many answers
+/// (results or errors) have been sent as requests were received.
 struct BeforeInitialize<T> {
     inner: T,
     initialized: bool,
+    /// The input has ended.
+    ended: bool,
+    /// Requests received and not answered yet.
+    pending: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    /// Woken at each answer sent.
+    answered: std::sync::Arc<tokio::sync::Notify>,
 }
 
 impl<T> BeforeInitialize<T> {
     fn new(inner: T) -> BeforeInitialize<T> {
-        BeforeInitialize { inner, initialized: false }
+        BeforeInitialize {
+            inner,
+            initialized: false,
+            ended: false,
+            pending: Default::default(),
+            answered: Default::default(),
+        }
+    }
+}
+
+/// Waits until `pending` requests are none, woken by `answered`.
+async fn drained(
+    pending: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    answered: std::sync::Arc<tokio::sync::Notify>,
+) {
+    loop {
+        let woken = answered.notified();
+        tokio::pin!(woken);
+        woken.as_mut().enable();
+        if pending.load(std::sync::atomic::Ordering::Acquire) == 0 {
+            return;
+        }
+        woken.await;
     }
 }
 
@@ -227,19 +261,42 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for BeforeInitialize<T> {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        self.inner.send(item)
+        use std::sync::atomic::Ordering;
+        let answer = matches!(item, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_));
+        let sent = self.inner.send(item);
+        let (pending, answered) = (self.pending.clone(), self.answered.clone());
+        async move {
+            let result = sent.await;
+            if answer {
+                // Saturating: an error answer to a message that was no request counts too.
+                let _ = pending.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                    Some(n.saturating_sub(1))
+                });
+                answered.notify_waiters();
+            }
+            result
+        }
     }
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
-            let message = self.inner.receive().await?;
-            if self.initialized {
-                return Some(message);
+            if self.ended {
+                drained(self.pending.clone(), self.answered.clone()).await;
+                return None;
             }
-            if let JsonRpcMessage::Request(request) = &message {
+            let Some(message) = self.inner.receive().await else {
+                self.ended = true;
+                continue;
+            };
+            let request = matches!(message, JsonRpcMessage::Request(_));
+            if !self.initialized {
+                let JsonRpcMessage::Request(request) = &message else { continue };
                 self.initialized = matches!(request.request, ClientRequest::InitializeRequest(_));
-                return Some(message);
             }
+            if request {
+                self.pending.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+            }
+            return Some(message);
         }
     }
 

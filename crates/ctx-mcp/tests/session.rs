@@ -460,3 +460,45 @@ fn a_client_that_leaves_before_initialize_is_not_an_error() {
     let dir = workspace();
     assert!(run_raw(&dir, "").is_empty());
 }
+
+/// A tool that takes its time, to keep a call under way when the input ends.
+struct Slow;
+
+impl ctx::Tool for Slow {
+    fn name(&self) -> &str {
+        "slow"
+    }
+
+    fn call(
+        &self,
+        _args: &serde_json::Map<String, Value>,
+        _cx: &ctx::ToolContext<'_>,
+    ) -> Result<String, ctx::ToolError> {
+        std::thread::sleep(std::time::Duration::from_millis(400));
+        Ok("done slowly".to_owned())
+    }
+}
+
+/// A client that writes its requests and closes its input (`ctx mcp < script`) still gets an
+/// answer to every request, those under way when the input ended included.
+#[test]
+fn calls_under_way_when_the_input_ends_are_answered() {
+    let dir = workspace();
+    let ctx =
+        ctx::Context::builder().root(dir.path()).tool(std::sync::Arc::new(Slow)).build().unwrap();
+    let messages = [
+        initialize("2025-06-18"),
+        initialized(),
+        tool(1, "expand", json!({ "prompt": "@[slow{}]" })),
+        tool(2, "expand", json!({ "prompt": "quick" })),
+    ];
+    let input: String = messages.iter().map(|m| format!("{m}\n")).collect();
+    let mut out = Vec::new();
+    ctx_mcp::run(&ctx, input.as_bytes(), &mut out).unwrap();
+    let answers: Vec<Value> =
+        String::from_utf8(out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let slow = answers.iter().find(|a| a["id"] == 1).expect("the slow call is answered");
+    let text = slow["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("done slowly"), "{text}");
+    assert!(answers.iter().any(|a| a["id"] == 2));
+}
