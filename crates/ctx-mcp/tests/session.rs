@@ -461,7 +461,8 @@ fn a_client_that_leaves_before_initialize_is_not_an_error() {
     assert!(run_raw(&dir, "").is_empty());
 }
 
-/// A tool that takes its time, to keep a call under way when the input ends.
+/// A tool that takes longer than rmcp waits for calls under way once the input has ended
+/// (5 s), to keep a call under way past it.
 struct Slow;
 
 impl ctx::Tool for Slow {
@@ -474,13 +475,14 @@ impl ctx::Tool for Slow {
         _args: &serde_json::Map<String, Value>,
         _cx: &ctx::ToolContext<'_>,
     ) -> Result<String, ctx::ToolError> {
-        std::thread::sleep(std::time::Duration::from_millis(400));
+        std::thread::sleep(std::time::Duration::from_millis(5_500));
         Ok("done slowly".to_owned())
     }
 }
 
 /// A client that writes its requests and closes its input (`ctx mcp < script`) still gets an
-/// answer to every request, those under way when the input ended included.
+/// answer to every request, those under way when the input ended included, however long
+/// they take (rmcp alone drops an answer that comes more than 5 s after the end of input).
 #[test]
 fn calls_under_way_when_the_input_ends_are_answered() {
     let dir = workspace();
