@@ -99,8 +99,9 @@ pub enum ItemKind<'a> {
     Mention(Reference<'a>),
     /// An `@[...]` include or tool call.
     Include(Include<'a>),
-    /// An `@{...}` directive.
-    Directive(Directive<'a>),
+    /// An `@{...}` directive (boxed: it is the largest kind and the rarest, and a document of
+    /// many small items should cost little per item).
+    Directive(Box<Directive<'a>>),
 }
 
 impl ItemKind<'_> {
