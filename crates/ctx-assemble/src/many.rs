@@ -13,6 +13,11 @@ use crate::reference::Counted;
 use crate::resolve::{Resolved, display_in};
 use crate::select;
 use crate::tokens;
+
+/// The directory and glob expansions of one run may together look at this many times what
+/// one walk may look at ([`ctx_fs::COUNT_PAST_LIMIT`] times its entry limit): a line of
+/// distinct globs cannot multiply the cost of one walk without end.
+pub(crate) const RUN_WALKS: usize = 10;
 use crate::walk::{Doc, Item, Walk, reference_text};
 
 impl Walk<'_> {
@@ -33,12 +38,27 @@ impl Walk<'_> {
         let walk = match self.last_walk.take().filter(|(last, _)| *last == key) {
             Some((_, walk)) => walk,
             None => {
+                // Each walk looks at a bounded number of entries; a line of distinct globs
+                // must not multiply it without end: the run's walks share a budget too.
+                let limit = self.sandbox().limits().max_walk_entries;
+                let budget = limit.saturating_mul(ctx_fs::COUNT_PAST_LIMIT * RUN_WALKS);
+                if self.walks_looked >= budget {
+                    let message = format!(
+                        "the directory and glob walks of this run have looked at {} entries, \
+                         their budget; {written} is not walked (--max-files 0 lifts it)",
+                        self.walks_looked
+                    );
+                    return self.fail(item, Code::Budget, message);
+                }
                 let walk = match &key {
                     (Some(pattern), at) => self.sandbox().glob(pattern, Some(at)),
                     (None, at) => self.sandbox().walk(at),
                 };
                 match walk {
-                    Ok(walk) => std::sync::Arc::new(walk),
+                    Ok(walk) => {
+                        self.walks_looked = self.walks_looked.saturating_add(walk.looked);
+                        std::sync::Arc::new(walk)
+                    }
                     Err(err) => return self.fs_fail(item, &err, written),
                 }
             }
@@ -63,11 +83,24 @@ impl Walk<'_> {
             format!("{}/", resolved.path)
         };
         let mut notes = Vec::new();
-        if walk.truncated {
+        let limit = self.sandbox().limits().max_walk_entries;
+        if walk.truncated && walk.entries.len() < limit {
+            // A glob that kept little stopped after looking at as many entries as it may.
+            item.record.truncated = true;
+            let message = format!(
+                "{path}: the walk stopped after looking at {} entries, so later matches may be \
+                 missing (--max-files 0 lifts it)",
+                walk.looked
+            );
+            self.diagnose_item(item, Code::Limit, message);
+            notes.push(format!(
+                "[... the walk stopped after {} entries; later matches may be missing ...]",
+                walk.looked
+            ));
+        } else if walk.truncated {
             // The walk itself stopped at the sandbox's entry limit; it counted what came after
             // up to the limit again.
             item.record.truncated = true;
-            let limit = self.sandbox().limits().max_walk_entries;
             let n = omitted + walk.omitted_files;
             let more =
                 if walk.omitted_exact(limit) { format!("{n}") } else { format!("at least {n}") };

@@ -126,6 +126,10 @@ pub struct Walk {
     pub omitted: usize,
     /// The regular files among [`Walk::omitted`].
     pub omitted_files: usize,
+    /// The entries looked at, kept or not: a glob that matches little may look at many. A
+    /// walk stops (and is [`Walk::truncated`]) once it has looked at [`COUNT_PAST_LIMIT`]
+    /// times its entry limit, whatever it kept.
+    pub looked: usize,
 }
 
 impl Walk {
@@ -328,10 +332,15 @@ impl<'a> Walker<'a> {
         !filter.glob.is_match(&relative)
     }
 
-    /// Whether the walk is past its limit and has counted as far as it counts.
-    fn counted_enough(&self) -> bool {
-        self.out.truncated
-            && self.out.omitted >= self.options.max_entries.saturating_mul(COUNT_PAST_LIMIT)
+    /// Whether the walk is past its limit and has counted as far as it counts, or has looked at
+    /// as many entries as it may (a glob that matches little pays for what it looks at).
+    fn counted_enough(&mut self) -> bool {
+        let most = self.options.max_entries.saturating_mul(COUNT_PAST_LIMIT);
+        if self.out.looked >= most {
+            self.out.truncated = true;
+            return true;
+        }
+        self.out.truncated && self.out.omitted >= most
     }
 
     fn skip(&mut self, shown: &[String], reason: SkipReason) {
@@ -368,6 +377,7 @@ impl<'a> Walker<'a> {
             if self.counted_enough() {
                 return;
             }
+            self.out.looked += 1;
             if settings.skip_hidden && name.starts_with('.') {
                 // A hidden entry stays out unless an ignore file brings it back by name.
                 let mut path = canonical.clone();

@@ -538,7 +538,11 @@ impl<'a> Scanner<'a> {
         let end = close + 1;
         Some((
             end,
-            ItemKind::Directive(Box::new(Directive { kind, body, line: self.alone_on_line(at, end) })),
+            ItemKind::Directive(Box::new(Directive {
+                kind,
+                body,
+                line: self.alone_on_line(at, end),
+            })),
         ))
     }
 

@@ -265,3 +265,33 @@ fn a_line_of_the_same_glob_walks_once() {
     assert_eq!(assembly.references[9_999].bytes, assembly.references[0].bytes);
     assert_eq!(assembly.references[10_000].error.as_ref().unwrap().code, Code::Budget);
 }
+
+/// The attack: a line of distinct globs (`@[a1*] @[a2*] …`), each a walk of its own. What
+/// must not happen: the walks cost their number times one walk without end; past the run's
+/// walk budget the rest are refused with `E_BUDGET`, each once.
+#[test]
+fn a_line_of_distinct_globs_shares_one_walk_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..10 {
+        std::fs::create_dir_all(dir.path().join(format!("d{d}"))).unwrap();
+        for f in 0..30 {
+            std::fs::write(dir.path().join(format!("d{d}/f{f}.txt")), "x").unwrap();
+        }
+    }
+    let text: String = (0..2000).map(|i| format!("@[**/n{i}*] ")).collect::<String>() + "\n";
+    std::fs::write(dir.path().join("main.md"), &text).unwrap();
+    let mut limits = ctx_fs::Limits::default();
+    limits.max_walk_entries = 10;
+    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
+        .limits(limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    let assembly = Assembler::new(Arc::new(sandbox), Options::default()).assemble_file("main.md");
+    let assembly = assembly.unwrap();
+    let budget: Vec<_> = assembly.diagnostics.iter().filter(|d| d.code == Code::Budget).collect();
+    assert!(!budget.is_empty(), "the walks stop at the run's budget");
+    assert!(budget[0].message.contains("their budget"), "{}", budget[0].message);
+    // Ten walks of at most 100 entries looked at each fill a budget of 1 000.
+    let walked = assembly.diagnostics.iter().filter(|d| d.code == Code::Limit).count();
+    assert!(walked <= 11, "{walked} walks ran");
+}

@@ -161,6 +161,28 @@ fn limits() {
     assert_eq!(skipped(&walk), [("d1/d2".to_owned(), SkipReason::TooDeep)]);
 }
 
+/// The attack: a glob that matches nothing over a large tree (`**/nomatch*`), which keeps no
+/// entry and so never reaches the entry limit. What must not happen: it walks the whole tree;
+/// it stops after looking at ten times the limit, truncated.
+#[test]
+fn a_glob_that_keeps_nothing_stops_after_looking_at_enough() {
+    let fx = Fixture::new();
+    for d in 0..20 {
+        for f in 0..20 {
+            fx.write(&format!("d{d}/f{f}.md"), "x");
+        }
+    }
+    let mut limits = Limits::default();
+    limits.max_walk_entries = 5;
+    let sb = fx.builder().limits(limits).open(cap_std::ambient_authority()).unwrap();
+    let walk = sb.glob("**/nomatch*", None).unwrap();
+    assert!(walk.entries.is_empty());
+    assert!(walk.truncated, "a walk that looked at enough says it stopped");
+    assert_eq!(walk.looked, 5 * ctx_fs::COUNT_PAST_LIMIT);
+    let all = fx.sandbox().glob("**/nomatch*", None).unwrap();
+    assert!(!all.truncated && all.looked == 420, "{}", all.looked);
+}
+
 #[test]
 fn special_files_and_bad_names() {
     let fx = Fixture::new();
