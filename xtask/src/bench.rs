@@ -54,12 +54,17 @@ const SUGGEST_FILTER: &str = "suggest";
 /// The filter that selects the conversation measurements only (`docs/conversation.md`).
 const MESSAGES_FILTER: &str = "messages";
 
+/// The filter that selects the attack shapes only (`docs/security.md`).
+const ATTACKS_FILTER: &str = "attacks";
+
 pub(crate) fn run(root: &Path, args: &Args) -> Result {
     let mut measured = Vec::new();
     if args.filter.as_deref() == Some(SUGGEST_FILTER) {
         measured.extend(process::run_suggest(root, args.quick)?);
     } else if args.filter.as_deref() == Some(MESSAGES_FILTER) {
         measured.extend(process::run_messages(root, args.quick)?);
+    } else if args.filter.as_deref() == Some(ATTACKS_FILTER) {
+        measured.extend(process::run_attacks(root, args.quick)?);
     } else if args.filter.as_deref() != Some(PROCESS_FILTER) {
         measured.extend(run_divan(root, args)?);
     }
@@ -545,7 +550,25 @@ struct Line {
 fn pair(measured: &[Measured]) -> Vec<Line> {
     let find = |name: &str| measured.iter().find(|m| m.name == name);
     let mut lines = Vec::new();
-    for pair in PAIRS {
+    // Each attack shape: its time beside the process start, under a second; its peak memory,
+    // under 100 MiB (docs/security.md).
+    let attacks = process::ATTACKS.iter().flat_map(|(bench, peak, label)| {
+        [
+            Pair {
+                label,
+                bench,
+                baseline: Some(Baseline {
+                    label: "process start",
+                    bench: process::ATTACK_START,
+                    ratio: Ratio::Time,
+                }),
+                target: Some(Target::SecondsAtMost(1.0)),
+            },
+            Pair { label, bench: peak, baseline: None, target: Some(Target::MibAtMost(100.0)) },
+        ]
+    });
+    let pairs: Vec<Pair> = attacks.collect();
+    for pair in PAIRS.iter().chain(&pairs) {
         let Some(this) = find(pair.bench) else { continue };
         let measure = match &this.detail {
             Some(detail) => format!("{}, {detail}", pair.label),

@@ -27,10 +27,12 @@ use std::time::{Duration, Instant};
 use super::{Measured, Value, format_rate, format_seconds};
 use crate::{Result, cargo, display, run_command};
 
+mod attacks;
 mod big;
 mod messages;
 mod suggest;
 
+pub(super) use attacks::{SHAPES as ATTACKS, START as ATTACK_START};
 pub(super) use big::{BIG, BIG_CAT, BIG_PEAK};
 pub(super) use messages::{MESSAGES, MESSAGES_BASELINE, MESSAGES_PEAK};
 pub(super) use suggest::{INDEX_BYTES, INDEX_COLD, INDEX_PEAK, INDEX_UPDATE, LIST_CAT, QUERY_WARM};
@@ -80,7 +82,14 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     measured.extend(big::run(&ctx, &data, &sizes)?);
     measured.extend(suggest::run(&ctx, &data, &sizes)?);
     measured.extend(messages::run(&ctx, &data, &sizes)?);
+    measured.extend(attacks::run(&ctx, &data, &sizes)?);
     Ok(measured)
+}
+
+/// The attack shapes alone (`cargo xtask bench attacks`).
+pub(super) fn run_attacks(root: &Path, quick: bool) -> Result<Vec<Measured>> {
+    let (ctx, data, sizes) = prepare(root, quick)?;
+    attacks::run(&ctx, &data, &sizes)
 }
 
 /// The suggestion measurements alone (`cargo xtask bench suggest`).
@@ -334,12 +343,28 @@ impl Memory {
     }
 
     /// Runs `cmd` with its output to `stdout` (/dev/null when `None`), returning its wall-clock
-    /// time and its peak resident set in bytes.
+    /// time and its peak resident set in bytes; a command that fails is an error.
     fn run(
         &self,
         cmd: Command,
         data: &Path,
         stdout: Option<fs::File>,
+    ) -> Result<(Duration, Option<u64>)> {
+        self.run_status(cmd, data, stdout, false)
+    }
+
+    /// [`Memory::run`] of a command whose exit status says what it found (`ctx check` of a
+    /// document with errors exits 1), to /dev/null; only a crash is an error.
+    fn run_any(&self, cmd: Command, data: &Path) -> Result<(Duration, Option<u64>)> {
+        self.run_status(cmd, data, None, true)
+    }
+
+    fn run_status(
+        &self,
+        cmd: Command,
+        data: &Path,
+        stdout: Option<fs::File>,
+        any_status: bool,
     ) -> Result<(Duration, Option<u64>)> {
         let stderr_path = data.join("stderr.txt");
         let mut cmd = match self {
@@ -387,7 +412,8 @@ impl Memory {
         };
         let time = start.elapsed();
         let stderr = fs::read_to_string(&stderr_path).unwrap_or_default();
-        if !status.success() {
+        let crashed = status.code().is_none_or(|code| code > 2);
+        if (!any_status && !status.success()) || crashed {
             return Err(format!("`{}` failed: {status}\n{}", display(&cmd), tail(&stderr)).into());
         }
         let kib = match self {
