@@ -116,7 +116,7 @@ pub(crate) enum DialectArg {
 }
 
 /// Where the suggestion index takes its files' symbols from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub(crate) enum Symbols {
     /// A lexical scanner: every language, fast (the default).
@@ -135,7 +135,7 @@ impl From<Symbols> for ctx::SymbolSource {
 }
 
 /// When to use colour and the rich rendering of diagnostics.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub(crate) enum ColorChoice {
     /// When standard error is a terminal and `NO_COLOR` is not set.

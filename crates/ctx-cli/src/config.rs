@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::cli::ColorChoice;
 
 /// Every key of the configuration file; all are optional and named as the long options.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Config {
     /// Extra read-only roots, relative to the directory of the configuration file.
@@ -123,6 +123,106 @@ pub(crate) struct Loaded {
 
 /// The names of a workspace's own configuration, in the order they are looked for.
 const WORKSPACE_CONFIGS: [&str; 2] = ["ctx.toml", ".ctx/config.toml"];
+
+/// The user's own configuration, `config.toml` in the folder of the user's settings (that of
+/// the trust file, `CTX_CONFIG_DIR` or `~/.config/ctx`), when there is one: as trusted as the
+/// command line, under the workspace's configuration (or the one named with `--config`).
+/// One that lies in the workspace is the workspace's, not the user's: it is ignored, with a
+/// warning.
+pub(crate) fn load_user(root: &Path, dir: Option<&Path>) -> anyhow::Result<Option<Loaded>> {
+    let Some(dir) = dir else { return Ok(None) };
+    let path = dir.join(USER_CONFIG);
+    let read = match ctx::read_user_config(&path) {
+        Ok(read) => read,
+        Err(e) if matches!(e.kind(), ctx::ErrorKind::Config(_)) => return Ok(None),
+        Err(e) => bail!("cannot read the configuration file {}: {e}", path.display()),
+    };
+    let shown = path.display().to_string();
+    let inside = |p: &Path| {
+        let (Ok(p), Ok(root)) = (std::path::absolute(p), std::path::absolute(root)) else {
+            return false;
+        };
+        p.starts_with(&root)
+    };
+    if inside(&path) || ctx::lies_in(&path, root) {
+        let ignored = Ignored {
+            at: format!("{shown}:1:1"),
+            message: "ignored: the user's configuration lies in the workspace, which cannot \
+                      configure itself as the user; keep it elsewhere (CTX_CONFIG_DIR)"
+                .to_owned(),
+        };
+        return Ok(Some(Loaded {
+            dir: dir.to_path_buf(),
+            ignored: vec![ignored],
+            ..Default::default()
+        }));
+    }
+    let mut config =
+        parse(&read.text).map_err(|e| anyhow::anyhow!("bad configuration {shown}:{e}"))?;
+    // Its paths are its own folder's, wherever it lies under another.
+    config.sln = config.sln.map(|p| dir.join(p));
+    config.compile_commands = config.compile_commands.map(|p| dir.join(p));
+    Ok(Some(Loaded {
+        config,
+        dir: dir.to_path_buf(),
+        path: Some(shown),
+        origin: Origin::User,
+        ignored: Vec::new(),
+    }))
+}
+
+/// What of the user's own configuration stays the user's once it lies under another: its roots
+/// and deny globs (absolute or `~`), and its solution (absolute).
+#[derive(Debug, Default)]
+pub(crate) struct UserLayer {
+    pub(crate) allow: Vec<PathBuf>,
+    pub(crate) deny: Vec<String>,
+    pub(crate) solution: Option<PathBuf>,
+}
+
+impl UserLayer {
+    pub(crate) fn of(loaded: &Loaded) -> UserLayer {
+        let home = |dir: &PathBuf| dir.to_str().is_some_and(|d| d == "~" || d.starts_with("~/"));
+        let config = &loaded.config;
+        let allow = config.allow.iter().flatten();
+        UserLayer {
+            allow: allow.map(|d| if home(d) { d.clone() } else { loaded.dir.join(d) }).collect(),
+            deny: config.deny.clone().unwrap_or_default(),
+            solution: config.sln.clone().or_else(|| config.compile_commands.clone()),
+        }
+    }
+}
+
+/// The name of the user's own configuration in the folder of the user's settings.
+pub(crate) const USER_CONFIG: &str = "config.toml";
+
+/// `top` over `base`: each key `top` sets wins; `defines` are merged name by name. Lists of
+/// roots and globs are `top`'s alone (whose they are matters: the caller keeps them apart).
+pub(crate) fn under(mut top: Config, base: &Config) -> Config {
+    let (allow, deny) = (top.allow.take(), top.deny.take());
+    let merged = match (serde_json::to_value(base), serde_json::to_value(&top)) {
+        (Ok(serde_json::Value::Object(mut merged)), Ok(serde_json::Value::Object(over))) => {
+            for (key, value) in over.into_iter().filter(|(_, v)| !v.is_null()) {
+                match (merged.get_mut(&key), value) {
+                    (Some(serde_json::Value::Object(inner)), serde_json::Value::Object(more)) => {
+                        inner.extend(more);
+                    }
+                    (_, value) => {
+                        merged.insert(key, value);
+                    }
+                }
+            }
+            merged.remove("allow");
+            merged.remove("deny");
+            serde_json::from_value(serde_json::Value::Object(merged)).ok()
+        }
+        _ => None,
+    };
+    let mut config = merged.unwrap_or(top);
+    config.allow = allow;
+    config.deny = deny;
+    config
+}
 
 /// Loads `explicit`, or the default file of `root` if there is one. Both are read like any
 /// other file, through a sandbox (docs/security.md).

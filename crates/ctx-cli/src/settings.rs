@@ -99,7 +99,15 @@ impl Settings {
     /// Merges the command line over the configuration file.
     pub(crate) fn new(args: &GlobalArgs) -> anyhow::Result<Settings> {
         let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
-        let loaded = config::load(&root, args.config.as_deref())?;
+        let mut loaded = config::load(&root, args.config.as_deref())?;
+        // The user's own configuration lies under the workspace's (or the one named with
+        // --config): its roots and its solution are the user's word.
+        let mut user = config::UserLayer::default();
+        if let Some(mine) = config::load_user(&root, trust_dir().as_deref())? {
+            user = config::UserLayer::of(&mine);
+            loaded.config = config::under(std::mem::take(&mut loaded.config), &mine.config);
+            loaded.ignored.extend(mine.ignored);
+        }
         let file = &loaded.config;
         let bad = |key: &str, err: String| {
             let path = loaded.path.clone().unwrap_or_default();
@@ -121,8 +129,10 @@ impl Settings {
             config::Origin::User => (configured, Vec::new()),
             config::Origin::Workspace => (Vec::new(), configured),
         };
+        allow.splice(0..0, user.allow);
         allow.extend(args.allow.iter().cloned());
-        let deny = file.deny.clone().unwrap_or_default();
+        let mut deny = user.deny;
+        deny.extend(file.deny.clone().unwrap_or_default());
         // The command line wins over the file: a solution named there overrides the file's
         // `no_sources`, and `--no-sources` the file's solution. A solution the user names is
         // trusted with its source folders; one a workspace's configuration names is not.
@@ -133,8 +143,14 @@ impl Settings {
         } else if file.no_sources.unwrap_or(false) {
             Sources::Off
         } else if let Some(named) = file.sln.as_ref().or(file.compile_commands.as_ref()) {
-            let trusted = loaded.origin == config::Origin::User;
-            Sources::Named(std::path::absolute(loaded.dir.join(named))?, trusted)
+            match &user.solution {
+                // Named by the user's own configuration, and by no other.
+                Some(mine) if mine == named => Sources::Named(std::path::absolute(mine)?, true),
+                _ => {
+                    let trusted = loaded.origin == config::Origin::User;
+                    Sources::Named(std::path::absolute(loaded.dir.join(named))?, trusted)
+                }
+            }
         } else {
             Sources::Auto
         };

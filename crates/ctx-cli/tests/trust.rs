@@ -334,3 +334,38 @@ fn a_rules_folder_that_leads_out_is_never_read() {
     let r = run(m.ctx("repo").args(["system-prompt"]));
     no_leak(&r, &["RULES FROM ELSEWHERE"]);
 }
+
+/// The user's own configuration (`config.toml` beside the trust file) is the user's word: its
+/// roots open without `ctx trust` and it may raise bounds; the workspace's lies over it. The
+/// attack: a repository that is the home folder plants `.config/ctx/config.toml`. What must
+/// not happen: the repository's file counts as the user's.
+#[test]
+fn the_users_own_configuration_is_the_users_word_and_the_repositorys_is_not() {
+    let m = Machine::new();
+    m.write("shared/team.md", "TEAM RULES\n");
+    m.write("repo/big.txt", &"x".repeat(3 << 20));
+    let team = m.path("shared/team.md");
+    let mine = format!(
+        "allow = [\"{}\"]\nmax_file_bytes = 8388608\n[defines]\nWHO = \"me\"\nWHERE = \"home\"\n",
+        m.path("shared").display()
+    );
+    m.write("config/config.toml", &mine);
+    m.write("repo/ctx.toml", "[defines]\nWHERE = \"repo\"\n");
+    let r = run(m.ctx("repo").args(["expand", &format!("@{} @big.txt", team.display())]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("TEAM RULES"), "{}", r.stderr);
+    assert!(!r.stderr.contains("W_UNTRUSTED") && !r.stderr.contains("E_TOO_LARGE"), "{}", r.stderr);
+    let r = run(m.ctx("repo").args(["assemble", "-"]).write_stdin("@{WHO} @{WHERE}\n"));
+    assert_eq!(r.stdout, "me repo\n", "the workspace's lies over the user's");
+
+    // The same file in a repository that is the home folder is the repository's.
+    m.write("repo/.config/ctx/config.toml", &mine);
+    let r = run(m
+        .ctx("repo")
+        .env_remove("CTX_CONFIG_DIR")
+        .env("HOME", m.path("repo"))
+        .args(["expand", &format!("@{} @big.txt", team.display())]));
+    no_leak(&r, &["TEAM RULES"]);
+    assert!(r.stderr.contains("lies in the workspace"), "{}", r.stderr);
+    assert!(r.stderr.contains("E_TOO_LARGE"), "its bounds do not count: {}", r.stderr);
+}

@@ -100,3 +100,21 @@ fn read(sandbox: &Sandbox, name: &str) -> Result<Option<String>, Error> {
         _ => Err(ErrorKind::Binary(name.to_owned()).into()),
     }
 }
+
+/// Whether `path` really lies in the folder `root` (every link of either followed); `false`
+/// when either cannot be found.
+///
+/// # Ambient Authority
+///
+/// Both are looked up by their paths; nothing is opened.
+#[allow(clippy::disallowed_methods)] // A look at where two paths lead, as real_path_of is.
+pub fn lies_in(path: &Path, root: &Path) -> bool {
+    let ambient = cap_std::ambient_authority();
+    let real =
+        |p: &Path| camino::Utf8Path::from_path(p).and_then(|p| ctx_fs::real_path_of(p, ambient));
+    let folder = path.parent().and_then(real);
+    match (folder, real(root)) {
+        (Some(folder), Some(root)) => folder.starts_with(root),
+        _ => false,
+    }
+}

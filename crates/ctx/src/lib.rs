@@ -52,7 +52,9 @@ mod source_index;
 mod suggestions;
 
 pub use complete::Completion;
-pub use config_file::{ConfigText, MAX_CONFIG_BYTES, read_user_config, read_workspace_config};
+pub use config_file::{
+    ConfigText, MAX_CONFIG_BYTES, lies_in, read_user_config, read_workspace_config,
+};
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use conversations::{AssembledRule, BuiltConversation, ConversationBuilder, SystemPrompt};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
