@@ -4,7 +4,10 @@
 use std::time::{Duration, SystemTime};
 
 use crate::decode::Content;
-use crate::sandbox::RACY_WINDOW;
+
+/// A file modified this recently is not cached: a second write within the
+/// file system's time granularity could keep length and modification time.
+pub(crate) const RACY_WINDOW: Duration = Duration::from_secs(2);
 
 #[derive(Debug)]
 pub(crate) struct Cached {

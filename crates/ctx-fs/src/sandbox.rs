@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 use std::io::{self, Read};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use camino::{Utf8Path, Utf8PathBuf};
 use cap_fs_ext::{DirExtUtf8, FollowSymlinks, OpenOptionsFollowExt};
@@ -11,14 +11,15 @@ use cap_std::fs::{Metadata, OpenOptions};
 use cap_std::fs_utf8::Dir;
 
 use crate::Text;
-use crate::builder::{IgnoreSettings, Limits, Root, SandboxBuilder};
-use crate::cache::{Cached, Fingerprint};
+use crate::cache::{Cached, Fingerprint, RACY_WINDOW};
 use crate::decode::{self, BINARY_SNIFF_BYTES, Content};
 use crate::deny::DenyList;
 use crate::error::{Error, ErrorKind, Result};
 use crate::location::{Location, RootId, RootKind, Stat};
 use crate::overlay::Overlay;
 use crate::path::{self, Anchor};
+use crate::root::{RefusedRoot, Root};
+use crate::settings::{IgnoreSettings, Limits};
 use crate::stream::{Streamed, TextStream};
 
 /// A folder of a root, by its components as written.
@@ -27,22 +28,94 @@ type Folder = (RootId, Vec<String>);
 /// How many symbolic links one resolution follows before it reports a loop.
 pub const MAX_SYMLINK_HOPS: usize = 40;
 
-/// A file modified this recently is not cached: a second write within the
-/// file system's time granularity could keep length and modification time.
-pub(crate) const RACY_WINDOW: Duration = Duration::from_secs(2);
-
-/// What the final step of a traversal produced.
-pub(crate) enum Opened {
-    Meta(Metadata),
-    File(std::fs::File),
-    Dir(Dir),
-}
-
+/// How a traversal opens its last component (see [`Target`]).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Mode {
     Stat,
     File,
     Dir,
+}
+
+/// What a traversal opens at its last component, by the type it gives back: the metadata of
+/// the entry itself ([`Metadata`], a link not followed), a file to read ([`std::fs::File`],
+/// opened without blocking), or a directory handle ([`Dir`]).
+pub(crate) trait Target: Sized {
+    /// How the Linux fast path opens it.
+    #[cfg_attr(not(target_os = "linux"), allow(dead_code))]
+    const MODE: Mode;
+
+    /// Opens the entry `name` of `dir` without following a final link.
+    fn open(dir: &Dir, name: &str) -> io::Result<Self>;
+
+    /// The root itself as this target.
+    fn root(dir: &Dir, written: &str) -> Result<Self>;
+
+    /// Whether what was opened is a symbolic link, to be followed by the traversal (only
+    /// metadata can be a link; the other opens refuse one).
+    fn is_link(&self) -> bool {
+        false
+    }
+
+    /// The fast path's opened descriptor as this target; `None` sends the path to the slow
+    /// walk.
+    #[cfg(target_os = "linux")]
+    fn from_fast(file: std::fs::File) -> Option<Self>;
+}
+
+impl Target for Metadata {
+    const MODE: Mode = Mode::Stat;
+
+    fn open(dir: &Dir, name: &str) -> io::Result<Metadata> {
+        dir.symlink_metadata(name)
+    }
+
+    fn root(dir: &Dir, written: &str) -> Result<Metadata> {
+        dir.dir_metadata().map_err(|e| Error::io(written, e))
+    }
+
+    fn is_link(&self) -> bool {
+        self.is_symlink()
+    }
+
+    #[cfg(target_os = "linux")]
+    fn from_fast(file: std::fs::File) -> Option<Metadata> {
+        // With O_PATH | O_NOFOLLOW a final link is opened itself.
+        Metadata::from_file(&file).ok().filter(|md| !md.is_symlink())
+    }
+}
+
+impl Target for std::fs::File {
+    const MODE: Mode = Mode::File;
+
+    fn open(dir: &Dir, name: &str) -> io::Result<std::fs::File> {
+        open_file_nofollow(dir, name)
+    }
+
+    fn root(_: &Dir, written: &str) -> Result<std::fs::File> {
+        Err(Error::new(ErrorKind::NotRegular, written))
+    }
+
+    #[cfg(target_os = "linux")]
+    fn from_fast(file: std::fs::File) -> Option<std::fs::File> {
+        Some(file)
+    }
+}
+
+impl Target for Dir {
+    const MODE: Mode = Mode::Dir;
+
+    fn open(dir: &Dir, name: &str) -> io::Result<Dir> {
+        dir.open_dir_nofollow(name)
+    }
+
+    fn root(dir: &Dir, written: &str) -> Result<Dir> {
+        dir.try_clone().map_err(|e| Error::io(written, e))
+    }
+
+    #[cfg(target_os = "linux")]
+    fn from_fast(file: std::fs::File) -> Option<Dir> {
+        Some(Dir::from_std_file(file))
+    }
 }
 
 /// The capability sandbox: every read of ctx goes through one.
@@ -54,7 +127,7 @@ pub(crate) enum Mode {
 pub struct Sandbox {
     pub(crate) roots: Vec<Root>,
     /// The roots a project file asked for that were not opened.
-    pub(crate) refused: Vec<crate::builder::RefusedRoot>,
+    pub(crate) refused: Vec<RefusedRoot>,
     /// The home directory's absolute components, which `~` paths start from.
     pub(crate) home: Option<Vec<String>>,
     pub(crate) deny: DenyList,
@@ -69,12 +142,6 @@ pub struct Sandbox {
 }
 
 impl Sandbox {
-    /// Starts configuring a sandbox whose workspace root is `workspace`;
-    /// shorthand for [`SandboxBuilder::new`].
-    pub fn builder(workspace: impl Into<Utf8PathBuf>) -> SandboxBuilder {
-        SandboxBuilder::new(workspace)
-    }
-
     /// The workspace root as a location.
     pub fn workspace(&self) -> Location {
         Location { root: RootId::WORKSPACE, path: Utf8PathBuf::new() }
@@ -85,8 +152,9 @@ impl Sandbox {
         (0..self.roots.len()).map(RootId)
     }
 
-    /// The roots added with [`SandboxBuilder::project_root`] that were not opened, and why.
-    pub fn refused_roots(&self) -> &[crate::builder::RefusedRoot] {
+    /// The roots added with [`SandboxBuilder::project_root`](crate::SandboxBuilder::project_root)
+    /// that were not opened, and why.
+    pub fn refused_roots(&self) -> &[RefusedRoot] {
         &self.refused
     }
 
@@ -145,7 +213,7 @@ impl Sandbox {
     /// same root that way (`../ws/x` from root `ws`) is refused.
     pub fn resolve(&self, written: &str, base: Option<&Location>) -> Result<Location> {
         let (root, comps) = self.lexical(written, base)?;
-        let (canonical, _) = self.traverse(root, comps, Mode::Stat, written)?;
+        let (canonical, _) = self.traverse::<Metadata>(root, comps, written)?;
         Ok(Location::new(root, &canonical))
     }
 
@@ -218,8 +286,7 @@ impl Sandbox {
         root: RootId,
         comps: Vec<String>,
     ) -> Option<(Vec<String>, HashMap<String, cap_std::fs::FileType>)> {
-        let (canonical, opened) = self.traverse(root, comps, Mode::Dir, "").ok()?;
-        let Opened::Dir(dir) = opened else { return None };
+        let (canonical, dir) = self.traverse::<Dir>(root, comps, "").ok()?;
         let mut kinds = HashMap::new();
         for entry in dir.entries().ok()? {
             let entry = entry.ok()?;
@@ -265,10 +332,8 @@ impl Sandbox {
     /// Type, length and modification time of a location.
     pub fn stat(&self, location: &Location) -> Result<Stat> {
         let written = location.shown();
-        match self.traverse(location.root, location.comps(), Mode::Stat, written)? {
-            (_, Opened::Meta(md)) => Ok(Stat::from_cap(&md)),
-            _ => unreachable!("stat traversal returns metadata"),
-        }
+        let (_, md) = self.traverse::<Metadata>(location.root, location.comps(), written)?;
+        Ok(Stat::from_cap(&md))
     }
 
     /// Reads a file as text.
@@ -314,8 +379,7 @@ impl Sandbox {
         {
             return Ok(Streamed::Whole);
         }
-        let (_, opened) = self.traverse(location.root, location.comps(), Mode::File, written)?;
-        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
+        let (_, file) = self.traverse::<std::fs::File>(location.root, location.comps(), written)?;
         let md = regular_within(&file, written, self.limits.max_file_bytes)?;
         let mut head = Vec::with_capacity(BINARY_SNIFF_BYTES);
         (&file)
@@ -340,8 +404,7 @@ impl Sandbox {
         if let Some(content) = self.warm_hit(root, location.path.as_str()) {
             return Ok((location, Some(content)));
         }
-        let (canonical, opened) = self.traverse(root, comps, Mode::File, written)?;
-        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
+        let (canonical, file) = self.traverse::<std::fs::File>(root, comps, written)?;
         let location = Location::new(root, &canonical);
         let md = regular_within(&file, written, self.limits.max_file_bytes)?;
         if md.len() > whole_up_to && self.overlay_text(root, location.path.as_str()).is_none() {
@@ -361,8 +424,7 @@ impl Sandbox {
         max: u64,
     ) -> Result<(Location, Vec<u8>)> {
         let (root, comps) = self.lexical(written, base)?;
-        let (canonical, opened) = self.traverse(root, comps, Mode::File, written)?;
-        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
+        let (canonical, file) = self.traverse::<std::fs::File>(root, comps, written)?;
         let md = regular_within(&file, written, max)?;
         let mut bytes = Vec::with_capacity(md.len().min(max).saturating_add(1) as usize);
         file.take(max.saturating_add(1))
@@ -378,8 +440,7 @@ impl Sandbox {
     /// with every rule of the sandbox, for telling a file's kind by its content.
     pub fn read_prefix(&self, location: &Location, n: usize) -> Result<Vec<u8>> {
         let written = location.shown();
-        let (_, opened) = self.traverse(location.root, location.comps(), Mode::File, written)?;
-        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
+        let (_, file) = self.traverse::<std::fs::File>(location.root, location.comps(), written)?;
         regular_within(&file, written, u64::MAX)?;
         let mut bytes = Vec::with_capacity(n);
         file.take(n as u64).read_to_end(&mut bytes).map_err(|e| Error::io(written, e))?;
@@ -390,9 +451,8 @@ impl Sandbox {
         if let Some(content) = self.warm_hit(location.root, location.path.as_str()) {
             return Ok(content);
         }
-        let (canonical, opened) =
-            self.traverse(location.root, location.comps(), Mode::File, written)?;
-        let Opened::File(file) = opened else { unreachable!("file traversal returns a file") };
+        let (canonical, file) =
+            self.traverse::<std::fs::File>(location.root, location.comps(), written)?;
         let md = regular_within(&file, written, self.limits.max_file_bytes)?;
         self.read_opened(&Location::new(location.root, &canonical), file, &md, written)
     }
@@ -603,18 +663,17 @@ impl Sandbox {
     /// directories walked so far, refused when that would leave the root. Returns the final
     /// in-root path (no links in it) and what `mode` asks for, after
     /// checking the deny list on that path.
-    pub(crate) fn traverse(
+    pub(crate) fn traverse<T: Target>(
         &self,
         root: RootId,
         mut comps: Vec<String>,
-        mode: Mode,
         written: &str,
-    ) -> Result<(Vec<String>, Opened)> {
+    ) -> Result<(Vec<String>, T)> {
         let Some(root_dir) = self.roots.get(root.0).map(|r| &r.dir) else {
             return Err(Error::new(ErrorKind::Config, written).with_detail("unknown root"));
         };
         #[cfg(target_os = "linux")]
-        if let Some(opened) = self.fast_path.then(|| fast::open(root_dir, &comps, mode)).flatten() {
+        if let Some(opened) = self.fast_path.then(|| fast::open::<T>(root_dir, &comps)).flatten() {
             if let Some(reason) = self.deny.check(&comps) {
                 return Err(Error::new(ErrorKind::Denied, written).with_detail(reason));
             }
@@ -624,16 +683,7 @@ impl Sandbox {
         'restart: loop {
             let mut current: Option<Dir> = None;
             if comps.is_empty() {
-                let opened = match mode {
-                    Mode::Stat => {
-                        Opened::Meta(root_dir.dir_metadata().map_err(|e| Error::io(written, e))?)
-                    }
-                    Mode::File => return Err(Error::new(ErrorKind::NotRegular, written)),
-                    Mode::Dir => {
-                        Opened::Dir(root_dir.try_clone().map_err(|e| Error::io(written, e))?)
-                    }
-                };
-                return Ok((comps, opened));
+                return Ok((comps, T::root(root_dir, written)?));
             }
             for i in 0..comps.len() {
                 // A `..` from a link target: `comps[..i]` was just walked through real
@@ -648,27 +698,27 @@ impl Sandbox {
                 let dir = current.as_ref().unwrap_or(root_dir);
                 let name = comps[i].as_str();
                 let last = i + 1 == comps.len();
-                // Fast path: open without following; only on failure find out why.
-                let attempt = if !last || mode == Mode::Dir {
-                    dir.open_dir_nofollow(name).map(Opened::Dir)
-                } else if mode == Mode::File {
-                    open_file_nofollow(dir, name).map(Opened::File)
-                } else {
-                    dir.symlink_metadata(name).map(Opened::Meta)
-                };
-                let err = match attempt {
-                    Ok(Opened::Dir(sub)) if !last => {
-                        current = Some(sub);
-                        continue;
-                    }
-                    Ok(Opened::Meta(md)) if md.is_symlink() => None,
-                    Ok(opened) => {
-                        if let Some(reason) = self.deny.check(&comps) {
-                            return Err(Error::new(ErrorKind::Denied, written).with_detail(reason));
+                // Open without following; only on failure find out why.
+                let err = if !last {
+                    match dir.open_dir_nofollow(name) {
+                        Ok(sub) => {
+                            current = Some(sub);
+                            continue;
                         }
-                        return Ok((comps, opened));
+                        Err(e) => Some(e),
                     }
-                    Err(e) => Some(e),
+                } else {
+                    match T::open(dir, name) {
+                        Ok(opened) if opened.is_link() => None,
+                        Ok(opened) => {
+                            if let Some(reason) = self.deny.check(&comps) {
+                                let err = Error::new(ErrorKind::Denied, written);
+                                return Err(err.with_detail(reason));
+                            }
+                            return Ok((comps, opened));
+                        }
+                        Err(e) => Some(e),
+                    }
                 };
                 let md = match dir.symlink_metadata(name) {
                     Ok(md) => md,
@@ -681,7 +731,7 @@ impl Sandbox {
                     if !md.is_file() && !md.is_dir() {
                         return Err(Error::new(ErrorKind::NotRegular, written));
                     }
-                    if mode == Mode::Dir && !md.is_dir() {
+                    if T::MODE == Mode::Dir && !md.is_dir() {
                         return Err(
                             Error::new(ErrorKind::NotFound, written).with_detail("not a directory")
                         );
@@ -721,10 +771,7 @@ impl Sandbox {
         location: &Location,
         written: &str,
     ) -> Result<(Vec<String>, Dir)> {
-        match self.traverse(location.root, location.comps(), Mode::Dir, written)? {
-            (canonical, Opened::Dir(dir)) => Ok((canonical, dir)),
-            _ => unreachable!("dir traversal returns a directory"),
-        }
+        self.traverse::<Dir>(location.root, location.comps(), written)
     }
 }
 
@@ -787,23 +834,22 @@ fn warm_stat_flags() -> rustix::fs::AtFlags {
 mod fast {
     use std::sync::atomic::{AtomicBool, Ordering};
 
-    use cap_std::fs::Metadata;
     use cap_std::fs_utf8::Dir;
     use rustix::fs::{Mode as Perm, OFlags, ResolveFlags, openat2};
     use rustix::io::Errno;
 
-    use super::{Mode, Opened};
+    use super::{Mode, Target};
 
     static UNSUPPORTED: AtomicBool = AtomicBool::new(false);
 
-    pub(super) fn open(root: &Dir, comps: &[String], mode: Mode) -> Option<Opened> {
+    pub(super) fn open<T: Target>(root: &Dir, comps: &[String]) -> Option<T> {
         if comps.is_empty() || UNSUPPORTED.load(Ordering::Relaxed) {
             return None;
         }
         let path = comps.join("/");
         let flags = OFlags::CLOEXEC
             | OFlags::NOFOLLOW
-            | match mode {
+            | match T::MODE {
                 Mode::File => OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY,
                 Mode::Stat => OFlags::PATH,
                 Mode::Dir => OFlags::RDONLY | OFlags::DIRECTORY,
@@ -811,21 +857,7 @@ mod fast {
         let resolve =
             ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS;
         match openat2(root, path.as_str(), flags, Perm::empty(), resolve) {
-            Ok(fd) => {
-                let file = std::fs::File::from(fd);
-                Some(match mode {
-                    Mode::File => Opened::File(file),
-                    Mode::Stat => {
-                        // With O_PATH | O_NOFOLLOW a final link is opened itself.
-                        let md = Metadata::from_file(&file).ok()?;
-                        if md.is_symlink() {
-                            return None;
-                        }
-                        Opened::Meta(md)
-                    }
-                    Mode::Dir => Opened::Dir(Dir::from_std_file(file)),
-                })
-            }
+            Ok(fd) => T::from_fast(std::fs::File::from(fd)),
             Err(Errno::NOSYS) => {
                 UNSUPPORTED.store(true, Ordering::Relaxed);
                 None

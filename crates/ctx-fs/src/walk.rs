@@ -13,7 +13,9 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use crate::error::{Error, ErrorKind, Result};
 use crate::location::{FileKind, Location, RootId};
 use crate::path;
-use crate::sandbox::{Mode, Opened, Sandbox, open_file_nofollow};
+use cap_std::fs::Metadata;
+
+use crate::sandbox::{Sandbox, open_file_nofollow};
 
 /// One entry a walk found.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -474,10 +476,9 @@ impl<'a> Walker<'a> {
     fn visit_link(&mut self, parent: &[String], node: Node) {
         let Node { canonical: link, shown, depth } = node;
         let written = join(&link);
-        let target = self.sandbox.traverse(self.root, link, Mode::Stat, written.as_str());
+        let target = self.sandbox.traverse::<Metadata>(self.root, link, written.as_str());
         let (target, md) = match target {
-            Ok((target, Opened::Meta(md))) => (target, md),
-            Ok(_) => unreachable!("stat traversal returns metadata"),
+            Ok((target, md)) => (target, md),
             Err(e) => {
                 let reason = match e.kind() {
                     ErrorKind::NotFound => return,
