@@ -6,8 +6,9 @@ use std::time::UNIX_EPOCH;
 
 use ctx_fs::{Location, Sandbox, Store};
 
+use crate::bounds::Bounds;
 use crate::index::{FileState, SourceIndex, Stamp};
-use crate::load::{Bounds, absolute_of, workspace_of};
+use crate::index::{absolute_of, workspace_of};
 use crate::{Error, Options, paths};
 
 /// The magic bytes of a stored index, then a format version.

@@ -4,9 +4,10 @@
 //! up in `lookup.rs`.
 
 use ctx_diagnostics::Code;
+use ctx_fs::{Location, Sandbox};
 use serde::{Deserialize, Serialize};
 
-use crate::lookup::Keys;
+use crate::keys::Keys;
 use crate::paths;
 use crate::warning::{Warning, Warnings};
 
@@ -359,4 +360,15 @@ pub(crate) mod code_name {
         let name = String::deserialize(d)?;
         Code::from_name(&name).ok_or_else(|| serde::de::Error::custom("unknown code"))
     }
+}
+
+/// The absolute, `/`-separated path of a location.
+pub(crate) fn absolute_of(sandbox: &Sandbox, location: &Location) -> String {
+    let root = sandbox.root_path(location.root()).as_str().replace('\\', "/");
+    paths::normalize(&format!("{root}/{}", location.path()))
+}
+
+/// The workspace root of `sandbox`, `/`-separated and normalised.
+pub(crate) fn workspace_of(sandbox: &Sandbox) -> String {
+    paths_of_os(sandbox.root_path(sandbox.workspace().root()).as_str())
 }

@@ -18,9 +18,11 @@
 //! earlier rules of assembly.md §2 did not resolve. The facade's `ContextBuilder::solution`
 //! does all of it.
 
+mod bounds;
 mod cache;
 mod compdb;
 mod index;
+mod keys;
 mod load;
 mod lookup;
 mod msbuild;

@@ -8,8 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ctx_fs::{Location, Sandbox};
 
+use crate::bounds::Bounds;
 use crate::cache::{key_of, stamp_of};
-use crate::index::{FileState, Pending, Project, SourceFile, SourceIndex, Stamp, paths_of_os};
+use crate::index::{
+    FileState, Pending, Project, SourceFile, SourceIndex, Stamp, absolute_of, workspace_of,
+};
 use crate::msbuild::{self, Entry, Items, ProjectRef};
 use crate::paths::{self, Dirs};
 use crate::warning::{Tally, Warning, clip};
@@ -26,27 +29,6 @@ const SHARE_PER_THREAD: usize = 64;
 
 /// Most distinct wildcard items of an index; past it the rest are left out with a warning.
 const MAX_WILDCARDS: usize = 1024;
-
-/// The work one index build may do, from its file cap: the items read from project files
-/// (duplicates included), the bytes of project files read, and the entries its wildcard
-/// walks and case corrections list. Each is spent once for the whole index, so that the time
-/// and memory of a build grow with the cap, never with what the project files repeat.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Bounds {
-    pub(crate) items: usize,
-    pub(crate) bytes: usize,
-    pub(crate) walk: usize,
-}
-
-impl Bounds {
-    pub(crate) fn of(max_files: usize) -> Bounds {
-        Bounds {
-            items: max_files.saturating_mul(8).max(10_000),
-            bytes: max_files.saturating_mul(2048).max(16 << 20),
-            walk: max_files.saturating_mul(8).max(10_000),
-        }
-    }
-}
 
 impl SourceIndex {
     /// Reads the solution, XML solution, project or `compile_commands.json` at `path`
@@ -535,15 +517,4 @@ pub(crate) fn read_text(sandbox: &Sandbox, path: &str) -> Result<(Location, Stri
         Some(text) => Ok((location, text.to_string())),
         None => Err(Error::config(path, "binary content".into())),
     }
-}
-
-/// The absolute, `/`-separated path of a location.
-pub(crate) fn absolute_of(sandbox: &Sandbox, location: &Location) -> String {
-    let root = sandbox.root_path(location.root()).as_str().replace('\\', "/");
-    paths::normalize(&format!("{root}/{}", location.path()))
-}
-
-/// The workspace root of `sandbox`, `/`-separated and normalised.
-pub(crate) fn workspace_of(sandbox: &Sandbox) -> String {
-    paths_of_os(sandbox.root_path(sandbox.workspace().root()).as_str())
 }

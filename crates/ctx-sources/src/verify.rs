@@ -8,8 +8,9 @@ use std::collections::HashMap;
 use ctx_diagnostics::Code;
 use ctx_fs::{Location, RootKind, Sandbox, WalkOptions};
 
+use crate::bounds::Bounds;
 use crate::index::{FileState, Pending, SourceFile, SourceIndex, paths_of_os};
-use crate::load::{Bounds, Seen};
+use crate::load::Seen;
 use crate::paths;
 use crate::walk::{self, Found, Patterns, Rests, Unwalked, Walks};
 use crate::warning::{Warning, clip};
