@@ -47,8 +47,11 @@ mod context;
 mod conversations;
 mod deferred;
 mod depends;
+mod error;
+mod resolve;
 mod roots;
 mod source_index;
+mod suggest_state;
 mod suggestions;
 
 pub use complete::Completion;
@@ -63,8 +66,8 @@ pub use ctx_diagnostics::{Code, Severity};
 pub use ctx_suggest::{Index, Suggestion, SymbolSource, UpdateStats};
 pub use deferred::Deferred;
 pub use depends::Dependencies;
+pub use resolve::{ResolveReport, ResolveStatus};
 pub use roots::{Notice, Trust};
-pub use source_index::{ResolveReport, ResolveStatus};
 pub use suggestions::SuggestOptions;
 
 #[doc = include_str!("../../../README.md")]

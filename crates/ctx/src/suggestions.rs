@@ -2,31 +2,14 @@
 //! kept in memory and, with [`ContextBuilder::cache_dir`](crate::ContextBuilder::cache_dir),
 //! on disk between runs.
 
-use std::sync::{Arc, Mutex};
+use ctx_suggest::{Index, Suggestion, UpdateStats};
 
-use ctx_fs::Store;
-use ctx_suggest::{Index, Suggestion, SymbolSource, UpdateStats};
-
-use crate::context::{Context, Error, ErrorKind};
+use crate::context::Context;
+use crate::error::{Error, ErrorKind};
 
 /// The options of [`Context::suggest`]: limit, range cap, token budget, explanations and
 /// weights.
 pub type SuggestOptions = ctx_suggest::Options;
-
-/// The suggestion state of a context: the store, if any, and the index once built.
-#[derive(Clone, Debug)]
-pub(crate) struct State {
-    store: Option<Arc<Store>>,
-    /// Where the index takes its symbols from.
-    symbols: SymbolSource,
-    index: Arc<Mutex<Option<Index>>>,
-}
-
-impl State {
-    pub(crate) fn new(store: Option<Arc<Store>>, symbols: SymbolSource) -> State {
-        State { store, symbols, index: Arc::new(Mutex::new(None)) }
-    }
-}
 
 impl Context {
     /// Builds or updates the suggestion index of the workspace: loads the stored one (when
