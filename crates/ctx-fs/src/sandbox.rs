@@ -121,7 +121,7 @@ impl Target for Dir {
 /// The capability sandbox: every read of ctx goes through one.
 ///
 /// It holds a capability handle per root and never opens anything by an
-/// ambient path after [`SandboxBuilder::open`]. It is `Send + Sync` and
+/// ambient path after [`SandboxBuilder::open`](crate::SandboxBuilder::open). It is `Send + Sync` and
 /// meant to be shared (behind an `Arc`) by everything in one run or process.
 #[derive(Debug)]
 pub struct Sandbox {
