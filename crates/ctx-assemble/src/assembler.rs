@@ -8,14 +8,16 @@ use ctx_fs::{Content, Sandbox};
 use ctx_syntax::Code;
 
 use crate::budget::{JsonStringSink, Sink, WriteSink};
-use crate::document::{FrontMatterMemo, Selected};
+use crate::document::Selected;
+use crate::memo::FrontMatterMemo;
 use crate::options::Options;
 use crate::out::Out;
 use crate::printer;
 use crate::record::Assembly;
 use crate::resolve::{Resolver, display_path};
+use crate::run::{Doc, Run};
+use crate::setup::Setup;
 use crate::tools::Tools;
-use crate::walk::{Doc, Walk};
 
 /// Why the top-level input could not be assembled at all.
 #[derive(Debug)]
@@ -140,12 +142,15 @@ impl Assembler {
         &self.sandbox
     }
 
-    pub(crate) fn resolver(&self) -> Option<&dyn Resolver> {
-        self.resolver.as_deref()
-    }
-
-    pub(crate) fn front_matter_memo(&self) -> &FrontMatterMemo {
-        &self.front_matter
+    /// What a run of this assembler reads with and by.
+    pub(crate) fn setup(&self) -> Setup<'_> {
+        Setup {
+            sandbox: &self.sandbox,
+            options: &self.options,
+            tools: &self.tools,
+            resolver: self.resolver.as_deref(),
+            front_matter: &self.front_matter,
+        }
     }
 
     /// Assembles the file at `path` (relative to the workspace root, or absolute inside a
@@ -159,13 +164,13 @@ impl Assembler {
         self.collect(Input::File(path))
     }
 
-    /// Assembles the file at `path`, writing the rendering to `writer` as the walk proceeds
+    /// Assembles the file at `path`, writing the rendering to `writer` as the run proceeds
     /// (format `json` is written whole at the end). The returned assembly has no content.
     ///
     /// # Errors
     ///
     /// As [`Assembler::assemble_file`], and when writing fails; a writer closed by its reader
-    /// (a broken pipe) only stops the walk, and the assembly holds what was found until then.
+    /// (a broken pipe) only stops the run, and the assembly holds what was found until then.
     pub fn assemble_file_to(
         &self,
         path: &str,
@@ -183,7 +188,7 @@ impl Assembler {
         }
     }
 
-    /// Assembles a text that is not a file, writing to `writer` as the walk proceeds.
+    /// Assembles a text that is not a file, writing to `writer` as the run proceeds.
     ///
     /// # Errors
     ///
@@ -258,11 +263,11 @@ impl Assembler {
             LoadedText::Read(text) => Selected { text, whole: Some(text), first_line: 1 },
             LoadedText::Given(text) => Selected { text, whole: None, first_line: 1 },
         };
-        let mut walk = Walk::new(self, Out::new(&self.options, sink));
+        let mut run = Run::new(self.setup(), Out::new(&self.options, sink));
         if loaded.doc.location.is_some() {
-            walk.assembly.stats.files += 1;
+            run.assembly.stats.files += 1;
         }
-        walk.top(&loaded.doc, selected);
-        walk.finish().map_err(AssembleError::Io)
+        run.top(&loaded.doc, selected);
+        run.finish().map_err(AssembleError::Io)
     }
 }

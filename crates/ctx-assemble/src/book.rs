@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 use ctx_syntax::{BookPart, BookRange};
 use regex::Regex;
 
-use crate::select::{LineRange, Selection};
+use crate::selection::{LineRange, Selection};
 
 static ANCHOR_START: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"ANCHOR:\s*(?P<name>[\w_-]+)").expect("a valid pattern"));

@@ -3,81 +3,14 @@
 //! its diagnostics reported, its `params` merged; the top document's `description` and
 //! `metadata` kept on the assembly, an included document's front matter on its record.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-
-use ctx_fs::{Text, WeakText};
+use ctx_fs::Text;
 use ctx_syntax::Code;
 
-use crate::front_matter;
 use crate::is_markdown;
 use crate::record::DiagnosticRecord;
 use crate::resolve::Resolved;
+use crate::run::{Body, Doc, Item, Run};
 use crate::select;
-use crate::walk::{Body, Doc, Item, Walk};
-
-/// Front matter parsed once per file content, shared by the clones of an assembler: a content
-/// cache hit hands back the same `Text`, so an unchanged file is not parsed again. Keyed by
-/// the content's address, checked through a weak reference so a reused address never matches
-/// stale content.
-#[derive(Default)]
-pub(crate) struct FrontMatterMemo {
-    entries: Mutex<HashMap<usize, MemoEntry>>,
-}
-
-/// The content a parse was made of (alive or not), and the parse.
-type MemoEntry = (WeakText, Arc<ParsedFrontMatter>);
-
-/// How many parsed front matters an assembler keeps.
-const FRONT_MATTER_MEMO: usize = 4096;
-
-/// The owned result of `front_matter::parse`.
-pub(crate) struct ParsedFrontMatter {
-    body_offset: usize,
-    body_line: u32,
-    front_matter: Option<front_matter::FrontMatter>,
-    diagnostics: Vec<ctx_syntax::Diagnostic>,
-}
-
-impl ParsedFrontMatter {
-    fn of(text: &str) -> ParsedFrontMatter {
-        let parsed = front_matter::parse(text);
-        ParsedFrontMatter {
-            body_offset: parsed.body_offset,
-            body_line: parsed.body_line,
-            front_matter: parsed.front_matter,
-            diagnostics: parsed.diagnostics,
-        }
-    }
-}
-
-impl FrontMatterMemo {
-    /// Splits and parses front matter, once per file content when `text` is the whole file.
-    fn parse(&self, text: &str, whole: Option<&Text>) -> Arc<ParsedFrontMatter> {
-        let Some(whole) =
-            whole.filter(|w| std::ptr::eq(w.as_ptr(), text.as_ptr()) && w.len() == text.len())
-        else {
-            return Arc::new(ParsedFrontMatter::of(text));
-        };
-        let key = whole.as_ptr() as usize;
-        let lock = || self.entries.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some((weak, parsed)) = lock().get(&key)
-            && weak.upgrade().is_some_and(|alive| Text::ptr_eq(&alive, whole))
-        {
-            return parsed.clone();
-        }
-        let parsed = Arc::new(ParsedFrontMatter::of(text));
-        let mut entries = lock();
-        if entries.len() >= FRONT_MATTER_MEMO {
-            entries.retain(|_, (weak, _)| weak.strong_count() > 0);
-            if entries.len() >= FRONT_MATTER_MEMO {
-                entries.clear();
-            }
-        }
-        entries.insert(key, (whole.downgrade(), parsed.clone()));
-        parsed
-    }
-}
 
 /// The text of a file to assemble: the whole file or the lines a reference selected.
 #[derive(Clone, Copy)]
@@ -102,7 +35,7 @@ impl Selected<'_> {
     }
 }
 
-impl Walk<'_> {
+impl Run<'_> {
     /// Assembles the top-level document.
     pub(crate) fn top(&mut self, doc: &Doc, selected: Selected<'_>) {
         self.chain.push((doc.location.clone(), doc.name.clone()));
@@ -126,7 +59,7 @@ impl Walk<'_> {
             let line_offset = selected.first_line - 1;
             return Body { text: selected.text, line_offset, byte_offset: offset };
         }
-        let parsed = self.asm.front_matter_memo().parse(selected.text, selected.whole);
+        let parsed = self.setup.front_matter.parse(selected.text, selected.whole);
         for d in &parsed.diagnostics {
             let record = DiagnosticRecord::new(
                 d.code,

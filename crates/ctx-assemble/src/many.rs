@@ -2,9 +2,8 @@
 //! text file, read ahead on worker threads in bounded batches and placed in walk order.
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
 
-use ctx_fs::{Content, Sandbox, SkipReason, WalkEntry};
+use ctx_fs::{Content, Sandbox, WalkEntry};
 use ctx_syntax::Code;
 
 use crate::printer::{DirectoryHead, Entry};
@@ -14,13 +13,14 @@ use crate::resolve::{Resolved, display_in};
 use crate::select;
 use crate::tokens;
 
+use crate::run::{Doc, Item, Run, WalkKey, reference_text};
+
 /// The directory and glob expansions of one run may together look at this many times what
 /// one walk may look at ([`ctx_fs::COUNT_PAST_LIMIT`] times its entry limit): a line of
 /// distinct globs cannot multiply the cost of one walk without end.
 pub(crate) const RUN_WALKS: usize = 10;
-use crate::walk::{Doc, Item, Walk, reference_text};
 
-impl Walk<'_> {
+impl Run<'_> {
     /// Expands a directory or a glob: the walk, then each text file in sorted order.
     pub(crate) fn expand_many(
         &mut self,
@@ -34,36 +34,7 @@ impl Walk<'_> {
             (Kind::Glob, None) => (Some(written.to_owned()), doc.dir.clone()),
             _ => (None, resolved.location.clone()),
         };
-        // The same walk again (a line of the same glob) is the last one, not walked anew.
-        let walk = match self.last_walk.take().filter(|(last, _)| *last == key) {
-            Some((_, walk)) => walk,
-            None => {
-                // Each walk looks at a bounded number of entries; a line of distinct globs
-                // must not multiply it without end: the run's walks share a budget too.
-                let limit = self.sandbox().limits().max_walk_entries;
-                let budget = limit.saturating_mul(ctx_fs::COUNT_PAST_LIMIT * RUN_WALKS);
-                if self.walks_looked >= budget {
-                    let message = format!(
-                        "the directory and glob walks of this run have looked at {} entries, \
-                         their budget; {written} is not walked (--max-files 0 lifts it)",
-                        self.walks_looked
-                    );
-                    return self.fail(item, Code::Budget, message);
-                }
-                let walk = match &key {
-                    (Some(pattern), at) => self.sandbox().glob(pattern, Some(at)),
-                    (None, at) => self.sandbox().walk(at),
-                };
-                match walk {
-                    Ok(walk) => {
-                        self.walks_looked = self.walks_looked.saturating_add(walk.looked);
-                        std::sync::Arc::new(walk)
-                    }
-                    Err(err) => return self.fs_fail(item, &err, written),
-                }
-            }
-        };
-        self.last_walk = Some((key, std::sync::Arc::clone(&walk)));
+        let Some(walk) = self.walk_for(key, written, item) else { return };
         let files: Vec<&WalkEntry> = walk.files().collect();
         let max = self.opts().limits.max_files;
         let taken = if max > 0 { files.len().min(max) } else { files.len() };
@@ -82,6 +53,75 @@ impl Walk<'_> {
         } else {
             format!("{}/", resolved.path)
         };
+        let notes = self.expansion_notes(&walk, omitted, &path, item);
+        let head =
+            DirectoryHead { path, reference: reference_text(item.raw), tree: tree_of(&rows) };
+        // The directory's opening, then its files batch by batch, so an expansion of a large
+        // tree holds a few batches in memory, not the tree.
+        if let Err(message) = self.out.directory_open(&head) {
+            return self.budget_spent_at(message, Some(item));
+        }
+        if !self.write_batches(files, item) {
+            return;
+        }
+        if let Err(message) = self.out.directory_close(notes.as_deref()) {
+            self.budget_spent_at(message, Some(item));
+        }
+    }
+
+    /// The walk of `key`: the last one again (a line of the same glob is not walked anew), or
+    /// a new one within the run's budget of walks; `None` after reporting why there is none.
+    fn walk_for(
+        &mut self,
+        key: WalkKey,
+        written: &str,
+        item: &mut Item<'_>,
+    ) -> Option<std::sync::Arc<ctx_fs::Walk>> {
+        if let Some((_, walk)) = self.last_walk.take().filter(|(last, _)| *last == key) {
+            self.last_walk = Some((key, std::sync::Arc::clone(&walk)));
+            return Some(walk);
+        }
+        // Each walk looks at a bounded number of entries; a line of distinct globs must not
+        // multiply it without end: the run's walks share a budget too.
+        let limit = self.sandbox().limits().max_walk_entries;
+        let budget = limit.saturating_mul(ctx_fs::COUNT_PAST_LIMIT * RUN_WALKS);
+        if self.walks_looked >= budget {
+            let message = format!(
+                "the directory and glob walks of this run have looked at {} entries, their \
+                 budget; {written} is not walked (--max-files 0 lifts it)",
+                self.walks_looked
+            );
+            self.fail(item, Code::Budget, message);
+            return None;
+        }
+        let walk = match &key {
+            (Some(pattern), at) => self.sandbox().glob(pattern, Some(at)),
+            (None, at) => self.sandbox().walk(at),
+        };
+        match walk {
+            Ok(walk) => {
+                self.walks_looked = self.walks_looked.saturating_add(walk.looked);
+                let walk = std::sync::Arc::new(walk);
+                self.last_walk = Some((key, std::sync::Arc::clone(&walk)));
+                Some(walk)
+            }
+            Err(err) => {
+                self.fs_fail(item, &err, written);
+                None
+            }
+        }
+    }
+
+    /// What an expansion leaves out, said in its closing note and, where a walk stopped
+    /// early, in a `W_LIMIT`: the files past `max_files` (`omitted`), past the walk's own
+    /// limit, and the entries the sandbox refused.
+    fn expansion_notes(
+        &mut self,
+        walk: &ctx_fs::Walk,
+        omitted: usize,
+        path: &str,
+        item: &mut Item<'_>,
+    ) -> Option<String> {
         let mut notes = Vec::new();
         let limit = self.sandbox().limits().max_walk_entries;
         if walk.truncated && walk.entries.len() < limit {
@@ -102,15 +142,16 @@ impl Walk<'_> {
             // up to the limit again.
             item.record.truncated = true;
             let n = omitted + walk.omitted_files;
-            let more =
-                if walk.omitted_exact(limit) { format!("{n}") } else { format!("at least {n}") };
-            let by_walk = if walk.omitted_exact(limit) {
+            let exact = walk.omitted_exact(limit);
+            let more = if exact { format!("{n}") } else { format!("at least {n}") };
+            let by_walk = if exact {
                 format!("{}", walk.omitted_files)
             } else {
                 format!("at least {}", walk.omitted_files)
             };
             let message = format!(
-                "{path} has more than {limit} entries; the walk stopped there, leaving out {by_walk} later files (--max-files 0 lifts it)"
+                "{path} has more than {limit} entries; the walk stopped there, leaving out \
+                 {by_walk} later files (--max-files 0 lifts it)"
             );
             self.diagnose_item(item, Code::Limit, message);
             notes.push(format!("[... {more} more files omitted ...]"));
@@ -118,19 +159,17 @@ impl Walk<'_> {
             item.record.truncated = true;
             notes.push(format!("[... {omitted} more files omitted ...]"));
         }
-        if let Some(note) = skipped_note(&walk.skipped) {
+        if let Some(note) = crate::render::skipped_note(&walk.skipped) {
             item.record.skipped =
-                walk.skipped.iter().filter(|s| is_refusal(s.reason)).count() as u64;
+                walk.skipped.iter().filter(|s| crate::render::is_refusal(s.reason)).count() as u64;
             notes.push(note);
         }
-        let omitted = (!notes.is_empty()).then(|| notes.join("\n"));
-        let head =
-            DirectoryHead { path, reference: reference_text(item.raw), tree: tree_of(&rows) };
-        // The directory's opening, then its files batch by batch, so an expansion of a large
-        // tree holds a few batches in memory, not the tree.
-        if let Err(message) = self.out.directory_open(&head) {
-            return self.budget_spent_at(message, Some(item));
-        }
+        (!notes.is_empty()).then(|| notes.join("\n"))
+    }
+
+    /// Writes the files of an expansion batch by batch; whether the expansion went to its end
+    /// (a spent budget stops it).
+    fn write_batches(&mut self, files: &[&WalkEntry], item: &mut Item<'_>) -> bool {
         let sandbox = self.sandbox();
         let prefetch = self.opts().prefetch && files.len() > 1;
         // A file written part by part is alone in its batch and not read ahead.
@@ -138,7 +177,7 @@ impl Walk<'_> {
         let streamed = |batch: &[&WalkEntry]| {
             stream_from.is_some_and(|from| batch.len() == 1 && batch[0].len >= from)
         };
-        let finished = std::thread::scope(|scope| {
+        std::thread::scope(|scope| {
             // With prefetching, a thread reads the next batch (on worker threads of its own)
             // while this one writes the last: reading and writing files both cost the
             // kernel's copies, and they overlap on two cores. The channel holds one batch, so
@@ -191,13 +230,7 @@ impl Walk<'_> {
                     }
                 }
             }
-        });
-        if !finished {
-            return;
-        }
-        if let Err(message) = self.out.directory_close(omitted.as_deref()) {
-            self.budget_spent_at(message, Some(item));
-        }
+        })
     }
 
     /// Writes one file of a directory expansion read whole, as a batch of its own would be;
@@ -268,43 +301,6 @@ impl Walk<'_> {
     }
 }
 
-/// Whether a walk left an entry out because the sandbox refuses it (as opposed to a depth
-/// limit or a link cycle).
-fn is_refusal(reason: SkipReason) -> bool {
-    reason.code().is_some()
-}
-
-/// The note for entries the sandbox refused in a walk: how many and why, never their
-/// contents (`[... 2 entries skipped: 1 denied (E_DENIED), 1 outside the roots (E_OUTSIDE) ...]`).
-pub(crate) fn skipped_note(skipped: &[ctx_fs::Skipped]) -> Option<String> {
-    let mut by_code: BTreeMap<Code, usize> = BTreeMap::new();
-    for s in skipped {
-        if let Some(code) = s.reason.code() {
-            *by_code.entry(code).or_default() += 1;
-        }
-    }
-    let total: usize = by_code.values().sum();
-    if total == 0 {
-        return None;
-    }
-    let why: Vec<String> = by_code
-        .iter()
-        .map(|(code, n)| {
-            let what = match code {
-                Code::Denied => "denied",
-                Code::Outside => "outside the roots",
-                Code::BadPath => "invalid names",
-                Code::NotRegular => "not regular files",
-                Code::Permission => "permission denied",
-                _ => "unreadable",
-            };
-            format!("{n} {what} ({code})")
-        })
-        .collect();
-    let s = if total == 1 { "y" } else { "ies" };
-    Some(format!("[... {total} entr{s} skipped: {} ...]", why.join(", ")))
-}
-
 /// Splits the files of an expansion into batches of at most 256 files or about 8 MiB, so
 /// that one batch at a time is held in memory.
 fn batches<'w, 'e>(files: &'w [&'e WalkEntry]) -> impl Iterator<Item = &'w [&'e WalkEntry]> {
@@ -368,26 +364,6 @@ fn tree_of(paths: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn notes_for_refused_entries() {
-        let skipped = |reason| ctx_fs::Skipped::new("x".into(), reason);
-        assert_eq!(skipped_note(&[]), None);
-        assert_eq!(skipped_note(&[skipped(SkipReason::Cycle)]), None);
-        assert_eq!(
-            skipped_note(&[
-                skipped(SkipReason::Denied),
-                skipped(SkipReason::Outside),
-                skipped(SkipReason::Denied)
-            ])
-            .unwrap(),
-            "[... 3 entries skipped: 1 outside the roots (E_OUTSIDE), 2 denied (E_DENIED) ...]"
-        );
-        assert_eq!(
-            skipped_note(&[skipped(SkipReason::Denied)]).unwrap(),
-            "[... 1 entry skipped: 1 denied (E_DENIED) ...]"
-        );
-    }
 
     #[test]
     fn trees() {

@@ -12,7 +12,6 @@ use crate::options::{Mode, Options};
 use crate::printer::{
     self, DirectoryHead, Entry, Escaped, Failure, FileHead, Frame, Pieces, Printer,
 };
-use crate::streamed::Place;
 
 /// An item being inserted with a line prefix.
 struct Prefix {
@@ -369,4 +368,13 @@ impl<'s> Out<'s> {
             self.write_unbudgeted(part);
         }
     }
+}
+
+/// Where a streamed file is written.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Place {
+    /// As a reference's own entry: in place, or as the next attachment.
+    Entry,
+    /// As a file of the directory expansion being written.
+    InDirectory,
 }

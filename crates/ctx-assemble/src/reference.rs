@@ -12,11 +12,11 @@ use crate::is_markdown;
 use crate::printer::Entry;
 use crate::record::{Kind, Lines};
 use crate::resolve::{self, Failure, Resolved};
+use crate::run::{Doc, Item, Run, reference_text};
 use crate::sanitize::sanitize;
 use crate::select::{self, LineRange};
 use crate::streamed::Outcome;
 use crate::tools::ToolContext;
-use crate::walk::{Doc, Item, Walk, reference_text};
 
 /// Content on its way to the token budget, with its token count when the caller has it
 /// already (counted in parallel for a directory's files).
@@ -31,7 +31,7 @@ impl<'t> From<Cow<'t, str>> for Counted<'t> {
     }
 }
 
-impl Walk<'_> {
+impl Run<'_> {
     /// An include or mention of a path.
     pub(crate) fn reference(
         &mut self,
@@ -48,7 +48,7 @@ impl Walk<'_> {
             TargetKind::File => Kind::File,
         };
         let remembered =
-            self.asm.resolver().map(|inner| resolve::Remembered { inner, misses: &self.misses });
+            self.setup.resolver.map(|inner| resolve::Remembered { inner, misses: &self.misses });
         let resolver = remembered.as_ref().map(|r| r as &dyn resolve::Resolver);
         // A large file that may be written part by part is not read while resolving.
         let whole_up_to = if reference.selector.is_none() && self.may_stream(&written) {
@@ -70,7 +70,7 @@ impl Walk<'_> {
                         format!("no such file: {written} (a colon is refused in a name)")
                     }
                     _ => failure.message(),
-                } + &crate::walk::lines_hint(&written);
+                } + &crate::run::lines_hint(&written);
                 self.diagnose_item(item, Code::Unresolved, message.clone());
                 item.record.error =
                     Some(crate::record::ErrorRecord { code: Code::Unresolved, message });
@@ -205,8 +205,8 @@ impl Walk<'_> {
     pub(crate) fn tool(&mut self, doc: &Doc, call: &ToolCall<'_>, item: &mut Item<'_>) {
         item.record.kind = Kind::Tool;
         item.record.path = call.name.to_owned();
-        let Some(tool) = self.asm.tools().get(call.name).cloned() else {
-            let known: Vec<&str> = self.asm.tools().names().collect();
+        let Some(tool) = self.setup.tools.get(call.name).cloned() else {
+            let known: Vec<&str> = self.setup.tools.names().collect();
             let message = format!("unknown tool: {} (known: {})", call.name, known.join(", "));
             return self.fail(item, Code::ToolUnknown, message);
         };
@@ -333,6 +333,5 @@ impl Walk<'_> {
 /// missing file, or a path whose last colon starts a line number (`@a.rs:10`), which names no
 /// file since a colon is refused in a name.
 fn unresolved(code: Code, written: &str) -> bool {
-    code == Code::NotFound
-        || (code == Code::BadPath && !crate::walk::lines_hint(written).is_empty())
+    code == Code::NotFound || (code == Code::BadPath && !crate::run::lines_hint(written).is_empty())
 }

@@ -13,31 +13,23 @@ use std::ops::ControlFlow;
 use ctx_fs::{Ended, Streamed, TextStream, WalkEntry};
 use ctx_syntax::Code;
 
+use crate::out::Place;
 use crate::printer::FileHead;
 use crate::render::{BacktickRuns, neutralize_tags};
 use crate::resolve::{Resolved, display_in};
+use crate::run::{Item, Run, reference_text};
 use crate::sanitize::{Tally, sanitize};
-use crate::walk::{Item, Walk, reference_text};
 
 /// Files at least this large are written part by part when nothing needs them whole; smaller
 /// ones are read whole, which costs less than reading them twice.
 pub(crate) const STREAM_MIN_BYTES: u64 = 8 << 20;
 
-/// What became of a file offered to [`Walk::stream_file`].
+/// What became of a file offered to [`Run::stream_file`].
 pub(crate) enum Outcome {
     /// Written (or failed, reported): nothing more to do.
     Done,
     /// Not streamed, nothing written: read it whole.
     Whole,
-}
-
-/// Where a streamed file is written.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Place {
-    /// As a reference's own entry: in place, or as the next attachment.
-    Entry,
-    /// As a file of the directory expansion being written.
-    InDirectory,
 }
 
 /// How writing a stream went.
@@ -57,7 +49,7 @@ enum Wrote {
     Unframed,
 }
 
-impl Walk<'_> {
+impl Run<'_> {
     /// Whether a whole file referenced now may be written part by part.
     pub(crate) fn may_stream(&self, path: &str) -> bool {
         let assembled_in_place = self.out.inline() && self.opts().is_recursive(path);
@@ -119,7 +111,7 @@ impl Walk<'_> {
     }
 
     /// Writes a large file of a directory expansion part by part, as reading it whole would
-    /// (see [`Walk::stream_in_directory_from`]); whether the expansion goes on.
+    /// (see [`Run::stream_in_directory_from`]); whether the expansion goes on.
     pub(crate) fn stream_directory_file(&mut self, entry: &WalkEntry, item: &mut Item<'_>) -> bool {
         let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
         let shown = shown.as_str();

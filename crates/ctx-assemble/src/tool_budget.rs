@@ -10,7 +10,7 @@ use ctx_fs::{Location, Sandbox, Walk};
 use ctx_syntax::Code;
 use regex_automata::meta::{Config, Regex};
 
-use crate::tools::ToolError;
+use crate::tool_error::ToolError;
 
 /// Largest compiled form of one pattern, for each of its engines.
 const PATTERN_LIMIT: usize = 1 << 20;

@@ -7,6 +7,7 @@ use std::fmt::Write;
 use std::sync::Arc;
 
 pub use crate::tool_budget::ToolBudget;
+pub use crate::tool_error::ToolError;
 use ctx_fs::{
     FileKind, Location, RootId, RootKind, Sandbox, SkipReason, Walk, WalkEntry, WalkOptions,
 };
@@ -57,35 +58,6 @@ impl ToolContext<'_> {
         crate::resolve::display_in(self.sandbox, entry.location.root(), entry.path.as_str())
     }
 }
-
-/// Why a tool call failed, with its diagnostic code.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolError {
-    /// The code: `E_TOOL_ARGS` for bad arguments, or a sandbox code such as `E_NOT_FOUND`.
-    pub code: Code,
-    /// A lower-case message.
-    pub message: String,
-}
-
-impl ToolError {
-    /// An `E_TOOL_ARGS` error.
-    pub fn args(message: impl Into<String>) -> ToolError {
-        ToolError { code: Code::ToolArgs, message: message.into() }
-    }
-
-    /// The error of a sandbox refusal.
-    pub fn from_fs(err: &ctx_fs::Error) -> ToolError {
-        ToolError { code: err.code(), message: err.to_string() }
-    }
-}
-
-impl fmt::Display for ToolError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.code, self.message)
-    }
-}
-
-impl std::error::Error for ToolError {}
 
 /// A tool that documents can call as `@[name{json}]`.
 ///
@@ -427,128 +399,166 @@ impl Tool for Grep {
                 .flat_map(|walk| walk.files().map(|e| (&e.location, cx.display_walked(e))))
                 .collect()
         };
-        let mut out = String::new();
-        let mut found = 0;
-        // Matches past `max`: counted, not shown.
-        let mut more = 0usize;
-        let mut skipped = Skips::default();
-        let mut unsearched = 0;
-        let mut timed_out = false;
-        for (n, (location, shown)) in files.iter().enumerate() {
-            let location = *location;
-            if let Some(filter) = &filter {
-                let name = shown.rsplit('/').next().unwrap_or("");
-                if !filter.is_match(shown) && !filter.is_match(name) {
-                    continue;
-                }
-            }
-            let content = match cx.sandbox.read_text(location) {
-                Ok(content) => content,
-                Err(err) if err.code() == Code::TooLarge => {
-                    skipped.large += 1;
-                    continue;
-                }
-                Err(_) => {
-                    skipped.unreadable += 1;
-                    continue;
-                }
-            };
-            let Some(text) = content.text() else {
-                skipped.binary += 1;
-                continue;
-            };
-            if !cx.budget.scan(text.len() as u64) {
-                unsearched = files.len() - n;
-                break;
-            }
-            let mut clock = std::time::Instant::now();
-            for (no, line) in text.lines().enumerate() {
-                if regex.is_match(line) {
-                    if found == max {
-                        more += 1;
-                    } else {
-                        let _ = writeln!(out, "{shown}:{}: {line}", no + 1);
-                        found += 1;
-                    }
-                }
-                // The search time is counted every few hundred lines.
-                if no % 256 == 255 {
-                    let within = cx.budget.searched(clock.elapsed());
-                    clock = std::time::Instant::now();
-                    if !within {
-                        timed_out = true;
-                        unsearched = files.len() - n - 1;
-                        break;
-                    }
-                }
-            }
-            if timed_out || !cx.budget.searched(clock.elapsed()) {
-                timed_out = true;
-                unsearched = unsearched.max(files.len() - n - 1);
-                break;
-            }
-        }
-        if timed_out {
-            cut(
-                cx,
-                &mut out,
-                format!("[... {unsearched} more entries omitted ...]"),
-                format!(
-                    "grep stopped after {}s of searching in this run; {unsearched} files were not searched (a simpler pattern searches faster)",
-                    crate::tool_budget::MAX_SEARCH_TIME.as_secs()
-                ),
-            );
-            unsearched = 0;
-        }
-        if more > 0 {
-            cut(
-                cx,
-                &mut out,
-                format!("[... {more} more entries omitted ...]"),
-                format!(
-                    "grep stopped at max {max} matches, {more} more not shown; raise `max` to see them"
-                ),
-            );
-        }
-        if unsearched > 0 {
-            let budget = cx.budget.max_scan_bytes();
-            cut(
-                cx,
-                &mut out,
-                format!("[... {unsearched} more entries omitted ...]"),
-                format!(
-                    "grep stopped after {budget} bytes scanned in this run; {unsearched} files were not searched (raise --max-scan-bytes)"
-                ),
-            );
-        }
-        if let Some(note) = skipped.note() {
-            let raise =
-                if skipped.large > 0 { " (--max-file-bytes raises the size cap)" } else { "" };
-            cut(
-                cx,
-                &mut out,
-                format!("[... {note} ...]"),
-                format!("grep did not search {note}{raise}"),
-            );
-        }
-        for walk in &walks {
-            match &filter {
-                // A denied file the `glob` filter would not take is no refusal of this search.
-                Some(filter) => {
-                    let mut walk = walk.as_ref().clone();
-                    walk.skipped.retain(|s| {
-                        let name = s.path.file_name().unwrap_or_default();
-                        s.reason != SkipReason::Denied
-                            || filter.is_match(s.path.as_str())
-                            || filter.is_match(name)
-                    });
-                    cut_walk(cx, &walk, &mut out);
-                }
-                None => cut_walk(cx, walk, &mut out),
-            }
-        }
-        Ok(out)
+        let searched = search(cx, &files, &regex, filter.as_ref(), max);
+        Ok(grep_report(cx, searched, max, &walks, filter.as_ref()))
     }
+}
+
+/// What one grep found in its files, and what it left unsearched.
+struct Searched {
+    /// The matching lines shown, `path:line: text`.
+    out: String,
+    /// Matches past `max`: counted, not shown.
+    more: usize,
+    skipped: Skips,
+    /// Files not searched once a budget was spent.
+    unsearched: usize,
+    /// Whether the time budget of the run's searches was spent.
+    timed_out: bool,
+}
+
+/// Searches `files` (those `filter` takes) for `regex`, showing at most `max` matches, within
+/// the run's scan and time budgets.
+fn search(
+    cx: &ToolContext<'_>,
+    files: &[(&Location, String)],
+    regex: &regex_automata::meta::Regex,
+    filter: Option<&globset::GlobMatcher>,
+    max: usize,
+) -> Searched {
+    let mut s = Searched {
+        out: String::new(),
+        more: 0,
+        skipped: Skips::default(),
+        unsearched: 0,
+        timed_out: false,
+    };
+    let mut found = 0;
+    for (n, (location, shown)) in files.iter().enumerate() {
+        if let Some(filter) = filter {
+            let name = shown.rsplit('/').next().unwrap_or("");
+            if !filter.is_match(shown) && !filter.is_match(name) {
+                continue;
+            }
+        }
+        let content = match cx.sandbox.read_text(location) {
+            Ok(content) => content,
+            Err(err) if err.code() == Code::TooLarge => {
+                s.skipped.large += 1;
+                continue;
+            }
+            Err(_) => {
+                s.skipped.unreadable += 1;
+                continue;
+            }
+        };
+        let Some(text) = content.text() else {
+            s.skipped.binary += 1;
+            continue;
+        };
+        if !cx.budget.scan(text.len() as u64) {
+            s.unsearched = files.len() - n;
+            break;
+        }
+        let mut clock = std::time::Instant::now();
+        for (no, line) in text.lines().enumerate() {
+            if regex.is_match(line) {
+                if found == max {
+                    s.more += 1;
+                } else {
+                    let _ = writeln!(s.out, "{shown}:{}: {line}", no + 1);
+                    found += 1;
+                }
+            }
+            // The search time is counted every few hundred lines.
+            if no % 256 == 255 {
+                let within = cx.budget.searched(clock.elapsed());
+                clock = std::time::Instant::now();
+                if !within {
+                    s.timed_out = true;
+                    s.unsearched = files.len() - n - 1;
+                    break;
+                }
+            }
+        }
+        if s.timed_out || !cx.budget.searched(clock.elapsed()) {
+            s.timed_out = true;
+            s.unsearched = s.unsearched.max(files.len() - n - 1);
+            break;
+        }
+    }
+    s
+}
+
+/// The matches of a grep with its markers: what a budget or `max` left out, the files it
+/// skipped, and the entries its walks could not take.
+fn grep_report(
+    cx: &ToolContext<'_>,
+    searched: Searched,
+    max: usize,
+    walks: &[Arc<ctx_fs::Walk>],
+    filter: Option<&globset::GlobMatcher>,
+) -> String {
+    let Searched { mut out, more, skipped, mut unsearched, timed_out } = searched;
+    if timed_out {
+        cut(
+            cx,
+            &mut out,
+            format!("[... {unsearched} more entries omitted ...]"),
+            format!(
+                "grep stopped after {}s of searching in this run; {unsearched} files were not searched (a simpler pattern searches faster)",
+                crate::tool_budget::MAX_SEARCH_TIME.as_secs()
+            ),
+        );
+        unsearched = 0;
+    }
+    if more > 0 {
+        cut(
+            cx,
+            &mut out,
+            format!("[... {more} more entries omitted ...]"),
+            format!(
+                "grep stopped at max {max} matches, {more} more not shown; raise `max` to see them"
+            ),
+        );
+    }
+    if unsearched > 0 {
+        let budget = cx.budget.max_scan_bytes();
+        cut(
+            cx,
+            &mut out,
+            format!("[... {unsearched} more entries omitted ...]"),
+            format!(
+                "grep stopped after {budget} bytes scanned in this run; {unsearched} files were not searched (raise --max-scan-bytes)"
+            ),
+        );
+    }
+    if let Some(note) = skipped.note() {
+        let raise = if skipped.large > 0 { " (--max-file-bytes raises the size cap)" } else { "" };
+        cut(
+            cx,
+            &mut out,
+            format!("[... {note} ...]"),
+            format!("grep did not search {note}{raise}"),
+        );
+    }
+    for walk in walks {
+        match filter {
+            // A denied file the `glob` filter would not take is no refusal of this search.
+            Some(filter) => {
+                let mut walk = walk.as_ref().clone();
+                walk.skipped.retain(|s| {
+                    let name = s.path.file_name().unwrap_or_default();
+                    s.reason != SkipReason::Denied
+                        || filter.is_match(s.path.as_str())
+                        || filter.is_match(name)
+                });
+                cut_walk(cx, &walk, &mut out);
+            }
+            None => cut_walk(cx, walk, &mut out),
+        }
+    }
+    out
 }
 
 /// Files a grep could not search, by reason.
@@ -601,7 +611,7 @@ fn cut_walk(cx: &ToolContext<'_>, walk: &Walk, out: &mut String) {
             ),
         );
     }
-    if let Some(note) = crate::many::skipped_note(&walk.skipped) {
+    if let Some(note) = crate::render::skipped_note(&walk.skipped) {
         out.push_str(&note);
         out.push('\n');
         let unread = walk

@@ -1,7 +1,7 @@
-//! The recursive walk of assembly.md: one pass in document order, one macro context flowing
+//! A run of the assembly of assembly.md: one pass in document order, one macro context flowing
 //! through the recursion, files of inactive branches never opened.
 //!
-//! A [`Walk`] holds what one run accumulates (the macros, the include chain, the output and
+//! A [`Run`] holds what one run accumulates (the macros, the include chain, the output and
 //! its budgets, the assembly's records); each reference is carried through it as an
 //! [`Item`]. Its methods are spread over the modules that own each step: documents and front
 //! matter (`document.rs`), files and tools (`reference.rs`), directories and globs
@@ -14,7 +14,6 @@ use ctx_preprocess::{Event, Macros, Preprocessor, Request, RequestKind};
 use ctx_syntax::{Code, Position, Severity};
 use serde_json::Map;
 
-use crate::assembler::Assembler;
 use crate::budget::Stop;
 use crate::front_matter::ParamsMerger;
 use crate::line;
@@ -28,6 +27,7 @@ use crate::record::{
 use crate::render::error_marker;
 use crate::resolve;
 use crate::sanitize::sanitize;
+use crate::setup::Setup;
 use crate::tools::ToolBudget;
 
 /// Memory the compiled regular expressions of one run's tools may hold.
@@ -72,11 +72,11 @@ struct LeftOut {
     warnings: usize,
 }
 
-/// One reference on its way through the walk: its text, its record and where it stands.
+/// One reference on its way through the run: its text, its record and where it stands.
 pub(crate) struct Item<'t> {
     /// The item's exact source text.
     pub(crate) raw: &'t str,
-    /// Its record, completed as the walk goes.
+    /// Its record, completed as the run goes.
     pub(crate) record: ReferenceRecord,
     /// The text it stands in and its span there; its [`Source`] is made only for a
     /// diagnostic, so an item costs nothing that grows with its place in the text.
@@ -87,8 +87,8 @@ pub(crate) struct Item<'t> {
 }
 
 /// One assembly run.
-pub(crate) struct Walk<'a> {
-    pub(crate) asm: &'a Assembler,
+pub(crate) struct Run<'a> {
+    pub(crate) setup: Setup<'a>,
     pub(crate) macros: Macros,
     /// The include chain: each document's location (none for a string) and name.
     pub(crate) chain: Vec<(Option<Location>, String)>,
@@ -101,7 +101,7 @@ pub(crate) struct Walk<'a> {
     /// Where each included document of the chain was included from (the chain's documents
     /// after the first): what a diagnostic about its text as a whole names.
     pub(crate) sites: Vec<crate::record::At>,
-    /// The message of the `E_BUDGET` that stopped the walk, once it has.
+    /// The message of the `E_BUDGET` that stopped the run, once it has.
     pub(crate) budget_stop: Option<String>,
     /// The run's "did you mean" answers.
     hints: resolve::Hints,
@@ -117,15 +117,15 @@ pub(crate) struct Walk<'a> {
     started: Instant,
 }
 
-impl<'a> Walk<'a> {
-    pub(crate) fn new(asm: &'a Assembler, out: Out<'a>) -> Walk<'a> {
+impl<'a> Run<'a> {
+    pub(crate) fn new(setup: Setup<'a>, out: Out<'a>) -> Run<'a> {
         let mut macros = Macros::new();
-        for (name, value) in &asm.options().defines {
+        for (name, value) in &setup.options.defines {
             // Names were checked where the defines came from; a bad one is skipped here.
             let _ = macros.define(name, value.as_str());
         }
-        Walk {
-            asm,
+        Run {
+            setup,
             macros,
             chain: Vec::new(),
             out,
@@ -139,7 +139,7 @@ impl<'a> Walk<'a> {
                 stats: Stats { files: 0, bytes: 0, tokens: None, elapsed_ms: 0.0, streamed: 0 },
             },
             params: ParamsMerger::new(),
-            tools: ToolBudget::new(asm.options().limits.max_scan_bytes, REGEX_BUDGET),
+            tools: ToolBudget::new(setup.options.limits.max_scan_bytes, REGEX_BUDGET),
             sites: Vec::new(),
             budget_stop: None,
             hints: resolve::Hints::default(),
@@ -153,11 +153,11 @@ impl<'a> Walk<'a> {
     }
 
     pub(crate) fn opts(&self) -> &'a Options {
-        self.asm.options()
+        self.setup.options
     }
 
     pub(crate) fn sandbox(&self) -> &'a Sandbox {
-        self.asm.sandbox()
+        self.setup.sandbox
     }
 
     /// Ends the run: the attachments of append mode, the `W_ESCAPED` summary, the totals.
@@ -185,7 +185,7 @@ impl<'a> Walk<'a> {
             ));
         }
         self.left_out_note();
-        // A writer closed by its reader (`ctx … | head`) stops the walk but is no failure:
+        // A writer closed by its reader (`ctx … | head`) stops the run but is no failure:
         // the assembly holds what was found until then, so its diagnostics and status stand.
         if let Some(err) = self.out.budget.take_io_error()
             && err.kind() != std::io::ErrorKind::BrokenPipe
@@ -204,7 +204,7 @@ impl<'a> Walk<'a> {
     // ----- output and diagnostics ---------------------------------------------------------
 
     /// Writes text within the output budget; the write that would pass it leaves an
-    /// `E_BUDGET` marker and diagnostic instead, and the walk stops.
+    /// `E_BUDGET` marker and diagnostic instead, and the run stops.
     pub(crate) fn write(&mut self, text: &str) {
         if let Err(message) = self.out.write(text) {
             self.budget_spent(message);
@@ -218,13 +218,13 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// Records that the output budget is spent, with its marker; the walk stops.
+    /// Records that the output budget is spent, with its marker; the run stops.
     pub(crate) fn budget_spent(&mut self, message: String) {
         self.budget_spent_at(message, None);
     }
 
     /// Records that the output budget is spent while placing `item` (at the item, as its
-    /// error: nothing of it was written), or while writing text; the walk stops.
+    /// error: nothing of it was written), or while writing text; the run stops.
     pub(crate) fn budget_spent_at(&mut self, message: String, item: Option<&mut Item<'_>>) {
         // In place, `--on-error` says what the item that ran over leaves: its marker, its
         // source text, or nothing; text that ran over always leaves the marker.
@@ -258,7 +258,7 @@ impl<'a> Walk<'a> {
         }
     }
 
-    /// Records a diagnostic; under `--strict` an error stops the walk. Past
+    /// Records a diagnostic; under `--strict` an error stops the run. Past
     /// [`MAX_DIAGNOSTICS`] it is only counted (an error is kept when none was).
     pub(crate) fn diagnose(&mut self, record: DiagnosticRecord) {
         let error = record.severity == Severity::Error;
@@ -372,7 +372,7 @@ impl<'a> Walk<'a> {
                 _ => None,
             };
             let base = base.unwrap_or_else(|| self.sandbox().workspace());
-            let hint = self.hints.hint(self.sandbox(), self.asm.resolver(), written, &base);
+            let hint = self.hints.hint(self.sandbox(), self.setup.resolver, written, &base);
             if let Some(hint) = hint {
                 message.push_str(&format!(" (did you mean {hint}?)"));
                 return self.fail(item, code, message);
@@ -384,7 +384,7 @@ impl<'a> Walk<'a> {
         self.fail(item, code, message);
     }
 
-    // ----- the walk -------------------------------------------------------------------------
+    // ----- the run --------------------------------------------------------------------------
 
     /// Scans and preprocesses a body and writes it with every active item replaced.
     pub(crate) fn expand(&mut self, doc: &Doc, body: Body<'_>) {
