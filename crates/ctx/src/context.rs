@@ -318,18 +318,6 @@ impl ContextBuilder {
         self.build_with(cap_std::ambient_authority())
     }
 
-    /// [`ContextBuilder::build`] on a blocking thread, for tokio applications: opening the
-    /// roots and reading a solution's projects ([`ContextBuilder::solution`]) do file I/O.
-    ///
-    /// # Errors
-    ///
-    /// As [`ContextBuilder::build`], and when the background task fails.
-    pub async fn build_async(self) -> Result<Context, Error> {
-        tokio::task::spawn_blocking(move || self.build())
-            .await
-            .map_err(|e| Error::from(ErrorKind::Task(e.to_string())))?
-    }
-
     /// Builds the context with an explicit ambient authority.
     ///
     /// # Errors
@@ -641,31 +629,5 @@ impl Context {
             }
         }
         assembler
-    }
-
-    /// [`Context::assemble_file`] on a blocking thread, for tokio applications.
-    ///
-    /// # Errors
-    ///
-    /// As [`Context::assemble_file`].
-    pub async fn assemble_file_async(&self, path: &str) -> Result<Assembly, Error> {
-        let this = self.clone();
-        let path = path.to_owned();
-        tokio::task::spawn_blocking(move || this.assemble_file(&path))
-            .await
-            .map_err(|e| Error::from(ErrorKind::Task(e.to_string())))?
-    }
-
-    /// [`Context::expand_prompt`] on a blocking thread, for tokio applications.
-    ///
-    /// # Errors
-    ///
-    /// When the background task fails.
-    pub async fn expand_prompt_async(&self, prompt: &str) -> Result<Assembly, Error> {
-        let this = self.clone();
-        let prompt = prompt.to_owned();
-        tokio::task::spawn_blocking(move || this.expand_prompt(&prompt))
-            .await
-            .map_err(|e| Error::from(ErrorKind::Task(e.to_string())))
     }
 }

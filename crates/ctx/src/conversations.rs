@@ -357,18 +357,6 @@ impl ConversationBuilder {
         Ok(BuiltConversation { conversation, system, prompt: expanded, warnings })
     }
 
-    /// [`ConversationBuilder::build`] on a blocking thread, for tokio applications.
-    ///
-    /// # Errors
-    ///
-    /// As [`ConversationBuilder::build`], and when the background task fails.
-    pub async fn build_async(self, prompt: &str) -> Result<BuiltConversation, Error> {
-        let prompt = prompt.to_owned();
-        tokio::task::spawn_blocking(move || self.build(&prompt))
-            .await
-            .map_err(|e| Error::from(ErrorKind::Task(e.to_string())))?
-    }
-
     /// mai's history: the project's `.mai/history.json`, else the home folder's, through the
     /// sandbox (so the home folder must be an allowed root to be read).
     fn read_mai(&self) -> Result<Vec<history::Entry>, Error> {

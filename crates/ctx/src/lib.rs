@@ -41,6 +41,8 @@ pub use ctx_suggest as suggest;
 pub use ctx_syntax as syntax;
 pub use ctx_trust as trust;
 
+#[cfg(feature = "async")]
+mod asynchronous;
 mod complete;
 mod config_file;
 mod context;

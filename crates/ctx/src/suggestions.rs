@@ -113,24 +113,6 @@ impl Context {
         }
         Ok(())
     }
-
-    /// [`Context::suggest`] on a blocking thread, for tokio applications.
-    ///
-    /// # Errors
-    ///
-    /// As [`Context::suggest`], and when the background task fails.
-    pub async fn suggest_async(
-        &self,
-        prompt: &str,
-        opts: &SuggestOptions,
-    ) -> Result<Vec<Suggestion>, Error> {
-        let this = self.clone();
-        let prompt = prompt.to_owned();
-        let opts = opts.clone();
-        tokio::task::spawn_blocking(move || this.suggest(&prompt, &opts))
-            .await
-            .map_err(|e| Error::from(ErrorKind::Task(e.to_string())))?
-    }
 }
 
 #[cfg(test)]
