@@ -30,6 +30,8 @@ fn ctx_unprivileged(dir: &Path, args: &[&str]) -> Output {
     } else {
         Command::new(bin)
     };
+    // The user's own settings are not the test's (and as `nobody`, root's are unreadable).
+    cmd.env("CTX_CONFIG_DIR", "/nonexistent/ctx-config");
     cmd.current_dir(dir).args(args).output().unwrap()
 }
 
