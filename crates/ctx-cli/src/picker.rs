@@ -4,6 +4,7 @@
 use ctx::Suggestion;
 
 /// Applies an edited range (`12-40`, `12`) to a suggestion; an empty answer keeps it.
+#[cfg(any(feature = "picker", test))]
 pub(crate) fn apply_range(s: &mut Suggestion, answer: &str) -> Result<(), String> {
     let answer = answer.trim().trim_start_matches(['L', '#']);
     if answer.is_empty() {
@@ -26,6 +27,7 @@ pub(crate) fn apply_range(s: &mut Suggestion, answer: &str) -> Result<(), String
 }
 
 /// One label per suggestion, as the picker lists them, made visible.
+#[cfg(any(feature = "picker", test))]
 pub(crate) fn label(s: &Suggestion) -> String {
     let head = format!("{}:{}-{}", s.path, s.lines.start, s.lines.end);
     let label = if s.summary.is_empty() { head } else { format!("{head}  {}", s.summary) };

@@ -2,8 +2,6 @@
 //! `E_NOT_FOUND` or `E_IO`, and an unreadable directory is an error, not an empty listing.
 //!
 //! Permissions do not bind root, so as root the binary runs as `nobody` through `setpriv`.
-#![allow(clippy::disallowed_methods)] // The test sets up modes on its own temporary files.
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
