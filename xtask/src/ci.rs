@@ -14,6 +14,7 @@ struct Step {
 const STEPS: &[Step] = &[
     Step { name: "fmt", run: fmt },
     Step { name: "clippy", run: clippy },
+    Step { name: "cli minimal", run: cli_minimal },
     Step { name: "test", run: test },
     Step { name: "doc", run: doc },
     Step { name: "fuzz check", run: fuzz_check },
@@ -54,6 +55,21 @@ fn clippy(root: &Path) -> Result {
     run_command(cargo(root).args([
         "clippy",
         "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))
+}
+
+/// ctx-cli without its optional features (the servers, the picker): it must compile and lint
+/// clean too; clippy checks every target, so this is also `cargo check` of that build.
+fn cli_minimal(root: &Path) -> Result {
+    run_command(cargo(root).args([
+        "clippy",
+        "-p",
+        "ctx-cli",
+        "--no-default-features",
         "--all-targets",
         "--",
         "-D",

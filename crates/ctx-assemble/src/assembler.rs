@@ -7,6 +7,7 @@ use std::sync::Arc;
 use ctx_fs::{Content, Sandbox};
 use ctx_syntax::Code;
 
+use crate::attach::Attachments;
 use crate::budget::{JsonStringSink, Sink, WriteSink};
 use crate::document::Selected;
 use crate::memo::FrontMatterMemo;
@@ -77,15 +78,16 @@ impl std::fmt::Debug for Assembler {
 }
 
 /// The top-level text of a run: a file read through the sandbox, or a string.
-enum Input<'t> {
+enum Input<'t, 'a> {
     File(&'t str),
-    Str { text: &'t str, name: &'t str },
+    Str { text: &'t str, name: &'t str, attachments: Attachments<'a> },
 }
 
-/// The top-level document, read.
-struct Loaded<'t> {
+/// The top-level document, read, and what is attached to it.
+struct Loaded<'t, 'a> {
     doc: Doc,
     text: LoadedText<'t>,
+    attachments: Attachments<'a>,
 }
 
 enum LoadedText<'t> {
@@ -182,7 +184,18 @@ impl Assembler {
     /// Assembles a text that is not a file (a prompt, or standard input), as if it were a
     /// document named `name` in the workspace root.
     pub fn assemble_str(&self, text: &str, name: &str) -> Assembly {
-        match self.collect(Input::Str { text, name }) {
+        self.assemble_str_with(text, name, Attachments::default())
+    }
+
+    /// Assembles a text that is not a file, then places its attachments after its own
+    /// references, in a block of their own (assembly.md, "Attachments").
+    pub fn assemble_str_with(
+        &self,
+        text: &str,
+        name: &str,
+        attachments: Attachments<'_>,
+    ) -> Assembly {
+        match self.collect(Input::Str { text, name, attachments }) {
             Ok(assembly) => assembly,
             Err(_) => unreachable!("a string is always read, and a string sink does not fail"),
         }
@@ -199,14 +212,29 @@ impl Assembler {
         name: &str,
         writer: &mut dyn io::Write,
     ) -> Result<Assembly, AssembleError> {
-        self.stream(Input::Str { text, name }, writer)
+        self.assemble_str_with_to(text, name, Attachments::default(), writer)
+    }
+
+    /// [`Assembler::assemble_str_with`], writing to `writer` as the walk proceeds.
+    ///
+    /// # Errors
+    ///
+    /// When writing fails.
+    pub fn assemble_str_with_to(
+        &self,
+        text: &str,
+        name: &str,
+        attachments: Attachments<'_>,
+        writer: &mut dyn io::Write,
+    ) -> Result<Assembly, AssembleError> {
+        self.stream(Input::Str { text, name, attachments }, writer)
     }
 
     /// Runs into a string, which becomes the assembly's content.
-    fn collect(&self, input: Input<'_>) -> Result<Assembly, AssembleError> {
+    fn collect(&self, input: Input<'_, '_>) -> Result<Assembly, AssembleError> {
         let loaded = self.load(input)?;
         let mut content = String::new();
-        let mut assembly = self.run(&loaded, &mut content)?;
+        let mut assembly = self.run(loaded, &mut content)?;
         assembly.content = content;
         Ok(assembly)
     }
@@ -215,7 +243,7 @@ impl Assembler {
     /// needs the whole content first.
     fn stream(
         &self,
-        input: Input<'_>,
+        input: Input<'_, '_>,
         writer: &mut dyn io::Write,
     ) -> Result<Assembly, AssembleError> {
         let loaded = self.load(input)?;
@@ -223,18 +251,18 @@ impl Assembler {
         printer.open(writer).map_err(AssembleError::Io)?;
         if printer.buffers() {
             // The content is a JSON string: streamed escaped, the records after it.
-            let assembly = self.run(&loaded, &mut JsonStringSink::new(writer))?;
+            let assembly = self.run(loaded, &mut JsonStringSink::new(writer))?;
             printer.close(&assembly, writer).map_err(AssembleError::Io)?;
             return Ok(assembly);
         }
-        let assembly = self.run(&loaded, &mut WriteSink(writer))?;
+        let assembly = self.run(loaded, &mut WriteSink(writer))?;
         printer.close(&assembly, writer).map_err(AssembleError::Io)?;
         Ok(assembly)
     }
 
     /// Resolves and reads the top-level document, before anything is written: a document
     /// that cannot be read leaves the output empty, in every format.
-    fn load<'t>(&self, input: Input<'t>) -> Result<Loaded<'t>, AssembleError> {
+    fn load<'t, 'a>(&self, input: Input<'t, 'a>) -> Result<Loaded<'t, 'a>, AssembleError> {
         match input {
             Input::File(path) => {
                 let location =
@@ -248,17 +276,18 @@ impl Assembler {
                     name: display_path(&self.sandbox, &location),
                     location: Some(location),
                 };
-                Ok(Loaded { doc, text: LoadedText::Read(text) })
+                let attachments = Attachments::default();
+                Ok(Loaded { doc, text: LoadedText::Read(text), attachments })
             }
-            Input::Str { text, name } => {
+            Input::Str { text, name, attachments } => {
                 let doc =
                     Doc { location: None, dir: self.sandbox.workspace(), name: name.to_owned() };
-                Ok(Loaded { doc, text: LoadedText::Given(text) })
+                Ok(Loaded { doc, text: LoadedText::Given(text), attachments })
             }
         }
     }
 
-    fn run(&self, loaded: &Loaded<'_>, sink: &mut dyn Sink) -> Result<Assembly, AssembleError> {
+    fn run(&self, loaded: Loaded<'_, '_>, sink: &mut dyn Sink) -> Result<Assembly, AssembleError> {
         let selected = match &loaded.text {
             LoadedText::Read(text) => Selected { text, whole: Some(text), first_line: 1 },
             LoadedText::Given(text) => Selected { text, whole: None, first_line: 1 },
@@ -268,6 +297,7 @@ impl Assembler {
             run.assembly.stats.files += 1;
         }
         run.top(&loaded.doc, selected);
+        run.attach(&loaded.doc, loaded.attachments);
         run.finish().map_err(AssembleError::Io)
     }
 }

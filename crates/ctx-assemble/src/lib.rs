@@ -46,6 +46,7 @@ use std::fmt;
 use ctx_syntax::Code;
 
 mod assembler;
+mod attach;
 mod book;
 mod budget;
 mod document;
@@ -73,6 +74,7 @@ mod tool_error;
 pub mod tools;
 
 pub use assembler::{AssembleError, Assembler};
+pub use attach::{Attachment, AttachmentReason, Attachments};
 pub use options::{Format, Limits, Mode, OnError, Options};
 pub use record::Assembly;
 pub use resolve::{Resolution, Resolver};

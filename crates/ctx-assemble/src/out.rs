@@ -10,7 +10,7 @@ use ctx_syntax::Code;
 use crate::budget::{Budget, Sink, Stop};
 use crate::options::{Mode, Options};
 use crate::printer::{
-    self, DirectoryHead, Entry, Escaped, Failure, FileHead, Frame, Pieces, Printer,
+    self, DirectoryHead, Entry, Escaped, Failure, FileHead, Frame, Pieces, Printer, Section,
 };
 
 /// An item being inserted with a line prefix.
@@ -34,8 +34,13 @@ pub(crate) struct Out<'s> {
     pub(crate) budget: Budget,
     printer: Box<dyn Printer + Send + Sync>,
     inline: bool,
-    /// Append mode: whether the attachments were opened.
+    /// Which attachments are being placed: the text's own, then those attached to it.
+    section: Section,
+    /// Append mode: whether the attachments of the section were opened.
     opened: bool,
+    /// Whether the next text written starts a section after output that ended a line: one
+    /// of the line endings it starts with is left out, so one blank line separates them.
+    trim_lead: bool,
     /// Whether a directory expansion is open, to be closed even when the budget stops it.
     in_directory: bool,
     /// The items being inserted with a line prefix, outermost first (assembly.md §7).
@@ -59,7 +64,9 @@ impl<'s> Out<'s> {
             budget: Budget::new(options),
             printer: printer::printer(options),
             inline: options.mode == Mode::Inline,
+            section: Section::Mentioned,
             opened: false,
+            trim_lead: false,
             in_directory: false,
             prefixes: Vec::new(),
             at_line_start: false,
@@ -84,11 +91,15 @@ impl<'s> Out<'s> {
     }
 
     /// Writes a printer's pieces within the output budget, all or nothing.
-    fn emit(&mut self, pieces: Pieces<'_>) -> Result<(), String> {
+    fn emit(&mut self, mut pieces: Pieces<'_>) -> Result<(), String> {
+        let leads = self.trim_lead && pieces.trim_leading_newline();
         let mut at_line_start = self.at_line_start;
         let parts: Vec<Cow<'_, str>> =
             pieces.parts().iter().map(|p| self.prefixed(p, &mut at_line_start)).collect();
         let written = self.budget.write_all(self.sink, &parts);
+        if written.is_ok() && !self.budget.stopped() {
+            self.trim_lead &= !leads;
+        }
         if written.is_ok() {
             self.at_line_start = at_line_start;
             for part in &parts {
@@ -130,7 +141,11 @@ impl<'s> Out<'s> {
     }
 
     /// Writes a marker or closing text, whatever the output budget says.
-    pub(crate) fn write_unbudgeted(&mut self, text: &str) {
+    pub(crate) fn write_unbudgeted(&mut self, mut text: &str) {
+        if self.trim_lead && !text.is_empty() {
+            self.trim_lead = false;
+            text = text.strip_prefix('\n').unwrap_or(text);
+        }
         let mut at_line_start = self.at_line_start;
         let text = self.prefixed(text, &mut at_line_start);
         self.budget.write_unbudgeted(self.sink, &text);
@@ -237,7 +252,7 @@ impl<'s> Out<'s> {
     fn open(&mut self, text: &mut Pieces<'_>) {
         if !self.inline && !self.opened {
             self.opened = true;
-            self.printer.attachments_open(text);
+            self.printer.attachments_open(text, self.section);
         }
     }
 
@@ -348,12 +363,34 @@ impl<'s> Out<'s> {
         self.failures.push(failure);
     }
 
+    /// Ends the attachments so far (their closing and the list of their failures, in append
+    /// mode) and places what follows as the attachments of `section`, laid out as append
+    /// mode's whatever the mode: their own block after everything else, opened before the
+    /// first of them, one blank line after what was written before (assembly.md,
+    /// "Attachments").
+    pub(crate) fn begin_section(&mut self, section: Section) {
+        if self.budget.stop_reason() == Some(Stop::Io) {
+            return;
+        }
+        self.close_section();
+        self.inline = false;
+        self.opened = false;
+        self.section = section;
+        self.trim_lead = self.at_line_start;
+    }
+
     /// Closes what is open: a directory the budget stopped, and in append mode the
     /// attachments and the list of failures.
     pub(crate) fn finish(&mut self) {
         if self.budget.stop_reason() == Some(Stop::Io) {
             return;
         }
+        self.close_section();
+    }
+
+    /// Closes a directory the budget stopped, and in append mode the attachments of the
+    /// section and the list of its failures.
+    fn close_section(&mut self) {
         let mut tail = Pieces::default();
         if std::mem::take(&mut self.in_directory) {
             self.printer.directory_close(&mut tail, None);
@@ -362,7 +399,7 @@ impl<'s> Out<'s> {
             if self.opened {
                 self.printer.attachments_close(&mut tail);
             }
-            self.printer.failures(&mut tail, &self.failures);
+            self.printer.failures(&mut tail, &std::mem::take(&mut self.failures));
         }
         for part in tail.parts() {
             self.write_unbudgeted(part);

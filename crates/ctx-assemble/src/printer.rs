@@ -59,6 +59,17 @@ pub(crate) struct Failure {
     pub(crate) message: String,
 }
 
+/// Which attachments a block of append mode holds: the references the text holds, or files
+/// attached to the text because ctx suggested them (assembly.md, "Attachments"). Each has a
+/// heading of its own, so that a suggested file is not taken for one the user mentioned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Section {
+    /// The text's own mentions and includes.
+    Mentioned,
+    /// Files ctx suggested for the text.
+    Suggested,
+}
+
 /// What a file entry's frame is made of: everything but its content.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct FileHead<'a> {
@@ -112,6 +123,24 @@ impl<'a> Pieces<'a> {
             Cow::Borrowed(s) => self.parts.push(Cow::Borrowed(s)),
             Cow::Owned(s) => self.push_str(&s),
         }
+    }
+
+    /// Takes one line ending off the start of the pieces, if they start with one; whether
+    /// they hold any text.
+    pub(crate) fn trim_leading_newline(&mut self) -> bool {
+        let Some(first) = self.parts.iter_mut().find(|p| !p.is_empty()) else {
+            return false;
+        };
+        if first.starts_with('\n') {
+            *first = match std::mem::take(first) {
+                Cow::Borrowed(s) => Cow::Borrowed(&s[1..]),
+                Cow::Owned(mut s) => {
+                    s.remove(0);
+                    Cow::Owned(s)
+                }
+            };
+        }
+        true
     }
 
     /// Whether the pieces so far end a line.
@@ -208,9 +237,9 @@ pub(crate) trait Printer {
         crate::image::text_placeholder(path, media_type, bytes)
     }
 
-    /// What opens the attachments of append mode, written after the text before the first
-    /// attachment (only when there is one).
-    fn attachments_open(&self, out: &mut Pieces<'_>);
+    /// What opens a block of attachments of append mode, written after the text before its
+    /// first attachment (only when there is one).
+    fn attachments_open(&self, out: &mut Pieces<'_>, section: Section);
 
     /// One attachment of append mode.
     fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
@@ -415,7 +444,7 @@ impl Printer for Plain {
         out.push('\n');
     }
 
-    fn attachments_open(&self, _out: &mut Pieces<'_>) {}
+    fn attachments_open(&self, _out: &mut Pieces<'_>, _section: Section) {}
 
     fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         out.push_str("\n\n");
@@ -493,10 +522,15 @@ impl Printer for Xml {
         out.push_str("</directory>\n");
     }
 
-    fn attachments_open(&self, out: &mut Pieces<'_>) {
-        out.push_str(
-            "\n\n<system-reminder>\nThe following files were mentioned with @ syntax:\n\n",
-        );
+    fn attachments_open(&self, out: &mut Pieces<'_>, section: Section) {
+        out.push_str("\n\n<system-reminder>\n");
+        out.push_str(match section {
+            Section::Mentioned => "The following files were mentioned with @ syntax:",
+            Section::Suggested => {
+                "The following files were suggested for this prompt by ctx suggest:"
+            }
+        });
+        out.push_str("\n\n");
     }
 
     fn attachments_close(&self, out: &mut Pieces<'_>) {
@@ -572,8 +606,11 @@ impl Printer for Markdown {
         }
     }
 
-    fn attachments_open(&self, out: &mut Pieces<'_>) {
-        out.push_str("\n\n### User Provided Context References:\n");
+    fn attachments_open(&self, out: &mut Pieces<'_>, section: Section) {
+        out.push_str(match section {
+            Section::Mentioned => "\n\n### User Provided Context References:\n",
+            Section::Suggested => "\n\n### Suggested Context References:\n",
+        });
     }
 }
 
@@ -602,8 +639,8 @@ impl Printer for Json {
         self.0.directory_close(out, omitted);
     }
 
-    fn attachments_open(&self, out: &mut Pieces<'_>) {
-        self.0.attachments_open(out);
+    fn attachments_open(&self, out: &mut Pieces<'_>, section: Section) {
+        self.0.attachments_open(out, section);
     }
 
     fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
@@ -691,7 +728,7 @@ mod tests {
             [Failure { reference: "b.md".into(), code: Code::NotFound, message: "gone".into() }];
         let x = file("x");
         let mut out = Pieces::default();
-        Xml.attachments_open(&mut out);
+        Xml.attachments_open(&mut out, Section::Mentioned);
         Xml.attachment(&mut out, &x, &mut Escaped::default());
         Xml.attachments_close(&mut out);
         Xml.failures(&mut out, &failures);

@@ -116,6 +116,10 @@ pub struct ReferenceRecord {
     /// names, links out of the roots…); written only when some were.
     #[serde(skip_serializing_if = "is_zero")]
     pub skipped: u64,
+    /// Whether the item is an attachment that ctx suggested for the text rather than a
+    /// reference the text holds (assembly.md, "Attachments"); written only when it is.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub suggested: bool,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -372,6 +376,7 @@ mod tests {
                 }),
                 depth: 0,
                 skipped: 0,
+                suggested: false,
             }],
             diagnostics: vec![DiagnosticRecord::new(
                 Code::NotFound,

@@ -468,7 +468,12 @@ impl<'a> Run<'a> {
     /// One active include, mention or tool call: its record, the include budget, then the
     /// step for its kind. In inline mode, for an item alone on its line whose insertion ends
     /// with a line ending, the end of its line, which is not written again.
-    fn request(&mut self, doc: &Doc, body: Body<'_>, request: &Request<'_>) -> Option<usize> {
+    pub(crate) fn request(
+        &mut self,
+        doc: &Doc,
+        body: Body<'_>,
+        request: &Request<'_>,
+    ) -> Option<usize> {
         let raw = request.span.of(body.text);
         let syntax = match request.kind {
             RequestKind::Mention(_) => Syntax::Mention,
@@ -493,6 +498,7 @@ impl<'a> Run<'a> {
             error: None,
             depth: self.chain.len().saturating_sub(1),
             skipped: 0,
+            suggested: false,
         };
         let span = request.span.start..request.span.end;
         let mut item = Item { raw, record, body, span, line: request.pos.line };

@@ -4,10 +4,10 @@
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::process::ExitCode;
 
-use ctx::{Assembly, Format, Mode};
+use ctx::{Format, Mode};
 
 use crate::cli::{AssembleArgs, ExpandArgs};
-use crate::diag::Reporter;
+use crate::diag::finish;
 use crate::input;
 use crate::progress::Progress;
 use crate::settings::Settings;
@@ -37,7 +37,7 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
     };
     let flushed = out.flush();
     drop(progress);
-    crate::unless_closed(flushed.map_err(Into::into))?;
+    crate::term::unless_closed(flushed.map_err(Into::into))?;
     finish(settings, &assembly)
 }
 
@@ -54,7 +54,7 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
         None => input::read_stdin(settings.input_cap())?,
     };
     if args.auto || settings.autocontext.enabled {
-        return crate::suggest::expand_auto(settings, &text, mode, format);
+        return crate::suggest::expand_auto(settings, &text, (mode, format));
     }
     let ctx = settings.context(mode, format)?;
     let progress = Progress::start(
@@ -67,24 +67,11 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
         ctx.assembler().assemble_str_to(&text, "-", &mut out).map_err(ctx::Error::from)?;
     let flushed = out.flush();
     drop(progress);
-    crate::unless_closed(flushed.map_err(Into::into))?;
+    crate::term::unless_closed(flushed.map_err(Into::into))?;
     finish(settings, &assembly)
 }
 
 /// A spinner only when standard error is a terminal that the output does not also go to.
 pub(crate) fn show_progress(settings: &Settings) -> bool {
     settings.style.stderr_tty && !settings.quiet && !io::stdout().is_terminal()
-}
-
-/// Reports the diagnostics and turns them into the exit status.
-pub(crate) fn finish(settings: &Settings, assembly: &Assembly) -> anyhow::Result<ExitCode> {
-    let mut reporter = Reporter::new(settings.style, settings.quiet);
-    reporter.report_all(&assembly.diagnostics);
-    tracing::info!(
-        files = assembly.stats.files,
-        bytes = assembly.stats.bytes,
-        elapsed_ms = assembly.stats.elapsed_ms,
-        "assembled"
-    );
-    Ok(if assembly.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

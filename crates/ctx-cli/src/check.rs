@@ -112,6 +112,6 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         stdout.flush()?;
         Ok(())
     })();
-    crate::unless_closed(written)?;
+    crate::term::unless_closed(written)?;
     Ok(status)
 }

@@ -1,4 +1,6 @@
-//! The command line, declared with clap: the commands and the common options of cli.md.
+//! The command line, declared with clap: the commands, their arguments and the common options
+//! of cli.md. Every argument struct of the binary is here; the commands' modules only read
+//! them.
 
 use std::path::PathBuf;
 
@@ -31,28 +33,30 @@ pub(crate) enum Command {
     /// Print a shell completion script.
     Completions(CompletionsArgs),
     /// The out-of-source index of the build folder: projects, files, source roots.
-    Sources(crate::sources::SourcesArgs),
+    Sources(SourcesArgs),
     /// How each query resolves: through the workspace, the source index, a source root or a
     /// unique file name.
-    Resolve(crate::sources::ResolveArgs),
+    Resolve(ResolveArgs),
     /// Show the folders outside the workspace that its files ask to open, and trust them.
-    Trust(crate::trust::TrustArgs),
+    Trust(TrustArgs),
     /// Create `.ctx/rules/default.md` and a commented `ctx.toml` where missing.
-    Init(crate::conversation::InitArgs),
+    Init(InitArgs),
     /// The active rules of the rules folder assembled into one system prompt.
-    SystemPrompt(crate::conversation::SystemPromptArgs),
+    SystemPrompt(SystemPromptArgs),
     /// A chat request body: system prompt, history, the expanded prompt and its images.
-    Messages(crate::conversation::MessagesArgs),
+    Messages(MessagesArgs),
     /// Store image bytes under the cache directory and print the Markdown link.
-    PasteImage(crate::conversation::PasteImageArgs),
-    /// Serve the Language Server Protocol on standard input and output (for editors).
-    Lsp(crate::lsp::LspArgs),
-    /// Serve the Model Context Protocol on standard input and output (for agents).
+    PasteImage(PasteImageArgs),
+    /// Serve the Language Server Protocol on standard input and output (for editors; cargo
+    /// feature `lsp`).
+    Lsp(LspArgs),
+    /// Serve the Model Context Protocol on standard input and output (for agents; cargo
+    /// feature `mcp`).
     Mcp,
     /// Build or update the suggestion index of the root and print what it holds.
-    Index(crate::index::IndexArgs),
+    Index(IndexArgs),
     /// The files and line ranges most relevant to a prompt, ranked, with one-line summaries.
-    Suggest(crate::suggest::SuggestArgs),
+    Suggest(SuggestArgs),
 }
 
 /// Output formats; each command accepts the ones that make sense for it.
@@ -296,4 +300,121 @@ pub(crate) struct CompleteArgs {
 pub(crate) struct CompletionsArgs {
     /// The shell.
     pub(crate) shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SourcesArgs {
+    /// Print the "Source roots" section for a system prompt instead.
+    #[arg(long)]
+    pub(crate) prompt: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ResolveArgs {
+    /// The paths or file names to resolve.
+    #[arg(required = true, value_name = "QUERY")]
+    pub(crate) queries: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TrustArgs {
+    /// Trust what the workspace asks for now, without asking (for scripts).
+    #[arg(long, conflicts_with = "revoke")]
+    pub(crate) yes: bool,
+    /// Forget the trust given to this workspace.
+    #[arg(long)]
+    pub(crate) revoke: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InitArgs {}
+
+#[derive(Debug, Args)]
+pub(crate) struct SystemPromptArgs {
+    /// An active rule, by file name with or without `.md` (repeatable) [default: every rule].
+    #[arg(long = "rule", value_name = "NAME")]
+    pub(crate) rules: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct MessagesArgs {
+    /// The prompt; standard input without it.
+    pub(crate) prompt: Option<String>,
+    /// The chat API the body is shaped for.
+    #[arg(long, value_name = "NAME", default_value = "openai")]
+    pub(crate) provider: String,
+    /// An active rule (repeatable) [default: every rule].
+    #[arg(long = "rule", value_name = "NAME")]
+    pub(crate) rules: Vec<String>,
+    /// A transcript of earlier turns (OpenAI-style messages, JSON or JSON Lines), or `~N` for
+    /// the Nth newest entry of mai's history.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) history: Option<String>,
+    /// The newest N entries of mai's history (`.mai/history.json`).
+    #[arg(long, value_name = "N", conflicts_with = "history_id")]
+    pub(crate) include_history: Option<usize>,
+    /// One entry of mai's history: its id, its name, or `~N` (1-based, newest first).
+    #[arg(long, value_name = "X")]
+    pub(crate) history_id: Option<String>,
+    /// Token budget of the history block [default: 2000].
+    #[arg(long, value_name = "N")]
+    pub(crate) history_tokens: Option<usize>,
+    /// Largest image attached, in bytes [default: 20 MiB].
+    #[arg(long, value_name = "N")]
+    pub(crate) max_image_bytes: Option<u64>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct PasteImageArgs {
+    /// The image file (through the sandbox: inside a root), or `-` for standard input; without
+    /// it, the clipboard (with the `clipboard` feature), else standard input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<String>,
+}
+
+/// The largest message `ctx lsp` takes by default.
+#[cfg(feature = "lsp")]
+const LSP_MAX_MESSAGE_BYTES: u64 = ctx_lsp::DEFAULT_MAX_MESSAGE_BYTES;
+/// Without the language server, the option is only parsed.
+#[cfg(not(feature = "lsp"))]
+const LSP_MAX_MESSAGE_BYTES: u64 = 0;
+
+#[derive(Debug, Args)]
+pub(crate) struct LspArgs {
+    /// The largest message the client may send, in bytes (0 for no limit); a longer
+    /// `Content-Length` is answered with an error and ends the server.
+    #[arg(long, value_name = "BYTES", default_value_t = LSP_MAX_MESSAGE_BYTES)]
+    pub(crate) max_message_bytes: u64,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct IndexArgs {
+    /// Where the files' symbols come from: a lexical scanner (`scan`, the default) or
+    /// tree-sitter's tags queries (`tree-sitter`: exact, about four times slower); an index
+    /// built from the other source is rebuilt. Configuration: `suggest_symbols`.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub(crate) symbols: Option<Symbols>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SuggestArgs {
+    /// The prompt; without it, standard input is read.
+    pub(crate) prompt: Option<String>,
+    /// Most files suggested.
+    #[arg(long, default_value_t = 10)]
+    pub(crate) limit: usize,
+    /// Longest line range proposed for one file.
+    #[arg(long, value_name = "N", default_value_t = 80)]
+    pub(crate) range_lines: u32,
+    /// Say which terms, identifiers, paths and links made each score.
+    #[arg(long)]
+    pub(crate) explain: bool,
+    /// Confirm, drop or edit the suggestions in a terminal picker, then print the prompt
+    /// expanded with them (as `ctx expand`; cargo feature `picker`).
+    #[arg(long, visible_alias = "pick")]
+    pub(crate) interactive: bool,
+    /// Where the index takes the files' symbols from (`scan` or `tree-sitter`), as in
+    /// `ctx index`.
+    #[arg(long, value_enum, value_name = "SOURCE")]
+    pub(crate) symbols: Option<Symbols>,
 }

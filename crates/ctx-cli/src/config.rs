@@ -1,4 +1,6 @@
-//! The configuration file: `ctx.toml`, else `.ctx/config.toml`, in the root, or `--config`.
+//! The configuration file: `ctx.toml`, else `.ctx/config.toml`, in the root, or `--config`;
+//! the user's own `config.toml` under it; and the configuration types the settings keep of
+//! them ([`AutoContext`], [`ConversationConfig`]).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -88,6 +90,52 @@ pub(crate) struct Config {
     pub(crate) max_image_bytes: Option<u64>,
 }
 
+/// What `ctx expand` appends from suggestions: configuration keys `autocontext`,
+/// `autocontext_max_files` and `autocontext_max_tokens`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct AutoContext {
+    /// Append suggestions even without `--auto`.
+    pub(crate) enabled: bool,
+    /// Most files appended.
+    pub(crate) max_files: usize,
+    /// Estimated tokens of everything appended.
+    pub(crate) max_tokens: usize,
+}
+
+impl AutoContext {
+    pub(crate) fn from_config(config: &Config) -> AutoContext {
+        AutoContext {
+            enabled: config.autocontext.unwrap_or(false),
+            max_files: config.autocontext_max_files.unwrap_or(5),
+            max_tokens: config.autocontext_max_tokens.unwrap_or(2000),
+        }
+    }
+}
+
+/// The keys of the configuration file for conversations.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ConversationConfig {
+    /// The rules folder, relative to the root.
+    pub(crate) rules_dir: Option<String>,
+    /// The active rules, by file name.
+    pub(crate) active_rules: Vec<String>,
+    /// Token budget of the history block of `ctx messages`.
+    pub(crate) history_tokens: Option<usize>,
+    /// Largest image attached to a prompt, in bytes.
+    pub(crate) max_image_bytes: Option<u64>,
+}
+
+impl ConversationConfig {
+    pub(crate) fn from_config(config: &Config) -> ConversationConfig {
+        ConversationConfig {
+            rules_dir: config.rules_dir.clone(),
+            active_rules: config.active_rules.clone().unwrap_or_default(),
+            history_tokens: config.history_tokens,
+            max_image_bytes: config.max_image_bytes,
+        }
+    }
+}
+
 /// Who wrote a configuration: the workspace's own (found in the root: a cloned repository's),
 /// or the user's (named with `--config`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -134,7 +182,7 @@ pub(crate) fn load_user(root: &Path, dir: Option<&Path>) -> anyhow::Result<Optio
     let path = dir.join(USER_CONFIG);
     let read = match ctx::read_user_config(&path) {
         Ok(read) => read,
-        Err(e) if matches!(e.kind(), ctx::ErrorKind::Config(_)) => return Ok(None),
+        Err(e) if absent(&e) => return Ok(None),
         Err(e) => bail!("cannot read the configuration file {}: {e}", path.display()),
     };
     let shown = path.display().to_string();
@@ -169,6 +217,18 @@ pub(crate) fn load_user(root: &Path, dir: Option<&Path>) -> anyhow::Result<Optio
         origin: Origin::User,
         ignored: Vec::new(),
     }))
+}
+
+/// Whether the user's configuration could not be read only because there is none: no file,
+/// or no folder of the user's settings at all.
+fn absent(err: &ctx::Error) -> bool {
+    match err.kind() {
+        ctx::ErrorKind::Config(_) => true,
+        ctx::ErrorKind::Fs(fs) => {
+            fs.io_error().is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)
+        }
+        _ => false,
+    }
 }
 
 /// What of the user's own configuration stays the user's once it lies under another: its roots

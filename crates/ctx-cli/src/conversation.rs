@@ -4,81 +4,14 @@
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
-use clap::Args;
 use ctx::conversation::history::Selection;
 use ctx::conversation::{Provider, Warning};
 use ctx::{Format, Mode, Severity};
 use serde_json::json;
 
-use crate::config::Config;
+use crate::cli::{InitArgs, MessagesArgs, PasteImageArgs, SystemPromptArgs};
 use crate::diag::Reporter;
 use crate::settings::Settings;
-
-/// The keys of the configuration file for conversations.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ConversationConfig {
-    rules_dir: Option<String>,
-    active_rules: Vec<String>,
-    history_tokens: Option<usize>,
-    max_image_bytes: Option<u64>,
-}
-
-impl ConversationConfig {
-    pub(crate) fn from_config(config: &Config) -> ConversationConfig {
-        ConversationConfig {
-            rules_dir: config.rules_dir.clone(),
-            active_rules: config.active_rules.clone().unwrap_or_default(),
-            history_tokens: config.history_tokens,
-            max_image_bytes: config.max_image_bytes,
-        }
-    }
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct InitArgs {}
-
-#[derive(Debug, Args)]
-pub(crate) struct SystemPromptArgs {
-    /// An active rule, by file name with or without `.md` (repeatable) [default: every rule].
-    #[arg(long = "rule", value_name = "NAME")]
-    pub(crate) rules: Vec<String>,
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct MessagesArgs {
-    /// The prompt; standard input without it.
-    pub(crate) prompt: Option<String>,
-    /// The chat API the body is shaped for.
-    #[arg(long, value_name = "NAME", default_value = "openai")]
-    pub(crate) provider: String,
-    /// An active rule (repeatable) [default: every rule].
-    #[arg(long = "rule", value_name = "NAME")]
-    pub(crate) rules: Vec<String>,
-    /// A transcript of earlier turns (OpenAI-style messages, JSON or JSON Lines), or `~N` for
-    /// the Nth newest entry of mai's history.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) history: Option<String>,
-    /// The newest N entries of mai's history (`.mai/history.json`).
-    #[arg(long, value_name = "N", conflicts_with = "history_id")]
-    pub(crate) include_history: Option<usize>,
-    /// One entry of mai's history: its id, its name, or `~N` (1-based, newest first).
-    #[arg(long, value_name = "X")]
-    pub(crate) history_id: Option<String>,
-    /// Token budget of the history block [default: 2000].
-    #[arg(long, value_name = "N")]
-    pub(crate) history_tokens: Option<usize>,
-    /// Largest image attached, in bytes [default: 20 MiB].
-    #[arg(long, value_name = "N")]
-    pub(crate) max_image_bytes: Option<u64>,
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct PasteImageArgs {
-    /// The image file (through the sandbox: inside a root), or `-` for standard input; without
-    /// it, the clipboard (with the `clipboard` feature), else standard input.
-    #[arg(value_name = "FILE")]
-    pub(crate) file: Option<String>,
-}
 
 /// `ctx init`.
 pub(crate) fn init(settings: &Settings, _args: &InitArgs) -> anyhow::Result<ExitCode> {

@@ -2,14 +2,28 @@
 //! on a terminal, the source line with a caret under the span, in colour.
 
 use std::io::{self, Write};
+use std::process::ExitCode;
 
 use annotate_snippets::renderer::DecorStyle;
 use annotate_snippets::{AnnotationKind, Level, Origin, Renderer, Snippet};
 use ctx::Severity;
 use ctx::assemble::record::DiagnosticRecord;
 
-use crate::settings::Style;
+use crate::settings::{Settings, Style};
 use crate::term::visible;
+
+/// Reports the diagnostics of an assembly and turns them into the exit status.
+pub(crate) fn finish(settings: &Settings, assembly: &ctx::Assembly) -> anyhow::Result<ExitCode> {
+    let mut reporter = Reporter::new(settings.style, settings.quiet);
+    reporter.report_all(&assembly.diagnostics);
+    tracing::info!(
+        files = assembly.stats.files,
+        bytes = assembly.stats.bytes,
+        elapsed_ms = assembly.stats.elapsed_ms,
+        "assembled"
+    );
+    Ok(if assembly.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
 
 /// Most diagnostics shown for one run; the rest are counted and summed up in one line.
 pub(crate) const MAX_SHOWN: usize = 1000;

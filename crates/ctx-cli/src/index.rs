@@ -3,24 +3,21 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Args;
+use anyhow::Context as _;
 use ctx::{Format, Mode};
 
+use crate::cli::IndexArgs;
 use crate::settings::Settings;
 
-#[derive(Debug, Args)]
-pub(crate) struct IndexArgs {
-    /// Where the files' symbols come from: a lexical scanner (`scan`, the default) or
-    /// tree-sitter's tags queries (`tree-sitter`: exact, about four times slower); an index
-    /// built from the other source is rebuilt. Configuration: `suggest_symbols`.
-    #[arg(long, value_enum, value_name = "SOURCE")]
-    pub(crate) symbols: Option<crate::cli::Symbols>,
-}
-
-/// `ctx index [--format text|json]`.
+/// `ctx index [--format text|json]`: its work is the stored index, so a cache folder that
+/// cannot hold it is an error (exit status 2).
 pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("index", false)?;
-    let ctx = settings.suggest_context(Mode::Append, Format::Xml)?;
+    let cache = settings.cache_dir()?;
+    let ctx = settings
+        .ranking_context(Mode::Append, Format::Xml)?
+        .with_index_store(cache)
+        .with_context(|| format!("cannot open the cache {}", cache.display()))?;
     let show = settings.style.stderr_tty && !settings.quiet;
     let progress = crate::progress::Progress::start(
         show,
@@ -32,7 +29,6 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
         (index.term_count(), index.symbol_count(), index.definition_count(), index.class_counts())
     })?;
     drop(progress);
-    let cache = crate::suggest::cache_dir()?;
     let mut out = io::stdout().lock();
     if json {
         let classes: serde_json::Map<String, serde_json::Value> =

@@ -1,25 +1,18 @@
 //! `ctx lsp`: the language server of `ctx-lsp` on standard input and output, over the roots
-//! and options of the command line's settings.
+//! and options of the command line's settings (cargo feature `lsp`, on by default).
 
 use std::process::ExitCode;
 
-use clap::Args;
-use ctx::{Format, Mode};
-
+use crate::cli::LspArgs;
 use crate::settings::Settings;
 
 /// A long-lived server keeps a larger content cache than one command does.
+#[cfg(feature = "lsp")]
 const LSP_CACHE_BYTES: u64 = 64 << 20;
 
-#[derive(Debug, Args)]
-pub(crate) struct LspArgs {
-    /// The largest message the client may send, in bytes (0 for no limit); a longer
-    /// `Content-Length` is answered with an error and ends the server.
-    #[arg(long, value_name = "BYTES", default_value_t = ctx_lsp::DEFAULT_MAX_MESSAGE_BYTES)]
-    pub(crate) max_message_bytes: u64,
-}
-
+#[cfg(feature = "lsp")]
 pub(crate) fn run(settings: &Settings, args: &LspArgs) -> anyhow::Result<ExitCode> {
+    use ctx::{Format, Mode};
     let builder =
         settings.builder_for(Mode::Inline, Format::Inline, None).cache_capacity(LSP_CACHE_BYTES);
     let config = ctx_lsp::Config {
@@ -32,4 +25,10 @@ pub(crate) fn run(settings: &Settings, args: &LspArgs) -> anyhow::Result<ExitCod
     // LSP: exit status 0 after `shutdown`, 1 when `exit` (or the end of input) comes without it.
     let ending = ctx_lsp::run_stdio(builder, &config)?;
     Ok(ExitCode::from(ending.exit_code()))
+}
+
+/// Without the feature, the command says so (exit status 2).
+#[cfg(not(feature = "lsp"))]
+pub(crate) fn run(_: &Settings, _: &LspArgs) -> anyhow::Result<ExitCode> {
+    anyhow::bail!("this ctx was built without the language server (cargo feature `lsp`)")
 }

@@ -17,6 +17,7 @@ mod input;
 mod lsp;
 mod mcp;
 mod parse;
+mod picker;
 mod progress;
 mod refs;
 mod settings;
@@ -39,7 +40,7 @@ fn main() -> ExitCode {
     match run() {
         Ok(code) => code,
         Err(err) => {
-            if is_broken_pipe(&err) {
+            if term::is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
             // The chain may quote a file (a path, a name from a project file).
@@ -92,8 +93,8 @@ fn run() -> anyhow::Result<ExitCode> {
         cli.command,
         Command::Init(_) | Command::PasteImage(_) | Command::Index(_) | Command::Suggest(_)
     );
-    if let Command::Index(index::IndexArgs { symbols: Some(symbols) })
-    | Command::Suggest(suggest::SuggestArgs { symbols: Some(symbols), .. }) = &cli.command
+    if let Command::Index(cli::IndexArgs { symbols: Some(symbols) })
+    | Command::Suggest(cli::SuggestArgs { symbols: Some(symbols), .. }) = &cli.command
     {
         settings.suggest_symbols = (*symbols).into();
     }
@@ -154,33 +155,4 @@ fn init_logging(verbose: u8, quiet: bool, long_running: bool) {
         .without_time()
         .with_target(false)
         .try_init();
-}
-
-/// What writing a run's output came to: a closed standard output (`ctx check x | head -1`)
-/// is not an error (cli.md), so the run goes on to report its diagnostics and exit with its
-/// own status, errors found included; any other failure to write (a full disk) is the error.
-pub(crate) fn unless_closed(written: anyhow::Result<()>) -> anyhow::Result<()> {
-    match written {
-        Err(err) if !is_broken_pipe(&err) => Err(err),
-        _ => Ok(()),
-    }
-}
-
-/// Whether the error comes from writing to a closed standard output (`ctx … | head`), which
-/// is not a failure.
-fn is_broken_pipe(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| {
-        let kind = if let Some(io) = cause.downcast_ref::<io::Error>() {
-            Some(io.kind())
-        } else if let Some(json) = cause.downcast_ref::<serde_json::Error>() {
-            json.io_error_kind()
-        } else if let Some(ctx::ErrorKind::Io(io)) =
-            cause.downcast_ref::<ctx::Error>().map(|e| e.kind())
-        {
-            Some(io.kind())
-        } else {
-            None
-        };
-        kind == Some(io::ErrorKind::BrokenPipe)
-    })
 }

@@ -29,6 +29,6 @@ pub(crate) fn run(settings: &Settings, args: &ParseArgs) -> anyhow::Result<ExitC
         Ok(())
     })();
     let failed = scan.diagnostics.iter().any(|d| d.severity() == Severity::Error);
-    crate::unless_closed(written)?;
+    crate::term::unless_closed(written)?;
     Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

@@ -8,8 +8,8 @@ use ctx::assemble::record::ReferenceRecord;
 use ctx::{Format, Mode};
 use serde_json::{Value, json};
 
-use crate::assemble::finish;
 use crate::cli::RefsArgs;
+use crate::diag::finish;
 use crate::input;
 use crate::progress::Progress;
 use crate::settings::Settings;
@@ -62,7 +62,7 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
         out.flush()?;
         Ok(())
     })();
-    crate::unless_closed(written)?;
+    crate::term::unless_closed(written)?;
     finish(settings, &assembly)
 }
 
@@ -158,6 +158,7 @@ mod tests {
             error: None,
             depth,
             skipped: 0,
+            suggested: false,
         };
         let records: Vec<_> = [0, 1, 2, 1, 0, 2].into_iter().map(record).collect();
         let mut i = 0;

@@ -1,14 +1,18 @@
-//! The command line and the configuration file merged into one set of settings, and the
+//! The command line and the configuration files merged into one set of settings, and the
 //! [`ctx::Context`] built from them.
+//!
+//! [`Settings::new`] goes in steps: the configuration's layers ([`Layers`]), then the roots,
+//! the source index, the assembly options, the output and the style, each from the command
+//! line over the files.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use ctx::{Format, Limits, Mode, OnError, Options};
 
 use crate::cli::{ColorChoice, DialectArg, GlobalArgs, ModeArg, OnErrorArg, OutputFormat};
-use crate::config;
+use crate::config::{self, AutoContext, Config, ConversationConfig, Loaded, Origin, UserLayer};
 
 /// The content cache of one `ctx` process.
 const CLI_CACHE_BYTES: u64 = 8 << 20;
@@ -55,7 +59,7 @@ pub(crate) struct Settings {
     /// (`ctx check`): rich only when standard output is a terminal.
     pub(crate) stdout_style: Style,
     /// What `ctx expand` appends from suggestions.
-    pub(crate) autocontext: crate::suggest::AutoContext,
+    pub(crate) autocontext: AutoContext,
     /// Where the suggestion index takes its symbols from (configuration, or the `--symbols`
     /// of `ctx index` and `ctx suggest`).
     pub(crate) suggest_symbols: ctx::SymbolSource,
@@ -65,7 +69,13 @@ pub(crate) struct Settings {
     pub(crate) sources: Sources,
     sources_max_files: Option<usize>,
     /// The conversation keys of the configuration file.
-    pub(crate) conversation: crate::conversation::ConversationConfig,
+    pub(crate) conversation: ConversationConfig,
+    /// The folder of the user's own settings (the trust file, `config.toml`):
+    /// `CTX_CONFIG_DIR`, else the user's configuration folder followed by `ctx`.
+    pub(crate) config_dir: Option<PathBuf>,
+    /// The folder of what ctx keeps between runs (the suggestion index, source indexes,
+    /// pasted images): `CTX_CACHE_DIR`, else the user's cache folder followed by `ctx`.
+    pub(crate) cache_dir: Option<PathBuf>,
     /// Roots a configuration found in the workspace asks for.
     project_allow: Vec<PathBuf>,
     /// That configuration, as its roots' asker is named.
@@ -89,165 +99,53 @@ pub(crate) enum Sources {
     Off,
 }
 
+/// The configuration as read: the workspace's (or the one named with `--config`) over the
+/// user's own, and what of the user's stays the user's.
+struct Layers {
+    loaded: Loaded,
+    user: UserLayer,
+}
+
+/// The roots and deny globs of a run.
+struct Roots {
+    allow: Vec<PathBuf>,
+    project_allow: Vec<PathBuf>,
+    deny: Vec<String>,
+}
+
+/// How output is shaped: format and mode of the configuration, and the dialect.
+struct Output {
+    config_format: Option<Format>,
+    mode: Option<Mode>,
+    dialect: DialectArg,
+}
+
 /// `0` means no limit on the command line; the file-size cap has no "0" of its own. (Not
 /// `u64::MAX`: ctx-fs reads `cap + 1` bytes.)
 fn no_limit_u64(n: u64) -> u64 {
     if n == 0 { u64::MAX - 1 } else { n }
 }
 
+/// An error about a key of the configuration file.
+fn bad_key(loaded: &Loaded, key: &str, err: String) -> anyhow::Error {
+    let path = loaded.path.clone().unwrap_or_default();
+    anyhow::anyhow!("bad configuration {path}: key `{key}`: {err}")
+}
+
 impl Settings {
-    /// Merges the command line over the configuration file.
+    /// Merges the command line over the configuration files.
     pub(crate) fn new(args: &GlobalArgs) -> anyhow::Result<Settings> {
         let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
-        let mut loaded = config::load(&root, args.config.as_deref())?;
-        // The user's own configuration lies under the workspace's (or the one named with
-        // --config): its roots and its solution are the user's word.
-        let mut user = config::UserLayer::default();
-        if let Some(mine) = config::load_user(&root, trust_dir().as_deref())? {
-            user = config::UserLayer::of(&mine);
-            loaded.config = config::under(std::mem::take(&mut loaded.config), &mine.config);
-            loaded.ignored.extend(mine.ignored);
-        }
+        let config_dir = config_dir();
+        let Layers { loaded, user } = layers(&root, args, config_dir.as_deref())?;
         let file = &loaded.config;
-        let bad = |key: &str, err: String| {
-            let path = loaded.path.clone().unwrap_or_default();
-            anyhow::anyhow!("bad configuration {path}: key `{key}`: {err}")
-        };
-
-        // A configured root is relative to the configuration's folder, but `~` and `~/sub`
-        // name the home directory wherever they are written. The user's own roots are opened
-        // as they are; those of a configuration found in the workspace are asked for, and
-        // opened after the root rule and the user's trust (docs/security.md).
-        let home = |dir: &PathBuf| dir.to_str().is_some_and(|d| d == "~" || d.starts_with("~/"));
-        let configured: Vec<PathBuf> = file
-            .allow
-            .iter()
-            .flatten()
-            .map(|dir| if home(dir) { dir.clone() } else { loaded.dir.join(dir) })
-            .collect();
-        let (mut allow, project_allow) = match loaded.origin {
-            config::Origin::User => (configured, Vec::new()),
-            config::Origin::Workspace => (Vec::new(), configured),
-        };
-        allow.splice(0..0, user.allow);
-        allow.extend(args.allow.iter().cloned());
-        let mut deny = user.deny;
-        deny.extend(file.deny.clone().unwrap_or_default());
-        // The command line wins over the file: a solution named there overrides the file's
-        // `no_sources`, and `--no-sources` the file's solution. A solution the user names is
-        // trusted with its source folders; one a workspace's configuration names is not.
-        let sources = if args.no_sources {
-            Sources::Off
-        } else if let Some(named) = args.sln.as_ref().or(args.compile_commands.as_ref()) {
-            Sources::Named(std::path::absolute(named)?, true)
-        } else if file.no_sources.unwrap_or(false) {
-            Sources::Off
-        } else if let Some(named) = file.sln.as_ref().or(file.compile_commands.as_ref()) {
-            match &user.solution {
-                // Named by the user's own configuration, and by no other.
-                Some(mine) if mine == named => Sources::Named(std::path::absolute(mine)?, true),
-                _ => {
-                    let trusted = loaded.origin == config::Origin::User;
-                    Sources::Named(std::path::absolute(loaded.dir.join(named))?, trusted)
-                }
-            }
-        } else {
-            Sources::Auto
-        };
-
-        let mut defines: Vec<(String, String)> =
-            file.defines.iter().flatten().map(|(k, v)| (k.clone(), v.clone())).collect();
-        for define in &args.defines {
-            let (name, value) = define.split_once('=').unwrap_or((define, ""));
-            defines.retain(|(n, _)| n != name);
-            defines.push((name.to_owned(), value.to_owned()));
-        }
-
-        let config_format = match &file.format {
-            Some(name) => Some(name.parse::<Format>().map_err(|e| bad("format", e))?),
-            None => None,
-        };
-        let mode = match (args.mode, &file.mode) {
-            (Some(ModeArg::Inline), _) => Some(Mode::Inline),
-            (Some(ModeArg::Append), _) => Some(Mode::Append),
-            (None, Some(name)) => Some(name.parse::<Mode>().map_err(|e| bad("mode", e))?),
-            (None, None) => None,
-        };
-
-        let dialect = match (args.dialect, file.dialect.as_deref()) {
-            (Some(dialect), _) => dialect,
-            (None, None | Some("ctx")) => DialectArg::Ctx,
-            (None, Some("mdbook")) => DialectArg::Mdbook,
-            (None, Some("auto")) => DialectArg::Auto,
-            (None, Some(other)) => {
-                let why = format!("unknown dialect `{other}` (expected one of: ctx, mdbook, auto)");
-                return Err(bad("dialect", why));
-            }
-        };
-        let on_error = match (args.on_error, &file.on_error) {
-            (Some(OnErrorArg::Marker), _) => OnError::Marker,
-            (Some(OnErrorArg::Keep), _) => OnError::Keep,
-            (Some(OnErrorArg::Drop), _) => OnError::Drop,
-            (None, Some(name)) => name.parse::<OnError>().map_err(|e| bad("on_error", e))?,
-            (None, None) => OnError::Marker,
-        };
-
-        let flag = |cli: bool, file: Option<bool>| cli || file.unwrap_or(false);
-        let defaults = Limits::default();
-        let limits = Limits {
-            max_depth: args.max_depth.or(file.max_depth).unwrap_or(defaults.max_depth),
-            max_output_bytes: args
-                .max_output_bytes
-                .or(file.max_output_bytes)
-                .unwrap_or(defaults.max_output_bytes),
-            max_includes: args.max_includes.or(file.max_includes).unwrap_or(defaults.max_includes),
-            max_scan_bytes: args
-                .max_scan_bytes
-                .or(file.max_scan_bytes)
-                .unwrap_or(defaults.max_scan_bytes),
-            max_lines: args.max_lines.or(file.max_lines).unwrap_or(defaults.max_lines),
-            max_files: args.max_files.or(file.max_files).unwrap_or(defaults.max_files),
-            max_tokens: args.max_tokens.or(file.max_tokens).unwrap_or(defaults.max_tokens),
-        };
-        let mut options = Options {
-            syntax: ctx::syntax::Options {
-                mentions: !flag(args.no_mentions, file.no_mentions),
-                includes: !flag(args.no_includes, file.no_includes),
-                directives: !flag(args.no_directives, file.no_directives),
-                code_skip: !flag(args.no_code_skip, file.no_code_skip),
-                ..ctx::syntax::Options::default()
-            },
-            limits,
-            count_tokens: flag(args.tokens, file.tokens),
-            line_numbers: flag(args.line_numbers, file.line_numbers),
-            strict: flag(args.strict, file.strict),
-            on_error,
-            defines,
-            ..Options::default()
-        };
-        if let Some(extensions) = &file.recursive_extensions {
-            options.recursive_extensions =
-                extensions.iter().map(|e| e.trim_start_matches('.').to_owned()).collect();
-        }
-
-        let color = args.color.or(file.color).unwrap_or(ColorChoice::Auto);
-        let stderr_tty = std::io::stderr().is_terminal();
-        let forced = std::env::var_os("CTX_FORCE_TTY").is_some_and(|v| v == "1");
-        let no_color = no_color(std::env::var_os("NO_COLOR").as_deref());
-        let style_for = |tty: bool| match color {
-            ColorChoice::Always => Style { rich: true, color: true, stderr_tty },
-            ColorChoice::Never => Style { rich: false, color: false, stderr_tty },
-            ColorChoice::Auto => {
-                let tty = tty || forced;
-                Style { rich: tty, color: tty && !no_color, stderr_tty }
-            }
-        };
-        let style = style_for(stderr_tty);
-        let stdout_style = style_for(std::io::stdout().is_terminal());
-
-        let self_root = root.clone();
+        let Roots { allow, project_allow, deny } = roots(args, &loaded, &user);
+        let sources = sources(args, &loaded, &user)?;
+        let Output { config_format, mode, dialect } = output(args, &loaded)?;
+        let options = options(args, &loaded)?;
+        let (style, stdout_style) = styles(args.color.or(file.color).unwrap_or(ColorChoice::Auto));
+        let asked_by = loaded.path.as_deref().map(|p| relative_to(p, &root));
         Ok(Settings {
-            root,
             counts_shown: false,
             sources_wanted: true,
             dialect,
@@ -258,19 +156,22 @@ impl Settings {
             mode,
             options,
             max_file_bytes: args.max_file_bytes.or(file.max_file_bytes).map(no_limit_u64),
-            quiet: flag(args.quiet, file.quiet),
+            quiet: args.quiet || file.quiet.unwrap_or(false),
             style,
             stdout_style,
-            autocontext: crate::suggest::AutoContext::from_config(file),
+            autocontext: AutoContext::from_config(file),
             suggest_symbols: file.suggest_symbols.map_or_else(Default::default, Into::into),
             max_tokens_arg: args.max_tokens,
             sources,
             sources_max_files: file.sources_max_files,
-            conversation: crate::conversation::ConversationConfig::from_config(file),
+            conversation: ConversationConfig::from_config(file),
+            config_dir,
+            cache_dir: cache_dir(),
             project_allow,
-            asked_by: loaded.path.as_deref().map(|p| relative_to(p, &self_root)),
+            asked_by,
             ignored: loaded.ignored,
             cli_quiet: args.quiet,
+            root,
         })
     }
 
@@ -316,6 +217,14 @@ impl Settings {
         }
     }
 
+    /// The cache folder, or why there is none.
+    pub(crate) fn cache_dir(&self) -> anyhow::Result<&Path> {
+        match &self.cache_dir {
+            Some(dir) => Ok(dir),
+            None => bail!("no cache directory for the suggestion index (set CTX_CACHE_DIR)"),
+        }
+    }
+
     /// Builds the context for one command, with its mode and format.
     pub(crate) fn context(&self, mode: Mode, format: Format) -> anyhow::Result<ctx::Context> {
         self.context_for(mode, format, None)
@@ -327,15 +236,37 @@ impl Settings {
         &self,
         mode: Mode,
         format: Format,
-        document: Option<&std::path::Path>,
+        document: Option<&Path>,
     ) -> anyhow::Result<ctx::Context> {
-        let context =
-            self.builder_for(mode, format, document).build().map_err(|err| match err.kind() {
-                ctx::ErrorKind::Fs(_) => anyhow::Error::new(err).context("cannot open a root"),
-                _ => anyhow::Error::new(err),
-            })?;
+        self.build(self.builder_for(mode, format, document))
+    }
+
+    /// The context of the suggestion commands (`ctx suggest`, `ctx index`, `ctx expand
+    /// --auto`), without its index store (see [`ctx::Context::with_index_store`]). No content
+    /// cache: an index build reads every file once, and the cache would only hold on to them
+    /// (its byte cap is enforced lazily, so a bulk read overshoots it by far). The index
+    /// covers the whole workspace: the walk has no entry limit.
+    pub(crate) fn ranking_context(
+        &self,
+        mode: Mode,
+        format: Format,
+    ) -> anyhow::Result<ctx::Context> {
+        let options = Options { mode, format, ..self.options.clone() };
+        self.build(self.builder(options).cache_capacity(0).max_walk_entries(usize::MAX))
+    }
+
+    /// Builds a context, its notices reported.
+    fn build(&self, builder: ctx::ContextBuilder) -> anyhow::Result<ctx::Context> {
+        let context = builder.build().map_err(|err| match err.kind() {
+            ctx::ErrorKind::Fs(_) => anyhow::Error::new(err).context("cannot open a root"),
+            _ => anyhow::Error::new(err),
+        })?;
         self.report_notices(&context);
-        tracing::debug!(root = %self.root.display(), mode = %mode, format = %format, "context built");
+        let options = context.assembler().options();
+        tracing::debug!(
+            root = %self.root.display(), mode = %options.mode, format = %options.format,
+            "context built"
+        );
         Ok(context)
     }
 
@@ -345,7 +276,7 @@ impl Settings {
         &self,
         mode: Mode,
         format: Format,
-        document: Option<&std::path::Path>,
+        document: Option<&Path>,
     ) -> ctx::ContextBuilder {
         let mut options = Options { mode, format, ..self.options.clone() };
         // Tokens are counted only where they are shown (the JSON records) or where a token
@@ -360,25 +291,14 @@ impl Settings {
         };
         // One process assembles once: a small content cache serves the files read twice
         // (diamonds) without holding a large tree in memory.
-        self.builder(options)
+        self.builder(options).cache_capacity(CLI_CACHE_BYTES)
     }
 
-    /// The context of the suggestion commands: [`Settings::context`] with the index stored
-    /// under the cache directory (`CTX_CACHE_DIR`, else the user's cache directory + `ctx`).
-    pub(crate) fn suggest_context(
-        &self,
-        mode: Mode,
-        format: Format,
-    ) -> anyhow::Result<ctx::Context> {
-        crate::suggest::context_with_cache(self, mode, format)
-    }
-
-    /// The context builder of [`Settings::context`], before it is built.
-    pub(crate) fn builder(&self, options: Options) -> ctx::ContextBuilder {
+    /// The context builder of the settings, before it is built.
+    fn builder(&self, options: Options) -> ctx::ContextBuilder {
         let mut builder = ctx::Context::builder()
             .root(&self.root)
             .options(options)
-            .cache_capacity(CLI_CACHE_BYTES)
             .suggest_symbols(self.suggest_symbols);
         for dir in &self.allow {
             builder = builder.allow(dir);
@@ -387,7 +307,7 @@ impl Settings {
         for dir in &self.project_allow {
             builder = builder.project_allow(dir, asked_by.clone());
         }
-        if let Some(dir) = trust_dir() {
+        if let Some(dir) = &self.config_dir {
             builder = builder.trust(ctx::Trust::user_store(dir));
         }
         for glob in &self.deny {
@@ -396,7 +316,7 @@ impl Settings {
         if let Some(bytes) = self.max_file_bytes {
             builder = builder.max_file_bytes(bytes);
         }
-        if let Ok(dir) = crate::suggest::cache_dir() {
+        if let Some(dir) = &self.cache_dir {
             builder = builder.images_dir(dir.join("images"));
         }
         builder = match &self.sources {
@@ -409,31 +329,12 @@ impl Settings {
         if let Some(max) = self.sources_max_files {
             builder = builder.sources_max_files(max);
         }
-        match crate::suggest::cache_dir() {
-            Ok(dir) => builder.sources_cache_dir(dir),
-            Err(_) => builder,
+        match &self.cache_dir {
+            Some(dir) => builder.sources_cache_dir(dir),
+            None => builder,
         }
     }
-}
 
-/// The folder of the user's own settings that ctx keeps, the trust file among them:
-/// `CTX_CONFIG_DIR`, else the user's configuration folder followed by `ctx`
-/// (`~/.config/ctx` on Linux).
-pub(crate) fn trust_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("CTX_CONFIG_DIR").filter(|d| !d.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    dirs::config_dir().map(|d| d.join("ctx"))
-}
-
-/// `path` relative to `root` when it lies in it (as shown in warnings).
-fn relative_to(path: &str, root: &std::path::Path) -> String {
-    std::path::Path::new(path)
-        .strip_prefix(root)
-        .map_or_else(|_| path.to_owned(), |p| p.display().to_string())
-}
-
-impl Settings {
     /// Reports on standard error the settings that could not be honoured: those of the
     /// configuration file and the context's own (roots not opened, untrusted folders), each
     /// `where: warning[CODE]: message`, each once per process however many contexts a command
@@ -448,6 +349,204 @@ impl Settings {
             context.notices().iter().map(|n| ("ctx", n.code.as_str(), n.message.as_str()));
         report_once(ignored.chain(notices));
     }
+}
+
+/// The configuration files: the workspace's, or the one named with `--config`, over the
+/// user's own (`config.toml` in `config_dir`), whose roots and solution are the user's word.
+fn layers(root: &Path, args: &GlobalArgs, config_dir: Option<&Path>) -> anyhow::Result<Layers> {
+    let mut loaded = config::load(root, args.config.as_deref())?;
+    let mut user = UserLayer::default();
+    if let Some(mine) = config::load_user(root, config_dir)? {
+        user = UserLayer::of(&mine);
+        loaded.config = config::under(std::mem::take(&mut loaded.config), &mine.config);
+        loaded.ignored.extend(mine.ignored);
+    }
+    Ok(Layers { loaded, user })
+}
+
+/// The roots and deny globs: the user's, the configuration's, then the command line's. A
+/// configured root is relative to the configuration's folder, but `~` and `~/sub` name the
+/// home directory wherever they are written. The user's own roots are opened as they are;
+/// those of a configuration found in the workspace are asked for, and opened after the root
+/// rule and the user's trust (docs/security.md).
+fn roots(args: &GlobalArgs, loaded: &Loaded, user: &UserLayer) -> Roots {
+    let file = &loaded.config;
+    let home = |dir: &PathBuf| dir.to_str().is_some_and(|d| d == "~" || d.starts_with("~/"));
+    let configured: Vec<PathBuf> = file
+        .allow
+        .iter()
+        .flatten()
+        .map(|dir| if home(dir) { dir.clone() } else { loaded.dir.join(dir) })
+        .collect();
+    let (mut allow, project_allow) = match loaded.origin {
+        Origin::User => (configured, Vec::new()),
+        Origin::Workspace => (Vec::new(), configured),
+    };
+    allow.splice(0..0, user.allow.iter().cloned());
+    allow.extend(args.allow.iter().cloned());
+    let mut deny = user.deny.clone();
+    deny.extend(file.deny.clone().unwrap_or_default());
+    Roots { allow, project_allow, deny }
+}
+
+/// Where the source index comes from. The command line wins over the file: a solution named
+/// there overrides the file's `no_sources`, and `--no-sources` the file's solution. A
+/// solution the user names is trusted with its source folders; one a workspace's
+/// configuration names is not.
+fn sources(args: &GlobalArgs, loaded: &Loaded, user: &UserLayer) -> anyhow::Result<Sources> {
+    let file = &loaded.config;
+    Ok(if args.no_sources {
+        Sources::Off
+    } else if let Some(named) = args.sln.as_ref().or(args.compile_commands.as_ref()) {
+        Sources::Named(std::path::absolute(named)?, true)
+    } else if file.no_sources.unwrap_or(false) {
+        Sources::Off
+    } else if let Some(named) = file.sln.as_ref().or(file.compile_commands.as_ref()) {
+        match &user.solution {
+            // Named by the user's own configuration, and by no other.
+            Some(mine) if mine == named => Sources::Named(std::path::absolute(mine)?, true),
+            _ => {
+                let trusted = loaded.origin == Origin::User;
+                Sources::Named(std::path::absolute(loaded.dir.join(named))?, trusted)
+            }
+        }
+    } else {
+        Sources::Auto
+    })
+}
+
+/// The configuration's format, the mode and the dialect.
+fn output(args: &GlobalArgs, loaded: &Loaded) -> anyhow::Result<Output> {
+    let file = &loaded.config;
+    let config_format = match &file.format {
+        Some(name) => Some(name.parse::<Format>().map_err(|e| bad_key(loaded, "format", e))?),
+        None => None,
+    };
+    let mode = match (args.mode, &file.mode) {
+        (Some(ModeArg::Inline), _) => Some(Mode::Inline),
+        (Some(ModeArg::Append), _) => Some(Mode::Append),
+        (None, Some(name)) => Some(name.parse::<Mode>().map_err(|e| bad_key(loaded, "mode", e))?),
+        (None, None) => None,
+    };
+    let dialect = match (args.dialect, file.dialect.as_deref()) {
+        (Some(dialect), _) => dialect,
+        (None, None | Some("ctx")) => DialectArg::Ctx,
+        (None, Some("mdbook")) => DialectArg::Mdbook,
+        (None, Some("auto")) => DialectArg::Auto,
+        (None, Some(other)) => {
+            let why = format!("unknown dialect `{other}` (expected one of: ctx, mdbook, auto)");
+            return Err(bad_key(loaded, "dialect", why));
+        }
+    };
+    Ok(Output { config_format, mode, dialect })
+}
+
+/// The assembly options: syntax switches, limits, macros and what a failed item leaves.
+fn options(args: &GlobalArgs, loaded: &Loaded) -> anyhow::Result<Options> {
+    let file = &loaded.config;
+    let on_error = match (args.on_error, &file.on_error) {
+        (Some(OnErrorArg::Marker), _) => OnError::Marker,
+        (Some(OnErrorArg::Keep), _) => OnError::Keep,
+        (Some(OnErrorArg::Drop), _) => OnError::Drop,
+        (None, Some(name)) => {
+            name.parse::<OnError>().map_err(|e| bad_key(loaded, "on_error", e))?
+        }
+        (None, None) => OnError::Marker,
+    };
+    let flag = |cli: bool, file: Option<bool>| cli || file.unwrap_or(false);
+    let mut options = Options {
+        syntax: ctx::syntax::Options {
+            mentions: !flag(args.no_mentions, file.no_mentions),
+            includes: !flag(args.no_includes, file.no_includes),
+            directives: !flag(args.no_directives, file.no_directives),
+            code_skip: !flag(args.no_code_skip, file.no_code_skip),
+            ..ctx::syntax::Options::default()
+        },
+        limits: limits(args, file),
+        count_tokens: flag(args.tokens, file.tokens),
+        line_numbers: flag(args.line_numbers, file.line_numbers),
+        strict: flag(args.strict, file.strict),
+        on_error,
+        defines: defines(args, file),
+        ..Options::default()
+    };
+    if let Some(extensions) = &file.recursive_extensions {
+        options.recursive_extensions =
+            extensions.iter().map(|e| e.trim_start_matches('.').to_owned()).collect();
+    }
+    Ok(options)
+}
+
+/// The limits: the command line's, else the file's, else the defaults.
+fn limits(args: &GlobalArgs, file: &Config) -> Limits {
+    let defaults = Limits::default();
+    Limits {
+        max_depth: args.max_depth.or(file.max_depth).unwrap_or(defaults.max_depth),
+        max_output_bytes: args
+            .max_output_bytes
+            .or(file.max_output_bytes)
+            .unwrap_or(defaults.max_output_bytes),
+        max_includes: args.max_includes.or(file.max_includes).unwrap_or(defaults.max_includes),
+        max_scan_bytes: args
+            .max_scan_bytes
+            .or(file.max_scan_bytes)
+            .unwrap_or(defaults.max_scan_bytes),
+        max_lines: args.max_lines.or(file.max_lines).unwrap_or(defaults.max_lines),
+        max_files: args.max_files.or(file.max_files).unwrap_or(defaults.max_files),
+        max_tokens: args.max_tokens.or(file.max_tokens).unwrap_or(defaults.max_tokens),
+    }
+}
+
+/// The macros: the file's, each redefined by a `-D` of the same name.
+fn defines(args: &GlobalArgs, file: &Config) -> Vec<(String, String)> {
+    let mut defines: Vec<(String, String)> =
+        file.defines.iter().flatten().map(|(k, v)| (k.clone(), v.clone())).collect();
+    for define in &args.defines {
+        let (name, value) = define.split_once('=').unwrap_or((define, ""));
+        defines.retain(|(n, _)| n != name);
+        defines.push((name.to_owned(), value.to_owned()));
+    }
+    defines
+}
+
+/// How diagnostics look on standard error, and on standard output (`ctx check`).
+fn styles(color: ColorChoice) -> (Style, Style) {
+    let stderr_tty = std::io::stderr().is_terminal();
+    let forced = std::env::var_os("CTX_FORCE_TTY").is_some_and(|v| v == "1");
+    let no_color = no_color(std::env::var_os("NO_COLOR").as_deref());
+    let style_for = |tty: bool| match color {
+        ColorChoice::Always => Style { rich: true, color: true, stderr_tty },
+        ColorChoice::Never => Style { rich: false, color: false, stderr_tty },
+        ColorChoice::Auto => {
+            let tty = tty || forced;
+            Style { rich: tty, color: tty && !no_color, stderr_tty }
+        }
+    };
+    (style_for(stderr_tty), style_for(std::io::stdout().is_terminal()))
+}
+
+/// The folder of the user's own settings that ctx keeps, the trust file among them:
+/// `CTX_CONFIG_DIR`, else the user's configuration folder followed by `ctx`
+/// (`~/.config/ctx` on Linux).
+fn config_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CTX_CONFIG_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    dirs::config_dir().map(|d| d.join("ctx"))
+}
+
+/// The folder ctx keeps its indexes and pasted images in: `CTX_CACHE_DIR`, else the user's
+/// cache folder followed by `ctx` (`~/.cache/ctx` on Linux).
+fn cache_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("CTX_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    dirs::cache_dir().map(|d| d.join("ctx"))
+}
+
+/// `path` relative to `root` when it lies in it (as shown in warnings).
+fn relative_to(path: &str, root: &Path) -> String {
+    Path::new(path).strip_prefix(root).map_or_else(|_| path.to_owned(), |p| p.display().to_string())
 }
 
 /// Writes each `(where, code, message)` warning not written before by this process.

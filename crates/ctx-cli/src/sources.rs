@@ -5,26 +5,12 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Args;
 use ctx::sources::Detected;
 use ctx::{Format, Mode, ResolveStatus};
 
+use crate::cli::{ResolveArgs, SourcesArgs};
 use crate::settings::{Settings, Sources};
 use crate::term::{Visible, json_pretty, visible};
-
-#[derive(Debug, Args)]
-pub(crate) struct SourcesArgs {
-    /// Print the "Source roots" section for a system prompt instead.
-    #[arg(long)]
-    pub(crate) prompt: bool,
-}
-
-#[derive(Debug, Args)]
-pub(crate) struct ResolveArgs {
-    /// The paths or file names to resolve.
-    #[arg(required = true, value_name = "QUERY")]
-    pub(crate) queries: Vec<String>,
-}
 
 /// `ctx sources [--format text|json] [--prompt]`.
 pub(crate) fn run(settings: &Settings, args: &SourcesArgs) -> anyhow::Result<ExitCode> {

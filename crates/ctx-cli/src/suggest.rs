@@ -1,120 +1,44 @@
 //! `ctx suggest PROMPT` (ranked files and line ranges, text or JSON, `--explain`, the
-//! `--interactive` picker) and `ctx expand --auto` (the top suggestions appended after the
-//! prompt's own mentions).
+//! `--interactive` picker) and `ctx expand --auto` (the top suggestions attached after the
+//! prompt's own mentions). Each builds one context; the assembler writes the suggested files
+//! as attachments of their own (docs/assembly.md, "Attachments").
 
-use std::io::{self, Write};
-use std::path::PathBuf;
+use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::Args;
-use ctx::{Assembly, Format, Mode, SuggestOptions, Suggestion};
+use ctx::assemble::record::{Lines, ReferenceRecord};
+use ctx::{Attachment, Attachments, Format, Mode, SuggestOptions, Suggestion};
 
-use crate::config::Config;
+use crate::cli::SuggestArgs;
+use crate::diag::finish;
 use crate::input;
+use crate::picker;
+use crate::progress::Progress;
 use crate::settings::Settings;
 use crate::term::{json_pretty, visible};
 
-#[derive(Debug, Args)]
-pub(crate) struct SuggestArgs {
-    /// The prompt; without it, standard input is read.
-    pub(crate) prompt: Option<String>,
-    /// Most files suggested.
-    #[arg(long, default_value_t = 10)]
-    pub(crate) limit: usize,
-    /// Longest line range proposed for one file.
-    #[arg(long, value_name = "N", default_value_t = 80)]
-    pub(crate) range_lines: u32,
-    /// Say which terms, identifiers, paths and links made each score.
-    #[arg(long)]
-    pub(crate) explain: bool,
-    /// Confirm, drop or edit the suggestions in a terminal picker, then print the prompt
-    /// expanded with them (as `ctx expand`).
-    #[arg(long, visible_alias = "pick")]
-    pub(crate) interactive: bool,
-    /// Where the index takes the files' symbols from (`scan` or `tree-sitter`), as in
-    /// `ctx index`.
-    #[arg(long, value_enum, value_name = "SOURCE")]
-    pub(crate) symbols: Option<crate::cli::Symbols>,
-}
-
-/// What `ctx expand` appends from suggestions: configuration keys `autocontext`,
-/// `autocontext_max_files` and `autocontext_max_tokens`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct AutoContext {
-    /// Append suggestions even without `--auto`.
-    pub(crate) enabled: bool,
-    /// Most files appended.
-    pub(crate) max_files: usize,
-    /// Estimated tokens of everything appended.
-    pub(crate) max_tokens: usize,
-}
-
-impl AutoContext {
-    pub(crate) fn from_config(config: &Config) -> AutoContext {
-        AutoContext {
-            enabled: config.autocontext.unwrap_or(false),
-            max_files: config.autocontext_max_files.unwrap_or(5),
-            max_tokens: config.autocontext_max_tokens.unwrap_or(2000),
-        }
-    }
-}
-
-/// The directory the index is stored in: `CTX_CACHE_DIR`, else the user's cache directory
-/// followed by `ctx`.
-pub(crate) fn cache_dir() -> anyhow::Result<PathBuf> {
-    if let Some(dir) = std::env::var_os("CTX_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(dir));
-    }
-    dirs::cache_dir()
-        .map(|d| d.join("ctx"))
-        .context("no cache directory for the suggestion index (set CTX_CACHE_DIR)")
-}
-
-/// A context whose suggestion index lives in [`cache_dir`].
-pub(crate) fn context_with_cache(
-    settings: &Settings,
-    mode: Mode,
-    format: Format,
-) -> anyhow::Result<ctx::Context> {
-    let dir = cache_dir()?;
-    ranking_builder(settings, mode, format).cache_dir(&dir).build().map_err(|err| {
-        match err.kind() {
-            ctx::ErrorKind::Fs(_) => {
-                anyhow::Error::new(err).context("cannot open a root or the cache")
-            }
-            _ => anyhow::Error::new(err),
-        }
-    })
-}
-
-/// A context for ranking (`ctx suggest`, `ctx expand --auto`): with the stored index, or,
-/// when the cache directory cannot hold it (read-only, full, not a directory), without it,
-/// after a warning. `ctx index`, whose work is the stored index, fails instead.
+/// The context of a ranking command, its index stored in the cache folder; or, when that
+/// folder cannot hold it (none, read-only, full, not a directory), the same context keeping
+/// its index in memory, after a warning. `ctx index`, whose work is the stored index, fails
+/// instead.
 fn ranking_context(
     settings: &Settings,
     mode: Mode,
     format: Format,
 ) -> anyhow::Result<ctx::Context> {
-    match context_with_cache(settings, mode, format) {
-        Ok(ctx) => Ok(ctx),
+    let ctx = settings.ranking_context(mode, format)?;
+    let stored = settings.cache_dir().and_then(|dir| {
+        ctx.with_index_store(dir)
+            .with_context(|| format!("cannot open the cache {}", dir.display()))
+    });
+    match stored {
+        Ok(stored) => Ok(stored),
         Err(err) => {
-            let Ok(unstored) = ranking_builder(settings, mode, format).build() else {
-                return Err(err);
-            };
             warn_unstored(settings, &format!("{err:#}"));
-            Ok(unstored)
+            Ok(ctx)
         }
     }
-}
-
-/// The builder of a context for ranking, before its cache directory. No content cache: an
-/// index build reads every file once, and the cache would only hold on to them (its byte cap
-/// is enforced lazily, so a bulk read overshoots it by far). The index covers the whole
-/// workspace: the walk has no entry limit.
-fn ranking_builder(settings: &Settings, mode: Mode, format: Format) -> ctx::ContextBuilder {
-    let options = ctx::Options { mode, format, ..settings.options.clone() };
-    settings.builder(options).cache_capacity(0).max_walk_entries(usize::MAX)
 }
 
 fn warn_unstored(settings: &Settings, why: &str) {
@@ -128,12 +52,11 @@ fn warn_unstored(settings: &Settings, why: &str) {
     }
 }
 
-/// Ranks with `ctx`; when its index cannot be stored, warns and ranks with an index kept in
-/// memory only.
-fn suggest_stored_or_not(
+/// Ranks with `ctx`; when its index cannot be stored, warns and ranks with the index kept in
+/// memory only, on the same context.
+fn rank(
     settings: &Settings,
     ctx: &ctx::Context,
-    (mode, format): (Mode, Format),
     prompt: &str,
     opts: &SuggestOptions,
 ) -> anyhow::Result<Vec<Suggestion>> {
@@ -143,8 +66,7 @@ fn suggest_stored_or_not(
                 if e.kind() == ctx::suggest::ErrorKind::Store) =>
         {
             warn_unstored(settings, &err.to_string());
-            let unstored = ranking_builder(settings, mode, format).build()?;
-            Ok(unstored.suggest(prompt, opts)?)
+            Ok(ctx.without_index_store().suggest(prompt, opts)?)
         }
         found => Ok(found?),
     }
@@ -153,6 +75,14 @@ fn suggest_stored_or_not(
 /// `ctx suggest`.
 pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("suggest", false)?;
+    // The picker ends with the expansion of what it kept, shaped as `ctx expand`'s: known
+    // (and refused when this build has no picker) before anything is ranked.
+    let (mode, format) = if args.interactive {
+        picker::available()?;
+        (settings.mode.unwrap_or(Mode::Append), settings.assembly_format("expand", Format::Xml)?)
+    } else {
+        (Mode::Append, Format::Xml)
+    };
     let prompt = match &args.prompt {
         Some(text) => {
             input::check_size(text, settings.input_cap(), "the prompt")?;
@@ -160,7 +90,7 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
         }
         None => input::read_stdin(settings.input_cap())?,
     };
-    let ctx = ranking_context(settings, Mode::Append, Format::Xml)?;
+    let ctx = ranking_context(settings, mode, format)?;
     let opts = SuggestOptions::default()
         .limit(args.limit)
         .max_lines(args.range_lines)
@@ -169,16 +99,13 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
         // --explain.
         .explain(args.explain || json);
     let show = settings.style.stderr_tty && !settings.quiet && !args.interactive;
-    let progress = crate::progress::Progress::start(
-        show,
-        settings.style.color,
-        "ranking the workspace".to_owned(),
-    );
-    let found = suggest_stored_or_not(settings, &ctx, (Mode::Append, Format::Xml), &prompt, &opts)?;
+    let progress = Progress::start(show, settings.style.color, "ranking the workspace".to_owned());
+    let found = rank(settings, &ctx, &prompt, &opts)?;
     drop(progress);
     if args.interactive {
         let picked = picker::pick(found, settings.style.color)?;
-        return expand_with(settings, &ctx, &prompt, &picked);
+        let attachments: Vec<Attachment> = picked.iter().map(attachment).collect();
+        return expand_with(settings, &ctx, &prompt, Attachments::List(&attachments));
     }
     let mut out = io::stdout().lock();
     if json {
@@ -216,256 +143,58 @@ fn render_text(found: &[Suggestion], explain: bool) -> String {
     text
 }
 
+/// A suggestion as an attachment: its file and line range.
+fn attachment(s: &Suggestion) -> Attachment {
+    Attachment::suggested(s.path.clone(), Some(Lines { start: s.lines.start, end: s.lines.end }))
+}
+
 /// `ctx expand --auto`: the prompt expanded as usual, then the top suggestions for files the
-/// prompt does not mention, as line-range attachments marked as suggested.
+/// prompt does not mention, as line-range attachments marked as suggested. They are ranked
+/// once the prompt's own references are known, in the same walk.
 pub(crate) fn expand_auto(
     settings: &Settings,
     text: &str,
-    mode: Mode,
-    format: Format,
+    (mode, format): (Mode, Format),
 ) -> anyhow::Result<ExitCode> {
     let ctx = ranking_context(settings, mode, format)?;
     let auto = settings.autocontext;
-    let own = ctx.expand_prompt(text);
-    let mentioned: Vec<&str> = own.references.iter().map(|r| r.path.as_str()).collect();
-    let opts = SuggestOptions::default()
-        .limit(auto.max_files + mentioned.len())
-        .max_tokens(Some(auto.max_tokens));
-    let mut found = suggest_stored_or_not(settings, &ctx, (mode, format), text, &opts)?;
-    found.retain(|s| !mentioned.contains(&s.path.as_str()));
-    found.truncate(auto.max_files);
-    write_expanded(settings, &ctx, own, &found)
-}
-
-/// The prompt expanded with exactly the given suggestions (the picker's choice).
-fn expand_with(
-    settings: &Settings,
-    ctx: &ctx::Context,
-    prompt: &str,
-    picked: &[Suggestion],
-) -> anyhow::Result<ExitCode> {
-    let format = settings.assembly_format("expand", Format::Xml)?;
-    let mode = settings.mode.unwrap_or(Mode::Append);
-    let ctx = context_with_cache(settings, mode, format).unwrap_or_else(|_| ctx.clone());
-    let own = ctx.expand_prompt(prompt);
-    write_expanded(settings, &ctx, own, picked)
-}
-
-fn write_expanded(
-    settings: &Settings,
-    ctx: &ctx::Context,
-    own: Assembly,
-    extra: &[Suggestion],
-) -> anyhow::Result<ExitCode> {
-    let format = ctx.assembler().options().format;
-    let synthetic = mentions_of(extra);
-    let added = if extra.is_empty() { None } else { Some(ctx.expand_prompt(&synthetic)) };
-    let rendered = splice(format, &own, added.as_ref(), &synthetic);
-    let mut out = io::stdout().lock();
-    out.write_all(rendered.as_bytes())?;
-    out.flush()?;
-    let code = crate::assemble::finish(settings, &own)?;
-    match &added {
-        Some(added) => {
-            let more = crate::assemble::finish(settings, added)?;
-            Ok(if more == ExitCode::SUCCESS { code } else { more })
+    let mut failed = None;
+    let mut choose = |own: &[ReferenceRecord]| {
+        let mentioned: Vec<&str> = own.iter().map(|r| r.path.as_str()).collect();
+        let opts = SuggestOptions::default()
+            .limit(auto.max_files + mentioned.len())
+            .max_tokens(Some(auto.max_tokens));
+        match rank(settings, &ctx, text, &opts) {
+            Ok(mut found) => {
+                found.retain(|s| !mentioned.contains(&s.path.as_str()));
+                found.truncate(auto.max_files);
+                found.iter().map(attachment).collect()
+            }
+            Err(err) => {
+                failed = Some(err);
+                Vec::new()
+            }
         }
+    };
+    let code = expand_with(settings, &ctx, text, Attachments::Chosen(&mut choose))?;
+    match failed {
+        Some(err) => Err(err.context("cannot rank the workspace")),
         None => Ok(code),
     }
 }
 
-/// One `@path#Lstart-end` mention per suggestion, a line each; paths with spaces or quotes
-/// are quoted.
-pub(crate) fn mentions_of(found: &[Suggestion]) -> String {
-    found
-        .iter()
-        .map(|s| {
-            let range = format!("#L{}-{}", s.lines.start, s.lines.end);
-            let plain = !s.path.is_empty()
-                && !s.path.chars().any(|c| c.is_whitespace() || matches!(c, '"' | '\\' | '#'));
-            if plain {
-                format!("@{}{range}", s.path)
-            } else {
-                let escaped = s.path.replace('\\', "\\\\").replace('"', "\\\"");
-                format!("@\"{escaped}\"{range}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
-/// The prompt's own expansion followed by the attachments of the synthetic mention list
-/// (its text cut off), headed as suggestions; in JSON, the added references carry
-/// `"suggested": true`.
-pub(crate) fn splice(
-    format: Format,
-    own: &Assembly,
-    added: Option<&Assembly>,
-    synthetic: &str,
-) -> String {
-    let Some(added) = added else {
-        return render(format, own);
-    };
-    let mut tail = added.content.strip_prefix(synthetic).unwrap_or(&added.content);
-    if own.content.ends_with('\n') {
-        tail = tail.strip_prefix('\n').unwrap_or(tail);
-    }
-    let content = format!("{}{}", own.content, headed(format, tail));
-    if format != Format::Json {
-        return content;
-    }
-    let mut merged = own.clone();
-    merged.content = content;
-    merged.diagnostics.extend(added.diagnostics.iter().cloned());
-    merged.stats.files += added.stats.files;
-    merged.stats.bytes += added.stats.bytes;
-    merged.stats.tokens = match (own.stats.tokens, added.stats.tokens) {
-        (Some(a), Some(b)) => Some(a + b),
-        (a, b) => a.or(b),
-    };
-    merged.stats.elapsed_ms += added.stats.elapsed_ms;
-    let references: Vec<Marked<'_>> = own
-        .references
-        .iter()
-        .map(|record| Marked { record, suggested: false })
-        .chain(added.references.iter().map(|record| Marked { record, suggested: true }))
-        .collect();
-    let out = AutoOutput {
-        content: &merged.content,
-        description: &merged.description,
-        params: &merged.params,
-        metadata: &merged.metadata,
-        references,
-        diagnostics: &merged.diagnostics,
-        stats: &merged.stats,
-    };
-    let mut text = serde_json::to_string_pretty(&out).unwrap_or_default();
-    text.push('\n');
-    text
-}
-
-/// The JSON of `ctx expand --auto`: the documented assembly object, field for field, with
-/// `"suggested": true` on the references that suggestions added.
-#[derive(serde::Serialize)]
-struct AutoOutput<'a> {
-    content: &'a str,
-    description: &'a str,
-    params: &'a [String],
-    metadata: &'a serde_json::Map<String, serde_json::Value>,
-    references: Vec<Marked<'a>>,
-    diagnostics: &'a [ctx::assemble::record::DiagnosticRecord],
-    stats: &'a ctx::assemble::record::Stats,
-}
-
-#[derive(serde::Serialize)]
-struct Marked<'a> {
-    #[serde(flatten)]
-    record: &'a ctx::assemble::record::ReferenceRecord,
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    suggested: bool,
-}
-
-fn render(format: Format, assembly: &Assembly) -> String {
-    match format {
-        Format::Json => assembly.to_json(),
-        _ => assembly.content.clone(),
-    }
-}
-
-/// Renames the attachment heading so suggested files are not taken for mentions.
-fn headed(format: Format, tail: &str) -> String {
-    match format {
-        Format::Xml | Format::Json => tail.replacen(
-            "The following files were mentioned with @ syntax:",
-            "The following files were suggested for this prompt by ctx suggest:",
-            1,
-        ),
-        Format::Markdown => tail.replacen(
-            "### User Provided Context References:",
-            "### Suggested Context References:",
-            1,
-        ),
-        _ => tail.to_owned(),
-    }
-}
-
-/// The terminal picker: confirm or drop each suggestion, then edit the ranges kept.
-mod picker {
-    use ctx::Suggestion;
-
-    /// Applies an edited range (`12-40`, `12`) to a suggestion; an empty answer keeps it.
-    pub(super) fn apply_range(s: &mut Suggestion, answer: &str) -> Result<(), String> {
-        let answer = answer.trim().trim_start_matches(['L', '#']);
-        if answer.is_empty() {
-            return Ok(());
-        }
-        let (a, b) = answer.split_once('-').unwrap_or((answer, answer));
-        let parse = |x: &str| {
-            x.trim()
-                .trim_start_matches('L')
-                .parse::<u32>()
-                .map_err(|_| format!("not a line number: {x:?}"))
-        };
-        let (start, end) = (parse(a)?, parse(b)?);
-        if start == 0 || end < start {
-            return Err(format!("not a line range: {answer:?} (expected START-END, 1-based)"));
-        }
-        s.lines.start = start;
-        s.lines.end = end;
-        Ok(())
-    }
-
-    /// One label per suggestion, as the picker lists them, made visible.
-    pub(super) fn label(s: &Suggestion) -> String {
-        let head = format!("{}:{}-{}", s.path, s.lines.start, s.lines.end);
-        let label = if s.summary.is_empty() { head } else { format!("{head}  {}", s.summary) };
-        crate::term::visible(&label).into_owned()
-    }
-
-    #[cfg(feature = "picker")]
-    pub(super) fn pick(found: Vec<Suggestion>, color: bool) -> anyhow::Result<Vec<Suggestion>> {
-        use inquire::ui::RenderConfig;
-        use inquire::{Confirm, MultiSelect, Text};
-        if found.is_empty() {
-            return Ok(found);
-        }
-        // The settings' colour rule (NO_COLOR set and not empty, --color), not inquire's own.
-        let config = if color { RenderConfig::default_colored() } else { RenderConfig::empty() };
-        inquire::set_global_render_config(config);
-        let labels: Vec<String> = found.iter().map(label).collect();
-        let all: Vec<usize> = (0..labels.len()).collect();
-        let chosen =
-            MultiSelect::new("Attach which suggestions? (space toggles, enter confirms)", labels)
-                .with_default(&all)
-                .raw_prompt()?;
-        let mut picked: Vec<Suggestion> = chosen.iter().map(|o| found[o.index].clone()).collect();
-        if !picked.is_empty() && Confirm::new("Edit line ranges?").with_default(false).prompt()? {
-            for s in &mut picked {
-                let current = format!("{}-{}", s.lines.start, s.lines.end);
-                loop {
-                    let answer = Text::new(&format!("Lines of {}", crate::term::visible(&s.path)))
-                        .with_default(&current)
-                        .prompt()?;
-                    match apply_range(s, &answer) {
-                        Ok(()) => break,
-                        Err(why) => eprintln_safe(&why),
-                    }
-                }
-            }
-        }
-        Ok(picked)
-    }
-
-    #[cfg(feature = "picker")]
-    fn eprintln_safe(message: &str) {
-        use std::io::Write;
-        let _ = writeln!(std::io::stderr(), "ctx: {}", crate::term::visible(message));
-    }
-
-    #[cfg(not(feature = "picker"))]
-    pub(super) fn pick(_: Vec<Suggestion>, _: bool) -> anyhow::Result<Vec<Suggestion>> {
-        anyhow::bail!("this ctx was built without the picker (cargo feature `picker`)")
-    }
+/// The prompt expanded with the given attachments, written as it is produced.
+fn expand_with(
+    settings: &Settings,
+    ctx: &ctx::Context,
+    prompt: &str,
+    attachments: Attachments<'_>,
+) -> anyhow::Result<ExitCode> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    let assembly = ctx.expand_prompt_with_to(prompt, attachments, &mut out)?;
+    let flushed = out.flush();
+    crate::term::unless_closed(flushed.map_err(Into::into))?;
+    finish(settings, &assembly)
 }
 
 #[cfg(test)]
@@ -473,33 +202,21 @@ mod tests {
     use super::*;
 
     fn suggestion(path: &str, start: u32, end: u32) -> Suggestion {
-        let json = serde_json::json!({"path": path, "lines": {"start": start, "end": end}, "score": 1.0, "summary": "fn a", "why": []});
+        let json = serde_json::json!({"path": path, "lines": {"start": start, "end": end}, "score": 1.0, "summary": "fn a", "why": ["terms: a"]});
         serde_json::from_value(json).unwrap()
-    }
-
-    #[test]
-    fn mentions_are_quoted_when_needed() {
-        let found = [suggestion("src/a.rs", 1, 5), suggestion("my dir/b.md", 2, 3)];
-        assert_eq!(mentions_of(&found), "@src/a.rs#L1-5\n@\"my dir/b.md\"#L2-3");
-    }
-
-    #[test]
-    fn picker_ranges() {
-        let mut s = suggestion("a.rs", 1, 5);
-        picker::apply_range(&mut s, "10-20").unwrap();
-        assert_eq!((s.lines.start, s.lines.end), (10, 20));
-        picker::apply_range(&mut s, "L7").unwrap();
-        assert_eq!((s.lines.start, s.lines.end), (7, 7));
-        picker::apply_range(&mut s, "").unwrap();
-        assert_eq!((s.lines.start, s.lines.end), (7, 7));
-        assert!(picker::apply_range(&mut s, "9-3").is_err());
-        assert!(picker::apply_range(&mut s, "x").is_err());
-        assert_eq!(picker::label(&s), "a.rs:7-7  fn a");
     }
 
     #[test]
     fn text_output() {
         let found = [suggestion("src/a.rs", 1, 5)];
         assert_eq!(render_text(&found, false), "src/a.rs:1-5  fn a\n");
+        assert_eq!(render_text(&found, true), "src/a.rs:1-5  fn a\n    score 1\n    terms: a\n");
+    }
+
+    #[test]
+    fn a_suggestion_attaches_its_range() {
+        let a = attachment(&suggestion("my dir/b.md", 2, 3));
+        assert_eq!(a, Attachment::suggested("my dir/b.md", Some(Lines { start: 2, end: 3 })));
+        assert_eq!(a.mention(), "@\"my dir/b.md\"#L2-3");
     }
 }

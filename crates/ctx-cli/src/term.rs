@@ -51,6 +51,35 @@ impl Visible<'_> {
     }
 }
 
+/// What writing a run's output came to: a closed standard output (`ctx check x | head -1`)
+/// is not an error (cli.md), so the run goes on to report its diagnostics and exit with its
+/// own status, errors found included; any other failure to write (a full disk) is the error.
+pub(crate) fn unless_closed(written: anyhow::Result<()>) -> anyhow::Result<()> {
+    match written {
+        Err(err) if !is_broken_pipe(&err) => Err(err),
+        _ => Ok(()),
+    }
+}
+
+/// Whether the error comes from writing to a closed standard output (`ctx … | head`), which
+/// is not a failure.
+pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        let kind = if let Some(io) = cause.downcast_ref::<io::Error>() {
+            Some(io.kind())
+        } else if let Some(json) = cause.downcast_ref::<serde_json::Error>() {
+            json.io_error_kind()
+        } else if let Some(ctx::ErrorKind::Io(io)) =
+            cause.downcast_ref::<ctx::Error>().map(|e| e.kind())
+        {
+            Some(io.kind())
+        } else {
+            None
+        };
+        kind == Some(io::ErrorKind::BrokenPipe)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,25 +5,17 @@ use std::io::{self, BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use clap::Args;
 use ctx::{Format, Mode};
 use serde_json::json;
 
+use crate::cli::TrustArgs;
 use crate::settings::Settings;
-
-#[derive(Debug, Args)]
-pub(crate) struct TrustArgs {
-    /// Trust what the workspace asks for now, without asking (for scripts).
-    #[arg(long, conflicts_with = "revoke")]
-    pub(crate) yes: bool,
-    /// Forget the trust given to this workspace.
-    #[arg(long)]
-    pub(crate) revoke: bool,
-}
 
 pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("trust", false)?;
-    let dir = crate::settings::trust_dir()
+    let dir = settings
+        .config_dir
+        .clone()
         .context("no configuration folder for the trust file (set CTX_CONFIG_DIR)")?;
     let trust = ctx::Trust::user_store(&dir);
     let store = trust.store().expect("a user store");

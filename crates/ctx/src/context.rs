@@ -7,7 +7,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ctx_assemble::tools::{Tool, Tools};
-use ctx_assemble::{Assembler, Assembly, Format, Limits, Mode, Options, Resolver};
+use ctx_assemble::{
+    Assembler, Assembly, Attachment, Attachments, Format, Limits, Mode, Options, Resolver,
+};
 use ctx_fs::{AmbientAuthority, IgnoreSettings, Overlay, Sandbox};
 use ctx_syntax::Code;
 
@@ -617,6 +619,46 @@ impl Context {
     pub fn expand_prompt(&self, prompt: &str) -> Assembly {
         let assembler = self.prompt_assembler();
         assembler.assemble_str(prompt, "-")
+    }
+
+    /// Expands a prompt as [`Context::expand_prompt`] does, then attaches files it does not
+    /// mention: after its own attachments, in a block headed for why they are there (files
+    /// `ctx suggest` ranked: "The following files were suggested for this prompt by ctx
+    /// suggest:"), their records marked (`"suggested": true`), within the same budgets and
+    /// totals. See docs/assembly.md, "Attachments".
+    ///
+    /// ```
+    /// # let dir = tempfile::tempdir()?;
+    /// # std::fs::write(dir.path().join("retry.rs"), "fn retry() {}\nfn other() {}\n")?;
+    /// use ctx::{Attachment, assemble::record::Lines};
+    /// let ctx = ctx::Context::builder().root(dir.path()).build()?;
+    /// let lines = Some(Lines { start: 1, end: 1 });
+    /// let assembly = ctx.expand_prompt_with("fix retry", &[Attachment::suggested("retry.rs", lines)]);
+    /// assert!(assembly.content.contains("suggested for this prompt"));
+    /// assert!(assembly.content.contains("<file path=\"retry.rs\" lines=\"1-1\">\nfn retry() {}\n</file>"));
+    /// assert!(assembly.references[0].suggested);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn expand_prompt_with(&self, prompt: &str, attachments: &[Attachment]) -> Assembly {
+        let assembler = self.prompt_assembler();
+        assembler.assemble_str_with(prompt, "-", attachments.into())
+    }
+
+    /// [`Context::expand_prompt_with`], writing the output to `writer` as it is produced. The
+    /// attachments may be chosen once the prompt's own references are known
+    /// ([`Attachments::Chosen`]), to leave out the files it mentions.
+    ///
+    /// # Errors
+    ///
+    /// When writing fails.
+    pub fn expand_prompt_with_to(
+        &self,
+        prompt: &str,
+        attachments: Attachments<'_>,
+        writer: &mut dyn io::Write,
+    ) -> Result<Assembly, Error> {
+        let assembler = self.prompt_assembler();
+        Ok(assembler.assemble_str_with_to(prompt, "-", attachments, writer)?)
     }
 
     pub(crate) fn prompt_assembler(&self) -> Assembler {

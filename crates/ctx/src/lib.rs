@@ -63,7 +63,10 @@ pub use config_file::{
 pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use conversations::{AssembledRule, BuiltConversation, ConversationBuilder, SystemPrompt};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
-pub use ctx_assemble::{Assembly, Format, Limits, Mode, OnError, Options, Resolution, Resolver};
+pub use ctx_assemble::{
+    Assembly, Attachment, AttachmentReason, Attachments, Format, Limits, Mode, OnError, Options,
+    Resolution, Resolver,
+};
 pub use ctx_diagnostics::{Code, Severity};
 pub use ctx_suggest::{Index, Suggestion, SymbolSource, UpdateStats};
 pub use deferred::Deferred;

@@ -2,16 +2,50 @@
 //! kept in memory and, with [`ContextBuilder::cache_dir`](crate::ContextBuilder::cache_dir),
 //! on disk between runs.
 
+use std::sync::Arc;
+
+use ctx_fs::Store;
 use ctx_suggest::{Index, Suggestion, UpdateStats};
 
 use crate::context::Context;
 use crate::error::{Error, ErrorKind};
+use crate::suggest_state::State;
 
 /// The options of [`Context::suggest`]: limit, range cap, token budget, explanations and
 /// weights.
 pub type SuggestOptions = ctx_suggest::Options;
 
 impl Context {
+    /// The same context with its suggestion index stored in `dir` between runs (as
+    /// [`ContextBuilder::cache_dir`](crate::ContextBuilder::cache_dir) does), the folder
+    /// created if missing; nothing else is opened again. The index starts anew: it is loaded
+    /// from the store when first asked for.
+    ///
+    /// # Ambient Authority
+    ///
+    /// This opens `dir` by path, using the process's ambient authority once.
+    ///
+    /// # Errors
+    ///
+    /// When the folder cannot be created or opened, or its path is not UTF-8.
+    #[allow(clippy::disallowed_methods)] // The one folder of the index, named by the caller.
+    pub fn with_index_store(&self, dir: impl AsRef<std::path::Path>) -> Result<Context, Error> {
+        let dir = dir.as_ref();
+        let path = dir.to_str().ok_or_else(|| ErrorKind::NotUtf8(dir.to_path_buf()))?;
+        let store = Store::open(path, cap_std::ambient_authority()).map_err(ErrorKind::Fs)?;
+        let mut this = self.clone();
+        this.suggest = State::new(Some(Arc::new(store)), self.suggest.symbols);
+        Ok(this)
+    }
+
+    /// The same context with its suggestion index kept in memory only: for a run whose
+    /// store cannot be used, which ranks all the same.
+    pub fn without_index_store(&self) -> Context {
+        let mut this = self.clone();
+        this.suggest = State::new(None, self.suggest.symbols);
+        this
+    }
+
     /// Builds or updates the suggestion index of the workspace: loads the stored one (when
     /// the context has a cache directory), reads the files that changed since, and stores it
     /// again. Later calls on the same context only look for changes.
@@ -177,6 +211,26 @@ mod tests {
         assert_eq!((again.indexed, again.reused), (0, 2));
         let (stats, files) = stored.update_index_with(Index::len).unwrap();
         assert_eq!((stats.files, files), (2, 2));
+    }
+
+    #[test]
+    fn a_store_is_added_and_taken_away() {
+        let dir = workspace();
+        let cache = tempfile::tempdir().unwrap();
+        let plain = Context::builder().root(dir.path()).build().unwrap();
+        let stored = plain.with_index_store(cache.path().join("index")).unwrap();
+        let opts = SuggestOptions::default();
+        assert_eq!(stored.suggest("retry timeout", &opts).unwrap()[0].path, "src/retry.rs");
+        assert!(cache.path().join("index").is_dir(), "created");
+        let again = plain.with_index_store(cache.path().join("index")).unwrap();
+        assert_eq!(again.update_index().unwrap().indexed, 0, "loaded from the store");
+        // A folder that cannot be made (under a file) is an error; without a store, the same
+        // context ranks in memory.
+        std::fs::write(cache.path().join("file"), "x").unwrap();
+        assert!(plain.with_index_store(cache.path().join("file/index")).is_err());
+        let memory = again.without_index_store();
+        assert_eq!(memory.suggest("retry timeout", &opts).unwrap()[0].path, "src/retry.rs");
+        assert_eq!(std::fs::read_dir(cache.path().join("index")).unwrap().count(), 2);
     }
 
     #[tokio::test]

@@ -5,6 +5,7 @@
 
 #![allow(clippy::disallowed_methods)] // Tests build and read their fixtures on disk.
 
+mod attachments;
 mod fixtures;
 mod limits;
 mod long_lines;

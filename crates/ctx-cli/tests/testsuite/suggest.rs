@@ -3,8 +3,6 @@
 //! development-set scorer (`../shared/tools/suggest-eval/eval.py`) run on a tiny git
 //! repository made here, so that the evaluation keeps working.
 
-#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
-
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -377,6 +375,7 @@ fn the_evaluation_tool_scores_ctx_suggest() {
 
 /// `ctx suggest --pick` in a pseudo-terminal, driven by keystrokes: drop the second suggestion,
 /// edit the range of the first, keep the third, and get the expansion of what was kept.
+#[cfg(feature = "picker")]
 #[cfg(unix)]
 #[test]
 fn the_picker_keeps_drops_and_edits_suggestions() {

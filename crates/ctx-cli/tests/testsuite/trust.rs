@@ -3,8 +3,6 @@
 //! are not what they seem, and a repository that tries to trust itself. Each test names the
 //! attack, then what must not happen (docs/security.md, "Roots and trust").
 
-#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
-
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -12,6 +10,8 @@ use std::time::Duration;
 use assert_cmd::Command;
 use serde_json::{Value, json};
 use tempfile::TempDir;
+
+use crate::util::{Run, run};
 
 /// A temporary machine: a home folder with credentials, the user's configuration folder, a
 /// cache, and a repository beside them.
@@ -70,21 +70,6 @@ impl Machine {
             "repo/build/app.sln",
             "Project(\"{8BC9CEB8-8B4A-11D0-8D11-00A0C91BC942}\") = \"a\", \"app.vcxproj\", \"{1}\"\n",
         );
-    }
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(cmd: &mut Command) -> Run {
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
 
@@ -294,6 +279,7 @@ fn a_repository_cannot_trust_itself() {
 
 /// The servers are built from the same settings: a hostile build folder reads nothing
 /// outside through `ctx mcp` either.
+#[cfg(feature = "mcp")]
 #[test]
 fn the_mcp_server_keeps_the_same_roots() {
     let m = Machine::new();

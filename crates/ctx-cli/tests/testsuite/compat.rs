@@ -1126,21 +1126,21 @@ fn mdbook_include_test_book() {
 /// chapter of mdBook's user guide that holds a link, with the same link forms, and the
 /// Markdown mdBook's include preprocessor makes of it.
 const GUIDE_CHAPTERS: [(&str, &str); 7] = [
-    ("format/mdbook.md", include_str!("fixtures/mdbook-guide/expected/format/mdbook.md")),
-    ("format/summary.md", include_str!("fixtures/mdbook-guide/expected/format/summary.md")),
+    ("format/mdbook.md", include_str!("../fixtures/mdbook-guide/expected/format/mdbook.md")),
+    ("format/summary.md", include_str!("../fixtures/mdbook-guide/expected/format/summary.md")),
     (
         "format/configuration/preprocessors.md",
-        include_str!("fixtures/mdbook-guide/expected/format/configuration/preprocessors.md"),
+        include_str!("../fixtures/mdbook-guide/expected/format/configuration/preprocessors.md"),
     ),
     (
         "format/theme/index-hbs.md",
-        include_str!("fixtures/mdbook-guide/expected/format/theme/index-hbs.md"),
+        include_str!("../fixtures/mdbook-guide/expected/format/theme/index-hbs.md"),
     ),
-    ("cli/watch.md", include_str!("fixtures/mdbook-guide/expected/cli/watch.md")),
-    ("cli/serve.md", include_str!("fixtures/mdbook-guide/expected/cli/serve.md")),
+    ("cli/watch.md", include_str!("../fixtures/mdbook-guide/expected/cli/watch.md")),
+    ("cli/serve.md", include_str!("../fixtures/mdbook-guide/expected/cli/serve.md")),
     (
         "for_developers/preprocessors.md",
-        include_str!("fixtures/mdbook-guide/expected/for_developers/preprocessors.md"),
+        include_str!("../fixtures/mdbook-guide/expected/for_developers/preprocessors.md"),
     ),
 ];
 

@@ -2,8 +2,6 @@
 //! `E_NOT_FOUND` or `E_IO`, and an unreadable directory is an error, not an empty listing.
 //!
 //! Permissions do not bind root, so as root the binary runs as `nobody` through `setpriv`.
-#![allow(clippy::disallowed_methods)] // The test sets up modes on its own temporary files.
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -30,6 +28,8 @@ fn ctx_unprivileged(dir: &Path, args: &[&str]) -> Output {
     } else {
         Command::new(bin)
     };
+    // The user's own settings are not the test's (and as `nobody`, root's are unreadable).
+    cmd.env("CTX_CONFIG_DIR", "/nonexistent/ctx-config");
     cmd.current_dir(dir).args(args).output().unwrap()
 }
 

@@ -4,8 +4,6 @@
 //! reference it was written from), and every data URL is decoded and compared with the bytes
 //! on disk.
 
-#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
-
 use std::io::Cursor;
 use std::path::Path;
 
@@ -15,7 +13,7 @@ use ctx::conversation::image::samples;
 use serde_json::{Value, json};
 use tempfile::TempDir;
 
-mod images;
+use crate::util::assert_no_raw_hidden;
 
 struct Workspace {
     dir: TempDir,
@@ -225,17 +223,6 @@ fn a_transcript_keeps_its_turns_in_order_and_skips_a_torn_line() {
 }
 
 /// No character a terminal obeys or that hides text, raw, in `text`.
-#[track_caller]
-fn assert_no_raw_hidden(text: &str) {
-    let raw = |c: char| {
-        matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
-            || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-            || matches!(c, '\u{e0000}'..='\u{e007f}')
-    };
-    assert!(!text.chars().any(raw), "raw hidden or control characters in {text:?}");
-}
-
 /// The attack: a repository's `.mai/history.json` and a transcript whose text carries terminal
 /// sequences, bidi overrides, zero-width and Tag characters, and a transcript line that is not
 /// UTF-8. What must not happen: any of them reaching the request body or the terminal raw, or
@@ -284,9 +271,9 @@ fn hostile_history_and_transcripts_are_made_visible_and_a_bad_line_skipped_alone
 }
 
 /// The request body of OpenAI's Chat Completions API, as a JSON Schema.
-const OPENAI_SCHEMA: &str = include_str!("schemas/openai-chat-messages.schema.json");
+const OPENAI_SCHEMA: &str = include_str!("../schemas/openai-chat-messages.schema.json");
 /// The request body of Anthropic's Messages API, as a JSON Schema.
-const ANTHROPIC_SCHEMA: &str = include_str!("schemas/anthropic-messages.schema.json");
+const ANTHROPIC_SCHEMA: &str = include_str!("../schemas/anthropic-messages.schema.json");
 
 /// Validates a request body against a schema; no model is named (the caller adds it).
 fn validate(body: &Value, schema: &str) {
@@ -392,28 +379,28 @@ fn a_transcript_with_tool_calls_makes_valid_bodies_for_both_providers() {
 /// size, and the JPEG's four squares have the means of the picture's luminance.
 #[test]
 fn the_images_made_for_the_tests_decode() {
-    let side = images::SIZE;
-    let png = png::Decoder::new(Cursor::new(images::png())).read_info().unwrap();
+    let side = crate::images::SIZE;
+    let png = png::Decoder::new(Cursor::new(crate::images::png())).read_info().unwrap();
     assert_eq!((png.info().width, png.info().height), (side, side));
     let mut options = gif::DecodeOptions::new();
     options.set_color_output(gif::ColorOutput::RGBA);
-    let gif_bytes = images::gif();
+    let gif_bytes = crate::images::gif();
     let mut gif = options.read_info(&gif_bytes[..]).unwrap();
     assert_eq!((u32::from(gif.width()), u32::from(gif.height())), (side, side));
     assert!(gif.read_next_frame().unwrap().is_some());
-    let mut webp = image_webp::WebPDecoder::new(Cursor::new(images::webp())).unwrap();
+    let mut webp = image_webp::WebPDecoder::new(Cursor::new(crate::images::webp())).unwrap();
     assert_eq!(webp.dimensions(), (side, side));
     let mut pixels = vec![0; webp.output_buffer_size().unwrap()];
     webp.read_image(&mut pixels).unwrap();
-    assert_eq!(pixels, images::rgb(), "lossless");
-    let jpeg_bytes = images::jpeg();
+    assert_eq!(pixels, crate::images::rgb(), "lossless");
+    let jpeg_bytes = crate::images::jpeg();
     let mut jpeg = jpeg_decoder::Decoder::new(&jpeg_bytes[..]);
     let grey = jpeg.decode().unwrap();
     let info = jpeg.info().unwrap();
     assert_eq!((u32::from(info.width), u32::from(info.height)), (side, side));
     assert_eq!(grey.len(), (side * side) as usize);
     // Each 8×8 square is flat, at its mean luminance.
-    let rgb = images::rgb();
+    let rgb = crate::images::rgb();
     for (bx, by) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
         let at = |x: usize, y: usize| (y * side as usize) + x;
         let mean = (0..64)
@@ -463,7 +450,7 @@ fn a_cut_or_torn_transcript_leaves_no_call_without_its_answer() {
 #[test]
 fn images_of_every_kind_become_parts_whose_bytes_are_the_files() {
     let ws = Workspace::new();
-    let files = images::all();
+    let files = crate::images::all();
     for (name, bytes, _) in &files {
         ws.write(&format!("shots/{name}"), bytes);
     }
@@ -673,7 +660,7 @@ fn the_format_chooses_the_layout_of_the_users_turn() {
 #[test]
 fn images_are_sent_once_and_within_a_total() {
     let ws = Workspace::new();
-    let png = images::png();
+    let png = crate::images::png();
     for i in 0..8 {
         ws.write(&format!("shots/s{i}.png"), &png);
     }

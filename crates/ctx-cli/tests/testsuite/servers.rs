@@ -1,7 +1,6 @@
 //! Scripted sessions against the real binary: `ctx mcp` (newline-delimited JSON-RPC) and
 //! `ctx lsp` (LSP base protocol framing), each fed a whole script on standard input.
-
-#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
+#![cfg_attr(not(all(feature = "lsp", feature = "mcp")), allow(dead_code, unused_imports))]
 
 use assert_cmd::Command;
 use assert_fs::TempDir;
@@ -24,6 +23,7 @@ fn ctx(dir: &TempDir) -> Command {
     cmd
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn mcp_session() {
     let dir = workspace();
@@ -94,6 +94,7 @@ fn unframe(mut out: &str) -> Vec<Value> {
     messages
 }
 
+#[cfg(feature = "lsp")]
 #[test]
 fn lsp_session() {
     let dir = workspace();
@@ -127,6 +128,7 @@ fn lsp_session() {
     assert_eq!(by_id(5)["error"]["code"], -32600, "a request after shutdown");
 }
 
+#[cfg(feature = "lsp")]
 #[test]
 fn lsp_exit_without_shutdown() {
     let dir = workspace();
@@ -143,6 +145,7 @@ fn lsp_exit_without_shutdown() {
     assert!(messages[1]["result"]["capabilities"].is_object());
 }
 
+#[cfg(feature = "lsp")]
 #[test]
 fn lsp_refuses_a_message_past_its_cap() {
     let dir = workspace();
@@ -165,6 +168,7 @@ fn lsp_refuses_a_message_past_its_cap() {
     }
 }
 
+#[cfg(feature = "lsp")]
 #[test]
 fn lsp_answers_a_lone_surrogate_and_lives() {
     let dir = workspace();

@@ -1,8 +1,6 @@
 //! CLI tests: the real `ctx` binary run in a temporary directory, one test per command,
 //! option group, exit status and diagnostic rendering.
 
-#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
-
 use std::path::Path;
 use std::process::Stdio;
 
@@ -11,6 +9,8 @@ use assert_fs::TempDir;
 use assert_fs::prelude::*;
 use expect_test::expect_file;
 use serde_json::Value;
+
+use crate::util::{Run, assert_no_raw_hidden, run};
 
 /// The binary in `dir`, with no colour, no forced terminal and no logging from the
 /// environment.
@@ -24,22 +24,6 @@ fn ctx_in(dir: &Path) -> Command {
 
 fn ctx(dir: &TempDir) -> Command {
     ctx_in(dir.path())
-}
-
-/// Exit code, standard output and standard error.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run(cmd: &mut Command) -> Run {
-    let out = cmd.output().unwrap();
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
 }
 
 /// A workspace with a main document, an include, a source file and a broken document.
@@ -599,17 +583,6 @@ fn complete_ranks_files_and_directories() {
 // ---------------------------------------------------------------- hidden text
 
 /// No character a terminal obeys or that hides text, raw, in `text`.
-#[track_caller]
-fn assert_no_raw_hidden(text: &str) {
-    let raw = |c: char| {
-        matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
-            || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-            || matches!(c, '\u{e0000}'..='\u{e007f}')
-    };
-    assert!(!text.chars().any(raw), "raw hidden or control characters in {text:?}");
-}
-
 /// The attack: a document whose references, front matter and text carry a terminal title
 /// sequence, a C1 CSI, DEL, bidi, zero-width and Tag characters, and files whose names carry
 /// them. What must not happen: any of them reaching standard output or standard error raw, in
@@ -747,18 +720,19 @@ fn example(args: &[&str]) -> Run {
 
 #[test]
 fn snapshot_example_inline() {
-    expect_file!["snapshots/example_inline.txt"].assert_eq(&example(&[]).stdout);
-    expect_file!["snapshots/example_inline_debug.txt"].assert_eq(&example(&["-D", "DEBUG"]).stdout);
+    expect_file!["../snapshots/example_inline.txt"].assert_eq(&example(&[]).stdout);
+    expect_file!["../snapshots/example_inline_debug.txt"]
+        .assert_eq(&example(&["-D", "DEBUG"]).stdout);
 }
 
 #[test]
 fn snapshot_example_xml() {
-    expect_file!["snapshots/example_xml.txt"].assert_eq(&example(&["--format", "xml"]).stdout);
+    expect_file!["../snapshots/example_xml.txt"].assert_eq(&example(&["--format", "xml"]).stdout);
 }
 
 #[test]
 fn snapshot_example_markdown() {
-    expect_file!["snapshots/example_markdown.txt"]
+    expect_file!["../snapshots/example_markdown.txt"]
         .assert_eq(&example(&["--format", "markdown"]).stdout);
 }
 
@@ -767,7 +741,7 @@ fn snapshot_example_json() {
     let r = example(&["--format", "json", "--tokens"]);
     let mut json: Value = serde_json::from_str(&r.stdout).unwrap();
     json["stats"]["elapsed_ms"] = Value::from("[elapsed]");
-    expect_file!["snapshots/example_json.txt"]
+    expect_file!["../snapshots/example_json.txt"]
         .assert_eq(&serde_json::to_string_pretty(&json).unwrap());
 }
 
@@ -776,18 +750,18 @@ fn snapshot_example_prompt_and_refs_and_check() {
     let prompt = std::fs::read_to_string(repo().join("examples/prompts/explain.txt")).unwrap();
     let r = run(ctx_in(&repo()).arg("expand").write_stdin(prompt));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    expect_file!["snapshots/example_expand_xml.txt"].assert_eq(&r.stdout);
+    expect_file!["../snapshots/example_expand_xml.txt"].assert_eq(&r.stdout);
 
     let r = run(ctx_in(&repo()).args(["refs", "examples/rules/main.md", "-D", "DEBUG"]));
     assert_eq!(r.code, 0, "{}", r.stderr);
-    expect_file!["snapshots/example_refs.txt"].assert_eq(&r.stdout);
+    expect_file!["../snapshots/example_refs.txt"].assert_eq(&r.stdout);
 
     let r = run(ctx_in(&repo()).args(["check", "examples/broken/rules.md"]));
     assert_eq!(r.code, 1);
-    expect_file!["snapshots/example_check_plain.txt"].assert_eq(&r.stdout);
+    expect_file!["../snapshots/example_check_plain.txt"].assert_eq(&r.stdout);
     let r =
         run(ctx_in(&repo()).env("CTX_FORCE_TTY", "1").args(["check", "examples/broken/rules.md"]));
-    expect_file!["snapshots/example_check_terminal.txt"].assert_eq(&r.stdout);
+    expect_file!["../snapshots/example_check_terminal.txt"].assert_eq(&r.stdout);
 }
 
 #[test]

@@ -2,14 +2,14 @@
 //! of real sources from the build folder, with the real binary on a copy of ctx-sources'
 //! fixture (`crates/ctx-sources/tests/fixtures/oos`).
 
-#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
-
-#[path = "../../ctx-sources/tests/fixture/mod.rs"]
+#[path = "../../../ctx-sources/tests/fixture/mod.rs"]
 mod fixture;
 
 use assert_cmd::Command;
 use serde_json::Value;
 use tempfile::TempDir;
+
+use crate::util::assert_no_raw_hidden;
 
 struct Build {
     _tmp: TempDir,
@@ -331,6 +331,7 @@ fn the_stored_index_of_one_workspace_is_not_served_to_another() {
     assert_eq!(json[0]["status"], "file", "{json}");
 }
 
+#[cfg(feature = "mcp")]
 #[test]
 fn the_mcp_server_resolves_and_reports_the_sources() {
     let build = Build::new();
@@ -361,17 +362,6 @@ fn the_mcp_server_resolves_and_reports_the_sources() {
 }
 
 /// No character a terminal obeys or that hides text, raw, in `text`.
-#[track_caller]
-fn assert_no_raw_hidden(text: &str) {
-    let raw = |c: char| {
-        matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
-            || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-            || matches!(c, '\u{e0000}'..='\u{e007f}')
-    };
-    assert!(!text.chars().any(raw), "raw hidden or control characters in {text:?}");
-}
-
 /// The attack: a `compile_commands.json` whose paths carry a terminal title sequence
 /// (`\e]0;…\a`), a screen clear through the C1 CSI, a bidi override, a zero-width joiner and
 /// a Tag character. What must not happen: any of them reaching the terminal raw, in the text or

@@ -2,8 +2,6 @@
 //! included file, a save by rename and a delete-then-create each cause a re-run. Waits are
 //! bounded and end as soon as the expected line arrives.
 
-#![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
-
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};

@@ -1,0 +1,33 @@
+//! Helpers shared by the modules of the suite.
+
+use assert_cmd::Command;
+
+/// Exit code, standard output and standard error.
+pub(crate) struct Run {
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+/// Runs `cmd` to its end.
+pub(crate) fn run(cmd: &mut Command) -> Run {
+    let out = cmd.output().unwrap();
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Fails when `text` holds a hidden or control character raw (a terminal would obey it):
+/// what comes from files must reach the reader made visible.
+#[track_caller]
+pub(crate) fn assert_no_raw_hidden(text: &str) {
+    let raw = |c: char| {
+        matches!(c, '\0'..='\u{8}' | '\u{b}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}')
+            || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2060}' | '\u{feff}')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            || matches!(c, '\u{e0000}'..='\u{e007f}')
+    };
+    assert!(!text.chars().any(raw), "raw hidden or control characters in {text:?}");
+}
