@@ -253,6 +253,43 @@ pub fn language(path: &str) -> &'static str {
     }
 }
 
+/// Whether a walk left an entry out because the sandbox refuses it (as opposed to a depth
+/// limit or a link cycle).
+pub(crate) fn is_refusal(reason: SkipReason) -> bool {
+    reason.code().is_some()
+}
+
+/// The note for entries the sandbox refused in a walk: how many and why, never their
+/// contents (`[... 2 entries skipped: 1 denied (E_DENIED), 1 outside the roots (E_OUTSIDE) ...]`).
+pub(crate) fn skipped_note(skipped: &[ctx_fs::Skipped]) -> Option<String> {
+    let mut by_code: BTreeMap<Code, usize> = BTreeMap::new();
+    for s in skipped {
+        if let Some(code) = s.reason.code() {
+            *by_code.entry(code).or_default() += 1;
+        }
+    }
+    let total: usize = by_code.values().sum();
+    if total == 0 {
+        return None;
+    }
+    let why: Vec<String> = by_code
+        .iter()
+        .map(|(code, n)| {
+            let what = match code {
+                Code::Denied => "denied",
+                Code::Outside => "outside the roots",
+                Code::BadPath => "invalid names",
+                Code::NotRegular => "not regular files",
+                Code::Permission => "permission denied",
+                _ => "unreadable",
+            };
+            format!("{n} {what} ({code})")
+        })
+        .collect();
+    let s = if total == 1 { "y" } else { "ies" };
+    Some(format!("[... {total} entr{s} skipped: {} ...]", why.join(", ")))
+}
+
 #[cfg(test)]
 mod tests {
     use proptest::prelude::*;
@@ -385,41 +422,4 @@ mod tests {
             prop_assert!(!text.contains(&f));
         }
     }
-}
-
-/// Whether a walk left an entry out because the sandbox refuses it (as opposed to a depth
-/// limit or a link cycle).
-pub(crate) fn is_refusal(reason: SkipReason) -> bool {
-    reason.code().is_some()
-}
-
-/// The note for entries the sandbox refused in a walk: how many and why, never their
-/// contents (`[... 2 entries skipped: 1 denied (E_DENIED), 1 outside the roots (E_OUTSIDE) ...]`).
-pub(crate) fn skipped_note(skipped: &[ctx_fs::Skipped]) -> Option<String> {
-    let mut by_code: BTreeMap<Code, usize> = BTreeMap::new();
-    for s in skipped {
-        if let Some(code) = s.reason.code() {
-            *by_code.entry(code).or_default() += 1;
-        }
-    }
-    let total: usize = by_code.values().sum();
-    if total == 0 {
-        return None;
-    }
-    let why: Vec<String> = by_code
-        .iter()
-        .map(|(code, n)| {
-            let what = match code {
-                Code::Denied => "denied",
-                Code::Outside => "outside the roots",
-                Code::BadPath => "invalid names",
-                Code::NotRegular => "not regular files",
-                Code::Permission => "permission denied",
-                _ => "unreadable",
-            };
-            format!("{n} {what} ({code})")
-        })
-        .collect();
-    let s = if total == 1 { "y" } else { "ies" };
-    Some(format!("[... {total} entr{s} skipped: {} ...]", why.join(", ")))
 }
