@@ -12,7 +12,6 @@ use crate::record::Kind;
 use crate::reference::Counted;
 use crate::resolve::{Resolved, display_in};
 use crate::select;
-use crate::tokens;
 
 /// The directory and glob expansions of one run may together look at this many times what
 /// one walk may look at ([`ctx_fs::COUNT_PAST_LIMIT`] times its entry limit): a line of
@@ -251,7 +250,7 @@ impl Walk<'_> {
         }
         let counts: Vec<Option<usize>> = if self.out.budget.counting() {
             let refs: Vec<&str> = texts.iter().map(|(_, c)| c.as_ref()).collect();
-            tokens::count_many(&refs).into_iter().map(Some).collect()
+            ctx_tokens::count_many(&refs).into_iter().map(Some).collect()
         } else {
             vec![None; texts.len()]
         };

@@ -19,7 +19,7 @@ use regex_automata::meta::Regex;
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::{Anchored, Input};
 
-use super::table::{self, EMPTY, MAX_TOKEN_LEN, RANK_BITS, SLOTS, TOKENS};
+use crate::table::{self, EMPTY, MAX_TOKEN_LEN, RANK_BITS, SLOTS, TOKENS};
 
 static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.table"));
 
