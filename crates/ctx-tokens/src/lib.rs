@@ -39,6 +39,18 @@ pub fn count(text: &str) -> usize {
     o200k::count(text)
 }
 
+/// The number of o200k tokens of a text when it is at most `max`, else `None`.
+///
+/// Counting stops at the first piece of the text (a word, a number, a run of punctuation or
+/// white space) that takes the count past `max`, so deciding that a long text does not fit a
+/// small budget merges little more than `max` tokens' worth of it.
+pub fn count_at_most(text: &str, max: usize) -> Option<usize> {
+    if text.is_empty() {
+        return Some(0);
+    }
+    o200k::count_at_most(text, max)
+}
+
 /// Counts the tokens of many texts, in parallel on up to `std::thread::available_parallelism`
 /// threads; the result is in the order of the input.
 ///
@@ -157,6 +169,25 @@ mod tests {
     }
 
     #[test]
+    fn at_most() {
+        let text = "one two three\nfour five six\n";
+        let n = count(text);
+        assert_eq!(count_at_most(text, n), Some(n));
+        assert_eq!(count_at_most(text, n + 100), Some(n));
+        assert_eq!(count_at_most(text, n - 1), None);
+        assert_eq!(count_at_most(text, 0), None);
+        assert_eq!(count_at_most("", 0), Some(0));
+        // A megabyte-long text over a small budget: the answer, not a full count, is asked for.
+        let long = "word ".repeat(200_000);
+        assert_eq!(count_at_most(&long, 10), None);
+        assert_eq!(count_at_most(&long, usize::MAX), Some(count(&long)));
+        // One piece too long to fit whatever it merges into.
+        let word = "a".repeat(1 << 20);
+        assert_eq!(count_at_most(&word, 100), None);
+        assert_eq!(count_at_most(&word, count(&word)), Some(count(&word)));
+    }
+
+    #[test]
     fn budget() {
         let text = "one two three\nfour five six\nseven eight nine\n";
         let all = truncate_to_budget(text, 1000);
@@ -248,6 +279,12 @@ mod oracle {
         #[test]
         fn any_text(text in any::<String>()) {
             prop_assert_eq!(super::count(&text), oracle(&text));
+        }
+
+        #[test]
+        fn at_most_agrees(text in "[ a-zA-Z0-9'\\n.,é語😀]{0,200}", max in 0usize..120) {
+            let n = oracle(&text);
+            prop_assert_eq!(super::count_at_most(&text, max), (n <= max).then_some(n));
         }
 
         #[test]
