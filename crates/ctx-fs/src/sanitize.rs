@@ -13,7 +13,7 @@
 //! only the first two sets: a zero-width joiner hides text as well as a Tag character does,
 //! and some terminals obey 8-bit C1 controls (U+009B is CSI).
 //! U+FEFF is a byte order mark only as the very first character of a file, and the reading
-//! of a file removes it there ([`crate::decode`]), so every U+FEFF that reaches [`sanitize`]
+//! of a file removes it there ([`crate::decode()`]), so every U+FEFF that reaches [`sanitize`]
 //! is past the start and made visible. Nothing else is altered.
 //!
 //! The common case, clean text, is one pass over the bytes with a lookup table and returns
