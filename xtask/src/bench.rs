@@ -380,6 +380,16 @@ const PAIRS: &[Pair] = &[
         target: None,
     },
     Pair {
+        label: "o200k count (4 MiB of .rs, one thread)",
+        bench: "tokens/count",
+        baseline: Some(Baseline {
+            label: "bpe-openai",
+            bench: "tokens/bpe_openai",
+            ratio: Ratio::Speed,
+        }),
+        target: None,
+    },
+    Pair {
         label: "10 000 includes",
         bench: "assemble/many_includes",
         baseline: None,

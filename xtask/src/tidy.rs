@@ -19,21 +19,20 @@ use std::path::{Path, PathBuf};
 /// from this table is reported.
 const LAYERS: &[(&str, &[&str])] = &[
     ("ctx-diagnostics", &[]),
+    ("ctx-tokens", &[]),
     ("ctx-syntax", &["ctx-diagnostics"]),
     ("ctx-fs", &["ctx-diagnostics"]),
     ("ctx-preprocess", &["ctx-diagnostics", "ctx-syntax"]),
-    ("ctx-assemble", &["ctx-diagnostics", "ctx-syntax", "ctx-fs", "ctx-preprocess"]),
+    ("ctx-assemble", &["ctx-diagnostics", "ctx-tokens", "ctx-syntax", "ctx-fs", "ctx-preprocess"]),
     ("ctx-sources", &["ctx-diagnostics", "ctx-fs"]),
-    (
-        "ctx-conversation",
-        &["ctx-diagnostics", "ctx-syntax", "ctx-fs", "ctx-preprocess", "ctx-assemble"],
-    ),
-    ("ctx-suggest", &["ctx-diagnostics", "ctx-fs"]),
+    ("ctx-conversation", &["ctx-diagnostics", "ctx-tokens", "ctx-syntax", "ctx-fs"]),
+    ("ctx-suggest", &["ctx-diagnostics", "ctx-tokens", "ctx-fs"]),
     ("ctx-trust", &["ctx-diagnostics", "ctx-fs"]),
     (
         "ctx",
         &[
             "ctx-diagnostics",
+            "ctx-tokens",
             "ctx-syntax",
             "ctx-fs",
             "ctx-preprocess",

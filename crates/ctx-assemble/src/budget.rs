@@ -7,7 +7,6 @@ use std::borrow::Cow;
 use std::io;
 
 use crate::options::Options;
-use crate::tokens;
 
 /// Receives the output as the walk produces it.
 pub(crate) trait Sink {
@@ -241,7 +240,7 @@ impl Budget {
         if !self.counting || piece.is_empty() {
             return Spent { content: Cow::Borrowed(piece), tokens: None, cut_from: None };
         }
-        let count = tokens::count(piece);
+        let count = ctx_tokens::count(piece);
         if self.max_tokens == 0 || !bounded || self.tokens_spent + count <= self.max_tokens {
             if bounded {
                 self.tokens_spent += count;
@@ -269,7 +268,7 @@ impl Budget {
         if !self.counting {
             return Spent { content, tokens: None, cut_from: None };
         }
-        let count = count.unwrap_or_else(|| tokens::count(&content));
+        let count = count.unwrap_or_else(|| ctx_tokens::count(&content));
         if self.max_tokens == 0 || self.tokens_spent + count <= self.max_tokens {
             self.tokens_spent += count;
             self.tokens_total += count as u64;
@@ -281,7 +280,7 @@ impl Budget {
     /// Cuts `text` (of `count` tokens) to what is left of the token budget and counts the cut.
     fn cut<'t>(&mut self, text: &str, count: usize) -> Spent<Cow<'t, str>> {
         let left = self.max_tokens.saturating_sub(self.tokens_spent);
-        let cut = tokens::truncate_to_budget(text, left);
+        let cut = ctx_tokens::truncate_to_budget(text, left);
         self.tokens_spent += cut.tokens;
         self.tokens_total += cut.tokens as u64;
         self.cuts += 1;

@@ -20,12 +20,13 @@
 //!   `description`, `params` and `metadata` (assembly.md §5);
 //! - [`select`]: line ranges, anchors and heading sections, the 2 000-line cut and line
 //!   numbers (assembly.md §7, "Line ranges and whole files");
-//! - [`sanitize`]: makes hidden Unicode and terminal control characters visible;
+//! - [`sanitize`]: makes hidden Unicode and terminal control characters visible (ctx-fs's,
+//!   re-exported: the one definition of that set);
 //! - [`render`]: XML escaping, wrapper-tag neutralising, failure markers, Markdown fences
 //!   and languages;
-//! - [`tools`]: the built-in tools and the [`tools::Tool`] trait for one's own;
-//! - [`tokens`]: o200k token counting, in parallel, and cutting a text to a token budget;
-//! - [`image`]: images told by their content and the placeholders the text formats show.
+//! - [`tools`]: the built-in tools and the [`tools::Tool`] trait for one's own.
+//!
+//! Tokens are counted with ctx-tokens, images told by their content with `ctx_fs::image`.
 //!
 //! # Example
 //!
@@ -51,7 +52,6 @@ mod book;
 mod budget;
 mod document;
 pub mod front_matter;
-pub mod image;
 mod line;
 mod many;
 mod memo;
@@ -63,18 +63,17 @@ mod reference;
 pub mod render;
 mod resolve;
 mod run;
-pub mod sanitize;
 pub mod select;
 mod selection;
 mod setup;
 mod streamed;
-pub mod tokens;
 mod tool_budget;
 mod tool_error;
 pub mod tools;
 
 pub use assembler::{AssembleError, Assembler};
 pub use attach::{Attachment, AttachmentReason, Attachments};
+pub use ctx_fs::sanitize;
 pub use options::{Format, Limits, Mode, OnError, Options};
 pub use record::Assembly;
 pub use resolve::{Resolution, Resolver};

@@ -11,7 +11,6 @@ use crate::record::Kind;
 use crate::reference::Counted;
 use crate::resolve::{Resolved, display_in};
 use crate::select;
-use crate::tokens;
 
 use crate::run::{Doc, Item, Run, WalkKey, reference_text};
 
@@ -284,7 +283,7 @@ impl Run<'_> {
         }
         let counts: Vec<Option<usize>> = if self.out.budget.counting() {
             let refs: Vec<&str> = texts.iter().map(|(_, c)| c.as_ref()).collect();
-            tokens::count_many(&refs).into_iter().map(Some).collect()
+            ctx_tokens::count_many(&refs).into_iter().map(Some).collect()
         } else {
             vec![None; texts.len()]
         };

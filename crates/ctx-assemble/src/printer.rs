@@ -232,9 +232,10 @@ pub(crate) trait Printer {
     /// The end of a directory expansion: the marker for files left out and the closing.
     fn directory_close(&self, out: &mut Pieces<'_>, omitted: Option<&str>);
 
-    /// The short placeholder shown for an image (its bytes travel only in chat requests).
+    /// The short placeholder shown for an image (its bytes travel only in chat requests):
+    /// `[image: path, type, N bytes]`.
     fn image(&self, path: &str, media_type: &str, bytes: u64) -> String {
-        crate::image::text_placeholder(path, media_type, bytes)
+        format!("[image: {path}, {media_type}, {bytes} bytes]")
     }
 
     /// What opens a block of attachments of append mode, written after the text before its
@@ -462,7 +463,7 @@ pub(crate) struct Xml;
 
 impl Printer for Xml {
     fn image(&self, path: &str, media_type: &str, bytes: u64) -> String {
-        crate::image::xml_placeholder(path, media_type, bytes)
+        ctx_fs::image::xml_placeholder(path, media_type, bytes)
     }
 
     fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
@@ -753,6 +754,15 @@ mod tests {
         Plain.attachment(&mut out, &x, &mut Escaped::default());
         assert_eq!(out.concat(), "\n\nx");
         assert!(out.parts().iter().any(|p| matches!(p, Cow::Borrowed("x"))), "not copied");
+    }
+
+    #[test]
+    fn image_placeholders() {
+        assert_eq!(Plain.image("a.png", "image/png", 3), "[image: a.png, image/png, 3 bytes]");
+        assert_eq!(
+            Xml.image("a\"b.png", "image/png", 3),
+            "<image path=\"a&quot;b.png\" type=\"image/png\" bytes=\"3\"/>"
+        );
     }
 
     #[test]

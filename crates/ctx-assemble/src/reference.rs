@@ -103,7 +103,7 @@ impl Run<'_> {
     /// A file: read (unless resolving read it already), selected, then assembled recursively
     /// or placed verbatim.
     fn file(&mut self, reference: &Reference<'_>, resolved: &Resolved, item: &mut Item<'_>) {
-        if crate::image::extension_type(&resolved.path).is_some() {
+        if ctx_fs::image::extension_type(&resolved.path).is_some() {
             // An image is told by its content, never included as text.
             return self.binary(resolved, item);
         }
@@ -168,18 +168,18 @@ impl Run<'_> {
     /// left out with `W_BINARY`.
     pub(crate) fn binary(&mut self, resolved: &Resolved, item: &mut Item<'_>) {
         let path = resolved.path.as_str();
-        let Some(named) = crate::image::extension_type(path) else {
+        let Some(named) = ctx_fs::image::extension_type(path) else {
             let message = format!("binary file left out: {path}");
             return self.fail(item, Code::Binary, message);
         };
         let sandbox = self.sandbox();
-        let head = sandbox.read_prefix(&resolved.location, crate::image::SNIFF_BYTES);
+        let head = sandbox.read_prefix(&resolved.location, ctx_fs::image::SNIFF_BYTES);
         let stat = sandbox.stat(&resolved.location);
         let (head, len) = match (head, stat) {
             (Ok(head), Ok(stat)) => (head, stat.len),
             (Err(err), _) | (_, Err(err)) => return self.fs_fail(item, &err, path),
         };
-        match crate::image::sniff(&head) {
+        match ctx_fs::image::sniff(&head) {
             Some(found) if found == named => {
                 let content = self.out.image(path, found, len);
                 item.record.bytes = content.len() as u64;

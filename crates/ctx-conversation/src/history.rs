@@ -2,13 +2,13 @@
 //! of OpenAI-style messages (JSON or JSON Lines), read and appended.
 //!
 //! Both are repository files, so what they hand on to a model is made visible as included
-//! content is ([`ctx_assemble::sanitize`]): Tag characters, bidi controls and zero-width
+//! content is ([`ctx_fs::sanitize`]): Tag characters, bidi controls and zero-width
 //! characters (`W_HIDDEN_TEXT`), and control characters (`W_CONTROL`), in every summary and
 //! in every string of a transcript's turns.
 
-use ctx_assemble::sanitize::{self, sanitize};
 use ctx_diagnostics::Code;
 use ctx_fs::Store;
+use ctx_fs::sanitize::{self, sanitize};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -209,7 +209,7 @@ pub struct Block {
 /// as they are sent, hidden characters made visible.
 pub fn block(entries: &[Entry], budget: usize) -> Block {
     let mut out = String::from("### History\n\n");
-    let mut spent = ctx_assemble::tokens::count(&out);
+    let mut spent = ctx_tokens::count(&out);
     let mut visible = Visible::default();
     let mut taken = 0;
     for entry in entries {
@@ -218,7 +218,7 @@ pub fn block(entries: &[Entry], budget: usize) -> Block {
         seen.clean(&mut summary, &|| {
             format!("history entry `{}`", sanitize(&one_line(&entry.id)).text)
         });
-        let cost = ctx_assemble::tokens::count(&summary);
+        let cost = ctx_tokens::count(&summary);
         if spent + cost > budget {
             break;
         }
@@ -488,10 +488,7 @@ mod tests {
         let Block { text: cut, left_out: left, .. } = block(&entries, 60);
         assert!(left >= 1, "{cut}");
         assert!(cut.contains(&format!("[... {left} older history entries left out")), "{cut}");
-        assert!(
-            ctx_assemble::tokens::count(&cut) <= 60 + 30,
-            "only the marker goes past the budget"
-        );
+        assert!(ctx_tokens::count(&cut) <= 60 + 30, "only the marker goes past the budget");
     }
 
     #[test]

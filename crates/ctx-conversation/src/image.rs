@@ -2,8 +2,8 @@
 //! and turned into request parts.
 
 use base64::Engine as _;
-pub use ctx_assemble::image::{extension_type, sniff};
 use ctx_diagnostics::Code;
+pub use ctx_fs::image::{extension_type, sniff};
 use ctx_fs::{Sandbox, Store};
 use sha2::Digest as _;
 
@@ -49,7 +49,7 @@ impl Image {
 
     /// The short placeholder the text formats show in place of the bytes.
     pub fn placeholder(&self) -> String {
-        ctx_assemble::image::xml_placeholder(&self.path, self.media_type, self.bytes.len() as u64)
+        ctx_fs::image::xml_placeholder(&self.path, self.media_type, self.bytes.len() as u64)
     }
 }
 

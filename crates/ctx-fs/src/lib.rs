@@ -53,6 +53,13 @@
 //! - Symbolic link loops are reported as `E_NOT_FOUND` ("too many levels of
 //!   symbolic links"), as the spec has no code of its own for them.
 //!
+//! # Content
+//!
+//! Beside the reads, what their content is and how it may be shown, without I/O, for every
+//! crate that shows file text: [`decode()`] tells text from binary, [`image`] tells the image
+//! kinds a model takes by their extension and first bytes, and [`sanitize`] makes hidden and
+//! control characters visible.
+//!
 //! # Example
 //!
 //! ```no_run
@@ -79,12 +86,14 @@ mod cache;
 mod decode;
 mod deny;
 mod error;
+pub mod image;
 mod location;
 mod overlay;
 mod path;
 mod root;
 mod root_rule;
 mod sandbox;
+pub mod sanitize;
 mod settings;
 mod store;
 mod stream;

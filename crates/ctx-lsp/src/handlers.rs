@@ -175,7 +175,7 @@ impl Workspace<'_> {
         if self.assemble(uri, &mut content).is_none() {
             return Vec::new();
         }
-        let tokens = ctx::assemble::tokens::count(&String::from_utf8_lossy(&content));
+        let tokens = ctx::tokens::count(&String::from_utf8_lossy(&content));
         vec![lsp::CodeLens {
             range: lsp::Range::new(lsp::Position::new(0, 0), lsp::Position::new(0, 3)),
             command: Some(lsp::Command {

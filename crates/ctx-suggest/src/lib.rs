@@ -60,8 +60,9 @@ pub struct Options {
     pub limit: usize,
     /// The longest range proposed, in lines.
     pub max_lines: u32,
-    /// A budget for the suggested ranges together, in estimated tokens
-    /// (four bytes each); suggestions that do not fit are left out.
+    /// A budget for the suggested ranges together, in o200k tokens counted
+    /// exactly as the assembler counts what it includes (ctx-tokens);
+    /// suggestions that do not fit are left out.
     pub max_tokens: Option<usize>,
     /// Whether to say why each file scored.
     pub explain: bool,
@@ -138,19 +139,23 @@ impl Index {
         let mut budget = opts.max_tokens;
         let mut ranked = ranked.into_iter();
         // The windows of as many files as are still wanted, on every core; a file over the
-        // token budget is passed over and the next ones are taken.
+        // token budget is passed over and the next ones are taken. A window is counted only up
+        // to what the budget had left when its round began: what goes past it cannot fit.
         while out.len() < opts.limit {
             let round: Vec<rank::Scored> = ranked.by_ref().take(opts.limit - out.len()).collect();
             if round.is_empty() {
                 break;
             }
-            let windows = par::map(&round, 2, |scored| self.window(sandbox, scored, &terms, opts));
+            let left_at_start = budget;
+            let windows = par::map(&round, 2, |scored| {
+                self.window(sandbox, scored, &terms, opts.max_lines, left_at_start)
+            });
             for (scored, window) in round.into_iter().zip(windows) {
                 if let Some(left) = budget.as_mut() {
-                    if window.tokens > *left {
-                        continue;
+                    match window.tokens {
+                        Some(tokens) if tokens <= *left => *left -= tokens,
+                        _ => continue,
                     }
-                    *left -= window.tokens;
                 }
                 out.push(Suggestion {
                     path: self.files()[scored.file].path.clone(),
@@ -164,13 +169,15 @@ impl Index {
         out
     }
 
-    /// The line range, summary and estimated tokens of a ranked file.
+    /// The line range and summary of a ranked file, and the tokens of the range when they are
+    /// at most `budget`.
     fn window(
         &self,
         sandbox: &Sandbox,
         scored: &rank::Scored,
         terms: &[String],
-        opts: &Options,
+        max_lines: u32,
+        budget: Option<usize>,
     ) -> Window {
         let file = &self.files()[scored.file];
         let text = sandbox
@@ -184,12 +191,13 @@ impl Index {
         let matched: Vec<(String, f64)> =
             scored.matched.iter().map(|&(q, s)| (terms[q as usize].clone(), s)).collect();
         let defs: Vec<index::DefRec> = self.defs(file).collect();
-        let range = lines::best_range(&text, &defs, &matched, opts.max_lines);
+        let range = lines::best_range(&text, &defs, &matched, max_lines);
         let mut summary = lines::summary(self, file, &defs, range, &matched);
         if summary.is_empty() {
             summary = first_comment(file, &text).unwrap_or_default();
         }
-        Window { range, summary, tokens: estimate_tokens(&text, range) }
+        let tokens = budget.and_then(|max| ctx_tokens::count_at_most(lines_of(&text, range), max));
+        Window { range, summary, tokens }
     }
 }
 
@@ -197,18 +205,19 @@ impl Index {
 struct Window {
     range: LineRange,
     summary: String,
-    tokens: usize,
+    /// The o200k tokens of the range's lines, as the assembler counts them once included;
+    /// `None` past the budget, or when there is none.
+    tokens: Option<usize>,
 }
 
-/// Estimated tokens of a range: four bytes a token.
-fn estimate_tokens(text: &str, range: LineRange) -> usize {
-    let bytes: usize = text
-        .lines()
-        .skip(range.start.saturating_sub(1) as usize)
-        .take((range.end + 1 - range.start) as usize)
-        .map(|l| l.len() + 1)
-        .sum();
-    bytes.div_ceil(4)
+/// The lines of a range, with their line endings: what including the range adds.
+fn lines_of(text: &str, range: LineRange) -> &str {
+    let mut lines = text.split_inclusive('\n');
+    let skip = range.start.saturating_sub(1) as usize;
+    let start: usize = lines.by_ref().take(skip).map(str::len).sum();
+    let len: usize =
+        lines.take(range.end.saturating_sub(range.start) as usize + 1).map(str::len).sum();
+    &text[start..start + len]
 }
 
 /// The first useful comment line near the top of a file; for plain text, its first line
@@ -235,4 +244,24 @@ fn first_comment(file: &index::FileRec, text: &str) -> Option<String> {
             .map(|l| l.chars().take(160).collect());
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_lines_of_a_range_keep_their_endings() {
+        let range = |start, end| LineRange { start, end };
+        let text = "one\r\ntwo\nthree\nfour";
+        assert_eq!(lines_of(text, range(1, 1)), "one\r\n");
+        assert_eq!(lines_of(text, range(2, 3)), "two\nthree\n");
+        assert_eq!(lines_of(text, range(3, 4)), "three\nfour");
+        assert_eq!(lines_of(text, range(1, 4)), text);
+        // Past the end, or reversed: what lies within the text, never a panic.
+        assert_eq!(lines_of(text, range(4, 9)), "four");
+        assert_eq!(lines_of(text, range(7, 9)), "");
+        assert_eq!(lines_of(text, range(3, 2)), "three\n");
+        assert_eq!(lines_of("", range(1, 1)), "");
+    }
 }

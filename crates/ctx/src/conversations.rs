@@ -317,7 +317,7 @@ impl ConversationBuilder {
             // A turn costs its text and a few tokens of framing (role and separators), as the
             // providers' chat formats count it.
             let count = |turn: &serde_json::Value| turn_tokens(turn) + TURN_FRAMING_TOKENS;
-            let fixed = ctx_assemble::tokens::count(&system_text);
+            let fixed = ctx_tokens::count(&system_text);
             let mut base = fixed + turns.iter().map(count).sum::<usize>();
             let mut dropped = 0;
             while base > max && !turns.is_empty() {
@@ -443,7 +443,7 @@ const TURN_FRAMING_TOKENS: usize = 4;
 fn turn_tokens(turn: &serde_json::Value) -> usize {
     use serde_json::Value;
     match turn {
-        Value::String(text) => ctx_assemble::tokens::count(text),
+        Value::String(text) => ctx_tokens::count(text),
         Value::Array(items) => items.iter().map(turn_tokens).sum(),
         Value::Object(map) => {
             let kind = map.get("type").and_then(Value::as_str).unwrap_or_default();

@@ -8,7 +8,9 @@
 //!
 //! - [`diagnostics`]: the one set of stable codes and severities;
 //! - [`syntax`]: the grammar (no I/O);
-//! - [`fs`]: the sandbox every read goes through;
+//! - [`fs`]: the sandbox every read goes through, and what file content is (text, binary, an
+//!   image kind) and how it may be shown;
+//! - [`tokens`]: exact o200k token counting, the unit of every token budget;
 //! - [`preprocess`]: directives and macros (no I/O);
 //! - [`assemble`]: the recursive walk, front matter, tools and rendering;
 //! - [`sources`]: the real sources of an out-of-source build (solutions, compile databases);
@@ -39,6 +41,7 @@ pub use ctx_preprocess as preprocess;
 pub use ctx_sources as sources;
 pub use ctx_suggest as suggest;
 pub use ctx_syntax as syntax;
+pub use ctx_tokens as tokens;
 pub use ctx_trust as trust;
 
 #[cfg(feature = "async")]

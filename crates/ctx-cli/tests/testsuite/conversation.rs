@@ -549,12 +549,12 @@ fn the_token_budget_covers_the_whole_request() {
     let counted: usize = messages
         .iter()
         .map(|m| match m["content"].as_str() {
-            Some(text) if m["role"] == "system" => ctx::assemble::tokens::count(text),
+            Some(text) if m["role"] == "system" => ctx::tokens::count(text),
             _ if m["role"] == "user" && m["content"].is_array() => {
-                ctx::assemble::tokens::count(m["content"][0]["text"].as_str().unwrap())
+                ctx::tokens::count(m["content"][0]["text"].as_str().unwrap())
             }
             // A turn: its text and four tokens of framing, as the budget counts it.
-            _ => ctx::assemble::tokens::count(m["content"].as_str().unwrap()) + 4,
+            _ => ctx::tokens::count(m["content"].as_str().unwrap()) + 4,
         })
         .sum();
     assert!(counted <= 600 + 600 / 10, "the request stays near its budget: {counted} tokens");

@@ -285,9 +285,9 @@ fn autocontext_from_the_configuration() {
     let out = stdout(ctx_in(dir.path(), cache.path()).args(["expand", "fix the retry timeout"]));
     assert_eq!(out.matches("<file ").count(), 1, "{out}");
     assert!(out.contains("<file path=\"src/retry.rs\""));
-    dir.child("ctx.toml").write_str("autocontext = true\nautocontext_max_tokens = 5\n").unwrap();
+    dir.child("ctx.toml").write_str("autocontext = true\nautocontext_max_tokens = 4\n").unwrap();
     let out = stdout(ctx_in(dir.path(), cache.path()).args(["expand", "fix the retry timeout"]));
-    assert_eq!(out, "fix the retry timeout", "nothing fits in five tokens");
+    assert_eq!(out, "fix the retry timeout", "nothing fits in four tokens");
 }
 
 // ---------------------------------------------------------------- the evaluation tool

@@ -344,6 +344,57 @@ fn a_token_budget_passes_over_files_that_do_not_fit() {
 }
 
 #[test]
+fn a_token_budget_is_in_the_tokens_the_assembler_counts() {
+    // Digits apart are a token every two bytes: at four bytes a token, a range of them would
+    // be taken at half what it costs once assembled.
+    let digits: String = std::iter::once("/// The deadline digits.\npub fn deadline_digits() {}\n")
+        .chain(std::iter::repeat_n("1 2 3 4 5 6 7 8 9\n", 40))
+        .collect();
+    let tree = tempfile::tempdir().unwrap();
+    crate::write_tree(
+        tree.path(),
+        &[("src/digits.rs", digits.as_str()), ("src/one.rs", "pub fn deadline_one() {}\n")],
+    );
+    let sandbox = crate::sandbox(tree.path());
+    let (index, _) = Index::build(&sandbox).unwrap();
+    let paths = |budget: usize| -> Vec<String> {
+        let opts = Options::default().limit(1).max_tokens(Some(budget));
+        index.suggest(&sandbox, "deadline digits", &opts).into_iter().map(|s| s.path).collect()
+    };
+    let exact = ctx_tokens::count(&digits);
+    assert!(digits.len().div_ceil(4) < exact, "the text under-counted at four bytes a token");
+    // The whole file is its range: it fits a budget of exactly its tokens, and not one less.
+    assert_eq!(paths(exact), ["src/digits.rs"]);
+    assert_eq!(paths(exact - 1), ["src/one.rs"]);
+    assert_eq!(paths(digits.len().div_ceil(4)), ["src/one.rs"]);
+}
+
+#[test]
+fn a_range_of_one_enormous_word_is_passed_over_without_counting_it() {
+    // The attack: a proposed range that is one line of one 900 000-byte word, which the merge
+    // of o200k takes O(n log n) to count. Past a budget of 100 tokens it cannot fit (a token is
+    // at most 128 bytes), so it is passed over before any merging and the next file is taken.
+    let word = format!("pub fn deadline_huge() {{}} // {}\n", "a".repeat(900_000));
+    let tree = tempfile::tempdir().unwrap();
+    crate::write_tree(
+        tree.path(),
+        &[("src/huge.rs", word.as_str()), ("src/one.rs", "pub fn deadline_one() {}\n")],
+    );
+    let sandbox = crate::sandbox(tree.path());
+    let (index, _) = Index::build(&sandbox).unwrap();
+    let all: Vec<String> = index
+        .suggest(&sandbox, "deadline huge", &Options::default().limit(2))
+        .into_iter()
+        .map(|s| s.path)
+        .collect();
+    assert_eq!(all, ["src/huge.rs", "src/one.rs"]);
+    let opts = Options::default().limit(1).max_tokens(Some(100));
+    let fitting: Vec<String> =
+        index.suggest(&sandbox, "deadline huge", &opts).into_iter().map(|s| s.path).collect();
+    assert_eq!(fitting, ["src/one.rs"]);
+}
+
+#[test]
 fn an_index_of_another_version_is_rebuilt_without_calling_it_damaged() {
     let Setup { tree: _tree, cache, sandbox, store } = setup(TREE);
     Index::open(&sandbox, &store).unwrap();

@@ -19,7 +19,7 @@ use regex_automata::meta::Regex;
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::{Anchored, Input};
 
-use super::table::{self, EMPTY, MAX_TOKEN_LEN, RANK_BITS, SLOTS, TOKENS};
+use crate::table::{self, EMPTY, MAX_TOKEN_LEN, RANK_BITS, SLOTS, TOKENS};
 
 static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.table"));
 
@@ -137,10 +137,10 @@ fn find(cache: &mut Cache, text: &str, at: usize) -> Option<(usize, usize)> {
     }
 }
 
-/// Splits a text into the pieces that are merged separately, calling `each` on each: at each
-/// position the first of [`PATTERNS`] that matches there, longest-first within it as the
-/// regex says.
-fn pieces(text: &str, mut each: impl FnMut(&str)) {
+/// Splits a text into the pieces that are merged separately, calling `each` on each while it
+/// returns true: at each position the first of [`PATTERNS`] that matches there,
+/// longest-first within it as the regex says.
+fn pieces(text: &str, mut each: impl FnMut(&str) -> bool) {
     CACHE.with(|cell| {
         let mut cell = cell.borrow_mut();
         let cache = cell.get_or_insert_with(|| SPLITTER.create_cache());
@@ -151,7 +151,9 @@ fn pieces(text: &str, mut each: impl FnMut(&str)) {
             }
             // Every pattern consumes at least one character; a look-ahead match at least two.
             debug_assert!(end > at);
-            each(&text[at..end]);
+            if !each(&text[at..end]) {
+                return;
+            }
             at = end;
         }
     });
@@ -161,8 +163,30 @@ fn pieces(text: &str, mut each: impl FnMut(&str)) {
 pub(crate) fn count(text: &str) -> usize {
     let mut scratch = Scratch::default();
     let mut total = 0;
-    pieces(text, |piece| total += count_piece(piece.as_bytes(), &mut scratch));
+    pieces(text, |piece| {
+        total += count_piece(piece.as_bytes(), &mut scratch);
+        true
+    });
     total
+}
+
+/// The number of o200k tokens of a text if it is at most `max`: the pieces are counted apart
+/// (a token never spans two), so the count stops at the first piece that takes it past, and
+/// a piece too long to fit in what is left (a token is at most [`MAX_TOKEN_LEN`] bytes) is
+/// not merged at all.
+pub(crate) fn count_at_most(text: &str, max: usize) -> Option<usize> {
+    let mut scratch = Scratch::default();
+    let mut total = 0;
+    let mut over = false;
+    pieces(text, |piece| {
+        over = piece.len().div_ceil(MAX_TOKEN_LEN) > max - total;
+        if !over {
+            total += count_piece(piece.as_bytes(), &mut scratch);
+            over = total > max;
+        }
+        !over
+    });
+    (!over).then_some(total)
 }
 
 fn count_piece(piece: &[u8], scratch: &mut Scratch) -> usize {

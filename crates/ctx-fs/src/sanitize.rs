@@ -13,16 +13,20 @@
 //! only the first two sets: a zero-width joiner hides text as well as a Tag character does,
 //! and some terminals obey 8-bit C1 controls (U+009B is CSI).
 //! U+FEFF is a byte order mark only as the very first character of a file, and the reading
-//! of a file removes it there (`ctx_fs::decode`), so every U+FEFF that reaches [`sanitize`]
+//! of a file removes it there ([`crate::decode()`]), so every U+FEFF that reaches [`sanitize`]
 //! is past the start and made visible. Nothing else is altered.
 //!
 //! The common case, clean text, is one pass over the bytes with a lookup table and returns
 //! the input borrowed.
+//!
+//! It lives beside the decoding of file text, below every crate that shows such text: the
+//! assembler (which re-exports it as `ctx_assemble::sanitize`), a conversation's history and
+//! transcripts, the servers and the command line make the same set visible with it.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 
-use ctx_syntax::Code;
+use ctx_diagnostics::Code;
 
 /// Text with hidden and control characters made visible.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -254,7 +258,7 @@ fn suspect_bits(word: u64) -> u64 {
 
 /// Whether `text` may hold something [`sanitize`] would make visible; `false` means it
 /// certainly does not.
-pub(crate) fn may_change(text: &str) -> bool {
+pub fn may_change(text: &str) -> bool {
     next_hidden(text.as_bytes(), 0).is_some()
 }
 

@@ -1,5 +1,7 @@
-//! Images in text output: told by their content, shown as a short placeholder (the bytes
-//! travel only in chat request bodies, built by ctx-conversation).
+//! Image files: the kinds a model takes, told by their extension and by their first bytes, and
+//! the placeholder that stands for one in XML text (its bytes travel only in chat request
+//! bodies). The assembler shows an image file as a placeholder and a conversation attaches
+//! it, so both tell images the same way.
 
 /// The extensions of the image kinds a model takes, with their media types.
 const KINDS: [(&str, &str); 5] = [
@@ -35,14 +37,12 @@ pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
 }
 
 /// The placeholder of an image in XML: `<image path="…" type="…" bytes="…"/>`.
+///
+/// The assembler's XML format prints it and a conversation's image shows itself with it
+/// (`ctx_conversation::image::Image::placeholder`), so it lives here, below both.
 pub fn xml_placeholder(path: &str, media_type: &str, bytes: u64) -> String {
     let path = path.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
     format!("<image path=\"{path}\" type=\"{media_type}\" bytes=\"{bytes}\"/>")
-}
-
-/// The placeholder of an image in the other text formats: `[image: path, type, N bytes]`.
-pub fn text_placeholder(path: &str, media_type: &str, bytes: u64) -> String {
-    format!("[image: {path}, {media_type}, {bytes} bytes]")
 }
 
 #[cfg(test)]
@@ -60,6 +60,5 @@ mod tests {
             xml_placeholder("a\"b.png", "image/png", 3),
             "<image path=\"a&quot;b.png\" type=\"image/png\" bytes=\"3\"/>"
         );
-        assert_eq!(text_placeholder("a.png", "image/png", 3), "[image: a.png, image/png, 3 bytes]");
     }
 }

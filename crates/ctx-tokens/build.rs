@@ -1,4 +1,4 @@
-//! Builds the o200k rank table (src/tokens/table.rs) from OpenAI's published ranks,
+//! Builds the o200k rank table (src/table.rs) from OpenAI's published ranks,
 //! data/o200k_base.tiktoken.gz, into `OUT_DIR/o200k.table`.
 //!
 //! The source is one `base64-token rank` line per token; the table is laid out to be used
@@ -10,14 +10,14 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::{env, fs};
 
-#[path = "src/tokens/table.rs"]
+#[path = "src/table.rs"]
 #[allow(dead_code)]
 mod table;
 
 fn main() {
     let source = "data/o200k_base.tiktoken.gz";
     println!("cargo::rerun-if-changed={source}");
-    println!("cargo::rerun-if-changed=src/tokens/table.rs");
+    println!("cargo::rerun-if-changed=src/table.rs");
     let gz = fs::read(source).expect("read the o200k ranks");
     let mut text = String::new();
     flate2::read::GzDecoder::new(&gz[..]).read_to_string(&mut text).expect("gunzip the ranks");

@@ -1,11 +1,26 @@
-//! Token counting with OpenAI's o200k encoding (assembly.md §7, "Limits on content").
+//! Exact token counting with OpenAI's o200k encoding, the one unit every budget of ctx is in
+//! (assembly.md §7, "Limits on content"): the assembler's `--max-tokens`, the history block of a
+//! conversation, the ranges `ctx suggest` proposes, the count an editor shows.
 //!
-//! The counter is our own (o200k.rs): tiktoken's pre-tokenisation and merge rule over a rank
-//! table that the build script lays out from OpenAI's published ranks (data/, 1.7 MB
-//! compressed) and that the binary uses in place, so the first count costs no more than
-//! compiling the pre-tokenisation regex.
-//! Its counts are those of tiktoken and of `bpe-openai`, which it replaced (tests compare
-//! them on varied text).
+//! Properties:
+//! - exact: the counts are those of tiktoken and of `bpe-openai`, which this counter replaced
+//!   (the tests compare them on varied text and on random text);
+//! - no I/O and no state but a table built in: the counter is our own ([`count`], o200k.rs),
+//!   tiktoken's pre-tokenisation and merge rule over a rank table that the build script lays
+//!   out from OpenAI's published ranks (data/, 1.7 MB compressed) and that the binary uses in
+//!   place, so the first count costs no more than laying out its hash slots and compiling the
+//!   pre-tokenisation patterns (a few milliseconds);
+//! - bounded: merging a long piece (a megabyte-long word) is `O(n log n)`, where tiktoken's is
+//!   quadratic;
+//! - a leaf: it depends on no crate of the workspace.
+//!
+//! # Example
+//!
+//! ```
+//! assert_eq!(ctx_tokens::count("Hello, world!"), 4);
+//! let cut = ctx_tokens::truncate_to_budget("one two\nthree four\n", 3);
+//! assert_eq!((cut.text, cut.truncated), ("one two\n", true));
+//! ```
 
 mod o200k;
 mod table;
@@ -22,6 +37,18 @@ pub fn count(text: &str) -> usize {
         return 0;
     }
     o200k::count(text)
+}
+
+/// The number of o200k tokens of a text when it is at most `max`, else `None`.
+///
+/// Counting stops at the first piece of the text (a word, a number, a run of punctuation or
+/// white space) that takes the count past `max`, so deciding that a long text does not fit a
+/// small budget merges little more than `max` tokens' worth of it.
+pub fn count_at_most(text: &str, max: usize) -> Option<usize> {
+    if text.is_empty() {
+        return Some(0);
+    }
+    o200k::count_at_most(text, max)
 }
 
 /// Counts the tokens of many texts, in parallel on up to `std::thread::available_parallelism`
@@ -142,6 +169,25 @@ mod tests {
     }
 
     #[test]
+    fn at_most() {
+        let text = "one two three\nfour five six\n";
+        let n = count(text);
+        assert_eq!(count_at_most(text, n), Some(n));
+        assert_eq!(count_at_most(text, n + 100), Some(n));
+        assert_eq!(count_at_most(text, n - 1), None);
+        assert_eq!(count_at_most(text, 0), None);
+        assert_eq!(count_at_most("", 0), Some(0));
+        // A megabyte-long text over a small budget: the answer, not a full count, is asked for.
+        let long = "word ".repeat(200_000);
+        assert_eq!(count_at_most(&long, 10), None);
+        assert_eq!(count_at_most(&long, usize::MAX), Some(count(&long)));
+        // One piece too long to fit whatever it merges into.
+        let word = "a".repeat(1 << 20);
+        assert_eq!(count_at_most(&word, 100), None);
+        assert_eq!(count_at_most(&word, count(&word)), Some(count(&word)));
+    }
+
+    #[test]
     fn budget() {
         let text = "one two three\nfour five six\nseven eight nine\n";
         let all = truncate_to_budget(text, 1000);
@@ -221,7 +267,7 @@ mod oracle {
         same(&"base64+/AbCd==".repeat(300));
         // Our own sources: code, prose and Markdown.
         for file in
-            [include_str!("tokens.rs"), include_str!("lib.rs"), include_str!("../Cargo.toml")]
+            [include_str!("lib.rs"), include_str!("o200k.rs"), include_str!("../Cargo.toml")]
         {
             same(file);
         }
@@ -233,6 +279,12 @@ mod oracle {
         #[test]
         fn any_text(text in any::<String>()) {
             prop_assert_eq!(super::count(&text), oracle(&text));
+        }
+
+        #[test]
+        fn at_most_agrees(text in "[ a-zA-Z0-9'\\n.,é語😀]{0,200}", max in 0usize..120) {
+            let n = oracle(&text);
+            prop_assert_eq!(super::count_at_most(&text, max), (n <= max).then_some(n));
         }
 
         #[test]
