@@ -344,6 +344,44 @@ mod inner;
         }
     }
 
+    /// Every language the scanner reads.
+    const LANGS: [Lang; 10] = [
+        Lang::Rust,
+        Lang::Python,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::JavaScript,
+        Lang::Go,
+        Lang::C,
+        Lang::Cpp,
+        Lang::CSharp,
+        Lang::Java,
+    ];
+
+    /// Scans `text` on a thread and fails if that has not ended within a minute (a hang
+    /// guard: generous for a debug build on a loaded machine, where the scanner reads a
+    /// mebibyte in about a second); returns the counts of definitions and references.
+    fn scan_within_a_minute(lang: Lang, text: &str) -> (usize, usize) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let text = text.to_owned();
+        std::thread::spawn(move || {
+            let found = scan(lang, &text);
+            let _ = tx.send((found.defs.len(), found.refs.len()));
+        });
+        let limit = std::time::Duration::from_secs(60);
+        rx.recv_timeout(limit).unwrap_or_else(|_| panic!("scanning {lang:?} hangs"))
+    }
+
+    /// The attack: a file of the largest size read (1 MiB) of `(`s then `]`s, every closer
+    /// matching nothing. It must not take time quadratic in its length.
+    #[test]
+    fn unbalanced_closers_do_not_hang() {
+        let text = "(".repeat(1 << 19) + &"]".repeat(1 << 19);
+        for lang in LANGS {
+            assert_eq!(scan_within_a_minute(lang, &text), (0, 0));
+        }
+    }
+
     #[test]
     fn other_languages_have_no_symbols() {
         assert!(scan(Lang::Other, "fn main() {}").defs.is_empty());

@@ -52,35 +52,55 @@ pub(super) struct Scanner<'s, 't> {
     pub(super) out: Found<'s>,
 }
 
-impl<'s, 't> Scanner<'s, 't> {
-    pub(super) fn new(lang: Lang, src: &'s str, toks: &'t [Tok]) -> Scanner<'s, 't> {
-        let mut close = vec![toks.len() as u32; toks.len()];
-        let mut open = vec![u32::MAX; toks.len()];
-        let mut stack = Vec::new();
-        for (i, t) in toks.iter().enumerate() {
-            if t.kind != Kind::Punct {
-                continue;
+/// For each `(`, `[` and `{` token, the index of its closing token (or the end), and for each
+/// `)`, `]` and `}` token, the index of its opening token (or `u32::MAX`). An unbalanced closer
+/// closes what it matches and everything inside; one that matches nothing is passed over.
+///
+/// The open brackets of each kind are kept apart, so that the opener a closer matches is found
+/// at once: looking for it down the one stack of all the open brackets took a file of `(`s
+/// then `]`s quadratic time.
+fn match_brackets(toks: &[Tok]) -> (Vec<u32>, Vec<u32>) {
+    let mut close = vec![toks.len() as u32; toks.len()];
+    let mut open = vec![u32::MAX; toks.len()];
+    // The open brackets, and for each kind the places in `stack` of its own.
+    let mut stack: Vec<usize> = Vec::new();
+    let mut kinds: [Vec<usize>; 3] = Default::default();
+    let kind = |p: u8| match p {
+        b'(' | b')' => 0,
+        b'[' | b']' => 1,
+        _ => 2,
+    };
+    for (i, t) in toks.iter().enumerate() {
+        if t.kind != Kind::Punct {
+            continue;
+        }
+        match t.p {
+            b'(' | b'[' | b'{' => {
+                kinds[kind(t.p)].push(stack.len());
+                stack.push(i);
             }
-            match t.p {
-                b'(' | b'[' | b'{' => stack.push(i),
-                b')' | b']' | b'}' => {
-                    let want = match t.p {
-                        b')' => b'(',
-                        b']' => b'[',
-                        _ => b'{',
-                    };
-                    // An unbalanced closer closes what it matches and everything inside.
-                    if let Some(k) = stack.iter().rposition(|&o| toks[o].p == want) {
-                        for &o in &stack[k..] {
-                            close[o] = i as u32;
-                        }
-                        open[i] = stack[k] as u32;
-                        stack.truncate(k);
+            b')' | b']' | b'}' => {
+                let Some(&k) = kinds[kind(t.p)].last() else { continue };
+                for &o in &stack[k..] {
+                    close[o] = i as u32;
+                }
+                open[i] = stack[k] as u32;
+                stack.truncate(k);
+                for own in &mut kinds {
+                    while own.last().is_some_and(|&at| at >= k) {
+                        own.pop();
                     }
                 }
-                _ => {}
             }
+            _ => {}
         }
+    }
+    (close, open)
+}
+
+impl<'s, 't> Scanner<'s, 't> {
+    pub(super) fn new(lang: Lang, src: &'s str, toks: &'t [Tok]) -> Scanner<'s, 't> {
+        let (close, open) = match_brackets(toks);
         Scanner {
             lang,
             src,
@@ -265,6 +285,54 @@ impl<'s, 't> Scanner<'s, 't> {
                 }
             }
             k += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::symbols::scan::lexer::lex;
+
+    /// The matching as it was first written: each closer looks down the one stack of open
+    /// brackets for its opener.
+    fn match_brackets_by_search(toks: &[Tok]) -> (Vec<u32>, Vec<u32>) {
+        let mut close = vec![toks.len() as u32; toks.len()];
+        let mut open = vec![u32::MAX; toks.len()];
+        let mut stack: Vec<usize> = Vec::new();
+        for (i, t) in toks.iter().enumerate() {
+            if t.kind != Kind::Punct {
+                continue;
+            }
+            let want = match t.p {
+                b'(' | b'[' | b'{' => {
+                    stack.push(i);
+                    continue;
+                }
+                b')' => b'(',
+                b']' => b'[',
+                b'}' => b'{',
+                _ => continue,
+            };
+            if let Some(k) = stack.iter().rposition(|&o| toks[o].p == want) {
+                for &o in &stack[k..] {
+                    close[o] = i as u32;
+                }
+                open[i] = stack[k] as u32;
+                stack.truncate(k);
+            }
+        }
+        (close, open)
+    }
+
+    proptest! {
+        /// Brackets balanced or not, the kinds kept apart match as the search did.
+        #[test]
+        fn brackets_match_as_by_search(text in "[(){}\\[\\] a;]{0,300}") {
+            let (toks, _) = lex(Lang::Rust, &text);
+            prop_assert_eq!(match_brackets(&toks), match_brackets_by_search(&toks));
         }
     }
 }
