@@ -382,6 +382,16 @@ mod inner;
         }
     }
 
+    /// The attack: a file of 1 MiB on one line, of definitions that ask for the column of
+    /// their line. It must not take time quadratic in its length.
+    #[test]
+    fn one_line_of_definitions_does_not_hang() {
+        let line = |unit: &str| unit.repeat((1 << 20) / unit.len());
+        assert_eq!(scan_within_a_minute(Lang::TypeScript, &line("const a=1;")), (0, 0));
+        let defs = (1 << 20) / "def f():pass;".len();
+        assert_eq!(scan_within_a_minute(Lang::Python, &line("def f():pass;")), (defs, 0));
+    }
+
     #[test]
     fn other_languages_have_no_symbols() {
         assert!(scan(Lang::Other, "fn main() {}").defs.is_empty());

@@ -41,6 +41,8 @@ pub(super) struct Scanner<'s, 't> {
     pub(super) close: Vec<u32>,
     /// For each `)`, `]` and `}` token, the index of its opening token (or `u32::MAX`).
     pub(super) open: Vec<u32>,
+    /// For each token, the column of the first token on its line.
+    line_cols: Vec<u32>,
     /// The open braces: what each opened, and the definition it ends.
     pub(super) braces: Vec<(Scope, Option<usize>)>,
     pub(super) parens: usize,
@@ -101,12 +103,23 @@ fn match_brackets(toks: &[Tok]) -> (Vec<u32>, Vec<u32>) {
 impl<'s, 't> Scanner<'s, 't> {
     pub(super) fn new(lang: Lang, src: &'s str, toks: &'t [Tok]) -> Scanner<'s, 't> {
         let (close, open) = match_brackets(toks);
+        let mut col = 0;
+        let line_cols = toks
+            .iter()
+            .map(|t| {
+                if t.bol {
+                    col = t.col;
+                }
+                col
+            })
+            .collect();
         Scanner {
             lang,
             src,
             toks,
             close,
             open,
+            line_cols,
             braces: Vec::new(),
             parens: 0,
             pending: None,
@@ -226,9 +239,11 @@ impl<'s, 't> Scanner<'s, 't> {
         None
     }
 
-    /// The column of the first token on the line of token `i`.
+    /// The column of the first token on the line of token `i` (of the last token past them),
+    /// found when the scanner was made: looking back for it each time took a line of many
+    /// definitions quadratic time.
     pub(super) fn line_col(&self, i: usize) -> u32 {
-        self.toks[..=i.min(self.toks.len() - 1)].iter().rev().find(|t| t.bol).map_or(0, |t| t.col)
+        self.line_cols.get(i).or(self.line_cols.last()).copied().unwrap_or(0)
     }
 
     /// After the `)` at `close`, skips what may stand between a signature and its body
