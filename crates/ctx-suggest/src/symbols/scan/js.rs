@@ -239,6 +239,11 @@ impl Scanner<'_, '_> {
 
     /// `import { a, b as c } from '…'`: `a` and `b` are references.
     fn import_refs(&mut self, at: usize) {
+        // Braces inside the braces of another import (never in code that compiles) were read
+        // with them: reading them again would give each name once per group around it.
+        if at < self.group_end {
+            return;
+        }
         // `import {`, `import type {` or `import name, {`.
         let at = if self.text(at + 1) == "type" { at + 1 } else { at };
         let open = if self.is_punct(at + 1, b'{') {
@@ -252,6 +257,7 @@ impl Scanner<'_, '_> {
             return;
         };
         let end = self.close[open] as usize;
+        self.group_end = end;
         let mut k = open + 1;
         while k < end {
             if self.is_ident(k) && self.text(k) != "type" {

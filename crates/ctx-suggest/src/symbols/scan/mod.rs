@@ -392,6 +392,18 @@ mod inner;
         assert_eq!(scan_within_a_minute(Lang::Python, &line("def f():pass;")), (defs, 0));
     }
 
+    /// The attack: import braces nested in import braces. Each name inside is a reference
+    /// once, not once for each group around it (which made a mebibyte of them take
+    /// quadratic time and memory).
+    #[test]
+    fn nested_import_braces_are_read_once() {
+        let n = (32 << 10) / "import {a }".len();
+        let text = "import {a ".repeat(n) + &"}".repeat(n);
+        for lang in [Lang::TypeScript, Lang::Tsx, Lang::JavaScript] {
+            assert_eq!(scan_within_a_minute(lang, &text), (0, n));
+        }
+    }
+
     #[test]
     fn other_languages_have_no_symbols() {
         assert!(scan(Lang::Other, "fn main() {}").defs.is_empty());

@@ -51,6 +51,9 @@ pub(super) struct Scanner<'s, 't> {
     pub(super) blocks: Vec<(u32, usize)>,
     /// C and C++ `typedef`: the brace depth and first token of the one open.
     pub(super) typedef: Option<(usize, usize)>,
+    /// The end of the last group read whole (an import's braces, a Go `type (…)` group): a
+    /// group inside it was read with it.
+    pub(super) group_end: usize,
     pub(super) out: Found<'s>,
 }
 
@@ -125,6 +128,7 @@ impl<'s, 't> Scanner<'s, 't> {
             pending: None,
             blocks: Vec::new(),
             typedef: None,
+            group_end: 0,
             out: Found::default(),
         }
     }
