@@ -33,8 +33,14 @@ impl Scanner<'_, '_> {
                     return i + 2;
                 }
                 "type" if self.is_punct(i + 1, b'(') => {
-                    // A group: each line's first name is a type.
+                    // A group: each line's first name is a type. A group inside another
+                    // (never in code that compiles) was read with it: reading it again would
+                    // define each name once per group around it.
+                    if i < self.group_end {
+                        return i + 1;
+                    }
                     let end = self.close[i + 1] as usize;
+                    self.group_end = end;
                     let mut k = i + 2;
                     while k < end {
                         let t = self.toks[k];

@@ -404,6 +404,16 @@ mod inner;
         }
     }
 
+    /// The attack: Go `type (…)` groups nested in groups. Each name inside is defined once,
+    /// not once for each group around it.
+    #[test]
+    fn nested_go_type_groups_are_read_once() {
+        let n = (8 << 10) / "type (\nA\n)".len();
+        let text = "type (\nA\n".repeat(n) + &")".repeat(n);
+        let (defs, _) = scan_within_a_minute(Lang::Go, &text);
+        assert!(defs < 2 * n, "{defs} definitions of {n} names");
+    }
+
     #[test]
     fn other_languages_have_no_symbols() {
         assert!(scan(Lang::Other, "fn main() {}").defs.is_empty());
