@@ -167,7 +167,30 @@ impl Scanner<'_, '_> {
     /// out semicolons: it ends at a `;`, at the end of the block around it, or before the next
     /// line that starts at or left of `col` (the column of the line it began on). Brackets
     /// are skipped whole.
-    fn statement_end(&self, from: usize, col: u32) -> u32 {
+    ///
+    /// A statement that goes on through token `from`, read with the same `col`, ends where it
+    /// does: its answer is kept, so that the statements of a line of many definitions are not
+    /// read to their end once each (which took quadratic time).
+    fn statement_end(&mut self, from: usize, col: u32) -> u32 {
+        let seen = self.passed.get(from).map_or(0, |&s| s as usize);
+        if let Some(&(read_with, end)) =
+            seen.checked_sub(1).and_then(|s| self.statement_ends.get(s))
+            && read_with == col
+        {
+            return end;
+        }
+        if self.passed.is_empty() {
+            self.passed = vec![0; self.toks.len()];
+        }
+        let id = u32::try_from(self.statement_ends.len() + 1).unwrap_or(u32::MAX);
+        let end = self.read_statement(from, col, id);
+        self.statement_ends.push((col, end));
+        end
+    }
+
+    /// [`Scanner::statement_end`] read token by token, marking the tokens it goes on through
+    /// with `id`.
+    fn read_statement(&mut self, from: usize, col: u32, id: u32) -> u32 {
         let mut last = self.toks.get(from.wrapping_sub(1)).map_or(1, |t| t.end_line);
         let mut k = from;
         while let Some(&t) = self.toks.get(k) {
@@ -177,6 +200,7 @@ impl Scanner<'_, '_> {
             if t.kind == Kind::Punct {
                 match t.p {
                     b'(' | b'[' | b'{' => {
+                        self.passed[k] = id;
                         let close = (self.close[k] as usize).min(self.toks.len() - 1);
                         last = self.toks[close].end_line;
                         k = close + 1;
@@ -187,6 +211,7 @@ impl Scanner<'_, '_> {
                     _ => {}
                 }
             }
+            self.passed[k] = id;
             last = t.end_line;
             k += 1;
         }
@@ -267,6 +292,63 @@ impl Scanner<'_, '_> {
                 }
             }
             k += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+    use crate::symbols::scan::lexer::lex;
+
+    /// [`Scanner::statement_end`] as it was first written: read to the end every time.
+    fn statement_end_by_reading(s: &Scanner<'_, '_>, from: usize, col: u32) -> u32 {
+        let mut last = s.toks.get(from.wrapping_sub(1)).map_or(1, |t| t.end_line);
+        let mut k = from;
+        while let Some(&t) = s.toks.get(k) {
+            if k > from && t.bol && t.col <= col {
+                break;
+            }
+            if t.kind == Kind::Punct {
+                match t.p {
+                    b'(' | b'[' | b'{' => {
+                        let close = (s.close[k] as usize).min(s.toks.len() - 1);
+                        last = s.toks[close].end_line;
+                        k = close + 1;
+                        continue;
+                    }
+                    b';' => return t.line,
+                    b')' | b']' | b'}' => break,
+                    _ => {}
+                }
+            }
+            last = t.end_line;
+            k += 1;
+        }
+        last
+    }
+
+    proptest! {
+        /// Whatever the statements asked for and in whatever order, the kept answers are those
+        /// of reading each statement to its end.
+        #[test]
+        fn kept_statement_ends_are_read_ones(
+            text in "([a-c ;=(){}\\[\\]]|\n {0,3}){0,200}",
+            asks in prop::collection::vec((0usize..120, 0u32..4), 0..60),
+            sorted in any::<bool>(),
+        ) {
+            let (toks, _) = lex(Lang::TypeScript, &text);
+            let mut scanner = Scanner::new(Lang::TypeScript, &text, &toks);
+            let mut asks = asks;
+            if sorted {
+                asks.sort_unstable();
+            }
+            for (from, col) in asks {
+                let want = statement_end_by_reading(&scanner, from, col);
+                prop_assert_eq!(scanner.statement_end(from, col), want, "{} {}", from, col);
+            }
         }
     }
 }

@@ -414,6 +414,17 @@ mod inner;
         assert!(defs < 2 * n, "{defs} definitions of {n} names");
     }
 
+    /// The attack: a file of 1 MiB on one line, of definitions without semicolons whose ends
+    /// are found by reading on to the end of their statement. It must not take time quadratic
+    /// in its length.
+    #[test]
+    fn one_line_of_statements_does_not_hang() {
+        for unit in ["export const a = 1 ", "type A = B "] {
+            let n = (1 << 20) / unit.len();
+            assert_eq!(scan_within_a_minute(Lang::TypeScript, &unit.repeat(n)), (n, 0));
+        }
+    }
+
     #[test]
     fn other_languages_have_no_symbols() {
         assert!(scan(Lang::Other, "fn main() {}").defs.is_empty());

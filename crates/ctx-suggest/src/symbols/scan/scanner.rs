@@ -54,6 +54,11 @@ pub(super) struct Scanner<'s, 't> {
     /// The end of the last group read whole (an import's braces, a Go `type (…)` group): a
     /// group inside it was read with it.
     pub(super) group_end: usize,
+    /// TypeScript and JavaScript: for each token, the last statement that went on through it
+    /// (its index in `statement_ends` plus one; 0 for none), and for each statement the column
+    /// it was read with and its last line (see `statement_end`).
+    pub(super) passed: Vec<u32>,
+    pub(super) statement_ends: Vec<(u32, u32)>,
     pub(super) out: Found<'s>,
 }
 
@@ -129,6 +134,8 @@ impl<'s, 't> Scanner<'s, 't> {
             blocks: Vec::new(),
             typedef: None,
             group_end: 0,
+            passed: Vec::new(),
+            statement_ends: Vec::new(),
             out: Found::default(),
         }
     }
