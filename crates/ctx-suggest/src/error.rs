@@ -27,6 +27,16 @@ impl Error {
         Error { kind, source }
     }
 
+    /// An error of the index store.
+    pub(crate) fn store(e: ctx_fs::Error) -> Error {
+        Error::new(ErrorKind::Store, e)
+    }
+
+    /// An error of the walk of the workspace.
+    pub(crate) fn fs(e: ctx_fs::Error) -> Error {
+        Error::new(ErrorKind::Walk, e)
+    }
+
     /// What went wrong.
     pub fn kind(&self) -> ErrorKind {
         self.kind

@@ -5,7 +5,13 @@
 
 use serde::{Deserialize, Serialize};
 
+mod found;
+mod lang;
 mod scan;
+
+pub(crate) use found::Found;
+pub use found::{Def, Symbols};
+pub use lang::Lang;
 
 /// Where an index takes its files' symbols from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -53,110 +59,11 @@ impl SymbolSource {
     }
 }
 
-/// What a file defines and references, the names referenced borrowed from its text.
-#[derive(Debug, Default)]
-pub(crate) struct Found<'s> {
-    pub(crate) defs: Vec<Def>,
-    pub(crate) refs: Vec<&'s str>,
-}
-
-impl Found<'_> {
-    fn into_owned(self) -> Symbols {
-        Symbols { defs: self.defs, refs: self.refs.into_iter().map(str::to_owned).collect() }
-    }
-}
-
 /// Scans `source` for its definitions and references without parsing it: a lexer that
 /// tells code from comments and strings, then keywords, braces and indentation. Empty for
 /// [`Lang::Other`].
 pub fn scan(lang: Lang, source: &str) -> Symbols {
     scan::scan(lang, source).into_owned()
-}
-
-/// The language of a file, from its extension.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum Lang {
-    /// Rust (`.rs`).
-    Rust,
-    /// Python (`.py`, `.pyi`).
-    Python,
-    /// TypeScript (`.ts`, `.mts`, `.cts`).
-    TypeScript,
-    /// TypeScript with JSX (`.tsx`).
-    Tsx,
-    /// JavaScript (`.js`, `.jsx`, `.mjs`, `.cjs`).
-    JavaScript,
-    /// Go (`.go`).
-    Go,
-    /// C (`.c`, `.h`).
-    C,
-    /// C++ (`.cc`, `.cpp`, `.cxx`, `.hpp`, `.hh`, `.hxx`).
-    Cpp,
-    /// C# (`.cs`).
-    CSharp,
-    /// Java (`.java`).
-    Java,
-    /// Any other text: indexed as plain text.
-    Other,
-}
-
-impl Lang {
-    /// The language of a path, from its extension.
-    pub fn of(path: &str) -> Lang {
-        let ext = path.rsplit_once('.').map_or("", |(_, e)| e);
-        match ext {
-            "rs" => Lang::Rust,
-            "py" | "pyi" => Lang::Python,
-            "ts" | "mts" | "cts" => Lang::TypeScript,
-            "tsx" => Lang::Tsx,
-            "js" | "jsx" | "mjs" | "cjs" => Lang::JavaScript,
-            "go" => Lang::Go,
-            "c" | "h" => Lang::C,
-            "cc" | "cpp" | "cxx" | "hpp" | "hh" | "hxx" => Lang::Cpp,
-            "cs" => Lang::CSharp,
-            "java" => Lang::Java,
-            _ => Lang::Other,
-        }
-    }
-
-    /// Whether files of this language are program source.
-    pub fn is_code(self) -> bool {
-        self != Lang::Other
-    }
-
-    /// The markers that start a line comment.
-    fn line_comments(self) -> &'static [&'static str] {
-        match self {
-            Lang::Python => &["#"],
-            Lang::Other => &["#", "//", "--", ";"],
-            _ => &["//"],
-        }
-    }
-}
-
-/// One symbol definition, with its lines (1-based, inclusive).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Def {
-    /// The name as written.
-    pub name: String,
-    /// The tags query's kind (`function`, `class`, `method`, …).
-    pub kind: String,
-    /// First line of the definition.
-    pub start: u32,
-    /// Last line of the definition.
-    pub end: u32,
-    /// The first line of its doc comment, if any.
-    pub doc: Option<String>,
-}
-
-/// What a file defines and references.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Symbols {
-    /// Definitions, in source order.
-    pub defs: Vec<Def>,
-    /// Names referenced, in source order, repeated.
-    pub refs: Vec<String>,
 }
 
 /// Extracts the symbols of `source`; empty for languages without a

@@ -1,0 +1,243 @@
+//! The index: per file, the terms of five fields, the symbols it defines
+//! and references, and the stamp (length, modification time, inode) that
+//! tells when it must be read again; persisted in a [`ctx_fs::Store`].
+//!
+//! A file's terms lie in its postings ([`postings`]), beside its definitions, references and
+//! doc lines ([`parts`]), all in one blob ([`blob`]) after the name tables ([`names`]) and
+//! followed by the symbol graph ([`graph`]). [`parse`] reads a file into its fields' terms,
+//! [`refresh`] brings the index up to date with the workspace, and [`store`] writes and
+//! loads its stored form.
+
+mod blob;
+mod graph;
+mod names;
+mod parse;
+mod parts;
+mod postings;
+mod refresh;
+mod store;
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use blob::{Blob, GraphParts};
+use names::{Names, Table, lookup};
+pub(crate) use parts::DefRec;
+use parts::{Defs, Parts, Refs};
+pub(crate) use postings::match_postings;
+use postings::{PostingIter, split_postings};
+
+use crate::classify::FileClass;
+use crate::symbols::{Lang, SymbolSource};
+
+/// The fields of a file, in the order of [`FIELDS`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Field {
+    /// The path's tokens.
+    Path,
+    /// Names the file defines.
+    Defs,
+    /// Names the file references.
+    Refs,
+    /// Comment and doc lines.
+    Comments,
+    /// Everything else.
+    Body,
+}
+
+/// Every field, in index order.
+pub const FIELDS: [Field; 5] =
+    [Field::Path, Field::Defs, Field::Refs, Field::Comments, Field::Body];
+
+impl Field {
+    /// The field's name in explanations.
+    pub fn name(self) -> &'static str {
+        match self {
+            Field::Path => "path",
+            Field::Defs => "definitions",
+            Field::Refs => "references",
+            Field::Comments => "comments",
+            Field::Body => "body",
+        }
+    }
+}
+
+/// One file of the index.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct FileRec {
+    pub(crate) path: String,
+    pub(crate) len: u64,
+    pub(crate) mtime: u64,
+    pub(crate) inode: u64,
+    pub(crate) lang: Lang,
+    pub(crate) class: FileClass,
+    pub(crate) lines: u32,
+    pub(crate) field_len: [u32; 5],
+    /// Where the file's postings, definitions, references and doc lines lie in the index's
+    /// blob.
+    parts: Parts,
+}
+
+/// Everything of an index but its blob.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Data {
+    root: String,
+    /// Where the files' symbols come from.
+    symbol_source: SymbolSource,
+    terms: Names,
+    symbols: Table,
+    kinds: Vec<String>,
+    files: Vec<FileRec>,
+    /// Terms in use when the dictionary was last compacted (or built).
+    live_terms: u32,
+    /// Definitions in all files, counted when the graph is built.
+    definitions: u64,
+    /// Bytes of the files' parts in the stored form; the graph follows them.
+    blob_len: u64,
+    /// Where the symbol graph lies in the blob.
+    graph: GraphParts,
+}
+
+/// What an update did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct UpdateStats {
+    /// Files in the index after the update.
+    pub files: usize,
+    /// Files read and indexed by this update.
+    pub indexed: usize,
+    /// Files whose entry was kept (same length, time and inode).
+    pub reused: usize,
+    /// Files that were gone and were dropped.
+    pub removed: usize,
+    /// Whether a stored index was found damaged (not merely of another version) and rebuilt.
+    pub rebuilt_corrupt: bool,
+    /// Whether the walk stopped at the sandbox's entry limit, so that some
+    /// files are not in the index.
+    pub truncated: bool,
+    /// Size of the stored index in bytes (0 when not stored).
+    pub bytes: u64,
+    /// Wall time of the update.
+    pub elapsed: Duration,
+}
+
+/// A suggestion index of one workspace.
+#[derive(Debug, Default)]
+pub struct Index {
+    data: Data,
+    blob: Blob,
+}
+
+impl Index {
+    /// An empty index whose files' symbols will come from `source`.
+    pub fn new(source: SymbolSource) -> Index {
+        let mut index = Index::default();
+        index.data.symbol_source = source;
+        index
+    }
+
+    /// Where this index takes its files' symbols from.
+    pub fn symbol_source(&self) -> SymbolSource {
+        self.data.symbol_source
+    }
+
+    /// Number of files indexed.
+    pub fn len(&self) -> usize {
+        self.data.files.len()
+    }
+
+    /// Whether the index holds no file.
+    pub fn is_empty(&self) -> bool {
+        self.data.files.is_empty()
+    }
+
+    /// Number of distinct terms.
+    pub fn term_count(&self) -> usize {
+        self.data.terms.len()
+    }
+
+    /// Number of distinct symbol names.
+    pub fn symbol_count(&self) -> usize {
+        self.data.symbols.len()
+    }
+
+    /// Number of definitions in all files.
+    pub fn definition_count(&self) -> usize {
+        usize::try_from(self.data.definitions).unwrap_or(usize::MAX)
+    }
+
+    /// Files per class, in a stable order.
+    pub fn class_counts(&self) -> Vec<(FileClass, usize)> {
+        let mut counts: Vec<(FileClass, usize)> = Vec::new();
+        for f in &self.data.files {
+            match counts.iter_mut().find(|(c, _)| *c == f.class) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((f.class, 1)),
+            }
+        }
+        counts.sort_by_key(|(c, _)| c.name());
+        counts
+    }
+
+    pub(crate) fn files(&self) -> &[FileRec] {
+        &self.data.files
+    }
+
+    /// The bytes of one of a file's parts: `which` counts from the postings (0) to the docs (3).
+    fn part(&self, f: &FileRec, which: usize) -> &[u8] {
+        let p = &f.parts;
+        let lens = [p.postings, p.defs, p.refs, p.docs].map(u64::from);
+        self.blob.get(p.start + lens[..which].iter().sum::<u64>(), lens[which])
+    }
+
+    /// A file's postings: term ids in ascending order, each with its frequency per field.
+    pub(crate) fn postings(&self, f: &FileRec) -> PostingIter<'_> {
+        split_postings(self.part(f, 0)).1
+    }
+
+    /// A file's postings part (see [`postings::encode_postings`]).
+    pub(crate) fn postings_part(&self, f: &FileRec) -> &[u8] {
+        self.part(f, 0)
+    }
+
+    /// A file's definitions, in source order.
+    pub(crate) fn defs(&self, f: &FileRec) -> Defs<'_> {
+        Defs::new(self.part(f, 1))
+    }
+
+    /// The symbols a file references and how often, by symbol id.
+    pub(crate) fn refs(&self, f: &FileRec) -> Refs<'_> {
+        Refs::new(self.part(f, 2))
+    }
+
+    /// The first doc line of one of a file's definitions.
+    pub(crate) fn doc(&self, f: &FileRec, def: &DefRec) -> Option<&str> {
+        let (start, end) = def.doc;
+        let docs = self.part(f, 3).get(start as usize..end as usize)?;
+        (start < end).then(|| std::str::from_utf8(docs).ok()).flatten()
+    }
+
+    /// The ids of `names` in the term table, in one pass over it.
+    pub(crate) fn term_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
+        lookup(self.data.terms.iter_bytes(), names)
+    }
+
+    pub(crate) fn symbol(&self, id: u32) -> &str {
+        self.data.symbols.get(id)
+    }
+
+    /// The length in bytes of a symbol's name.
+    pub(crate) fn symbol_len_of(&self, id: u32) -> usize {
+        self.data.symbols.get_bytes(id).len()
+    }
+
+    /// The ids of `names` in the symbol table, in one pass over it.
+    pub(crate) fn symbol_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
+        lookup(self.data.symbols.names.iter_bytes(), names)
+    }
+
+    pub(crate) fn kind(&self, id: u16) -> &str {
+        self.data.kinds.get(id as usize).map_or("", String::as_str)
+    }
+}

@@ -1,0 +1,327 @@
+//! Bringing an index up to date with its workspace: the files whose stamp changed are read
+//! again on every core and given term and symbol ids in the files' order, the files that are
+//! gone are dropped, and the blob, the dictionary and the graph are rebuilt when worth it.
+
+use std::time::Instant;
+
+use ctx_fs::{Sandbox, Walk, WalkEntry};
+
+use super::blob::Blob;
+use super::names::{Names, find};
+use super::parse::{Parsed, mtime_of, parse_entry};
+use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
+use super::postings::{encode_postings, split_postings};
+use super::{FileRec, Index, UpdateStats};
+use crate::error::{Error, Result};
+use crate::hash::{FxHashMap, FxHashSet};
+use crate::symbols::SymbolSource;
+
+/// The ids of the names met in one refresh. Names of the stored tables are found by one pass
+/// over them per batch of files, so an update that reads a few files never builds a map of
+/// the whole dictionary.
+struct Interner {
+    /// Table sizes before the refresh: names added since are all in the maps.
+    base_terms: usize,
+    base_syms: usize,
+    terms: FxHashMap<String, u32>,
+    syms: FxHashMap<String, u32>,
+}
+
+/// Files read and parsed together before their terms are interned.
+const PARSE_BATCH: usize = 512;
+
+impl Index {
+    /// Builds a fresh in-memory index of the sandbox's workspace, its symbols scanned
+    /// ([`SymbolSource::Scan`]).
+    pub fn build(sandbox: &Sandbox) -> Result<(Index, UpdateStats)> {
+        Index::build_with(sandbox, SymbolSource::default())
+    }
+
+    /// [`Index::build`] with the symbols from `source`.
+    pub fn build_with(sandbox: &Sandbox, source: SymbolSource) -> Result<(Index, UpdateStats)> {
+        let mut index = Index::new(source);
+        let stats = index.refresh(sandbox)?;
+        Ok((index, stats))
+    }
+
+    /// Brings the index up to date with the workspace: walks it, reads the
+    /// files whose stamp changed, drops the files that are gone.
+    pub fn refresh(&mut self, sandbox: &Sandbox) -> Result<UpdateStats> {
+        let walk = sandbox.walk(&sandbox.workspace()).map_err(Error::fs)?;
+        self.refresh_from(sandbox, &walk)
+    }
+
+    /// [`Index::refresh`], and `f` on the refreshed index: `f` runs on the index as it is
+    /// while the workspace is walked for changes, and again after the update only when the
+    /// walk found some (as [`Index::open_with`] does for a stored index).
+    pub fn refresh_with<T: Send>(
+        &mut self,
+        sandbox: &Sandbox,
+        f: impl Fn(&Index) -> T + Sync,
+    ) -> Result<(UpdateStats, T)> {
+        let this = &*self;
+        let (walk, early) = std::thread::scope(|scope| {
+            let walk = scope.spawn(|| sandbox.walk(&sandbox.workspace()));
+            let early = (!this.is_empty()).then(|| f(this));
+            (walk.join(), early)
+        });
+        let walk = match walk {
+            Ok(walk) => walk.map_err(Error::fs)?,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        let stats = self.refresh_from(sandbox, &walk)?;
+        let answer = match early {
+            Some(answer) if stats.indexed == 0 && stats.removed == 0 => answer,
+            _ => f(self),
+        };
+        Ok((stats, answer))
+    }
+
+    /// [`Index::refresh`] with the walk of the workspace already made.
+    pub(super) fn refresh_from(&mut self, sandbox: &Sandbox, walk: &Walk) -> Result<UpdateStats> {
+        let started = Instant::now();
+        self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
+        let entries: Vec<&WalkEntry> = walk.files().collect();
+        let truncated = walk.truncated;
+        // Keyed by the path moved out of each entry (and put back when it is kept).
+        let mut old: FxHashMap<String, FileRec> = std::mem::take(&mut self.data.files)
+            .into_iter()
+            .map(|mut f| (std::mem::take(&mut f.path), f))
+            .collect();
+        let mut stats = UpdateStats { truncated, ..UpdateStats::default() };
+        let mut files = Vec::with_capacity(entries.len());
+        let mut todo = Vec::new();
+        for entry in &entries {
+            let path = entry.path.as_str();
+            match old.remove_entry(path) {
+                Some((path, mut rec))
+                    if rec.len == entry.len
+                        && rec.mtime == mtime_of(entry)
+                        && rec.inode == entry.inode =>
+                {
+                    rec.path = path;
+                    stats.reused += 1;
+                    files.push(Some((rec, false)));
+                }
+                _ => {
+                    todo.push(files.len());
+                    files.push(None);
+                }
+            }
+        }
+        stats.removed = old.len();
+        let mut interner = Interner {
+            base_terms: self.data.terms.len(),
+            base_syms: self.data.symbols.len(),
+            terms: FxHashMap::default(),
+            syms: FxHashMap::default(),
+        };
+        // The parts of the files read now, placed in the blob below.
+        let mut fresh = Vec::new();
+        // Read on every core by threads that live through the whole update, interned here in
+        // the files' order (so the index does not depend on timing) and in batches, so that
+        // only the terms of a batch and the files read ahead of it are held as strings.
+        let source = self.data.symbol_source;
+        let mut batch: Vec<Parsed> = Vec::with_capacity(PARSE_BATCH.min(todo.len()));
+        let mut take = |batch: &mut Vec<Parsed>, first: usize| {
+            stats.indexed += batch.len();
+            self.resolve(&mut interner, batch);
+            for (k, parsed) in batch.drain(..).enumerate() {
+                let slot = todo[first + k];
+                files[slot] = Some((self.intern(&mut interner, parsed, &mut fresh), true));
+            }
+        };
+        let mut first = 0;
+        crate::par::for_each_ordered(
+            &todo,
+            64,
+            |&i| parse_entry(sandbox, entries[i], source),
+            |k, parsed| {
+                batch.push(parsed);
+                if batch.len() == PARSE_BATCH {
+                    take(&mut batch, first);
+                    first = k + 1;
+                }
+            },
+        );
+        take(&mut batch, first);
+        // The new parts go after the ones the blob holds.
+        let base = self.blob.len() as u64;
+        self.blob.extra.extend_from_slice(&fresh);
+        self.data.files = files
+            .into_iter()
+            .flatten()
+            .map(|(mut f, is_fresh)| {
+                if is_fresh {
+                    f.parts.start += base;
+                }
+                f
+            })
+            .collect();
+        let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
+        let changed = stats.indexed > 0 || stats.removed > 0;
+        if changed && self.blob.len() as u64 > live + live / 4 {
+            self.rebuild_blob(|parts, bytes| (parts.postings, bytes.to_vec()));
+        }
+        if interner.base_terms == 0 {
+            self.data.live_terms = self.data.terms.len() as u32;
+        } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
+            self.compact();
+        }
+        // A rebuilt blob has no graph yet.
+        let graphless = self.blob.graph.is_none() && self.blob.stored_graph.is_empty();
+        if changed || (graphless && !self.data.files.is_empty()) {
+            self.seal();
+        }
+        stats.files = self.data.files.len();
+        stats.elapsed = started.elapsed();
+        Ok(stats)
+    }
+
+    /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.
+    /// With no stored tables (a build from nothing) there is nothing to find.
+    fn resolve(&self, it: &mut Interner, parsed: &[Parsed]) {
+        if it.base_terms > 0 {
+            let mut terms: FxHashSet<&[u8]> = FxHashSet::default();
+            for p in parsed {
+                let unknown = p.bag.iter().map(|(t, _)| t).filter(|t| !it.terms.contains_key(*t));
+                terms.extend(unknown.map(|t| t.as_bytes()));
+            }
+            find(self.data.terms.iter_bytes().take(it.base_terms), &mut terms, &mut it.terms);
+        }
+        if it.base_syms > 0 {
+            let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
+            for p in parsed {
+                let names = p.defs.iter().map(|d| d.name.as_str());
+                let names = names.chain(p.refs.keys().map(String::as_str));
+                syms.extend(names.filter(|n| !it.syms.contains_key(*n)).map(str::as_bytes));
+            }
+            let symbols = self.data.symbols.names.iter_bytes().take(it.base_syms);
+            find(symbols, &mut syms, &mut it.syms);
+        }
+    }
+
+    /// Gives a parsed file its term and symbol ids.
+    fn intern(&mut self, it: &mut Interner, parsed: Parsed, fresh: &mut Vec<u8>) -> FileRec {
+        let Parsed { mut rec, bag, defs, refs } = parsed;
+        // The bag is sorted by term, so that the same tree gives the same ids and bytes.
+        let mut ids: Vec<(u32, [u32; 5])> =
+            bag.into_iter().map(|(term, tf)| (self.term_id(it, term), tf)).collect();
+        ids.sort_unstable_by_key(|(id, _)| *id);
+        let mut owned = Owned { postings: encode_postings(&ids), ..Owned::default() };
+        let mut docs = String::new();
+        let defs: Vec<DefRec> = defs
+            .into_iter()
+            .map(|d| {
+                let doc = match d.doc {
+                    Some(doc) => {
+                        let start = docs.len() as u32;
+                        docs.push_str(&doc);
+                        (start, docs.len() as u32)
+                    }
+                    None => (0, 0),
+                };
+                DefRec {
+                    sym: self.sym_id(it, d.name),
+                    kind: self.kind_id(d.kind),
+                    start: d.start,
+                    end: d.end,
+                    doc,
+                }
+            })
+            .collect();
+        owned.defs = encode_defs(&defs);
+        owned.docs = docs;
+        let mut refs: Vec<(u32, u32)> =
+            refs.into_iter().map(|(s, n)| (self.sym_id(it, s), n)).collect();
+        refs.sort_unstable();
+        owned.refs = encode_refs(&refs);
+        rec.parts = owned.place(fresh);
+        rec
+    }
+
+    fn term_id(&mut self, it: &mut Interner, term: String) -> u32 {
+        if let Some(&id) = it.terms.get(&term) {
+            return id;
+        }
+        let id = self.data.terms.len() as u32;
+        self.data.terms.push(&term);
+        it.terms.insert(term, id);
+        id
+    }
+
+    fn sym_id(&mut self, it: &mut Interner, sym: String) -> u32 {
+        if let Some(&id) = it.syms.get(&sym) {
+            return id;
+        }
+        let id = self.data.symbols.len() as u32;
+        self.data.symbols.push(&sym);
+        it.syms.insert(sym, id);
+        id
+    }
+
+    fn kind_id(&mut self, kind: String) -> u16 {
+        match self.data.kinds.iter().position(|k| *k == kind) {
+            Some(i) => i as u16,
+            None => {
+                self.data.kinds.push(kind);
+                (self.data.kinds.len() - 1) as u16
+            }
+        }
+    }
+
+    /// Incremental updates leave the terms of changed files behind in the
+    /// dictionary; once it has doubled since it was last compacted, the terms
+    /// in use are counted and, if fewer than half, renumbered.
+    fn compact(&mut self) {
+        let mut used = vec![false; self.data.terms.len()];
+        for f in &self.data.files {
+            for (id, _) in self.postings(f) {
+                used[id as usize] = true;
+            }
+        }
+        let live = used.iter().filter(|u| **u).count();
+        self.data.live_terms = live as u32;
+        if live * 2 >= used.len() {
+            return;
+        }
+        let mut remap = vec![u32::MAX; used.len()];
+        let mut terms = Names::default();
+        for (i, term) in self.data.terms.iter().enumerate() {
+            if used[i] {
+                remap[i] = terms.len() as u32;
+                terms.push(term);
+            }
+        }
+        self.data.terms = terms;
+        self.rebuild_blob(|parts, bytes| {
+            let (postings, rest) = bytes.split_at((parts.postings as usize).min(bytes.len()));
+            let mut ids: Vec<(u32, [u32; 5])> =
+                split_postings(postings).1.map(|(id, tf)| (remap[id as usize], tf)).collect();
+            ids.sort_unstable_by_key(|(id, _)| *id);
+            let mut bytes = encode_postings(&ids);
+            let postings = u32::try_from(bytes.len()).unwrap_or(u32::MAX);
+            bytes.extend_from_slice(rest);
+            (postings, bytes)
+        });
+    }
+
+    /// Rebuilds the blob with the files' parts in file order, each passed through `map`
+    /// (which returns the new length of the postings and the new bytes); the graph is built
+    /// again after it.
+    fn rebuild_blob(&mut self, map: impl Fn(&Parts, &[u8]) -> (u32, Vec<u8>)) {
+        let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
+        let mut parts = Vec::with_capacity(usize::try_from(live).unwrap_or(0));
+        let mut starts = Vec::with_capacity(self.data.files.len());
+        for f in &self.data.files {
+            let (postings, bytes) = map(&f.parts, self.blob.get(f.parts.start, f.parts.len()));
+            starts.push((parts.len() as u64, postings));
+            parts.extend_from_slice(&bytes);
+        }
+        for (f, (start, postings)) in self.data.files.iter_mut().zip(starts) {
+            f.parts.start = start;
+            f.parts.postings = postings;
+        }
+        self.blob = Blob { extra: parts, ..Blob::default() };
+    }
+}
