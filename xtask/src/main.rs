@@ -18,6 +18,7 @@
 mod bench;
 mod ci;
 mod fuzz;
+mod rooms;
 mod tidy;
 
 use std::env;

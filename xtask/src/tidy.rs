@@ -6,7 +6,8 @@
 //! - no test is marked should-panic or ignored;
 //! - the crates depend on each other only downwards, as in [`LAYERS`] (dev-dependencies aside);
 //! - path dependencies are declared only in the root `[workspace.dependencies]`, with a version;
-//! - docs/architecture.md, once it exists, names every crate under crates/.
+//! - docs/architecture.md, once it exists, names every crate under crates/;
+//! - the rooms of every crate are of a readable size and free of circles (`rooms.rs`).
 //!
 //! Directories named `target` or `test_data`, `fixtures` directories, and fuzz/'s corpus and
 //! artifacts hold data or build output and are not checked.
@@ -66,6 +67,7 @@ pub(crate) fn check(root: &Path) -> Vec<String> {
     }
     check_manifests(root, &mut problems);
     check_architecture(root, &mut problems);
+    crate::rooms::check(root, &mut problems);
     problems
 }
 
