@@ -423,6 +423,18 @@ struct Probe<'a> {
     found: &'a std::cell::RefCell<Found>,
 }
 
+impl Probe<'_> {
+    /// A whole number met where the probe looks: the id, or the document's version.
+    fn whole_number(&self, id: Value, version: Option<i32>) {
+        let mut found = self.found.borrow_mut();
+        match self.at {
+            At::Id => found.id = Some(id),
+            At::Version => found.version = version,
+            _ => {}
+        }
+    }
+}
+
 impl<'de> DeserializeSeed<'de> for Probe<'_> {
     type Value = ();
 
@@ -443,22 +455,12 @@ impl<'de> Visitor<'de> for Probe<'_> {
     }
 
     fn visit_i64<E>(self, v: i64) -> Result<(), E> {
-        let mut found = self.found.borrow_mut();
-        match self.at {
-            At::Id => found.id = Some(v.into()),
-            At::Version => found.version = i32::try_from(v).ok(),
-            _ => {}
-        }
+        self.whole_number(v.into(), i32::try_from(v).ok());
         Ok(())
     }
 
     fn visit_u64<E>(self, v: u64) -> Result<(), E> {
-        let mut found = self.found.borrow_mut();
-        match self.at {
-            At::Id => found.id = Some(v.into()),
-            At::Version => found.version = i32::try_from(v).ok(),
-            _ => {}
-        }
+        self.whole_number(v.into(), i32::try_from(v).ok());
         Ok(())
     }
 
