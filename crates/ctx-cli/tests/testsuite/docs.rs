@@ -412,20 +412,11 @@ fn base(name: &str, folder: &Path, home: &Path) -> bool {
         "app" => {
             write(&folder.join("src/render.rs"), "pub fn render() {}\n");
             std::fs::create_dir_all(home.join("Desktop")).unwrap();
-            std::fs::write(home.join("Desktop/bug.png"), png()).unwrap();
+            std::fs::write(home.join("Desktop/bug.png"), crate::images::png()).unwrap();
         }
         _ => return false,
     }
     true
-}
-
-/// A PNG image of one pixel.
-fn png() -> Vec<u8> {
-    let mut bytes = Vec::new();
-    let mut encoder = png::Encoder::new(&mut bytes, 1, 1);
-    encoder.set_color(png::ColorType::Rgb);
-    encoder.write_header().unwrap().write_image_data(&[200, 30, 30]).unwrap();
-    bytes
 }
 
 fn copy_tree(from: &Path, to: &Path) {

@@ -20,6 +20,7 @@ mod images;
 mod outputs;
 #[cfg(unix)]
 mod permission;
+mod pointing;
 mod servers;
 mod sources;
 mod suggest;
