@@ -309,28 +309,55 @@ pub fn parse_with<'a>(text: &'a str, limits: &Limits) -> Parsed<'a> {
             parsed.front_matter = Some(front_matter);
         }
         Err(err) => {
-            let message = format!("invalid front matter: {}", yaml_message(&err));
-            let diagnostic = match err.location() {
-                Some(loc) => {
-                    let offset = (split.yaml_offset + loc.index()).min(split.body_offset);
-                    let offset = floor_char_boundary(text, offset);
-                    Diagnostic {
-                        code: Code::FrontMatter,
-                        message,
-                        span: Span::new(offset, offset),
-                        pos: Position {
-                            // The YAML starts on line 2 of the file.
-                            line: u32::try_from(loc.line()).unwrap_or(u32::MAX).saturating_add(1),
-                            column: u32::try_from(loc.column()).unwrap_or(u32::MAX),
-                        },
-                    }
-                }
-                None => at_start(message),
-            };
-            parsed.diagnostics.push(diagnostic);
+            parsed.diagnostics.push(yaml_error(text, &split, &err).unwrap_or_else(|| {
+                at_start(format!("invalid front matter: {}", yaml_message(&err)))
+            }));
         }
     }
     parsed
+}
+
+/// The diagnostic of a YAML error, at the YAML engine's own position: where the construct it
+/// was reading starts (the quote of an unterminated string, the bracket of an unclosed list)
+/// when the engine names one on an earlier line than where it gave up, else where it gave up.
+/// `None` when the engine gives no position.
+fn yaml_error(text: &str, split: &Split<'_>, err: &serde_yaml_ng::Error) -> Option<Diagnostic> {
+    let problem = err.location()?;
+    let mut at = (problem.line(), problem.column());
+    let mut message = format!("invalid front matter: {}", yaml_message(err));
+    if let Some((context, line, column)) = yaml_context(err)
+        && line < at.0
+    {
+        at = (line, column);
+        message = format!("{message} {context} that starts here");
+    }
+    // The offset of that line and column (in characters) of the YAML, within the file.
+    let line_start: usize = split.yaml.split_inclusive('\n').take(at.0 - 1).map(str::len).sum();
+    let within = split.yaml[line_start.min(split.yaml.len())..]
+        .char_indices()
+        .nth(at.1.saturating_sub(1))
+        .map_or(split.yaml.len() - line_start.min(split.yaml.len()), |(i, _)| i);
+    let offset = (split.yaml_offset + line_start + within).min(split.body_offset);
+    let offset = floor_char_boundary(text, offset);
+    let first_line = 1 + text[..split.yaml_offset].matches('\n').count();
+    let number = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    Some(Diagnostic {
+        code: Code::FrontMatter,
+        message,
+        span: Span::new(offset, offset),
+        pos: Position { line: number(first_line + at.0 - 1), column: number(at.1) },
+    })
+}
+
+/// The construct libyaml was reading when it failed and where it starts (1-based line and
+/// column of the YAML), from the end of its message: `…, while scanning a quoted scalar at
+/// line 1 column 14`. serde_yaml_ng shows this mark only in the message.
+fn yaml_context(err: &serde_yaml_ng::Error) -> Option<(String, usize, usize)> {
+    let full = err.to_string();
+    let (_, context) = full.rsplit_once(", while ")?;
+    let (what, mark) = context.rsplit_once(" at line ")?;
+    let (line, column) = mark.split_once(" column ")?;
+    Some((format!("while {what}"), line.parse().ok()?, column.trim().parse().ok()?))
 }
 
 fn floor_char_boundary(text: &str, mut i: usize) -> usize {
@@ -809,6 +836,33 @@ mod tests {
 
         let parsed = parse("---\na: 1\n  b: 2\n---\n");
         assert_eq!(parsed.diagnostics[0].pos.line, 3, "{:?}", parsed.diagnostics);
+    }
+
+    #[test]
+    fn an_unclosed_quote_or_bracket_is_reported_where_it_opens() {
+        // The engine gives up at the end of the YAML (the closing `---`); the quote is the
+        // mistake, and the engine's own mark of the scalar it was reading points at it.
+        let text = "---\ndescription: \"unterminated\nparams: [a]\n---\nbody\n";
+        let parsed = parse(text);
+        let d = &parsed.diagnostics[0];
+        assert_eq!((d.pos.line, d.pos.column), (2, 14), "{d:?}");
+        assert_eq!(&text[d.span.start..], "\"unterminated\nparams: [a]\n---\nbody\n");
+        assert_eq!(
+            d.message,
+            "invalid front matter: found unexpected end of stream while scanning a quoted scalar that starts here"
+        );
+        // An unclosed flow sequence, over a blank line: its bracket.
+        let text = "---\na: [1, 2\n\nb: 3\n---\n";
+        let d = &parse(text).diagnostics[0];
+        assert_eq!((d.pos.line, d.pos.column, &text[d.span.start..d.span.start + 1]), (2, 4, "["));
+        assert!(d.message.ends_with("while parsing a flow sequence that starts here"), "{d:?}");
+        // A mistake on the line of its construct keeps the engine's point of failure: the bad
+        // escape, not the quote; and a line with characters before it counts them as such.
+        let text = "---\né: \"x\\q\"\n---\n";
+        let d = &parse(text).diagnostics[0];
+        assert_eq!((d.pos.line, d.pos.column), (2, 6), "{d:?}");
+        assert_eq!(&text[d.span.start..d.span.start + 1], "\\");
+        assert!(!d.message.contains("starts here"), "{d:?}");
     }
 
     #[test]

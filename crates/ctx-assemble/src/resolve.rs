@@ -385,8 +385,9 @@ const HINT_PATH_MAX: usize = 1024;
 /// a document of many misses costs what a few do.
 #[derive(Default)]
 pub(crate) struct Hints {
-    /// The answer for each missing path, by the folder it was looked up from.
-    answers: std::collections::HashMap<(Location, String), Option<String>>,
+    /// The answer for each missing path, by the folder it was looked up from and the document
+    /// that names it.
+    answers: std::collections::HashMap<(Location, Option<Location>, String), Option<String>>,
     /// The names in the folders listed so far (none for one that could not be listed).
     listings: Vec<(Location, Option<Vec<String>>)>,
 }
@@ -394,18 +395,20 @@ pub(crate) struct Hints {
 impl Hints {
     /// A "did you mean" for a missing file: the closest name in the directory it was looked
     /// for in, from `base`, then from the workspace root (only those directories' own
-    /// entries are listed); else the resolver's closest path.
+    /// entries are listed); else the resolver's closest path. Never the document that names
+    /// the missing file (`including`): including it from itself would be a cycle.
     pub(crate) fn hint(
         &mut self,
         sandbox: &Sandbox,
         resolver: Option<&dyn Resolver>,
         written: &str,
         base: &Location,
+        including: Option<&Location>,
     ) -> Option<String> {
         if written.len() > HINT_PATH_MAX {
             return None;
         }
-        let key = (base.clone(), written.to_owned());
+        let key = (base.clone(), including.cloned(), written.to_owned());
         if let Some(answer) = self.answers.get(&key) {
             return answer.clone();
         }
@@ -413,7 +416,7 @@ impl Hints {
             return None;
         }
         let answer = self
-            .did_you_mean(sandbox, written, base)
+            .did_you_mean(sandbox, written, base, including)
             .or_else(|| resolver.and_then(|r| r.closest(written, sandbox)));
         self.answers.insert(key, answer.clone());
         answer
@@ -424,6 +427,7 @@ impl Hints {
         sandbox: &Sandbox,
         written: &str,
         base: &Location,
+        including: Option<&Location>,
     ) -> Option<String> {
         let normal = written.replace('\\', "/");
         let (dir, name) = match normal.rsplit_once('/') {
@@ -440,7 +444,12 @@ impl Hints {
         bases.into_iter().find_map(|base| {
             let location =
                 if dir.is_empty() { base } else { sandbox.resolve(dir, Some(&base)).ok()? };
-            let candidate = closest_name(name, self.names(sandbox, &location)?.iter())?;
+            // The including document is no candidate in its own folder.
+            let own = including
+                .filter(|doc| doc.parent().as_ref() == Some(&location))
+                .and_then(|doc| doc.path().file_name());
+            let names = self.names(sandbox, &location)?;
+            let candidate = closest_name(name, names.iter().filter(|n| Some(n.as_str()) != own))?;
             Some(if dir.is_empty() { candidate } else { format!("{dir}/{candidate}") })
         })
     }

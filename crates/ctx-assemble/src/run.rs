@@ -367,12 +367,19 @@ impl<'a> Run<'a> {
         let code = err.code();
         let mut message = err.to_string();
         if code == Code::NotFound {
-            let base = match self.chain.last() {
-                Some((Some(location), _)) => location.parent(),
+            let including = match self.chain.last() {
+                Some((Some(location), _)) => Some(location.clone()),
                 _ => None,
             };
+            let base = including.as_ref().and_then(Location::parent);
             let base = base.unwrap_or_else(|| self.sandbox().workspace());
-            let hint = self.hints.hint(self.sandbox(), self.setup.resolver, written, &base);
+            let hint = self.hints.hint(
+                self.sandbox(),
+                self.setup.resolver,
+                written,
+                &base,
+                including.as_ref(),
+            );
             if let Some(hint) = hint {
                 message.push_str(&format!(" (did you mean {hint}?)"));
                 return self.fail(item, code, message);

@@ -119,6 +119,24 @@ pub(crate) enum DialectArg {
     Auto,
 }
 
+/// The chat API a request body of `ctx messages` is shaped for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ProviderArg {
+    /// OpenAI Chat Completions.
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+}
+
+impl From<ProviderArg> for ctx::conversation::Provider {
+    fn from(provider: ProviderArg) -> ctx::conversation::Provider {
+        match provider {
+            ProviderArg::Openai => ctx::conversation::Provider::OpenAi,
+            ProviderArg::Anthropic => ctx::conversation::Provider::Anthropic,
+        }
+    }
+}
+
 /// Where the suggestion index takes its files' symbols from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -150,8 +168,10 @@ pub(crate) enum ColorChoice {
     Never,
 }
 
-/// The options every command takes, before or after the command name.
+/// The options every command takes, before or after the command name. In a command's help
+/// they come under their own heading, after the command's own options.
 #[derive(Debug, Args, Default)]
+#[command(next_help_heading = "Global options")]
 pub(crate) struct GlobalArgs {
     /// Workspace root [default: the current directory].
     #[arg(long, value_name = "DIR", global = true)]
@@ -341,8 +361,8 @@ pub(crate) struct MessagesArgs {
     /// The prompt; standard input without it.
     pub(crate) prompt: Option<String>,
     /// The chat API the body is shaped for.
-    #[arg(long, value_name = "NAME", default_value = "openai")]
-    pub(crate) provider: String,
+    #[arg(long, value_enum, value_name = "NAME", default_value_t = ProviderArg::Openai)]
+    pub(crate) provider: ProviderArg,
     /// An active rule (repeatable) [default: every rule].
     #[arg(long = "rule", value_name = "NAME")]
     pub(crate) rules: Vec<String>,

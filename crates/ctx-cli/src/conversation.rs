@@ -4,6 +4,7 @@
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
+use ctx::assemble::record::DiagnosticRecord;
 use ctx::conversation::history::Selection;
 use ctx::conversation::{Provider, Warning};
 use ctx::{Format, Mode, Severity};
@@ -71,7 +72,7 @@ pub(crate) fn system_prompt(
 
 /// `ctx messages [PROMPT] [--provider openai|anthropic]`: the request body as JSON.
 pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Result<ExitCode> {
-    let provider: Provider = args.provider.parse().map_err(anyhow::Error::msg)?;
+    let provider = Provider::from(args.provider);
     let prompt = match &args.prompt {
         Some(text) => {
             crate::input::check_size(text, settings.input_cap(), "the prompt")?;
@@ -114,7 +115,13 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
         reporter.report_all(&rule.assembly.diagnostics);
     }
     reporter.report_all(&built.prompt.diagnostics);
-    warn(settings, &built.warnings);
+    // A problem with a reference of the prompt (an image) is a diagnostic of the prompt, at
+    // the reference's line and column, as the prompt's own are (file `-`).
+    let (placed, others): (Vec<&Warning>, Vec<&Warning>) =
+        built.warnings.iter().partition(|w| w.at.is_some());
+    let placed: Vec<DiagnosticRecord> = placed.into_iter().filter_map(prompt_diagnostic).collect();
+    reporter.report_all(&placed);
+    warn(settings, others);
     let body = built.conversation.body(provider);
     let mut out = io::stdout().lock();
     writeln!(out, "{}", serde_json::to_string_pretty(&body)?)?;
@@ -130,14 +137,28 @@ fn is_entry_number(text: &str) -> bool {
     text.strip_prefix('~').is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
-fn warn(settings: &Settings, warnings: &[Warning]) {
-    if settings.quiet {
-        return;
-    }
+/// A warning about a reference of the prompt, as a diagnostic of the prompt (file `-`).
+fn prompt_diagnostic(w: &Warning) -> Option<DiagnosticRecord> {
+    let at = w.at?;
+    Some(DiagnosticRecord {
+        severity: w.code.severity(),
+        code: w.code,
+        message: w.message.clone(),
+        file: "-".to_owned(),
+        line: at.line,
+        column: at.column,
+        source: None,
+    })
+}
+
+/// Prints the conversation's warnings that are about no place in the prompt; `-q` hides the
+/// warnings among them, not the errors.
+fn warn(settings: &Settings, warnings: Vec<&Warning>) {
     let mut err = io::stderr().lock();
     for w in warnings {
         let severity = match w.code.severity() {
             Severity::Error => "error",
+            _ if settings.quiet => continue,
             _ => "warning",
         };
         let _ = writeln!(err, "{severity}[{}]: {}", w.code, crate::term::visible(&w.message));

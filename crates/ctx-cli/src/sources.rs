@@ -26,6 +26,9 @@ pub(crate) fn run(settings: &Settings, args: &SourcesArgs) -> anyhow::Result<Exi
                 found.join(", ")
             ),
             (_, Detected::One(found)) => format!("{found} could not be read"),
+            (_, Detected::Both(solution, database)) => {
+                format!("{solution} and {database} could not be read")
+            }
             _ => "no *.sln, *.slnx or compile_commands.json in the root or build/; name one \
                   with --sln or --compile-commands"
                 .to_owned(),
@@ -50,6 +53,9 @@ pub(crate) fn run(settings: &Settings, args: &SourcesArgs) -> anyhow::Result<Exi
         // Refused files are listed, never read: they count apart from those on disk.
         let existing = summary.files - summary.missing.len() - summary.refused.len();
         writeln!(out, "solution: {}", summary.solution)?;
+        for also in summary.also_read {
+            writeln!(out, "also read: {also}")?;
+        }
         let refused = match summary.refused.len() {
             0 => String::new(),
             n => format!(", {n} refused"),

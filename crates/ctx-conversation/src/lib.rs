@@ -75,11 +75,19 @@ pub struct Warning {
     pub code: Code,
     /// What happened, naming the file and line where there is one.
     pub message: String,
+    /// Where in the prompt it is about, for a problem with one of its references (an image
+    /// that cannot be attached: the line and column of its `![…](…)` or `@path`).
+    pub at: Option<ctx_syntax::Position>,
 }
 
 impl Warning {
     /// A warning with its code and message.
     pub fn new(code: Code, message: String) -> Warning {
-        Warning { code, message }
+        Warning { code, message, at: None }
+    }
+
+    /// A warning about the reference of the prompt at `at`.
+    pub fn at(code: Code, message: String, at: ctx_syntax::Position) -> Warning {
+        Warning { code, message, at: Some(at) }
     }
 }

@@ -13,7 +13,7 @@ use crate::{Error, Options, paths};
 
 /// The magic bytes of a stored index, then a format version.
 const MAGIC: &[u8; 8] = b"CTXSRC\0\0";
-const VERSION: u32 = 4;
+const VERSION: u32 = 5;
 
 impl SourceIndex {
     /// Loads like [`SourceIndex::load`], served from `store` when the stored index was built
@@ -28,9 +28,23 @@ impl SourceIndex {
         options: &Options,
         store: &Store,
     ) -> Result<SourceIndex, Error> {
-        let location = sandbox.resolve(path, None).map_err(Error::fs)?;
+        SourceIndex::load_cached_all(sandbox, &[path], options, store)
+    }
+
+    /// [`SourceIndex::load_all`], served from `store` as [`SourceIndex::load_cached`] does.
+    pub fn load_cached_all(
+        sandbox: &Sandbox,
+        paths: &[&str],
+        options: &Options,
+        store: &Store,
+    ) -> Result<SourceIndex, Error> {
+        let mut read = Vec::with_capacity(paths.len());
+        for path in paths {
+            let location = sandbox.resolve(path, None).map_err(Error::fs)?;
+            read.push(absolute_of(sandbox, &location));
+        }
         let workspace = workspace_of(sandbox);
-        let key = key_of(&absolute_of(sandbox, &location), &workspace, options);
+        let key = key_of(&read.join("\n"), &workspace, options);
         if let Ok(Some(bytes)) = store.read(&store_name(&key))
             && let Some(mut index) = decode(&bytes)
             && index.key == key
@@ -41,7 +55,7 @@ impl SourceIndex {
             index.build_maps();
             return Ok(index);
         }
-        SourceIndex::load(sandbox, path, options)
+        SourceIndex::load_all(sandbox, paths, options)
     }
 
     /// Stores the index (verified or not) in `store`, for [`SourceIndex::load_cached`]. An
@@ -64,10 +78,14 @@ impl SourceIndex {
     fn sound(&self, workspace: &str, options: &Options) -> bool {
         let bounds = Bounds::of(options.max_files);
         let normal = paths::is_normal;
-        let counts = self.projects.len() <= options.max_projects.max(1)
+        // A database read with the solution adds its one project and its one file read.
+        let also = self.also.len();
+        let counts = also <= 1
+            && self.projects.len() <= options.max_projects.max(1) + also
             && self.files.len() <= options.max_files
-            && self.pending.len() <= bounds.items
-            && self.stamps.len() <= options.max_projects.saturating_mul(66).saturating_add(1)
+            && self.pending.len() <= bounds.items * (1 + also)
+            && self.stamps.len()
+                <= options.max_projects.saturating_mul(66).saturating_add(1 + also)
             && (self.top_names.is_empty() || self.top_names.len() == self.roots.len())
             && self.warnings.is_sound();
         let in_range = self.files.iter().all(|f| f.project < self.projects.len())

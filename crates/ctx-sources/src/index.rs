@@ -126,6 +126,8 @@ pub(crate) struct Stamp {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SourceIndex {
     pub(crate) solution: String,
+    /// The other files read into the index: a compilation database beside the solution.
+    pub(crate) also: Vec<String>,
     pub(crate) workspace: String,
     /// What the index was built for (solution, workspace, home, caps): the name of its
     /// store entry, and checked again when it is read back.
@@ -169,6 +171,9 @@ pub struct SourceIndex {
 pub struct Summary<'a> {
     /// The solution or database, absolute.
     pub solution: &'a str,
+    /// The other files read into the index, absolute: a compilation database beside the
+    /// solution.
+    pub also_read: &'a [String],
     /// The projects with their item counts.
     pub projects: &'a [Project],
     /// How many files are indexed.
@@ -244,10 +249,49 @@ pub enum Lookup {
         /// The rule.
         via: Via,
     },
-    /// Several files; each shown relative to its root (`App/a.h in /src/FreeCAD/src`).
-    Ambiguous(Vec<String>),
+    /// Several files, each with its root.
+    Ambiguous(Vec<Candidate>),
     /// None; the closest indexed path, if one is close.
-    NotFound(Option<String>),
+    NotFound(Option<Candidate>),
+}
+
+/// A file a query may mean: its absolute path, the root it lies in (the workspace or a source
+/// root) and its path relative to that root. Shown as `App/a.h in /src/FreeCAD/src`, or, in
+/// the workspace, as the relative path alone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Candidate {
+    /// The file, absolute.
+    pub path: String,
+    /// The file relative to [`Candidate::root`]: what to write to name it alone.
+    pub relative: String,
+    /// The folder it lies in: the workspace or a source root, absolute.
+    pub root: String,
+    /// Whether that folder is the workspace (then it is shown as the relative path alone).
+    #[serde(skip)]
+    pub in_workspace: bool,
+}
+
+impl Candidate {
+    /// The file `path` (absolute), `relative` to `root`.
+    pub fn new(path: &str, relative: &str, root: &str) -> Candidate {
+        Candidate {
+            path: path.to_owned(),
+            relative: relative.to_owned(),
+            root: root.to_owned(),
+            in_workspace: false,
+        }
+    }
+}
+
+impl std::fmt::Display for Candidate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.in_workspace, self.root.as_str()) {
+            (true, _) => f.write_str(&self.relative),
+            (false, "/") => f.write_str(&self.path),
+            (false, root) => write!(f, "{} in {root}", self.relative),
+        }
+    }
 }
 
 impl Lookup {
@@ -265,6 +309,12 @@ impl SourceIndex {
     /// The solution or database the index was built from, absolute.
     pub fn solution(&self) -> &str {
         &self.solution
+    }
+
+    /// The other files read into the index, absolute: a compilation database read with the
+    /// solution beside it ([`SourceIndex::load_all`]).
+    pub fn also_read(&self) -> &[String] {
+        &self.also
     }
 
     /// The projects, in the solution's order, each once.
@@ -300,14 +350,49 @@ impl SourceIndex {
         for root in &self.roots {
             text.push_str(&format!("- {root}\n"));
         }
-        text.push_str(
-            "\nA path relative to one of them resolves (`@App/Application.h`), and so does a \
-             file name that only one indexed file has (`@Application.h`). When a name matches \
-             several files, ctx lists them numbered, each relative to its root: write the \
-             path relative to its root to choose one. Files there can be read and searched, \
-             never written.\n",
-        );
+        let (relative, unique) = self.examples();
+        let example = |path: Option<&str>| path.map(|p| format!(" (`@{p}`)")).unwrap_or_default();
+        text.push_str(&format!(
+            "\nA path relative to one of them resolves{}, and so does a file name that only one \
+             indexed file has{}. When a name matches several files, ctx lists them numbered, \
+             each relative to its root: write the path relative to its root to choose one. \
+             Files there can be read and searched, never written.\n",
+            example(relative),
+            example(unique),
+        ));
         text
+    }
+
+    /// Examples of this index for the prompt section: a file's path relative to its source
+    /// root, and a file name only one indexed file has. Only plain paths (letters, digits,
+    /// `.`, `_`, `-`, `/`; at most 80 bytes) are taken, so that nothing a project file hides
+    /// reaches the prompt through them.
+    fn examples(&self) -> (Option<&str>, Option<&str>) {
+        let plain = |p: &str| {
+            p.len() <= 80 && p.bytes().all(|b| b.is_ascii_alphanumeric() || b"._-/".contains(&b))
+        };
+        let listed =
+            self.files.iter().enumerate().filter(|(_, f)| {
+                !matches!(f.state, FileState::Missing | FileState::Refused { .. })
+            });
+        let mut relative = None;
+        let mut unique = None;
+        for (i, _) in listed {
+            let Some(path) = u32::try_from(i).ok().and_then(|i| self.relative(i)) else {
+                continue;
+            };
+            if relative.is_none() && path.contains('/') && plain(path) {
+                relative = Some(path);
+            }
+            let name = crate::paths::file_name(path);
+            if unique.is_none() && plain(name) && self.named(name).count() == 1 {
+                unique = Some(name);
+            }
+            if relative.is_some() && unique.is_some() {
+                break;
+            }
+        }
+        (relative, unique)
     }
 
     /// What the index holds, for reports.
@@ -315,6 +400,7 @@ impl SourceIndex {
         let project = |i: usize| self.projects.get(i).map_or("", |p| p.name.as_str());
         let mut summary = Summary {
             solution: &self.solution,
+            also_read: &self.also,
             projects: &self.projects,
             files: self.files.len(),
             missing: Vec::new(),

@@ -25,6 +25,7 @@ mod index;
 mod keys;
 mod load;
 mod lookup;
+mod merge;
 mod msbuild;
 mod paths;
 mod roots;
@@ -38,8 +39,8 @@ use ctx_diagnostics::Code;
 use ctx_fs::{FileKind, Location, Sandbox};
 
 pub use index::{
-    Corrected, DEFAULT_MAX_FILES, DEFAULT_MAX_PROJECTS, FileState, Lookup, Missing, Options,
-    Project, SourceFile, SourceIndex, Summary, Via,
+    Candidate, Corrected, DEFAULT_MAX_FILES, DEFAULT_MAX_PROJECTS, FileState, Lookup, Missing,
+    Options, Project, SourceFile, SourceIndex, Summary, Via,
 };
 pub use roots::MAX_SOURCE_ROOTS;
 pub use warning::{MAX_WARNINGS, Warning};
@@ -75,6 +76,9 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// The name of a compilation database.
+const DATABASE: &str = "compile_commands.json";
+
 /// What [`detect`] found in the workspace.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -83,12 +87,16 @@ pub enum Detected {
     None,
     /// One solution or database, as a path relative to the workspace.
     One(String),
+    /// One solution and one `compile_commands.json` side by side (the solution first): both
+    /// are read into one index ([`SourceIndex::load_all`]).
+    Both(String, String),
     /// Several, which one to use is for the user to say (`--sln`, `--compile-commands`).
     Several(Vec<String>),
 }
 
 /// Looks for a single `*.sln`, `*.slnx` or `compile_commands.json` in the workspace root,
-/// else in its `build/` folder.
+/// else in its `build/` folder; a solution with a `compile_commands.json` beside it is
+/// [`Detected::Both`].
 pub fn detect(sandbox: &Sandbox) -> Detected {
     for dir in ["", "build"] {
         let location = if dir.is_empty() {
@@ -103,6 +111,16 @@ pub fn detect(sandbox: &Sandbox) -> Detected {
         match found.len() {
             0 => continue,
             1 => return Detected::One(found.into_iter().next().unwrap_or_default()),
+            2 => {
+                let database = |p: &String| paths::file_name(p).eq_ignore_ascii_case(DATABASE);
+                return match (found.iter().position(database), found) {
+                    (Some(i), mut found) => {
+                        let database = found.remove(i);
+                        Detected::Both(found.remove(0), database)
+                    }
+                    (None, found) => Detected::Several(found),
+                };
+            }
             _ => return Detected::Several(found),
         }
     }
@@ -121,7 +139,7 @@ fn candidates(sandbox: &Sandbox, dir: &Location) -> Vec<String> {
         .iter()
         .filter(|name| {
             let name = name.to_ascii_lowercase();
-            name.ends_with(".sln") || name.ends_with(".slnx") || name == "compile_commands.json"
+            name.ends_with(".sln") || name.ends_with(".slnx") || name == DATABASE
         })
         .filter_map(|name| {
             let location = sandbox.resolve(name, Some(dir)).ok()?;

@@ -3,7 +3,7 @@
 
 use ctx_fs::Sandbox;
 
-use crate::index::{FileState, Lookup, SourceFile, SourceIndex, Via};
+use crate::index::{Candidate, FileState, Lookup, SourceFile, SourceIndex, Via};
 use crate::keys::{Keys, key_hash};
 use crate::paths;
 
@@ -23,7 +23,7 @@ impl SourceIndex {
     }
 
     /// The indexed path whose file name is closest to `query`'s, for a miss.
-    fn closest_to(&self, query: &str) -> Option<String> {
+    fn closest_to(&self, query: &str) -> Option<Candidate> {
         let query = query.trim().replace('\\', "/");
         let query = query.trim_start_matches("./");
         if query.is_empty() || paths::is_absolute(query) {
@@ -73,7 +73,7 @@ impl SourceIndex {
                 let via = if self.holds(&joined[0]) { Via::Index } else { Via::SourceRoot };
                 return Lookup::Found { path: joined[0].clone(), via };
             }
-            _ => return Lookup::Ambiguous(joined.iter().map(|p| self.shown(p)).collect()),
+            _ => return Lookup::Ambiguous(joined.iter().map(|p| self.candidate(p)).collect()),
         }
         let name = paths::file_name(&lower);
         let named: Vec<u32> = self.named(name).collect();
@@ -115,7 +115,7 @@ impl SourceIndex {
         }
         Some(match left[..] {
             [one] => Lookup::Found { path: one.path.clone(), via },
-            _ => Lookup::Ambiguous(left.iter().map(|f| self.shown(&f.path)).collect()),
+            _ => Lookup::Ambiguous(left.iter().map(|f| self.candidate(&f.path)).collect()),
         })
     }
 
@@ -125,14 +125,14 @@ impl SourceIndex {
     }
 
     /// The files whose name is `name`, without case.
-    fn named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = u32> + 's {
+    pub(crate) fn named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = u32> + 's {
         self.by_name.get(name).filter(move |&i| {
             paths::file_name(&self.files[i as usize].path).eq_ignore_ascii_case(name)
         })
     }
 
     /// The path of file `i` relative to its source root, if it has one.
-    fn relative(&self, i: u32) -> Option<&str> {
+    pub(crate) fn relative(&self, i: u32) -> Option<&str> {
         let path = &self.files[i as usize].path;
         let root = self.roots.iter().find(|r| paths::within(path, r))?;
         Some(paths::relative_to(path, root))
@@ -141,19 +141,29 @@ impl SourceIndex {
     /// A path as candidates show it: relative to its source root (`App/a.h in /src`), to
     /// the workspace, or whole.
     pub fn shown(&self, path: &str) -> String {
+        self.candidate(path).to_string()
+    }
+
+    /// The absolute `path` with the root it lies in (the workspace, else a source root) and
+    /// its path relative to that root.
+    pub fn candidate(&self, path: &str) -> Candidate {
         if paths::within(path, &self.workspace) {
-            return paths::relative_to(path, &self.workspace).to_owned();
+            let relative = paths::relative_to(path, &self.workspace);
+            return Candidate {
+                in_workspace: true,
+                ..Candidate::new(path, relative, &self.workspace)
+            };
         }
         match self.roots.iter().find(|r| paths::within(path, r)) {
-            Some(root) => format!("{} in {root}", paths::relative_to(path, root)),
-            None => path.to_owned(),
+            Some(root) => Candidate::new(path, paths::relative_to(path, root), root),
+            None => Candidate::new(path, path.trim_start_matches('/'), "/"),
         }
     }
 
     /// The indexed path whose file name is closest to `name`, if one is close.
     /// Names whose length differs by more than the distance allowed are not compared, and
     /// the comparisons stop at [`CLOSEST_BUDGET`] cells.
-    fn closest(&self, name: &str) -> Option<String> {
+    fn closest(&self, name: &str) -> Option<Candidate> {
         let allowed = (name.len() / 3).max(1);
         let chars = name.chars().count();
         let mut budget = CLOSEST_BUDGET;
@@ -175,7 +185,7 @@ impl SourceIndex {
             }
         }
         let (distance, _, i) = best?;
-        (distance <= allowed).then(|| self.shown(&self.files[i].path))
+        (distance <= allowed).then(|| self.candidate(&self.files[i].path))
     }
 
     pub(crate) fn build_maps(&mut self) {

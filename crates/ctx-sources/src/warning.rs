@@ -94,6 +94,25 @@ impl Warnings {
         }
     }
 
+    /// Adds the warnings of `other`: its list, then its tallies (which, of a kind this list
+    /// has, replace this one's message).
+    pub(crate) fn append(&mut self, other: Warnings) {
+        let tallied: Vec<usize> = other.tallies.iter().map(|&(_, at)| at).collect();
+        let mut list: Vec<Option<Warning>> = other.list.into_iter().map(Some).collect();
+        for (at, warning) in list.iter_mut().enumerate() {
+            if !tallied.contains(&at)
+                && let Some(warning) = warning.take()
+            {
+                self.push(warning);
+            }
+        }
+        for (kind, at) in other.tallies {
+            if let Some(warning) = list.get_mut(at).and_then(Option::take) {
+                self.tally(kind, warning.message);
+            }
+        }
+    }
+
     pub(crate) fn as_slice(&self) -> &[Warning] {
         &self.list
     }

@@ -390,6 +390,9 @@ impl ContextBuilder {
             }
         };
         decided.refused(&asked, &sandbox);
+        if let Some(notice) = index.as_ref().and_then(|index| self.merged_notice(index)) {
+            decided.notices.push(notice);
+        }
         let index = index.map(|index| {
             crate::source_index::verified(index, &sandbox, sources_store().as_deref())
         });
@@ -453,12 +456,7 @@ impl ContextBuilder {
             });
         }
         let Some(index) = index else { return Ok(asked) };
-        let solution = Path::new(index.solution());
-        let by = solution
-            .strip_prefix(std::path::absolute(&self.root).unwrap_or_default())
-            .unwrap_or(solution)
-            .display()
-            .to_string();
+        let by = self.read_by(index);
         for root in index.source_roots() {
             let within = |f: &&ctx_sources::SourceFile| {
                 f.path.strip_prefix(root.as_str()).is_some_and(|rest| rest.starts_with('/'))
@@ -473,6 +471,36 @@ impl ContextBuilder {
             });
         }
         Ok(asked)
+    }
+
+    /// The files an index was read from, relative to the root where they lie in it: `FILE`, or
+    /// `FILE and DATABASE` for a solution read with the database beside it.
+    fn read_by(&self, index: &ctx_sources::SourceIndex) -> String {
+        let root = std::path::absolute(&self.root).unwrap_or_default();
+        let shown = |file: &str| {
+            let file = Path::new(file);
+            file.strip_prefix(&root).unwrap_or(file).display().to_string()
+        };
+        let mut by = shown(index.solution());
+        for other in index.also_read() {
+            by = format!("{by} and {}", shown(other));
+        }
+        by
+    }
+
+    /// The notice, said once, that a solution and the database beside it were both read.
+    fn merged_notice(&self, index: &ctx_sources::SourceIndex) -> Option<crate::roots::Notice> {
+        if index.also_read().is_empty() {
+            return None;
+        }
+        Some(crate::roots::Notice::new(
+            Code::Sources,
+            format!(
+                "found {}: both read into one source index (`--sln` or `--compile-commands` \
+                 reads one alone)",
+                self.read_by(index)
+            ),
+        ))
     }
 
     /// The sandbox's builder: root, extra roots, deny and ignore rules, limits, cache.

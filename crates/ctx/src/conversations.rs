@@ -380,7 +380,7 @@ impl ConversationBuilder {
     }
 
     /// The images the prompt references, read and checked; the ones that cannot be used are
-    /// warnings with their codes.
+    /// warnings with their codes, at the line and column of their reference in the prompt.
     /// The images of the prompt: each file once however it is spelled, all of them within
     /// [`MAX_IMAGES_TOTAL`] times the cap of one image (a prompt cannot make a request of
     /// gigabytes by naming one picture forty ways).
@@ -389,10 +389,11 @@ impl ConversationBuilder {
         let mut seen = std::collections::HashSet::new();
         let mut total = 0u64;
         let budget = self.max_image_bytes.saturating_mul(MAX_IMAGES_TOTAL);
-        for (_, reference) in image::find_images(prompt) {
+        for (offset, reference) in image::find_images(prompt) {
             match reference {
                 ImageRef::Url(url) => parts.push(ImagePart::Url(url)),
                 ImageRef::File { path, .. } => {
+                    let at = position_of(prompt, offset);
                     // One file named several ways is one image.
                     if let Ok(location) = self.ctx.sandbox().resolve(&path, None)
                         && !seen.insert(location)
@@ -420,14 +421,25 @@ impl ConversationBuilder {
                             let message = format!(
                                 "{path}: left out, the images of one request stay within {budget} bytes"
                             );
-                            warnings.push(Warning::new(Code::Limit, message));
+                            warnings.push(Warning::at(Code::Limit, message, at));
                         }
-                        Err(err) => warnings.push(Warning::new(err.code, err.message)),
+                        Err(err) => warnings.push(Warning::at(err.code, err.message, at)),
                     }
                 }
             }
         }
         parts
+    }
+}
+
+/// The 1-based line and column (in characters) of the byte `offset` of `text`.
+fn position_of(text: &str, offset: usize) -> ctx_syntax::Position {
+    let before = &text[..offset.min(text.len())];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let number = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    ctx_syntax::Position {
+        line: number(before.matches('\n').count() + 1),
+        column: number(before[line_start..].chars().count() + 1),
     }
 }
 

@@ -3,7 +3,7 @@
 
 use ctx_diagnostics::Code;
 use ctx_fs::{Location, RootKind, Sandbox};
-use ctx_sources::{Lookup, SourceIndex};
+use ctx_sources::{Candidate, Lookup, SourceIndex};
 
 use crate::context::Context;
 
@@ -47,8 +47,9 @@ pub struct ResolveReport {
     pub path: Option<String>,
     /// The rule that found it: `workspace`, `index`, `source_root` or `file_name`.
     pub via: Option<&'static str>,
-    /// The candidates of an ambiguous query, or the closest indexed path of a missing one.
-    pub candidates: Vec<String>,
+    /// The candidates of an ambiguous query, or the closest indexed path of a missing one:
+    /// each `{"path", "relative", "root"}` in JSON, `relative in root` in text.
+    pub candidates: Vec<Candidate>,
     /// The code of a query that is not one file.
     #[serde(serialize_with = "code_name")]
     pub code: Option<Code>,
@@ -107,7 +108,7 @@ impl Context {
                 several => {
                     let mut report =
                         ResolveReport::new(query, ResolveStatus::Ambiguous, Some(Code::Ambiguous));
-                    report.candidates = several.iter().map(|l| absolute(sandbox, l)).collect();
+                    report.candidates = several.iter().map(|l| candidate(sandbox, l)).collect();
                     return report;
                 }
             }
@@ -143,6 +144,12 @@ impl Context {
 }
 
 /// The absolute path of a location, `/`-separated.
+/// A file of an allowed root as a candidate: its path, and where it lies in that root.
+fn candidate(sandbox: &Sandbox, location: &Location) -> Candidate {
+    let root = sandbox.root_path(location.root()).as_str();
+    Candidate::new(&absolute(sandbox, location), location.path().as_str(), root)
+}
+
 fn absolute(sandbox: &Sandbox, location: &Location) -> String {
     let root = sandbox.root_path(location.root()).as_str().trim_end_matches('/');
     if location.path().as_str().is_empty() {

@@ -18,7 +18,8 @@ pub(crate) enum Planned {
     /// Read from this solution or database, relative to the root.
     Solution(String, ctx_sources::Options),
     /// Read from the one solution or database found in the root or its `build/` folder, if
-    /// there is exactly one ([`ctx_sources::detect`]).
+    /// there is exactly one, or from a solution and the `compile_commands.json` beside it
+    /// together ([`ctx_sources::detect`]).
     Detect(ctx_sources::Options),
 }
 
@@ -31,20 +32,24 @@ impl Planned {
         workspace: impl FnOnce() -> Result<Sandbox, Error>,
         store: &dyn Fn() -> Option<Arc<Store>>,
     ) -> Result<(Option<SourceIndex>, Option<Sandbox>), Error> {
-        let (sandbox, path, options, detected) = match self {
+        let (sandbox, paths, options, detected) = match self {
             Planned::Index(index) => return Ok((Some(*index), None)),
-            Planned::Solution(path, options) => (workspace()?, path, options, false),
+            Planned::Solution(path, options) => (workspace()?, vec![path], options, false),
             Planned::Detect(options) => {
                 let sandbox = workspace()?;
                 match ctx_sources::detect(&sandbox) {
-                    ctx_sources::Detected::One(path) => (sandbox, path, options, true),
+                    ctx_sources::Detected::One(path) => (sandbox, vec![path], options, true),
+                    ctx_sources::Detected::Both(solution, database) => {
+                        (sandbox, vec![solution, database], options, true)
+                    }
                     _ => return Ok((None, Some(sandbox))),
                 }
             }
         };
+        let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
         let index = match store() {
-            Some(store) => SourceIndex::load_cached(&sandbox, &path, &options, &store),
-            None => SourceIndex::load(&sandbox, &path, &options),
+            Some(store) => SourceIndex::load_cached_all(&sandbox, &paths, &options, &store),
+            None => SourceIndex::load_all(&sandbox, &paths, &options),
         };
         match index {
             Ok(index) => Ok((Some(index), Some(sandbox))),
@@ -105,14 +110,17 @@ impl Resolver for SourcesResolver {
                 Err(err) if err.code() == Code::NotFound => Resolution::NotFound,
                 Err(err) => Resolution::Refused(err),
             },
-            Lookup::Ambiguous(candidates) => Resolution::Ambiguous(numbered(&candidates)),
+            Lookup::Ambiguous(candidates) => {
+                let shown: Vec<String> = candidates.iter().map(ToString::to_string).collect();
+                Resolution::Ambiguous(numbered(&shown))
+            }
             _ => Resolution::NotFound,
         }
     }
 
     fn closest(&self, written: &str, sandbox: &Sandbox) -> Option<String> {
         match self.0.lookup(written, sandbox) {
-            Lookup::NotFound(closest) => closest,
+            Lookup::NotFound(closest) => closest.map(|c| c.to_string()),
             _ => None,
         }
     }

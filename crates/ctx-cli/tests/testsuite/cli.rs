@@ -147,7 +147,10 @@ fn assemble_reads_standard_input() {
     let r = run(ctx(&dir).args(["assemble", "-"]).write_stdin(""));
     assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "", ""));
     let r = run(ctx(&dir).args(["check", "-"]).write_stdin(""));
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!((r.code, r.stdout.as_str()), (0, ""), "{}", r.stderr);
+    assert_eq!(r.stderr, "0 errors, 0 warnings in 1 file\n");
+    let r = run(ctx(&dir).args(["refs", "-"]).write_stdin(""));
+    assert_eq!((r.code, r.stdout.as_str(), r.stderr.as_str()), (0, "-\n", ""));
 
     let r = run(ctx(&dir).args(["assemble", "-"]).write_stdin(vec![b'a', 0xc3]));
     assert_eq!(r.code, 2);

@@ -3,7 +3,8 @@
 //! examples), `tests/fixtures/` (a small mdBook), `tests/schemas/` (the providers' request
 //! shapes).
 //!
-//! `UPDATE_EXPECT=1 cargo test -p ctx-cli` rewrites the snapshots.
+//! `UPDATE_EXPECT=1 cargo test -p ctx-cli` rewrites the snapshots. The examples of README.md
+//! and docs/*.md are run too (`docs`).
 //!
 //! The servers' and the picker's tests need their cargo features (`lsp`, `mcp`, `picker`, on
 //! by default); without them, the tests of what the commands say instead run.
@@ -13,11 +14,13 @@
 mod cli;
 mod compat;
 mod conversation;
+mod docs;
 mod features;
 mod images;
 mod outputs;
 #[cfg(unix)]
 mod permission;
+mod pointing;
 mod servers;
 mod sources;
 mod suggest;

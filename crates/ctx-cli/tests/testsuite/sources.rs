@@ -131,7 +131,15 @@ fn resolve_says_how_each_query_resolves() {
     assert_eq!(row(2), ("file".into(), some("source_root"), None));
     assert_eq!(row(3), ("file".into(), some("file_name"), None));
     assert_eq!(row(4), ("ambiguous".into(), None, some("E_AMBIGUOUS")));
-    assert_eq!(json[4]["candidates"].as_array().unwrap().len(), 2);
+    // Each candidate is an object: the file, its root, and the path relative to that root.
+    let src = format!("{}/src", build.root);
+    assert_eq!(
+        json[4]["candidates"],
+        serde_json::json!([
+            { "path": format!("{src}/App/Application.h"), "relative": "App/Application.h", "root": src },
+            { "path": format!("{src}/Gui/Application.h"), "relative": "Gui/Application.h", "root": src },
+        ])
+    );
     assert_eq!(row(5), ("not_found".into(), None, some("E_NOT_FOUND")));
     assert_eq!(row(6), ("refused".into(), None, some("E_DENIED")));
     assert_eq!(json[1]["path"], format!("{}/src/App/Application.h", build.root));
@@ -192,6 +200,93 @@ fn a_named_database_or_xml_solution_is_used_and_several_are_not_guessed() {
     let (code, _, err) = run(build.ctx().args(["--sln", "missing.sln", "sources"]));
     assert_eq!(code, 2);
     assert!(err.contains("E_NOT_FOUND"), "{err}");
+}
+
+/// A build folder with a solution and a `compile_commands.json`, as CMake leaves one that was
+/// configured for Visual Studio and for Ninja.
+#[test]
+fn a_solution_and_a_database_side_by_side_are_read_into_one_index() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    let other = Build::new();
+    let db = format!("{}/build/compile_commands.json", other.root);
+    let db = std::fs::read_to_string(db).unwrap().replace(&other.root, &build.root);
+    std::fs::write(format!("{}/build/compile_commands.json", build.root), db).unwrap();
+    // Until the source folder is trusted, nothing of it is read, merged or not.
+    let (_, out, err) = run(build.untrusted_ctx().args(["expand", "@Application.cpp"]));
+    assert!(err.contains("W_UNTRUSTED") && !out.contains("int main"), "{err} {out}");
+    assert!(err.contains("FreeCAD.sln and compile_commands.json"), "{err}");
+
+    let (code, out, err) = run(build.ctx().args(["sources", "--format", "json"]));
+    assert_eq!(code, 0, "{err}");
+    let json: Value = serde_json::from_str(&out).unwrap();
+    let dir = format!("{}/build", build.root);
+    assert_eq!(json["solution"], format!("{dir}/FreeCAD.sln"));
+    assert_eq!(json["also_read"], serde_json::json!([format!("{dir}/compile_commands.json")]));
+    let names: Vec<&str> =
+        json["projects"].as_array().unwrap().iter().map(|p| p["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["App", "Gui", "Lost", "compile_commands"]);
+    // Said once, as a notice.
+    let notice = "found FreeCAD.sln and compile_commands.json: both read into one source index";
+    assert_eq!(err.matches(notice).count(), 1, "{err}");
+    let (code, text, err) = run(build.ctx().arg("sources"));
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains(&format!("also read: {dir}/compile_commands.json\n")), "{text}");
+    // A file of either resolves.
+    let (code, out, err) = run(build.ctx().args(["expand", "@Main.cpp @App/Application.h"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("// gui") && out.contains("struct Application"), "{out}");
+
+    // `--sln` and `--compile-commands` still read one alone, without the notice.
+    for (option, file, project) in [
+        ("--sln", "FreeCAD.sln", "App"),
+        ("--compile-commands", "compile_commands.json", "compile_commands"),
+    ] {
+        let (code, out, err) = run(build.ctx().args([option, file, "sources", "--format", "json"]));
+        assert_eq!(code, 0, "{err}");
+        let json: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(json["solution"], format!("{dir}/{file}"));
+        assert_eq!(json["also_read"], serde_json::json!([]));
+        assert_eq!(json["projects"][0]["name"], project);
+        assert!(!err.contains("both read"), "{err}");
+    }
+}
+
+#[test]
+fn sources_prompt_cites_the_projects_own_paths() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap().to_str().unwrap().to_owned();
+    for file in ["src/net/socket.c", "src/net/socket.h", "src/io/socket.h", "src/io/poll.c"] {
+        let path = format!("{root}/{file}");
+        std::fs::create_dir_all(std::path::Path::new(&path).parent().unwrap()).unwrap();
+        std::fs::write(path, "").unwrap();
+    }
+    std::fs::create_dir(format!("{root}/build")).unwrap();
+    let unit = |f: &str| {
+        format!(
+            "{{\"directory\": \"{root}/build\", \"file\": \"../src/{f}\", \"command\": \"cc\"}}"
+        )
+    };
+    let db = format!("[{}, {}]", unit("net/socket.c"), unit("io/poll.c"));
+    std::fs::write(format!("{root}/build/compile_commands.json"), db).unwrap();
+    let config = tempfile::tempdir().unwrap();
+    let ctx = || {
+        let mut cmd = Command::cargo_bin("ctx").unwrap();
+        cmd.current_dir(format!("{root}/build"))
+            .env("NO_COLOR", "1")
+            .env("CTX_CACHE_DIR", config.path().join("cache"))
+            .env("CTX_CONFIG_DIR", config.path())
+            .env_remove("CTX_FORCE_TTY")
+            .env_remove("RUST_LOG");
+        cmd
+    };
+    run(ctx().args(["trust", "--yes"]));
+    let (code, text, err) = run(ctx().args(["sources", "--prompt"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(text.contains(&format!("- {root}/src\n")), "{text}");
+    assert!(text.contains("resolves (`@net/socket.c`)"), "{text}");
+    assert!(text.contains("has (`@socket.c`)"), "not `socket.h`, which two files have: {text}");
+    assert!(!text.contains("Application") && !text.contains("FreeCAD"), "{text}");
 }
 
 #[test]
