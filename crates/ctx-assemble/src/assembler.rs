@@ -275,13 +275,14 @@ impl Assembler {
                     dir: location.parent().unwrap_or_else(|| self.sandbox.workspace()),
                     name: display_path(&self.sandbox, &location),
                     location: Some(location),
+                    links_only: false,
                 };
                 let attachments = Attachments::default();
                 Ok(Loaded { doc, text: LoadedText::Read(text), attachments })
             }
             Input::Str { text, name, attachments } => {
-                let doc =
-                    Doc { location: None, dir: self.sandbox.workspace(), name: name.to_owned() };
+                let dir = self.sandbox.workspace();
+                let doc = Doc { location: None, dir, name: name.to_owned(), links_only: false };
                 Ok(Loaded { doc, text: LoadedText::Given(text), attachments })
             }
         }
@@ -289,8 +290,8 @@ impl Assembler {
 
     fn run(&self, loaded: Loaded<'_, '_>, sink: &mut dyn Sink) -> Result<Assembly, AssembleError> {
         let selected = match &loaded.text {
-            LoadedText::Read(text) => Selected { text, whole: Some(text), first_line: 1 },
-            LoadedText::Given(text) => Selected { text, whole: None, first_line: 1 },
+            LoadedText::Read(text) => Selected { text, whole: Some(text), first_line: 1, lead: "" },
+            LoadedText::Given(text) => Selected { text, whole: None, first_line: 1, lead: "" },
         };
         let mut run = Run::new(self.setup(), Out::new(&self.options, sink));
         if loaded.doc.location.is_some() {

@@ -20,6 +20,9 @@ pub(crate) struct Selected<'t> {
     pub(crate) whole: Option<&'t Text>,
     /// The line of the file on which `text` starts.
     pub(crate) first_line: u32,
+    /// What is written before `text` and not read: the opening fence line of a playground,
+    /// which is no line of the file.
+    pub(crate) lead: &'t str,
 }
 
 impl Selected<'_> {
@@ -95,12 +98,15 @@ impl Run<'_> {
     }
 
     /// Assembles an included document in place: cycle and depth checks, front matter, the
-    /// line limit, then its body with the same macros.
+    /// line limit, then its body with the same macros. `links_only` reads a file that is not
+    /// a ctx document for mdBook's links alone (docs/dialects.md): no front matter, no ctx
+    /// syntax, no line limit (as for a file placed verbatim).
     pub(crate) fn recurse(
         &mut self,
         item: &mut Item<'_>,
         resolved: &Resolved,
         selected: Selected<'_>,
+        links_only: bool,
     ) {
         if let Some(pos) = self.chain.iter().position(|c| c.0.as_ref() == Some(&resolved.location))
         {
@@ -120,11 +126,13 @@ impl Run<'_> {
             dir: resolved.location.parent().unwrap_or_else(|| self.sandbox().workspace()),
             name: resolved.path.clone(),
             location: Some(resolved.location.clone()),
+            links_only,
         };
-        let mut body = self.front_matter(&child, selected, is_markdown(&resolved.path), Some(item));
+        let markdown = !links_only && is_markdown(&resolved.path);
+        let mut body = self.front_matter(&child, selected, markdown, Some(item));
         // The line limit cuts the body (never the front matter) of an unranged document.
         let mut cut_lines = 0;
-        if item.record.lines.is_none() {
+        if item.record.lines.is_none() && !links_only {
             let cut = select::cut(body.text, self.opts().limits.max_lines);
             if cut.cut > 0 {
                 item.record.truncated = true;
@@ -136,6 +144,9 @@ impl Run<'_> {
         let tokens_before = self.out.budget.tokens_total();
         let cuts_before = self.out.budget.cuts();
         let stopped_before = self.budget_stop.is_some();
+        if !selected.lead.is_empty() {
+            self.write(selected.lead);
+        }
         self.chain.push((Some(resolved.location.clone()), resolved.path.clone()));
         self.sites.push(item.record.at.clone());
         self.expand(&child, body);

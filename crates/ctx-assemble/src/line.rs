@@ -1,5 +1,6 @@
 //! An include alone on its line (assembly.md §7): the line prefix it carries over to every
-//! inserted line, and where the rest of its line ends.
+//! inserted line, and where the rest of its line ends; and the same prefix read before the
+//! mdBook links of a line (docs/dialects.md), as the line grows.
 //!
 //! ```text
 //! prefix = *( WS | ">" | marker 1*WS ) [ leader " " *WS ]    ; WS: space or tab
@@ -78,6 +79,129 @@ pub(crate) fn continuation(before: &str) -> Option<String> {
     spaced.then(|| out + rest)
 }
 
+/// Where the reading of a line against the prefix grammar stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    /// Every byte read is part of a whole token: a blank, `>` or a list marker.
+    Tokens,
+    /// A comment leader was read: a space must follow, then blanks only.
+    Leader,
+    /// Not a prefix, however the line goes on.
+    Prose,
+}
+
+/// One token of the prefix grammar at the start of some bytes.
+enum Token {
+    /// A blank, `>` or a list marker (`true`), of this length.
+    Whole(usize, bool),
+    /// A comment leader of this length.
+    Leader(usize),
+    /// The bytes end inside what may still become a token.
+    Unfinished,
+    /// No token: the text is prose.
+    Not,
+}
+
+fn token(b: &[u8]) -> Token {
+    let ws = |i: usize| b.get(i).map(|c| matches!(c, b' ' | b'\t'));
+    match b[0] {
+        b' ' | b'\t' | b'>' => Token::Whole(1, false),
+        b'#' | b';' => Token::Leader(1),
+        b'-' | b'*' | b'+' => match (ws(1), b.get(1)) {
+            (None, _) => Token::Unfinished,
+            (Some(true), _) => Token::Whole(1, true),
+            (Some(false), Some(b'-')) if b[0] == b'-' => Token::Leader(2),
+            _ => Token::Not,
+        },
+        b'/' => match b.get(1) {
+            None => Token::Unfinished,
+            Some(b'/') => Token::Leader(2),
+            Some(_) => Token::Not,
+        },
+        b'0'..=b'9' => {
+            // Ten digits are past any marker: the run is not read further.
+            let digits = b.iter().take(10).take_while(|c| c.is_ascii_digit()).count();
+            if digits > 9 {
+                return Token::Not;
+            }
+            match (b.get(digits), ws(digits + 1)) {
+                (None, _) | (Some(b'.' | b')'), None) => Token::Unfinished,
+                (Some(b'.' | b')'), Some(true)) => Token::Whole(digits + 1, true),
+                _ => Token::Not,
+            }
+        }
+        _ => Token::Not,
+    }
+}
+
+/// The text a line holds before the mdBook links that stand on it, read against the prefix
+/// grammar as the line grows: a line's bytes are read once (the few of a marker cut short by
+/// the end of the text again), however many links the line holds.
+#[derive(Debug, Clone)]
+pub(crate) struct LineScan {
+    /// The text read: the number of the line it is on and where it starts there.
+    key: (u64, usize),
+    /// Bytes read: to the end of the last whole token, or of the blanks after a leader.
+    read: usize,
+    phase: Phase,
+    /// Whether a list marker was read.
+    markers: bool,
+    /// Whether the space after the leader was read.
+    spaced: bool,
+}
+
+impl Default for LineScan {
+    fn default() -> LineScan {
+        LineScan { key: (0, 0), read: 0, phase: Phase::Tokens, markers: false, spaced: false }
+    }
+}
+
+impl LineScan {
+    /// Whether `text` is a prefix: `Some(markers)` when it is, `markers` saying whether it
+    /// holds list markers (which [`continuation`] turns into spaces). `text` is the text of
+    /// the line `key` names; a later call with the same key gives the same text grown at its
+    /// end, and only what was added is read.
+    pub(crate) fn prefix(&mut self, key: (u64, usize), text: &str) -> Option<bool> {
+        if self.key != key || text.len() < self.read {
+            *self = LineScan { key, ..LineScan::default() };
+        }
+        let b = text.as_bytes();
+        loop {
+            let rest = &b[self.read..];
+            match self.phase {
+                Phase::Prose => return None,
+                Phase::Tokens if rest.is_empty() => return Some(self.markers),
+                Phase::Tokens => match token(rest) {
+                    Token::Whole(len, marker) => {
+                        self.read += len;
+                        self.markers |= marker;
+                    }
+                    Token::Leader(len) => {
+                        self.read += len;
+                        self.phase = Phase::Leader;
+                    }
+                    Token::Unfinished => return None,
+                    Token::Not => self.phase = Phase::Prose,
+                },
+                Phase::Leader => {
+                    let blanks = rest
+                        .iter()
+                        .enumerate()
+                        .take_while(|&(i, c)| *c == b' ' || (*c == b'\t' && (self.spaced || i > 0)))
+                        .count();
+                    self.spaced |= blanks > 0;
+                    self.read += blanks;
+                    if blanks < rest.len() {
+                        self.phase = Phase::Prose;
+                    } else {
+                        return self.spaced.then_some(self.markers);
+                    }
+                }
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -129,6 +253,101 @@ mod tests {
             ("- see ", None),
         ] {
             assert_eq!(continuation(before).as_deref(), cont, "{before:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod scan_tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// What `continuation` says of `text`, in the terms of [`LineScan::prefix`].
+    fn oracle(text: &str) -> Option<bool> {
+        continuation(text).map(|c| c != text)
+    }
+
+    /// The scan's answer for `text` read whole, and read grown at every split point first.
+    fn scanned(text: &str) -> (Option<bool>, Option<bool>) {
+        let whole = LineScan::default().prefix((1, 0), text);
+        let mut scan = LineScan::default();
+        for end in (0..=text.len()).filter(|&i| text.is_char_boundary(i)) {
+            scan.prefix((1, 0), &text[..end]);
+        }
+        (whole, scan.prefix((1, 0), text))
+    }
+
+    #[test]
+    fn it_reads_as_continuation_does() {
+        for text in [
+            "",
+            "  ",
+            "> > ",
+            ">- ",
+            "* ",
+            "+\t",
+            "10) ",
+            "123456789. ",
+            "1234567890. ",
+            "// ",
+            "  --  ",
+            "; ",
+            "> # ",
+            "## ",
+            "#",
+            "-",
+            "1.",
+            "see ",
+            "- see ",
+            "[",
+            "  [",
+            "#\t",
+            "# \t ",
+            "--",
+            "-- x",
+            "/",
+            "/ ",
+            "1",
+            "1)",
+            "1)x",
+            "- - ",
+            "> 2. // ",
+        ] {
+            let (whole, grown) = scanned(text);
+            assert_eq!(whole, oracle(text), "{text:?} read whole");
+            assert_eq!(grown, oracle(text), "{text:?} read as it grows");
+        }
+    }
+
+    #[test]
+    fn a_new_line_or_start_is_read_afresh() {
+        let mut scan = LineScan::default();
+        assert_eq!(scan.prefix((1, 0), "see "), None);
+        assert_eq!(scan.prefix((2, 0), "> "), Some(false));
+        assert_eq!(scan.prefix((2, 2), "- "), Some(true));
+    }
+
+    #[test]
+    fn a_long_line_is_read_once() {
+        // Ten thousand links on a line of a megabyte of blanks: the scan reads each byte
+        // once, so `read` only grows by what was added.
+        let mut scan = LineScan::default();
+        let mut text = " ".repeat(1 << 20);
+        for _ in 0..10_000 {
+            let before = scan.read;
+            assert_eq!(scan.prefix((1, 0), &text), Some(false));
+            assert!(scan.read >= before && scan.read == text.len());
+            text.push(' ');
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn it_agrees_with_continuation(text in "[ \t>#/;*+.)0-9a-]{0,12}") {
+            let (whole, grown) = scanned(&text);
+            prop_assert_eq!(whole, oracle(&text));
+            prop_assert_eq!(grown, oracle(&text));
         }
     }
 }

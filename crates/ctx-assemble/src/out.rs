@@ -8,6 +8,7 @@ use std::borrow::Cow;
 use ctx_syntax::Code;
 
 use crate::budget::{Budget, Sink, Stop};
+use crate::line::{self, LineScan};
 use crate::options::{Mode, Options};
 use crate::printer::{
     self, DirectoryHead, Entry, Escaped, Failure, FileHead, Frame, Pieces, Printer, Section,
@@ -20,6 +21,10 @@ struct Prefix {
     /// For an mdBook link: its continuation is still these bytes of the line being written,
     /// copied out only when that line ends (a long line of links is not copied for each).
     on_line: Option<std::ops::Range<usize>>,
+    /// Whether the list markers of `on_line` are repeated as spaces.
+    spaced: bool,
+    /// The reading of the line before the mdBook links that stand in what the item inserts.
+    scan: LineScan,
     /// Whether an empty line gets the continuation without its trailing whitespace.
     trim_empty: bool,
     /// Where on the line being written the item began, and how many writes had ended a line
@@ -53,6 +58,8 @@ pub(crate) struct Out<'s> {
     /// prefix comes from them.
     line: String,
     lines_ended: u64,
+    /// The reading of the line before the mdBook links of the document itself.
+    scan: LineScan,
     failures: Vec<Failure>,
     pub(crate) escaped: Escaped,
 }
@@ -72,6 +79,7 @@ impl<'s> Out<'s> {
             at_line_start: false,
             line: String::new(),
             lines_ended: 0,
+            scan: LineScan::default(),
             failures: Vec::new(),
             escaped: Escaped::default(),
         }
@@ -116,7 +124,7 @@ impl<'s> Out<'s> {
                 self.lines_ended += 1;
                 for prefix in &mut self.prefixes {
                     if let Some(range) = prefix.on_line.take() {
-                        prefix.continuation = self.line[range].to_owned();
+                        prefix.continuation = spaced(&self.line[range], prefix.spaced).into();
                     }
                 }
                 self.line.clear();
@@ -135,7 +143,7 @@ impl<'s> Out<'s> {
         let own = match self.prefixes.last() {
             None => 0,
             Some(item) if item.lines_ended == self.lines_ended => item.start,
-            Some(_) => self.prefixes.iter().map(|p| self.continuation(p).len()).sum(),
+            Some(_) => self.prefixes.iter().map(continuation_len).sum(),
         };
         self.line.get(own..).unwrap_or_default()
     }
@@ -159,28 +167,39 @@ impl<'s> Out<'s> {
     }
 
     /// What the further lines of `prefix`'s item start with.
-    fn continuation<'p>(&'p self, prefix: &'p Prefix) -> &'p str {
+    fn continuation<'p>(&'p self, prefix: &'p Prefix) -> Cow<'p, str> {
         match &prefix.on_line {
-            Some(range) => self.line.get(range.clone()).unwrap_or_default(),
-            None => &prefix.continuation,
+            Some(range) => spaced(self.line.get(range.clone()).unwrap_or_default(), prefix.spaced),
+            None => Cow::Borrowed(&prefix.continuation),
         }
     }
 
-    /// Starts inserting an mdBook link: its further lines get what the item around it (the
-    /// document outside any) has written on the current line so far ([`Out::line_so_far`]).
+    /// Starts inserting an mdBook link (docs/dialects.md). When what the item around it (the
+    /// document outside any) has written on the current line so far ([`Out::line_so_far`])
+    /// is a line prefix of assembly.md §7 (blanks, quote markers, list markers, a comment
+    /// leader), it starts every further line of what the link inserts, list markers as
+    /// spaces; prose before the link is not repeated.
     pub(crate) fn push_line_prefix(&mut self) {
         if self.at_line_start {
             // Nothing is written on the line yet.
             return self.push_prefix(String::new(), false);
         }
         let own = self.line.len() - self.line_so_far().len();
+        let key = (self.lines_ended, own);
+        let scan = match self.prefixes.last_mut() {
+            Some(item) => &mut item.scan,
+            None => &mut self.scan,
+        };
+        let found = scan.prefix(key, &self.line[own..]);
         let (start, lines_ended) = (self.line.len(), self.lines_ended);
         self.prefixes.push(Prefix {
             continuation: String::new(),
-            on_line: Some(own..start),
+            on_line: found.map(|_| own..start),
+            spaced: found == Some(true),
             trim_empty: false,
             start,
             lines_ended,
+            scan: LineScan::default(),
         });
     }
 
@@ -197,7 +216,15 @@ impl<'s> Out<'s> {
             }
         }
         let (start, lines_ended) = (self.line.len(), self.lines_ended);
-        self.prefixes.push(Prefix { continuation, on_line: None, trim_empty, start, lines_ended });
+        self.prefixes.push(Prefix {
+            continuation,
+            on_line: None,
+            spaced: false,
+            trim_empty,
+            start,
+            lines_ended,
+            scan: LineScan::default(),
+        });
         self.at_line_start = false;
     }
 
@@ -216,7 +243,7 @@ impl<'s> Out<'s> {
         if text.is_empty() {
             return Cow::Borrowed(text);
         }
-        if self.prefixes.iter().all(|p| self.continuation(p).is_empty()) {
+        if self.prefixes.iter().all(|p| continuation_len(p) == 0) {
             *at_line_start = text.ends_with('\n');
             return Cow::Borrowed(text);
         }
@@ -414,4 +441,18 @@ pub(crate) enum Place {
     Entry,
     /// As a file of the directory expansion being written.
     InDirectory,
+}
+
+/// The length of what the further lines of `prefix`'s item start with (list markers become
+/// spaces of their own width, so it is the length of the bytes they come from).
+fn continuation_len(prefix: &Prefix) -> usize {
+    prefix.on_line.as_ref().map_or(prefix.continuation.len(), |range| range.len())
+}
+
+/// An mdBook link's prefix as it is repeated: with its list markers as spaces when it has any.
+fn spaced(prefix: &str, markers: bool) -> Cow<'_, str> {
+    match markers {
+        true => Cow::Owned(line::continuation(prefix).unwrap_or_default()),
+        false => Cow::Borrowed(prefix),
+    }
 }

@@ -3,8 +3,8 @@
 
 use std::borrow::Cow;
 
-use ctx_fs::Content;
-use ctx_syntax::{Code, Reference, TargetKind, ToolCall};
+use ctx_fs::{Content, Encoding};
+use ctx_syntax::{Code, Reference, Selector, TargetKind, ToolCall};
 use serde_json::Value;
 
 use crate::document::Selected;
@@ -118,15 +118,26 @@ impl Run<'_> {
             Some(content) => Ok(content.clone()),
             None => self.sandbox().read_text(&resolved.location),
         };
-        let text = match content {
-            Ok(Content::Text { text, .. }) => text,
+        let (text, encoding) = match content {
+            Ok(Content::Text { text, encoding }) => (text, encoding),
             Ok(_) => return self.binary(resolved, item),
             Err(err) => return self.fs_fail(item, &err, &reference.path.unescaped()),
         };
         self.assembly.stats.files += 1;
         let path = resolved.path.as_str();
+        // What an mdBook link takes is placed in line as mdBook places it: read again for
+        // links whatever the file (docs/dialects.md), its byte order mark kept.
+        let book = match &reference.selector {
+            Some(Selector::Book(part)) if self.out.inline() => Some(part),
+            _ => None,
+        };
+        let bom = book.is_some() && encoding == Encoding::Utf8Bom;
+        let source = match bom {
+            true => Cow::Owned(format!("\u{feff}{}", &text[..])),
+            false => Cow::Borrowed(&text[..]),
+        };
         let (selected, lines): (Cow<'_, str>, Option<LineRange>) = match &reference.selector {
-            Some(selector) => match select::select(&text, selector, is_markdown(path)) {
+            Some(selector) => match select::select(&source, selector, is_markdown(path)) {
                 Ok(selection) => (selection.text, selection.lines),
                 Err(err) => return self.fail(item, err.code(), format!("{path}: {err}")),
             },
@@ -136,9 +147,18 @@ impl Run<'_> {
             .filter(|_| reference.selector.is_some())
             .map(|l| Lines { start: l.start, end: l.end });
         let first_line = lines.map_or(1, |l| l.start);
-        if self.out.inline() && self.opts().is_recursive(path) {
-            let selected = Selected { text: &selected, whole: Some(&text), first_line };
-            return self.recurse(item, resolved, selected);
+        let recursive = self.opts().is_recursive(path);
+        if self.out.inline() && (recursive || book.is_some()) {
+            // A file that is not a ctx document, or a playground's code block, is read for
+            // mdBook's links alone: the rest of its text stays as written.
+            let playground = book.is_some_and(|part| part.playground.is_some());
+            let links_only = playground || (book.is_some() && !recursive);
+            // A playground's first line is its opening fence: the file starts on the next.
+            let lead = if playground { selected.find('\n').map_or(0, |i| i + 1) } else { 0 };
+            let whole = (!bom).then_some(&text);
+            let (lead, text) = selected.split_at(lead);
+            let selected = Selected { text, whole, first_line, lead };
+            return self.recurse(item, resolved, selected, links_only);
         }
         // Verbatim content: cut, numbered, sanitised, budgeted.
         let content = if reference.selector.is_none() {

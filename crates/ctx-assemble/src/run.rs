@@ -41,6 +41,9 @@ pub(crate) struct Doc {
     pub(crate) dir: Location,
     /// The name diagnostics and records use.
     pub(crate) name: String,
+    /// Whether only mdBook's links are read in it (a file that is not a ctx document,
+    /// included by one): ctx's own syntax stays text.
+    pub(crate) links_only: bool,
 }
 
 /// A text being scanned: a document's body, or the selected lines of one.
@@ -396,8 +399,13 @@ impl<'a> Run<'a> {
     /// Scans and preprocesses a body and writes it with every active item replaced.
     pub(crate) fn expand(&mut self, doc: &Doc, body: Body<'_>) {
         // Inside fenced code only inline mode expands the includes alone on their lines.
-        let syntax =
+        let mut syntax =
             ctx_syntax::Options { fence_includes: self.out.inline(), ..self.opts().syntax };
+        if doc.links_only {
+            syntax.mentions = false;
+            syntax.includes = false;
+            syntax.directives = false;
+        }
         let scan = ctx_syntax::scan_with(body.text, &syntax);
         let mut positions = Positions::new(body.text);
         let mut pre = Preprocessor::new(&scan);

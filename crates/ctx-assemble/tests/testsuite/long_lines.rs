@@ -186,8 +186,9 @@ fn a_long_line_with_a_failing_include_and_a_directive_error() {
 }
 
 /// mdBook links on one long line: each failure keeps a window, and the line before a link is
-/// not copied for each (it is what the link's further lines start with, taken when one
-/// comes); that prefix still is what dialects.md says.
+/// neither copied nor read again for each (whether it is a prefix is read as the line grows,
+/// and the prefix is taken when a further line comes); that prefix still is what dialects.md
+/// says.
 #[test]
 fn mdbook_links_on_a_long_line() {
     let dir = tempfile::tempdir().unwrap();
@@ -198,9 +199,18 @@ fn mdbook_links_on_a_long_line() {
     assert_eq!(assembly.diagnostics.len(), 10_001);
     check_windows(&text, &assembly.diagnostics);
 
+    // Half a megabyte of blanks, then ten thousand links that insert nothing: the blanks before
+    // each link are a prefix, read once for all of them.
+    std::fs::write(dir.path().join("empty.txt"), "").unwrap();
+    let blanks = " ".repeat(1 << 19);
+    let text = format!("{blanks}{}\n", "{{#include empty.txt}}".repeat(10_000));
+    let assembly = assemble_in(dir.path(), &text, options.clone());
+    assert_eq!(assembly.content, format!("{blanks}\n"));
+    assert_eq!(assembly.references.len(), 10_000);
+
     std::fs::write(dir.path().join("g.txt"), "A\nB\n").unwrap();
     let assembly = assemble_in(dir.path(), "x {{#include g.txt}} {{#include g.txt}}\n", options);
-    assert_eq!(assembly.content, "x A\nx B A\nx B B\n");
+    assert_eq!(assembly.content, "x A\nB A\nB\n");
 }
 
 /// A resolver (the source index's place) that counts what it is asked.

@@ -6,6 +6,7 @@
 #![allow(clippy::disallowed_methods)] // Tests build and read their fixtures on disk.
 
 mod attachments;
+mod book;
 mod fixtures;
 mod limits;
 mod long_lines;

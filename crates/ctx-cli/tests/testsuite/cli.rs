@@ -957,7 +957,8 @@ fn the_mdbook_dialect_reads_a_chapter_as_mdbook_does() {
         // mdBook takes the title link out: it names the page, it is not text.
         "\n",
         "> fn one() {}\n> // ANCHOR: two\n",
-        "    See: fn one() {}\n    See: // ANCHOR: two end\n",
+        // Prose before a link is not repeated on its further lines.
+        "    See: fn one() {}\n// ANCHOR: two end\n",
     );
     for args in [&["--dialect", "mdbook"][..], &["--dialect", "auto"][..]] {
         let r = run(ctx(&dir).args(["assemble", "book/src/chapter.md"]).args(args));
@@ -978,15 +979,18 @@ fn an_mdbook_link_takes_its_prefix_from_the_output_of_its_line() {
     let dir = TempDir::new().unwrap();
     dir.child("g.txt").write_str("A\nB\n").unwrap();
     dir.child("c.md").write_str("{{#include g.txt}} {{#include g.txt}}\n").unwrap();
-    // The second link's line begins with what the first inserted last, as in mdBook.
+    // The second link's line holds what the first inserted last: prose, not repeated.
     let r = run(ctx(&dir).args(["assemble", "c.md", "--dialect", "mdbook"]));
-    assert_eq!((r.code, r.stdout.as_str()), (0, "A\nB A\nB B\n"), "{}", r.stderr);
+    assert_eq!((r.code, r.stdout.as_str()), (0, "A\nB A\nB\n"), "{}", r.stderr);
+    dir.child("c.md").write_str("> {{#include g.txt}}{{#include g.txt}}\n").unwrap();
+    let r = run(ctx(&dir).args(["assemble", "c.md", "--dialect", "mdbook"]));
+    assert_eq!(r.stdout, "> A\n> BA\nB\n", "{}", r.stderr);
     // Inside an included chapter, the prefix is that chapter's own line, and the including
     // line's prefix comes on top.
-    dir.child("a.md").write_str("x {{#include g.txt}} y {{#include g.txt}}\n").unwrap();
+    dir.child("a.md").write_str("- {{#include g.txt}} y {{#include g.txt}}\n").unwrap();
     dir.child("o.md").write_str("> {{#include a.md}}\n").unwrap();
     let r = run(ctx(&dir).args(["assemble", "o.md", "--dialect", "mdbook"]));
-    assert_eq!(r.stdout, "> x A\n> x B y A\n> x B y B\n", "{}", r.stderr);
+    assert_eq!(r.stdout, "> - A\n>   B y A\n> B\n", "{}", r.stderr);
 }
 
 #[test]

@@ -605,18 +605,12 @@ fn mdbook_links() {
             "Unknown: {{#playgroundz ar.rs}}, {{#incn}}, {{baz}} and {{#bar}}.\n",
             page("Unknown: {{#playgroundz ar.rs}}, {{#incn}}, {{baz}} and {{#bar}}.\n"),
         ),
-        // Each playground's further lines start with what the line holds before it.
+        // Prose before a link is not repeated on its further lines (docs/dialects.md).
         (
             "test_find_links_simple_link",
             "Two: {{#playground small.rs}} and {{#playground test.rs }}.\n",
-            [
-                "Two: ```rust",
-                "Two: let small = 1;",
-                "Two: ``` and ```rust",
-                "Two: ``` and fn test() {}",
-                "Two: ``` and ```.\n",
-            ]
-            .join("\n"),
+            ["Two: ```rust", "let small = 1;", "``` and ```rust", "fn test() {}", "```.\n"]
+                .join("\n"),
         ),
         ("test_find_links_with_range", "{{#include numbered.rs:10:20}}\n", numbered(10, 20) + "\n"),
         (
@@ -647,11 +641,11 @@ fn mdbook_links() {
             "First {{#playground small.rs editable }} then\nsecond {{#playground my.rs editable no_run should_panic}} end.\n",
             [
                 "First ```rust,editable",
-                "First let small = 1;",
-                "First ``` then",
+                "let small = 1;",
+                "``` then",
                 "second ```rust,editable,no_run,should_panic",
-                "second fn main() {}",
-                "second ``` end.\n",
+                "fn main() {}",
+                "``` end.\n",
             ]
             .join("\n"),
         ),
@@ -766,7 +760,7 @@ fn mdbook_links() {
     let chapter = "Odd: {{#playground foo-bar\\baz/_c++.rs}}\n";
     let files = [("foo-bar/baz/_c++.rs", "// c++\n"), ("c.md", chapter)];
     let (code, out, err) = assemble_book(&files, "c.md");
-    assert_eq!((code, out.as_str()), (Some(0), "Odd: ```rust\nOdd: // c++\nOdd: ```\n"), "{err}");
+    assert_eq!((code, out.as_str()), (Some(0), "Odd: ```rust\n// c++\n```\n"), "{err}");
     assert_eq!(cases.len() + 1, 35, "the count in docs/dialects.md");
 }
 
@@ -1167,4 +1161,101 @@ fn mdbook_guide_chapters() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{chapter}");
         assert!(stderr.is_empty(), "{chapter}: {stderr}");
     }
+}
+
+/// A chapter of the book in tests/fixtures/mdbook-recorded (see its README), what ctx is
+/// run with on it besides `--root . --max-lines 0 assemble --dialect mdbook`, and what
+/// must hold of the run: exit code and the codes on standard error, in order.
+struct Recorded {
+    chapter: &'static str,
+    on_error: &'static str,
+    extra: &'static [&'static str],
+    code: i32,
+    codes: &'static [&'static str],
+}
+
+/// The chapters whose output ctx writes otherwise than mdBook on purpose: each has its
+/// Markdown under `expected/`, and docs/dialects.md says why.
+const RECORDED_DIFFERENT: [&str; 3] = ["bom.md", "playground.md", "prefix.md"];
+
+/// `ctx assemble --dialect mdbook` of each chapter of the recorded book gives, byte for byte,
+/// what mdBook 0.4.52 and 0.5.4 gave (their markdown renderer's output, recorded under
+/// `recorded/`), but for the chapters of [`RECORDED_DIFFERENT`], which give `expected/`:
+/// links read again in every included file (a code file in a code block, a
+/// `{{#rustdoc_include}}`'s hidden lines, a playground), mdBook's depth with
+/// `--max-depth 10`, the text of an included file unaltered but for its links and their
+/// escapes, a byte order mark kept (made visible), and a line prefix repeated only when it is
+/// no prose.
+#[test]
+fn mdbook_recorded_chapters() {
+    let fixture = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/mdbook-recorded");
+    let fixture = std::path::Path::new(fixture);
+    let dir = TempDir::new().unwrap();
+    dir.copy_from(fixture.join("book"), &["**/*"]).unwrap();
+    let chapters = [
+        Recorded { chapter: "recursive.md", on_error: "keep", extra: &[], code: 0, codes: &[] },
+        Recorded {
+            chapter: "text.md",
+            on_error: "keep",
+            extra: &[],
+            code: 1,
+            codes: &["E_NOT_FOUND"],
+        },
+        Recorded {
+            chapter: "playground.md",
+            on_error: "keep",
+            extra: &[],
+            code: 0,
+            codes: &["W_HIDDEN_TEXT"],
+        },
+        // mdBook reads ten levels of links and drops the eleventh with an error.
+        Recorded {
+            chapter: "depth.md",
+            on_error: "drop",
+            extra: &["--max-depth", "10"],
+            code: 1,
+            codes: &["E_DEPTH"],
+        },
+        Recorded {
+            chapter: "bom.md",
+            on_error: "keep",
+            extra: &[],
+            code: 0,
+            codes: &["W_HIDDEN_TEXT", "W_HIDDEN_TEXT", "W_HIDDEN_TEXT", "W_HIDDEN_TEXT"],
+        },
+        Recorded { chapter: "chapter-bom.md", on_error: "keep", extra: &[], code: 0, codes: &[] },
+        Recorded { chapter: "prefix.md", on_error: "keep", extra: &[], code: 0, codes: &[] },
+    ];
+    let read = |path: std::path::PathBuf| {
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    };
+    for c in &chapters {
+        let recorded = read(fixture.join("recorded/0.4.52").join(c.chapter));
+        assert_eq!(recorded, read(fixture.join("recorded/0.5.4").join(c.chapter)), "{}", c.chapter);
+        let different = RECORDED_DIFFERENT.contains(&c.chapter);
+        let expected = fixture.join("expected").join(c.chapter);
+        assert_eq!(expected.exists(), different, "{}", c.chapter);
+        let expected = if different { read(expected) } else { recorded.clone() };
+        assert_eq!(different, expected != recorded, "{}", c.chapter);
+        let out = Command::cargo_bin("ctx")
+            .unwrap()
+            .current_dir(dir.path())
+            .env("NO_COLOR", "1")
+            .args(["--root", ".", "--max-lines", "0", "--on-error", c.on_error])
+            .args(c.extra)
+            .args(["assemble", "--dialect", "mdbook"])
+            .arg(format!("src/{}", c.chapter))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(String::from_utf8_lossy(&out.stdout), expected, "{}: {stderr}", c.chapter);
+        assert_eq!(out.status.code(), Some(c.code), "{}: {stderr}", c.chapter);
+        let codes: Vec<&str> = stderr
+            .lines()
+            .filter_map(|l| l.split_once("[").and_then(|(_, rest)| rest.split_once(']')))
+            .map(|(code, _)| code)
+            .collect();
+        assert_eq!(codes, c.codes, "{}: {stderr}", c.chapter);
+    }
+    assert_eq!(chapters.len(), 7, "the count in docs/dialects.md");
 }
