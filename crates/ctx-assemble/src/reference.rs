@@ -3,16 +3,16 @@
 
 use std::borrow::Cow;
 
-use ctx_fs::Content;
+use ctx_fs::{Content, Encoding};
 use ctx_syntax::{Code, Reference, TargetKind, ToolCall};
 use serde_json::Value;
 
 use crate::document::Selected;
 use crate::is_markdown;
-use crate::printer::Entry;
+use crate::printer::{Entry, encoding_message};
 use crate::record::{Kind, Lines};
 use crate::resolve::{self, Failure, Resolved};
-use crate::run::{Doc, Item, Run, reference_text};
+use crate::run::{Doc, Item, Run};
 use crate::sanitize::sanitize;
 use crate::select::{self, LineRange};
 use crate::streamed::Outcome;
@@ -118,13 +118,15 @@ impl Run<'_> {
             Some(content) => Ok(content.clone()),
             None => self.sandbox().read_text(&resolved.location),
         };
-        let text = match content {
-            Ok(Content::Text { text, .. }) => text,
+        let (text, encoding) = match content {
+            Ok(Content::Text { text, encoding }) => (text, encoding),
             Ok(_) => return self.binary(resolved, item),
             Err(err) => return self.fs_fail(item, &err, &reference.path.unescaped()),
         };
         self.assembly.stats.files += 1;
         let path = resolved.path.as_str();
+        let encoding = self.decoded_from(item, path, encoding);
+        item.record.encoding = encoding.map(str::to_owned);
         let (selected, lines): (Cow<'_, str>, Option<LineRange>) = match &reference.selector {
             Some(selector) => match select::select(&text, selector, is_markdown(path)) {
                 Ok(selection) => (selection.text, selection.lines),
@@ -137,7 +139,7 @@ impl Run<'_> {
             .map(|l| Lines { start: l.start, end: l.end });
         let first_line = lines.map_or(1, |l| l.start);
         if self.out.inline() && self.opts().is_recursive(path) {
-            let selected = Selected { text: &selected, whole: Some(&text), first_line };
+            let selected = Selected { text: &selected, whole: Some(&text), first_line, encoding };
             return self.recurse(item, resolved, selected);
         }
         // Verbatim content: cut, numbered, sanitised, budgeted.
@@ -156,8 +158,8 @@ impl Run<'_> {
         item.record.bytes = clean.len() as u64;
         let entry = Entry::File {
             path: resolved.path.clone(),
-            reference: reference_text(item.raw),
             lines: item.record.lines.map(|l| (l.start, l.end)),
+            encoding,
             content: clean,
         };
         self.place(&entry, item);
@@ -185,8 +187,8 @@ impl Run<'_> {
                 item.record.bytes = content.len() as u64;
                 let entry = Entry::File {
                     path: resolved.path.clone(),
-                    reference: reference_text(item.raw),
                     lines: None,
+                    encoding: None,
                     content: format!("{content}\n").into(),
                 };
                 self.place(&entry, item);
@@ -199,6 +201,19 @@ impl Run<'_> {
                 self.fail(item, Code::Image, format!("{path}: not a PNG, JPEG, GIF or WebP image"))
             }
         }
+    }
+
+    /// Reports text from `path` that was decoded from another encoding than UTF-8
+    /// (`W_ENCODING`, at the item); the encoding's name for the output's note, if so.
+    pub(crate) fn decoded_from(
+        &mut self,
+        item: &Item<'_>,
+        path: &str,
+        encoding: Encoding,
+    ) -> Option<&'static str> {
+        let name = encoding.note()?;
+        self.diagnose_item(item, Code::Encoding, encoding_message(path, name));
+        Some(name)
     }
 
     /// A tool call (assembly.md §6).

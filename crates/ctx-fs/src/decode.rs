@@ -5,9 +5,9 @@
 //!
 //! 1. A UTF-32 or UTF-16 byte order mark: decoded strictly, binary on an invalid sequence.
 //! 2. A NUL byte in the first 8 KiB: UTF-16 without a byte order mark when the NUL bytes of
-//!    those 8 KiB stand on one side of the code units more than four times as often as on the
-//!    other, none makes a code unit with another, and the whole file decodes to text (below);
-//!    binary otherwise.
+//!    those 8 KiB stand on one side in at least a quarter of the code units (so mostly ASCII
+//!    text) and more than four times as often as on the other side, none makes a code unit
+//!    with another, and the whole file decodes to text (below); binary otherwise.
 //! 3. Valid UTF-8 (a UTF-8 byte order mark stripped): the text, unchanged.
 //! 4. Anything else without a UTF-8 byte order mark: a legacy encoding, as
 //!    [chardetng](https://docs.rs/chardetng) guesses it from all of the bytes, decoded by
@@ -233,10 +233,11 @@ fn utf32(bytes: &[u8], unit: fn([u8; 4]) -> u32, encoding: Encoding) -> Content 
 }
 
 /// The byte order of UTF-16 without a byte order mark that `head` (which holds a NUL byte)
-/// may be: little endian when its NUL bytes stand second in a code unit more than four times as
-/// often as first, big endian the other way round; `None` for an odd length, a start that is
-/// a UTF-8 byte order mark, NUL bytes on both sides alike, or a NUL code unit (two NUL bytes
-/// that make one unit, which no text holds).
+/// may be: little endian when its NUL bytes stand second in a code unit in at least a quarter
+/// of the units and more than four times as often as first, big endian the other way round;
+/// `None` for an odd length, a start that is a UTF-8 byte order mark, too few NUL bytes or on
+/// both sides alike, or a NUL code unit (two NUL bytes that make one unit, which no text
+/// holds).
 fn unmarked_order(head: &[u8]) -> Option<Encoding> {
     if !head.len().is_multiple_of(2) || head.starts_with(&[0xEF, 0xBB, 0xBF]) {
         return None;
@@ -251,10 +252,14 @@ fn unmarked_order(head: &[u8]) -> Option<Encoding> {
         }
     }
     // ASCII characters put their NUL byte on one side; the few characters of the form
-    // U+xx00 (`一` is U+4E00) put theirs on the other.
-    if second > 4 * first {
+    // U+xx00 (`一` is U+4E00) put theirs on the other. Text read as UTF-16 without a mark
+    // must be a quarter ASCII at least: bytes of ASCII with a NUL here and there (a list
+    // of names separated by NULs) make CJK-looking characters out of ASCII pairs, with few
+    // NUL bytes.
+    let units = head.len() / 2;
+    if second > 4 * first && 4 * second >= units {
         Some(Encoding::Utf16LeUnmarked)
-    } else if first > 4 * second {
+    } else if first > 4 * second && 4 * first >= units {
         Some(Encoding::Utf16BeUnmarked)
     } else {
         None
@@ -372,6 +377,9 @@ mod tests {
         assert_eq!(decode(b"a\0\0\0"), Content::Binary);
         assert_eq!(decode(b"a\0\0b"), Content::Binary);
         assert_eq!(decode(b"\x01\0\x02\0\x03\0"), Content::Binary);
+        // ASCII with a NUL here and there is not UTF-16 (it would read as CJK characters).
+        assert_eq!(decode(b"match\0binary"), Content::Binary);
+        assert_eq!(decode(b"name\0other\0"), Content::Binary);
         // Legacy bytes with a NUL past the sniffed prefix, or with control characters.
         let mut late = vec![0xE9; BINARY_SNIFF_BYTES];
         late.push(0);
