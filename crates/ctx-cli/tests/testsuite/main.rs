@@ -13,6 +13,7 @@
 mod cli;
 mod compat;
 mod conversation;
+mod encodings;
 mod features;
 mod images;
 mod outputs;
