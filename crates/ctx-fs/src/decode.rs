@@ -10,8 +10,10 @@
 //!    with another, and the whole file decodes to text (below); binary otherwise.
 //! 3. Valid UTF-8 (a UTF-8 byte order mark stripped): the text, unchanged.
 //! 4. Anything else without a UTF-8 byte order mark: a legacy encoding, as
-//!    [chardetng](https://docs.rs/chardetng) guesses it from all of the bytes, decoded by
-//!    encoding_rs without replacement, when no byte is NUL and the decoded result is text.
+//!    [chardetng](https://docs.rs/chardetng) guesses it from 128 KiB from the first byte that
+//!    is not ASCII on (from all of the bytes when the whole does not decode in that guess),
+//!    decoded by encoding_rs without replacement, when no byte is NUL and the decoded result
+//!    is text.
 //!
 //! Decoded text (steps 2 and 4) is text when it holds no U+0000, no noncharacter
 //! U+FFFE/U+FFFF, and at most one control character (C0 but tab, line feed, vertical
@@ -292,17 +294,39 @@ fn legacy(bytes: &[u8]) -> Content {
     if memchr::memchr(0, bytes).is_some() {
         return Content::Binary;
     }
-    // ISO-2022-JP is left out: its escape sequences switch what the same ASCII bytes mean.
-    let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
-    detector.feed(bytes, true);
-    let found = detector.guess(None, Utf8Detection::Deny);
-    let Some(text) = found.decode_without_bom_handling_and_without_replacement(bytes) else {
+    // The guess is made from a window of the bytes that starts at the first one that is not
+    // ASCII (the detector learns nothing from ASCII): a long file costs the same as a short
+    // one. Should the whole not decode in the encoding guessed, which a window cannot rule
+    // out, the guess is made again from all of the bytes.
+    let first = encoding_rs::Encoding::ascii_valid_up_to(bytes).saturating_sub(2);
+    let window = &bytes[first..bytes.len().min(first + GUESS_WINDOW_BYTES)];
+    let found = guess(window, first + window.len() == bytes.len());
+    let text = match found.decode_without_bom_handling_and_without_replacement(bytes) {
+        Some(text) => Some((found, text)),
+        None if window.len() < bytes.len() => {
+            let found = guess(bytes, true);
+            found.decode_without_bom_handling_and_without_replacement(bytes).map(|t| (found, t))
+        }
+        None => None,
+    };
+    let Some((found, text)) = text else {
         return Content::Binary;
     };
     if !is_text(&text) {
         return Content::Binary;
     }
     Content::Text { text: Text::from(text.into_owned()), encoding: Encoding::Legacy(Legacy(found)) }
+}
+
+/// How many bytes, from the first that is not ASCII, the legacy encoding is guessed from.
+const GUESS_WINDOW_BYTES: usize = 128 * 1024;
+
+/// The legacy encoding chardetng guesses for `bytes` (`last` when they end the file).
+/// ISO-2022-JP is never guessed: its escape sequences switch what the same ASCII bytes mean.
+fn guess(bytes: &[u8], last: bool) -> &'static encoding_rs::Encoding {
+    let mut detector = EncodingDetector::new(Iso2022JpDetection::Deny);
+    detector.feed(bytes, last);
+    detector.guess(None, Utf8Detection::Deny)
 }
 
 /// Whether decoded characters are text: no U+0000, no U+FFFE or U+FFFF, and at most one
@@ -404,6 +428,18 @@ mod tests {
         assert_eq!(decode(b"caf\xE9\x1A\x1A"), Content::Binary);
         // C1 controls count too: windows-1252 leaves 0x81 unmapped, as U+0081.
         assert_eq!(decode(b"caf\xE9\x81"), Content::Binary);
+    }
+
+    #[test]
+    fn a_guess_the_rest_of_the_file_refutes_is_made_again_from_all_of_it() {
+        // GBK ("中文" is D6 D0 CE C4) past the window.
+        let mut bytes = b"\xD6\xD0\xCE\xC4 text\n".repeat(GUESS_WINDOW_BYTES / 8);
+        assert_eq!(named(&bytes[..90]), ("中文 text\n".repeat(9), "GBK"));
+        // Then a byte GBK has no place for: the window's guess does not decode the whole, nor
+        // does the guess from all of it (chardetng still says GBK), so the bytes are no text.
+        bytes.extend_from_slice(b"\xFF\n");
+        assert_eq!(guess(&bytes[..GUESS_WINDOW_BYTES], false).name(), "GBK");
+        assert_eq!(decode(&bytes), Content::Binary);
     }
 
     #[test]
