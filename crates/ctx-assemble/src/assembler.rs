@@ -91,7 +91,8 @@ struct Loaded<'t, 'a> {
 }
 
 enum LoadedText<'t> {
-    Read(ctx_fs::Text),
+    /// A file's text, and the encoding it was decoded from when it was not UTF-8.
+    Read(ctx_fs::Text, Option<&'static str>),
     Given(&'t str),
 }
 
@@ -268,7 +269,7 @@ impl Assembler {
                 let location =
                     self.sandbox.resolve_in_workspace(path).map_err(AssembleError::Input)?;
                 let content = self.sandbox.read_text(&location).map_err(AssembleError::Input)?;
-                let Content::Text { text, .. } = content else {
+                let Content::Text { text, encoding } = content else {
                     return Err(AssembleError::Binary(path.to_owned()));
                 };
                 let doc = Doc {
@@ -278,7 +279,8 @@ impl Assembler {
                     links_only: false,
                 };
                 let attachments = Attachments::default();
-                Ok(Loaded { doc, text: LoadedText::Read(text), attachments })
+                let text = LoadedText::Read(text, encoding.note());
+                Ok(Loaded { doc, text, attachments })
             }
             Input::Str { text, name, attachments } => {
                 let dir = self.sandbox.workspace();
@@ -290,8 +292,12 @@ impl Assembler {
 
     fn run(&self, loaded: Loaded<'_, '_>, sink: &mut dyn Sink) -> Result<Assembly, AssembleError> {
         let selected = match &loaded.text {
-            LoadedText::Read(text) => Selected { text, whole: Some(text), first_line: 1, lead: "" },
-            LoadedText::Given(text) => Selected { text, whole: None, first_line: 1, lead: "" },
+            LoadedText::Read(text, encoding) => {
+                Selected { text, whole: Some(text), first_line: 1, lead: "", encoding: *encoding }
+            }
+            LoadedText::Given(text) => {
+                Selected { text, whole: None, first_line: 1, lead: "", encoding: None }
+            }
         };
         let mut run = Run::new(self.setup(), Out::new(&self.options, sink));
         if loaded.doc.location.is_some() {

@@ -23,6 +23,9 @@ pub(crate) struct Selected<'t> {
     /// What is written before `text` and not read: the opening fence line of a playground,
     /// which is no line of the file.
     pub(crate) lead: &'t str,
+    /// The encoding the file was decoded from, when it was not UTF-8: noted in the output
+    /// before the assembled text.
+    pub(crate) encoding: Option<&'static str>,
 }
 
 impl Selected<'_> {
@@ -44,6 +47,15 @@ impl Run<'_> {
         self.chain.push((doc.location.clone(), doc.name.clone()));
         // A string (a prompt, standard input) is read as Markdown.
         let markdown = doc.location.is_none() || is_markdown(&doc.name);
+        if let Some(encoding) = selected.encoding {
+            let message = crate::printer::encoding_message(&doc.name, encoding);
+            let record = DiagnosticRecord::new(Code::Encoding, message, doc.name.clone(), 1, 1);
+            self.diagnose(record);
+            if self.out.inline() {
+                // In append mode the text is the user's, written whole and as it is.
+                self.out.write_unbudgeted(&crate::printer::encoding_marker(&doc.name, encoding));
+            }
+        }
         let body = self.front_matter(doc, selected, markdown, None);
         self.expand(doc, body);
     }
@@ -139,6 +151,10 @@ impl Run<'_> {
                 cut_lines = cut.cut;
                 body.text = cut.text;
             }
+        }
+        if let Some(encoding) = selected.encoding {
+            // A note, as a failure's marker is: not counted as what the item brought.
+            self.out.write_unbudgeted(&crate::printer::encoding_marker(&resolved.path, encoding));
         }
         let before = self.out.budget.written();
         let tokens_before = self.out.budget.tokens_total();

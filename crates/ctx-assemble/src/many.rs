@@ -12,7 +12,7 @@ use crate::reference::Counted;
 use crate::resolve::{Resolved, display_in};
 use crate::select;
 
-use crate::run::{Doc, Item, Run, WalkKey, reference_text};
+use crate::run::{Doc, Item, Run, WalkKey};
 
 /// The directory and glob expansions of one run may together look at this many times what
 /// one walk may look at ([`ctx_fs::COUNT_PAST_LIMIT`] times its entry limit): a line of
@@ -53,8 +53,7 @@ impl Run<'_> {
             format!("{}/", resolved.path)
         };
         let notes = self.expansion_notes(&walk, omitted, &path, item);
-        let head =
-            DirectoryHead { path, reference: reference_text(item.raw), tree: tree_of(&rows) };
+        let head = DirectoryHead { path, tree: tree_of(&rows) };
         // The directory's opening, then its files batch by batch, so an expansion of a large
         // tree holds a few batches in memory, not the tree.
         if let Err(message) = self.out.directory_open(&head) {
@@ -254,13 +253,14 @@ impl Run<'_> {
         contents: &'c [Result<Content, ctx_fs::Error>],
         item: &mut Item<'_>,
     ) -> Vec<Entry<'c>> {
-        let mut texts: Vec<(String, Cow<'c, str>)> = Vec::new();
+        let mut texts: Vec<(String, Option<&'static str>, Cow<'c, str>)> = Vec::new();
         for (entry, content) in batch.iter().zip(contents) {
             // A file reached through a link is shown under the link's own path.
             let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
             match content {
-                Ok(Content::Text { text, .. }) => {
+                Ok(Content::Text { text, encoding }) => {
                     self.assembly.stats.files += 1;
+                    let encoding = self.decoded_from(item, &shown, *encoding);
                     let mut content = self.cut_lines(text.as_str(), item);
                     if self.opts().line_numbers {
                         content = Cow::Owned(select::number_lines(&content, 1));
@@ -272,7 +272,7 @@ impl Run<'_> {
                             Cow::Borrowed(_) => Cow::Owned(text),
                         },
                     };
-                    texts.push((shown, clean));
+                    texts.push((shown, encoding, clean));
                 }
                 Ok(_) => {
                     let message = format!("binary file left out: {shown}");
@@ -282,7 +282,7 @@ impl Run<'_> {
             }
         }
         let counts: Vec<Option<usize>> = if self.out.budget.counting() {
-            let refs: Vec<&str> = texts.iter().map(|(_, c)| c.as_ref()).collect();
+            let refs: Vec<&str> = texts.iter().map(|(_, _, c)| c.as_ref()).collect();
             ctx_tokens::count_many(&refs).into_iter().map(Some).collect()
         } else {
             vec![None; texts.len()]
@@ -290,11 +290,11 @@ impl Run<'_> {
         texts
             .into_iter()
             .zip(counts)
-            .map(|((shown, clean), count)| {
+            .map(|((shown, encoding, clean), count)| {
                 let counted = Counted { text: clean, tokens: count };
                 let content = self.spend(counted, &shown, item);
                 item.record.bytes += content.len() as u64;
-                Entry::File { path: shown.clone(), reference: shown, lines: None, content }
+                Entry::File { path: shown, lines: None, encoding, content }
             })
             .collect()
     }

@@ -426,7 +426,8 @@ impl<'s> Out<'s> {
             if self.opened {
                 self.printer.attachments_close(&mut tail);
             }
-            self.printer.failures(&mut tail, &std::mem::take(&mut self.failures));
+            let failures = std::mem::take(&mut self.failures);
+            self.printer.failures(&mut tail, &failures, self.opened);
         }
         for part in tail.parts() {
             self.write_unbudgeted(part);

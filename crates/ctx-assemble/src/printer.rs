@@ -22,10 +22,10 @@ pub(crate) enum Entry<'c> {
     File {
         /// Resolved path, shown to the reader.
         path: String,
-        /// The reference as written, without `@`, brackets or quotes.
-        reference: String,
         /// `start-end` of the lines taken, for the `lines` attribute.
         lines: Option<(u32, u32)>,
+        /// The encoding the text was decoded from, when it was not UTF-8.
+        encoding: Option<&'static str>,
         /// The content, sanitised; borrowed from the file's text when nothing changed it.
         content: Cow<'c, str>,
     },
@@ -45,8 +45,6 @@ pub(crate) enum Entry<'c> {
 pub(crate) struct DirectoryHead {
     /// Resolved path (with a trailing `/`) or the glob as written.
     pub(crate) path: String,
-    /// The reference as written.
-    pub(crate) reference: String,
     /// The ASCII tree of what was taken.
     pub(crate) tree: String,
 }
@@ -75,10 +73,33 @@ pub(crate) enum Section {
 pub(crate) struct FileHead<'a> {
     /// Resolved path, shown to the reader.
     pub(crate) path: &'a str,
-    /// The reference as written.
-    pub(crate) reference: &'a str,
     /// `start-end` of the lines taken.
     pub(crate) lines: Option<(u32, u32)>,
+    /// The encoding the text was decoded from, when it was not UTF-8.
+    pub(crate) encoding: Option<&'a str>,
+}
+
+impl FileHead<'_> {
+    /// How every format labels the entry: the resolved path, and the lines taken as
+    /// `#Lstart-end` (`#Lstart` for one line; assembly.md, "Modes and formats").
+    pub(crate) fn label(&self) -> String {
+        match self.lines {
+            Some((start, end)) if start == end => format!("{}#L{start}", self.path),
+            Some((start, end)) => format!("{}#L{start}-{end}", self.path),
+            None => self.path.to_owned(),
+        }
+    }
+}
+
+/// The note written in place of a frame, in the inline format, before text that was decoded
+/// from another encoding than UTF-8: the same marker as a failure's.
+pub(crate) fn encoding_marker(path: &str, encoding: &str) -> String {
+    format!("<!-- ctx: {}: {} -->\n", Code::Encoding, encoding_message(path, encoding))
+}
+
+/// The message of `W_ENCODING` for a file.
+pub(crate) fn encoding_message(path: &str, encoding: &str) -> String {
+    format!("text decoded from {encoding}: {path}")
 }
 
 /// The layout around a file's content: what comes before it and after it, and what is done
@@ -256,8 +277,12 @@ pub(crate) trait Printer {
     /// What closes the attachments of append mode.
     fn attachments_close(&self, _out: &mut Pieces<'_>) {}
 
-    /// The failed references, after the attachments, where the format lists them.
-    fn failures(&self, _out: &mut Pieces<'_>, _failures: &[Failure]) {}
+    /// The failed references, after the attachments (`attached` says whether any were
+    /// written, so the list keeps one blank line before it).
+    fn failures(&self, out: &mut Pieces<'_>, failures: &[Failure], attached: bool) {
+        let lead = if attached { "\n" } else { "\n\n" };
+        failure_list(out, failures, lead);
+    }
 
     /// Whether the content is the string of a JSON object: streamed escaped between
     /// [`Printer::open`] and [`Printer::close`].
@@ -324,22 +349,44 @@ fn framed<'e>(
     out.push_str(&frame.tail);
 }
 
+/// `Some files could not be loaded:` and a line per failure, after `lead`.
+fn failure_list(out: &mut Pieces<'_>, failures: &[Failure], lead: &str) {
+    if failures.is_empty() {
+        return;
+    }
+    out.push_str(lead);
+    out.push_str("Some files could not be loaded:\n");
+    for f in failures {
+        // Names come from the prompt and the disk: control characters are shown, not sent.
+        let reference = crate::sanitize::sanitize(&f.reference).text;
+        let message = crate::sanitize::sanitize(&f.message).text;
+        if reference.is_empty() {
+            // Not one reference: the output budget, which stopped the rest.
+            let _ = writeln!(out, "- {}: {message}", f.code);
+        } else {
+            let _ = writeln!(out, "- @{reference}: {}: {message}", f.code);
+        }
+    }
+}
+
 /// The file entry's parts of a file entry, as [`Entry::File`] holds them.
 fn file_head<'e>(entry: &'e Entry<'_>) -> Option<(FileHead<'e>, &'e str)> {
     match entry {
-        Entry::File { path, reference, lines, content } => {
-            Some((FileHead { path, reference, lines: *lines }, content))
+        Entry::File { path, lines, encoding, content } => {
+            Some((FileHead { path, lines: *lines, encoding: *encoding }, content))
         }
         Entry::Tool { .. } => None,
     }
 }
 
-/// A Markdown file entry's frame: a heading, then a fenced block (after a blank line when
-/// `lead`).
+/// A Markdown file entry's frame: a heading with its label, the encoding the text was
+/// decoded from when it was not UTF-8, then a fenced block (after a blank line when `lead`).
 fn markdown_file_frame(head: FileHead<'_>, lead: bool, fence: &str) -> Frame {
     let lead = if lead { "\n" } else { "" };
+    let encoding = head.encoding.map(|e| format!("> Encoding: {e}\n")).unwrap_or_default();
+    let label = head.label();
     Frame {
-        head: format!("{lead}#### Source: {}\n\n{fence}{}\n", head.reference, language(head.path)),
+        head: format!("{lead}#### Source: {label}\n{encoding}\n{fence}{}\n", language(head.path)),
         tail: format!("{fence}\n"),
         neutralize: false,
         end_line: true,
@@ -377,7 +424,7 @@ fn markdown_directory(out: &mut Pieces<'_>, head: &DirectoryHead, lead: bool) {
     if lead {
         out.push('\n');
     }
-    let _ = writeln!(out, "#### Source: {}\n", head.reference);
+    let _ = writeln!(out, "#### Source: {}\n", head.path);
     let fence = fence(&head.tree);
     let _ = writeln!(out, "{fence}");
     out.push_str(&head.tree);
@@ -387,42 +434,37 @@ fn markdown_directory(out: &mut Pieces<'_>, head: &DirectoryHead, lead: bool) {
     let _ = writeln!(out, "{fence}");
 }
 
-/// `inline`: content as it is; a directory's files as Markdown entries, so they keep their
-/// names.
+/// `inline`: in place, content as it is (after a note when it was decoded from another
+/// encoding than UTF-8); attachments and a directory's files as Markdown entries, so they
+/// keep their labels.
 pub(crate) struct Plain;
-
-/// Plain output shows no name, so its frame needs none.
-fn plain_head() -> FileHead<'static> {
-    FileHead { path: "", reference: "", lines: None }
-}
 
 impl Printer for Plain {
     fn entry<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
         match entry {
-            Entry::File { content, .. } => {
-                let frame = self.file_frame(plain_head(), false, &mut String::new);
-                if let Some(frame) = frame {
-                    framed(out, &frame, "", content, escaped);
+            Entry::File { .. } => {
+                if let Some((head, content)) = file_head(entry)
+                    && let Some(frame) = self.file_frame(head, false, &mut String::new)
+                {
+                    framed(out, &frame, head.path, content, escaped);
                 }
             }
             Entry::Tool { content, .. } => out.push_content(Cow::Borrowed(content)),
         }
     }
 
-    // In place, the content alone; an attachment after a blank line.
+    // In place, the content alone (after its encoding's note); an attachment as in Markdown.
     fn file_frame(
         &self,
-        _: FileHead<'_>,
+        head: FileHead<'_>,
         attachment: bool,
-        _: &mut dyn FnMut() -> String,
+        fence: &mut dyn FnMut() -> String,
     ) -> Option<Frame> {
-        let head = if attachment { "\n\n" } else { "" };
-        Some(Frame {
-            head: head.to_owned(),
-            tail: String::new(),
-            neutralize: false,
-            end_line: false,
-        })
+        if attachment {
+            return Some(markdown_file_frame(head, true, &fence()));
+        }
+        let note = head.encoding.map(|e| encoding_marker(head.path, e)).unwrap_or_default();
+        Some(Frame { head: note, tail: String::new(), neutralize: false, end_line: false })
     }
 
     fn directory_open(&self, out: &mut Pieces<'_>, head: &DirectoryHead, _: &mut Escaped) {
@@ -445,16 +487,18 @@ impl Printer for Plain {
         out.push('\n');
     }
 
-    fn attachments_open(&self, _out: &mut Pieces<'_>, _section: Section) {}
-
-    fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, escaped: &mut Escaped) {
-        out.push_str("\n\n");
-        self.entry(out, entry, escaped);
+    // The attachments follow the text after a blank line, each one labelled as in Markdown,
+    // without Markdown's heading over them.
+    fn attachments_open(&self, out: &mut Pieces<'_>, _section: Section) {
+        out.push('\n');
     }
 
-    fn attachment_directory(&self, out: &mut Pieces<'_>, head: &DirectoryHead, e: &mut Escaped) {
-        out.push_str("\n\n");
-        self.directory_open(out, head, e);
+    fn attachment<'e>(&self, out: &mut Pieces<'e>, entry: &'e Entry<'_>, _: &mut Escaped) {
+        markdown_entry(out, entry, true);
+    }
+
+    fn attachment_directory(&self, out: &mut Pieces<'_>, head: &DirectoryHead, _: &mut Escaped) {
+        markdown_directory(out, head, true);
     }
 }
 
@@ -498,6 +542,9 @@ impl Printer for Xml {
         if let Some((start, end)) = head.lines {
             let _ = write!(open, " lines=\"{start}-{end}\"");
         }
+        if let Some(encoding) = head.encoding {
+            let _ = write!(open, " encoding=\"{}\"", escape_attr(encoding));
+        }
         open.push_str(">\n");
         Some(Frame { head: open, tail: "</file>\n".to_owned(), neutralize: true, end_line: true })
     }
@@ -538,25 +585,11 @@ impl Printer for Xml {
         out.push_str("</system-reminder>\n");
     }
 
-    fn failures(&self, out: &mut Pieces<'_>, failures: &[Failure]) {
-        if failures.is_empty() {
-            return;
-        }
+    fn failures(&self, out: &mut Pieces<'_>, failures: &[Failure], _: bool) {
         // One blank line before the list: after the closing `</system-reminder>` line, or
         // after the prompt's text when nothing was attached.
-        out.push_str(if out.ends_line() { "\n" } else { "\n\n" });
-        out.push_str("Some files could not be loaded:\n");
-        for f in failures {
-            // Names come from the prompt and the disk: control characters are shown, not sent.
-            let reference = crate::sanitize::sanitize(&f.reference).text;
-            let message = crate::sanitize::sanitize(&f.message).text;
-            if reference.is_empty() {
-                // Not one reference: the output budget, which stopped the rest.
-                let _ = writeln!(out, "- {}: {message}", f.code);
-            } else {
-                let _ = writeln!(out, "- @{reference}: {}: {message}", f.code);
-            }
-        }
+        let lead = if out.ends_line() { "\n" } else { "\n\n" };
+        failure_list(out, failures, lead);
     }
 }
 
@@ -656,8 +689,8 @@ impl Printer for Json {
         self.0.attachments_close(out);
     }
 
-    fn failures(&self, out: &mut Pieces<'_>, failures: &[Failure]) {
-        self.0.failures(out, failures);
+    fn failures(&self, out: &mut Pieces<'_>, failures: &[Failure], attached: bool) {
+        self.0.failures(out, failures, attached);
     }
 
     fn buffers(&self) -> bool {
@@ -688,10 +721,16 @@ mod tests {
     fn file(content: &str) -> Entry<'_> {
         Entry::File {
             path: "src/a.rs".into(),
-            reference: "src/a.rs#L1-2".into(),
             lines: Some((1, 2)),
+            encoding: None,
             content: Cow::Borrowed(content),
         }
+    }
+
+    fn print_attachment(printer: &dyn Printer, entry: &Entry<'_>) -> String {
+        let mut out = Pieces::default();
+        printer.attachment(&mut out, entry, &mut Escaped::default());
+        out.concat()
     }
 
     fn print(printer: &dyn Printer, entry: &Entry<'_>) -> String {
@@ -710,6 +749,49 @@ mod tests {
             "up to its fence"
         );
         assert_eq!(print(&Json(Box::new(Plain)), &file("x")), "x");
+    }
+
+    #[test]
+    fn every_format_labels_an_attachment_with_its_path_and_lines() {
+        let x = file("x\n");
+        assert!(print_attachment(&Xml, &x).starts_with("<file path=\"src/a.rs\" lines=\"1-2\">"));
+        let markdown = "\n#### Source: src/a.rs#L1-2\n\n```rust\nx\n```\n";
+        assert_eq!(print_attachment(&Markdown, &x), markdown);
+        assert_eq!(print_attachment(&Plain, &x), markdown, "labelled as in Markdown");
+        let whole = Entry::File {
+            path: "b.txt".into(),
+            lines: None,
+            encoding: None,
+            content: Cow::Borrowed("y\n"),
+        };
+        assert!(print_attachment(&Plain, &whole).starts_with("\n#### Source: b.txt\n"));
+        let head = DirectoryHead { path: "src/".into(), tree: ".\n".into() };
+        let mut out = Pieces::default();
+        Markdown.directory_open(&mut out, &head, &mut Escaped::default());
+        assert!(out.concat().starts_with("#### Source: src/\n"), "{}", out.concat());
+    }
+
+    #[test]
+    fn every_format_names_the_encoding_of_decoded_text() {
+        let decoded = Entry::File {
+            path: "a.c".into(),
+            lines: None,
+            encoding: Some("windows-1252"),
+            content: Cow::Borrowed("café\n"),
+        };
+        assert_eq!(
+            print(&Xml, &decoded),
+            "<file path=\"a.c\" encoding=\"windows-1252\">\ncafé\n</file>\n"
+        );
+        assert_eq!(
+            print(&Markdown, &decoded),
+            "#### Source: a.c\n> Encoding: windows-1252\n\n```c\ncafé\n```\n"
+        );
+        assert_eq!(
+            print(&Plain, &decoded),
+            "<!-- ctx: W_ENCODING: text decoded from windows-1252: a.c -->\ncafé\n"
+        );
+        assert!(print_attachment(&Plain, &decoded).contains("> Encoding: windows-1252\n"));
     }
 
     #[test]
@@ -732,7 +814,7 @@ mod tests {
         Xml.attachments_open(&mut out, Section::Mentioned);
         Xml.attachment(&mut out, &x, &mut Escaped::default());
         Xml.attachments_close(&mut out);
-        Xml.failures(&mut out, &failures);
+        Xml.failures(&mut out, &failures, true);
         let out = out.concat();
         assert!(out.starts_with("\n\n<system-reminder>\n"), "{out}");
         assert!(
@@ -745,14 +827,20 @@ mod tests {
             code: Code::NotFound,
             message: "x".into(),
         }];
-        Xml.failures(&mut out, &hostile);
+        Xml.failures(&mut out, &hostile, false);
         assert!(out.concat().contains("- @a\\u{1b}[2J.md: E_NOT_FOUND"), "{}", out.concat());
-        let mut out = Pieces::default();
-        Markdown.failures(&mut out, &failures);
-        assert_eq!(out.concat(), "", "Markdown does not list failures");
+        // Markdown and the inline format list them too, one blank line after what came before.
+        let list = "Some files could not be loaded:\n- @b.md: E_NOT_FOUND: gone\n";
+        for (attached, lead) in [(true, "\n"), (false, "\n\n")] {
+            for printer in [&Markdown as &dyn Printer, &Plain] {
+                let mut out = Pieces::default();
+                printer.failures(&mut out, &failures, attached);
+                assert_eq!(out.concat(), format!("{lead}{list}"));
+            }
+        }
         let mut out = Pieces::default();
         Plain.attachment(&mut out, &x, &mut Escaped::default());
-        assert_eq!(out.concat(), "\n\nx");
+        assert_eq!(out.concat(), "\n#### Source: src/a.rs#L1-2\n\n```rust\nx\n```\n");
         assert!(out.parts().iter().any(|p| matches!(p, Cow::Borrowed("x"))), "not copied");
     }
 

@@ -120,6 +120,10 @@ pub struct ReferenceRecord {
     /// reference the text holds (assembly.md, "Attachments"); written only when it is.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub suggested: bool,
+    /// For a file that was not UTF-8: the encoding its text was decoded from (`UTF-16LE`,
+    /// `windows-1252`, `GBK`, …); written only then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -377,6 +381,7 @@ mod tests {
                 depth: 0,
                 skipped: 0,
                 suggested: false,
+                encoding: None,
             }],
             diagnostics: vec![DiagnosticRecord::new(
                 Code::NotFound,

@@ -9,10 +9,10 @@ use serde_json::Value;
 
 use crate::document::Selected;
 use crate::is_markdown;
-use crate::printer::Entry;
+use crate::printer::{Entry, encoding_message};
 use crate::record::{Kind, Lines};
 use crate::resolve::{self, Failure, Resolved};
-use crate::run::{Doc, Item, Run, reference_text};
+use crate::run::{Doc, Item, Run};
 use crate::sanitize::sanitize;
 use crate::select::{self, LineRange};
 use crate::streamed::Outcome;
@@ -125,13 +125,16 @@ impl Run<'_> {
         };
         self.assembly.stats.files += 1;
         let path = resolved.path.as_str();
+        let encoding_was_bom = encoding == Encoding::Utf8Bom;
+        let encoding = self.decoded_from(item, path, encoding);
+        item.record.encoding = encoding.map(str::to_owned);
         // What an mdBook link takes is placed in line as mdBook places it: read again for
         // links whatever the file (docs/dialects.md), its byte order mark kept.
         let book = match &reference.selector {
             Some(Selector::Book(part)) if self.out.inline() => Some(part),
             _ => None,
         };
-        let bom = book.is_some() && encoding == Encoding::Utf8Bom;
+        let bom = book.is_some() && encoding_was_bom;
         let source = match bom {
             true => Cow::Owned(format!("\u{feff}{}", &text[..])),
             false => Cow::Borrowed(&text[..]),
@@ -157,7 +160,7 @@ impl Run<'_> {
             let lead = if playground { selected.find('\n').map_or(0, |i| i + 1) } else { 0 };
             let whole = (!bom).then_some(&text);
             let (lead, text) = selected.split_at(lead);
-            let selected = Selected { text, whole, first_line, lead };
+            let selected = Selected { text, whole, first_line, lead, encoding };
             return self.recurse(item, resolved, selected, links_only);
         }
         // Verbatim content: cut, numbered, sanitised, budgeted.
@@ -176,8 +179,8 @@ impl Run<'_> {
         item.record.bytes = clean.len() as u64;
         let entry = Entry::File {
             path: resolved.path.clone(),
-            reference: reference_text(item.raw),
             lines: item.record.lines.map(|l| (l.start, l.end)),
+            encoding,
             content: clean,
         };
         self.place(&entry, item);
@@ -205,8 +208,8 @@ impl Run<'_> {
                 item.record.bytes = content.len() as u64;
                 let entry = Entry::File {
                     path: resolved.path.clone(),
-                    reference: reference_text(item.raw),
                     lines: None,
+                    encoding: None,
                     content: format!("{content}\n").into(),
                 };
                 self.place(&entry, item);
@@ -219,6 +222,19 @@ impl Run<'_> {
                 self.fail(item, Code::Image, format!("{path}: not a PNG, JPEG, GIF or WebP image"))
             }
         }
+    }
+
+    /// Reports text from `path` that was decoded from another encoding than UTF-8
+    /// (`W_ENCODING`, at the item); the encoding's name for the output's note, if so.
+    pub(crate) fn decoded_from(
+        &mut self,
+        item: &Item<'_>,
+        path: &str,
+        encoding: Encoding,
+    ) -> Option<&'static str> {
+        let name = encoding.note()?;
+        self.diagnose_item(item, Code::Encoding, encoding_message(path, name));
+        Some(name)
     }
 
     /// A tool call (assembly.md §6).

@@ -358,7 +358,9 @@ impl<'a> Run<'a> {
                 OnError::Drop => {}
             }
         } else {
-            if code.severity() == Severity::Error {
+            // A binary file is left out without an error, but it was asked for: it is listed
+            // with the failures, so that it does not vanish from the output.
+            if code.severity() == Severity::Error || code == Code::Binary {
                 let reference = reference_text(item.raw);
                 self.out.failure(Failure { reference, code, message });
             }
@@ -514,6 +516,7 @@ impl<'a> Run<'a> {
             depth: self.chain.len().saturating_sub(1),
             skipped: 0,
             suggested: false,
+            encoding: None,
         };
         let span = request.span.start..request.span.end;
         let mut item = Item { raw, record, body, span, line: request.pos.line };

@@ -4,9 +4,11 @@
 //! Only when nothing needs the whole text at once: no line limit, no token count, no output
 //! budget (each would cut or weigh the content), not a document assembled in place, and a
 //! format that writes content part by part (not JSON, whose record holds it). The file is
-//! read twice: once to tell text from binary (and, for Markdown, to find its fence), then
-//! again to write it, each part sanitised and, in XML, its wrapper tags neutralised as the
-//! whole would be. The output is byte for byte what reading it whole gives.
+//! read twice: once to tell UTF-8 text from the rest (and, for Markdown, to find its fence),
+//! then again to write it, each part sanitised and, in XML, its wrapper tags neutralised as
+//! the whole would be. The output is byte for byte what reading it whole gives. A file that is
+//! not UTF-8 is read whole instead: binary, or text in another encoding, which only a whole
+//! read tells and decodes.
 
 use std::ops::ControlFlow;
 
@@ -17,7 +19,7 @@ use crate::out::Place;
 use crate::printer::FileHead;
 use crate::render::{BacktickRuns, neutralize_tags};
 use crate::resolve::{Resolved, display_in};
-use crate::run::{Item, Run, reference_text};
+use crate::run::{Item, Run};
 use crate::sanitize::{Tally, sanitize};
 
 /// Files at least this large are written part by part when nothing needs them whole; smaller
@@ -37,7 +39,7 @@ enum Wrote {
     /// The text was written; its sanitised length in bytes.
     Text(u64),
     /// The first reading found bytes that are not UTF-8: nothing was written.
-    Binary,
+    NotUtf8,
     /// Reading failed before anything was written, or the file changed under the second
     /// reading (its frame was closed).
     Failed(ctx_fs::Error),
@@ -70,7 +72,7 @@ impl Run<'_> {
     /// part by part; `None` when none are. Such a file is alone in its batch (batches hold
     /// about 8 MiB), so the diagnostics come in the order of a whole read.
     pub(crate) fn stream_in_directory_from(&self) -> Option<u64> {
-        let probe = FileHead { path: "", reference: "", lines: None };
+        let probe = FileHead { path: "", lines: None, encoding: None };
         (self.nothing_needs_all()
             && self.out.frame(Place::InDirectory, probe, &mut String::new).is_some())
         .then_some(STREAM_MIN_BYTES)
@@ -79,8 +81,7 @@ impl Run<'_> {
     /// Writes a whole file part by part when it is large and the format allows it.
     pub(crate) fn stream_file(&mut self, resolved: &Resolved, item: &mut Item<'_>) -> Outcome {
         let path = resolved.path.as_str();
-        let reference = reference_text(item.raw);
-        let head = FileHead { path, reference: &reference, lines: None };
+        let head = FileHead { path, lines: None, encoding: None };
         if self.out.frame(Place::Entry, head, &mut String::new).is_none() {
             return Outcome::Whole;
         }
@@ -98,7 +99,9 @@ impl Run<'_> {
         };
         match self.write_stream(&stream, head, Place::Entry) {
             Wrote::Text(bytes) => item.record.bytes = bytes,
-            Wrote::Binary => self.binary(resolved, item),
+            // Not UTF-8, nothing written yet: binary, or text in a legacy encoding, which only
+            // a whole read tells and decodes.
+            Wrote::NotUtf8 => return Outcome::Whole,
             Wrote::Failed(err) => self.fs_fail(item, &err, path),
             Wrote::Changed => {
                 let message = format!("{path}: the file changed while it was read");
@@ -115,7 +118,7 @@ impl Run<'_> {
     pub(crate) fn stream_directory_file(&mut self, entry: &WalkEntry, item: &mut Item<'_>) -> bool {
         let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
         let shown = shown.as_str();
-        let head = FileHead { path: shown, reference: shown, lines: None };
+        let head = FileHead { path: shown, lines: None, encoding: None };
         let stream = match self.sandbox().text_stream(&entry.location) {
             Ok(Streamed::Text(stream)) => stream,
             Ok(Streamed::Binary) => {
@@ -133,9 +136,7 @@ impl Run<'_> {
         };
         match self.write_stream(&stream, head, Place::InDirectory) {
             Wrote::Text(bytes) => item.record.bytes += bytes,
-            Wrote::Binary => {
-                self.diagnose_item(item, Code::Binary, format!("binary file left out: {shown}"))
-            }
+            Wrote::NotUtf8 => return self.directory_file_whole(entry, item),
             Wrote::Failed(err) => self.diagnose_item(item, err.code(), err.to_string()),
             Wrote::Changed => {
                 let message = format!("{shown}: the file changed while it was read");
@@ -174,7 +175,7 @@ impl Run<'_> {
         };
         match first {
             Ok(Ended::Text) => {}
-            Ok(_) => return Wrote::Binary,
+            Ok(_) => return Wrote::NotUtf8,
             Err(err) => return Wrote::Failed(err),
         }
         let Some(frame) = self.out.frame(place, head, &mut || runs.fence()) else {

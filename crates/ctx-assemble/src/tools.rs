@@ -158,16 +158,19 @@ fn check_keys(args: &Map<String, Value>, allowed: &[&str]) -> Result<(), ToolErr
     }
 }
 
+/// A file's text and, when it was not UTF-8, the encoding it was decoded from.
 fn read_text(
     cx: &ToolContext<'_>,
     location: &Location,
     written: &str,
-) -> Result<ctx_fs::Text, ToolError> {
-    let content = cx.sandbox.read_text(location).map_err(|e| ToolError::from_fs(&e))?;
-    content.text().cloned().ok_or_else(|| ToolError {
-        code: Code::Binary,
-        message: format!("binary file left out: {written}"),
-    })
+) -> Result<(ctx_fs::Text, Option<&'static str>), ToolError> {
+    match cx.sandbox.read_text(location).map_err(|e| ToolError::from_fs(&e))? {
+        ctx_fs::Content::Text { text, encoding } => Ok((text, encoding.note())),
+        _ => Err(ToolError {
+            code: Code::Binary,
+            message: format!("binary file left out: {written}"),
+        }),
+    }
 }
 
 /// `read_file{"uri": PATH, "start": N, "end": M}`: the file or its line range.
@@ -188,16 +191,27 @@ impl Tool for ReadFile {
         let start = number_arg(args, "start")?;
         let end = number_arg(args, "end")?;
         let location = cx.resolve(uri)?;
-        let text = read_text(cx, &location, uri)?;
-        if start.is_none() && end.is_none() {
-            return Ok(text.to_string());
+        let (text, encoding) = read_text(cx, &location, uri)?;
+        let mut out = if start.is_none() && end.is_none() {
+            text.to_string()
+        } else {
+            let clamp = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
+            let start = start.map_or(1, clamp);
+            let end = end.map_or(LineEnd::Eof, |n| LineEnd::Line(clamp(n)));
+            crate::select::lines(&text, start, end)
+                .map(|selection| selection.text.into_owned())
+                .map_err(|err| ToolError { code: err.code(), message: err.to_string() })?
+        };
+        if let Some(encoding) = encoding {
+            // Said after the text, as the other tools' notes are, so its lines keep their
+            // numbers.
+            if !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            let _ = writeln!(out, "[... text decoded from {encoding} ...]");
+            cx.budget.warn(Code::Encoding, crate::printer::encoding_message(uri, encoding));
         }
-        let clamp = |n: u64| u32::try_from(n).unwrap_or(u32::MAX);
-        let start = start.map_or(1, clamp);
-        let end = end.map_or(LineEnd::Eof, |n| LineEnd::Line(clamp(n)));
-        crate::select::lines(&text, start, end)
-            .map(|selection| selection.text.into_owned())
-            .map_err(|err| ToolError { code: err.code(), message: err.to_string() })
+        Ok(out)
     }
 }
 
@@ -500,6 +514,10 @@ fn grep_report(
     filter: Option<&globset::GlobMatcher>,
 ) -> String {
     let Searched { mut out, more, skipped, mut unsearched, timed_out } = searched;
+    if out.is_empty() && more == 0 {
+        // An empty result would leave an empty section, which reads as a failure.
+        out.push_str("no matches\n");
+    }
     if timed_out {
         cut(
             cx,

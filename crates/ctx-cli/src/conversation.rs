@@ -123,6 +123,18 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
     reporter.report_all(&placed);
     warn(settings, others);
     let body = built.conversation.body(provider);
+    // Both APIs refuse a request without a turn (docs/conversation.md, "Messages").
+    let turns = body["messages"].as_array().map_or(0, |messages| {
+        messages
+            .iter()
+            .filter(|m| !matches!(m["role"].as_str(), Some("system" | "developer")))
+            .count()
+    });
+    if turns == 0 {
+        anyhow::bail!(
+            "nothing to send: the prompt is empty and there is no earlier turn (give a prompt, an image or --history)"
+        );
+    }
     let mut out = io::stdout().lock();
     writeln!(out, "{}", serde_json::to_string_pretty(&body)?)?;
     out.flush()?;

@@ -159,6 +159,7 @@ mod tests {
             depth,
             skipped: 0,
             suggested: false,
+            encoding: None,
         };
         let records: Vec<_> = [0, 1, 2, 1, 0, 2].into_iter().map(record).collect();
         let mut i = 0;

@@ -12,6 +12,11 @@
 //! turns are Anthropic's `tool_use` blocks and user turns of `tool_result` blocks, and back;
 //! image parts change shape; Anthropic's consecutive turns of one role are merged and empty
 //! turns left out, as its API refuses empty content.
+//!
+//! Neither body ever holds a text part or block that is empty or only white space: Anthropic
+//! refuses them ("text content blocks must be non-empty", "… must contain non-whitespace
+//! text"), and an empty part says nothing to either model. A user's turn without text or
+//! images is left out, as an empty transcript turn is.
 
 use std::collections::HashSet;
 
@@ -83,7 +88,10 @@ impl Conversation {
             openai_turns(turn, &mut messages);
         }
         let mut messages = openai_answered(messages);
-        let mut parts = vec![json!({ "type": "text", "text": self.user })];
+        let mut parts = Vec::new();
+        if !blank(&self.user) {
+            parts.push(json!({ "type": "text", "text": self.user }));
+        }
         for image in &self.images {
             let url = match image {
                 ImagePart::Inline(image) => image.data_url(),
@@ -93,7 +101,9 @@ impl Conversation {
                 json!({ "type": "image_url", "image_url": { "url": url, "detail": "auto" } }),
             );
         }
-        messages.push(json!({ "role": "user", "content": parts }));
+        if !parts.is_empty() {
+            messages.push(json!({ "role": "user", "content": parts }));
+        }
         json!({ "messages": messages })
     }
 
@@ -106,7 +116,7 @@ impl Conversation {
             match role {
                 // Anthropic has no system turns: their text joins the system prompt.
                 "system" | "developer" => {
-                    if let Some(text) = text_of(content).filter(|t| !t.is_empty()) {
+                    if let Some(text) = text_of(content).filter(|t| !blank(t)) {
                         if !system.is_empty() {
                             system.push_str("\n\n");
                         }
@@ -116,7 +126,7 @@ impl Conversation {
                 "assistant" => {
                     let calls = tool_uses(message);
                     match content {
-                        Value::String(text) if calls.is_empty() && !text.is_empty() => {
+                        Value::String(text) if calls.is_empty() && !blank(text) => {
                             push_anthropic(&mut messages, "assistant", Value::String(text.clone()))
                         }
                         _ => {
@@ -129,13 +139,13 @@ impl Conversation {
                 "tool" => {
                     let id = message.get("tool_call_id").and_then(Value::as_str).unwrap_or("");
                     let mut block = json!({ "type": "tool_result", "tool_use_id": id });
-                    if let Some(text) = text_of(content).filter(|t| !t.is_empty()) {
+                    if let Some(text) = text_of(content).filter(|t| !blank(t)) {
                         block["content"] = Value::String(text);
                     }
                     push_anthropic(&mut messages, "user", json!([block]));
                 }
                 _ => match content {
-                    Value::String(text) if !text.is_empty() => {
+                    Value::String(text) if !blank(text) => {
                         push_anthropic(&mut messages, "user", Value::String(text.clone()))
                     }
                     _ => push_anthropic(
@@ -147,7 +157,10 @@ impl Conversation {
             }
         }
         let mut messages = anthropic_answered(messages);
-        let mut content = vec![json!({ "type": "text", "text": self.user })];
+        let mut content = Vec::new();
+        if !blank(&self.user) {
+            content.push(json!({ "type": "text", "text": self.user }));
+        }
         for image in &self.images {
             content.push(match image {
                 ImagePart::Inline(image) => json!({
@@ -175,7 +188,7 @@ fn push_anthropic(messages: &mut Vec<Value>, role: &str, content: Value) {
         _ => Vec::new(),
     };
     let empty = match &content {
-        Value::String(text) => text.is_empty(),
+        Value::String(text) => blank(text),
         Value::Array(blocks) => blocks.is_empty(),
         _ => true,
     };
@@ -191,6 +204,44 @@ fn push_anthropic(messages: &mut Vec<Value>, role: &str, content: Value) {
         return;
     }
     messages.push(json!({ "role": role, "content": content }));
+}
+
+/// Whether a text says nothing: empty or only white space. No body holds such a text part.
+fn blank(text: &str) -> bool {
+    text.trim().is_empty()
+}
+
+/// An OpenAI-shaped transcript turn as it goes into OpenAI's body: its blank text parts left
+/// out; `None` when nothing is left of a turn that needs content (a user, system or developer
+/// turn, or an assistant turn without tool calls). A `tool` turn always stays: it answers a
+/// call, and its content is a string or parts that may say nothing.
+fn openai_clean(turn: &Value) -> Option<Value> {
+    let mut turn = turn.clone();
+    let role = turn.get("role").and_then(Value::as_str).unwrap_or("user").to_owned();
+    if role == "tool" {
+        return Some(turn);
+    }
+    if let Some(parts) = turn.get_mut("content").and_then(Value::as_array_mut) {
+        parts.retain(|p| {
+            p.get("type").and_then(Value::as_str) != Some("text")
+                || p.get("text").and_then(Value::as_str).is_some_and(|t| !blank(t))
+        });
+    }
+    let said = match turn.get("content") {
+        Some(Value::String(text)) => !blank(text),
+        Some(Value::Array(parts)) => !parts.is_empty(),
+        _ => false,
+    };
+    if said {
+        return Some(turn);
+    }
+    let calls = turn.get("tool_calls").and_then(Value::as_array).is_some_and(|c| !c.is_empty());
+    if role == "assistant" && calls {
+        // Its content may be null when it calls tools.
+        turn["content"] = Value::Null;
+        return Some(turn);
+    }
+    None
 }
 
 /// An OpenAI assistant turn's `tool_calls` as Anthropic `tool_use` blocks; arguments that are
@@ -230,7 +281,7 @@ fn openai_turns(turn: &Value, out: &mut Vec<Value>) {
         .filter(|blocks| blocks.iter().any(anthropic_only))
     else {
         // Already OpenAI's shape (a string or OpenAI parts, tool turns and calls included).
-        out.push(turn.clone());
+        out.extend(openai_clean(turn));
         return;
     };
     let mut parts = Vec::new();
@@ -239,7 +290,7 @@ fn openai_turns(turn: &Value, out: &mut Vec<Value>) {
         match block.get("type").and_then(Value::as_str) {
             Some("text") => {
                 let text = block.get("text").and_then(Value::as_str).unwrap_or("");
-                if !text.is_empty() {
+                if !blank(text) {
                     parts.push(json!({ "type": "text", "text": text }));
                 }
             }
@@ -392,7 +443,7 @@ fn anthropic_answered(messages: Vec<Value>) -> Vec<Value> {
 fn anthropic_blocks(content: &Value) -> Vec<Value> {
     let Value::Array(parts) = content else {
         return text_of(content)
-            .filter(|t| !t.is_empty())
+            .filter(|t| !blank(t))
             .map(|text| json!({ "type": "text", "text": text }))
             .into_iter()
             .collect();
@@ -402,7 +453,7 @@ fn anthropic_blocks(content: &Value) -> Vec<Value> {
         .filter_map(|part| match part.get("type").and_then(Value::as_str) {
             Some("text") => {
                 let text = part.get("text").and_then(Value::as_str).unwrap_or("");
-                (!text.is_empty()).then(|| json!({ "type": "text", "text": text }))
+                (!blank(text)).then(|| json!({ "type": "text", "text": text }))
             }
             Some("image_url") => {
                 let url = part.pointer("/image_url/url").and_then(Value::as_str)?;
@@ -571,6 +622,78 @@ mod tests {
             body["messages"][0]["content"][1],
             json!({ "type": "image_url", "image_url": { "url": "data:image/gif;base64,R0lG" } })
         );
+    }
+
+    /// Every text part or block of a body, with where it is.
+    fn texts(body: &Value) -> Vec<(String, String)> {
+        let mut found = Vec::new();
+        for (i, message) in body["messages"].as_array().unwrap().iter().enumerate() {
+            for (j, part) in message["content"].as_array().into_iter().flatten().enumerate() {
+                if part["type"] == "text" {
+                    found.push((format!("{i}.{j}"), part["text"].as_str().unwrap().to_owned()));
+                }
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn no_body_holds_an_empty_text_part() {
+        let blank_history = vec![
+            json!({ "role": "user", "content": [{ "type": "text", "text": "" }, { "type": "text", "text": "hi" }] }),
+            json!({ "role": "assistant", "content": [{ "type": "text", "text": "  " }] }),
+            json!({ "role": "user", "content": "\n" }),
+            json!({ "role": "system", "content": [{ "type": "text", "text": " " }] }),
+            json!({ "role": "assistant", "content": "", "tool_calls": [
+                { "id": "c1", "type": "function", "function": { "name": "ls", "arguments": "{}" } },
+            ] }),
+            json!({ "role": "tool", "tool_call_id": "c1", "content": "" }),
+        ];
+        for (user, history) in [("", vec![]), (" \n\t", vec![]), ("", blank_history.clone())] {
+            let conversation = Conversation { history, user: user.into(), ..Default::default() };
+            for provider in [Provider::OpenAi, Provider::Anthropic] {
+                let body = conversation.body(provider);
+                for (at, text) in texts(&body) {
+                    assert!(!blank(&text), "{provider:?}: blank text at {at}: {body:#}");
+                }
+                // A `tool` turn answers its call whatever it says.
+                for message in
+                    body["messages"].as_array().unwrap().iter().filter(|m| m["role"] != "tool")
+                {
+                    let content = &message["content"];
+                    let empty = content.as_str().is_some_and(blank)
+                        || content.as_array().is_some_and(Vec::is_empty);
+                    assert!(!empty, "{provider:?}: an empty turn: {body:#}");
+                }
+            }
+        }
+        // Nothing to say, nothing said: an empty prompt alone makes no turn.
+        let nothing = Conversation { user: "  ".into(), ..Default::default() };
+        assert_eq!(nothing.body(Provider::OpenAi), json!({ "messages": [] }));
+        assert_eq!(nothing.body(Provider::Anthropic), json!({ "messages": [] }));
+        // An image alone is a turn, without a text part.
+        let image = Conversation {
+            images: vec![ImagePart::Url("https://x.test/a.png".into())],
+            ..Default::default()
+        };
+        for provider in [Provider::OpenAi, Provider::Anthropic] {
+            let body = image.body(provider);
+            assert_eq!(body["messages"][0]["content"].as_array().unwrap().len(), 1, "{body:#}");
+            assert!(texts(&body).is_empty());
+        }
+        // The blank turns of a transcript are left out; its words and calls stay.
+        let conversation =
+            Conversation { history: blank_history, user: "go".into(), ..Default::default() };
+        let openai = conversation.body(Provider::OpenAi);
+        let roles: Vec<&str> = openai["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["role"].as_str().unwrap())
+            .collect();
+        assert_eq!(roles, ["user", "assistant", "tool", "user"], "{openai:#}");
+        assert_eq!(openai["messages"][0]["content"], json!([{ "type": "text", "text": "hi" }]));
+        assert_eq!(openai["messages"][1]["content"], Value::Null);
     }
 
     #[test]

@@ -116,6 +116,9 @@ codes! {
     TooLarge = "E_TOO_LARGE", Error;
     /// Binary content, left out.
     Binary = "W_BINARY", Warning;
+    /// Text that was not UTF-8 (UTF-16 or UTF-32, or a legacy encoding such as windows-1252,
+    /// GBK or Shift_JIS), read as text decoded from the encoding the message names.
+    Encoding = "W_ENCODING", Warning;
     /// An image reference whose file is not an image of the kinds a model takes (PNG, JPEG,
     /// GIF, WebP), or whose extension names another kind than its content.
     Image = "E_IMAGE", Error;

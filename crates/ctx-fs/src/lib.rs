@@ -56,7 +56,8 @@
 //! # Content
 //!
 //! Beside the reads, what their content is and how it may be shown, without I/O, for every
-//! crate that shows file text: [`decode()`] tells text from binary, [`image`] tells the image
+//! crate that shows file text: [`decode()`] tells text from binary and decodes text that is not
+//! UTF-8 (UTF-16 with or without a byte order mark, legacy encodings), [`image`] tells the image
 //! kinds a model takes by their extension and first bytes, and [`sanitize`] makes hidden and
 //! control characters visible.
 //!
@@ -105,7 +106,9 @@ mod watch;
 pub use builder::SandboxBuilder;
 pub use cap_std::AmbientAuthority;
 pub use ctx_diagnostics::{Code, Severity};
-pub use decode::{BINARY_SNIFF_BYTES, Content, Encoding, decode, decode_owned};
+pub use decode::{
+    BINARY_SNIFF_BYTES, CONTROL_SHARE, Content, Encoding, Legacy, decode, decode_owned,
+};
 pub use deny::builtin_denial;
 pub use error::{Error, ErrorKind, Result};
 pub use location::{FileKind, Location, RootId, RootKind, Stat};

@@ -4,15 +4,15 @@
 //! A caller that only passes a file's text on (a whole-file attachment written out) does not
 //! need it in memory at once. A [`TextStream`] reads it in parts of about a mebibyte into one
 //! buffer, checks each part as UTF-8 while the part is still in the processor's cache, and
-//! hands it over. Whether a file is text depends on all of its bytes (invalid UTF-8 anywhere
-//! makes it binary), so a caller reads the stream twice: once to learn that, writing nothing,
-//! then again to write it. Both reads check every byte; a file that changed between them in a
+//! hands it over. Whether a file is UTF-8 text depends on all of its bytes (invalid UTF-8
+//! anywhere makes it binary or text in a legacy encoding, which only a whole read tells), so a
+//! caller reads the stream twice: once to learn that, writing nothing, then again to write it. Both reads check every byte; a file that changed between them in a
 //! way the second read sees (its length, or bytes that are no longer text) is an error then.
 
 use std::io;
 use std::ops::ControlFlow;
 
-use crate::decode::BINARY_SNIFF_BYTES;
+use crate::decode::{Sniffed, sniff};
 use crate::error::{Error, ErrorKind, Result};
 
 /// The size of a part, in bytes.
@@ -26,12 +26,17 @@ const TAG_MARGIN: usize = 64;
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum Streamed {
-    /// UTF-8 text so far (with or without a byte order mark): read it part by part.
+    /// UTF-8 text so far (with or without a byte order mark): read it part by part. Should
+    /// reading it through meet bytes that are not UTF-8 ([`Ended::Binary`]), the file may be
+    /// text in a legacy encoding, which only [`Sandbox::read_text`](crate::Sandbox::read_text)
+    /// tells and decodes.
     Text(TextStream),
-    /// Binary content (a NUL byte in the first 8 KiB, as [`crate::decode()`] tells it).
+    /// Binary content (a NUL byte in the first 8 KiB that no UTF-16 text would hold, as
+    /// [`crate::decode()`] tells it).
     Binary,
-    /// Text in another encoding (a UTF-16 or UTF-32 byte order mark), or an unsaved text held
-    /// in the overlay: to be read whole with [`Sandbox::read_text`](crate::Sandbox::read_text).
+    /// Text in another encoding (a UTF-16 or UTF-32 byte order mark, or UTF-16 told by its
+    /// NUL bytes), or an unsaved text held in the overlay: to be read whole with
+    /// [`Sandbox::read_text`](crate::Sandbox::read_text).
     Whole,
 }
 
@@ -41,8 +46,9 @@ pub enum Streamed {
 pub enum Ended {
     /// Every part was UTF-8 text and was handed over, or the caller stopped.
     Text,
-    /// Bytes that are not UTF-8 were met: the file is binary. Parts before them were
-    /// handed over.
+    /// Bytes that are not UTF-8 were met: the file is binary or text in a legacy encoding
+    /// (which [`Sandbox::read_text`](crate::Sandbox::read_text) tells). Parts before them
+    /// were handed over.
     Binary,
 }
 
@@ -60,18 +66,13 @@ pub struct TextStream {
 
 impl TextStream {
     pub(crate) fn open(file: std::fs::File, written: &str, head: &[u8], len: u64) -> Streamed {
-        if head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]) {
-            // UTF-16 and UTF-32 (whose little-endian mark starts like UTF-16's).
-            return Streamed::Whole;
+        match sniff(head) {
+            Sniffed::Utf8(start) => {
+                Streamed::Text(TextStream { file, written: written.to_owned(), start, len })
+            }
+            Sniffed::Binary => Streamed::Binary,
+            Sniffed::Wide => Streamed::Whole,
         }
-        if head.starts_with(&[0, 0, 0xFE, 0xFF]) {
-            return Streamed::Whole;
-        }
-        if memchr::memchr(0, &head[..head.len().min(BINARY_SNIFF_BYTES)]).is_some() {
-            return Streamed::Binary;
-        }
-        let start = if head.starts_with(&[0xEF, 0xBB, 0xBF]) { 3 } else { 0 };
-        Streamed::Text(TextStream { file, written: written.to_owned(), start, len })
     }
 
     /// The bytes of text, byte order mark excluded, as the file's length said when it was

@@ -298,11 +298,17 @@ impl ConversationBuilder {
             let sandbox = ctx.sandbox();
             let (location, content) = sandbox.read_path(path, None).map_err(ErrorKind::Fs)?;
             let shown = location.path().to_string();
-            let parsed = match content.text() {
-                Some(text) => history::parse_transcript(text, &shown),
+            let parsed = match &content {
+                // JSON is Unicode text: bytes that are not (which a whole read may take for a
+                // legacy encoding) are read again below.
+                ctx_fs::Content::Text { text, encoding }
+                    if !matches!(encoding, ctx_fs::Encoding::Legacy(_)) =>
+                {
+                    history::parse_transcript(text, &shown)
+                }
                 // Not text as a whole (a line that is not UTF-8): read again as bytes, so
                 // that only the lines that are not text are skipped.
-                None => {
+                _ => {
                     let max = sandbox.limits().max_file_bytes;
                     let (_, bytes) = sandbox.read_bytes(path, None, max).map_err(ErrorKind::Fs)?;
                     history::parse_transcript_bytes(&bytes, &shown)

@@ -78,10 +78,11 @@ fn markdown_plain_and_json_lay_them_out_too() {
     let md = attach(&dir, Format::Markdown, "fix a", &list);
     assert_eq!(
         md.content,
-        "fix a\n\n### Suggested Context References:\n\n#### Source: src/a.rs#L1-1\n\n```rust\nfn a() {}\n```\n"
+        "fix a\n\n### Suggested Context References:\n\n#### Source: src/a.rs#L1\n\n```rust\nfn a() {}\n```\n"
     );
     let plain = attach(&dir, Format::Inline, "fix a\n", &list);
-    assert_eq!(plain.content, "fix a\n\nfn a() {}");
+    // Labelled as in Markdown, without Markdown's heading over them.
+    assert_eq!(plain.content, "fix a\n\n#### Source: src/a.rs#L1\n\n```rust\nfn a() {}\n```\n");
     let json = attach(&dir, Format::Json, "fix a", &list);
     let value: serde_json::Value = serde_json::from_str(&json.to_json()).unwrap();
     assert!(value["content"].as_str().unwrap().contains("suggested for this prompt"));

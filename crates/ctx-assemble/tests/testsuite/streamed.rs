@@ -112,7 +112,8 @@ fn the_same_either_way(text: &str, cases: &[(Mode, Format)]) {
 fn large_binary_content_is_told_at_any_depth() {
     let dir = tempfile::tempdir().unwrap();
     let mut bytes = "line\n".repeat(2 << 20).into_bytes();
-    bytes.extend_from_slice(b"\xFF\xFE not utf-8\n");
+    // Not UTF-8, and a NUL: binary, as a whole read tells it.
+    bytes.extend_from_slice(b"\xFF\xFE\0 not utf-8\n");
     std::fs::write(dir.path().join("late.txt"), &bytes).unwrap();
     std::fs::write(dir.path().join("main.md"), "@[late.txt]\n").unwrap();
     for streamed in [true, false] {
@@ -122,6 +123,51 @@ fn large_binary_content_is_told_at_any_depth() {
         let codes: Vec<Code> = assembly.diagnostics.iter().map(|d| d.code).collect();
         assert_eq!(codes, [Code::Binary]);
         assert!(out.len() < 1000, "nothing of the file is written: {}", out.len());
+    }
+}
+
+/// Large text in another encoding than UTF-8 (windows-1252 that the first reading finds not
+/// UTF-8 deep inside, UTF-16 without a byte order mark told by its first bytes) is read whole
+/// and decoded: the output, its note and the diagnostics are those of a whole read, alone and
+/// inside a directory expansion.
+#[test]
+fn large_text_in_other_encodings_is_read_whole_and_decoded() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    let mut latin1 = "plain ascii line\n".repeat(9 << 16).into_bytes();
+    latin1.extend_from_slice(b"caf\xE9 cr\xE8me, last line\n");
+    std::fs::write(d.join("latin1.txt"), &latin1).unwrap();
+    let utf16: Vec<u8> =
+        "wide line \u{4E2D}\n".repeat(1 << 19).encode_utf16().flat_map(u16::to_le_bytes).collect();
+    std::fs::write(d.join("utf16.txt"), &utf16).unwrap();
+    std::fs::write(dir.path().join("files.md"), "@[d/latin1.txt]\n@[d/utf16.txt]\n").unwrap();
+    std::fs::write(dir.path().join("dir.md"), "@[d/]\n").unwrap();
+    for document in ["files.md", "dir.md"] {
+        for (mode, format) in [(Mode::Append, Format::Xml), (Mode::Append, Format::Markdown)] {
+            let run = |streamed| {
+                let asm = assembler(dir.path(), mode, format, streamed);
+                let mut out = Vec::new();
+                let assembly = asm.assemble_file_to(document, &mut out).unwrap();
+                (String::from_utf8(out).unwrap(), assembly)
+            };
+            let (streamed, a) = run(true);
+            let (whole, b) = run(false);
+            assert!(streamed == whole, "{document} {format:?}: outputs differ");
+            assert_eq!(diagnostics(&a), diagnostics(&b), "{document} {format:?}");
+            assert_eq!(a.stats.streamed, 0, "{document} {format:?}: nothing was streamed");
+            let codes: Vec<Code> = a.diagnostics.iter().map(|d| d.code).collect();
+            assert_eq!(codes, [Code::Encoding, Code::Encoding], "{document} {format:?}");
+            assert!(streamed.contains("café crème, last line\n"), "{document} {format:?}");
+            assert!(streamed.contains("wide line \u{4E2D}\n"), "{document} {format:?}");
+            for name in ["windows-1252", "UTF-16LE"] {
+                let note = match format {
+                    Format::Xml => format!("encoding=\"{name}\""),
+                    _ => format!("> Encoding: {name}\n"),
+                };
+                assert!(streamed.contains(&note), "{document} {format:?}: {note}");
+            }
+        }
     }
 }
 
@@ -136,7 +182,7 @@ fn large_files_in_a_directory_stream_in_place() {
     std::fs::write(d.join("big.txt"), large_text(true)).unwrap();
     std::fs::write(d.join("c.txt"), "a ``` fence\n").unwrap();
     let mut binary = "x\n".repeat(5 << 20).into_bytes();
-    binary.extend_from_slice(b"\xC3\x28\n");
+    binary.extend_from_slice(b"\xC3\x28\0\n");
     std::fs::write(d.join("d.bin.txt"), binary).unwrap();
     std::fs::write(d.join("e.txt"), "last\n").unwrap();
     std::fs::write(dir.path().join("main.md"), "- @[d/]\n").unwrap();

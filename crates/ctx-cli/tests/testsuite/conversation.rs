@@ -58,6 +58,7 @@ impl Workspace {
         if args.contains(&"messages") {
             let anthropic = args.windows(2).any(|w| w == ["--provider", "anthropic"]);
             validate(&body, if anthropic { ANTHROPIC_SCHEMA } else { OPENAI_SCHEMA });
+            published_rules(&body, anthropic);
         }
         (body, err)
     }
@@ -285,6 +286,53 @@ fn validate(body: &Value, schema: &str) {
     calls_are_answered(body);
 }
 
+/// The rules the providers publish for a request's messages that a schema of shapes does not
+/// hold, checked on every body (`anthropic` or OpenAI's).
+///
+/// Anthropic, Messages API (docs.anthropic.com, "Messages" / "Create a Message", and the
+/// `invalid_request_error` messages its API answers, as reported in anthropics/claude-code
+/// issues #6774, #23440 and #59812 and anthropics/anthropic-sdk-python issue #461):
+/// - "messages: text content blocks must be non-empty" and "… must contain non-whitespace
+///   text": no text block, and no string content, is empty or white space only;
+/// - "messages.N: all messages must have non-empty content except for the optional final
+///   assistant message": every turn holds something;
+/// - `messages` holds at least one turn, and no `system` turn (the system prompt is the
+///   top-level `system`).
+///
+/// OpenAI, Chat Completions (platform.openai.com, API reference "Create chat completion",
+/// and openai/openai-openapi `openapi.yaml`, `ChatCompletionRequestUserMessage`: `content` a
+/// string or an array of at least one part; an assistant turn's `content` "required unless
+/// `tool_calls` … is specified"): a user turn's parts are at least one; an assistant turn has
+/// content or tool calls. ctx's own rule on top, for both providers (docs/conversation.md):
+/// no text part is empty or white space only, and a body has at least one turn besides the
+/// system prompt.
+fn published_rules(body: &Value, anthropic: bool) {
+    let messages = body["messages"].as_array().expect("messages is an array");
+    let blank = |v: &Value| v.as_str().is_some_and(|t| t.trim().is_empty());
+    let turns =
+        messages.iter().filter(|m| !matches!(m["role"].as_str(), Some("system" | "developer")));
+    assert!(turns.count() > 0, "no turn besides the system prompt: {body:#}");
+    for (i, message) in messages.iter().enumerate() {
+        let role = message["role"].as_str().unwrap_or_default();
+        let content = &message["content"];
+        for (j, part) in content.as_array().into_iter().flatten().enumerate() {
+            if part["type"] == "text" {
+                assert!(!blank(&part["text"]), "messages.{i}.content.{j}: a blank text: {body:#}");
+            }
+        }
+        let empty =
+            content.is_null() || blank(content) || content.as_array().is_some_and(Vec::is_empty);
+        let calls = message["tool_calls"].as_array().is_some_and(|c| !c.is_empty());
+        match role {
+            // A tool's answer may say nothing; it answers its call.
+            "tool" => assert!(!anthropic, "messages.{i}: a tool turn in an Anthropic body"),
+            "assistant" if calls => assert!(!anthropic, "messages.{i}: tool_calls for Anthropic"),
+            "system" | "developer" => assert!(!anthropic, "messages.{i}: a system turn: {body:#}"),
+            _ => assert!(!empty, "messages.{i}: a turn with empty content: {body:#}"),
+        }
+    }
+}
+
 /// What no schema says and both APIs require: every tool call is answered after it, and every
 /// answer follows its call (OpenAI: `tool_calls` and `tool` turns; Anthropic: `tool_use` and
 /// `tool_result` blocks).
@@ -353,6 +401,47 @@ fn the_schemas_refuse_what_the_apis_refuse() {
     ] {
         let schema: Value = serde_json::from_str(ANTHROPIC_SCHEMA).unwrap();
         assert!(!jsonschema::is_valid(&schema, &bad), "{bad}");
+    }
+}
+
+#[test]
+fn the_published_rules_refuse_what_the_apis_refuse() {
+    let text = |t: &str| json!({ "type": "text", "text": t });
+    for (bad, anthropic) in [
+        (json!({ "messages": [{ "role": "user", "content": [text("")] }] }), true),
+        (json!({ "messages": [{ "role": "user", "content": [text(" \n")] }] }), true),
+        (json!({ "messages": [{ "role": "user", "content": [text("")] }] }), false),
+        (json!({ "messages": [{ "role": "user", "content": "  " }] }), false),
+        (json!({ "messages": [{ "role": "system", "content": "rules" }] }), false),
+        (
+            json!({ "messages": [{ "role": "user", "content": "hi" }, { "role": "assistant", "content": [] }, { "role": "user", "content": "and?" }] }),
+            true,
+        ),
+    ] {
+        let refused = std::panic::catch_unwind(|| published_rules(&bad, anthropic));
+        assert!(refused.is_err(), "{bad}");
+    }
+    published_rules(&json!({ "messages": [{ "role": "user", "content": [text("hi")] }] }), true);
+}
+
+/// An empty or blank prompt makes no empty text part for either provider: with a transcript
+/// the body holds its turns; with nothing else there is nothing to send, said as an error.
+#[test]
+fn an_empty_prompt_never_makes_an_empty_text_part() {
+    let ws = Workspace::new();
+    ws.write("t.jsonl", r#"{"role": "user", "content": "what is in src?"}"#);
+    for provider in ["openai", "anthropic"] {
+        for prompt in ["", "  \n"] {
+            // `body` checks the schema and the published rules.
+            let (body, _) =
+                ws.body(&["messages", "--provider", provider, "--history", "t.jsonl", prompt]);
+            let last = body["messages"].as_array().unwrap().last().unwrap().clone();
+            assert_eq!(last["role"], "user", "{provider}: {body:#}");
+            assert!(last.to_string().contains("what is in src?"), "{provider}: {body:#}");
+            let (code, out, err) = ws.run(&["messages", "--provider", provider, prompt]);
+            assert_eq!((code, out.as_str()), (2, ""), "{provider} {prompt:?}: {err}");
+            assert!(err.contains("nothing to send: the prompt is empty"), "{err}");
+        }
     }
 }
 

@@ -15,6 +15,7 @@ mod cli;
 mod compat;
 mod conversation;
 mod docs;
+mod encodings;
 mod features;
 mod images;
 mod outputs;

@@ -129,6 +129,7 @@ fn decoding() {
         [0xFE, 0xFF].into_iter().chain("hé\n".encode_utf16().flat_map(u16::to_be_bytes)).collect();
     fx.write("le.txt", utf16le).write("be.txt", utf16be);
     fx.write("zero.bin", b"abc\0def").write("latin1.txt", b"caf\xE9").write("empty", b"");
+    fx.write("controls.txt", b"caf\xE9\x01\x02\x03");
     let sb = fx.sandbox();
     let text = |name: &str| match sb.read_path(name, None).unwrap().1 {
         Content::Text { text, encoding } => (text.to_string(), encoding),
@@ -138,10 +139,74 @@ fn decoding() {
     assert_eq!(text("le.txt"), ("hé\n".into(), Encoding::Utf16Le));
     assert_eq!(text("be.txt"), ("hé\n".into(), Encoding::Utf16Be));
     assert_eq!(text("empty"), (String::new(), Encoding::Utf8));
-    for binary in ["zero.bin", "latin1.txt"] {
+    let (latin1, encoding) = text("latin1.txt");
+    assert_eq!((latin1.as_str(), encoding.name()), ("café", "windows-1252"));
+    for binary in ["zero.bin", "controls.txt"] {
         let content = sb.read_path(binary, None).unwrap().1;
         assert_eq!(content, Content::Binary, "{binary}");
         assert_eq!(content.warning_code(), Some(Code::Binary));
+    }
+}
+
+/// The fixtures of other encodings, each encoded by another program than the decoder
+/// (`tests/fixtures/encodings`), and their UTF-8 text (`tests/fixtures/expected`).
+fn fixture(dir: &str, name: &str) -> Vec<u8> {
+    let path = format!("{}/tests/fixtures/{dir}/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn text_in_other_encodings_is_decoded_and_named() {
+    let cases = [
+        ("latin1.c", "latin1.c", "windows-1252", Code::Encoding),
+        ("cp1252.txt", "cp1252.txt", "windows-1252", Code::Encoding),
+        ("gbk.cpp", "gbk.cpp", "GBK", Code::Encoding),
+        ("shift_jis.cpp", "shift_jis.cpp", "Shift_JIS", Code::Encoding),
+        ("utf16le-bom.txt", "utf16.txt", "UTF-16LE", Code::Encoding),
+        ("utf16be-bom.txt", "utf16.txt", "UTF-16BE", Code::Encoding),
+        ("utf16le.txt", "utf16.txt", "UTF-16LE", Code::Encoding),
+        ("utf16be.txt", "utf16.txt", "UTF-16BE", Code::Encoding),
+    ];
+    let fx = Fixture::new();
+    for (name, _, _, _) in cases {
+        fx.write(name, fixture("encodings", name));
+    }
+    let sb = fx.sandbox();
+    for (name, expected, encoding, code) in cases {
+        let content = sb.read_path(name, None).unwrap().1;
+        assert_eq!(content.warning_code(), Some(code), "{name}");
+        let Content::Text { text, encoding: found } = content else { panic!("{name}: binary") };
+        let expected = String::from_utf8(fixture("expected", expected)).unwrap();
+        assert_eq!((text.as_str(), found.name()), (expected.as_str(), encoding), "{name}");
+        assert_eq!(found.note(), Some(encoding));
+        // Lines are those of the decoded text, one for one.
+        assert_eq!(text.lines().count(), expected.lines().count(), "{name}");
+    }
+}
+
+#[test]
+fn real_binaries_are_never_text() {
+    let mut binaries: Vec<(String, Vec<u8>)> = ["tiny.png", "notes.txt.gz", "tiny.pdf", "tiny.elf"]
+        .iter()
+        .map(|name| (name.to_string(), fixture("binaries", name)))
+        .collect();
+    // The PDF without its NUL bytes: its compressed stream still makes it binary.
+    let pdf: Vec<u8> = fixture("binaries", "tiny.pdf").into_iter().filter(|&b| b != 0).collect();
+    binaries.push(("tiny.pdf without NUL".into(), pdf));
+    // The test's own executable, whatever the platform's format: its first 64 KiB and its
+    // parts of 64 KiB from the middle on, each as a file of its own.
+    let exe = std::fs::read(std::env::current_exe().unwrap()).unwrap();
+    for (i, part) in exe.chunks(1 << 16).enumerate().filter(|(i, _)| *i == 0 || i % 17 == 5) {
+        binaries.push((format!("exe part {i}"), part.to_vec()));
+    }
+    let fx = Fixture::new();
+    for (i, (_, bytes)) in binaries.iter().enumerate() {
+        fx.write(&format!("b{i}"), bytes);
+    }
+    let sb = fx.sandbox();
+    for (i, (name, bytes)) in binaries.iter().enumerate() {
+        assert_eq!(ctx_fs::decode(bytes), Content::Binary, "{name}");
+        assert_eq!(sb.read_path(&format!("b{i}"), None).unwrap().1, Content::Binary, "{name}");
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::ops::ControlFlow;
 
-use ctx_fs::{Code, Content, Ended, STREAM_PART_BYTES, Sandbox, Streamed, TextStream};
+use ctx_fs::{Code, Content, Encoding, Ended, STREAM_PART_BYTES, Sandbox, Streamed, TextStream};
 use proptest::prelude::*;
 
 use crate::util::{Fixture, code};
@@ -135,19 +135,25 @@ fn a_byte_order_mark_is_left_out() {
 fn binary_and_other_encodings_are_told() {
     let fx = Fixture::new();
     fx.write("zero.bin", b"abc\0def");
-    fx.write("utf16.txt", b"\xFF\xFEh\0i\0");
+    fx.write("utf16.txt", b"\xFF\xFEh\0i\0").write("unmarked.txt", b"h\0i\0\n\0");
     let mut late = "line\n".repeat(2 * STREAM_PART_BYTES / 5).into_bytes();
     late.extend_from_slice(b"\xC3\x28 invalid\n");
     fx.write("late.txt", &late);
     let sb = unlimited(&fx);
     assert!(matches!(stream(&sb, "zero.bin").unwrap(), Streamed::Binary));
     assert!(matches!(stream(&sb, "utf16.txt").unwrap(), Streamed::Whole));
+    assert!(matches!(stream(&sb, "unmarked.txt").unwrap(), Streamed::Whole));
     let (parts, ended) = parts(&text_stream(&sb, "late.txt"));
     assert_eq!(ended, Ended::Binary);
     assert!(!parts.is_empty(), "the parts before the invalid bytes came");
-    // As a whole read tells it.
+    // Not UTF-8: a whole read tells what it is, here text in a legacy encoding.
     let location = sb.resolve("late.txt", None).unwrap();
-    assert_eq!(sb.read_text(&location).unwrap(), Content::Binary);
+    let content = sb.read_text(&location).unwrap();
+    assert!(
+        matches!(content, Content::Text { encoding: Encoding::Legacy(_), .. }),
+        "{:?}",
+        content.warning_code()
+    );
 }
 
 #[test]
