@@ -10,13 +10,10 @@ use std::io::{BufRead, BufReader, PipeWriter, Write};
 use std::path::Path;
 use std::sync::mpsc;
 use std::thread;
-use std::time::Duration;
 
-use lsp_server::{Connection, Message, Notification, Request, RequestId};
 use serde_json::{Value, json};
 
-/// How long any answer may take before the test fails as a hang.
-const HANG: Duration = Duration::from_secs(60);
+use crate::client::{Client, HANG, at, uri};
 
 /// A client on the byte streams of the real transport.
 struct Wire {
@@ -135,15 +132,6 @@ fn workspace() -> tempfile::TempDir {
     std::fs::write(dir.path().join("rules/style.md"), "# Style\n\nUse four spaces.\n").unwrap();
     std::fs::write(dir.path().join("rules/main.md"), "on disk\n").unwrap();
     dir
-}
-
-fn uri(path: &Path) -> String {
-    let dir = path.parent().unwrap().canonicalize().unwrap();
-    lsp_types::Url::from_file_path(dir.join(path.file_name().unwrap())).unwrap().to_string()
-}
-
-fn at(uri: &str, line: u32, character: u32) -> Value {
-    json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } })
 }
 
 fn open(uri: &str, version: i32, text: &str) -> Value {
@@ -347,81 +335,6 @@ fn documents_past_the_cap_are_not_kept() {
     assert_eq!(wire.finish().unwrap(), ctx_lsp::Ending::Shutdown);
 }
 
-/// A client on an in-memory connection.
-struct Client {
-    conn: Connection,
-    server: thread::JoinHandle<Result<ctx_lsp::Ending, ctx_lsp::Error>>,
-    next: i32,
-    notes: Vec<Notification>,
-}
-
-impl Client {
-    fn start(builder: ctx::ContextBuilder) -> Client {
-        let (server, conn) = Connection::memory();
-        let config =
-            ctx_lsp::Config { debounce: Duration::from_millis(5), ..ctx_lsp::Config::default() };
-        let server = thread::spawn(move || ctx_lsp::run(&server, builder, &config));
-        let mut client = Client { conn, server, next: 0, notes: Vec::new() };
-        client.request("initialize", json!({ "capabilities": {} }));
-        client.notify("initialized", json!({}));
-        client
-    }
-
-    /// A server before the handshake.
-    fn connect(builder: ctx::ContextBuilder) -> Client {
-        let (server, conn) = Connection::memory();
-        let config =
-            ctx_lsp::Config { debounce: Duration::from_millis(5), ..ctx_lsp::Config::default() };
-        let server = thread::spawn(move || ctx_lsp::run(&server, builder, &config));
-        Client { conn, server, next: 0, notes: Vec::new() }
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        self.next += 1;
-        let id = RequestId::from(self.next);
-        let request = Request::new(id.clone(), method.to_owned(), params);
-        self.conn.sender.send(Message::Request(request)).unwrap();
-        loop {
-            match self.conn.receiver.recv_timeout(HANG).expect("a response") {
-                Message::Response(response) if response.id == id => {
-                    assert!(response.error.is_none(), "{method}: {:?}", response.error);
-                    return response.result.unwrap_or(Value::Null);
-                }
-                Message::Notification(note) => self.notes.push(note),
-                _ => {}
-            }
-        }
-    }
-
-    fn notify(&self, method: &str, params: Value) {
-        let note = Notification::new(method.to_owned(), params);
-        self.conn.sender.send(Message::Notification(note)).unwrap();
-    }
-
-    fn diagnostics(&mut self, uri: &str, version: i32) -> Vec<Value> {
-        let matches = |n: &Notification| {
-            n.method == "textDocument/publishDiagnostics"
-                && n.params["uri"] == uri
-                && n.params["version"] == version
-        };
-        loop {
-            if let Some(i) = self.notes.iter().position(matches) {
-                return self.notes.remove(i).params["diagnostics"].as_array().unwrap().clone();
-            }
-            match self.conn.receiver.recv_timeout(HANG).expect("diagnostics") {
-                Message::Notification(note) => self.notes.push(note),
-                other => panic!("unexpected {other:?}"),
-            }
-        }
-    }
-
-    fn shutdown(mut self) {
-        self.request("shutdown", Value::Null);
-        self.notify("exit", Value::Null);
-        assert_eq!(self.server.join().expect("no panic").unwrap(), ctx_lsp::Ending::Shutdown);
-    }
-}
-
 fn range(start: (u32, u32), end: (u32, u32)) -> Value {
     json!({ "start": { "line": start.0, "character": start.1 }, "end": { "line": end.0, "character": end.1 } })
 }
@@ -429,7 +342,7 @@ fn range(start: (u32, u32), end: (u32, u32)) -> Value {
 #[test]
 fn notifications_kept_before_initialize_are_bounded() {
     let dir = workspace();
-    let mut client = Client::connect(ctx::Context::builder().root(dir.path()));
+    let mut client = Client::connect(dir.path());
     for n in 0..1000 {
         let uri =
             uri(&dir.path().join("rules/style.md")).replace("style.md", &format!("early-{n}.md"));
@@ -445,14 +358,14 @@ fn notifications_kept_before_initialize_are_bounded() {
         .collect();
     assert_eq!(opened.len(), 32);
     client.notify("exit", Value::Null);
-    assert_eq!(client.server.join().expect("no panic").unwrap(), ctx_lsp::Ending::Shutdown);
+    assert_eq!(client.join(), ctx_lsp::Ending::Shutdown);
 }
 
 #[test]
 fn hostile_change_ranges_do_not_panic() {
     let dir = workspace();
     let main = uri(&dir.path().join("rules/main.md"));
-    let mut client = Client::start(ctx::Context::builder().root(dir.path()));
+    let mut client = Client::start_with(ctx::Context::builder().root(dir.path()));
     client.notify("textDocument/didOpen", open(&main, 1, "😀 @[style.md]\nsecond\n"));
     client.diagnostics(&main, 1);
     let changes = json!([
@@ -491,7 +404,7 @@ fn documents_past_the_sandbox_cap_are_not_kept() {
     let dir = workspace();
     let main = uri(&dir.path().join("rules/main.md"));
     let builder = ctx::Context::builder().root(dir.path()).max_file_bytes(100);
-    let mut client = Client::start(builder);
+    let mut client = Client::start_with(builder);
     client.notify("textDocument/didOpen", open(&main, 1, &"x".repeat(101)));
     let diagnostics = client.diagnostics(&main, 1);
     assert_eq!(diagnostics.len(), 1);
@@ -510,7 +423,7 @@ fn hidden_text_in_files_reaches_the_editor_visible() {
     let hidden = "# Ti\u{202E}tle\n\nvisible\u{E0049}\u{E0047}\u{E004E} text \u{1b}[31mred\u{7}\n// ANCHOR: na\u{2066}me\n";
     std::fs::write(dir.path().join("rules/hidden.md"), hidden).unwrap();
     let main = uri(&dir.path().join("rules/main.md"));
-    let mut client = Client::start(ctx::Context::builder().root(dir.path()));
+    let mut client = Client::start_with(ctx::Context::builder().root(dir.path()));
     client
         .notify("textDocument/didOpen", open(&main, 1, "@[hidden.md]\n@[hidden.md#\n@[hidden.md:"));
     let hover = client.request("textDocument/hover", at(&main, 0, 3));
@@ -549,7 +462,7 @@ fn hidden_text_in_files_reaches_the_editor_visible() {
 fn a_long_line_of_failing_mentions() {
     let dir = workspace();
     let main = uri(&dir.path().join("rules/main.md"));
-    let mut client = Client::start(ctx::Context::builder().root(dir.path()));
+    let mut client = Client::start_with(ctx::Context::builder().root(dir.path()));
     // About 87 000 failing mentions on one line of just under a megabyte.
     let line = "@nothere.md ".repeat((1 << 20) / 12);
     let mentions = line.matches('@').count();

@@ -1,116 +1,11 @@
 //! An in-process client drives the server: initialize, didOpen, didChange, completion,
 //! definition, hover, links, references, code lens, the assemble command, shutdown.
 
-use std::path::Path;
-use std::thread;
 use std::time::Duration;
 
-use lsp_server::{Connection, Message, Notification, Request, RequestId, Response};
 use serde_json::{Value, json};
 
-/// A client connected to a server running on its own thread.
-struct Client {
-    conn: Connection,
-    server: Option<thread::JoinHandle<Result<ctx_lsp::Ending, ctx_lsp::Error>>>,
-    next: i32,
-    /// Notifications received while waiting for responses.
-    notes: Vec<Notification>,
-}
-
-impl Client {
-    /// A server on `root`, initialized.
-    fn start(root: &Path) -> Client {
-        let mut client = Client::connect(root);
-        let init = client.request("initialize", json!({ "capabilities": {} }));
-        assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
-        client.notify("initialized", json!({}));
-        client
-    }
-
-    /// A server on `root`, before the handshake.
-    fn connect(root: &Path) -> Client {
-        Client::connect_with(ctx::Context::builder().root(root))
-    }
-
-    /// A server on the context `builder` makes, before the handshake.
-    fn connect_with(builder: ctx::ContextBuilder) -> Client {
-        let (server, conn) = Connection::memory();
-        let config =
-            ctx_lsp::Config { debounce: Duration::from_millis(5), ..ctx_lsp::Config::default() };
-        let handle = thread::spawn(move || ctx_lsp::run(&server, builder, &config));
-        Client { conn, server: Some(handle), next: 0, notes: Vec::new() }
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let response = self.request_raw(method, params);
-        assert!(response.error.is_none(), "{method}: {:?}", response.error);
-        response.result.unwrap_or(Value::Null)
-    }
-
-    fn request_raw(&mut self, method: &str, params: Value) -> Response {
-        self.next += 1;
-        let id = RequestId::from(self.next);
-        let request = Request::new(id.clone(), method.to_owned(), params);
-        self.conn.sender.send(Message::Request(request)).unwrap();
-        loop {
-            match self.conn.receiver.recv_timeout(Duration::from_secs(30)).expect("a message") {
-                Message::Response(response) if response.id == id => return response,
-                Message::Notification(note) => self.notes.push(note),
-                _ => {}
-            }
-        }
-    }
-
-    /// Waits for the next request of the server and answers it with `null`.
-    fn server_request(&mut self) -> Request {
-        loop {
-            match self.conn.receiver.recv_timeout(Duration::from_secs(30)).expect("a request") {
-                Message::Request(request) => {
-                    let response = Response::new_ok(request.id.clone(), Value::Null);
-                    self.conn.sender.send(Message::Response(response)).unwrap();
-                    return request;
-                }
-                Message::Notification(note) => self.notes.push(note),
-                Message::Response(response) => panic!("unexpected {response:?}"),
-            }
-        }
-    }
-
-    fn notify(&self, method: &str, params: Value) {
-        let note = Notification::new(method.to_owned(), params);
-        self.conn.sender.send(Message::Notification(note)).unwrap();
-    }
-
-    /// Waits for the diagnostics of `uri` with the given version.
-    fn diagnostics(&mut self, uri: &str, version: i32) -> Vec<Value> {
-        let matches = |n: &Notification| {
-            n.method == "textDocument/publishDiagnostics"
-                && n.params["uri"] == uri
-                && n.params["version"] == version
-        };
-        loop {
-            if let Some(i) = self.notes.iter().position(matches) {
-                let note = self.notes.remove(i);
-                return note.params["diagnostics"].as_array().unwrap().clone();
-            }
-            match self.conn.receiver.recv_timeout(Duration::from_secs(30)).expect("diagnostics") {
-                Message::Notification(note) => self.notes.push(note),
-                other => panic!("unexpected {other:?}"),
-            }
-        }
-    }
-
-    fn shutdown(mut self) {
-        self.request("shutdown", Value::Null);
-        assert_eq!(self.exit(), ctx_lsp::Ending::Shutdown);
-    }
-
-    /// Sends `exit` and waits for the server to stop.
-    fn exit(mut self) -> ctx_lsp::Ending {
-        self.notify("exit", Value::Null);
-        self.server.take().unwrap().join().unwrap().unwrap()
-    }
-}
+use crate::client::{Client, at, uri};
 
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -131,15 +26,6 @@ fn workspace() -> tempfile::TempDir {
     std::fs::write(dir.path().join(".ctx/rules/other.md"), "See @[../../rules/common/style.md].\n")
         .unwrap();
     dir
-}
-
-fn uri(path: &Path) -> String {
-    let dir = path.parent().unwrap().canonicalize().unwrap();
-    lsp_types::Url::from_file_path(dir.join(path.file_name().unwrap())).unwrap().to_string()
-}
-
-fn at(uri: &str, line: u32, character: u32) -> Value {
-    json!({ "textDocument": { "uri": uri }, "position": { "line": line, "character": character } })
 }
 
 fn labels(result: &Value) -> Vec<String> {
