@@ -482,6 +482,11 @@ pub fn parse_data_url(url: &str) -> Option<(&str, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The role of each message of `body`, in order.
+    fn roles(body: &Value) -> Vec<&str> {
+        body["messages"].as_array().unwrap().iter().map(|m| m["role"].as_str().unwrap()).collect()
+    }
     use crate::image::samples;
 
     fn conversation() -> Conversation {
@@ -578,12 +583,7 @@ mod tests {
         let conversation =
             Conversation { history, user: "go on".into(), ..Conversation::default() };
         let openai = conversation.body(Provider::OpenAi);
-        let roles: Vec<&str> = openai["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["role"].as_str().unwrap())
-            .collect();
+        let roles = roles(&openai);
         assert_eq!(roles, ["user", "user"], "{openai:#}");
         let anthropic = conversation.body(Provider::Anthropic);
         let messages = anthropic["messages"].as_array().unwrap();
@@ -685,12 +685,7 @@ mod tests {
         let conversation =
             Conversation { history: blank_history, user: "go".into(), ..Default::default() };
         let openai = conversation.body(Provider::OpenAi);
-        let roles: Vec<&str> = openai["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|m| m["role"].as_str().unwrap())
-            .collect();
+        let roles = roles(&openai);
         assert_eq!(roles, ["user", "assistant", "tool", "user"], "{openai:#}");
         assert_eq!(openai["messages"][0]["content"], json!([{ "type": "text", "text": "hi" }]));
         assert_eq!(openai["messages"][1]["content"], Value::Null);

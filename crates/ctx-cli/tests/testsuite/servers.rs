@@ -38,16 +38,7 @@ fn mcp_session() {
         json!({ "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": { "name": "assemble", "arguments": { "path": "/etc/passwd" } } }),
         json!({ "jsonrpc": "2.0", "id": 8, "method": "resources/list" }),
     ];
-    let input: String = script.iter().map(|m| format!("{m}\n")).collect();
-    let out = ctx(&dir).arg("mcp").write_stdin(input).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut responses: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    // Calls run concurrently, so answers come in any order; a client matches them by id.
-    responses.sort_by_key(|r| r["id"].as_u64());
+    let responses = crate::util::mcp_answers(&mut ctx(&dir), &script);
     assert_eq!(responses.len(), 8, "the notification gets no answer");
     assert_eq!(responses[0]["result"]["protocolVersion"], "2025-06-18");
     let tools: Vec<&str> = responses[1]["result"]["tools"]

@@ -436,16 +436,7 @@ fn the_mcp_server_resolves_and_reports_the_sources() {
         serde_json::json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "resolve", "arguments": { "queries": ["Main.cpp", "Application.h"] } } }),
         serde_json::json!({ "jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": { "name": "sources", "arguments": {} } }),
     ];
-    let input: String = script.iter().map(|m| format!("{m}\n")).collect();
-    let out = build.ctx().arg("mcp").write_stdin(input).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut responses: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
-    // Answers come in any order; a client matches them by id.
-    responses.sort_by_key(|r| r["id"].as_u64());
+    let responses = crate::util::mcp_answers(&mut build.ctx(), &script);
     let results = &responses[1]["result"]["structuredContent"]["results"];
     assert_eq!(results[0]["status"], "file");
     assert_eq!(results[0]["via"], "file_name");

@@ -31,3 +31,23 @@ pub(crate) fn assert_no_raw_hidden(text: &str) {
     };
     assert!(!text.chars().any(raw), "raw hidden or control characters in {text:?}");
 }
+
+/// Runs `cmd` (a `ctx mcp`) with `script` as its standard input, one message a line, and
+/// returns its answers ordered by id: calls run concurrently, so they come in any order, and
+/// a client matches them by id.
+#[cfg(feature = "mcp")]
+pub(crate) fn mcp_answers(
+    cmd: &mut Command,
+    script: &[serde_json::Value],
+) -> Vec<serde_json::Value> {
+    let input: String = script.iter().map(|m| format!("{m}\n")).collect();
+    let out = cmd.arg("mcp").write_stdin(input).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut answers: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    answers.sort_by_key(|r| r["id"].as_u64());
+    answers
+}
