@@ -125,7 +125,8 @@ pub(crate) enum DialectArg {
 pub(crate) enum Symbols {
     /// A lexical scanner: every language, fast (the default).
     Scan,
-    /// tree-sitter's tags queries: exact, about four times slower to build.
+    /// tree-sitter's tags queries: exact, about four times slower to build (cargo feature
+    /// `tree-sitter`).
     TreeSitter,
 }
 
@@ -390,8 +391,9 @@ pub(crate) struct LspArgs {
 #[derive(Debug, Args)]
 pub(crate) struct IndexArgs {
     /// Where the files' symbols come from: a lexical scanner (`scan`, the default) or
-    /// tree-sitter's tags queries (`tree-sitter`: exact, about four times slower); an index
-    /// built from the other source is rebuilt. Configuration: `suggest_symbols`.
+    /// tree-sitter's tags queries (`tree-sitter`: exact, about four times slower; cargo
+    /// feature `tree-sitter`); an index built from the other source is rebuilt.
+    /// Configuration: `suggest_symbols`.
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub(crate) symbols: Option<Symbols>,
 }

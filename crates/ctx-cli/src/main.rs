@@ -97,6 +97,12 @@ fn run() -> anyhow::Result<ExitCode> {
     | Command::Suggest(cli::SuggestArgs { symbols: Some(symbols), .. }) = &cli.command
     {
         settings.suggest_symbols = (*symbols).into();
+        if !settings.suggest_symbols.is_available() {
+            anyhow::bail!(
+                "--symbols tree-sitter: this ctx was built without tree-sitter (cargo feature \
+                 `tree-sitter`); the default, --symbols scan, needs no grammar"
+            );
+        }
     }
     match &cli.command {
         Command::Assemble(args) if args.watch => watch::assemble(&settings, args),
