@@ -396,6 +396,11 @@ pub(crate) struct IndexArgs {
     /// Configuration: `suggest_symbols`.
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub(crate) symbols: Option<Symbols>,
+    /// Read and search data files (JSON, JSON Lines, CSV, TSV), lock files, minified and
+    /// generated code too; left out by default. An index built with the other setting is
+    /// rebuilt. Configuration: `suggest_data_files`.
+    #[arg(long)]
+    pub(crate) data_files: bool,
 }
 
 #[derive(Debug, Args)]
@@ -419,4 +424,8 @@ pub(crate) struct SuggestArgs {
     /// `ctx index`.
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub(crate) symbols: Option<Symbols>,
+    /// Take data files, lock files, minified and generated code into the index too, as in
+    /// `ctx index`.
+    #[arg(long)]
+    pub(crate) data_files: bool,
 }

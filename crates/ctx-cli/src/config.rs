@@ -80,6 +80,9 @@ pub(crate) struct Config {
     pub(crate) autocontext_max_tokens: Option<usize>,
     /// Where the suggestion index takes its symbols from: `scan` (default) or `tree-sitter`.
     pub(crate) suggest_symbols: Option<crate::cli::Symbols>,
+    /// The suggestion index reads and searches data files, lock files, minified and
+    /// generated code too (off by default).
+    pub(crate) suggest_data_files: Option<bool>,
     /// The rules folder, relative to the root.
     pub(crate) rules_dir: Option<String>,
     /// The active rules, by file name.
@@ -456,6 +459,7 @@ const KEYS: &[&str] = &[
     "autocontext_max_files",
     "autocontext_max_tokens",
     "suggest_symbols",
+    "suggest_data_files",
     "rules_dir",
     "active_rules",
     "history_tokens",

@@ -93,7 +93,12 @@ fn run() -> anyhow::Result<ExitCode> {
         cli.command,
         Command::Init(_) | Command::PasteImage(_) | Command::Index(_) | Command::Suggest(_)
     );
-    if let Command::Index(cli::IndexArgs { symbols: Some(symbols) })
+    if let Command::Index(cli::IndexArgs { data_files: true, .. })
+    | Command::Suggest(cli::SuggestArgs { data_files: true, .. }) = &cli.command
+    {
+        settings.suggest_data_files = true;
+    }
+    if let Command::Index(cli::IndexArgs { symbols: Some(symbols), .. })
     | Command::Suggest(cli::SuggestArgs { symbols: Some(symbols), .. }) = &cli.command
     {
         settings.suggest_symbols = (*symbols).into();

@@ -290,6 +290,44 @@ fn autocontext_from_the_configuration() {
     assert_eq!(out, "fix the retry timeout", "nothing fits in four tokens");
 }
 
+/// A transcript full of the prompt's words is never suggested, nor attached by `--auto`,
+/// unless data files are asked for (`--data-files`, `suggest_data_files = true`).
+#[test]
+fn data_files_are_left_out_unless_asked_for() {
+    let dir = workspace();
+    let cache = TempDir::new().unwrap();
+    let turn =
+        "{\"role\": \"user\", \"content\": \"fix the retry timeout, retry with a timeout\"}\n";
+    dir.child("turns.jsonl").write_str(&turn.repeat(20)).unwrap();
+    dir.child("Cargo.lock").write_str("[[package]]\nname = \"retry-timeout\"\n").unwrap();
+    let paths = |text: &str| -> Vec<String> {
+        text.lines().map(|l| l.split(':').next().unwrap_or("").to_owned()).collect()
+    };
+    let found = stdout(ctx_in(dir.path(), cache.path()).args(["suggest", "fix the retry timeout"]));
+    assert!(!paths(&found).iter().any(|p| p == "turns.jsonl" || p == "Cargo.lock"), "{found}");
+    let out = stdout(ctx_in(dir.path(), cache.path()).args([
+        "expand",
+        "--auto",
+        "fix the retry timeout",
+    ]));
+    assert!(!out.contains("turns.jsonl") && out.contains("src/retry.rs"), "{out}");
+    let json = stdout(ctx_in(dir.path(), cache.path()).args(["index", "--format", "json"]));
+    let value: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["classes"]["left-out"], 2, "{json}");
+    assert_eq!(value["data_files"], false);
+    // Asked for on the command line, then in the configuration: the index is rebuilt with them.
+    let args = ["suggest", "--data-files", "fix the retry timeout"];
+    let found = stdout(ctx_in(dir.path(), cache.path()).args(args));
+    assert!(paths(&found).iter().any(|p| p == "turns.jsonl"), "{found}");
+    dir.child("ctx.toml").write_str("suggest_data_files = true\n").unwrap();
+    let json = stdout(ctx_in(dir.path(), cache.path()).args(["index", "--format", "json"]));
+    let value: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (&value["data_files"], &value["classes"]["left-out"]),
+        (&Value::Bool(true), &Value::Null)
+    );
+}
+
 // ---------------------------------------------------------------- the evaluation tool
 
 /// `../shared/tools/suggest-eval/` beside the repository.
