@@ -12,6 +12,8 @@ mod complete;
 mod config;
 mod conversation;
 mod diag;
+#[cfg(feature = "picker")]
+mod field;
 mod index;
 mod input;
 mod lsp;

@@ -417,17 +417,8 @@ fn the_evaluation_tool_scores_ctx_suggest() {
 #[cfg(unix)]
 #[test]
 fn the_picker_keeps_drops_and_edits_suggestions() {
-    use expectrl::{Expect, Session};
-    let dir = workspace();
-    let cache = TempDir::new().unwrap();
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"));
-    cmd.current_dir(dir.path())
-        .env("CTX_CACHE_DIR", cache.path())
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .args(["suggest", "--pick", "fix the retry timeout"]);
-    let mut term = Session::spawn(cmd).unwrap();
-    term.set_expect_timeout(Some(std::time::Duration::from_secs(30)));
+    use expectrl::Expect;
+    let (_dir, _cache, mut term) = picker("fix the retry timeout");
     term.expect("Attach which suggestions?").unwrap();
     term.expect("README.md:1-1").unwrap();
     // Down to the second line, unselect it, confirm.
@@ -446,4 +437,72 @@ fn the_picker_keeps_drops_and_edits_suggestions() {
     assert!(text.contains("<file path=\"src/retry.rs\" lines=\"2-3\">"), "{text}");
     assert!(text.contains("<file path=\"README.md\" lines=\"1-1\">"), "{text}");
     assert!(!text.contains("<file path=\"src/backoff.rs\""), "{text}");
+}
+
+/// `ctx suggest --pick PROMPT` in a pseudo-terminal over [`workspace`]; every wait is bounded.
+#[cfg(feature = "picker")]
+#[cfg(unix)]
+fn picker(prompt: &str) -> (TempDir, TempDir, expectrl::session::OsSession) {
+    let dir = workspace();
+    let cache = TempDir::new().unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"));
+    cmd.current_dir(dir.path())
+        .env("CTX_CACHE_DIR", cache.path())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .args(["suggest", "--pick", prompt]);
+    let mut term = expectrl::Session::spawn(cmd).unwrap();
+    term.set_expect_timeout(Some(std::time::Duration::from_secs(30)));
+    (dir, cache, term)
+}
+
+/// Ctrl-U clears the field it is typed in, the list's filter as the range being edited: it
+/// never types a `u` (which made the filter match nothing and the range unreadable).
+#[cfg(feature = "picker")]
+#[cfg(unix)]
+#[test]
+fn ctrl_u_in_the_picker_clears_the_field() {
+    use expectrl::Expect;
+    let (_dir, _cache, mut term) = picker("fix the retry timeout");
+    term.expect("README.md:1-1").unwrap();
+    // A filter that matches nothing, cleared: every suggestion is listed again.
+    term.send("zz").unwrap();
+    term.expect("zz").unwrap();
+    term.send("\x15").unwrap();
+    term.expect("src/backoff.rs:").unwrap();
+    term.expect("README.md:1-1").unwrap();
+    term.send("\r").unwrap();
+    term.expect("Edit line ranges?").unwrap();
+    term.send("y\r").unwrap();
+    term.expect("Lines of src/retry.rs").unwrap();
+    // A wrong range typed, cleared, and the right one typed instead.
+    term.send("9-9").unwrap();
+    term.send("\x15").unwrap();
+    term.send("2-3\r").unwrap();
+    term.expect("Lines of src/backoff.rs").unwrap();
+    term.send("\r").unwrap();
+    term.expect("Lines of README.md").unwrap();
+    term.send("\r").unwrap();
+    let out = term.expect(expectrl::Eof).unwrap();
+    let text = String::from_utf8_lossy(out.as_bytes()).into_owned();
+    assert!(text.contains("<file path=\"src/retry.rs\" lines=\"2-3\">"), "{text}");
+    assert!(text.contains("<file path=\"src/backoff.rs\""), "{text}");
+}
+
+/// Esc ends the picker: exit status 2, a line that says so, and no expansion.
+#[cfg(feature = "picker")]
+#[cfg(unix)]
+#[test]
+fn esc_cancels_the_picker() {
+    use expectrl::Expect;
+    let (_dir, _cache, mut term) = picker("fix the retry timeout");
+    term.expect("README.md:1-1").unwrap();
+    term.send("\x1b").unwrap();
+    let out = term.expect(expectrl::Eof).unwrap();
+    let text = String::from_utf8_lossy(out.as_bytes()).into_owned();
+    assert!(text.contains("ctx: error: the picker was cancelled (esc)"), "{text}");
+    assert!(!text.contains("<file "), "{text}");
+    let status = term.get_process_mut().wait().unwrap();
+    let pid = term.get_process().pid();
+    assert_eq!(status, expectrl::process::unix::WaitStatus::Exited(pid, 2));
 }
