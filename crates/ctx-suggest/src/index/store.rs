@@ -7,12 +7,12 @@ use std::time::Instant;
 use ctx_fs::{Sandbox, Store};
 
 use super::blob::{Blob, Buf};
-use super::{Data, FileRec, Index, UpdateStats};
+use super::{Data, FileRec, Index, IndexSettings, UpdateStats};
 use crate::error::{Error, Result};
 use crate::symbols::SymbolSource;
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 11;
+const VERSION: u32 = 12;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 /// Magic, version and checksum.
 const HEADER: usize = 20;
@@ -29,8 +29,8 @@ impl Index {
             .map(|(index, stats, ())| (index, stats))
     }
 
-    /// [`Index::open`] with the symbols from `source` (a stored index whose symbols came
-    /// from another source is rebuilt), and `f` on the up-to-date index.
+    /// [`Index::open`] with other settings (a [`SymbolSource`], or [`IndexSettings`]; a stored
+    /// index built with other settings is rebuilt), and `f` on the up-to-date index.
     ///
     /// `f` first runs on the stored index while the workspace is walked for changes; when
     /// the walk finds none (the common case of a query), that answer is returned, so a query
@@ -43,9 +43,10 @@ impl Index {
     pub fn open_with<T: Send>(
         sandbox: &Sandbox,
         store: &Store,
-        source: SymbolSource,
+        settings: impl Into<IndexSettings>,
         f: impl Fn(&Index) -> T + Sync,
     ) -> Result<(Index, UpdateStats, T)> {
+        let settings = settings.into();
         let started = Instant::now();
         let root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let name = store_name(&root);
@@ -53,8 +54,8 @@ impl Index {
         let mapped = store.map(&name).map_err(Error::store)?.map(std::sync::Arc::new);
         let stored_len = mapped.as_ref().map_or(0, |m| m.len() as u64);
         let stored_version = mapped.as_deref().and_then(|m| Index::version_of(m));
-        // A stored index is used for this root with symbols from this source only.
-        let fits = |index: &Index| index.data.root == root && index.data.symbol_source == source;
+        // A stored index is used for this root with these settings only.
+        let fits = |index: &Index| index.data.root == root && index.settings() == settings;
         // The walk that finds changed files, then the checksum of the stored index, run while
         // the index is decoded and asked; the answer is dropped if the checksum fails.
         let (checked, stored) = std::thread::scope(|scope| {
@@ -77,10 +78,12 @@ impl Index {
         let (decoded, early) = stored;
         let (mut index, corrupt) = match (decoded, intact) {
             (Some(Some(index)), Some(true)) if fits(&index) => (index, false),
-            (Some(Some(_)), Some(true)) | (None, _) => (Index::new(source), false),
+            (Some(Some(_)), Some(true)) | (None, _) => (Index::new(settings), false),
             // An index of another version of ctx is rebuilt, but it was not damaged.
-            _ if stored_version != Some(VERSION) => (Index::new(source), stored_version.is_none()),
-            _ => (Index::new(source), true),
+            _ if stored_version != Some(VERSION) => {
+                (Index::new(settings), stored_version.is_none())
+            }
+            _ => (Index::new(settings), true),
         };
         let early = early.filter(|_| !corrupt && !index.is_empty());
         let mut stats = index.refresh_from(sandbox, &walk)?;

@@ -1,7 +1,8 @@
 //! Integration tests of ctx-suggest: ranking fixtures, the stored index (incremental,
-//! concurrent and corrupt), all on real files in temporary directories.
+//! concurrent and corrupt), data files left out, all on real files in temporary directories.
 #![allow(clippy::disallowed_methods)]
 
+mod data;
 mod ranking;
 mod store;
 
