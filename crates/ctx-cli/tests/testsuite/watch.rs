@@ -140,14 +140,15 @@ fn its_own_output_in_the_folder_runs_it_once() {
     assert_eq!(runs.matches("E_NOT_FOUND").count(), 1, "{runs}");
 }
 
-/// SIGTERM and SIGINT end a watch at once, between runs as while it waits: the watch holds
-/// nothing that needs cleaning up (each run's output is written whole), so ctx keeps the
-/// signals' default action. The wait is a hang guard, not a timing.
+/// SIGTERM ends a watch at once: the watch holds nothing that needs cleaning up, so ctx keeps
+/// the signal's default action (as for Ctrl-C's SIGINT, which is not sent here: a test run
+/// started in the background inherits SIGINT ignored, as shells start background jobs). The
+/// wait is a hang guard, not a timing.
 #[cfg(unix)]
 #[test]
 fn a_signal_ends_a_watch_at_once() {
     use std::os::unix::process::ExitStatusExt;
-    for (signal, number) in [("TERM", 15), ("INT", 2)] {
+    for (signal, number) in [("TERM", 15)] {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("main.md"), "Style: @[style.md]\n").unwrap();
         std::fs::write(dir.path().join("style.md"), "first\n").unwrap();
