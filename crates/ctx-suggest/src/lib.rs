@@ -37,6 +37,7 @@ mod error;
 mod hash;
 mod index;
 mod lines;
+pub mod outline;
 mod par;
 mod query;
 mod rank;
