@@ -240,6 +240,13 @@ struct Piece {
 /// included, fits `max_tokens` o200k tokens; everything without a budget. The order of the
 /// output is the order of `files`, then of lines, whatever the ranking.
 pub fn fit(files: Vec<FileOutline>, max_tokens: Option<usize>) -> Fitted {
+    fit_in(files, max_tokens, max_tokens)
+}
+
+/// [`fit`] within `room` tokens, the note naming `budget`: for a caller that adds lines of
+/// its own after the outline, their tokens set aside.
+pub fn fit_in(files: Vec<FileOutline>, room: Option<usize>, budget: Option<usize>) -> Fitted {
+    let max_tokens = room;
     let mut pieces: Vec<Piece> = Vec::new();
     for (f, file) in files.iter().enumerate() {
         if file.entries.is_empty() {
@@ -258,7 +265,7 @@ pub fn fit(files: Vec<FileOutline>, max_tokens: Option<usize>) -> Fitted {
     });
     let render_first = |k: usize| {
         let kept = keep(&files, &pieces[..k]);
-        let text = render(&kept, &files, max_tokens);
+        let text = render(&kept, &files, budget);
         (kept, text)
     };
     let Some(budget) = max_tokens else {
