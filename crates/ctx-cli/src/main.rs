@@ -16,6 +16,7 @@ mod index;
 mod input;
 mod lsp;
 mod mcp;
+mod outline;
 mod parse;
 mod picker;
 mod progress;
@@ -118,6 +119,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Resolve(args) => sources::resolve(&settings, args),
         Command::Index(args) => index::run(&settings, args),
         Command::Suggest(args) => suggest::run(&settings, args),
+        Command::Outline(args) => outline::run(&settings, args),
         Command::Completions(_) => unreachable!("handled above"),
     }
 }

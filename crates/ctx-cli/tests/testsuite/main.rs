@@ -18,6 +18,7 @@ mod docs;
 mod encodings;
 mod features;
 mod images;
+mod outline;
 mod outputs;
 #[cfg(unix)]
 mod permission;
