@@ -66,7 +66,7 @@ impl Default for ContextBuilder {
             cache_ttl: None,
             cache_capacity: None,
             options: Options::default(),
-            tools: crate::outline::tools(),
+            tools: crate::outline_tool::tools(),
             resolver: None,
             overlay: None,
             cache_dir: None,
