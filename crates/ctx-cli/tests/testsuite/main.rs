@@ -17,6 +17,7 @@ mod conversation;
 mod docs;
 mod encodings;
 mod features;
+mod fit;
 mod images;
 mod outline;
 mod outputs;
