@@ -65,7 +65,8 @@ const WHOLE: usize = usize::MAX;
 /// Fills `budget` tokens from `candidates` (best ranked first): each step takes, for some
 /// file, its next range or the whole file in place of its ranges, whichever gives the most
 /// value per token and still fits; until nothing fits. A file's value is its score relative
-/// to the best; a set of ranges is worth the share of it that they hold, half by the evidence
+/// to the best divided by its rank (the chance that a ranked file is needed falls with the
+/// files ranked above it, as 1/rank in the usual prior of ranked retrieval); a set of ranges is worth the share of it that they hold, half by the evidence
 /// they hold, half by the lines. Each element shown costs `overhead(path)` tokens besides its
 /// lines (its tags, as measured by the caller). The result lists the files in rank order.
 pub fn choose(
@@ -81,7 +82,9 @@ pub fn choose(
         let mut pick: Option<(usize, f64, State)> = None;
         for (i, c) in candidates.iter().enumerate() {
             let state = states[i];
-            let value = if best > 0.0 { c.score / best } else { 1.0 };
+            // How close the file came to the best, discounted by how many came before it.
+            let ratio = if best > 0.0 { c.score / best } else { 1.0 };
+            let value = ratio / (i + 1) as f64;
             for next in steps(c, state, value, wrap[i]) {
                 let cost = next.tokens.saturating_sub(state.tokens);
                 let gain = next.value - state.value;
