@@ -75,10 +75,14 @@ pub(crate) fn ranges(
             .min_by_key(|d| (d.end - d.start, d.start));
         let block = match inner {
             Some(d) => LineRange { start: d.start, end: d.end.min(total) },
-            None => LineRange {
-                start: line.saturating_sub(CONTEXT).max(1),
-                end: (line + CONTEXT).min(total),
-            },
+            None => {
+                // Context on each side, within the cap.
+                let context = CONTEXT.min((cap - 1) / 2);
+                LineRange {
+                    start: line.saturating_sub(context).max(1),
+                    end: (line + context).min(total),
+                }
+            }
         };
         blocks.push(block);
     }
@@ -258,6 +262,31 @@ mod tests {
         assert!(got.iter().any(|s| s.range.start <= 463 && 463 <= s.range.end), "{got:?}");
         assert!(got.len() <= MAX_RANGES);
         assert!(got.iter().all(|s| s.range.end - s.range.start < 80));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn ranges_lie_in_the_file_within_the_cap_and_apart(
+            words in proptest::collection::vec(proptest::sample::select(vec!["retry", "x", "timeout", "y", ""]), 0..400),
+            spans in proptest::collection::vec((1u32..400, 0u32..120), 0..20),
+            cap in 1u32..100,
+        ) {
+            let text = words.join("\n");
+            let total = text.lines().count() as u32;
+            let defs: Vec<DefRec> = spans.iter().map(|&(start, len)| def(start, start + len)).collect();
+            let got = ranges(&text, &defs, &matched(&["retry", "timeout"]), |_| 0.0, cap);
+            proptest::prop_assert!(got.len() <= MAX_RANGES);
+            proptest::prop_assert_eq!(got.is_empty(), total == 0);
+            let mut sorted: Vec<LineRange> = got.iter().map(|s| s.range).collect();
+            sorted.sort_by_key(|r| r.start);
+            for r in &sorted {
+                proptest::prop_assert!(1 <= r.start && r.start <= r.end && r.end <= total);
+                proptest::prop_assert!(r.end - r.start < cap.max(1) || (r.start == 1 && r.end == total));
+            }
+            for w in sorted.windows(2) {
+                proptest::prop_assert!(w[0].end < w[1].start, "{:?}", sorted);
+            }
+        }
     }
 
     #[test]
