@@ -211,8 +211,9 @@ impl Index {
         let matched: Vec<(String, f64)> =
             scored.matched.iter().map(|&(q, s)| (terms[q as usize].clone(), s)).collect();
         let defs: Vec<index::DefRec> = self.defs(file).collect();
-        let found =
-            lines::ranges(&text, &defs, &matched, |d| self.named(d, &matched), opts.max_lines);
+        let cap = (opts.max_lines / 2).max(1);
+        let named = |d: &index::DefRec| self.named(d, &matched);
+        let found = lines::ranges(&text, &defs, &matched, named, cap, lines::FIT_RANGES);
         let best = found.first()?;
         let mut summary = lines::summary(self, file, &defs, best.range, &matched);
         if summary.is_empty() {
@@ -261,7 +262,14 @@ impl Index {
         let matched: Vec<(String, f64)> =
             scored.matched.iter().map(|&(q, s)| (terms[q as usize].clone(), s)).collect();
         let defs: Vec<index::DefRec> = self.defs(file).collect();
-        let found = lines::ranges(&text, &defs, &matched, |d| self.named(d, &matched), max_lines);
+        let found = lines::ranges(
+            &text,
+            &defs,
+            &matched,
+            |d| self.named(d, &matched),
+            max_lines,
+            lines::MAX_RANGES,
+        );
         let Some(best) = found.first() else {
             return Window {
                 best: None,

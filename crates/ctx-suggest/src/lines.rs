@@ -16,6 +16,10 @@ pub struct LineRange {
 /// Most ranges proposed for one file.
 pub(crate) const MAX_RANGES: usize = 4;
 
+/// Most ranges the fitter may choose from in one file: finer pieces (of at most half the
+/// longest range proposed, up to eight) let it fill a budget more closely.
+pub(crate) const FIT_RANGES: usize = 8;
+
 /// Lines of context kept around a line that scored outside any definition that fits.
 const CONTEXT: u32 = 3;
 
@@ -29,7 +33,7 @@ pub(crate) struct Scored {
 /// The ranges of a file built around its evidence, best first: each line that scored for
 /// the prompt and each definition whose name did is taken with the innermost definition
 /// around it that fits in `cap` lines (else with three lines of context), blocks that touch
-/// are merged while they fit, and the heaviest blocks are kept, at most [`MAX_RANGES`]. A file
+/// are merged while they fit, and the heaviest blocks are kept, at most `most`. A file
 /// of at most `cap` lines is proposed whole; an empty file gets no range; a file where nothing
 /// scored gets its first `cap` lines. `named` says whether a definition's name matched, and
 /// with what weight.
@@ -39,6 +43,7 @@ pub(crate) fn ranges(
     matched: &[(String, f64)],
     named: impl Fn(&DefRec) -> f64,
     cap: u32,
+    most: usize,
 ) -> Vec<Scored> {
     let lines: Vec<&str> = text.lines().collect();
     let total = u32::try_from(lines.len()).unwrap_or(u32::MAX);
@@ -118,7 +123,7 @@ pub(crate) fn ranges(
             .then((a.range.end - a.range.start).cmp(&(b.range.end - b.range.start)))
             .then(a.range.start.cmp(&b.range.start))
     });
-    scored.truncate(MAX_RANGES);
+    scored.truncate(most);
     scored
 }
 
@@ -217,17 +222,18 @@ mod tests {
     }
 
     fn found(text: &str, defs: &[DefRec], terms: &[&str], cap: u32) -> Vec<(u32, u32)> {
-        let mut out: Vec<(u32, u32)> = ranges(text, defs, &matched(terms), |_| 0.0, cap)
-            .into_iter()
-            .map(|s| (s.range.start, s.range.end))
-            .collect();
+        let mut out: Vec<(u32, u32)> =
+            ranges(text, defs, &matched(terms), |_| 0.0, cap, MAX_RANGES)
+                .into_iter()
+                .map(|s| (s.range.start, s.range.end))
+                .collect();
         out.sort_unstable();
         out
     }
 
     #[test]
     fn an_empty_file_has_no_range() {
-        assert!(ranges("", &[], &matched(&["retry"]), |_| 0.0, 80).is_empty());
+        assert!(ranges("", &[], &matched(&["retry"]), |_| 0.0, 80, MAX_RANGES).is_empty());
         // A file of one line is proposed whole.
         assert_eq!(found("retry\n", &[], &["retry"], 80), [(1, 1)]);
     }
@@ -258,7 +264,7 @@ mod tests {
         let text = lines.join("\n");
         let defs = [def(463, 470)];
         let named = |d: &DefRec| if d.start == 463 { 5.0 } else { 0.0 };
-        let got = ranges(&text, &defs, &matched(&["retry"]), named, 80);
+        let got = ranges(&text, &defs, &matched(&["retry"]), named, 80, MAX_RANGES);
         assert!(got.iter().any(|s| s.range.start <= 463 && 463 <= s.range.end), "{got:?}");
         assert!(got.len() <= MAX_RANGES);
         assert!(got.iter().all(|s| s.range.end - s.range.start < 80));
@@ -274,7 +280,7 @@ mod tests {
             let text = words.join("\n");
             let total = text.lines().count() as u32;
             let defs: Vec<DefRec> = spans.iter().map(|&(start, len)| def(start, start + len)).collect();
-            let got = ranges(&text, &defs, &matched(&["retry", "timeout"]), |_| 0.0, cap);
+            let got = ranges(&text, &defs, &matched(&["retry", "timeout"]), |_| 0.0, cap, MAX_RANGES);
             proptest::prop_assert!(got.len() <= MAX_RANGES);
             proptest::prop_assert_eq!(got.is_empty(), total == 0);
             let mut sorted: Vec<LineRange> = got.iter().map(|s| s.range).collect();
