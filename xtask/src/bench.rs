@@ -527,6 +527,12 @@ const PAIRS: &[Pair] = &[
         target: Some(Target::SecondsAtMost(0.05)),
     },
     Pair {
+        label: "ctx expand --auto --max-tokens 8000, warm index",
+        bench: process::AUTO_WARM,
+        baseline: None,
+        target: Some(Target::SecondsAtMost(0.08)),
+    },
+    Pair {
         label: "ctx index after one change",
         bench: process::INDEX_UPDATE,
         baseline: None,

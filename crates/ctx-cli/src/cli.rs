@@ -57,6 +57,9 @@ pub(crate) enum Command {
     Index(IndexArgs),
     /// The files and line ranges most relevant to a prompt, ranked, with one-line summaries.
     Suggest(SuggestArgs),
+    /// The definitions of files and folders with their lines, nested by scope, ranked for a
+    /// prompt and fitted to `--max-tokens`.
+    Outline(OutlineArgs),
 }
 
 /// Output formats; each command accepts the ones that make sense for it.
@@ -328,6 +331,17 @@ pub(crate) struct SourcesArgs {
     /// Print the "Source roots" section for a system prompt instead.
     #[arg(long)]
     pub(crate) prompt: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct OutlineArgs {
+    /// The files or folders to outline.
+    #[arg(required = true, value_name = "PATH")]
+    pub(crate) paths: Vec<String>,
+    /// Rank the definitions for this prompt: those that share its words are kept first
+    /// under `--max-tokens`.
+    #[arg(long, value_name = "TEXT")]
+    pub(crate) prompt: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -18,6 +18,7 @@ mod index;
 mod input;
 mod lsp;
 mod mcp;
+mod outline;
 mod parse;
 mod picker;
 mod progress;
@@ -131,6 +132,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Resolve(args) => sources::resolve(&settings, args),
         Command::Index(args) => index::run(&settings, args),
         Command::Suggest(args) => suggest::run(&settings, args),
+        Command::Outline(args) => outline::run(&settings, args),
         Command::Completions(_) => unreachable!("handled above"),
     }
 }

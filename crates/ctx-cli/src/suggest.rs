@@ -72,6 +72,48 @@ fn rank(
     }
 }
 
+/// [`ctx::Context::fit_prompt`] with `ctx`; when its index cannot be stored, warns and plans
+/// with the index kept in memory only.
+fn fit(
+    settings: &Settings,
+    ctx: &ctx::Context,
+    prompt: &str,
+    max_tokens: usize,
+) -> anyhow::Result<ctx::FitPlan> {
+    let opts = SuggestOptions::default().limit(ctx::FIT_CANDIDATES);
+    match ctx.fit_prompt(prompt, max_tokens, &opts) {
+        Err(err)
+            if matches!(err.kind(), ctx::ErrorKind::Suggest(e)
+                if e.kind() == ctx::suggest::ErrorKind::Store) =>
+        {
+            warn_unstored(settings, &err.to_string());
+            Ok(ctx.without_index_store().fit_prompt(prompt, max_tokens, &opts)?)
+        }
+        found => Ok(found?),
+    }
+}
+
+/// `path  whole, N tokens  summary` or `path:10-40,80-95  N tokens  summary`, one a line.
+fn render_plan(plan: &ctx::FitPlan) -> String {
+    let mut text = String::new();
+    for c in &plan.choices {
+        let head = match &c.view {
+            ctx::suggest::fit::View::Whole => format!("{}  whole, {} tokens", c.path, c.tokens),
+            ctx::suggest::fit::View::Ranges(ranges) => {
+                let lines: Vec<String> =
+                    ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
+                format!("{}:{}  {} tokens", c.path, lines.join(","), c.tokens)
+            }
+        };
+        if c.summary.is_empty() {
+            text.push_str(&format!("{head}\n"));
+        } else {
+            text.push_str(&format!("{head}  {}\n", c.summary));
+        }
+    }
+    text
+}
+
 /// `ctx suggest`.
 pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("suggest", false)?;
@@ -91,6 +133,21 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
         None => input::read_stdin(settings.input_cap())?,
     };
     let ctx = ranking_context(settings, mode, format)?;
+    if let Some(max) = settings.max_tokens_arg.filter(|n| *n > 0)
+        && !args.interactive
+    {
+        // With a budget, the fitted set: what `ctx expand --auto --max-tokens` attaches.
+        let plan = fit(settings, &ctx, &prompt, max)?;
+        let mut out = io::stdout().lock();
+        if json {
+            writeln!(out, "{}", json_pretty(&plan.choices)?)?;
+        } else {
+            out.write_all(visible(&render_plan(&plan)).as_bytes())?;
+        }
+        out.flush()?;
+        std::mem::forget(ctx);
+        return Ok(ExitCode::SUCCESS);
+    }
     let opts = SuggestOptions::default()
         .limit(args.limit)
         .max_lines(args.range_lines)
@@ -126,7 +183,12 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
 fn render_text(found: &[Suggestion], explain: bool) -> String {
     let mut text = String::new();
     for s in found {
-        let head = format!("{}:{}-{}", s.path, s.lines.start, s.lines.end);
+        let ranges: Vec<String> = if s.ranges.is_empty() {
+            vec![format!("{}-{}", s.lines.start, s.lines.end)]
+        } else {
+            s.ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect()
+        };
+        let head = format!("{}:{}", s.path, ranges.join(","));
         if s.summary.is_empty() {
             text.push_str(&head);
         } else {
@@ -143,9 +205,20 @@ fn render_text(found: &[Suggestion], explain: bool) -> String {
     text
 }
 
-/// A suggestion as an attachment: its file and line range.
+/// A suggestion as an attachment: its file and best line range.
 fn attachment(s: &Suggestion) -> Attachment {
     Attachment::suggested(s.path.clone(), Some(Lines { start: s.lines.start, end: s.lines.end }))
+}
+
+/// A suggestion as attachments: one per range, in line order.
+fn attachments(s: &Suggestion) -> Vec<Attachment> {
+    if s.ranges.is_empty() {
+        return vec![attachment(s)];
+    }
+    s.ranges
+        .iter()
+        .map(|r| Attachment::suggested(s.path.clone(), Some(Lines { start: r.start, end: r.end })))
+        .collect()
 }
 
 /// `ctx expand --auto`: the prompt expanded as usual, then the top suggestions for files the
@@ -157,6 +230,11 @@ pub(crate) fn expand_auto(
     (mode, format): (Mode, Format),
 ) -> anyhow::Result<ExitCode> {
     let ctx = ranking_context(settings, mode, format)?;
+    if let Some(max) = settings.max_tokens_arg.filter(|n| *n > 0) {
+        // With a budget, the budget is the limit, not a file count.
+        let plan = fit(settings, &ctx, text, max).context("cannot rank the workspace")?;
+        return expand_with(settings, &ctx, text, Attachments::List(&plan.attachments));
+    }
     let auto = settings.autocontext;
     let mut failed = None;
     let mut choose = |own: &[ReferenceRecord]| {
@@ -168,7 +246,7 @@ pub(crate) fn expand_auto(
             Ok(mut found) => {
                 found.retain(|s| !mentioned.contains(&s.path.as_str()));
                 found.truncate(auto.max_files);
-                found.iter().map(attachment).collect()
+                found.iter().flat_map(attachments).collect()
             }
             Err(err) => {
                 failed = Some(err);

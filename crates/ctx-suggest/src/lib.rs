@@ -34,9 +34,11 @@
 
 mod classify;
 mod error;
+pub mod fit;
 mod hash;
 mod index;
 mod lines;
+pub mod outline;
 mod par;
 mod query;
 mod rank;
@@ -120,8 +122,12 @@ impl Options {
 pub struct Suggestion {
     /// The path, relative to the workspace root, `/`-separated.
     pub path: String,
-    /// The proposed lines.
+    /// The proposed lines: the range that holds the most evidence.
     pub lines: LineRange,
+    /// Every range proposed, in line order (`lines` among them): one per place where the
+    /// evidence lies, at most four.
+    #[serde(default)]
+    pub ranges: Vec<LineRange>,
     /// The ranking score (only its order means something).
     pub score: f64,
     /// One line: the matched symbols and the first doc comment.
@@ -151,6 +157,10 @@ impl Index {
                 self.window(sandbox, scored, &terms, opts.max_lines, left_at_start)
             });
             for (scored, window) in round.into_iter().zip(windows) {
+                // An empty file has no lines to propose.
+                let Some(range) = window.best else {
+                    continue;
+                };
                 if let Some(left) = budget.as_mut() {
                     match window.tokens {
                         Some(tokens) if tokens <= *left => *left -= tokens,
@@ -159,7 +169,8 @@ impl Index {
                 }
                 out.push(Suggestion {
                     path: self.files()[scored.file].path.clone(),
-                    lines: window.range,
+                    lines: range,
+                    ranges: window.ranges,
                     score: (scored.score * 1000.0).round() / 1000.0,
                     summary: window.summary,
                     why: scored.why,
@@ -167,6 +178,73 @@ impl Index {
             }
         }
         out
+    }
+
+    /// The `opts.limit` best ranked files for `prompt`, each measured for a budget of
+    /// `budget` o200k tokens: its whole text (when it fits), and its ranges with the evidence
+    /// each holds and its tokens. Empty files are left out. For [`fit::choose`].
+    pub fn candidates(
+        &self,
+        sandbox: &Sandbox,
+        prompt: &str,
+        opts: &Options,
+        budget: usize,
+    ) -> Vec<fit::Candidate> {
+        let query = query::Query::parse(prompt);
+        let (ranked, terms) = rank::rank(self, &query, &opts.weights, false);
+        let round: Vec<rank::Scored> = ranked.into_iter().take(opts.limit).collect();
+        let found =
+            par::map(&round, 2, |scored| self.measure(sandbox, scored, &terms, opts, budget));
+        found.into_iter().flatten().collect()
+    }
+
+    fn measure(
+        &self,
+        sandbox: &Sandbox,
+        scored: &rank::Scored,
+        terms: &[String],
+        opts: &Options,
+        budget: usize,
+    ) -> Option<fit::Candidate> {
+        let file = &self.files()[scored.file];
+        let text = read(sandbox, &file.path);
+        let matched: Vec<(String, f64)> =
+            scored.matched.iter().map(|&(q, s)| (terms[q as usize].clone(), s)).collect();
+        let defs: Vec<index::DefRec> = self.defs(file).collect();
+        let cap = (opts.max_lines / 2).max(1);
+        let named = |d: &index::DefRec| self.named(d, &matched);
+        let found = lines::ranges(&text, &defs, &matched, named, cap, lines::FIT_RANGES);
+        let best = found.first()?;
+        let mut summary = lines::summary(self, file, &defs, best.range, &matched);
+        if summary.is_empty() {
+            summary = first_comment(file, &text).unwrap_or_default();
+        }
+        let ranges = found
+            .iter()
+            .filter_map(|r| {
+                let tokens = ctx_tokens::count_at_most(lines_of(&text, r.range), budget)?;
+                Some((r.range, r.weight, tokens))
+            })
+            .collect();
+        Some(fit::Candidate {
+            path: file.path.clone(),
+            score: (scored.score * 1000.0).round() / 1000.0,
+            summary,
+            lines: u32::try_from(text.lines().count()).unwrap_or(u32::MAX),
+            whole: ctx_tokens::count_at_most(&text, budget),
+            ranges,
+        })
+    }
+
+    /// The matched weight of a definition's name.
+    fn named(&self, d: &index::DefRec, matched: &[(String, f64)]) -> f64 {
+        let mut w = 0.0;
+        tokenize::word_terms(self.symbol(d.sym), |t| {
+            if let Some((_, v)) = matched.iter().find(|(m, _)| *m == t) {
+                w += v;
+            }
+        });
+        w
     }
 
     /// The line range and summary of a ranked file, and the tokens of the range when they are
@@ -180,34 +258,63 @@ impl Index {
         budget: Option<usize>,
     ) -> Window {
         let file = &self.files()[scored.file];
-        let text = sandbox
-            .read_path(&file.path, None)
-            .ok()
-            .and_then(|(_, c)| match c {
-                Content::Text { text, .. } => Some(text),
-                _ => None,
-            })
-            .unwrap_or_default();
+        let text = read(sandbox, &file.path);
         let matched: Vec<(String, f64)> =
             scored.matched.iter().map(|&(q, s)| (terms[q as usize].clone(), s)).collect();
         let defs: Vec<index::DefRec> = self.defs(file).collect();
-        let range = lines::best_range(&text, &defs, &matched, max_lines);
-        let mut summary = lines::summary(self, file, &defs, range, &matched);
+        let found = lines::ranges(
+            &text,
+            &defs,
+            &matched,
+            |d| self.named(d, &matched),
+            max_lines,
+            lines::MAX_RANGES,
+        );
+        let Some(best) = found.first() else {
+            return Window {
+                best: None,
+                ranges: Vec::new(),
+                summary: String::new(),
+                tokens: Some(0),
+            };
+        };
+        let mut summary = lines::summary(self, file, &defs, best.range, &matched);
         if summary.is_empty() {
             summary = first_comment(file, &text).unwrap_or_default();
         }
-        let tokens = budget.and_then(|max| ctx_tokens::count_at_most(lines_of(&text, range), max));
-        Window { range, summary, tokens }
+        let mut ranges: Vec<LineRange> = found.iter().map(|s| s.range).collect();
+        ranges.sort_by_key(|r| r.start);
+        let tokens = budget.and_then(|max| {
+            ranges.iter().try_fold(0, |sum, &r| {
+                ctx_tokens::count_at_most(lines_of(&text, r), max - sum).map(|n| sum + n)
+            })
+        });
+        Window { best: Some(best.range), ranges, summary, tokens }
     }
 }
 
 /// What [`Index::window`] finds for a file.
 struct Window {
-    range: LineRange,
+    /// The range with the most evidence; `None` for an empty file.
+    best: Option<LineRange>,
+    /// Every range, in line order.
+    ranges: Vec<LineRange>,
     summary: String,
     /// The o200k tokens of the range's lines, as the assembler counts them once included;
     /// `None` past the budget, or when there is none.
     tokens: Option<usize>,
+}
+
+/// A file's text, empty when it cannot be read as text.
+fn read(sandbox: &Sandbox, path: &str) -> ctx_fs::Text {
+    sandbox
+        .read_path(path, None)
+        .ok()
+        .and_then(|(_, c)| match c {
+            Content::Text { text, .. } => Some(text),
+            _ => None,
+        })
+        .unwrap_or_default()
 }
 
 /// The lines of a range, with their line endings: what including the range adds.

@@ -67,7 +67,7 @@ impl Default for ContextBuilder {
             cache_ttl: None,
             cache_capacity: None,
             options: Options::default(),
-            tools: Tools::builtin(),
+            tools: crate::outline_tool::tools(),
             resolver: None,
             overlay: None,
             cache_dir: None,

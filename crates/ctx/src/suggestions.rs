@@ -117,7 +117,13 @@ impl Context {
     /// As [`Context::update_index`].
     pub fn suggest(&self, prompt: &str, opts: &SuggestOptions) -> Result<Vec<Suggestion>, Error> {
         let sandbox = self.sandbox();
-        let ask = |index: &Index| index.suggest(sandbox, prompt, opts);
+        self.ask(|index: &Index| index.suggest(sandbox, prompt, opts))
+    }
+
+    /// `ask` of the index, brought up to date while it answers (the stored index on the
+    /// first query of a context, the one in memory after).
+    pub(crate) fn ask<T: Send>(&self, ask: impl Fn(&Index) -> T + Sync) -> Result<T, Error> {
+        let sandbox = self.sandbox();
         let mut slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
         if let (None, Some(store)) = (slot.as_ref(), &self.suggest.store) {
             // The first query of a context asks the stored index while the workspace is

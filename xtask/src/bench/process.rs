@@ -35,7 +35,9 @@ mod suggest;
 pub(super) use attacks::{SHAPES as ATTACKS, START as ATTACK_START};
 pub(super) use big::{BIG, BIG_CAT, BIG_PEAK};
 pub(super) use messages::{MESSAGES, MESSAGES_BASELINE, MESSAGES_PEAK};
-pub(super) use suggest::{INDEX_BYTES, INDEX_COLD, INDEX_PEAK, INDEX_UPDATE, LIST_CAT, QUERY_WARM};
+pub(super) use suggest::{
+    AUTO_WARM, INDEX_BYTES, INDEX_COLD, INDEX_PEAK, INDEX_UPDATE, LIST_CAT, QUERY_WARM,
+};
 
 pub(super) const COMPLETE: &str = "process/complete";
 pub(super) const FIND: &str = "process/find";

@@ -17,7 +17,9 @@ mod conversation;
 mod docs;
 mod encodings;
 mod features;
+mod fit;
 mod images;
+mod outline;
 mod outputs;
 #[cfg(unix)]
 mod permission;

@@ -168,9 +168,10 @@ fn suggest_json_and_explain() {
     let first = &value[0];
     let mut keys: Vec<&str> = first.as_object().unwrap().keys().map(String::as_str).collect();
     keys.sort_unstable();
-    assert_eq!(keys, ["lines", "path", "score", "summary", "why"]);
+    assert_eq!(keys, ["lines", "path", "ranges", "score", "summary", "why"]);
     assert_eq!(first["path"], "src/retry.rs");
     assert_eq!(first["lines"], serde_json::json!({"start": 1, "end": 4}));
+    assert_eq!(first["ranges"], serde_json::json!([{"start": 1, "end": 4}]));
     assert!(first["score"].as_f64().unwrap() > 0.0);
     let why = first["why"].as_array().unwrap();
     assert!(why.iter().any(|w| w.as_str().unwrap().contains("retry_with_timeout")), "{why:?}");

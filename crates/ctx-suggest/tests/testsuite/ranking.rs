@@ -14,7 +14,11 @@ fn run_case(case: &str) {
     let found = index.suggest(&sandbox, prompt.trim(), &Options::default().limit(3).explain(true));
     let mut text = String::new();
     for s in &found {
-        text.push_str(&format!("{}:{}-{}  {}\n", s.path, s.lines.start, s.lines.end, s.summary));
+        let ranges: Vec<String> =
+            s.ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
+        let best = format!("{}-{}", s.lines.start, s.lines.end);
+        assert!(ranges.contains(&best), "{best} among {ranges:?}");
+        text.push_str(&format!("{}:{}  {}\n", s.path, ranges.join(","), s.summary));
         for why in &s.why {
             text.push_str(&format!("    {why}\n"));
         }

@@ -5,6 +5,7 @@
 //! - a cold `ctx index` (empty cache directory), beside `rg --files` (`find . -type f` where
 //!   ripgrep is missing) plus `cat` of the same files, and its peak resident set;
 //! - a warm `ctx suggest` (index stored, nothing changed), process start included;
+//! - a warm `ctx expand --auto --max-tokens 8000` (the fitter: ranked, measured, assembled);
 //! - `ctx index` after one file changed;
 //! - the size of the stored index.
 
@@ -21,6 +22,7 @@ use crate::Result;
 pub(in crate::bench) const INDEX_COLD: &str = "process/suggest_index_cold";
 pub(in crate::bench) const LIST_CAT: &str = "process/suggest_list_cat";
 pub(in crate::bench) const QUERY_WARM: &str = "process/suggest_query_warm";
+pub(in crate::bench) const AUTO_WARM: &str = "process/suggest_auto_8k_warm";
 pub(in crate::bench) const INDEX_UPDATE: &str = "process/suggest_index_update";
 pub(in crate::bench) const INDEX_BYTES: &str = "process/suggest_index_bytes";
 pub(in crate::bench) const INDEX_PEAK: &str = "process/suggest_index_peak_rss";
@@ -52,6 +54,7 @@ pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured
         cmd.arg("index").current_dir(&tree).env("CTX_CACHE_DIR", &cache);
     };
     let (mut cold, mut list_cat, mut warm, mut update) = (vec![], vec![], vec![], vec![]);
+    let mut auto = vec![];
     let mut peak = None;
     let changed = tree.join("src/d00/f00000.rs");
     let original = fs::read(&changed)?;
@@ -77,6 +80,17 @@ pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured
         if out.trim().is_empty() {
             return Err(format!("`ctx suggest` found nothing in {}", tree.display()).into());
         }
+        let (fitted, out) = timed(
+            Command::new(ctx)
+                .args(["expand", "--auto", "--max-tokens", "8000", PROMPT])
+                .current_dir(&tree)
+                .env("CTX_CACHE_DIR", &cache),
+        )?;
+        if !out.contains("suggested") {
+            return Err(
+                format!("`ctx expand --auto` attached nothing in {}", tree.display()).into()
+            );
+        }
         let mut content = original.clone();
         content.extend_from_slice(format!("\n// changed by the benchmark, run {run}\n").as_bytes());
         fs::write(&changed, &content)?;
@@ -94,6 +108,7 @@ pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured
             cold.push(time);
             list_cat.push(base);
             warm.push(query);
+            auto.push(fitted);
             update.push(changed_time);
             peak = peak.max(rss);
         }
@@ -119,6 +134,7 @@ pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured
         seconds(INDEX_COLD, &cold, Some(bytes), Some(detail)),
         seconds(LIST_CAT, &list_cat, Some(bytes), Some(lister.to_owned())),
         seconds(QUERY_WARM, &warm, None, None),
+        seconds(AUTO_WARM, &auto, None, None),
         seconds(INDEX_UPDATE, &update, None, None),
         Measured {
             name: INDEX_BYTES.to_owned(),

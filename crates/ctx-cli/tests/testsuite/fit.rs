@@ -1,0 +1,131 @@
+//! CLI tests of the fitter: `ctx expand --auto --max-tokens N` and `ctx suggest --max-tokens N`
+//! on a workspace of many files; what a model receives never passes the budget, wrappers and
+//! headings included; the budget, not a file count, is the limit; the same inputs give the
+//! same bytes; an empty file is never proposed as lines 1-1.
+
+use assert_cmd::Command;
+use assert_fs::TempDir;
+use assert_fs::prelude::*;
+use serde_json::Value;
+
+fn ctx_in(dir: &TempDir) -> Command {
+    let mut cmd = Command::cargo_bin("ctx").unwrap();
+    cmd.current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .env("CTX_CACHE_DIR", dir.path().join(".cache"))
+        .env_remove("CTX_FORCE_TTY")
+        .env_remove("RUST_LOG");
+    cmd
+}
+
+const PROMPT: &str = "fix the retry timeout of the connection pool";
+
+/// Twelve small files about retries and one long one with the evidence in two places.
+fn workspace() -> TempDir {
+    let dir = TempDir::new().unwrap();
+    dir.child(".gitignore").write_str(".cache/\n").unwrap();
+    for i in 0..12 {
+        dir.child(format!("src/retry_{i}.rs"))
+            .write_str(&format!(
+                "/// Retries the pool connection {i}.\npub fn retry_timeout_{i}() -> u32 {{\n    {i}\n}}\n"
+            ))
+            .unwrap();
+    }
+    let mut long = String::new();
+    for i in 0..600 {
+        long.push_str(&match i {
+            100 => "pub fn connection_pool_retry() {\n".to_owned(),
+            500 => "pub fn pool_timeout() { /* timeout */ }\n".to_owned(),
+            _ => format!("fn filler_{i}() {{}}\n"),
+        });
+    }
+    dir.child("src/pool.rs").write_str(&long).unwrap();
+    dir.child("src/empty_retry_timeout.rs").write_str("").unwrap();
+    dir
+}
+
+fn added_tokens(content: &str) -> usize {
+    ctx::tokens::count(content.strip_prefix(PROMPT).unwrap_or(content))
+}
+
+#[test]
+fn expand_auto_fills_the_budget_and_never_passes_it() {
+    let dir = workspace();
+    for budget in [300, 800, 2000, 8000] {
+        let out = ctx_in(&dir)
+            .args(["--format", "json", "expand", "--auto", "--max-tokens", &budget.to_string()])
+            .arg(PROMPT)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let content = value["content"].as_str().unwrap();
+        let used = added_tokens(content);
+        assert!(used <= budget, "{budget}: {used} tokens\n{content}");
+        let files: std::collections::BTreeSet<&str> = value["references"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["suggested"] == true)
+            .map(|r| r["path"].as_str().unwrap())
+            .collect();
+        if budget >= 2000 {
+            // Past the auto-context's default cap of five files.
+            assert!(files.len() > 5, "{budget}: {files:?}");
+        }
+        assert!(!content.contains("empty_retry_timeout"), "an empty file is not attached");
+    }
+    // XML too: the same bytes for the same inputs.
+    let run = || {
+        ctx_in(&dir)
+            .args(["expand", "--auto", "--max-tokens", "800", PROMPT])
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let first = run();
+    assert_eq!(first, run());
+    assert!(added_tokens(&String::from_utf8(first).unwrap()) <= 800);
+}
+
+#[test]
+fn suggest_with_a_budget_gives_the_fitted_set() {
+    let dir = workspace();
+    let out = ctx_in(&dir)
+        .args(["--format", "json", "suggest", "--max-tokens", "2000", PROMPT])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let list = value.as_array().unwrap();
+    assert!(list.len() > 5, "{value}");
+    let total: u64 = list.iter().map(|c| c["tokens"].as_u64().unwrap()).sum();
+    assert!(total <= 2000, "{total}");
+    for c in list {
+        match c["view"].as_str().unwrap() {
+            "whole" => assert!(c.get("lines").is_none()),
+            "ranges" => assert!(!c["lines"].as_array().unwrap().is_empty()),
+            other => panic!("{other}"),
+        }
+    }
+    // The long file is shown by its ranges, one around each place the evidence lies.
+    let pool = list.iter().find(|c| c["path"] == "src/pool.rs").expect("the long file");
+    assert_eq!(pool["view"], "ranges", "{pool}");
+}
+
+#[test]
+fn an_empty_file_is_never_proposed_as_lines_1_1() {
+    let dir = TempDir::new().unwrap();
+    dir.child("src/retry_timeout.rs").write_str("").unwrap();
+    dir.child("src/other.rs").write_str("/// Retry.\nfn retry_timeout() {}\n").unwrap();
+    let out = ctx_in(&dir).args(["--format", "json", "suggest", PROMPT]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        value.as_array().unwrap().iter().all(|s| s["path"] != "src/retry_timeout.rs"),
+        "{value}"
+    );
+    let auto = ctx_in(&dir).args(["expand", "--auto", PROMPT]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&auto.stderr);
+    assert!(auto.status.success() && !stderr.contains("E_RANGE"), "{stderr}");
+}

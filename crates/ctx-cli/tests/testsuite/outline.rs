@@ -1,0 +1,75 @@
+//! CLI tests of `ctx outline`: the real binary in a temporary workspace; text and JSON, a
+//! budget kept to the token, and paths that must leak nothing.
+
+use assert_cmd::Command;
+use assert_fs::TempDir;
+use assert_fs::prelude::*;
+use serde_json::Value;
+
+fn ctx_in(dir: &TempDir) -> Command {
+    let mut cmd = Command::cargo_bin("ctx").unwrap();
+    cmd.current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .env("CTX_CACHE_DIR", dir.path().join(".cache"))
+        .env_remove("CTX_FORCE_TTY")
+        .env_remove("RUST_LOG");
+    cmd
+}
+
+fn workspace() -> TempDir {
+    let dir = TempDir::new().unwrap();
+    dir.child("src/retry.rs")
+        .write_str("/// Retries.\npub fn retry_with_timeout() {\n    backoff();\n}\n")
+        .unwrap();
+    dir.child("src/empty.rs").write_str("").unwrap();
+    dir.child("docs/guide.md").write_str("# Guide\n\n## Install\n").unwrap();
+    dir
+}
+
+#[test]
+fn outline_prints_definitions_with_lines() {
+    let dir = workspace();
+    let out = ctx_in(&dir).args(["outline", "src", "docs/guide.md"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    expect_test::expect![[r#"
+        src/empty.rs (0 lines)
+        src/retry.rs (4 lines)
+          L2-4 pub fn retry_with_timeout() {
+        docs/guide.md (3 lines)
+          L1-3 # Guide
+            L3 ## Install
+    "#]]
+    .assert_eq(&String::from_utf8(out.stdout).unwrap());
+}
+
+#[test]
+fn outline_json_and_budget() {
+    let dir = workspace();
+    let many: String = (0..300).map(|i| format!("pub fn item_{i}() {{}}\n")).collect();
+    dir.child("src/many.rs").write_str(&many).unwrap();
+    let out = ctx_in(&dir)
+        .args(["--format", "json", "--max-tokens", "200", "outline", "--prompt", "retry", "src"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let text = value["text"].as_str().unwrap();
+    assert!(text.contains("retry_with_timeout"), "{text}");
+    assert!(text.contains("left out to fit 200 tokens"), "{text}");
+    assert!(value["tokens"].as_u64().unwrap() <= 200);
+    assert!(value["left_out"].as_u64().unwrap() > 0);
+    assert_eq!(value["warnings"][0]["code"], "W_BUDGET");
+    assert!(value["files"].as_array().unwrap().iter().any(|f| f["path"] == "src/retry.rs"));
+}
+
+#[test]
+fn outline_attack_paths_outside_the_roots() {
+    let dir = workspace();
+    let out = ctx_in(&dir).args(["outline", "../", "/etc/passwd", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(!stdout.contains("root:"), "{stdout}");
+    assert!(stderr.contains("E_OUTSIDE"), "{stderr}");
+    assert!(!stderr.contains(dir.path().parent().unwrap().to_str().unwrap()), "{stderr}");
+}

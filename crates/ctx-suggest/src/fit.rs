@@ -1,0 +1,221 @@
+//! Choosing what of the ranked files fills a token budget: per file, nothing, some of its
+//! ranges, or the whole file, by value per token. No I/O: the candidates come measured
+//! ([`crate::Index::candidates`]).
+
+use serde::Serialize;
+
+use crate::lines::LineRange;
+
+/// A ranked file and what each way of showing it costs.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Candidate {
+    /// The path, relative to the workspace root.
+    pub path: String,
+    /// Its ranking score (only the order means something).
+    pub score: f64,
+    /// Its one-line summary.
+    pub summary: String,
+    /// Its number of lines.
+    pub lines: u32,
+    /// The o200k tokens of the whole file; `None` when they pass the budget.
+    pub whole: Option<usize>,
+    /// Its ranges, heaviest evidence first: each with its evidence weight and its tokens.
+    pub ranges: Vec<(LineRange, f64, usize)>,
+}
+
+/// How a chosen file is shown.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase", tag = "view", content = "lines")]
+pub enum View {
+    /// The whole file.
+    Whole,
+    /// These ranges, in line order.
+    Ranges(Vec<LineRange>),
+}
+
+/// A file chosen to fill a budget.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[non_exhaustive]
+pub struct Choice {
+    /// The path, relative to the workspace root.
+    pub path: String,
+    /// How it is shown.
+    #[serde(flatten)]
+    pub view: View,
+    /// The o200k tokens it takes, its wrappers included.
+    pub tokens: usize,
+    /// Its ranking score.
+    pub score: f64,
+    /// Its one-line summary.
+    pub summary: String,
+}
+
+/// What one file holds so far in [`choose`].
+#[derive(Clone, Copy, Default)]
+struct State {
+    /// Ranges taken, heaviest first; `usize::MAX` once the whole file is.
+    taken: usize,
+    value: f64,
+    tokens: usize,
+}
+
+const WHOLE: usize = usize::MAX;
+
+/// Fills `budget` tokens from `candidates` (best ranked first): each step takes, for some
+/// file, its next range or the whole file in place of its ranges, whichever gives the most
+/// value per token and still fits; until nothing fits. A file's value is its score relative
+/// to the best divided by its rank (the chance that a ranked file is needed falls with the
+/// files ranked above it, as 1/rank in the usual prior of ranked retrieval); a set of ranges is worth the share of it that they hold, half by the evidence
+/// they hold, half by the lines. Each element shown costs `overhead(path)` tokens besides its
+/// lines (its tags, as measured by the caller). The result lists the files in rank order.
+pub fn choose(
+    candidates: &[Candidate],
+    budget: usize,
+    overhead: &dyn Fn(&str) -> usize,
+) -> Vec<Choice> {
+    let best = candidates.iter().map(|c| c.score).fold(0.0_f64, f64::max);
+    let mut states = vec![State::default(); candidates.len()];
+    let mut left = budget;
+    let wrap: Vec<usize> = candidates.iter().map(|c| overhead(&c.path)).collect();
+    loop {
+        let mut pick: Option<(usize, f64, State)> = None;
+        for (i, c) in candidates.iter().enumerate() {
+            let state = states[i];
+            // How close the file came to the best, discounted by how many came before it.
+            let ratio = if best > 0.0 { c.score / best } else { 1.0 };
+            let value = ratio / (i + 1) as f64;
+            for next in steps(c, state, value, wrap[i]) {
+                let cost = next.tokens.saturating_sub(state.tokens);
+                let gain = next.value - state.value;
+                if cost > left || gain <= 0.0 {
+                    continue;
+                }
+                let ratio = gain / cost.max(1) as f64;
+                if pick.as_ref().is_none_or(|(_, r, _)| ratio > *r) {
+                    pick = Some((i, ratio, next));
+                }
+            }
+        }
+        let Some((i, _, next)) = pick else { break };
+        left -= next.tokens - states[i].tokens;
+        states[i] = next;
+    }
+    candidates
+        .iter()
+        .zip(states)
+        .filter(|(_, s)| s.taken > 0)
+        .map(|(c, s)| {
+            let view = if s.taken == WHOLE {
+                View::Whole
+            } else {
+                let mut ranges: Vec<LineRange> = c.ranges[..s.taken].iter().map(|r| r.0).collect();
+                ranges.sort_by_key(|r| r.start);
+                View::Ranges(ranges)
+            };
+            Choice {
+                path: c.path.clone(),
+                view,
+                tokens: s.tokens,
+                score: c.score,
+                summary: c.summary.clone(),
+            }
+        })
+        .collect()
+}
+
+/// The states one step past `state`: the next range, and the whole file.
+fn steps(c: &Candidate, state: State, value: f64, wrap: usize) -> Vec<State> {
+    let mut out = Vec::with_capacity(2);
+    if state.taken == WHOLE {
+        return out;
+    }
+    let evidence: f64 = c.ranges.iter().map(|r| r.1).sum();
+    let lines = f64::from(c.lines.max(1));
+    if let Some(&(range, weight, tokens)) = c.ranges.get(state.taken) {
+        let taken = &c.ranges[..=state.taken];
+        let held: f64 = taken.iter().map(|r| r.1).sum();
+        let spanned: f64 = taken.iter().map(|r| f64::from(r.0.end - r.0.start + 1)).sum();
+        let share =
+            if evidence > 0.0 { 0.5 * held / evidence } else { 0.0 } + 0.5 * spanned / lines;
+        let _ = (range, weight);
+        out.push(State {
+            taken: state.taken + 1,
+            value: value * share.min(1.0),
+            tokens: state.tokens + tokens + wrap,
+        });
+    }
+    if let Some(whole) = c.whole {
+        out.push(State { taken: WHOLE, value, tokens: whole + wrap });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate(
+        path: &str,
+        score: f64,
+        whole: Option<usize>,
+        ranges: &[(u32, u32, f64, usize)],
+    ) -> Candidate {
+        Candidate {
+            path: path.to_owned(),
+            score,
+            summary: String::new(),
+            lines: ranges.iter().map(|r| r.1).max().unwrap_or(1).max(100),
+            whole,
+            ranges: ranges
+                .iter()
+                .map(|&(start, end, w, t)| (LineRange { start, end }, w, t))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_budget_is_filled_past_five_files_and_never_passed() {
+        let candidates: Vec<Candidate> = (0..12)
+            .map(|i| {
+                candidate(
+                    &format!("f{i}.rs"),
+                    10.0 - i as f64 * 0.5,
+                    Some(500),
+                    &[(1, 10, 1.0, 60)],
+                )
+            })
+            .collect();
+        let chosen = choose(&candidates, 8000, &|_| 10);
+        assert_eq!(chosen.len(), 12, "{chosen:?}");
+        assert!(chosen.iter().all(|c| c.view == View::Whole));
+        let spent: usize = chosen.iter().map(|c| c.tokens).sum();
+        assert_eq!(spent, 12 * 510);
+        for budget in [0, 50, 69, 70, 600, 2000] {
+            let chosen = choose(&candidates, budget, &|_| 10);
+            let spent: usize = chosen.iter().map(|c| c.tokens).sum();
+            assert!(spent <= budget, "{budget}: {spent}");
+        }
+    }
+
+    #[test]
+    fn a_large_file_gives_its_ranges_and_the_order_is_the_ranking() {
+        let candidates = vec![
+            candidate("big.rs", 9.0, None, &[(200, 240, 5.0, 400), (10, 20, 1.0, 100)]),
+            candidate("small.rs", 4.0, Some(300), &[(1, 30, 1.0, 300)]),
+        ];
+        let chosen = choose(&candidates, 1000, &|_| 12);
+        assert_eq!(chosen[0].path, "big.rs");
+        assert_eq!(
+            chosen[0].view,
+            View::Ranges(vec![
+                LineRange { start: 10, end: 20 },
+                LineRange { start: 200, end: 240 }
+            ])
+        );
+        assert_eq!(chosen[0].tokens, 400 + 100 + 24);
+        assert_eq!(chosen[1].view, View::Whole);
+        // The same inputs, the same choice.
+        assert_eq!(choose(&candidates, 1000, &|_| 12), chosen);
+    }
+}
