@@ -29,13 +29,20 @@ pub(crate) fn apply_range(s: &mut Suggestion, answer: &str) -> Result<(), String
     }
     s.lines.start = start;
     s.lines.end = end;
+    // The range typed replaces every range the ranking proposed.
+    s.ranges.clear();
     Ok(())
 }
 
 /// One label per suggestion, as the picker lists them, made visible.
 #[cfg(any(feature = "picker", test))]
 pub(crate) fn label(s: &Suggestion) -> String {
-    let head = format!("{}:{}-{}", s.path, s.lines.start, s.lines.end);
+    let ranges: Vec<String> = if s.ranges.is_empty() {
+        vec![format!("{}-{}", s.lines.start, s.lines.end)]
+    } else {
+        s.ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect()
+    };
+    let head = format!("{}:{}", s.path, ranges.join(","));
     let label = if s.summary.is_empty() { head } else { format!("{head}  {}", s.summary) };
     crate::term::visible(&label).into_owned()
 }

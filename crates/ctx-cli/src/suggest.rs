@@ -161,7 +161,7 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
     drop(progress);
     if args.interactive {
         let picked = picker::pick(found, settings.style.color)?;
-        let attachments: Vec<Attachment> = picked.iter().map(attachment).collect();
+        let attachments: Vec<Attachment> = picked.iter().flat_map(attachments).collect();
         return expand_with(settings, &ctx, &prompt, Attachments::List(&attachments));
     }
     let mut out = io::stdout().lock();
