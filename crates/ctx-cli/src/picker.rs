@@ -476,6 +476,18 @@ mod tests {
         assert_eq!(label(&s), "a.rs:7-7  fn a");
     }
 
+    /// Every range the ranking proposed is listed; one typed replaces them all.
+    #[test]
+    fn several_ranges() {
+        let json = serde_json::json!({"path": "a.rs", "lines": {"start": 150, "end": 160}, "ranges": [{"start": 1, "end": 4}, {"start": 150, "end": 160}], "score": 1.0, "summary": "fn a", "why": []});
+        let mut s: Suggestion = serde_json::from_value(json).unwrap();
+        assert_eq!(label(&s), "a.rs:1-4,150-160  fn a");
+        apply_range(&mut s, "").unwrap();
+        assert_eq!(s.ranges.len(), 2);
+        apply_range(&mut s, "20-30").unwrap();
+        assert_eq!(label(&s), "a.rs:20-30  fn a");
+    }
+
     #[cfg(feature = "picker")]
     #[test]
     fn the_list_keeps_drops_and_filters() {
