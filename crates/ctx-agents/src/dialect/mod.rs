@@ -1,0 +1,4 @@
+//! One reader per agent, each in its own file.
+
+pub mod claude;
+pub(crate) mod claude_load;

@@ -1,0 +1,110 @@
+//! The one trait every dialect implements, and what the readers share: bounded lists,
+//! the note for folders above the workspace, and the not-loaded entry of a refusal.
+
+use crate::agent::Agent;
+use crate::env::Env;
+use crate::lint::Diagnostic;
+use crate::model::{NotLoaded, Piece, Reason, Rules, Segment};
+use crate::read::Budget;
+
+/// A reader of one agent's rule files.
+pub trait Reader {
+    /// Whose rules it reads.
+    fn agent(&self) -> Agent;
+
+    /// What the agent loads in `env`, in order, and what it does not load and why.
+    fn read(&self, env: &Env<'_>) -> Rules;
+
+    /// What the model receives, as the agent sends it: the parts of the request that carry
+    /// rule text, in the order the model sees them.
+    fn render(&self, rules: &Rules) -> Vec<Segment>;
+}
+
+/// A view being built: its lists bounded by ctx's own limits, its budget, and what it notes.
+pub(crate) struct View {
+    pub(crate) rules: Rules,
+    pub(crate) budget: Budget,
+    max_listed: usize,
+    dropped: usize,
+}
+
+impl View {
+    pub(crate) fn new(env: &Env<'_>, agent: Agent) -> View {
+        let rules = Rules::new(agent, &env.cwd, env.for_path.as_deref(), env.abs(&env.cwd));
+        View {
+            rules,
+            budget: Budget::new(&env.bounds),
+            max_listed: env.bounds.max_listed,
+            dropped: 0,
+        }
+    }
+
+    /// Adds a piece, within the bound.
+    pub(crate) fn piece(&mut self, piece: Piece) {
+        if self.rules.pieces.len() < self.max_listed {
+            self.rules.pieces.push(piece);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Adds a not-loaded entry, within the bound.
+    pub(crate) fn not(&mut self, entry: NotLoaded) {
+        if self.rules.not_loaded.len() < self.max_listed {
+            self.rules.not_loaded.push(entry);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// A file not loaded.
+    pub(crate) fn not_file(&mut self, path: impl Into<String>, reason: Reason) {
+        self.not(NotLoaded::file(path, reason));
+    }
+
+    /// Adds a diagnostic, within the bound.
+    pub(crate) fn diag(&mut self, diagnostic: Diagnostic) {
+        if self.rules.diagnostics.len() < self.max_listed {
+            self.rules.diagnostics.push(diagnostic);
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// Adds diagnostics.
+    pub(crate) fn diags(&mut self, diagnostics: impl IntoIterator<Item = Diagnostic>) {
+        for d in diagnostics {
+            self.diag(d);
+        }
+    }
+
+    /// Adds a note.
+    pub(crate) fn note(&mut self, note: impl Into<String>) {
+        self.rules.notes.push(note.into());
+    }
+
+    /// The view, with a note for what its bounds left out.
+    pub(crate) fn finish(mut self) -> Rules {
+        if self.budget.spent {
+            self.rules.notes.push(
+                "ctx's budget for one view (files, bytes or imports) was spent; what is past it is listed as not read"
+                    .to_owned(),
+            );
+        }
+        if self.dropped > 0 {
+            self.rules.notes.push(format!(
+                "{} more entries (pieces, files not loaded, diagnostics) not listed: each list keeps {}",
+                self.dropped, self.max_listed
+            ));
+        }
+        self.rules
+    }
+}
+
+/// The note for the folders above the workspace root that an agent also reads.
+pub(crate) fn above_root_note(what: &str) -> String {
+    format!(
+        "the agent also reads {what} in the folders above the workspace root; they lie outside \
+         ctx's roots and were not looked at"
+    )
+}
