@@ -49,6 +49,7 @@ pub use reader::Reader;
 /// The reader of `agent`.
 pub fn reader(agent: Agent) -> &'static dyn Reader {
     match agent {
+        Agent::Codex => &dialect::codex::Codex,
         _ => &dialect::claude::Claude,
     }
 }

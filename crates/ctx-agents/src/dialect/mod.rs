@@ -2,3 +2,4 @@
 
 pub mod claude;
 pub(crate) mod claude_load;
+pub mod codex;
