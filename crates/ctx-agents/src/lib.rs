@@ -50,6 +50,7 @@ pub use reader::Reader;
 pub fn reader(agent: Agent) -> &'static dyn Reader {
     match agent {
         Agent::Codex => &dialect::codex::Codex,
+        Agent::Gemini => &dialect::gemini::Gemini,
         _ => &dialect::claude::Claude,
     }
 }

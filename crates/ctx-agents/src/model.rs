@@ -58,12 +58,12 @@ impl Rules {
 
     /// Bytes of every piece together.
     pub fn bytes(&self) -> u64 {
-        self.pieces.iter().map(|p| p.bytes).sum()
+        self.pieces.iter().filter(|p| !p.inlined).map(|p| p.bytes).sum()
     }
 
     /// o200k tokens of every piece together.
     pub fn tokens(&self) -> u64 {
-        self.pieces.iter().map(|p| p.tokens).sum()
+        self.pieces.iter().filter(|p| !p.inlined).map(|p| p.tokens).sum()
     }
 
     /// Whether a diagnostic is an error.
@@ -130,6 +130,10 @@ pub struct Piece {
     pub cut: Option<Cut>,
     /// How deep in imports it was found (0 for a file found by discovery).
     pub depth: u32,
+    /// Whether its text is sent inside the piece that imports it (Gemini CLI, Copilot CLI):
+    /// its bytes and tokens are counted there, not again.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub inlined: bool,
 }
 
 /// Why a piece is loaded.

@@ -149,6 +149,7 @@ pub(crate) fn piece(
         tokens,
         cut: None,
         depth: 0,
+        inlined: false,
     }
 }
 
@@ -162,6 +163,12 @@ impl Piece {
     /// The same piece, cut.
     pub(crate) fn cut(mut self, cut: Cut) -> Piece {
         self.cut = Some(cut);
+        self
+    }
+
+    /// The same piece, sent inside the piece that imports it.
+    pub(crate) fn inlined(mut self) -> Piece {
+        self.inlined = true;
         self
     }
 

@@ -108,3 +108,44 @@ pub(crate) fn above_root_note(what: &str) -> String {
          ctx's roots and were not looked at"
     )
 }
+
+/// The rule files of the workspace's survey that this view neither loaded nor listed: a file
+/// of a name the agent reads is in the wrong folder (or, below the working folder, loads
+/// lazily when `lazy`); a file of another name in a folder the agent reads is not its own.
+pub(crate) fn others(
+    env: &Env<'_>,
+    view: &mut View,
+    chain: &[String],
+    names: &[String],
+    lazy: bool,
+) {
+    use crate::env::{is_within, parent, shown_dir};
+    let survey = env.survey();
+    let mut entries = Vec::new();
+    for path in &survey.files {
+        let listed = view.rules.pieces.iter().any(|p| &p.path == path)
+            || view.rules.not_loaded.iter().any(|n| &n.path == path);
+        if listed {
+            continue;
+        }
+        let dir = parent(path);
+        let name = &path[dir.len() + usize::from(!dir.is_empty())..];
+        let in_chain = chain.iter().any(|d| d == dir);
+        let read_here = names.iter().any(|n| n == name);
+        let reason = match (in_chain, read_here) {
+            (true, false) => Reason::NotThisAgent,
+            (false, true) if lazy && is_within(dir, &env.cwd) => {
+                Reason::Lazy { dir: dir.to_owned() }
+            }
+            (false, true) => Reason::WrongFolder { dir: shown_dir(dir).to_owned() },
+            _ => continue,
+        };
+        entries.push((path.clone(), reason));
+    }
+    for (path, reason) in entries {
+        view.not_file(path, reason);
+    }
+    if survey.truncated {
+        view.note("the walk of the workspace for rule files stopped at its limit; files past it were not looked at");
+    }
+}

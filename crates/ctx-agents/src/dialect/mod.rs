@@ -3,3 +3,4 @@
 pub mod claude;
 pub(crate) mod claude_load;
 pub mod codex;
+pub mod gemini;
