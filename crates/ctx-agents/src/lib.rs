@@ -51,6 +51,7 @@ pub fn reader(agent: Agent) -> &'static dyn Reader {
     match agent {
         Agent::Codex => &dialect::codex::Codex,
         Agent::Gemini => &dialect::gemini::Gemini,
+        Agent::Copilot => &dialect::copilot::Copilot,
         _ => &dialect::claude::Claude,
     }
 }

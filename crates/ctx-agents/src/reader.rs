@@ -25,6 +25,8 @@ pub(crate) struct View {
     pub(crate) rules: Rules,
     pub(crate) budget: Budget,
     max_listed: usize,
+    /// ctx's own import depth, for an agent that sets none.
+    pub(crate) max_depth: u32,
     dropped: usize,
 }
 
@@ -35,6 +37,7 @@ impl View {
             rules,
             budget: Budget::new(&env.bounds),
             max_listed: env.bounds.max_listed,
+            max_depth: env.bounds.max_depth,
             dropped: 0,
         }
     }

@@ -3,4 +3,5 @@
 pub mod claude;
 pub(crate) mod claude_load;
 pub mod codex;
+pub mod copilot;
 pub mod gemini;
