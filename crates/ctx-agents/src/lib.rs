@@ -52,6 +52,7 @@ pub fn reader(agent: Agent) -> &'static dyn Reader {
         Agent::Codex => &dialect::codex::Codex,
         Agent::Gemini => &dialect::gemini::Gemini,
         Agent::Copilot => &dialect::copilot::Copilot,
+        Agent::Cline => &dialect::cline::Cline,
         _ => &dialect::claude::Claude,
     }
 }

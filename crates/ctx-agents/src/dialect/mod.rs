@@ -2,6 +2,7 @@
 
 pub mod claude;
 pub(crate) mod claude_load;
+pub mod cline;
 pub mod codex;
 pub mod copilot;
 pub mod gemini;
