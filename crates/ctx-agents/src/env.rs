@@ -41,7 +41,7 @@ impl Default for Bounds {
 }
 
 /// One folder of the user's home folder, opened as a sandbox of its own (`~/.claude`).
-pub struct HomeFolder {
+pub(crate) struct HomeFolder {
     /// The folder relative to the home folder (`.claude`).
     pub(crate) key: String,
     /// How files in it are shown (`~/.claude`).
@@ -310,11 +310,6 @@ impl<'a> Env<'a> {
     /// `markers` (`.git`); `None` when none does.
     pub(crate) fn marked_root(&self, markers: &[String]) -> Option<String> {
         self.cwd_chain().into_iter().rev().find(|dir| self.holds_marker(dir, markers))
-    }
-
-    /// The same from any folder of the workspace up to its root.
-    pub(crate) fn marked_root_of(&self, dir: &str, markers: &[String]) -> Option<String> {
-        chain_to(dir).into_iter().rev().find(|d| self.holds_marker(d, markers))
     }
 
     fn holds_marker(&self, dir: &str, markers: &[String]) -> bool {

@@ -53,7 +53,11 @@ pub fn reader(agent: Agent) -> &'static dyn Reader {
         Agent::Gemini => &dialect::gemini::Gemini,
         Agent::Copilot => &dialect::copilot::Copilot,
         Agent::Cline => &dialect::cline::Cline,
-        _ => &dialect::claude::Claude,
+        Agent::Cursor => &dialect::cursor::Cursor,
+        Agent::Windsurf => &dialect::windsurf::Windsurf,
+        Agent::Skills => &dialect::skills::Skills,
+        Agent::Ctx => &dialect::ctx::Ctx,
+        Agent::Claude => &dialect::claude::Claude,
     }
 }
 

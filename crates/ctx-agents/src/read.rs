@@ -187,13 +187,6 @@ pub(crate) fn lf(text: &str) -> String {
     text.replace("\r\n", "\n").replace('\r', "\n")
 }
 
-/// The 1-based line of byte `at` of `text`.
-pub(crate) fn line_of(text: &str, at: usize) -> u32 {
-    let at = at.min(text.len());
-    u32::try_from(1 + text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count())
-        .unwrap_or(u32::MAX)
-}
-
 /// The first `max` characters of `text`, and whether it had more.
 pub(crate) fn head_chars(text: &str, max: usize) -> (&str, bool) {
     match text.char_indices().nth(max) {
@@ -211,6 +204,5 @@ mod tests {
         assert_eq!(lf("a\r\nb\rc\n"), "a\nb\nc\n");
         assert_eq!(head_chars("héllo", 2), ("hé", true));
         assert_eq!(head_chars("hé", 2), ("hé", false));
-        assert_eq!(line_of("a\nb\nc", 4), 3);
     }
 }
