@@ -39,12 +39,14 @@ mod markdown;
 mod model;
 mod read;
 mod reader;
+mod show;
 
 pub use agent::Agent;
 pub use env::{Bounds, CtxPrompt, CtxRule, Env, Error, Home};
 pub use lint::Diagnostic;
 pub use model::{Cut, NotLoaded, Piece, Placement, Reason, Rules, Scope, Segment, Unit, Why};
 pub use reader::Reader;
+pub use show::{reason_text, report, why_text};
 
 /// The reader of `agent`.
 pub fn reader(agent: Agent) -> &'static dyn Reader {

@@ -215,7 +215,7 @@ impl Unit {
 }
 
 /// A file, or an import, the agent does not load.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct NotLoaded {
     /// The file as ctx names it (relative to the workspace root, `~/…`), or the import as

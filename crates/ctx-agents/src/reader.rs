@@ -53,6 +53,9 @@ impl View {
 
     /// Adds a not-loaded entry, within the bound.
     pub(crate) fn not(&mut self, entry: NotLoaded) {
+        if self.rules.not_loaded.contains(&entry) {
+            return;
+        }
         if self.rules.not_loaded.len() < self.max_listed {
             self.rules.not_loaded.push(entry);
         } else {
@@ -67,6 +70,9 @@ impl View {
 
     /// Adds a diagnostic, within the bound.
     pub(crate) fn diag(&mut self, diagnostic: Diagnostic) {
+        if self.rules.diagnostics.contains(&diagnostic) {
+            return;
+        }
         if self.rules.diagnostics.len() < self.max_listed {
             self.rules.diagnostics.push(diagnostic);
         } else {

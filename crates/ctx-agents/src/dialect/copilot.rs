@@ -43,10 +43,10 @@ Make sure to acquire the instructions before making any changes to the code.
 | ------- | --------- | ----------- |
 ";
 
-/// The name a piece of each kind carries, for [`Copilot::render`].
-const INSTRUCTION: &str = "instruction";
-const ALWAYS: &str = "instructions file";
-const LISTED: &str = "listed";
+/// Whether a piece is an instructions file of `.github/instructions` (sent as written).
+fn is_instructions_file(piece: &Piece) -> bool {
+    piece.path.ends_with(".instructions.md")
+}
 
 impl Reader for Copilot {
     fn agent(&self) -> Agent {
@@ -112,22 +112,24 @@ impl Reader for Copilot {
 
     fn render(&self, rules: &Rules) -> Vec<Segment> {
         let mut out = Vec::new();
-        let named = |name: &'static str| {
-            rules.pieces.iter().filter(move |p| {
-                p.placement == Placement::System && p.name.as_deref() == Some(name) && !p.inlined
-            })
-        };
-        let blocks: Vec<String> = named(INSTRUCTION)
+        let system =
+            || rules.pieces.iter().filter(|p| p.placement == Placement::System && !p.inlined);
+        let blocks: Vec<String> = system()
+            .filter(|p| p.why != Why::Listed && !is_instructions_file(p))
             .map(|p| format!("<custom_instruction>\n{}\n</custom_instruction>", p.text))
             .collect();
         if !blocks.is_empty() {
             out.push(Segment { placement: Placement::System, text: blocks.join("\n\n") });
         }
-        let always: Vec<&str> = named(ALWAYS).map(|p| p.text.as_str()).collect();
+        let always: Vec<&str> = system()
+            .filter(|p| p.why != Why::Listed && is_instructions_file(p))
+            .map(|p| p.text.as_str())
+            .collect();
         if !always.is_empty() {
             out.push(Segment { placement: Placement::System, text: always.join("\n\n") });
         }
-        let listed: String = named(LISTED).map(|p| p.text.as_str()).collect();
+        let listed: String =
+            system().filter(|p| p.why == Why::Listed).map(|p| p.text.as_str()).collect();
         if !listed.is_empty() {
             out.push(Segment {
                 placement: Placement::System,
@@ -157,7 +159,7 @@ impl Reader for Copilot {
 /// sends such a text once: observed); returns whether it was added.
 fn instruction(view: &mut View, sent: &mut HashSet<String>, piece: Piece) -> bool {
     if sent.insert(piece.text.clone()) {
-        view.piece(piece.named(INSTRUCTION));
+        view.piece(piece);
         return true;
     }
     let first = view.rules.pieces.iter().find(|p| p.text == piece.text).map(|p| p.path.clone());
@@ -250,14 +252,12 @@ fn instructions(env: &Env<'_>, view: &mut View, root: &str) {
         }
         if globs.is_empty() || matcher.matches_all().is_some() {
             let piece = read::piece(&project, &rel, 1, Why::Always, Placement::System, file.text);
-            view.piece(piece.named(ALWAYS));
+            view.piece(piece);
             continue;
         }
         let description = front.get("description").and_then(|v| v.as_str()).unwrap_or("");
         let row = format!("| {} | '{shown}' | {description} |\n", globs.join(","));
-        view.piece(
-            read::piece(&project, &rel, 1, Why::Listed, Placement::System, row).named(LISTED),
-        );
+        view.piece(read::piece(&project, &rel, 1, Why::Listed, Placement::System, row));
         let Some(file_path) = env.for_path.clone() else {
             view.not_file(
                 &rel,

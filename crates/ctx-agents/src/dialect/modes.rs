@@ -109,6 +109,10 @@ pub(crate) fn read_rule(
         view.diag(Diagnostic::new(Code::RulesGlob, agent, &shown, at,
             format!("YAML reads an unquoted `*` as an alias: the front matter is not valid YAML; {} reads it leniently (not documented), other tools do not", agent.title()))
             .hint("quote the glob: globs: \"**/*.ts\""));
+    } else if let (Some((message, line, column)), false) = (&strict.error, failed) {
+        view.diag(Diagnostic::new(Code::RulesFrontMatter, agent, &shown, (*line, *column),
+            format!("front matter is not valid YAML ({message}); ctx reads it as {} is believed to (values as plain text), other tools refuse it", agent.title()))
+            .hint("quote the values YAML misreads"));
     }
     if failed {
         let (message, line, column) = strict.error.clone().unwrap_or_default();

@@ -2,5 +2,7 @@
 //! agents sent), one fixture test per documented or observed rule, and attacks.
 #![allow(clippy::disallowed_methods)] // Tests build their trees on disk and open sandboxes.
 
+mod attacks;
 mod observed;
+mod rules;
 mod util;
