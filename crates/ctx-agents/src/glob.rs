@@ -176,6 +176,9 @@ pub(crate) fn brace_expansions(pattern: &str) -> u64 {
                 b'\\' => i += 2,
                 b'{' => {
                     let (n, next) = group(bytes, i + 1, depth + 1);
+                    if next >= bytes.len() && n == u64::MAX {
+                        return (u64::MAX, next);
+                    }
                     product = product.saturating_mul(n);
                     i = next;
                 }

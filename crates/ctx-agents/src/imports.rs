@@ -207,8 +207,10 @@ mod tests {
 
     #[test]
     fn claude_tokens() {
-        let found =
-            paths("see @a.md#x, @my\\ file.md user@x.com @@b `@c.md` @/ @./d\n", Flavor::Claude);
+        let found = paths(
+            "see @a.md#x, @my\\ file.md user@x.com @@b `x @c.md y` @/ @./d\n",
+            Flavor::Claude,
+        );
         assert_eq!(
             found,
             vec![
