@@ -181,20 +181,20 @@ fn gemini_imports() {
         "repo",
         None,
         expect![[r#"
-        working folder: repo
-        loaded: 3 pieces, 543 bytes, 139 tokens (o200k)
-          1. repo/GEMINI.md:1: always; first user message; 543 bytes, 139 tokens
-          2. repo/one.md:1: import `@one.md` of repo/GEMINI.md:1; first user message; 297 bytes, 75 tokens, inside the file importing it
-          3. repo/GEMINI.md:1: import `@GEMINI.md` of repo/one.md:1; first user message; 219 bytes, 56 tokens, inside the file importing it
-        not loaded:
-          - `@one.md` (repo/GEMINI.md:1): already loaded (a cycle or a repeat)
-          - `@../outside.md` (repo/GEMINI.md:1): outside the project: the agent refuses it
-          - `@gone.md` (repo/GEMINI.md:1): no such file
-        problems:
-          repo/GEMINI.md:1:3: warning[W_RULES_CYCLE]: `@one.md` imports a file that imports this one: a cycle; Gemini CLI sends a comment in its place (hint: remove one of the two imports)
-          repo/GEMINI.md:1:13: warning[W_RULES_OUTSIDE]: `@../outside.md` leaves the project root: Gemini CLI refuses it ("path traversal attempt") and sends a comment in its place (hint: import files of the project, or keep the text in the file itself)
-          repo/GEMINI.md:1:30: error[E_RULES_IMPORT]: `@gone.md` does not resolve: no such file; Gemini CLI sends an "import failed" comment in its place (hint: fix the path (relative to the importing file's folder))
-        note: Gemini CLI reads project files only in a folder the user trusts; ctx shows what it reads once trusted"#]],
+            working folder: repo
+            loaded: 3 pieces, 543 bytes, 141 tokens (o200k)
+              1. repo/GEMINI.md:1: always; first user message; 543 bytes, 141 tokens
+              2. repo/one.md:1: import `@one.md` of repo/GEMINI.md:1; first user message; 297 bytes, 76 tokens, inside the file importing it
+              3. repo/GEMINI.md:1: import `@GEMINI.md` of repo/one.md:1; first user message; 219 bytes, 57 tokens, inside the file importing it
+            not loaded:
+              - `@one.md` (repo/GEMINI.md:1): already loaded (a cycle or a repeat)
+              - `@../outside.md` (repo/GEMINI.md:1): outside the project: the agent refuses it
+              - `@gone.md` (repo/GEMINI.md:1): no such file
+            problems:
+              repo/GEMINI.md:1:3: warning[W_RULES_CYCLE]: `@one.md` imports a file that imports this one: a cycle; Gemini CLI sends a comment in its place (hint: remove one of the two imports)
+              repo/GEMINI.md:1:13: warning[W_RULES_OUTSIDE]: `@../outside.md` leaves the project root: Gemini CLI refuses it ("path traversal attempt") and sends a comment in its place (hint: import files of the project, or keep the text in the file itself)
+              repo/GEMINI.md:1:30: error[E_RULES_IMPORT]: `@gone.md` does not resolve: no such file; Gemini CLI sends an "import failed" comment in its place (hint: fix the path (relative to the importing file's folder))
+            note: Gemini CLI reads project files only in a folder the user trusts; ctx shows what it reads once trusted"#]],
     );
     let sent = text(&tree, Agent::Gemini, "repo", None);
     assert!(!sent.contains("SECRET"), "{sent}");
