@@ -50,10 +50,14 @@ impl Rules {
         }
     }
 
-    /// Whether the view holds anything of the project: a piece or a file not loaded.
+    /// Whether the view holds anything of the project: a piece, or a file of this agent's
+    /// not loaded (the files of other agents it names do not count).
     pub fn found(&self) -> bool {
         self.pieces.iter().any(|p| p.scope != Scope::User)
-            || self.not_loaded.iter().any(|n| !n.path.starts_with('~'))
+            || self
+                .not_loaded
+                .iter()
+                .any(|n| !n.path.starts_with('~') && n.reason != Reason::NotThisAgent)
     }
 
     /// Bytes of every piece together.

@@ -8,7 +8,7 @@ use crate::model::{Cut, NotLoaded, Piece, Placement, Reason, Rules, Why};
 /// The view as text for people.
 pub fn report(rules: &Rules) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} ({})", rules.agent.title(), rules.version);
+    let _ = writeln!(out, "{}: {}", rules.agent, rules.version);
     let cwd = if rules.cwd.is_empty() { "." } else { rules.cwd.as_str() };
     let _ = write!(out, "working folder: {cwd}");
     if let Some(file) = &rules.for_path {

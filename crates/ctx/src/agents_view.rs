@@ -1,0 +1,133 @@
+//! The coding agents' rules in the facade: what each agent loads for a working folder of the
+//! workspace and a file, read through the context's sandbox; the user's own agent folders
+//! each through a sandbox of its own on that folder of the home folder.
+
+use std::path::{Path, PathBuf};
+
+use ctx_agents::{Agent, CtxPrompt, CtxRule, Env, Home, Rules};
+use ctx_fs::{Content, RootId, Sandbox};
+
+use crate::context::{Context, Error, ErrorKind};
+
+/// The user's own agent folders under the home folder `home` (`~/.claude`, `~/.codex` or
+/// `$CODEX_HOME`, `~/.gemini` …), each that exists opened as a sandbox of its own, so that a
+/// path a repository names can never reach them; and the approvals of `~/.claude.json`,
+/// read through a sandbox on the home folder. Without a home folder, none.
+pub fn home_of(home: Option<&Path>) -> Home {
+    let mut out = Home::none();
+    let Some(home) = home else { return out };
+    let mut keys: Vec<&str> =
+        Agent::ALL.iter().flat_map(|a| a.home_folders().iter().copied()).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    for key in keys {
+        let codex_home = (key == ".codex").then(|| std::env::var_os("CODEX_HOME")).flatten();
+        let (dir, shown) = match codex_home {
+            Some(dir) => (PathBuf::from(dir), "$CODEX_HOME".to_owned()),
+            None => (home.join(key), format!("~/{key}")),
+        };
+        let Some(dir) = dir.to_str() else { continue };
+        let Ok(sandbox) = Sandbox::builder(dir).open(cap_std::ambient_authority()) else {
+            continue;
+        };
+        let abs = sandbox.root_path(RootId::WORKSPACE).as_str().to_owned();
+        out.add_folder(key, shown, abs, sandbox);
+    }
+    let settings = home.to_str().and_then(|h| {
+        let sandbox = Sandbox::builder(h).open(cap_std::ambient_authority()).ok()?;
+        match sandbox.read_path(".claude.json", None).ok()?.1 {
+            Content::Text { text, .. } => Some(text.as_str().to_owned()),
+            _ => None,
+        }
+    });
+    if let Some(text) = settings {
+        out.set_claude_settings(&text);
+    }
+    out
+}
+
+impl Context {
+    /// What `agent` loads from the workspace root for `for_path` (a file of the workspace,
+    /// which need not exist), with the user's own agent folders of the home folder.
+    ///
+    /// # Errors
+    ///
+    /// When `for_path` does not lie in the workspace.
+    pub fn rules(&self, agent: Agent, for_path: Option<&str>) -> Result<Rules, Error> {
+        let home = home_of(std::env::home_dir().as_deref());
+        self.rules_with(agent, ".", for_path, &home)
+    }
+
+    /// What `agent` loads from the working folder `cwd` of the workspace for `for_path`, with
+    /// the user's folders of `home` ([`home_of`]).
+    ///
+    /// # Errors
+    ///
+    /// When `cwd` is not a folder of the workspace or `for_path` does not lie in it.
+    pub fn rules_with(
+        &self,
+        agent: Agent,
+        cwd: &str,
+        for_path: Option<&str>,
+        home: &Home,
+    ) -> Result<Rules, Error> {
+        let prompt = if agent == Agent::Ctx { Some(self.ctx_prompt()) } else { None };
+        let mut env = Env::new(self.sandbox(), home).cwd(cwd).map_err(ErrorKind::Rules)?;
+        if let Some(file) = for_path {
+            env = env.for_path(file).map_err(ErrorKind::Rules)?;
+        }
+        if let Some(prompt) = &prompt {
+            env = env.ctx_prompt(prompt);
+        }
+        Ok(ctx_agents::read(agent, &env))
+    }
+
+    /// The views of every agent whose files the workspace holds (`--agent all`), in the
+    /// order of [`Agent::ALL`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Context::rules_with`].
+    pub fn all_rules(
+        &self,
+        cwd: &str,
+        for_path: Option<&str>,
+        home: &Home,
+    ) -> Result<Vec<Rules>, Error> {
+        let mut out = Vec::new();
+        for agent in Agent::ALL {
+            let rules = self.rules_with(agent, cwd, for_path, home)?;
+            let found = match agent {
+                Agent::Ctx => rules.pieces.len() > 1 || !rules.not_loaded.is_empty(),
+                _ => rules.found(),
+            };
+            if found {
+                out.push(rules);
+            }
+        }
+        Ok(out)
+    }
+
+    /// ctx's own rules folder, assembled as `ctx system-prompt` assembles it.
+    fn ctx_prompt(&self) -> CtxPrompt {
+        match self.system_prompt(None, &[]) {
+            Ok(prompt) => {
+                let rules = prompt
+                    .rules
+                    .iter()
+                    .map(|r| {
+                        let errors = r
+                            .assembly
+                            .diagnostics
+                            .iter()
+                            .filter(|d| d.code.severity() == ctx_diagnostics::Severity::Error)
+                            .count();
+                        CtxRule::new(r.path.clone(), r.assembly.content.clone(), errors)
+                    })
+                    .collect();
+                CtxPrompt::new(prompt.rules_dir, rules, Vec::new(), prompt.runtime)
+            }
+            Err(_) => CtxPrompt::new(None, Vec::new(), Vec::new(), self.runtime_context()),
+        }
+    }
+}
