@@ -130,11 +130,11 @@ impl Front<'_> {
     /// The 1-based line and column of the value of `key` (after `key:` and its spaces).
     pub(crate) fn value_at(&self, key: &str) -> (u32, u32) {
         for (i, line) in self.yaml.lines().enumerate() {
-            if let Some(rest) = line.strip_prefix(key) {
-                if let Some(value) = rest.trim_start().strip_prefix(':') {
-                    let column = line.len() - value.trim_start().len() + 1;
-                    return (self.yaml_line + i as u32, column as u32);
-                }
+            if let Some(rest) = line.strip_prefix(key)
+                && let Some(value) = rest.trim_start().strip_prefix(':')
+            {
+                let column = line.len() - value.trim_start().len() + 1;
+                return (self.yaml_line + i as u32, column as u32);
             }
         }
         (self.yaml_line, 1)

@@ -253,7 +253,7 @@ mod tests {
         assert_eq!(brace_expansions("{a,b"), 1);
         let bomb = "{a,b}".repeat(100_000);
         assert_eq!(brace_expansions(&bomb), u64::MAX);
-        let (m, problems) = Matcher::new(Style::Gitignore, &[bomb.clone()]);
+        let (m, problems) = Matcher::new(Style::Gitignore, std::slice::from_ref(&bomb));
         assert!(m.first_match("a").is_none());
         assert!(problems[0].message.contains("past Claude Code's budget of 1000"));
         let ten = "{a,b}".repeat(10);

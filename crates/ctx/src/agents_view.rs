@@ -13,6 +13,12 @@ use crate::context::{Context, Error, ErrorKind};
 /// `$CODEX_HOME`, `~/.gemini` …), each that exists opened as a sandbox of its own, so that a
 /// path a repository names can never reach them; and the approvals of `~/.claude.json`,
 /// read through a sandbox on the home folder. Without a home folder, none.
+///
+/// # Ambient Authority
+///
+/// Each of those folders, and the home folder for `.claude.json`, is opened by its path,
+/// once; nothing else is reached through them but what their sandboxes allow.
+#[allow(clippy::disallowed_methods)] // Opens the user's agent folders, as the builder opens roots.
 pub fn home_of(home: Option<&Path>) -> Home {
     let mut out = Home::none();
     let Some(home) = home else { return out };

@@ -63,8 +63,10 @@ impl Reader for Cline {
         if project.kind(&join(&cwd, ".cline/rules")) == Some(FileKind::Dir) {
             folder(&mut view, &mut found, &project, &join(&cwd, ".cline/rules"), Why::Always);
         }
-        if let Some(home) = env.home_place(".agents") {
-            if home.kind("AGENTS.md") == Some(FileKind::File) {
+        if let Some(home) = env.home_place(".agents")
+            && home.kind("AGENTS.md") == Some(FileKind::File)
+        {
+            {
                 rule(
                     &mut view,
                     &mut found,
@@ -75,8 +77,10 @@ impl Reader for Cline {
                 );
             }
         }
-        if let Some(home) = env.home_place(".cline") {
-            if home.kind("rules") == Some(FileKind::Dir) {
+        if let Some(home) = env.home_place(".cline")
+            && home.kind("rules") == Some(FileKind::Dir)
+        {
+            {
                 folder(&mut view, &mut found, &home, "rules", Why::Global);
             }
         }

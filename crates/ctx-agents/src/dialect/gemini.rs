@@ -71,7 +71,7 @@ impl Reader for Gemini {
         let root_abs = env.abs(root.as_deref().unwrap_or(&env.cwd));
         let mut found = files(env, &chain, &names);
         // `unique.sort()`: the order of the absolute paths.
-        found.sort_by(|a, b| project.abs(&a.0).cmp(&project.abs(&b.0)));
+        found.sort_by_key(|a| project.abs(&a.0));
         for (rel, dir) in found {
             let why = if dir == env.cwd {
                 Why::Always
