@@ -293,3 +293,34 @@ fn a_deferred_context_reads_its_source_index_in_the_background() {
     let plain = Context::builder().root(dir.path()).build_deferred().unwrap();
     assert!(plain.wait().unwrap().source_index().is_none());
 }
+
+#[test]
+fn coding_agents_rules_through_the_facade() {
+    use ctx::agents::{Agent, Why};
+    let tmp = tempfile::TempDir::new().unwrap();
+    let top = tmp.path().canonicalize().unwrap();
+    let (ws, home) = (top.join("ws"), top.join("home"));
+    std::fs::create_dir_all(ws.join(".ctx/rules")).unwrap();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(ws.join("CLAUDE.md"), "project rule\n").unwrap();
+    std::fs::write(ws.join(".ctx/rules/default.md"), "ctx rule\n").unwrap();
+    std::fs::write(home.join(".claude/CLAUDE.md"), "user rule\n").unwrap();
+    std::fs::write(home.join("secret.md"), "SECRET\n").unwrap();
+    let ctx = Context::builder().root(&ws).build().unwrap();
+    let user = ctx::home_of(Some(&home));
+    let rules = ctx.rules_with(Agent::Claude, ".", None, &user).unwrap();
+    let whys: Vec<(&str, &Why)> = rules.pieces.iter().map(|p| (p.path.as_str(), &p.why)).collect();
+    assert_eq!(whys, vec![("~/.claude/CLAUDE.md", &Why::Global), ("CLAUDE.md", &Why::Always)]);
+    // The user's folder is a sandbox of its own: the home folder beside it is not reachable.
+    std::fs::write(ws.join("CLAUDE.md"), "@../home/secret.md @~/secret.md\n").unwrap();
+    let text = ctx::agents::text(&ctx.rules_with(Agent::Claude, ".", None, &user).unwrap());
+    assert!(!text.contains("SECRET"), "{text}");
+    let own = ctx.rules_with(Agent::Ctx, ".", None, &user).unwrap();
+    let sent = ctx::agents::text(&own);
+    assert!(sent.starts_with("ctx rule\n\n### Runtime Context"), "{sent}");
+    let all = ctx.all_rules(".", None, &user).unwrap();
+    let agents: Vec<Agent> = all.iter().map(|r| r.agent).collect();
+    assert_eq!(agents, vec![Agent::Claude, Agent::Copilot, Agent::Ctx]);
+    assert!(ctx.rules_with(Agent::Claude, "../home", None, &user).is_err());
+    assert!(ctx.rules_with(Agent::Claude, ".", Some("../home/secret.md"), &user).is_err());
+}
