@@ -105,6 +105,19 @@ pub(crate) fn read_at(
         budget.spent = true;
         return Err(Budget::reason());
     }
+    // Whatever the sandbox's own cap (none, if the user chose so), a file larger than what is
+    // left of the view's budget is not read into memory at all.
+    if let Ok(stat) = sandbox.stat(location)
+        && stat.len > budget.bytes
+    {
+        return Err(Reason::Unreadable {
+            code: Code::TooLarge.as_str().to_owned(),
+            message: format!(
+                "{} bytes, more than is left of ctx's budget for one view ({} bytes); not read",
+                stat.len, budget.bytes
+            ),
+        });
+    }
     let content = sandbox.read_text(location).map_err(|e| refusal(&e))?;
     budget.files -= 1;
     match content {

@@ -21,7 +21,17 @@ fn guarded<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
 
 /// Every view of `tree` from `cwd`, with the rule text each sends.
 fn every_view(tree: &Tree, cwd: &str, file: Option<&str>) -> Vec<(Rules, String)> {
-    let sandbox = tree.sandbox(Limits::default(), false);
+    every_view_with(tree, cwd, file, Limits::default())
+}
+
+/// The same, the sandbox's limits `limits`.
+fn every_view_with(
+    tree: &Tree,
+    cwd: &str,
+    file: Option<&str>,
+    limits: Limits,
+) -> Vec<(Rules, String)> {
+    let sandbox = tree.sandbox(limits, false);
     let home = tree.home();
     Agent::ALL
         .into_iter()
@@ -167,7 +177,8 @@ fn cycles_and_depth_bombs_end() {
     }
 }
 
-/// A 1 GB rule file (sparse) under every name: refused by size, never read into memory.
+/// A 1 GB rule file (sparse) under every name: refused by size, never read into memory,
+/// even when the sandbox has no size cap (`--max-file-bytes 0`): the view's own budget holds.
 #[test]
 fn a_huge_rule_file_is_refused() {
     let tree = Tree::new();
@@ -185,10 +196,11 @@ fn a_huge_rule_file_is_refused() {
         std::fs::File::create(&path).unwrap().set_len(1 << 30).unwrap();
     }
     let views = guarded(move || {
-        every_view(&tree, "repo", None)
-            .into_iter()
-            .map(|(r, _)| (r.agent, r.bytes(), r.not_loaded.len()))
-            .collect::<Vec<_>>()
+        let mut unlimited = Limits::default();
+        unlimited.max_file_bytes = 0;
+        let mut views = every_view(&tree, "repo", None);
+        views.extend(every_view_with(&tree, "repo", None, unlimited));
+        views.into_iter().map(|(r, _)| (r.agent, r.bytes(), r.not_loaded.len())).collect::<Vec<_>>()
     });
     for (agent, bytes, not_loaded) in views {
         assert_eq!(bytes, 0, "{agent}");
