@@ -167,13 +167,14 @@ fn codex_one_file_per_folder_and_the_shared_cap() {
 }
 
 /// Gemini CLI: imports inline where they stand, five levels, refused outside the project
-/// root with a comment (observed, c-imports).
+/// root with a comment (observed, c-imports; a missing import there too: its comment names
+/// the absolute path, so its token count is not fixed here).
 #[test]
 fn gemini_imports() {
     let tree = Tree::new();
     tree.mkdir("repo/.git")
         .write("outside.md", "SECRET-OUTSIDE\n")
-        .write("repo/GEMINI.md", "a @one.md b @../outside.md c @gone.md\n")
+        .write("repo/GEMINI.md", "a @one.md b @../outside.md\n")
         .write("repo/one.md", "ONE @GEMINI.md\n");
     check(
         &tree,
@@ -182,18 +183,16 @@ fn gemini_imports() {
         None,
         expect![[r#"
             working folder: repo
-            loaded: 3 pieces, 543 bytes, 141 tokens (o200k)
-              1. repo/GEMINI.md:1: always; first user message; 543 bytes, 141 tokens
-              2. repo/one.md:1: import `@one.md` of repo/GEMINI.md:1; first user message; 297 bytes, 76 tokens, inside the file importing it
-              3. repo/GEMINI.md:1: import `@GEMINI.md` of repo/one.md:1; first user message; 219 bytes, 57 tokens, inside the file importing it
+            loaded: 3 pieces, 319 bytes, 71 tokens (o200k)
+              1. repo/GEMINI.md:1: always; first user message; 319 bytes, 71 tokens
+              2. repo/one.md:1: import `@one.md` of repo/GEMINI.md:1; first user message; 185 bytes, 41 tokens, inside the file importing it
+              3. repo/GEMINI.md:1: import `@GEMINI.md` of repo/one.md:1; first user message; 107 bytes, 22 tokens, inside the file importing it
             not loaded:
               - `@one.md` (repo/GEMINI.md:1): already loaded (a cycle or a repeat)
               - `@../outside.md` (repo/GEMINI.md:1): outside the project: the agent refuses it
-              - `@gone.md` (repo/GEMINI.md:1): no such file
             problems:
               repo/GEMINI.md:1:3: warning[W_RULES_CYCLE]: `@one.md` imports a file that imports this one: a cycle; Gemini CLI sends a comment in its place (hint: remove one of the two imports)
               repo/GEMINI.md:1:13: warning[W_RULES_OUTSIDE]: `@../outside.md` leaves the project root: Gemini CLI refuses it ("path traversal attempt") and sends a comment in its place (hint: import files of the project, or keep the text in the file itself)
-              repo/GEMINI.md:1:30: error[E_RULES_IMPORT]: `@gone.md` does not resolve: no such file; Gemini CLI sends an "import failed" comment in its place (hint: fix the path (relative to the importing file's folder))
             note: Gemini CLI reads project files only in a folder the user trusts; ctx shows what it reads once trusted"#]],
     );
     let sent = text(&tree, Agent::Gemini, "repo", None);
@@ -204,11 +203,11 @@ fn gemini_imports() {
         --- Context from: {ws}/repo/GEMINI.md ---
         a <!-- Imported from: one.md -->
         ONE <!-- Imported from: GEMINI.md -->
-        a <!-- File already processed: one.md --> b <!-- Import failed: ../outside.md - Path traversal attempt --> c <!-- Import failed: gone.md - ENOENT: no such file or directory, access '{ws}/repo/gone.md' -->
+        a <!-- File already processed: one.md --> b <!-- Import failed: ../outside.md - Path traversal attempt -->
 
         <!-- End of import from: GEMINI.md -->
 
-        <!-- End of import from: one.md --> b <!-- Import failed: ../outside.md - Path traversal attempt --> c <!-- Import failed: gone.md - ENOENT: no such file or directory, access '{ws}/repo/gone.md' -->
+        <!-- End of import from: one.md --> b <!-- Import failed: ../outside.md - Path traversal attempt -->
         --- End of Context from: {ws}/repo/GEMINI.md ---
         </project_context>
         </loaded_context>"#]].assert_eq(&sent);
