@@ -27,6 +27,8 @@ pub(crate) struct View {
     max_listed: usize,
     /// ctx's own import depth, for an agent that sets none.
     pub(crate) max_depth: u32,
+    /// Most entries of one folder listing looked at.
+    pub(crate) max_files: usize,
     dropped: usize,
 }
 
@@ -38,6 +40,7 @@ impl View {
             budget: Budget::new(&env.bounds),
             max_listed: env.bounds.max_listed,
             max_depth: env.bounds.max_depth,
+            max_files: env.bounds.max_files,
             dropped: 0,
         }
     }
@@ -85,6 +88,21 @@ impl View {
         for d in diagnostics {
             self.diag(d);
         }
+    }
+
+    /// The names of a folder listing, at most `max_files` of them (a note says how many were
+    /// not looked at).
+    pub(crate) fn bounded(&mut self, shown: &str, mut names: Vec<String>) -> Vec<String> {
+        if names.len() > self.max_files {
+            self.note(format!(
+                "{shown}: {} entries; ctx looked at the first {} by name",
+                names.len(),
+                self.max_files
+            ));
+            names.sort_unstable();
+            names.truncate(self.max_files);
+        }
+        names
     }
 
     /// Adds a note.

@@ -125,6 +125,7 @@ impl Reader for Cline {
 fn folder(view: &mut View, found: &mut Vec<Piece>, place: &Place<'_>, dir: &str, why: Why) {
     let Some(location) = place.location(dir) else { return };
     let Ok(names) = place.sandbox.names(&location) else { return };
+    let names = view.bounded(&place.shown(dir), names);
     for name in names {
         let rel = join(dir, &name);
         let kind = place.kind(&rel);

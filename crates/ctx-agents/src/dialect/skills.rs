@@ -86,7 +86,8 @@ fn folder(view: &mut View, place: &Place<'_>, dir: &str, why: Why) {
         return;
     }
     let Some(location) = place.location(dir) else { return };
-    let Ok(mut names) = place.sandbox.names(&location) else { return };
+    let Ok(names) = place.sandbox.names(&location) else { return };
+    let mut names = view.bounded(&place.shown(dir), names);
     names.sort();
     for name in names {
         let rel = join(dir, &format!("{name}/SKILL.md"));

@@ -192,11 +192,7 @@ fn mode_of(view: &mut View, shown: &str, front: &Front<'_>) -> Option<Mode> {
                 );
                 view.not_file(
                     shown,
-                    Reason::GlobNotMatched {
-                        key: "globs".to_owned(),
-                        globs: Vec::new(),
-                        file: None,
-                    },
+                    Reason::FrontMatter { message: "`trigger: glob` without `globs`".to_owned() },
                 );
                 None
             }

@@ -10,13 +10,13 @@ use ctx_fs::Limits;
 
 use crate::util::{Tree, view};
 
-/// Runs `f` on a thread; a hang becomes a failure after a generous minute.
+/// Runs `f` on a thread; a hang becomes a failure after five generous minutes.
 fn guarded<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
         let _ = tx.send(f());
     });
-    rx.recv_timeout(Duration::from_secs(120)).expect("the reader hung")
+    rx.recv_timeout(Duration::from_secs(300)).expect("the reader hung")
 }
 
 /// Every view of `tree` from `cwd`, with the rule text each sends.

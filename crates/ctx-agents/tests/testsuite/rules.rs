@@ -411,3 +411,58 @@ fn skills_are_checked() {
         </available_skills>"#]]
     .assert_eq(&text(&tree, Agent::Skills, "repo", None));
 }
+
+/// Claude Code 2.1.277 and later read `AGENTS.md` when no `CLAUDE.md` exists from the root to
+/// the working folder (its changelog; not observed: the observed fixtures all hold a
+/// `CLAUDE.md`), and say so in a note.
+#[test]
+fn claude_reads_agents_md_without_claude_md() {
+    let tree = Tree::new();
+    tree.mkdir("repo/.git").write("repo/AGENTS.md", "agents rule\n");
+    let rules = check(
+        &tree,
+        Agent::Claude,
+        "repo",
+        None,
+        expect![[r#"
+        working folder: repo
+        loaded: 1 piece, 11 bytes, 2 tokens (o200k)
+          1. repo/AGENTS.md:1: always; first user message; 11 bytes, 2 tokens
+        note: the agent also reads CLAUDE.md, .claude/CLAUDE.md, .claude/rules/ and CLAUDE.local.md in the folders above the workspace root; they lie outside ctx's roots and were not looked at
+        note: no CLAUDE.md from the workspace root to the working folder: Claude Code 2.1.277 and later read AGENTS.md in its place (its changelog; not observed)"#]],
+    );
+    assert_eq!(rules.pieces[0].path, "repo/AGENTS.md");
+}
+
+/// Windsurf: an `AGENTS.md` of a subfolder applies to the files of that folder ("auto-glob
+/// for that directory", docs.devin.ai agents-md); the diagnostics of one file can be taken
+/// from a view (`lint::for_file`).
+#[test]
+fn windsurf_subfolder_agents_md_and_one_files_problems() {
+    let tree = Tree::new();
+    tree.mkdir("repo/.git")
+        .write("repo/AGENTS.md", "root\n")
+        .write("repo/web/agents.md", "web\n")
+        .write("repo/api/AGENTS.md", "api\n")
+        .write("repo/.windsurf/rules/t.md", "---\ntrigger: glob\n---\nno globs\n");
+    let rules = check(
+        &tree,
+        Agent::Windsurf,
+        "repo",
+        Some("repo/web/page.ts"),
+        expect![[r#"
+            working folder: repo; for: repo/web/page.ts
+            loaded: 2 pieces, 7 bytes, 2 tokens (o200k)
+              1. repo/AGENTS.md:1: always; system prompt; 4 bytes, 1 tokens
+              2. repo/web/agents.md:1: directory glob `repo/web/**` matched repo/web/page.ts; later, when the file is read; 3 bytes, 1 tokens
+            not loaded:
+              - repo/.windsurf/rules/t.md: front matter unusable (`trigger: glob` without `globs`); dropped
+              - repo/api/AGENTS.md: directory repo/api/** did not match repo/web/page.ts
+            problems:
+              repo/.windsurf/rules/t.md:2:1: error[E_RULES_TYPE]: `trigger: glob` without `globs`: the rule applies to no file (hint: add globs: "src/**/*.ts")
+            note: Windsurf's system rules (/etc/windsurf/rules, deployed by an administrator) and its memories lie outside the project and were not looked at"#]],
+    );
+    let one: Vec<_> =
+        ctx_agents::lint::for_file(&rules.diagnostics, "repo/.windsurf/rules/t.md").collect();
+    assert_eq!(one.len(), 1);
+}
