@@ -116,6 +116,75 @@ impl Agent {
     }
 }
 
+/// The folders an agent keeps rule files in, below the folder whose rules they are.
+const RULE_FOLDERS: [&str; 13] = [
+    ".claude",
+    ".cursor",
+    ".github",
+    ".windsurf",
+    ".devin",
+    ".clinerules",
+    ".cline",
+    ".agents",
+    ".gemini",
+    ".codex",
+    ".copilot",
+    ".ctx",
+    ".mutsumi",
+];
+
+/// The names of rule files wherever they lie.
+const RULE_NAMES: [&str; 10] = [
+    "CLAUDE.md",
+    "CLAUDE.local.md",
+    "AGENTS.md",
+    "AGENTS.override.md",
+    "GEMINI.md",
+    ".cursorrules",
+    ".windsurfrules",
+    "copilot-instructions.md",
+    "SKILL.md",
+    "global_rules.md",
+];
+
+/// Whether some agent reads a file of this path (relative to the workspace root) as a rule
+/// file: by its name (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`, `SKILL.md`, `*.mdc`,
+/// `*.instructions.md` …) or by the rule folder it lies in (`.claude/rules`,
+/// `.windsurf/rules`, `.clinerules` …). ctx's own rules folders are ctx documents and are not
+/// counted. Only the name is looked at.
+pub fn is_rule_file(path: &str) -> bool {
+    let path = path.trim_start_matches("./");
+    let name = path.rsplit('/').next().unwrap_or(path);
+    if path.split('/').any(|c| c == ".ctx" || c == ".mutsumi") {
+        return false;
+    }
+    if RULE_NAMES.iter().any(|n| n.eq_ignore_ascii_case(name))
+        || name.ends_with(".mdc")
+        || name.ends_with(".instructions.md")
+    {
+        return true;
+    }
+    let text = name.ends_with(".md") || name.ends_with(".markdown") || name.ends_with(".txt");
+    text && [".claude/rules/", ".windsurf/rules/", ".devin/rules/", ".clinerules/", ".cline/rules/"]
+        .iter()
+        .any(|f| path.starts_with(f) || path.contains(&format!("/{f}")))
+}
+
+/// The working folder (relative to the workspace root, empty for the root) from which the
+/// agents that read the rule file `path` read it: the folder above its agent's folder
+/// (`src` for `src/.cursor/rules/x.mdc`), else its own folder.
+pub fn rule_file_folder(path: &str) -> &str {
+    let path = path.trim_start_matches("./");
+    let mut at = 0;
+    for component in path.split('/') {
+        if RULE_FOLDERS.contains(&component) {
+            return path[..at].trim_end_matches('/');
+        }
+        at += component.len() + 1;
+    }
+    path.rfind('/').map_or("", |i| &path[..i])
+}
+
 impl fmt::Display for Agent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -133,5 +202,33 @@ mod tests {
             assert_eq!(Agent::from_name(&agent.name().to_uppercase()), Some(agent));
         }
         assert_eq!(Agent::from_name("all"), None);
+    }
+
+    #[test]
+    fn rule_files_are_known_by_name_and_folder() {
+        for path in [
+            "CLAUDE.md",
+            "src/AGENTS.md",
+            ".cursor/rules/x.mdc",
+            ".github/instructions/a.instructions.md",
+            ".claude/rules/deep/x.md",
+            "pkg/.clinerules/01.txt",
+            ".claude/skills/pdf/SKILL.md",
+            "./GEMINI.md",
+        ] {
+            assert!(is_rule_file(path), "{path}");
+        }
+        for path in ["README.md", "src/main.rs", ".ctx/rules/CLAUDE.md", ".claude/settings.json"] {
+            assert!(!is_rule_file(path), "{path}");
+        }
+    }
+
+    #[test]
+    fn a_rule_file_is_read_from_the_folder_above_its_agent_folder() {
+        assert_eq!(rule_file_folder("CLAUDE.md"), "");
+        assert_eq!(rule_file_folder("src/AGENTS.md"), "src");
+        assert_eq!(rule_file_folder("src/.cursor/rules/x.mdc"), "src");
+        assert_eq!(rule_file_folder(".claude/skills/pdf/SKILL.md"), "");
+        assert_eq!(rule_file_folder("a/b/.clinerules/x.md"), "a/b");
     }
 }

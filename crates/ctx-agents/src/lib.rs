@@ -41,7 +41,7 @@ mod read;
 mod reader;
 mod show;
 
-pub use agent::Agent;
+pub use agent::{Agent, is_rule_file, rule_file_folder};
 pub use env::{Bounds, CtxPrompt, CtxRule, Env, Error, Home};
 pub use lint::Diagnostic;
 pub use model::{Cut, NotLoaded, Piece, Placement, Reason, Rules, Scope, Segment, Unit, Why};

@@ -138,7 +138,7 @@ fn run_lint(settings: &Settings, args: &RulesViewArgs) -> anyhow::Result<ExitCod
 
 /// A rule diagnostic as the command line prints diagnostics: the agent and the hint in the
 /// message.
-fn record(d: &lint::Diagnostic) -> DiagnosticRecord {
+pub(crate) fn record(d: &lint::Diagnostic) -> DiagnosticRecord {
     let mut message = format!("{}: {}", d.agent, d.message);
     if let Some(hint) = &d.hint {
         message.push_str(&format!(" (hint: {hint})"));

@@ -114,6 +114,37 @@ impl Context {
         Ok(out)
     }
 
+    /// The rule diagnostics of the agents' rule file `file` (as written: relative to the
+    /// workspace root, or absolute inside it; a link is named by its own name, as the agents
+    /// find it), as every agent that reads it reads it from the
+    /// folder it belongs to ([`ctx_agents::rule_file_folder`]), by line and column; `None`
+    /// when no agent reads a file of that name ([`ctx_agents::is_rule_file`]) or it does not
+    /// lie in the workspace (the sandbox's refusal is the assembly's to report). ctx's own
+    /// rules are ctx documents and are not linted here.
+    pub fn rule_file_diagnostics(
+        &self,
+        file: &str,
+        home: &Home,
+    ) -> Option<Vec<ctx_agents::Diagnostic>> {
+        let location = self.sandbox().written_location(file, None).ok()?;
+        if location.root() != RootId::WORKSPACE {
+            return None;
+        }
+        let rel = location.path().as_str();
+        if !ctx_agents::is_rule_file(rel) {
+            return None;
+        }
+        let folder = ctx_agents::rule_file_folder(rel);
+        let cwd = if folder.is_empty() { "." } else { folder };
+        let mut out = Vec::new();
+        for agent in Agent::ALL.into_iter().filter(|a| *a != Agent::Ctx) {
+            let Ok(rules) = self.rules_with(agent, cwd, None, home) else { continue };
+            out.extend(ctx_agents::lint::for_file(&rules.diagnostics, rel).cloned());
+        }
+        ctx_agents::lint::sort_and_dedup(&mut out);
+        Some(out)
+    }
+
     /// ctx's own rules folder, assembled as `ctx system-prompt` assembles it.
     fn ctx_prompt(&self) -> CtxPrompt {
         match self.system_prompt(None, &[]) {

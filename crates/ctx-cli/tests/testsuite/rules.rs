@@ -246,3 +246,74 @@ fn hidden_text_is_made_visible() {
     let out = run(tree.ctx().args(["rules", "lint", "--agent", "claude"]));
     assert!(out.stdout.contains("W_HIDDEN_TEXT"), "{}", out.stdout);
 }
+
+/// `ctx check` on agents' rule files: each gets the rule diagnostics of the agents that read
+/// it (with the agent and the hint), at file:line:col, besides its own assembly's; exit 1 on
+/// an error; a file no agent reads gets none.
+#[test]
+fn check_lints_rule_files_with_their_agents() {
+    let tree = Tree::new();
+    tree.write(".cursor/rules/a.mdc", "---\nalwaysApply: \"true\"\n---\nrule\n")
+        .write("src/AGENTS.md", "fine\n")
+        .write("README.md", "---\nalwaysApply: \"true\"\n---\n");
+    let out = run(tree.ctx().args(["check", ".cursor/rules/a.mdc"]));
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains(".cursor/rules/a.mdc:2:14: error[E_RULES_TYPE]: cursor: ")
+            && out.stdout.contains("(hint: "),
+        "{}",
+        out.stdout
+    );
+    let out = run(tree.ctx().args(["check", "src/AGENTS.md", "README.md"]));
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(!out.stdout.contains("RULES"), "{}", out.stdout);
+    let out = run(tree.ctx().args(["check", "--format", "json", ".cursor/rules/a.mdc"]));
+    let value: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value["errors"], 1, "{value}");
+    assert_eq!(value["diagnostics"][0]["code"], "E_RULES_TYPE", "{value}");
+    // From a subfolder, with the workspace root named, the file is named as the user wrote it
+    // and found all the same.
+    let root = tree.ws.to_str().unwrap();
+    let out = run(tree.ctx().current_dir(tree.ws.join(".cursor")).args([
+        "--root",
+        root,
+        "check",
+        "rules/a.mdc",
+    ]));
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("E_RULES_TYPE"), "{}", out.stdout);
+}
+
+/// Attacks on `ctx check` of rule files: a `CLAUDE.md` linked to the home folder's
+/// credentials, imports out of the workspace, a rule file whose name holds control
+/// characters, hidden text. Nothing of the secret is printed, names and text reach the
+/// terminal made visible (the sandbox refuses the name: exit 2), the command ends.
+#[cfg(unix)]
+#[test]
+fn check_of_hostile_rule_files() {
+    let tree = Tree::new();
+    tree.write("~/.aws/credentials", "AKIA-SECRET-FROM-HOME\n").write(".git/HEAD", "x\n");
+    std::os::unix::fs::symlink(tree.home.join(".aws/credentials"), tree.ws.join("CLAUDE.md"))
+        .unwrap();
+    tree.write("AGENTS.md", "@../home/.aws/credentials @~/.aws/credentials \u{202e}x\n")
+        .write("GEMINI.md", "@../home/.aws/credentials\n")
+        .write(".cursor/rules/\u{1b}[31mred\n.mdc", "---\nalwaysApply: \"true\"\n---\nx\n");
+    let name = ".cursor/rules/\u{1b}[31mred\n.mdc";
+    for format in ["text", "json"] {
+        let out = run(tree.ctx().args([
+            "check",
+            "--format",
+            format,
+            "CLAUDE.md",
+            "AGENTS.md",
+            "GEMINI.md",
+            name,
+        ]));
+        assert_eq!(out.code, 2, "{}\n{}", out.stdout, out.stderr);
+        assert!(!out.stdout.contains("AKIA") && !out.stderr.contains("AKIA"), "{}", out.stdout);
+        assert_no_raw_hidden(&out.stdout);
+        assert_no_raw_hidden(&out.stderr);
+        assert!(out.stdout.contains("W_HIDDEN_TEXT"), "{}", out.stdout);
+        assert!(out.stdout.contains("W_RULES_OUTSIDE"), "{}", out.stdout);
+    }
+}
