@@ -32,11 +32,51 @@ fn views(settings: &Settings, args: &RulesViewArgs) -> anyhow::Result<(Vec<Rules
     if args.agent.eq_ignore_ascii_case("all") {
         return Ok((ctx.all_rules(cwd, for_path, &home)?, true));
     }
-    let Some(agent) = Agent::from_name(&args.agent) else {
-        let names: Vec<&str> = Agent::ALL.iter().map(|a| a.name()).collect();
-        bail!("no agent `{}` (expected one of: {}, all)", args.agent, names.join(", "));
-    };
+    let agent = agent_named(&args.agent, ", all")?;
     Ok((vec![ctx.rules_with(agent, cwd, for_path, &home)?], false))
+}
+
+/// The agent of a command-line name; an unknown one is a usage error that lists the names
+/// (and `more`).
+fn agent_named(name: &str, more: &str) -> anyhow::Result<Agent> {
+    match Agent::from_name(name) {
+        Some(agent) => Ok(agent),
+        None => {
+            let names: Vec<&str> = Agent::ALL.iter().map(|a| a.name()).collect();
+            bail!("no agent `{name}` (expected one of: {}{more})", names.join(", "))
+        }
+    }
+}
+
+/// One agent's view for `ctx system-prompt --agent` and `ctx messages --agent`.
+pub(crate) fn one_view(
+    ctx: &ctx::Context,
+    name: &str,
+    cwd: Option<&str>,
+    for_path: Option<&str>,
+) -> anyhow::Result<Rules> {
+    let agent = agent_named(name, "")?;
+    let home = ctx::home_of(std::env::home_dir().as_deref());
+    Ok(ctx.rules_with(agent, cwd.unwrap_or("."), for_path, &home)?)
+}
+
+/// What the JSON forms of `ctx system-prompt --agent` and `ctx messages --agent` say of the
+/// view: the agent, its version, the working folder, the file worked on, and the files of
+/// the pieces it sends, in order.
+pub(crate) fn view_summary(rules: &Rules) -> serde_json::Value {
+    let mut files: Vec<&str> = Vec::new();
+    for piece in &rules.pieces {
+        if !files.contains(&piece.path.as_str()) {
+            files.push(&piece.path);
+        }
+    }
+    json!({
+        "agent": rules.agent,
+        "version": rules.version,
+        "cwd": rules.cwd,
+        "for": rules.for_path,
+        "files": files,
+    })
 }
 
 /// `ctx rules [--agent NAME|all] [--for PATH] [--cwd DIR] [--format text|json] [--text]`.

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ctx_agents::{Agent, CtxPrompt, CtxRule, Env, Home, Rules};
+use ctx_agents::{Agent, CtxPrompt, CtxRule, Env, Home, Placement, Rules};
 use ctx_fs::{Content, RootId, Sandbox};
 
 use crate::context::{Context, Error, ErrorKind};
@@ -50,6 +50,35 @@ pub fn home_of(home: Option<&Path>) -> Home {
         out.set_claude_settings(&text);
     }
     out
+}
+
+/// A coding agent's rules split as the agent sends them ([`ctx_agents::render`]): the text of
+/// its system prompt, and the text it sends in the first user message and, later, when a file
+/// is read (in that order), for an embedder that gives its model what the agent would.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AgentPrompt {
+    /// The parts the agent puts in the system prompt, joined by a blank line.
+    pub system: String,
+    /// The parts it sends in a user message (up front, then when a file is read), joined by a
+    /// blank line.
+    pub user: String,
+}
+
+impl AgentPrompt {
+    /// The prompt of `rules`.
+    pub fn of(rules: &Rules) -> AgentPrompt {
+        let segments = ctx_agents::render(rules);
+        let join = |keep: &dyn Fn(Placement) -> bool| {
+            let parts: Vec<&str> =
+                segments.iter().filter(|s| keep(s.placement)).map(|s| s.text.as_str()).collect();
+            parts.join("\n\n")
+        };
+        AgentPrompt {
+            system: join(&|p| p == Placement::System),
+            user: join(&|p| p != Placement::System),
+        }
+    }
 }
 
 impl Context {

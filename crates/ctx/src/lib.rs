@@ -61,7 +61,7 @@ mod source_index;
 mod suggest_state;
 mod suggestions;
 
-pub use agents_view::home_of;
+pub use agents_view::{AgentPrompt, home_of};
 pub use complete::Completion;
 pub use config_file::{
     ConfigText, MAX_CONFIG_BYTES, lies_in, read_user_config, read_workspace_config,

@@ -317,3 +317,124 @@ fn check_of_hostile_rule_files() {
         assert!(out.stdout.contains("W_RULES_OUTSIDE"), "{}", out.stdout);
     }
 }
+
+/// `ctx system-prompt --agent NAME`: the agent's system prompt as it sends it (Cursor's
+/// wrapper), the JSON form naming the agent and the files; an agent that sends its rules in
+/// a user message (Claude Code) prints no system prompt and says where they go.
+#[test]
+fn system_prompt_of_an_agent() {
+    let tree = Tree::new();
+    tree.write(".cursor/rules/a.mdc", "---\nalwaysApply: true\n---\nuse tabs\n")
+        .write("CLAUDE.md", "be brief\n")
+        .write(".ctx/rules/mine.md", "ctx's own rule\n");
+    let out = run(tree.ctx().args(["system-prompt", "--agent", "cursor"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("<rules>"), "{}", out.stdout);
+    assert!(out.stdout.contains(">use tabs</always_applied_workspace_rule>"), "{}", out.stdout);
+    assert!(!out.stdout.contains("ctx's own rule") && !out.stdout.contains("be brief"));
+    let out = run(tree.ctx().args(["system-prompt", "--agent", "cursor", "--format", "json"]));
+    let value: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(value["agent"], "cursor");
+    assert_eq!(value["files"], serde_json::json!([".cursor/rules/a.mdc"]));
+    assert_eq!(value["segments"][0]["placement"], "system");
+    assert_eq!(value["user"], "");
+    let out = run(tree.ctx().args(["system-prompt", "--agent", "claude"]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "");
+    assert!(out.stderr.contains("in a user message"), "{}", out.stderr);
+    let out = run(tree.ctx().args(["system-prompt", "--agent", "claude", "--format", "json"]));
+    let value: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert!(value["user"].as_str().unwrap().contains("be brief"), "{value}");
+    // Without `--agent`, the rules folder as before.
+    let out = run(tree.ctx().args(["system-prompt"]));
+    assert!(out.stdout.contains("ctx's own rule") && !out.stdout.contains("use tabs"));
+}
+
+/// `ctx messages --agent NAME`: the agent's system part is the system message, its user part
+/// and what it sends when a file is read come before the user's turn; `--for` brings the
+/// rules scoped to the file.
+#[test]
+fn messages_of_an_agent() {
+    let tree = Tree::new();
+    tree.write(".cursor/rules/a.mdc", "---\nalwaysApply: true\n---\nuse tabs\n")
+        .write(".cursor/rules/ts.mdc", "---\nglobs: \"*.ts\"\n---\ntyped rule\n")
+        .write("CLAUDE.md", "be brief\n");
+    let body = |args: &[&str]| -> Value {
+        let out = run(tree.ctx().args(args));
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        serde_json::from_str(&out.stdout).unwrap()
+    };
+    let value = body(&["messages", "--agent", "cursor", "--for", "a.ts", "hello"]);
+    let system = value["messages"][0]["content"].as_str().unwrap();
+    assert_eq!(value["messages"][0]["role"], "system");
+    assert!(system.contains("use tabs") && !system.contains("typed rule"), "{system}");
+    // A rule attached when the file is read comes with the user's turn, before it.
+    let user = value["messages"][1]["content"].to_string();
+    assert!(user.contains("typed rule") && user.contains("hello"), "{user}");
+    assert!(user.find("typed rule") < user.find("hello"), "{user}");
+    let value = body(&["messages", "--agent", "cursor", "hello"]);
+    assert!(!value.to_string().contains("typed rule"), "{value}");
+    let value = body(&["messages", "--agent", "claude", "--provider", "anthropic", "hello"]);
+    assert!(value.get("system").is_none_or(|s| !s.to_string().contains("be brief")), "{value}");
+    let user = value["messages"][0]["content"][0]["text"].as_str().unwrap();
+    assert!(user.starts_with("<system-reminder>") && user.ends_with("hello"), "{user}");
+    assert!(user.contains("be brief"), "{user}");
+    // Without `--agent`, no agent's rules.
+    let value = body(&["messages", "hello"]);
+    assert!(!value.to_string().contains("be brief"), "{value}");
+}
+
+/// Attacks on `--agent` of `ctx system-prompt` and `ctx messages`: a rule file linked to the
+/// home folder's credentials, imports out of the workspace, hidden text, a file worked on or
+/// a working folder outside the workspace, an unknown agent. Nothing of the secret is
+/// printed, hidden text reaches the output made visible, the refusals are usage errors.
+#[cfg(unix)]
+#[test]
+fn agent_prompts_read_nothing_outside() {
+    let tree = Tree::new();
+    tree.write("~/.aws/credentials", "AKIA-SECRET-FROM-HOME\n").write("repo/.git/HEAD", "x\n");
+    std::os::unix::fs::symlink(tree.home.join(".aws/credentials"), tree.ws.join("repo/CLAUDE.md"))
+        .unwrap();
+    tree.write("repo/AGENTS.md", "@../../home/.aws/credentials \u{202e}evil\n")
+        .write("repo/GEMINI.md", "@../../home/.aws/credentials\n")
+        .write("repo/.github/copilot-instructions.md", "@../../../home/.aws/credentials\n");
+    for agent in ["claude", "codex", "gemini", "copilot", "cursor", "cline"] {
+        for format in ["text", "json"] {
+            let out = run(tree.ctx().args([
+                "system-prompt",
+                "--agent",
+                agent,
+                "--cwd",
+                "repo",
+                "--format",
+                format,
+            ]));
+            assert!(out.code <= 1, "{agent}: {}", out.stderr);
+            assert!(!out.stdout.contains("AKIA") && !out.stderr.contains("AKIA"), "{agent}");
+            assert_no_raw_hidden(&out.stdout);
+            assert_no_raw_hidden(&out.stderr);
+        }
+        let out = run(tree
+            .ctx()
+            .args(["messages", "--agent", agent, "--cwd", "repo", "--for", "repo/x", "hi"]));
+        assert!(out.code <= 1, "{agent}: {}", out.stderr);
+        assert!(!out.stdout.contains("AKIA") && !out.stderr.contains("AKIA"), "{agent}");
+        assert_no_raw_hidden(&out.stdout);
+    }
+    let out = run(tree.ctx().args(["messages", "--agent", "codex", "--cwd", "repo", "hi"]));
+    assert!(
+        out.stdout.contains("\\\\u{202E}") || out.stdout.contains("\\\\u{202e}"),
+        "{}",
+        out.stdout
+    );
+    for args in [
+        &["system-prompt", "--agent", "claude", "--for", "../home/.aws/credentials"][..],
+        &["messages", "--agent", "claude", "--cwd", "../home", "hi"],
+        &["messages", "--agent", "nobody", "hi"],
+        &["system-prompt", "--agent", "all"],
+    ] {
+        let out = run(tree.ctx().args(args));
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stdout);
+        assert!(!out.stdout.contains("AKIA") && !out.stderr.contains("AKIA"));
+    }
+}
