@@ -46,7 +46,7 @@ pub use env::{Bounds, CtxPrompt, CtxRule, Env, Error, Home};
 pub use lint::Diagnostic;
 pub use model::{Cut, NotLoaded, Piece, Placement, Reason, Rules, Scope, Segment, Unit, Why};
 pub use reader::Reader;
-pub use show::{reason_text, report, why_text};
+pub use show::{reason_text, report, to_json, why_text};
 
 /// The reader of `agent`.
 pub fn reader(agent: Agent) -> &'static dyn Reader {

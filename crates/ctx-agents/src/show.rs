@@ -5,6 +5,21 @@ use std::fmt::Write as _;
 
 use crate::model::{Cut, NotLoaded, Piece, Placement, Reason, Rules, Why};
 
+/// The view as JSON (`ctx rules --format json`, the MCP `rules` tool): the typed value, the
+/// parts of the request it makes (`segments`), and its bytes and tokens.
+pub fn to_json(rules: &Rules) -> serde_json::Value {
+    let mut value = serde_json::to_value(rules).unwrap_or_default();
+    if let Some(object) = value.as_object_mut() {
+        object.insert(
+            "segments".to_owned(),
+            serde_json::to_value(crate::render(rules)).unwrap_or_default(),
+        );
+        object.insert("bytes".to_owned(), rules.bytes().into());
+        object.insert("tokens".to_owned(), rules.tokens().into());
+    }
+    value
+}
+
 /// The view as text for people.
 pub fn report(rules: &Rules) -> String {
     let mut out = String::new();

@@ -124,16 +124,7 @@ fn run_view(
 
 /// One view as JSON: the typed value, and the parts of the request it makes.
 fn view_json(rules: &Rules) -> serde_json::Value {
-    let mut value = serde_json::to_value(rules).unwrap_or_default();
-    if let Some(object) = value.as_object_mut() {
-        object.insert(
-            "segments".to_owned(),
-            serde_json::to_value(ctx::agents::render(rules)).unwrap_or_default(),
-        );
-        object.insert("bytes".to_owned(), json!(rules.bytes()));
-        object.insert("tokens".to_owned(), json!(rules.tokens()));
-    }
-    value
+    ctx::agents::to_json(rules)
 }
 
 /// `ctx rules lint [--agent NAME|all] [--for PATH] [--cwd DIR]`: exit 1 on errors.
