@@ -3,8 +3,8 @@
 //! resources.
 //!
 //! The views are read through the context's sandbox only: the user's own agent folders
-//! (`~/.claude` …) are not opened, so a client learns nothing of the home folder (a view's
-//! notes say what such a folder would add when ctx runs on the command line).
+//! (`~/.claude` …) are not opened, so a client learns nothing of the home folder (docs/mcp.md
+//! says so; `ctx rules` on the command line reads them).
 
 use ctx::Context;
 use ctx::agents::{Agent, Home, Reason, Rules};
@@ -89,10 +89,9 @@ fn files_of(rules: &Rules) -> Vec<&str> {
     });
     let mut out: Vec<&str> = Vec::new();
     for path in pieces.chain(left.map(|n| n.path.as_str())) {
-        if !path.is_empty() && !path.starts_with('~') && !path.starts_with('$') {
-            if !out.contains(&path) {
-                out.push(path);
-            }
+        let users = path.is_empty() || path.starts_with('~') || path.starts_with('$');
+        if !users && !out.contains(&path) {
+            out.push(path);
         }
     }
     out
