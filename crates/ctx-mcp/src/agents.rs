@@ -11,23 +11,22 @@ use ctx::agents::{Agent, Home, Reason, Rules};
 use ctx::fs::{FileKind, Location, RootId};
 use serde_json::{Map, Value, json};
 
-use crate::server::ToolError;
-
-/// The `rules` tool: `agent` (a name or `all`), optional `for` and `cwd`.
-pub(crate) fn rules_tool(ctx: &Context, args: &Map<String, Value>) -> Result<Value, ToolError> {
+/// The `rules` tool: `agent` (a name or `all`), optional `for` and `cwd`; `Err` is what is
+/// wrong with the arguments (a tool error without a code).
+pub(crate) fn rules_tool(ctx: &Context, args: &Map<String, Value>) -> Result<Value, String> {
     let name = match args.get("agent") {
         Some(Value::String(name)) => name.as_str(),
         None => "all",
-        Some(_) => return Err(ToolError::usage("`agent` must be a string")),
+        Some(_) => return Err("`agent` must be a string".to_owned()),
     };
     let text = |key: &str| match args.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s.as_str())),
-        Some(_) => Err(ToolError::usage(&format!("`{key}` must be a string"))),
+        Some(_) => Err(format!("`{key}` must be a string")),
     };
     let (for_path, cwd) = (text("for")?, text("cwd")?.unwrap_or("."));
     let home = Home::none();
-    let fail = |err: ctx::Error| ToolError::usage(&err.to_string());
+    let fail = |err: ctx::Error| err.to_string();
     if name.eq_ignore_ascii_case("all") {
         let views = ctx.all_rules(cwd, for_path, &home).map_err(fail)?;
         let values: Vec<Value> = views.iter().map(ctx::agents::to_json).collect();
@@ -36,7 +35,7 @@ pub(crate) fn rules_tool(ctx: &Context, args: &Map<String, Value>) -> Result<Val
     let Some(agent) = Agent::from_name(name) else {
         let names: Vec<&str> = Agent::ALL.iter().map(|a| a.name()).collect();
         let message = format!("no agent `{name}` (expected one of: {}, all)", names.join(", "));
-        return Err(ToolError::usage(&message));
+        return Err(message);
     };
     let view = ctx.rules_with(agent, cwd, for_path, &home).map_err(fail)?;
     Ok(ctx::agents::to_json(&view))

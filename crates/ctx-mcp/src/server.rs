@@ -84,7 +84,9 @@ impl Server {
             "resolve" => self.resolve(arguments),
             "sources" => self.sources(),
             "suggest" => self.suggest(arguments),
-            "rules" => crate::agents::rules_tool(&self.ctx(), arguments).map(structured),
+            "rules" => crate::agents::rules_tool(&self.ctx(), arguments)
+                .map(structured)
+                .map_err(|message| ToolError::usage(&message)),
             _ => return Err(ErrorData::invalid_params(format!("unknown tool: {name}"), None)),
         };
         Ok(result.unwrap_or_else(|err| tool_error(&err)))
@@ -414,13 +416,13 @@ fn listed_form(path: &str) -> Option<String> {
 }
 
 /// A tool call that failed as a whole: a ctx code (or none, for bad arguments) and a message.
-pub(crate) struct ToolError {
+struct ToolError {
     code: Option<String>,
     message: String,
 }
 
 impl ToolError {
-    pub(crate) fn usage(message: &str) -> ToolError {
+    fn usage(message: &str) -> ToolError {
         ToolError { code: None, message: visible(message) }
     }
 
