@@ -324,3 +324,38 @@ fn coding_agents_rules_through_the_facade() {
     assert!(ctx.rules_with(Agent::Claude, "../home", None, &user).is_err());
     assert!(ctx.rules_with(Agent::Claude, ".", Some("../home/secret.md"), &user).is_err());
 }
+
+#[test]
+fn an_agents_prompt_and_a_rule_files_diagnostics() {
+    use ctx::agents::{Agent, Home};
+    let tmp = tempfile::TempDir::new().unwrap();
+    let ws = tmp.path().canonicalize().unwrap().join("ws");
+    std::fs::create_dir_all(ws.join(".cursor/rules")).unwrap();
+    std::fs::write(ws.join("CLAUDE.md"), "be brief\n").unwrap();
+    std::fs::write(ws.join(".cursor/rules/a.mdc"), "---\nalwaysApply: \"true\"\n---\nx\n").unwrap();
+    std::fs::write(ws.join(".cursor/rules/b.mdc"), "---\nalwaysApply: true\n---\ntabs\n").unwrap();
+    std::fs::write(ws.join("README.md"), "---\nalwaysApply: \"true\"\n---\n").unwrap();
+    let ctx = Context::builder().root(&ws).build().unwrap();
+    let home = Home::none();
+    // Claude Code sends its rules in a user message; Cursor in the system prompt.
+    let claude = ctx::AgentPrompt::of(&ctx.rules_with(Agent::Claude, ".", None, &home).unwrap());
+    assert!(claude.system.is_empty() && claude.user.contains("be brief"), "{claude:?}");
+    let cursor = ctx::AgentPrompt::of(&ctx.rules_with(Agent::Cursor, ".", None, &home).unwrap());
+    assert!(cursor.system.contains("tabs") && cursor.user.is_empty(), "{cursor:?}");
+    let built = ctx
+        .conversation()
+        .agent_rules(ctx.rules_with(Agent::Claude, ".", None, &home).unwrap())
+        .build("hello")
+        .unwrap();
+    assert!(
+        built.conversation.user.contains("be brief") && built.conversation.user.ends_with("hello")
+    );
+    assert_eq!(built.agent.map(|r| r.agent), Some(Agent::Claude));
+    // A rule file's diagnostics; none for another file, or one outside the workspace.
+    let found = ctx.rule_file_diagnostics(".cursor/rules/a.mdc", &home).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].agent, found[0].line, found[0].column), (Agent::Cursor, 2, 14));
+    assert!(ctx.rule_file_diagnostics("README.md", &home).is_none());
+    assert!(ctx.rule_file_diagnostics("../ws/../CLAUDE.md", &home).is_none());
+    assert_eq!(ctx.rule_file_diagnostics("CLAUDE.md", &home), Some(Vec::new()));
+}
