@@ -10,7 +10,11 @@
 //!   against the file name at any depth.
 //!
 //! Every pattern is bounded before it is compiled: its brace expansion is counted (never
-//! made) with saturating arithmetic, and compilation is globset's, linear in the pattern.
+//! made) with saturating arithmetic, and compilation is globset's, linear in the pattern;
+//! a pattern is parsed at once (its problems are reported whether or not a file is given)
+//! and compiled when it is first matched.
+
+use std::cell::OnceCell;
 
 use globset::GlobBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -46,9 +50,29 @@ pub(crate) struct Matcher {
     all: Option<String>,
 }
 
+/// A pattern checked (parsed, its braces counted) and compiled when first matched: a view
+/// without a file worked on matches nothing, and compiles nothing.
 enum Compiled {
-    Git(Gitignore),
-    Set(globset::GlobMatcher),
+    Git(String, OnceCell<Option<Gitignore>>),
+    Set(globset::Glob, OnceCell<globset::GlobMatcher>),
+}
+
+impl Compiled {
+    fn is_match(&self, rel: &str) -> bool {
+        match self {
+            // A pattern that parsed and fails to build (past the regex size limit) matches
+            // nothing, as a glob that does not parse.
+            Compiled::Git(line, git) => git
+                .get_or_init(|| {
+                    let mut builder = GitignoreBuilder::new("/");
+                    builder.add_line(None, line).ok()?;
+                    builder.build().ok()
+                })
+                .as_ref()
+                .is_some_and(|git| git.matched_path_or_any_parents(rel, false).is_ignore()),
+            Compiled::Set(glob, set) => set.get_or_init(|| glob.compile_matcher()).is_match(rel),
+        }
+    }
 }
 
 impl Matcher {
@@ -81,12 +105,12 @@ impl Matcher {
         let name = rel.rsplit('/').next().unwrap_or(rel);
         self.globs.iter().find_map(|(written, compiled)| {
             let hit = match compiled {
-                Compiled::Git(git) => git.matched_path_or_any_parents(rel, false).is_ignore(),
-                Compiled::Set(set) => {
-                    set.is_match(rel)
+                Compiled::Git(..) => compiled.is_match(rel),
+                Compiled::Set(..) => {
+                    compiled.is_match(rel)
                         || (self.style == Style::Plain
                             && !written.contains('/')
-                            && set.is_match(name))
+                            && compiled.is_match(name))
                 }
             };
             hit.then_some(written.as_str())
@@ -113,9 +137,10 @@ fn compile(style: Style, written: &str) -> Result<Option<Compiled>, String> {
             if pattern == "**" || pattern.is_empty() {
                 return Ok(None);
             }
+            // Parsed now, for the problem; built when first matched.
             let mut builder = GitignoreBuilder::new("/");
             builder.add_line(None, pattern).map_err(|e| glob_error(&e.to_string()))?;
-            builder.build().map(|g| Some(Compiled::Git(g))).map_err(|e| glob_error(&e.to_string()))
+            Ok(Some(Compiled::Git(pattern.to_owned(), OnceCell::new())))
         }
         Style::VsCode => {
             if matches!(pattern, "*" | "**" | "**/*") {
@@ -145,7 +170,7 @@ fn set(pattern: &str, case_insensitive: bool) -> Result<Option<Compiled>, String
         .literal_separator(true)
         .case_insensitive(case_insensitive)
         .build()
-        .map(|g| Some(Compiled::Set(g.compile_matcher())))
+        .map(|g| Some(Compiled::Set(g, OnceCell::new())))
         .map_err(|e| glob_error(&e.kind().to_string()))
 }
 

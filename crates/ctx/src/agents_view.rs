@@ -107,18 +107,32 @@ impl Context {
         home: &Home,
     ) -> Result<Rules, Error> {
         let prompt = if agent == Agent::Ctx { Some(self.ctx_prompt()) } else { None };
+        let env = self.env(cwd, for_path, home, prompt.as_ref())?;
+        Ok(ctx_agents::read(agent, &env))
+    }
+
+    /// The environment of the views: the working folder `cwd`, the file `for_path`, the
+    /// user's folders of `home`, ctx's own rules. One environment serves several agents, so
+    /// that the walk of the workspace and the folder listings are made once.
+    fn env<'a>(
+        &'a self,
+        cwd: &str,
+        for_path: Option<&str>,
+        home: &'a Home,
+        prompt: Option<&'a CtxPrompt>,
+    ) -> Result<Env<'a>, Error> {
         let mut env = Env::new(self.sandbox(), home).cwd(cwd).map_err(ErrorKind::Rules)?;
         if let Some(file) = for_path {
             env = env.for_path(file).map_err(ErrorKind::Rules)?;
         }
-        if let Some(prompt) = &prompt {
+        if let Some(prompt) = prompt {
             env = env.ctx_prompt(prompt);
         }
-        Ok(ctx_agents::read(agent, &env))
+        Ok(env)
     }
 
     /// The views of every agent whose files the workspace holds (`--agent all`), in the
-    /// order of [`Agent::ALL`].
+    /// order of [`Agent::ALL`], read in one environment.
     ///
     /// # Errors
     ///
@@ -129,9 +143,11 @@ impl Context {
         for_path: Option<&str>,
         home: &Home,
     ) -> Result<Vec<Rules>, Error> {
+        let prompt = self.ctx_prompt();
+        let env = self.env(cwd, for_path, home, Some(&prompt))?;
         let mut out = Vec::new();
         for agent in Agent::ALL {
-            let rules = self.rules_with(agent, cwd, for_path, home)?;
+            let rules = ctx_agents::read(agent, &env);
             let found = match agent {
                 Agent::Ctx => rules.pieces.len() > 1 || !rules.not_loaded.is_empty(),
                 _ => rules.found(),
@@ -165,9 +181,10 @@ impl Context {
         }
         let folder = ctx_agents::rule_file_folder(rel);
         let cwd = if folder.is_empty() { "." } else { folder };
+        let env = self.env(cwd, None, home, None).ok()?;
         let mut out = Vec::new();
         for agent in Agent::ALL.into_iter().filter(|a| *a != Agent::Ctx) {
-            let Ok(rules) = self.rules_with(agent, cwd, None, home) else { continue };
+            let rules = ctx_agents::read(agent, &env);
             out.extend(ctx_agents::lint::for_file(&rules.diagnostics, rel).cloned());
         }
         ctx_agents::lint::sort_and_dedup(&mut out);

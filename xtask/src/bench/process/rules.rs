@@ -92,7 +92,8 @@ fn generate(dir: &Path) -> Result<usize> {
             write(format!("src/m{d}/{name}"), body(name, d))?;
         }
     }
-    // Scoped and unscoped rules in each agent's folder: 30 + 30 + 25 + 25 + 25 + 16 = 151.
+    // Scoped and unscoped rules in each agent's folder: 30 + 30 + 25 + 25 + 25, then 31
+    // skills and Copilot's instructions file: 167.
     for i in 0..30 {
         let front = if i % 2 == 0 {
             format!("---\npaths:\n  - \"src/m{}/**\"\n---\n", i % 10)
@@ -118,7 +119,7 @@ fn generate(dir: &Path) -> Result<usize> {
         write(format!(".windsurf/rules/r{i:02}.md"), front + &body("windsurf rule", i))?;
         write(format!(".clinerules/r{i:02}.md"), body("cline rule", i))?;
     }
-    for i in 0..15 {
+    for i in 0..31 {
         let front = format!("---\nname: skill-{i}\ndescription: what skill {i} does\n---\n");
         write(format!(".claude/skills/skill-{i}/SKILL.md"), front + &body("skill", i))?;
     }
