@@ -54,6 +54,9 @@ const SUGGEST_FILTER: &str = "suggest";
 /// The filter that selects the conversation measurements only (`docs/conversation.md`).
 const MESSAGES_FILTER: &str = "messages";
 
+/// The filter that selects the agents' rules measurement only (`docs/agents.md`).
+const RULES_FILTER: &str = "rules";
+
 /// The filter that selects the attack shapes only (`docs/security.md`).
 const ATTACKS_FILTER: &str = "attacks";
 
@@ -63,6 +66,8 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result {
         measured.extend(process::run_suggest(root, args.quick)?);
     } else if args.filter.as_deref() == Some(MESSAGES_FILTER) {
         measured.extend(process::run_messages(root, args.quick)?);
+    } else if args.filter.as_deref() == Some(RULES_FILTER) {
+        measured.extend(process::run_rules(root, args.quick)?);
     } else if args.filter.as_deref() == Some(ATTACKS_FILTER) {
         measured.extend(process::run_attacks(root, args.quick)?);
     } else if args.filter.as_deref() != Some(PROCESS_FILTER) {
@@ -446,6 +451,22 @@ const PAIRS: &[Pair] = &[
     Pair {
         label: "peak memory of ctx messages",
         bench: process::MESSAGES_PEAK,
+        baseline: None,
+        target: None,
+    },
+    Pair {
+        label: "ctx rules --agent all (200 rule files)",
+        bench: process::RULES,
+        baseline: Some(Baseline {
+            label: "process start",
+            bench: process::RULES_START,
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::SecondsAtMost(0.020)),
+    },
+    Pair {
+        label: "peak memory of ctx rules --agent all",
+        bench: process::RULES_PEAK,
         baseline: None,
         target: None,
     },

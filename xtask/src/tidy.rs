@@ -29,6 +29,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("ctx-conversation", &["ctx-diagnostics", "ctx-tokens", "ctx-syntax", "ctx-fs"]),
     ("ctx-suggest", &["ctx-diagnostics", "ctx-tokens", "ctx-fs"]),
     ("ctx-trust", &["ctx-diagnostics", "ctx-fs"]),
+    ("ctx-agents", &["ctx-diagnostics", "ctx-tokens", "ctx-fs", "ctx-assemble"]),
     (
         "ctx",
         &[
@@ -42,6 +43,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "ctx-sources",
             "ctx-suggest",
             "ctx-trust",
+            "ctx-agents",
         ],
     ),
     ("ctx-lsp", &["ctx"]),

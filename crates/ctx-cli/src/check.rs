@@ -1,6 +1,7 @@
 //! `ctx check FILE...`: assemble each document without printing it; print only the
 //! diagnostics and a one-line summary, on standard output since they are the command's
-//! result; exit 1 on errors.
+//! result; exit 1 on errors. A coding agent's rule file (`CLAUDE.md`, `AGENTS.md`, `*.mdc` …)
+//! also gets the rule diagnostics of the agents that read it, as `ctx rules lint` gives them.
 
 use std::io::{self, Write};
 use std::process::ExitCode;
@@ -34,6 +35,7 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     let mut records: Vec<ctx::assemble::record::DiagnosticRecord> = Vec::new();
     let mut stdout = io::stdout().lock();
     let mut checked = 0;
+    let mut home = None;
     for file in &args.files {
         checked += 1;
         let result = match &stdin {
@@ -48,8 +50,13 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
         };
         match result {
             Ok(assembly) => {
-                let failed = assembly.has_errors();
+                let mut failed = assembly.has_errors();
                 records.extend(assembly.diagnostics);
+                if stdin.is_none() || file.as_os_str() != "-" {
+                    let rules = rule_diagnostics(&ctx, settings, file, &mut home);
+                    failed |= rules.iter().any(|d| d.severity == ctx::Severity::Error);
+                    records.extend(rules);
+                }
                 // `--strict` stops at the first error, across the files too.
                 if failed && settings.options.strict {
                     break;
@@ -114,4 +121,21 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     })();
     crate::term::unless_closed(written)?;
     Ok(status)
+}
+
+/// The rule diagnostics of `file` when it is an agent's rule file, as `ctx rules lint`
+/// prints them; the user's agent folders are opened once, at the first such file.
+fn rule_diagnostics(
+    ctx: &ctx::Context,
+    settings: &Settings,
+    file: &std::path::Path,
+    home: &mut Option<ctx::agents::Home>,
+) -> Vec<ctx::assemble::record::DiagnosticRecord> {
+    let Ok(written) = input::document_path(&settings.root, file) else { return Vec::new() };
+    if !ctx::agents::is_rule_file(&written) {
+        return Vec::new();
+    }
+    let home = home.get_or_insert_with(|| ctx::home_of(std::env::home_dir().as_deref()));
+    let found = ctx.rule_file_diagnostics(&written, home).unwrap_or_default();
+    found.iter().map(crate::rules::record).collect()
 }

@@ -45,6 +45,10 @@ pub(crate) enum Command {
     SystemPrompt(SystemPromptArgs),
     /// A chat request body: system prompt, history, the expanded prompt and its images.
     Messages(MessagesArgs),
+    /// What a coding agent loads from its rule files (CLAUDE.md, AGENTS.md, .cursor/rules …)
+    /// for a working folder and a file, in order, wrapped as it sends them; and what it
+    /// leaves out, and why. `ctx rules lint` checks the rule files as the agents read them.
+    Rules(RulesArgs),
     /// Store image bytes under the cache directory and print the Markdown link.
     PasteImage(PasteImageArgs),
     /// Serve the Language Server Protocol on standard input and output (for editors; cargo
@@ -369,6 +373,17 @@ pub(crate) struct SystemPromptArgs {
     /// An active rule, by file name with or without `.md` (repeatable) [default: every rule].
     #[arg(long = "rule", value_name = "NAME")]
     pub(crate) rules: Vec<String>,
+    /// Build the rules part from a coding agent's rules, as that agent sends them (claude,
+    /// codex, gemini, cursor, copilot, windsurf, cline, skills, ctx), instead of the rules
+    /// folder.
+    #[arg(long, value_name = "NAME", conflicts_with = "rules")]
+    pub(crate) agent: Option<String>,
+    /// With `--agent`: the file being worked on (relative to the root).
+    #[arg(long = "for", value_name = "PATH", requires = "agent")]
+    pub(crate) for_path: Option<String>,
+    /// With `--agent`: the agent's working folder, relative to the root [default: the root].
+    #[arg(long, value_name = "DIR", requires = "agent")]
+    pub(crate) cwd: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -397,6 +412,51 @@ pub(crate) struct MessagesArgs {
     /// Largest image attached, in bytes [default: 20 MiB].
     #[arg(long, value_name = "N")]
     pub(crate) max_image_bytes: Option<u64>,
+    /// Build the rules part from a coding agent's rules, as that agent sends them (claude,
+    /// codex, gemini, cursor, copilot, windsurf, cline, skills, ctx), instead of the rules
+    /// folder.
+    #[arg(long, value_name = "NAME", conflicts_with = "rules")]
+    pub(crate) agent: Option<String>,
+    /// With `--agent`: the file being worked on (relative to the root).
+    #[arg(long = "for", value_name = "PATH", requires = "agent")]
+    pub(crate) for_path: Option<String>,
+    /// With `--agent`: the agent's working folder, relative to the root [default: the root].
+    #[arg(long, value_name = "DIR", requires = "agent")]
+    pub(crate) cwd: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub(crate) struct RulesArgs {
+    #[command(subcommand)]
+    pub(crate) action: Option<RulesAction>,
+    #[command(flatten)]
+    pub(crate) view: RulesViewArgs,
+    /// Print only what the model receives, as the agent sends it.
+    #[arg(long)]
+    pub(crate) text: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum RulesAction {
+    /// Check the rule files as the agents read them: front matter, globs, imports, caps,
+    /// skills, hidden text; exit 1 on errors.
+    Lint(RulesViewArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RulesViewArgs {
+    /// The agent: claude, codex, gemini, cursor, copilot, windsurf, cline, skills, ctx, or
+    /// `all` (each agent whose files the workspace holds).
+    #[arg(long, value_name = "NAME", default_value = "all")]
+    pub(crate) agent: String,
+    /// The file being worked on (relative to the root): rules scoped to it, and rule files
+    /// of the folders down to it that load when it is read.
+    #[arg(long = "for", value_name = "PATH")]
+    pub(crate) for_path: Option<String>,
+    /// The agent's working folder, relative to the root [default: the root].
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cwd: Option<String>,
 }
 
 #[derive(Debug, Args)]

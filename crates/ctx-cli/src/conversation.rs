@@ -37,6 +37,11 @@ pub(crate) fn system_prompt(
     let json = settings.json_or_text("system-prompt", false)?;
     let config = &settings.conversation;
     let ctx = settings.context(Mode::Inline, Format::Inline)?;
+    if let Some(agent) = &args.agent {
+        let rules =
+            crate::rules::one_view(&ctx, agent, args.cwd.as_deref(), args.for_path.as_deref())?;
+        return agent_system_prompt(settings, &rules, json);
+    }
     let names = if args.rules.is_empty() { &config.active_rules } else { &args.rules };
     let prompt = ctx.system_prompt(config.rules_dir.as_deref(), names)?;
     let mut reporter = Reporter::new(settings.style, settings.quiet);
@@ -70,6 +75,61 @@ pub(crate) fn system_prompt(
     Ok(if prompt.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
+/// `ctx system-prompt --agent NAME [--for PATH] [--cwd DIR]`: the agent's system prompt as it
+/// sends it; what it sends in a user message is said on standard error (and is in the JSON
+/// form). The view's problems go to standard error; exit 1 on an error among them.
+fn agent_system_prompt(
+    settings: &Settings,
+    rules: &ctx::agents::Rules,
+    json: bool,
+) -> anyhow::Result<ExitCode> {
+    let prompt = ctx::AgentPrompt::of(rules);
+    report_view(settings, rules);
+    let mut out = io::stdout().lock();
+    let written = (|| -> anyhow::Result<()> {
+        if json {
+            let mut value = crate::rules::view_summary(rules);
+            if let Some(object) = value.as_object_mut() {
+                object.insert("system".to_owned(), json!(prompt.system));
+                object.insert("user".to_owned(), json!(prompt.user));
+                let segments = ctx::agents::render(rules);
+                object.insert("segments".to_owned(), serde_json::to_value(segments)?);
+                object.insert("diagnostics".to_owned(), serde_json::to_value(&rules.diagnostics)?);
+            }
+            writeln!(out, "{}", crate::term::json_pretty(&value)?)?;
+        } else {
+            out.write_all(crate::term::visible(&prompt.system).as_bytes())?;
+            if !prompt.system.is_empty() && !prompt.system.ends_with('\n') {
+                writeln!(out)?;
+            }
+            if !prompt.user.is_empty() && !settings.quiet {
+                let _ = writeln!(
+                    io::stderr(),
+                    "ctx: note: {} sends {} bytes of its rules in a user message, not the system \
+                     prompt: `ctx messages --agent {}` places them, `ctx rules --agent {} --text` \
+                     shows them",
+                    rules.agent.title(),
+                    prompt.user.len(),
+                    rules.agent,
+                    rules.agent,
+                );
+            }
+        }
+        out.flush()?;
+        Ok(())
+    })();
+    crate::term::unless_closed(written)?;
+    Ok(if rules.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The problems of an agent's view on standard error, as `ctx rules lint` prints them.
+fn report_view(settings: &Settings, rules: &ctx::agents::Rules) {
+    let mut reporter = Reporter::new(settings.style, settings.quiet);
+    let records: Vec<DiagnosticRecord> =
+        rules.diagnostics.iter().map(crate::rules::record).collect();
+    reporter.report_all(&records);
+}
+
 /// `ctx messages [PROMPT] [--provider openai|anthropic]`: the request body as JSON.
 pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Result<ExitCode> {
     let provider = Provider::from(args.provider);
@@ -96,6 +156,14 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
         .max_image_bytes(args.max_image_bytes.or(config.max_image_bytes).unwrap_or(20 << 20));
     if let Some(dir) = &config.rules_dir {
         builder = builder.rules_dir(dir.clone());
+    }
+    let mut agent_view = None;
+    if let Some(agent) = &args.agent {
+        let rules =
+            crate::rules::one_view(&ctx, agent, args.cwd.as_deref(), args.for_path.as_deref())?;
+        report_view(settings, &rules);
+        agent_view = Some(crate::rules::view_summary(&rules));
+        builder = builder.agent_rules(rules);
     }
     // `--history ~N` names an entry of mai's history, as `--history-id ~N` does.
     let mut history_id = args.history_id.clone();
@@ -135,10 +203,16 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
             "nothing to send: the prompt is empty and there is no earlier turn (give a prompt, an image or --history)"
         );
     }
+    // Which agent's rules, from which files: on standard error, since the providers refuse a
+    // body with keys they do not know.
+    if let (Some(view), false) = (agent_view, settings.quiet) {
+        let _ = writeln!(io::stderr(), "ctx: rules: {}", crate::term::visible(&view.to_string()));
+    }
     let mut out = io::stdout().lock();
     writeln!(out, "{}", serde_json::to_string_pretty(&body)?)?;
     out.flush()?;
     let errors = built.system.has_errors()
+        || built.agent.as_ref().is_some_and(ctx::agents::Rules::has_errors)
         || built.prompt.diagnostics.iter().any(|d| d.code.severity() == Severity::Error)
         || built.warnings.iter().any(|w| w.code.severity() == Severity::Error);
     Ok(if errors { ExitCode::from(1) } else { ExitCode::SUCCESS })

@@ -23,6 +23,7 @@ mod parse;
 mod picker;
 mod progress;
 mod refs;
+mod rules;
 mod settings;
 mod sources;
 mod suggest;
@@ -94,7 +95,11 @@ fn run() -> anyhow::Result<ExitCode> {
     // Commands that resolve no path of the prompt's or a document's never read a solution.
     settings.sources_wanted = !matches!(
         cli.command,
-        Command::Init(_) | Command::PasteImage(_) | Command::Index(_) | Command::Suggest(_)
+        Command::Init(_)
+            | Command::PasteImage(_)
+            | Command::Index(_)
+            | Command::Suggest(_)
+            | Command::Rules(_)
     );
     if let Command::Index(cli::IndexArgs { data_files: true, .. })
     | Command::Suggest(cli::SuggestArgs { data_files: true, .. }) = &cli.command
@@ -127,6 +132,7 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::Init(args) => conversation::init(&settings, args),
         Command::SystemPrompt(args) => conversation::system_prompt(&settings, args),
         Command::Messages(args) => conversation::messages(&settings, args),
+        Command::Rules(args) => rules::run(&settings, args),
         Command::PasteImage(args) => conversation::paste_image(&settings, args),
         Command::Sources(args) => sources::run(&settings, args),
         Command::Resolve(args) => sources::resolve(&settings, args),

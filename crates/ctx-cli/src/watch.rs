@@ -69,6 +69,8 @@ pub(crate) fn check(settings: &Settings, args: &CheckArgs) -> anyhow::Result<Exi
         .collect::<anyhow::Result<_>>()?;
     let tty = io::stdout().is_terminal();
     let mut previous: Option<BTreeSet<String>> = None;
+    // An agent's rule file gets its rule diagnostics too, as `ctx check` gives them.
+    let home = ctx::home_of(std::env::home_dir().as_deref());
     run_forever(&ctx, |ctx| {
         let mut deps = Dependencies::default();
         let mut lines = Vec::new();
@@ -83,7 +85,9 @@ pub(crate) fn check(settings: &Settings, args: &CheckArgs) -> anyhow::Result<Exi
                     continue;
                 }
             };
-            for d in &assembly.diagnostics {
+            let rules = ctx.rule_file_diagnostics(path, &home).unwrap_or_default();
+            let rules: Vec<_> = rules.iter().map(crate::rules::record).collect();
+            for d in assembly.diagnostics.iter().chain(&rules) {
                 match d.severity {
                     ctx::Severity::Error => counts.errors += 1,
                     ctx::Severity::Warning => counts.warnings += 1,

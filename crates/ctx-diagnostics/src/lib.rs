@@ -165,6 +165,33 @@ codes! {
     /// A problem of an out-of-source build's project files: a folder that is missing or is a
     /// file, a project that cannot be read, a limit reached; the rest of the index is kept.
     Sources = "W_SOURCES", Warning;
+    /// An agent's rule file whose front matter that agent cannot read (invalid YAML, not a
+    /// mapping): the agent ignores the file, or its scoping, as it really does.
+    RulesFrontMatter = "E_RULES_FRONT_MATTER", Error;
+    /// A front-matter key of an agent's rule file with a value of the wrong type
+    /// (`alwaysApply: "true"`, a string where the agent wants a list).
+    RulesType = "E_RULES_TYPE", Error;
+    /// A glob of an agent's rule file that the agent will not parse, or that YAML reads as
+    /// something else (an unquoted `*` is an alias).
+    RulesGlob = "E_RULES_GLOB", Error;
+    /// An import of an agent's rule file that does not resolve: a missing file, or one the
+    /// agent will not import.
+    RulesImport = "E_RULES_IMPORT", Error;
+    /// An import past the agent's depth limit, left out or as text.
+    RulesDepth = "W_RULES_DEPTH", Warning;
+    /// An import cycle, or a file imported again: the agent loads it once.
+    RulesCycle = "W_RULES_CYCLE", Warning;
+    /// An import that leaves the project: the agent refuses it, or reads it only once the
+    /// user approved it; ctx never reads it.
+    RulesOutside = "W_RULES_OUTSIDE", Warning;
+    /// A rule file past an agent's size cap: the agent cuts it or drops it; the message says
+    /// how much is lost.
+    RulesCap = "W_RULES_CAP", Warning;
+    /// A `SKILL.md` whose name or description breaks the Agent Skills rules.
+    RulesSkill = "E_RULES_SKILL", Error;
+    /// A rule file, or a key of one, that the agent ignores (a `.md` file in `.cursor/rules`,
+    /// `paths:` for Cline, a trigger it does not know).
+    RulesIgnored = "W_RULES_IGNORED", Warning;
 }
 
 impl fmt::Display for Code {

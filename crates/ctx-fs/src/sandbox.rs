@@ -322,6 +322,23 @@ impl Sandbox {
         Ok(names)
     }
 
+    /// Whether the folder at `dir` holds an entry named `name`, of any type, a link not
+    /// followed and the deny list not applied: for markers such as `.git`, whose presence
+    /// says what the folder is (the root of a repository) without anything in it being read.
+    /// Only the folder is opened; the entry itself is looked up, never opened, so nothing
+    /// outside the roots is looked at. A name that is not one plain component (`a/b`, `..`,
+    /// an empty or malformed name) holds nothing.
+    pub fn holds(&self, dir: &Location, name: &str) -> bool {
+        if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) {
+            return false;
+        }
+        if path::parse(name).is_err() {
+            return false;
+        }
+        let Ok((_, handle)) = self.open_dir(dir, dir.shown()) else { return false };
+        handle.symlink_metadata(name).is_ok()
+    }
+
     /// Whether `written` resolves to something readable or walkable. It is
     /// `false` for anything outside the roots or denied, whether or not it
     /// exists, so it tells nothing about what lies outside.

@@ -1,6 +1,7 @@
 //! The diagnostics of an open document: those the assembly reports in the document itself,
 //! with the codes and messages of `ctx check`, and on each of its references whose included
-//! files have problems, a summary of them.
+//! files have problems, a summary of them; for a coding agent's rule file, the problems the
+//! agents that read it find (`ctx check`'s `E_RULES_*` / `W_RULES_*`).
 //!
 //! Bounded: at most [`MAX_DIAGNOSTICS`] are published for a document, then one `W_LIMIT`
 //! diagnostic says how many were left out; a summary lists [`SUMMARY_LINES`] problems and
@@ -122,6 +123,15 @@ impl Workspace<'_> {
                 diagnostic(range, d.severity, d.code.as_str(), visible(&d.message))
             });
         }
+        if let Some(location) = &doc.location {
+            for d in self.rule_diagnostics(location) {
+                out.push((d.line, d.column), d.severity, || {
+                    let start = index.offset_of_line_column(d.line, d.column);
+                    let range = index.range(start, item_end(&doc.text, &scan, start));
+                    diagnostic(range, d.severity, d.code.as_str(), rule_message(&d))
+                });
+            }
+        }
         for (at, summary) in self.included(doc, &index, &scan, &assembly.references, &inside) {
             let severity = match summary.severity {
                 Some(lsp::DiagnosticSeverity::ERROR) => Severity::Error,
@@ -132,6 +142,19 @@ impl Workspace<'_> {
         let path = doc.location.as_ref().map(|location| self.absolute(location));
         let deps = self.ctx.dependencies(path.as_deref(), &assembly.references);
         Some(Checked { diagnostics: out.finish(&index), deps: Some(deps) })
+    }
+
+    /// The problems of a coding agent's rule file (`CLAUDE.md`, `AGENTS.md`, `*.mdc` …) as the
+    /// agents that read it read it, from the open buffer (the views read through the same
+    /// sandbox, whose overlay holds it); none for another document. The user's own agent
+    /// folders are not opened: what they change is left to `ctx rules lint`.
+    fn rule_diagnostics(&self, location: &Location) -> Vec<ctx::agents::Diagnostic> {
+        let path = location.path().as_str();
+        if location.root() != ctx::fs::RootId::WORKSPACE || !ctx::agents::is_rule_file(path) {
+            return Vec::new();
+        }
+        let home = ctx::agents::Home::none();
+        self.ctx.rule_file_diagnostics(path, &home).unwrap_or_default()
     }
 
     /// One diagnostic per reference of the document whose included files have problems: on
@@ -304,6 +327,16 @@ impl Workspace<'_> {
             message: visible(&format!("{} {}", problem.code.as_str(), problem.message)),
         })
     }
+}
+
+/// A rule diagnostic's message as `ctx check` words it: the agent, the message, the hint;
+/// made visible.
+fn rule_message(d: &ctx::agents::Diagnostic) -> String {
+    let mut message = format!("{}: {}", d.agent, d.message);
+    if let Some(hint) = &d.hint {
+        message.push_str(&format!(" (hint: {hint})"));
+    }
+    visible(&message)
 }
 
 /// The one diagnostic of a document whose text is not kept.

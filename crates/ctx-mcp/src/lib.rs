@@ -5,8 +5,10 @@
 //! Tools: `assemble` (a rule document, with macros and a format), `expand` (a prompt),
 //! `check` (diagnostics of documents), `refs` (the reference tree of a document), `resolve`
 //! (how paths resolve), `sources` (the build folder's source index) and `suggest` (the files
-//! that matter for a prompt).
-//! Resources: the rule files of `.ctx/rules` and `.mutsumi/rules` in the workspace root.
+//! that matter for a prompt), `rules` (what a coding agent loads from its rule files).
+//! Resources: the rule files of `.ctx/rules` and `.mutsumi/rules` in the workspace root, and
+//! each coding agent's rule files of the workspace (`CLAUDE.md`, `AGENTS.md`, `.cursor/rules`
+//! …).
 //!
 //! Properties:
 //! - every path argument goes through the [`ctx::Context`]'s sandbox, so nothing outside the
@@ -39,6 +41,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod agents;
 mod server;
 mod tools;
 

@@ -84,6 +84,9 @@ impl Server {
             "resolve" => self.resolve(arguments),
             "sources" => self.sources(),
             "suggest" => self.suggest(arguments),
+            "rules" => crate::agents::rules_tool(&self.ctx(), arguments)
+                .map(structured)
+                .map_err(|message| ToolError::usage(&message)),
             _ => return Err(ErrorData::invalid_params(format!("unknown tool: {name}"), None)),
         };
         Ok(result.unwrap_or_else(|err| tool_error(&err)))
@@ -229,17 +232,32 @@ impl Server {
         Ok(structured(json!({ "suggestions": found })))
     }
 
-    /// The rule files, as resources.
+    /// The rule files, as resources: ctx's rules folders, then each agent's rule files
+    /// (described by the agents that read them).
     fn resources(&self) -> Vec<Resource> {
-        self.rule_files()
-            .into_iter()
+        let own = self.rule_files();
+        let mut out: Vec<Resource> = own
+            .iter()
             .map(|(location, len)| {
                 let path = location.path().as_str();
-                Resource::new(resource_uri(&location), path)
+                Resource::new(resource_uri(location), path)
                     .with_mime_type(mime_type(path))
-                    .with_size(len)
+                    .with_size(*len)
             })
-            .collect()
+            .collect();
+        for file in crate::agents::rule_files(&self.ctx()) {
+            if own.iter().any(|(location, _)| *location == file.location) {
+                continue;
+            }
+            let path = file.location.path().as_str();
+            let agents: Vec<&str> = file.agents.iter().map(|a| a.name()).collect();
+            let resource = Resource::new(resource_uri(&file.location), visible(path))
+                .with_mime_type(mime_type(path))
+                .with_size(file.len)
+                .with_description(format!("rule file of {}", agents.join(", ")));
+            out.push(resource);
+        }
+        out
     }
 
     /// The files of the rule folders and their lengths: what a walk of each lists (ignored and
@@ -263,7 +281,8 @@ impl Server {
         out
     }
 
-    /// A rule file's text, if `uri` names one that [`Server::resources`] lists. The path is
+    /// A rule file's text, if `uri` names one that [`Server::resources`] lists (the list is
+    /// made again for each read, so a file is served only while an agent reads it). The path is
     /// split on `/` and `\` alike; a `..`, `.` or empty component, or a path that is not one
     /// of the listed files however it is spelled (absolute, percent-encoded), is the same
     /// "not found" as a file that is not there, so that nothing is learnt of what exists
@@ -275,11 +294,15 @@ impl Server {
             ErrorData::resource_not_found(format!("resource not found: {shown}"), None)
         };
         let path = uri.strip_prefix(URI_SCHEME).and_then(listed_form).ok_or_else(not_found)?;
-        let (location, _) = self
-            .rule_files()
-            .into_iter()
-            .find(|(location, _)| location.path().as_str() == path)
-            .ok_or_else(not_found)?;
+        let listed = |location: &Location| location.path().as_str() == path;
+        let location = match self.rule_files().into_iter().find(|(l, _)| listed(l)) {
+            Some((location, _)) => location,
+            None => crate::agents::rule_files(&self.ctx())
+                .into_iter()
+                .map(|f| f.location)
+                .find(listed)
+                .ok_or_else(not_found)?,
+        };
         let content = self.ctx().sandbox().read_text(&location).map_err(|_| not_found())?;
         let text = content.text().ok_or_else(|| {
             ErrorData::resource_not_found(format!("W_BINARY: binary file: {path}"), None)
@@ -400,7 +423,7 @@ struct ToolError {
 
 impl ToolError {
     fn usage(message: &str) -> ToolError {
-        ToolError { code: None, message: message.to_owned() }
+        ToolError { code: None, message: visible(message) }
     }
 
     fn assemble(err: ctx::assemble::AssembleError) -> ToolError {

@@ -87,6 +87,19 @@ pub(crate) fn list() -> Vec<Tool> {
             }),
         ),
         tool(
+            "rules",
+            "A coding agent's rules",
+            "What a coding agent (claude, codex, gemini, cursor, copilot, windsurf, cline, skills, ctx, or all) loads from the workspace's rule files for a working folder and a file: each piece in order with its file, line, why it applies, placement, bytes, tokens and cut; what it leaves out and why; the problems (E_RULES/W_RULES codes); the parts of the request as the agent sends them. The user's own agent folders are not read.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "agent": { "type": "string", "description": "the agent's name, or `all` (default): one view per agent whose files the workspace holds" },
+                    "for": { "type": "string", "description": "the file being worked on, relative to the workspace root" },
+                    "cwd": { "type": "string", "description": "the agent's working folder, relative to the workspace root (default the root)" },
+                },
+            }),
+        ),
+        tool(
             "refs",
             "Reference tree of a document",
             "What a document includes, recursively: each reference with its kind, path, line range, size, depth and error.",

@@ -66,7 +66,10 @@ fn handshake_and_tool_list() {
     assert_eq!(answers.len(), 2, "the notification gets no answer");
     let tools = answers[&2]["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["assemble", "expand", "check", "resolve", "sources", "suggest", "refs"]);
+    assert_eq!(
+        names,
+        ["assemble", "expand", "check", "resolve", "sources", "suggest", "rules", "refs"]
+    );
     assert_eq!(tools[0]["inputSchema"]["required"], json!(["path"]));
     assert_eq!(tools[0]["title"], "Assemble a rule document");
     assert_eq!(tools[2]["inputSchema"]["properties"]["paths"]["type"], "array");
@@ -503,4 +506,126 @@ fn calls_under_way_when_the_input_ends_are_answered() {
     let text = slow["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("done slowly"), "{text}");
     assert!(answers.iter().any(|a| a["id"] == 2));
+}
+
+/// A workspace with ctx's rules and some coding agents' rule files.
+fn agents_workspace() -> tempfile::TempDir {
+    let dir = workspace();
+    let write = |rel: &str, text: &str| {
+        let path = dir.path().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("CLAUDE.md", "be brief\n");
+    write(".cursor/rules/a.mdc", "---\nalwaysApply: \"true\"\n---\nuse tabs\n");
+    write(".cursor/rules/ts.mdc", "---\nglobs: \"*.ts\"\n---\ntyped\n");
+    write("README.md", "not a rule\n");
+    dir
+}
+
+/// The `rules` tool: one agent's view as `ctx rules --format json` gives it, every agent's
+/// with `all`, `for` scoping; bad arguments are tool errors.
+#[test]
+fn the_rules_tool() {
+    let dir = agents_workspace();
+    let answers = session(
+        &dir,
+        &[
+            tool(1, "rules", json!({ "agent": "claude" })),
+            tool(2, "rules", json!({ "agent": "all" })),
+            tool(3, "rules", json!({ "agent": "cursor", "for": "src/a.ts" })),
+            tool(4, "rules", json!({ "agent": "nobody" })),
+            tool(5, "rules", json!({ "agent": "claude", "for": "../x" })),
+            tool(6, "rules", json!({ "agent": 3 })),
+        ],
+    );
+    let claude = &answers[&1]["result"]["structuredContent"];
+    assert_eq!(claude["agent"], "claude", "{claude}");
+    assert_eq!(claude["pieces"][0]["path"], "CLAUDE.md");
+    assert!(claude["segments"][0]["text"].as_str().unwrap().contains("be brief"));
+    assert!(claude["tokens"].as_u64().unwrap() > 0);
+    let all = answers[&2]["result"]["structuredContent"]["agents"].as_array().unwrap();
+    let names: Vec<&str> = all.iter().map(|v| v["agent"].as_str().unwrap()).collect();
+    assert!(names.starts_with(&["claude", "cursor"]), "{names:?}");
+    let cursor = &answers[&3]["result"]["structuredContent"];
+    assert_eq!(cursor["for"], "src/a.ts");
+    assert!(cursor.to_string().contains("typed"), "{cursor}");
+    assert_eq!(cursor["diagnostics"][0]["code"], "E_RULES_TYPE", "{cursor}");
+    for id in [4, 5, 6] {
+        assert_eq!(answers[&id]["result"]["isError"], true, "{}", answers[&id]);
+    }
+}
+
+/// Each agent's rule files are resources, described by the agents that read them, and can
+/// be read; a file of the workspace that no agent reads cannot.
+#[test]
+fn agent_rule_files_are_resources() {
+    let dir = agents_workspace();
+    let answers = session(
+        &dir,
+        &[
+            request(1, "resources/list", json!({})),
+            request(2, "resources/read", json!({ "uri": "ctx:///CLAUDE.md" })),
+            request(3, "resources/read", json!({ "uri": "ctx:///.cursor/rules/ts.mdc" })),
+            request(4, "resources/read", json!({ "uri": "ctx:///README.md" })),
+        ],
+    );
+    let listed = answers[&1]["result"]["resources"].as_array().unwrap();
+    let uris: Vec<&str> = listed.iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    for uri in ["ctx:///CLAUDE.md", "ctx:///.cursor/rules/a.mdc", "ctx:///.cursor/rules/ts.mdc"] {
+        assert!(uris.contains(&uri), "{uri}: {uris:?}");
+    }
+    assert!(!uris.contains(&"ctx:///README.md"), "{uris:?}");
+    let claude = listed.iter().find(|r| r["uri"] == "ctx:///CLAUDE.md").unwrap();
+    assert_eq!(claude["description"], "rule file of claude, copilot", "{claude}");
+    assert_eq!(answers[&2]["result"]["contents"][0]["text"], "be brief\n");
+    assert!(answers[&3]["result"]["contents"][0]["text"].as_str().unwrap().contains("typed"));
+    assert_eq!(answers[&4]["error"]["code"], -32002);
+}
+
+/// The attacks: a `CLAUDE.md` linked to a file outside the workspace, imports out of it, an
+/// `AGENTS.md` linked to another file of the workspace, hidden text in a rule file. What must
+/// not happen: the secret in any answer, a link served as a rule file, hidden text raw.
+#[cfg(unix)]
+#[test]
+fn agent_rules_over_mcp_read_nothing_outside() {
+    let dir = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "OUTSIDE SECRET\n").unwrap();
+    std::fs::write(dir.path().join("secret.md"), "TOP SECRET\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("CLAUDE.md"))
+        .unwrap();
+    std::os::unix::fs::symlink(dir.path().join("secret.md"), dir.path().join("AGENTS.md")).unwrap();
+    let import = format!(
+        "@{}\n@../secret.md\nrun \u{202e}evil\n",
+        outside.path().join("secret.md").display()
+    );
+    std::fs::write(dir.path().join("GEMINI.md"), import).unwrap();
+    let answers = session(
+        &dir,
+        &[
+            tool(1, "rules", json!({ "agent": "all" })),
+            request(2, "resources/list", json!({})),
+            request(3, "resources/read", json!({ "uri": "ctx:///CLAUDE.md" })),
+            request(4, "resources/read", json!({ "uri": "ctx:///AGENTS.md" })),
+            request(5, "resources/read", json!({ "uri": "ctx:///GEMINI.md" })),
+            tool(6, "rules", json!({ "agent": "gemini", "cwd": "..", "for": "../x" })),
+        ],
+    );
+    for (id, answer) in &answers {
+        let text = answer.to_string();
+        assert!(!text.contains("OUTSIDE SECRET"), "{id}: {answer}");
+        let decoded = format!("{answer:#}");
+        assert!(!decoded.contains('\u{202e}'), "{id}: {decoded}");
+    }
+    let listed = answers[&2]["result"]["resources"].as_array().unwrap();
+    let uris: Vec<&str> = listed.iter().map(|r| r["uri"].as_str().unwrap()).collect();
+    assert!(!uris.contains(&"ctx:///CLAUDE.md") && !uris.contains(&"ctx:///AGENTS.md"), "{uris:?}");
+    assert!(uris.contains(&"ctx:///GEMINI.md"), "{uris:?}");
+    assert_eq!(answers[&3]["error"]["code"], -32002);
+    assert_eq!(answers[&4]["error"]["code"], -32002);
+    assert!(!answers[&4].to_string().contains("TOP SECRET"));
+    let text = answers[&5]["result"]["contents"][0]["text"].as_str().unwrap();
+    assert!(text.contains("\\u{202E}"), "{text}");
+    assert_eq!(answers[&6]["result"]["isError"], true);
 }

@@ -70,6 +70,7 @@ pub struct ConversationBuilder {
     transcript: Option<String>,
     max_image_bytes: u64,
     max_tokens: Option<usize>,
+    agent: Option<ctx_agents::Rules>,
 }
 
 /// A built conversation, with what went into it.
@@ -84,6 +85,9 @@ pub struct BuiltConversation {
     pub prompt: Assembly,
     /// What was skipped or cut on the way: transcript lines, images, history.
     pub warnings: Vec<Warning>,
+    /// The coding agent's rules the conversation was built from, in place of the rules
+    /// folder ([`ConversationBuilder::agent_rules`]).
+    pub agent: Option<ctx_agents::Rules>,
 }
 
 impl Context {
@@ -220,6 +224,7 @@ impl Context {
             transcript: None,
             max_image_bytes: image::DEFAULT_MAX_IMAGE_BYTES,
             max_tokens: None,
+            agent: None,
         }
     }
 }
@@ -269,6 +274,35 @@ impl ConversationBuilder {
         self
     }
 
+    /// Builds the rules part of the conversation from a coding agent's rules
+    /// ([`Context::rules_with`]) instead of the rules folder, as that agent sends them
+    /// ([`crate::AgentPrompt`]): what it puts in the system prompt is the system prompt, what
+    /// it sends in the first user message or when a file is read goes, in that order, before
+    /// the user's turn. Hidden and control characters of the rule text are made visible, as
+    /// in assembled content.
+    pub fn agent_rules(mut self, rules: ctx_agents::Rules) -> ConversationBuilder {
+        self.agent = Some(rules);
+        self
+    }
+
+    /// The system prompt, its text, and the rule text sent before the user's turn.
+    fn rules_part(&self) -> Result<(SystemPrompt, String, String), Error> {
+        match &self.agent {
+            Some(rules) => {
+                // Made visible as assembled content is: hidden characters of a rule file
+                // reach the body as `\u{202E}`, not raw (the view warns of them).
+                let prompt = crate::AgentPrompt::of(rules);
+                let visible = |t: &str| ctx_fs::sanitize::sanitize(t).text.into_owned();
+                Ok((SystemPrompt::default(), visible(&prompt.system), visible(&prompt.user)))
+            }
+            None => {
+                let system = self.ctx.system_prompt(self.rules_dir.as_deref(), &self.rules)?;
+                let text = system.text();
+                Ok((system, text, String::new()))
+            }
+        }
+    }
+
     /// Builds the conversation for `prompt`.
     ///
     /// # Errors
@@ -278,8 +312,7 @@ impl ConversationBuilder {
     pub fn build(self, prompt: &str) -> Result<BuiltConversation, Error> {
         let ctx = &self.ctx;
         let mut warnings = Vec::new();
-        let system = ctx.system_prompt(self.rules_dir.as_deref(), &self.rules)?;
-        let mut system_text = system.text();
+        let (system, mut system_text, before_user) = self.rules_part()?;
         if let Some(selection) = &self.mai {
             let entries = self.read_mai()?;
             let chosen = history::select(&entries, selection).map_err(ErrorKind::Conversation)?;
@@ -323,7 +356,7 @@ impl ConversationBuilder {
             // A turn costs its text and a few tokens of framing (role and separators), as the
             // providers' chat formats count it.
             let count = |turn: &serde_json::Value| turn_tokens(turn) + TURN_FRAMING_TOKENS;
-            let fixed = ctx_tokens::count(&system_text);
+            let fixed = ctx_tokens::count(&system_text) + ctx_tokens::count(&before_user);
             let mut base = fixed + turns.iter().map(count).sum::<usize>();
             let mut dropped = 0;
             while base > max && !turns.is_empty() {
@@ -354,13 +387,14 @@ impl ConversationBuilder {
         }
         let expanded = assembler.assemble_str(prompt, "-");
         let images = self.images(prompt, &mut warnings);
-        let conversation = Conversation {
-            system: system_text,
-            history: turns,
-            user: expanded.content.clone(),
-            images,
+        let user = if before_user.is_empty() {
+            expanded.content.clone()
+        } else {
+            format!("{}\n\n{}", before_user.trim_end(), expanded.content)
         };
-        Ok(BuiltConversation { conversation, system, prompt: expanded, warnings })
+        let conversation = Conversation { system: system_text, history: turns, user, images };
+        let agent = self.agent;
+        Ok(BuiltConversation { conversation, system, prompt: expanded, warnings, agent })
     }
 
     /// mai's history: the project's `.mai/history.json`, else the home folder's, through the

@@ -37,6 +37,9 @@ pub enum ErrorKind {
     Conversation(ctx_conversation::Error),
     /// A configuration file that cannot be used.
     Config(String),
+    /// An agent's view could not be made: the working folder or the file is not one of the
+    /// workspace.
+    Rules(ctx_agents::Error),
 }
 
 impl Error {
@@ -88,6 +91,7 @@ impl fmt::Display for Error {
             ErrorKind::Suggest(err) => write!(f, "{}: {err}", err.code()),
             ErrorKind::Sources(err) => write!(f, "{}: {err}", err.code()),
             ErrorKind::Config(why) => f.write_str(why),
+            ErrorKind::Rules(err) => write!(f, "{err}"),
             ErrorKind::Conversation(err) => match err.code() {
                 Some(code) => write!(f, "{code}: {err}"),
                 None => write!(f, "{err}"),

@@ -33,6 +33,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub use ctx_agents as agents;
 pub use ctx_assemble as assemble;
 pub use ctx_conversation as conversation;
 pub use ctx_diagnostics as diagnostics;
@@ -44,6 +45,7 @@ pub use ctx_syntax as syntax;
 pub use ctx_tokens as tokens;
 pub use ctx_trust as trust;
 
+mod agents_view;
 #[cfg(feature = "async")]
 mod asynchronous;
 mod complete;
@@ -62,6 +64,7 @@ mod source_index;
 mod suggest_state;
 mod suggestions;
 
+pub use agents_view::{AgentPrompt, home_of};
 pub use complete::Completion;
 pub use config_file::{
     ConfigText, MAX_CONFIG_BYTES, lies_in, read_user_config, read_workspace_config,

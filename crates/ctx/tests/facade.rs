@@ -293,3 +293,69 @@ fn a_deferred_context_reads_its_source_index_in_the_background() {
     let plain = Context::builder().root(dir.path()).build_deferred().unwrap();
     assert!(plain.wait().unwrap().source_index().is_none());
 }
+
+#[test]
+fn coding_agents_rules_through_the_facade() {
+    use ctx::agents::{Agent, Why};
+    let tmp = tempfile::TempDir::new().unwrap();
+    let top = tmp.path().canonicalize().unwrap();
+    let (ws, home) = (top.join("ws"), top.join("home"));
+    std::fs::create_dir_all(ws.join(".ctx/rules")).unwrap();
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(ws.join("CLAUDE.md"), "project rule\n").unwrap();
+    std::fs::write(ws.join(".ctx/rules/default.md"), "ctx rule\n").unwrap();
+    std::fs::write(home.join(".claude/CLAUDE.md"), "user rule\n").unwrap();
+    std::fs::write(home.join("secret.md"), "SECRET\n").unwrap();
+    let ctx = Context::builder().root(&ws).build().unwrap();
+    let user = ctx::home_of(Some(&home));
+    let rules = ctx.rules_with(Agent::Claude, ".", None, &user).unwrap();
+    let whys: Vec<(&str, &Why)> = rules.pieces.iter().map(|p| (p.path.as_str(), &p.why)).collect();
+    assert_eq!(whys, vec![("~/.claude/CLAUDE.md", &Why::Global), ("CLAUDE.md", &Why::Always)]);
+    // The user's folder is a sandbox of its own: the home folder beside it is not reachable.
+    std::fs::write(ws.join("CLAUDE.md"), "@../home/secret.md @~/secret.md\n").unwrap();
+    let text = ctx::agents::text(&ctx.rules_with(Agent::Claude, ".", None, &user).unwrap());
+    assert!(!text.contains("SECRET"), "{text}");
+    let own = ctx.rules_with(Agent::Ctx, ".", None, &user).unwrap();
+    let sent = ctx::agents::text(&own);
+    assert!(sent.starts_with("ctx rule\n\n### Runtime Context"), "{sent}");
+    let all = ctx.all_rules(".", None, &user).unwrap();
+    let agents: Vec<Agent> = all.iter().map(|r| r.agent).collect();
+    assert_eq!(agents, vec![Agent::Claude, Agent::Copilot, Agent::Ctx]);
+    assert!(ctx.rules_with(Agent::Claude, "../home", None, &user).is_err());
+    assert!(ctx.rules_with(Agent::Claude, ".", Some("../home/secret.md"), &user).is_err());
+}
+
+#[test]
+fn an_agents_prompt_and_a_rule_files_diagnostics() {
+    use ctx::agents::{Agent, Home};
+    let tmp = tempfile::TempDir::new().unwrap();
+    let ws = tmp.path().canonicalize().unwrap().join("ws");
+    std::fs::create_dir_all(ws.join(".cursor/rules")).unwrap();
+    std::fs::write(ws.join("CLAUDE.md"), "be brief\n").unwrap();
+    std::fs::write(ws.join(".cursor/rules/a.mdc"), "---\nalwaysApply: \"true\"\n---\nx\n").unwrap();
+    std::fs::write(ws.join(".cursor/rules/b.mdc"), "---\nalwaysApply: true\n---\ntabs\n").unwrap();
+    std::fs::write(ws.join("README.md"), "---\nalwaysApply: \"true\"\n---\n").unwrap();
+    let ctx = Context::builder().root(&ws).build().unwrap();
+    let home = Home::none();
+    // Claude Code sends its rules in a user message; Cursor in the system prompt.
+    let claude = ctx::AgentPrompt::of(&ctx.rules_with(Agent::Claude, ".", None, &home).unwrap());
+    assert!(claude.system.is_empty() && claude.user.contains("be brief"), "{claude:?}");
+    let cursor = ctx::AgentPrompt::of(&ctx.rules_with(Agent::Cursor, ".", None, &home).unwrap());
+    assert!(cursor.system.contains("tabs") && cursor.user.is_empty(), "{cursor:?}");
+    let built = ctx
+        .conversation()
+        .agent_rules(ctx.rules_with(Agent::Claude, ".", None, &home).unwrap())
+        .build("hello")
+        .unwrap();
+    assert!(
+        built.conversation.user.contains("be brief") && built.conversation.user.ends_with("hello")
+    );
+    assert_eq!(built.agent.map(|r| r.agent), Some(Agent::Claude));
+    // A rule file's diagnostics; none for another file, or one outside the workspace.
+    let found = ctx.rule_file_diagnostics(".cursor/rules/a.mdc", &home).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!((found[0].agent, found[0].line, found[0].column), (Agent::Cursor, 2, 14));
+    assert!(ctx.rule_file_diagnostics("README.md", &home).is_none());
+    assert!(ctx.rule_file_diagnostics("../ws/../CLAUDE.md", &home).is_none());
+    assert_eq!(ctx.rule_file_diagnostics("CLAUDE.md", &home), Some(Vec::new()));
+}

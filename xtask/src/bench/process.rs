@@ -10,6 +10,8 @@
 //!   summed), each run of one right after the other's;
 //! - `ctx expand @big.txt` of one 200 MiB text file with the limits off, beside `cat big.txt`,
 //!   both to /dev/null;
+//! - `ctx rules --agent all` on a project of 200 agents' rule files, beside the process start
+//!   (`ctx check` of a one-line document);
 //! - the peak resident set of each: the `%M` of GNU `/usr/bin/time` when it works, else the
 //!   `VmHWM` of `/proc/<pid>/status` read every 2 ms while it runs (which can miss growth in
 //!   the last 2 ms of the run; `CTX_BENCH_POLL_RSS=1` chooses it anyway).
@@ -30,11 +32,13 @@ use crate::{Result, cargo, display, run_command};
 mod attacks;
 mod big;
 mod messages;
+mod rules;
 mod suggest;
 
 pub(super) use attacks::{SHAPES as ATTACKS, START as ATTACK_START};
 pub(super) use big::{BIG, BIG_CAT, BIG_PEAK};
 pub(super) use messages::{MESSAGES, MESSAGES_BASELINE, MESSAGES_PEAK};
+pub(super) use rules::{RULES, RULES_PEAK, RULES_START};
 pub(super) use suggest::{
     AUTO_WARM, INDEX_BYTES, INDEX_COLD, INDEX_PEAK, INDEX_UPDATE, LIST_CAT, QUERY_WARM,
 };
@@ -84,6 +88,7 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     measured.extend(big::run(&ctx, &data, &sizes)?);
     measured.extend(suggest::run(&ctx, &data, &sizes)?);
     measured.extend(messages::run(&ctx, &data, &sizes)?);
+    measured.extend(rules::run(&ctx, &data, &sizes)?);
     measured.extend(attacks::run(&ctx, &data, &sizes)?);
     Ok(measured)
 }
@@ -104,6 +109,12 @@ pub(super) fn run_suggest(root: &Path, quick: bool) -> Result<Vec<Measured>> {
 pub(super) fn run_messages(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let (ctx, data, sizes) = prepare(root, quick)?;
     messages::run(&ctx, &data, &sizes)
+}
+
+/// The agents' rules measurement alone (`cargo xtask bench rules`).
+pub(super) fn run_rules(root: &Path, quick: bool) -> Result<Vec<Measured>> {
+    let (ctx, data, sizes) = prepare(root, quick)?;
+    rules::run(&ctx, &data, &sizes)
 }
 
 /// Builds the release binary; returns it, the folder of the generated trees, and the sizes.

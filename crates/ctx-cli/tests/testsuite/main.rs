@@ -24,6 +24,7 @@ mod outputs;
 #[cfg(unix)]
 mod permission;
 mod pointing;
+mod rules;
 mod servers;
 mod sources;
 mod suggest;

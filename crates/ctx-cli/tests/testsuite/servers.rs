@@ -47,7 +47,10 @@ fn mcp_session() {
         .iter()
         .map(|t| t["name"].as_str().unwrap())
         .collect();
-    assert_eq!(tools, ["assemble", "expand", "check", "resolve", "sources", "suggest", "refs"]);
+    assert_eq!(
+        tools,
+        ["assemble", "expand", "check", "resolve", "sources", "suggest", "rules", "refs"]
+    );
     assert_eq!(responses[2]["result"]["content"][0]["text"], "Style: four spaces\n\nLang rust\n");
     assert!(responses[3]["result"]["content"][0]["text"].as_str().unwrap().contains("four spaces"));
     assert_eq!(

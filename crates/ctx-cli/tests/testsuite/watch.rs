@@ -170,3 +170,18 @@ fn a_signal_ends_a_watch_at_once() {
         assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
     }
 }
+
+/// An agent's rule file under `ctx check --watch` gets the rule diagnostics of `ctx check`,
+/// and the fix clears them.
+#[test]
+fn check_watch_of_an_agents_rule_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join(".cursor/rules");
+    std::fs::create_dir_all(&rules).unwrap();
+    std::fs::write(rules.join("a.mdc"), "---\nalwaysApply: \"true\"\n---\nx\n").unwrap();
+    let watch = Watch::start(dir.path(), &["check", "--watch", ".cursor/rules/a.mdc"]);
+    // The assembly alone finds nothing: the error is the rule diagnostic.
+    watch.expect("1 error, 0 warnings in 1 file");
+    std::fs::write(rules.join("a.mdc"), "---\nalwaysApply: true\n---\nx\n").unwrap();
+    watch.expect("0 errors, 0 warnings in 1 file");
+}

@@ -85,3 +85,26 @@ fn configured_globs() {
     assert_eq!(code(read(&sb, "alias.md")), Some(Code::Denied));
     assert_eq!(read(&sb, "docs/secrets.md").unwrap(), "fine");
 }
+
+#[test]
+fn a_marker_is_seen_but_never_read() {
+    let fx = Fixture::new();
+    fx.write("repo/.git/config", "[core] token=secret").write("repo/sub/a.md", "a");
+    fx.write("plain/a.md", "a").link("linked/.git", "../repo/.git");
+    let sb = fx.sandbox();
+    let dir = |rel: &str| sb.resolve(rel, None).unwrap();
+    // The marker of a repository is seen where it is, a file, a folder or a link alike…
+    assert!(sb.holds(&dir("repo"), ".git"));
+    assert!(sb.holds(&dir("linked"), ".git"));
+    assert!(!sb.holds(&dir("plain"), ".git"));
+    assert!(!sb.holds(&dir("repo/sub"), ".git"));
+    // …but never read, and the listing still leaves it out.
+    assert_eq!(code(read(&sb, "repo/.git/config")), Some(Code::Denied));
+    assert_eq!(code(read(&sb, "linked/.git/config")), Some(Code::Denied));
+    assert!(!sb.names(&dir("repo")).unwrap().contains(&".git".to_owned()));
+    // Only one plain name is looked up: nothing is reached through a path.
+    for name in ["", ".", "..", "../repo/.git", "sub/../.git", ".git/config", "a\0b"] {
+        assert!(!sb.holds(&dir("repo"), name), "{name:?}");
+    }
+    assert!(!sb.holds(&dir("repo/sub"), ".."));
+}

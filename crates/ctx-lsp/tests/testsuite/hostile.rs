@@ -487,3 +487,47 @@ fn a_long_line_of_failing_mentions() {
     assert_eq!(client.diagnostics(&main, 2).len(), 1001);
     client.shutdown();
 }
+
+/// The attacks on an agent's rule file opened in the editor: a `CLAUDE.md` linked to a file
+/// outside the workspace, an `AGENTS.md` whose imports leave it and whose text hides
+/// characters, a brace bomb in a glob. What must not happen: the secret, or a hidden
+/// character raw, in any diagnostic; a hang; a panic (the session ends cleanly).
+#[cfg(unix)]
+#[test]
+fn agents_rule_files_leak_nothing() {
+    let dir = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("secret.md"), "OUTSIDE SECRET\n").unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.md"), dir.path().join("CLAUDE.md"))
+        .unwrap();
+    let agents = format!(
+        "@{} @../secret.md\nrun \u{202e}evil\u{1b}[2J\n",
+        outside.path().join("secret.md").display()
+    );
+    std::fs::write(dir.path().join("AGENTS.md"), &agents).unwrap();
+    std::fs::write(dir.path().join("GEMINI.md"), "@../secret.md\n").unwrap();
+    let bomb = format!("---\nglobs: \"{}\"\n---\nx\n", "{a,b}".repeat(40));
+    std::fs::create_dir_all(dir.path().join(".cursor/rules")).unwrap();
+    std::fs::write(dir.path().join(".cursor/rules/bomb.mdc"), &bomb).unwrap();
+    let mut client = Client::start(dir.path());
+    for (name, text) in [
+        ("CLAUDE.md", "whatever\n"),
+        ("AGENTS.md", agents.as_str()),
+        ("GEMINI.md", "@../secret.md\n"),
+        (".cursor/rules/bomb.mdc", bomb.as_str()),
+    ] {
+        let file = uri(&dir.path().join(name));
+        client.notify("textDocument/didOpen", open(&file, 1, text));
+        let diagnostics = client.diagnostics(&file, 1);
+        let shown = format!("{:#}", Value::Array(diagnostics.clone()));
+        assert!(!shown.contains("OUTSIDE SECRET"), "{name}: {shown}");
+        assert!(!shown.contains(['\u{202e}', '\u{1b}']), "{name}: {shown}");
+        if name == "AGENTS.md" {
+            assert!(shown.contains("W_HIDDEN_TEXT") && shown.contains("codex: "), "{shown}");
+        }
+        if name == ".cursor/rules/bomb.mdc" {
+            assert!(shown.contains("E_RULES_GLOB"), "{shown}");
+        }
+    }
+    client.shutdown();
+}

@@ -395,3 +395,40 @@ fn the_source_index_arrives_without_holding_up_the_session() {
     }
     client.shutdown();
 }
+
+/// A coding agent's rule file gets the problems the agents that read it find, from the
+/// unsaved buffer, with the agent and the hint in the message; another document does not.
+#[test]
+fn an_agents_rule_file_gets_the_rule_diagnostics() {
+    let dir = workspace();
+    let bad = "---\nalwaysApply: \"true\"\n---\nuse tabs\n";
+    std::fs::create_dir_all(dir.path().join(".cursor/rules")).unwrap();
+    std::fs::write(dir.path().join(".cursor/rules/a.mdc"), bad).unwrap();
+    std::fs::write(dir.path().join("rules/front.md"), bad).unwrap();
+    let mdc = uri(&dir.path().join(".cursor/rules/a.mdc"));
+    let other = uri(&dir.path().join("rules/front.md"));
+    let mut client = Client::start(dir.path());
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": mdc, "languageId": "markdown", "version": 1, "text": bad } }));
+    let diagnostics = client.diagnostics(&mdc, 1);
+    let rule = diagnostics.iter().find(|d| d["code"] == "E_RULES_TYPE").expect("E_RULES_TYPE");
+    assert_eq!(rule["severity"], 1);
+    assert_eq!(rule["range"]["start"], json!({ "line": 1, "character": 13 }));
+    let message = rule["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("cursor: `alwaysApply` is a string") && message.contains("(hint: ")
+    );
+    // The fix, unsaved: the problem goes.
+    client.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": { "uri": mdc, "version": 2 },
+            "contentChanges": [{ "range": { "start": { "line": 1, "character": 13 }, "end": { "line": 1, "character": 19 } }, "text": "true" }],
+        }),
+    );
+    let diagnostics = client.diagnostics(&mdc, 2);
+    assert!(!diagnostics.iter().any(|d| d["code"] == "E_RULES_TYPE"), "{diagnostics:?}");
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": other, "languageId": "markdown", "version": 1, "text": bad } }));
+    let diagnostics = client.diagnostics(&other, 1);
+    assert!(!diagnostics.iter().any(|d| d["code"] == "E_RULES_TYPE"), "{diagnostics:?}");
+    client.shutdown();
+}

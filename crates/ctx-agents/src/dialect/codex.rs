@@ -1,0 +1,258 @@
+//! Codex CLI (0.171.0, observed): the global `AGENTS.override.md` or `AGENTS.md` of
+//! `CODEX_HOME` (`~/.codex`), then one file per folder from the project root (the nearest
+//! folder holding a `project_root_markers` entry, `.git` by default; without one, the working
+//! folder alone) down to the working folder: the first of `AGENTS.override.md`, `AGENTS.md`
+//! and the `project_doc_fallback_filenames` that exists, even empty (an empty override still
+//! claims its folder). The project files share one budget of `project_doc_max_bytes` (32 KiB):
+//! each is cut at the byte the budget ends (a character cut there is sent as U+FFFD), the
+//! ones after it are dropped, without a word to the model.
+//!
+//! Sent as one user message: `# AGENTS.md instructions for CWD` and the text in
+//! `<INSTRUCTIONS>`; the global file first, then `--- project-doc ---`.
+
+use ctx_diagnostics::Code;
+
+use crate::agent::Agent;
+use crate::env::{Env, join, parent, shown_dir};
+use crate::lint::{self, Diagnostic};
+use crate::model::{Cut, Placement, Reason, Rules, Segment, Unit, Why};
+use crate::read;
+use crate::reader::{Reader, View};
+
+/// Codex CLI's reader.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Codex;
+
+/// `project_doc_max_bytes` when `config.toml` does not set it.
+const DEFAULT_MAX_BYTES: u64 = 32 * 1024;
+
+/// The settings of `CODEX_HOME/config.toml` that decide which files load.
+struct Config {
+    max_bytes: u64,
+    fallbacks: Vec<String>,
+    markers: Vec<String>,
+}
+
+impl Reader for Codex {
+    fn agent(&self) -> Agent {
+        Agent::Codex
+    }
+
+    fn read(&self, env: &Env<'_>) -> Rules {
+        let mut view = View::new(env, Agent::Codex);
+        let config = config(env, &mut view);
+        global(env, &mut view);
+        let root = if config.markers.is_empty() { None } else { env.marked_root(&config.markers) };
+        let chain: Vec<String> = match &root {
+            Some(root) => env.cwd_chain().into_iter().filter(|d| d.len() >= root.len()).collect(),
+            None => {
+                if !config.markers.is_empty() {
+                    view.note(format!(
+                        "no {} from the working folder up to the workspace root: Codex reads the working folder only (above the workspace, outside ctx's roots, nothing was looked at)",
+                        config.markers.join(" or ")
+                    ));
+                }
+                vec![env.cwd.clone()]
+            }
+        };
+        if config.max_bytes == 0 {
+            view.note("project_doc_max_bytes is 0: Codex reads no project file");
+        }
+        let mut names = vec!["AGENTS.override.md".to_owned(), "AGENTS.md".to_owned()];
+        for name in &config.fallbacks {
+            if !name.is_empty() && !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+        let mut remaining = config.max_bytes;
+        for dir in &chain {
+            project_file(env, &mut view, dir, &names, &config, &mut remaining);
+        }
+        elsewhere(env, &mut view, &chain, &names);
+        view.finish()
+    }
+
+    fn render(&self, rules: &Rules) -> Vec<Segment> {
+        let global = rules.pieces.iter().find(|p| p.why == Why::Global).map(|p| p.text.as_str());
+        let docs: Vec<&str> =
+            rules.pieces.iter().filter(|p| p.why != Why::Global).map(|p| p.text.as_str()).collect();
+        let body = match (global, docs.is_empty()) {
+            (None, true) => return Vec::new(),
+            (Some(global), true) => global.to_owned(),
+            (Some(global), false) => {
+                format!("{global}\n\n--- project-doc ---\n\n{}", docs.join("\n\n"))
+            }
+            (None, false) => docs.join("\n\n"),
+        };
+        let heading = if docs.is_empty() {
+            "# AGENTS.md instructions".to_owned()
+        } else {
+            format!("# AGENTS.md instructions for {}", rules.cwd_abs)
+        };
+        vec![Segment {
+            placement: Placement::User,
+            text: format!("{heading}\n\n<INSTRUCTIONS>\n{body}\n</INSTRUCTIONS>"),
+        }]
+    }
+}
+
+/// `project_doc_max_bytes`, `project_doc_fallback_filenames` and `project_root_markers` of
+/// the user's `config.toml` (read through the sandbox of `CODEX_HOME`).
+fn config(env: &Env<'_>, view: &mut View) -> Config {
+    let mut config = Config {
+        max_bytes: DEFAULT_MAX_BYTES,
+        fallbacks: Vec::new(),
+        markers: vec![".git".to_owned()],
+    };
+    let Some(home) = env.home_place(".codex") else { return config };
+    let Ok(Some(file)) = read::read(&home, "config.toml", &mut view.budget) else { return config };
+    let table: toml::Table = match file.text.parse() {
+        Ok(table) => table,
+        Err(_) => {
+            view.note(format!(
+                "{}: not valid TOML; Codex's defaults are assumed",
+                home.shown("config.toml")
+            ));
+            return config;
+        }
+    };
+    if let Some(n) = table.get("project_doc_max_bytes").and_then(toml::Value::as_integer) {
+        config.max_bytes = u64::try_from(n).unwrap_or(0);
+    }
+    let strings = |key: &str| -> Option<Vec<String>> {
+        table
+            .get(key)?
+            .as_array()
+            .map(|items| items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+    };
+    if let Some(fallbacks) = strings("project_doc_fallback_filenames") {
+        config.fallbacks = fallbacks;
+    }
+    if let Some(markers) = strings("project_root_markers") {
+        config.markers = markers;
+    }
+    config
+}
+
+/// The global file: `AGENTS.override.md` when it has text, else `AGENTS.md`, trimmed.
+fn global(env: &Env<'_>, view: &mut View) {
+    let Some(home) = env.home_place(".codex") else { return };
+    let mut chosen: Option<String> = None;
+    for name in ["AGENTS.override.md", "AGENTS.md"] {
+        let shown = home.shown(name);
+        if let Some(by) = &chosen {
+            if home.location(name).is_some() {
+                view.not_file(shown, Reason::Shadowed { by: by.clone() });
+            }
+            continue;
+        }
+        match read::read(&home, name, &mut view.budget) {
+            Ok(Some(file)) if file.text.trim().is_empty() => view.not_file(shown, Reason::Empty),
+            Ok(Some(file)) => {
+                view.diags(lint::hidden(Agent::Codex, &shown, &file.text, 1));
+                let text = file.text.trim().to_owned();
+                view.piece(read::piece(&home, name, 1, Why::Global, Placement::User, text));
+                chosen = Some(shown);
+            }
+            Ok(None) => {}
+            Err(reason) => view.not_file(shown, reason),
+        }
+    }
+}
+
+/// The one file of the folder `dir`, within what is left of the shared budget.
+fn project_file(
+    env: &Env<'_>,
+    view: &mut View,
+    dir: &str,
+    names: &[String],
+    config: &Config,
+    remaining: &mut u64,
+) {
+    let project = env.project_place();
+    let mut found = names.iter().filter(|name| {
+        env.lists(dir, name) && project.kind(&join(dir, name)) == Some(ctx_fs::FileKind::File)
+    });
+    let Some(name) = found.next() else { return };
+    let rel = join(dir, name);
+    for other in found {
+        view.not_file(join(dir, other), Reason::Shadowed { by: rel.clone() });
+    }
+    if config.max_bytes == 0 {
+        view.not_file(rel, Reason::CapSpent { cap: 0, unit: Unit::Bytes });
+        return;
+    }
+    let file = match read::read(&project, &rel, &mut view.budget) {
+        Ok(Some(file)) => file,
+        Ok(None) => return,
+        Err(reason) => return view.not_file(rel, reason),
+    };
+    let raw = file.raw();
+    let total = raw.len() as u64;
+    if *remaining == 0 {
+        view.not_file(&rel, Reason::CapSpent { cap: config.max_bytes, unit: Unit::Bytes });
+        view.diag(cap(&rel, config.max_bytes, total, 0));
+        return;
+    }
+    let kept = total.min(*remaining);
+    let text = String::from_utf8_lossy(&raw[..kept as usize]).into_owned();
+    if text.trim().is_empty() {
+        view.not_file(rel, Reason::Empty);
+        return;
+    }
+    *remaining -= kept;
+    view.diags(lint::hidden(Agent::Codex, &rel, &file.text, 1));
+    let why =
+        if dir == env.cwd { Why::Always } else { Why::Ancestor { dir: shown_dir(dir).to_owned() } };
+    let mut piece = read::piece(&project, &rel, 1, why, Placement::User, text);
+    if kept < total {
+        piece =
+            piece.cut(Cut { unit: Unit::Bytes, kept, total, cap: config.max_bytes, shared: true });
+        view.diag(cap(&rel, config.max_bytes, total, kept));
+    }
+    view.piece(piece);
+}
+
+fn cap(file: &str, max: u64, total: u64, kept: u64) -> Diagnostic {
+    let message = if kept == 0 {
+        format!(
+            "the files before it spent Codex's shared budget of {max} bytes (project_doc_max_bytes): all {total} bytes of this file are lost, without a word to the model"
+        )
+    } else {
+        format!(
+            "Codex keeps the first {kept} of its {total} bytes (project_doc_max_bytes, {max} bytes shared from the project root down): {} bytes are lost, without a word to the model",
+            total - kept
+        )
+    };
+    Diagnostic::new(Code::RulesCap, Agent::Codex, file, (1, 1), message)
+        .hint("shorten the AGENTS.md files, or raise project_doc_max_bytes in ~/.codex/config.toml")
+}
+
+/// The other `AGENTS.md` files of the workspace: Codex reads none below the working folder,
+/// nor beside it; and the rule files of the chain it does not read.
+fn elsewhere(env: &Env<'_>, view: &mut View, chain: &[String], names: &[String]) {
+    let loaded: Vec<String> = view.rules.pieces.iter().map(|p| p.path.clone()).collect();
+    let survey = env.survey();
+    let mut entries = Vec::new();
+    for path in &survey.files {
+        let dir = parent(path);
+        let name = &path[dir.len() + usize::from(!dir.is_empty())..];
+        if loaded.contains(path) || view.rules.not_loaded.iter().any(|n| &n.path == path) {
+            continue;
+        }
+        let in_chain = chain.iter().any(|d| d == dir);
+        let read_here = names.iter().any(|n| n == name);
+        let reason = match (in_chain, read_here) {
+            (true, false) => Reason::NotThisAgent,
+            (false, true) if crate::env::is_within(dir, &env.cwd) => {
+                Reason::WrongFolder { dir: dir.to_owned() }
+            }
+            (false, true) => Reason::WrongFolder { dir: shown_dir(dir).to_owned() },
+            _ => continue,
+        };
+        entries.push((path.clone(), reason));
+    }
+    for (path, reason) in entries {
+        view.not_file(path, reason);
+    }
+}
