@@ -6,9 +6,10 @@ use std::borrow::Cow;
 use ctx_fs::{Content, Sandbox, WalkEntry};
 use ctx_syntax::Code;
 
+use crate::out::Place;
 use crate::printer::{DirectoryHead, Entry};
 use crate::record::Kind;
-use crate::reference::Counted;
+use crate::reference::{Counted, Fitted};
 use crate::resolve::{Resolved, display_in};
 use crate::select;
 
@@ -59,8 +60,21 @@ impl Run<'_> {
         if let Err(message) = self.out.directory_open(&head) {
             return self.budget_spent_at(message, Some(item));
         }
+        self.dir_drop = None;
         if !self.write_batches(files, item) {
             return;
+        }
+        let mut notes = notes;
+        if let Some((from, left_out)) = self.dir_drop.take() {
+            let budget = &self.out.budget;
+            let (max, tokenizer) = (budget.max_tokens(), budget.tokenizer());
+            item.record.truncated = true;
+            item.record.dropped = left_out as u64;
+            let note = crate::cut::files_note(max, tokenizer, left_out, files.len(), &from);
+            notes = Some(match notes {
+                Some(rest) => format!("{note}\n{rest}"),
+                None => note,
+            });
         }
         if let Err(message) = self.out.directory_close(notes.as_deref()) {
             self.budget_spent_at(message, Some(item));
@@ -197,6 +211,7 @@ impl Run<'_> {
             }
             let mut read = rx.into_iter();
             let mut plain = batches(files);
+            let mut done = 0;
             loop {
                 let (batch, contents) = if prefetch {
                     match read.next() {
@@ -226,6 +241,12 @@ impl Run<'_> {
                         self.budget_spent_at(message, Some(item));
                         return false;
                     }
+                }
+                done += batch.len();
+                if let Some((_, left_out)) = &mut self.dir_drop {
+                    // The files of the later batches are left out too.
+                    *left_out += files.len() - done;
+                    return true;
                 }
             }
         })
@@ -287,16 +308,33 @@ impl Run<'_> {
         } else {
             vec![None; texts.len()]
         };
-        texts
-            .into_iter()
-            .zip(counts)
-            .map(|((shown, encoding, clean), count)| {
-                let counted = Counted { text: clean, tokens: count };
-                let content = self.spend(counted, &shown, item);
-                item.record.bytes += content.len() as u64;
-                Entry::File { path: shown, lines: None, encoding, content }
-            })
-            .collect()
+        let mut entries = Vec::with_capacity(texts.len());
+        let total = texts.len();
+        for (i, ((shown, encoding, clean), count)) in texts.into_iter().zip(counts).enumerate() {
+            let mut entry = Entry::File {
+                path: shown.clone(),
+                lines: None,
+                encoding,
+                content: Cow::Borrowed(""),
+            };
+            let counted = Counted { text: clean, tokens: count };
+            let probe = (&entry, Place::InDirectory, false);
+            match self.spend(counted, &shown, item, probe) {
+                Fitted::Place(content) => {
+                    item.record.bytes += content.len() as u64;
+                    if let Entry::File { content: c, .. } = &mut entry {
+                        *c = content;
+                    }
+                    entries.push(entry);
+                }
+                Fitted::Dropped(_) => {
+                    // The expansion stops here; its closing note says what it left out.
+                    self.dir_drop = Some((shown, total - i));
+                    break;
+                }
+            }
+        }
+        entries
     }
 }
 

@@ -62,6 +62,8 @@ pub(crate) struct Out<'s> {
     scan: LineScan,
     failures: Vec<Failure>,
     pub(crate) escaped: Escaped,
+    /// Files the token budget left out with no note of their own, for the section's end.
+    pub(crate) left_out: crate::cut::LeftOut,
 }
 
 impl<'s> Out<'s> {
@@ -82,12 +84,52 @@ impl<'s> Out<'s> {
             scan: LineScan::default(),
             failures: Vec::new(),
             escaped: Escaped::default(),
+            left_out: crate::cut::LeftOut::default(),
         }
     }
 
     /// Whether entries are written in place.
     pub(crate) fn inline(&self) -> bool {
         self.inline
+    }
+
+    /// Whether the last write ended a line.
+    pub(crate) fn at_line_start(&self) -> bool {
+        self.at_line_start
+    }
+
+    /// What closing the output would write now: the directory open, the attachments' end.
+    /// The token budget keeps room for it.
+    pub(crate) fn closing(&self) -> String {
+        let mut tail = Pieces::default();
+        if self.in_directory {
+            self.printer.directory_close(&mut tail, None);
+        }
+        if !self.inline {
+            self.printer.attachments_close(&mut tail);
+        }
+        tail.parts().concat()
+    }
+
+    /// What placing `entry` in `place` writes besides its content (its frame, the
+    /// attachments' opening), then what closing the output would: what the token budget
+    /// keeps room for with the content.
+    pub(crate) fn overhead(&self, entry: &Entry<'_>, place: Place) -> String {
+        let mut pieces = Pieces::default();
+        let mut escaped = Escaped::default();
+        match place {
+            Place::InDirectory => self.printer.directory_file(&mut pieces, entry, &mut escaped),
+            Place::Entry if self.inline => self.printer.entry(&mut pieces, entry, &mut escaped),
+            Place::Entry => {
+                if !self.opened {
+                    self.printer.attachments_open(&mut pieces, self.section);
+                }
+                self.printer.attachment(&mut pieces, entry, &mut escaped);
+            }
+        }
+        let mut all = pieces.parts().concat();
+        all.push_str(&self.closing());
+        all
     }
 
     /// Writes text within the output budget; when the budget is spent, the message of the
@@ -421,6 +463,13 @@ impl<'s> Out<'s> {
         let mut tail = Pieces::default();
         if std::mem::take(&mut self.in_directory) {
             self.printer.directory_close(&mut tail, None);
+        }
+        let left_out = std::mem::take(&mut self.left_out);
+        if let Some(note) = left_out.note(self.budget.max_tokens(), self.budget.tokenizer()) {
+            if !self.at_line_start && !tail.ends_line() {
+                tail.push('\n');
+            }
+            tail.push_str(&note);
         }
         if !self.inline {
             if self.opened {

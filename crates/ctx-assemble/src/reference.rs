@@ -9,8 +9,9 @@ use serde_json::Value;
 
 use crate::document::Selected;
 use crate::is_markdown;
+use crate::out::Place;
 use crate::printer::{Entry, encoding_message};
-use crate::record::{Kind, Lines};
+use crate::record::{CutRecord, Kind, Lines};
 use crate::resolve::{self, Failure, Resolved};
 use crate::run::{Doc, Item, Run};
 use crate::sanitize::sanitize;
@@ -175,14 +176,21 @@ impl Run<'_> {
             content
         };
         let clean = self.clean_content(&content, path, first_line);
-        let clean = self.spend(clean.into(), path, item);
-        item.record.bytes = clean.len() as u64;
-        let entry = Entry::File {
+        let mut entry = Entry::File {
             path: resolved.path.clone(),
             lines: item.record.lines.map(|l| (l.start, l.end)),
             encoding,
-            content: clean,
+            content: Cow::Borrowed(""),
         };
+        let clean = match self.spend(clean.into(), path, item, (&entry, Place::Entry, true)) {
+            Fitted::Place(clean) => clean,
+            Fitted::Dropped(Some(note)) => Cow::Owned(note),
+            Fitted::Dropped(None) => return,
+        };
+        item.record.bytes = clean.len() as u64;
+        if let Entry::File { content, .. } = &mut entry {
+            *content = clean;
+        }
         self.place(&entry, item);
     }
 
@@ -266,13 +274,21 @@ impl Run<'_> {
             Ok(result) => {
                 let file = item.record.at.file.clone();
                 let clean = self.clean_content(&result, &file, item.record.at.line);
-                let clean = self.spend(clean.into(), call.name, item);
-                item.record.bytes = clean.len() as u64;
-                let entry = Entry::Tool {
+                let mut entry = Entry::Tool {
                     name: call.name.to_owned(),
                     args: call.args.to_owned(),
-                    content: clean,
+                    content: Cow::Borrowed(""),
                 };
+                let probe = (&entry, Place::Entry, true);
+                let clean = match self.spend(clean.into(), call.name, item, probe) {
+                    Fitted::Place(clean) => clean,
+                    Fitted::Dropped(Some(note)) => Cow::Owned(note),
+                    Fitted::Dropped(None) => return,
+                };
+                item.record.bytes = clean.len() as u64;
+                if let Entry::Tool { content, .. } = &mut entry {
+                    *content = clean;
+                }
                 self.place(&entry, item);
             }
             Err(err) => self.fail(item, err.code, err.message),
@@ -338,31 +354,131 @@ impl Run<'_> {
         }
     }
 
-    /// Applies the token budget to one piece of content from `path`, reporting a cut at the
-    /// item.
+    /// Applies the token budget to one piece of content from `path`, to be placed as `probe`
+    /// (the entry without its content) in `place`: the budget keeps room for its frame and for
+    /// closing the output. Content that does not fit whole is cut at a line and ends with a
+    /// marker; content of which no line fits is left out, with a note in its place unless
+    /// `note` says the caller writes one of its own. A cut or drop is reported at the item.
     pub(crate) fn spend<'t>(
         &mut self,
         content: Counted<'t>,
         path: &str,
         item: &mut Item<'_>,
-    ) -> Cow<'t, str> {
-        let spent = self.out.budget.content(content.text, content.tokens);
-        if let Some(tokens) = spent.tokens {
-            item.record.tokens = Some(item.record.tokens.unwrap_or(0) + tokens);
+        (probe, place, note): (&Entry<'_>, Place, bool),
+    ) -> Fitted<'t> {
+        let Counted { text, tokens } = content;
+        let counting = self.out.budget.counting();
+        let tokens = if counting {
+            Some(tokens.unwrap_or_else(|| ctx_tokens::count(&text)))
+        } else {
+            tokens
+        };
+        if counting && let Some(n) = tokens {
+            let scaled = self.out.budget.add_total(n);
+            item.record.tokens = Some(item.record.tokens.unwrap_or(0) + scaled);
         }
-        if let Some(before) = spent.cut_from {
-            item.record.truncated = true;
-            let max = self.out.budget.max_tokens();
-            let message = if spent.content.is_empty() {
-                format!("token budget of {max} spent: {path} left out ({before} tokens)")
-            } else {
-                let kept = spent.tokens.unwrap_or(0);
-                format!("token budget of {max} reached: {path} cut to {kept} of {before} tokens")
-            };
+        let budget = &self.out.budget;
+        if !budget.limited() {
+            return Fitted::Place(text);
+        }
+        let overhead = self.out.overhead(probe, place);
+        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        // Every decision keeps room for the note that may end the output.
+        let note_reserve = crate::cut::note_reserve(max, tokenizer);
+        if self.out.budget.fits_bytes(text.len() + overhead.len() + note_reserve) {
+            return Fitted::Place(text);
+        }
+        // A Markdown fence may grow with the content: two tokens of slack.
+        let avail = self.out.budget.left(ctx_tokens::count(&overhead) + 2 + note_reserve);
+        let fits = match tokens {
+            Some(n) => n <= avail,
+            None => ctx_tokens::count_at_most(&text, avail).is_some(),
+        };
+        if fits {
+            return Fitted::Place(text);
+        }
+        self.out.budget.add_cut();
+        item.record.truncated = true;
+        let total_tokens = tokens.unwrap_or_else(|| ctx_tokens::count(&text));
+        let mut kept = crate::cut::Kept {
+            path,
+            tool: matches!(probe, Entry::Tool { .. }),
+            first: item
+                .record
+                .lines
+                .filter(|_| place == Place::Entry)
+                .map_or(1, |l| u64::from(l.start)),
+            kept_lines: 0,
+            total_lines: crate::cut::lines(&text),
+            kept_tokens: 0,
+            total_tokens: tokenizer.scale(total_tokens) as u64,
+        };
+        // The marker with every number at its largest counts at least as many tokens as the
+        // marker written.
+        let widest = crate::cut::Kept {
+            kept_lines: kept.total_lines,
+            kept_tokens: kept.total_tokens,
+            ..kept
+        };
+        let reserve = ctx_tokens::count(&crate::cut::cut_marker(max, tokenizer, &widest)) + 1;
+        let cut = ctx_tokens::truncate_at_most(&text, avail.saturating_sub(reserve));
+        if !cut.text.is_empty() {
+            kept.kept_lines = crate::cut::lines(cut.text);
+            kept.kept_tokens = tokenizer.scale(cut.tokens) as u64;
+            let marker = crate::cut::cut_marker(max, tokenizer, &kept);
+            let message = format!(
+                "token budget of {max} ({tokenizer}) reached: {path} cut to {} of {} tokens, lines {}-{} of {}",
+                kept.kept_tokens,
+                kept.total_tokens,
+                kept.first,
+                kept.first + kept.kept_lines - 1,
+                kept.total_lines
+            );
+            item.record.cut = Some(CutRecord {
+                path: path.to_owned(),
+                kept: Lines {
+                    start: kept.first as u32,
+                    end: (kept.first + kept.kept_lines - 1) as u32,
+                },
+                total_lines: kept.total_lines,
+                kept_tokens: kept.kept_tokens,
+                total_tokens: kept.total_tokens,
+            });
             self.diagnose_item(item, Code::TokenBudget, message);
+            let mut out = String::with_capacity(cut.text.len() + marker.len() + 2);
+            out.push_str(cut.text);
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&marker);
+            out.push('\n');
+            return Fitted::Place(Cow::Owned(out));
         }
-        spent.content
+        item.record.dropped += 1;
+        let message = format!(
+            "token budget of {max} ({tokenizer}) spent: {path} left out ({} tokens)",
+            kept.total_tokens
+        );
+        self.diagnose_item(item, Code::TokenBudget, message);
+        if !note {
+            return Fitted::Dropped(None);
+        }
+        let mut text = crate::cut::dropped_note(max, tokenizer, &kept);
+        text.push('\n');
+        if ctx_tokens::count_at_most(&text, avail).is_some() {
+            return Fitted::Dropped(Some(text));
+        }
+        self.out.left_out.push(path);
+        Fitted::Dropped(None)
     }
+}
+
+/// What the token budget makes of a piece of content.
+pub(crate) enum Fitted<'t> {
+    /// Content to place: whole, or cut and ending with its marker.
+    Place(Cow<'t, str>),
+    /// Left out: the note to place instead, when there is room for it.
+    Dropped(Option<String>),
 }
 
 /// Whether a mention that failed with `code` is only unresolved (a warning, its text kept): a

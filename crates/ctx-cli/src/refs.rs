@@ -160,6 +160,8 @@ mod tests {
             skipped: 0,
             suggested: false,
             encoding: None,
+            cut: None,
+            dropped: 0,
         };
         let records: Vec<_> = [0, 1, 2, 1, 0, 2].into_iter().map(record).collect();
         let mut i = 0;
