@@ -266,10 +266,19 @@ impl Budget {
         if !self.limited() {
             return usize::MAX;
         }
-        self.settle();
         if self.exhausted {
             return 0;
         }
+        self.room(reserve)
+    }
+
+    /// The o200k tokens left in the budget once `reserve` more are spent, even after a cut
+    /// of document text: the room for its marker.
+    pub(crate) fn room(&mut self, reserve: usize) -> usize {
+        if !self.limited() {
+            return usize::MAX;
+        }
+        self.settle();
         self.max_o200k.saturating_sub(self.spent.saturating_add(reserve))
     }
 
@@ -424,26 +433,57 @@ mod tests {
     }
 
     #[test]
-    fn token_budget_cuts_included_content_only() {
+    fn token_budget_cuts_included_text_only() {
         let mut b = budget(Limits { max_tokens: 3, ..Limits::default() }, true);
-        let top = b.text("one two three four five", false);
+        let top = b.text("one two three four five", false, 0);
         assert_eq!(top.content, "one two three four five");
         assert!(top.cut_from.is_none());
-        let included = b.content("alpha beta gamma delta epsilon".into(), None);
+        let included = b.text("alpha beta gamma delta epsilon\nzeta", true, 0);
         assert!(included.cut_from.is_some());
-        assert!(included.tokens.unwrap() <= 3);
-        let long = "one more sentence that cannot fit in what is left";
-        let after = b.content(long.into(), None);
-        assert!(after.content.len() < long.len(), "{}", after.content);
-        assert_eq!(b.cuts(), 2);
-        assert!(b.tokens_total() <= 5 + 3, "{}", b.tokens_total());
+        assert_eq!(included.content, "");
+        // Nothing bounded fits after a cut of text.
+        assert_eq!(b.left(0), 0);
+        assert!(!b.fits_bytes(1));
+        assert_eq!(b.cuts(), 1);
     }
 
     #[test]
-    fn without_counting_nothing_is_counted() {
+    fn everything_written_counts_but_the_prompt() {
+        let mut b = budget(Limits { max_tokens: 100, ..Limits::default() }, false);
+        let mut out = String::new();
+        b.set_exempt(true);
+        b.write_unbudgeted(&mut out, "the prompt's own words are never counted");
+        b.set_exempt(false);
+        assert_eq!(b.spent(), 0);
+        b.write_unbudgeted(&mut out, "<file path=\"a\">\n");
+        let frame = ctx_tokens::count("<file path=\"a\">\n");
+        assert_eq!(b.spent(), frame);
+        assert_eq!(b.left(10), 100 - frame - 10);
+        // Bytes stand for tokens while they fit: nothing is counted until they may not.
+        assert!(b.fits_bytes(100 - frame));
+        assert!(!b.fits_bytes(101 - frame));
+    }
+
+    #[test]
+    fn a_budget_in_anthropic_tokens_is_half_as_many_o200k() {
+        let options = Options {
+            limits: Limits { max_tokens: 101, ..Limits::default() },
+            tokenizer: ctx_tokens::Tokenizer::AnthropicEstimate,
+            ..Options::default()
+        };
+        let mut b = Budget::new(&options);
+        assert_eq!(b.left(0), 50);
+        assert_eq!(b.max_tokens(), 101);
+        assert_eq!(b.add_total(7), 14);
+    }
+
+    #[test]
+    fn without_a_budget_nothing_is_counted() {
         let mut b = budget(Limits { max_tokens: 0, ..Limits::default() }, false);
-        let spent = b.content("abc".into(), None);
-        assert_eq!((spent.content.as_ref(), spent.tokens), ("abc", None));
-        assert_eq!(b.tokens_total(), 0);
+        let mut out = String::new();
+        b.write_unbudgeted(&mut out, "abc");
+        assert!(!b.limited());
+        assert_eq!((b.spent(), b.left(5), b.tokens_total()), (0, usize::MAX, 0));
+        assert!(b.fits_bytes(usize::MAX));
     }
 }

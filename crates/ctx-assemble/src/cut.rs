@@ -84,7 +84,7 @@ pub(crate) fn text_marker(max: usize, tokenizer: Tokenizer, doc: &str) -> String
 
 /// Paths of files left out listed in the closing note, at most this many bytes of them in
 /// all; the rest are counted.
-pub(crate) const LISTED_BYTES: usize = 80;
+pub(crate) const LISTED_BYTES: usize = 40;
 
 /// The files the budget left out where no note of their own fitted, for the note that ends
 /// the output (there is always room for it: every decision of the budget keeps it).

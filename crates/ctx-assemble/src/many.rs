@@ -236,11 +236,8 @@ impl Run<'_> {
                     }
                     continue;
                 }
-                for entry in self.take_batch(batch, &contents, item) {
-                    if let Err(message) = self.out.directory_file(&entry) {
-                        self.budget_spent_at(message, Some(item));
-                        return false;
-                    }
+                if !self.take_batch(batch, &contents, item) {
+                    return false;
                 }
                 done += batch.len();
                 if let Some((_, left_out)) = &mut self.dir_drop {
@@ -256,25 +253,20 @@ impl Run<'_> {
     /// whether the expansion goes on.
     pub(crate) fn directory_file_whole(&mut self, entry: &WalkEntry, item: &mut Item<'_>) -> bool {
         let contents = [self.sandbox().read_text(&entry.location)];
-        for entry in self.take_batch(&[entry], &contents, item) {
-            if let Err(message) = self.out.directory_file(&entry) {
-                self.budget_spent_at(message, Some(item));
-                return false;
-            }
-        }
-        true
+        self.take_batch(&[entry], &contents, item)
     }
 
-    /// Takes the contents of one batch of an expansion, read in walk order: sanitised, then
-    /// their token counts in parallel, then the budget in walk order again. Content nothing
-    /// changed is written from the text as read, without a copy.
-    fn take_batch<'c>(
+    /// Writes the contents of one batch of an expansion, read in walk order: sanitised, then
+    /// their token counts in parallel, then the budget and the output in walk order again;
+    /// whether the expansion goes on. Content nothing changed is written from the text as
+    /// read, without a copy.
+    fn take_batch(
         &mut self,
         batch: &[&WalkEntry],
-        contents: &'c [Result<Content, ctx_fs::Error>],
+        contents: &[Result<Content, ctx_fs::Error>],
         item: &mut Item<'_>,
-    ) -> Vec<Entry<'c>> {
-        let mut texts: Vec<(String, Option<&'static str>, Cow<'c, str>)> = Vec::new();
+    ) -> bool {
+        let mut texts: Vec<(String, Option<&'static str>, Cow<'_, str>)> = Vec::new();
         for (entry, content) in batch.iter().zip(contents) {
             // A file reached through a link is shown under the link's own path.
             let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
@@ -308,7 +300,6 @@ impl Run<'_> {
         } else {
             vec![None; texts.len()]
         };
-        let mut entries = Vec::with_capacity(texts.len());
         let total = texts.len();
         for (i, ((shown, encoding, clean), count)) in texts.into_iter().zip(counts).enumerate() {
             let mut entry = Entry::File {
@@ -325,7 +316,10 @@ impl Run<'_> {
                     if let Entry::File { content: c, .. } = &mut entry {
                         *c = content;
                     }
-                    entries.push(entry);
+                    if let Err(message) = self.out.directory_file(&entry) {
+                        self.budget_spent_at(message, Some(item));
+                        return false;
+                    }
                 }
                 Fitted::Dropped(_) => {
                     // The expansion stops here; its closing note says what it left out.
@@ -334,7 +328,7 @@ impl Run<'_> {
                 }
             }
         }
-        entries
+        true
     }
 }
 

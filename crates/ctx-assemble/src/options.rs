@@ -131,8 +131,13 @@ pub struct Options {
     pub recursive_extensions: Vec<String>,
     /// Limits and budgets.
     pub limits: Limits,
-    /// Count tokens per reference and in total, for the records.
+    /// Count tokens per reference and in total (on by itself when `max_tokens` is set and is
+    /// not the default guard).
     pub count_tokens: bool,
+    /// Whether `max_tokens` is the default guard ([`DEFAULT_MAX_TOKENS`]) rather than a
+    /// budget asked for: it cuts and notes the same, but does not turn counting on for the
+    /// records.
+    pub default_budget: bool,
     /// The tokenizer counts and the token budget are in (default o200k).
     pub tokenizer: ctx_tokens::Tokenizer,
     /// Prefix included lines with `N: `.
@@ -157,6 +162,7 @@ impl Default for Options {
             recursive_extensions: ["md", "markdown", "mdc", "txt"].map(String::from).to_vec(),
             limits: Limits::default(),
             count_tokens: false,
+            default_budget: false,
             tokenizer: ctx_tokens::Tokenizer::O200k,
             line_numbers: false,
             on_error: OnError::Marker,
@@ -184,6 +190,6 @@ impl Options {
 
     /// Whether tokens are counted for the records.
     pub fn counts_tokens(&self) -> bool {
-        self.count_tokens
+        self.count_tokens || (self.limits.max_tokens > 0 && !self.default_budget)
     }
 }

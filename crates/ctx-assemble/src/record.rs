@@ -443,7 +443,7 @@ mod tests {
                 }],
                 "diagnostics": [{"severity": "error", "code": "E_NOT_FOUND",
                     "message": "no such file: a.md", "file": "main.md", "line": 3, "column": 5}],
-                "stats": {"files": 3, "bytes": 456, "tokens": 120, "elapsed_ms": 1.5}
+                "stats": {"files": 3, "bytes": 456, "tokens": 120, "tokenizer": "o200k", "elapsed_ms": 1.5}
             })
         );
         // What the records quote from the documents is made visible; the order stays.

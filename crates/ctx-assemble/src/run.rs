@@ -367,11 +367,15 @@ impl<'a> Run<'a> {
             self.text(&clean.text, !bounded);
         }
         if cut {
+            // The marker goes out when it fits; W_BUDGET says the same in any case.
             let mut marker = marker;
             if !self.out.at_line_start() {
                 marker.insert(0, '\n');
             }
-            self.text(&marker, false);
+            let closing = ctx_tokens::count(&self.out.closing());
+            if ctx_tokens::count_at_most(&marker, self.out.budget.room(closing)).is_some() {
+                self.text(&marker, false);
+            }
         }
     }
 
