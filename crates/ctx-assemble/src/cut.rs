@@ -97,6 +97,9 @@ pub(crate) struct LeftOut {
 
 impl LeftOut {
     pub(crate) fn push(&mut self, path: &str) {
+        if self.listed.iter().any(|p| p == path) {
+            return;
+        }
         if self.more == 0 && self.bytes + path.len() <= LISTED_BYTES {
             self.bytes += path.len();
             self.listed.push(path.to_owned());

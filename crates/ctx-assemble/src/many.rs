@@ -55,6 +55,9 @@ impl Run<'_> {
         };
         let notes = self.expansion_notes(&walk, omitted, &path, item);
         let head = DirectoryHead { path, tree: tree_of(&rows) };
+        if !self.directory_fits(&head, files.len(), item) {
+            return;
+        }
         // The directory's opening, then its files batch by batch, so an expansion of a large
         // tree holds a few batches in memory, not the tree.
         if let Err(message) = self.out.directory_open(&head) {
@@ -71,14 +74,50 @@ impl Run<'_> {
             item.record.truncated = true;
             item.record.dropped = left_out as u64;
             let note = crate::cut::files_note(max, tokenizer, left_out, files.len(), &from);
-            notes = Some(match notes {
-                Some(rest) => format!("{note}\n{rest}"),
-                None => note,
-            });
+            // The note has room kept for it; a budget too small for it lists the expansion
+            // in the note that ends the output, or leaves it to W_BUDGET.
+            let room = self.out.budget.room(ctx_tokens::count(&self.out.closing()));
+            if ctx_tokens::count_at_most(&note, room.saturating_sub(2)).is_some() {
+                notes = Some(match notes {
+                    Some(rest) => format!("{note}\n{rest}"),
+                    None => note,
+                });
+            } else {
+                self.out.left_out.push(&head.path);
+            }
         }
         if let Err(message) = self.out.directory_close(notes.as_deref()) {
             self.budget_spent_at(message, Some(item));
         }
+    }
+
+    /// Whether the token budget has room for the expansion's frame (its tree, its opening and
+    /// closing); when it has not, the expansion is left out, said in the note that ends the
+    /// output and by `W_BUDGET`.
+    fn directory_fits(&mut self, head: &DirectoryHead, files: usize, item: &mut Item<'_>) -> bool {
+        if !self.out.budget.limited() {
+            return true;
+        }
+        let overhead = self.out.directory_overhead(head);
+        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let reserve = crate::cut::note_reserve(max, tokenizer);
+        if self.out.budget.fits_bytes(overhead.len() + reserve) {
+            return true;
+        }
+        let free = self.out.budget.left(0);
+        if ctx_tokens::count_at_most(&overhead, free.saturating_sub(reserve)).is_some() {
+            return true;
+        }
+        self.out.budget.add_cut();
+        item.record.truncated = true;
+        item.record.dropped = files as u64;
+        self.out.left_out.push(&head.path);
+        let message = format!(
+            "token budget of {max} ({tokenizer}) spent: {} left out ({files} files)",
+            head.path
+        );
+        self.diagnose_item(item, Code::TokenBudget, message);
+        false
     }
 
     /// The walk of `key`: the last one again (a line of the same glob is not walked anew), or

@@ -111,6 +111,25 @@ impl<'s> Out<'s> {
         tail.parts().concat()
     }
 
+    /// What opening and closing a directory expansion writes, then what closing the output
+    /// would: what the token budget must have room for before the expansion starts.
+    pub(crate) fn directory_overhead(&self, head: &DirectoryHead) -> String {
+        let mut pieces = Pieces::default();
+        let mut escaped = Escaped::default();
+        if self.inline {
+            self.printer.directory_open(&mut pieces, head, &mut escaped);
+        } else {
+            if !self.opened {
+                self.printer.attachments_open(&mut pieces, self.section);
+            }
+            self.printer.attachment_directory(&mut pieces, head, &mut escaped);
+        }
+        self.printer.directory_close(&mut pieces, None);
+        let mut all = pieces.parts().concat();
+        all.push_str(&self.closing());
+        all
+    }
+
     /// What placing `entry` in `place` writes besides its content (its frame, the
     /// attachments' opening), then what closing the output would: what the token budget
     /// keeps room for with the content.
@@ -460,23 +479,32 @@ impl<'s> Out<'s> {
     /// Closes a directory the budget stopped, and in append mode the attachments of the
     /// section and the list of its failures.
     fn close_section(&mut self) {
-        let mut tail = Pieces::default();
+        let mut head = Pieces::default();
         if std::mem::take(&mut self.in_directory) {
-            self.printer.directory_close(&mut tail, None);
+            self.printer.directory_close(&mut head, None);
         }
-        let left_out = std::mem::take(&mut self.left_out);
-        if let Some(note) = left_out.note(self.budget.max_tokens(), self.budget.tokenizer()) {
-            if !self.at_line_start && !tail.ends_line() {
-                tail.push('\n');
-            }
-            tail.push_str(&note);
-        }
+        let mut tail = Pieces::default();
         if !self.inline {
             if self.opened {
                 self.printer.attachments_close(&mut tail);
             }
             let failures = std::mem::take(&mut self.failures);
             self.printer.failures(&mut tail, &failures, self.opened);
+        }
+        for part in head.parts() {
+            self.write_unbudgeted(part);
+        }
+        // The note of what the budget left out goes before the attachments' end, when the
+        // budget has room for it (a budget too small for any note leaves it to W_BUDGET).
+        let left_out = std::mem::take(&mut self.left_out);
+        if let Some(mut note) = left_out.note(self.budget.max_tokens(), self.budget.tokenizer()) {
+            if !self.at_line_start {
+                note.insert(0, '\n');
+            }
+            let after = ctx_tokens::count(&tail.parts().concat());
+            if ctx_tokens::count_at_most(&note, self.budget.room(after)).is_some() {
+                self.write_unbudgeted(&note);
+            }
         }
         for part in tail.parts() {
             self.write_unbudgeted(part);

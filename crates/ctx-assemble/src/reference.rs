@@ -388,11 +388,14 @@ impl Run<'_> {
         if self.out.budget.fits_bytes(text.len() + overhead.len() + note_reserve) {
             return Fitted::Place(text);
         }
-        // A Markdown fence may grow with the content: two tokens of slack.
-        let avail = self.out.budget.left(ctx_tokens::count(&overhead) + 2 + note_reserve);
-        let fits = match tokens {
-            Some(n) => n <= avail,
-            None => ctx_tokens::count_at_most(&text, avail).is_some(),
+        // A Markdown fence may grow with the content: two tokens of slack. `None`: not even
+        // the frame fits.
+        let frame = ctx_tokens::count(&overhead) + 2 + note_reserve;
+        let avail = self.out.budget.left(0).checked_sub(frame);
+        let fits = match (avail, tokens) {
+            (None, _) => false,
+            (Some(avail), Some(n)) => n <= avail,
+            (Some(avail), None) => ctx_tokens::count_at_most(&text, avail).is_some(),
         };
         if fits {
             return Fitted::Place(text);
@@ -421,7 +424,12 @@ impl Run<'_> {
             ..kept
         };
         let reserve = ctx_tokens::count(&crate::cut::cut_marker(max, tokenizer, &widest)) + 1;
-        let cut = ctx_tokens::truncate_at_most(&text, avail.saturating_sub(reserve));
+        let avail = avail.unwrap_or(0);
+        let room = avail.checked_sub(reserve);
+        let cut = match room {
+            Some(room) => ctx_tokens::truncate_at_most(&text, room),
+            None => ctx_tokens::Budgeted { text: "", tokens: 0, truncated: true },
+        };
         if !cut.text.is_empty() {
             kept.kept_lines = crate::cut::lines(cut.text);
             kept.kept_tokens = tokenizer.scale(cut.tokens) as u64;
@@ -465,7 +473,7 @@ impl Run<'_> {
         }
         let mut text = crate::cut::dropped_note(max, tokenizer, &kept);
         text.push('\n');
-        if ctx_tokens::count_at_most(&text, avail).is_some() {
+        if avail > 0 && ctx_tokens::count_at_most(&text, avail).is_some() {
             return Fitted::Dropped(Some(text));
         }
         self.out.left_out.push(path);
