@@ -99,6 +99,8 @@ pub(crate) struct Budget {
     /// The same in o200k tokens.
     max_o200k: usize,
     tokenizer: ctx_tokens::Tokenizer,
+    /// Whether the budget is the default guard, not one asked for.
+    guard: bool,
     counting: bool,
     /// Bytes written so far.
     written: u64,
@@ -131,6 +133,7 @@ impl Budget {
             max_tokens,
             max_o200k: tokenizer.o200k_within(max_tokens),
             tokenizer,
+            guard: options.default_budget,
             counting: options.counts_tokens(),
             written: 0,
             includes: 0,
@@ -287,6 +290,11 @@ impl Budget {
     pub(crate) fn spent(&mut self) -> usize {
         self.settle();
         self.spent
+    }
+
+    /// What a `W_BUDGET` adds about the option that sets the budget.
+    pub(crate) fn hint(&self) -> &'static str {
+        if self.guard { "; the default budget: --max-tokens N changes it, 0 lifts it" } else { "" }
     }
 
     /// The tokenizer of the run.

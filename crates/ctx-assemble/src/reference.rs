@@ -435,12 +435,13 @@ impl Run<'_> {
             kept.kept_tokens = tokenizer.scale(cut.tokens) as u64;
             let marker = crate::cut::cut_marker(max, tokenizer, &kept);
             let message = format!(
-                "token budget of {max} ({tokenizer}) reached: {path} cut to {} of {} tokens, lines {}-{} of {}",
+                "token budget of {max} ({tokenizer}) reached: {path} cut to {} of {} tokens, lines {}-{} of {}{}",
                 kept.kept_tokens,
                 kept.total_tokens,
                 kept.first,
                 kept.first + kept.kept_lines - 1,
-                kept.total_lines
+                kept.total_lines,
+                self.out.budget.hint(),
             );
             item.record.cut = Some(CutRecord {
                 path: path.to_owned(),
@@ -464,8 +465,9 @@ impl Run<'_> {
         }
         item.record.dropped += 1;
         let message = format!(
-            "token budget of {max} ({tokenizer}) spent: {path} left out ({} tokens)",
-            kept.total_tokens
+            "token budget of {max} ({tokenizer}) spent: {path} left out ({} tokens){}",
+            kept.total_tokens,
+            self.out.budget.hint(),
         );
         self.diagnose_item(item, Code::TokenBudget, message);
         if !note {
