@@ -86,6 +86,9 @@ pub(crate) struct Spent<T> {
 /// was written is counted once, when the budget comes near.
 const PENDING_MAX: usize = 4 << 20;
 
+/// Frames whose counts a run remembers.
+const MAX_FRAMES: usize = 1024;
+
 /// The budgets and the stop state of one run.
 ///
 /// The token budget is kept in o200k tokens (a budget in another tokenizer's tokens is turned
@@ -101,6 +104,13 @@ pub(crate) struct Budget {
     tokenizer: ctx_tokens::Tokenizer,
     /// Whether the budget is the default guard, not one asked for.
     guard: bool,
+    /// The room kept for the note that may end the output, once computed.
+    note_reserve: Option<usize>,
+    /// Counts of frames, which repeat (the same file mentioned again, files of one kind).
+    frames: std::collections::HashMap<String, usize>,
+    /// Counts of content, by its hash and length: a file mentioned again is not counted
+    /// again.
+    contents: std::collections::HashMap<(u64, usize), usize>,
     counting: bool,
     /// Bytes written so far.
     written: u64,
@@ -134,6 +144,9 @@ impl Budget {
             max_o200k: tokenizer.o200k_within(max_tokens),
             tokenizer,
             guard: options.default_budget,
+            note_reserve: None,
+            frames: std::collections::HashMap::new(),
+            contents: std::collections::HashMap::new(),
             counting: options.counts_tokens(),
             written: 0,
             includes: 0,
@@ -290,6 +303,42 @@ impl Budget {
     pub(crate) fn spent(&mut self) -> usize {
         self.settle();
         self.spent
+    }
+
+    /// The o200k tokens every decision keeps for the note that may end the output.
+    pub(crate) fn note_reserve(&mut self) -> usize {
+        let (max, tokenizer) = (self.max_tokens, self.tokenizer);
+        *self.note_reserve.get_or_insert_with(|| crate::cut::note_reserve(max, tokenizer))
+    }
+
+    /// The o200k count of a frame, remembered for the frames met again (at most
+    /// [`MAX_FRAMES`] of them).
+    pub(crate) fn frame_tokens(&mut self, frame: &str) -> usize {
+        if let Some(&n) = self.frames.get(frame) {
+            return n;
+        }
+        let n = ctx_tokens::count(frame);
+        if self.frames.len() < MAX_FRAMES {
+            self.frames.insert(frame.to_owned(), n);
+        }
+        n
+    }
+
+    /// The o200k count of content, remembered for content met again (at most
+    /// [`MAX_FRAMES`] pieces).
+    pub(crate) fn content_tokens(&mut self, text: &str) -> usize {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        text.hash(&mut hasher);
+        let key = (hasher.finish(), text.len());
+        if let Some(&n) = self.contents.get(&key) {
+            return n;
+        }
+        let n = ctx_tokens::count(text);
+        if self.contents.len() < MAX_FRAMES {
+            self.contents.insert(key, n);
+        }
+        n
     }
 
     /// What a `W_BUDGET` adds about the option that sets the budget.

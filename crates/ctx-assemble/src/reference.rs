@@ -368,10 +368,9 @@ impl Run<'_> {
     ) -> Fitted<'t> {
         let Counted { text, tokens } = content;
         let counting = self.out.budget.counting();
-        let tokens = if counting {
-            Some(tokens.unwrap_or_else(|| ctx_tokens::count(&text)))
-        } else {
-            tokens
+        let tokens = match tokens {
+            None if counting => Some(self.out.budget.content_tokens(&text)),
+            tokens => tokens,
         };
         if counting && let Some(n) = tokens {
             let scaled = self.out.budget.add_total(n);
@@ -384,25 +383,26 @@ impl Run<'_> {
         let overhead = self.out.overhead(probe, place);
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
         // Every decision keeps room for the note that may end the output.
-        let note_reserve = crate::cut::note_reserve(max, tokenizer);
+        let note_reserve = self.out.budget.note_reserve();
         if self.out.budget.fits_bytes(text.len() + overhead.len() + note_reserve) {
             return Fitted::Place(text);
         }
-        // A Markdown fence may grow with the content: two tokens of slack. `None`: not even
-        // the frame fits.
-        let frame = ctx_tokens::count(&overhead) + 2 + note_reserve;
-        let avail = self.out.budget.left(0).checked_sub(frame);
-        let fits = match (avail, tokens) {
-            (None, _) => false,
-            (Some(avail), Some(n)) => n <= avail,
-            (Some(avail), None) => ctx_tokens::count_at_most(&text, avail).is_some(),
+        // A Markdown fence may grow with the content: two tokens of slack.
+        let frame = self.out.budget.frame_tokens(&overhead) + 2 + note_reserve;
+        let Some(avail) = self.out.budget.left(0).checked_sub(frame) else {
+            // Not even the frame fits: left out, uncounted.
+            return self.left_out(path, item, note);
         };
-        if fits {
+        // Counted once: a piece that does not fit needs its count for its marker anyway.
+        let total_tokens = match tokens {
+            Some(n) => n,
+            None => self.out.budget.content_tokens(&text),
+        };
+        if total_tokens <= avail {
             return Fitted::Place(text);
         }
         self.out.budget.add_cut();
         item.record.truncated = true;
-        let total_tokens = tokens.unwrap_or_else(|| ctx_tokens::count(&text));
         let mut kept = crate::cut::Kept {
             path,
             tool: matches!(probe, Entry::Tool { .. }),
@@ -424,10 +424,9 @@ impl Run<'_> {
             ..kept
         };
         let reserve = ctx_tokens::count(&crate::cut::cut_marker(max, tokenizer, &widest)) + 1;
-        let avail = avail.unwrap_or(0);
         let room = avail.checked_sub(reserve);
         let cut = match room {
-            Some(room) => ctx_tokens::truncate_at_most(&text, room),
+            Some(room) => ctx_tokens::truncate_over(&text, room),
             None => ctx_tokens::Budgeted { text: "", tokens: 0, truncated: true },
         };
         if !cut.text.is_empty() {
@@ -479,6 +478,27 @@ impl Run<'_> {
             return Fitted::Dropped(Some(text));
         }
         self.out.left_out.push(path);
+        Fitted::Dropped(None)
+    }
+
+    /// Leaves out content for which the budget has no room at all, not even for its frame:
+    /// listed in the note that ends the output (unless the caller writes its own), with
+    /// `W_BUDGET`.
+    fn left_out<'t>(&mut self, path: &str, item: &mut Item<'_>, note: bool) -> Fitted<'t> {
+        let budget = &mut self.out.budget;
+        budget.add_cut();
+        item.record.truncated = true;
+        item.record.dropped += 1;
+        let message = format!(
+            "token budget of {} ({}) spent: {path} left out{}",
+            budget.max_tokens(),
+            budget.tokenizer(),
+            budget.hint(),
+        );
+        if note {
+            self.out.left_out.push(path);
+        }
+        self.diagnose_item(item, Code::TokenBudget, message);
         Fitted::Dropped(None)
     }
 }

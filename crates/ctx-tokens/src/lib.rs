@@ -212,6 +212,12 @@ pub fn truncate_at_most(text: &str, budget: usize) -> Budgeted<'_> {
     if let Some(whole) = count_at_most(text, budget) {
         return Budgeted { text, tokens: whole, truncated: false };
     }
+    truncate_over(text, budget)
+}
+
+/// [`truncate_at_most`] of a text known not to fit the budget (its count was taken): the
+/// longest prefix of whole lines that does, found without counting the whole text again.
+pub fn truncate_over(text: &str, budget: usize) -> Budgeted<'_> {
     let ends: Vec<usize> = memchr_ends(text);
     let lines = ends.len() + usize::from(!text.ends_with('\n'));
     let (mut lo, mut hi) = (0usize, lines.saturating_sub(1));
@@ -311,6 +317,7 @@ mod tests {
         // One long line over a small budget: nothing kept, the line not counted whole.
         let line = "word ".repeat(1 << 20);
         assert_eq!(truncate_at_most(&line, 10), Budgeted { text: "", tokens: 0, truncated: true });
+        assert_eq!(truncate_over(text, 7), truncate_to_budget(text, 7));
     }
 
     #[test]
