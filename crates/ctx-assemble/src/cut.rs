@@ -1,6 +1,7 @@
 //! What the token budget says in the output (assembly.md §7, "Limits on content"): a marker
-//! ending what it kept of a piece of content, a note in place of what it left out. Each names
-//! the budget and its tokenizer, what was kept of what, and how to get the rest.
+//! ending what it kept of a piece of content, a note in place of what it left out, the note
+//! that ends the output. Each names the budget and its tokenizer, what was kept of what, and
+//! how to get the rest.
 
 use ctx_tokens::Tokenizer;
 

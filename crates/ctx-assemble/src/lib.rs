@@ -52,6 +52,7 @@ mod book;
 mod budget;
 mod cut;
 mod document;
+mod fit;
 pub mod front_matter;
 mod line;
 mod many;

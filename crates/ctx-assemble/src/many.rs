@@ -6,10 +6,11 @@ use std::borrow::Cow;
 use ctx_fs::{Content, Sandbox, WalkEntry};
 use ctx_syntax::Code;
 
+use crate::fit::{Counted, Fitted};
 use crate::out::Place;
 use crate::printer::{DirectoryHead, Entry};
 use crate::record::Kind;
-use crate::reference::{Counted, Fitted};
+
 use crate::resolve::{Resolved, display_in};
 use crate::select;
 
