@@ -86,6 +86,17 @@ pub(crate) struct Spent<T> {
 /// was written is counted once, when the budget comes near.
 const PENDING_MAX: usize = 4 << 20;
 
+/// Written pieces at least this long are looked up among the counts already taken.
+const LAST_MIN: usize = 256;
+
+/// A text's hash, for its count remembered.
+fn hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
 /// Frames whose counts a run remembers.
 const MAX_FRAMES: usize = 1024;
 
@@ -111,6 +122,9 @@ pub(crate) struct Budget {
     /// Counts of content, by its hash and length: a file mentioned again is not counted
     /// again.
     contents: std::collections::HashMap<(u64, usize), usize>,
+    /// The last content counted (hash, length, count), which is written next: not counted
+    /// again when it is.
+    last: Option<(u64, usize, usize)>,
     counting: bool,
     /// Bytes written so far.
     written: u64,
@@ -147,6 +161,7 @@ impl Budget {
             note_reserve: None,
             frames: std::collections::HashMap::new(),
             contents: std::collections::HashMap::new(),
+            last: None,
             counting: options.counts_tokens(),
             written: 0,
             includes: 0,
@@ -247,7 +262,12 @@ impl Budget {
             return;
         }
         self.settle();
-        self.spent = self.spent.saturating_add(ctx_tokens::count(text));
+        let n = match self.last {
+            // The content just decided on, written as it was counted.
+            Some((h, len, n)) if len == text.len() && len >= LAST_MIN && h == hash(text) => n,
+            _ => ctx_tokens::count(text),
+        };
+        self.spent = self.spent.saturating_add(n);
     }
 
     /// Counts what was written and not counted yet.
@@ -327,18 +347,23 @@ impl Budget {
     /// The o200k count of content, remembered for content met again (at most
     /// [`MAX_FRAMES`] pieces).
     pub(crate) fn content_tokens(&mut self, text: &str) -> usize {
-        use std::hash::{Hash, Hasher};
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        text.hash(&mut hasher);
-        let key = (hasher.finish(), text.len());
+        let key = (hash(text), text.len());
         if let Some(&n) = self.contents.get(&key) {
+            self.last = Some((key.0, key.1, n));
             return n;
         }
         let n = ctx_tokens::count(text);
+        self.known(text, n);
+        n
+    }
+
+    /// Remembers the count of content counted elsewhere (in parallel, for a directory).
+    pub(crate) fn known(&mut self, text: &str, n: usize) {
+        let key = (hash(text), text.len());
         if self.contents.len() < MAX_FRAMES {
             self.contents.insert(key, n);
         }
-        n
+        self.last = Some((key.0, key.1, n));
     }
 
     /// What a `W_BUDGET` adds about the option that sets the budget.

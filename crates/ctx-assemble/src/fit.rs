@@ -66,7 +66,11 @@ impl Run<'_> {
         };
         // Counted once: a piece that does not fit needs its count for its marker anyway.
         let total_tokens = match tokens {
-            Some(n) => n,
+            Some(n) => {
+                // Written next: the budget takes this count rather than counting it again.
+                self.out.budget.known(&text, n);
+                n
+            }
             None => self.out.budget.content_tokens(&text),
         };
         if total_tokens <= avail {

@@ -334,7 +334,12 @@ impl Run<'_> {
                 Err(err) => self.diagnose_item(item, err.code(), err.to_string()),
             }
         }
-        let counts: Vec<Option<usize>> = if self.out.budget.counting() {
+        // Counted in parallel when the records show tokens, or when the budget may not hold
+        // the batch without counting it.
+        let bytes: usize = texts.iter().map(|(_, _, c)| c.len()).sum();
+        let budget = &self.out.budget;
+        let count = budget.counting() || (budget.limited() && !budget.fits_bytes(bytes));
+        let counts: Vec<Option<usize>> = if count {
             let refs: Vec<&str> = texts.iter().map(|(_, _, c)| c.as_ref()).collect();
             ctx_tokens::count_many(&refs).into_iter().map(Some).collect()
         } else {
