@@ -292,6 +292,34 @@ fn one_long_line_under_a_small_budget() {
 }
 
 #[test]
+fn a_file_large_enough_to_stream_is_cut_not_streamed_past_the_budget() {
+    let dir = TempDir::new().unwrap();
+    // 9 MiB: written part by part when nothing needs it whole.
+    let line = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu\n";
+    dir.child("big.txt").write_str(&line.repeat((9 << 20) / line.len())).unwrap();
+    let prompt = "see @big.txt";
+    let r = run(ctx(&dir).args([
+        "expand",
+        "--max-file-bytes",
+        "0",
+        "--max-lines",
+        "0",
+        "--max-output-bytes",
+        "0",
+        "--max-tokens",
+        "2000",
+        prompt,
+    ]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.contains("[... token budget of 2000 (o200k) reached: kept lines 1-"),
+        "{}",
+        r.stdout.len()
+    );
+    assert!(tokens_past(&r.stdout, prompt) <= 2000);
+}
+
+#[test]
 fn a_hundred_thousand_mentions_under_a_budget() {
     let dir = two_files();
     let prompt = "@b.txt ".repeat(100_000);
