@@ -133,6 +133,9 @@ pub(crate) struct Budget {
     spent: usize,
     /// What was written against the token budget and not counted yet.
     pending: String,
+    /// Bytes written and never counted, each standing for a token: what a budget far larger
+    /// than [`PENDING_MAX`] let go uncounted.
+    unknown: usize,
     /// Whether what is written now is the prompt's own text, which the budget never counts.
     exempt: bool,
     tokens_total: u64,
@@ -167,6 +170,7 @@ impl Budget {
             includes: 0,
             spent: 0,
             pending: String::new(),
+            unknown: 0,
             exempt: false,
             tokens_total: 0,
             cuts: 0,
@@ -257,7 +261,15 @@ impl Budget {
             return;
         }
         let pending = self.pending.len() + text.len();
-        if pending <= PENDING_MAX && self.spent.saturating_add(pending) <= self.max_o200k {
+        if self.spent.saturating_add(self.unknown).saturating_add(pending) <= self.max_o200k {
+            if pending > PENDING_MAX {
+                // Far from the budget: bytes stand for the tokens of what goes uncounted.
+                self.unknown += std::mem::take(&mut self.pending).len();
+                if text.len() > PENDING_MAX {
+                    self.unknown += text.len();
+                    return;
+                }
+            }
             self.pending.push_str(text);
             return;
         }
@@ -293,7 +305,11 @@ impl Budget {
     pub(crate) fn fits_bytes(&self, bytes: usize) -> bool {
         !self.limited()
             || !self.exhausted
-                && self.spent.saturating_add(self.pending.len()).saturating_add(bytes)
+                && self
+                    .spent
+                    .saturating_add(self.unknown)
+                    .saturating_add(self.pending.len())
+                    .saturating_add(bytes)
                     <= self.max_o200k
     }
 
@@ -315,14 +331,15 @@ impl Budget {
             return usize::MAX;
         }
         self.settle();
-        self.max_o200k.saturating_sub(self.spent.saturating_add(reserve))
+        let spent = self.spent.saturating_add(self.unknown);
+        self.max_o200k.saturating_sub(spent.saturating_add(reserve))
     }
 
     /// o200k tokens the budget counted so far (what was written but the prompt).
     #[cfg(test)]
     pub(crate) fn spent(&mut self) -> usize {
         self.settle();
-        self.spent
+        self.spent + self.unknown
     }
 
     /// The o200k tokens every decision keeps for the note that may end the output.
@@ -557,6 +574,20 @@ mod tests {
         assert_eq!(b.left(0), 50);
         assert_eq!(b.max_tokens(), 101);
         assert_eq!(b.add_total(7), 14);
+    }
+
+    #[test]
+    fn a_budget_far_larger_than_what_is_kept_aside_counts_bytes() {
+        let mut b = budget(Limits { max_tokens: 100 << 20, ..Limits::default() }, false);
+        let mut out = String::new();
+        let piece = "word ".repeat(300_000);
+        for _ in 0..3 {
+            b.write_unbudgeted(&mut out, &piece);
+        }
+        // What went past the text kept aside is held in bytes, not counted.
+        assert!(b.pending.len() <= PENDING_MAX);
+        assert_eq!(b.unknown, 2 * piece.len());
+        assert_eq!(b.spent(), 2 * piece.len() + ctx_tokens::count(&piece));
     }
 
     #[test]
