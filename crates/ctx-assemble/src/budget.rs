@@ -133,9 +133,8 @@ pub(crate) struct Budget {
     spent: usize,
     /// What was written against the token budget and not counted yet.
     pending: String,
-    /// Bytes written and never counted, each standing for a token: what a budget far larger
-    /// than [`PENDING_MAX`] let go uncounted.
-    unknown: usize,
+    /// Where each piece of [`Budget::pending`] ends.
+    ends: Vec<usize>,
     /// Whether what is written now is the prompt's own text, which the budget never counts.
     exempt: bool,
     tokens_total: u64,
@@ -170,7 +169,7 @@ impl Budget {
             includes: 0,
             spent: 0,
             pending: String::new(),
-            unknown: 0,
+            ends: Vec::new(),
             exempt: false,
             tokens_total: 0,
             cuts: 0,
@@ -261,16 +260,13 @@ impl Budget {
             return;
         }
         let pending = self.pending.len() + text.len();
-        if self.spent.saturating_add(self.unknown).saturating_add(pending) <= self.max_o200k {
+        if self.spent.saturating_add(pending) <= self.max_o200k {
             if pending > PENDING_MAX {
-                // Far from the budget: bytes stand for the tokens of what goes uncounted.
-                self.unknown += std::mem::take(&mut self.pending).len();
-                if text.len() > PENDING_MAX {
-                    self.unknown += text.len();
-                    return;
-                }
+                // Far from the budget, with much kept aside: counted now, in parallel.
+                self.settle();
             }
             self.pending.push_str(text);
+            self.ends.push(self.pending.len());
             return;
         }
         self.settle();
@@ -285,8 +281,21 @@ impl Budget {
     /// Counts what was written and not counted yet.
     fn settle(&mut self) {
         if !self.pending.is_empty() {
-            self.spent = self.spent.saturating_add(ctx_tokens::count(&self.pending));
+            // Each piece as it was written, as the pieces written later are counted.
+            let mut start = 0;
+            let pieces: Vec<&str> = self
+                .ends
+                .iter()
+                .map(|&end| {
+                    let piece = &self.pending[start..end];
+                    start = end;
+                    piece
+                })
+                .collect();
+            let n: usize = ctx_tokens::count_many(&pieces).into_iter().sum();
+            self.spent = self.spent.saturating_add(n);
             self.pending.clear();
+            self.ends.clear();
         }
     }
 
@@ -305,11 +314,7 @@ impl Budget {
     pub(crate) fn fits_bytes(&self, bytes: usize) -> bool {
         !self.limited()
             || !self.exhausted
-                && self
-                    .spent
-                    .saturating_add(self.unknown)
-                    .saturating_add(self.pending.len())
-                    .saturating_add(bytes)
+                && self.spent.saturating_add(self.pending.len()).saturating_add(bytes)
                     <= self.max_o200k
     }
 
@@ -331,15 +336,14 @@ impl Budget {
             return usize::MAX;
         }
         self.settle();
-        let spent = self.spent.saturating_add(self.unknown);
-        self.max_o200k.saturating_sub(spent.saturating_add(reserve))
+        self.max_o200k.saturating_sub(self.spent.saturating_add(reserve))
     }
 
     /// o200k tokens the budget counted so far (what was written but the prompt).
     #[cfg(test)]
     pub(crate) fn spent(&mut self) -> usize {
         self.settle();
-        self.spent + self.unknown
+        self.spent
     }
 
     /// The o200k tokens every decision keeps for the note that may end the output.
@@ -577,17 +581,16 @@ mod tests {
     }
 
     #[test]
-    fn a_budget_far_larger_than_what_is_kept_aside_counts_bytes() {
+    fn a_budget_far_larger_than_what_is_kept_aside_counts_it_in_parts() {
         let mut b = budget(Limits { max_tokens: 100 << 20, ..Limits::default() }, false);
         let mut out = String::new();
         let piece = "word ".repeat(300_000);
         for _ in 0..3 {
             b.write_unbudgeted(&mut out, &piece);
         }
-        // What went past the text kept aside is held in bytes, not counted.
+        // Kept aside up to its bound, then counted; memory stays bounded.
         assert!(b.pending.len() <= PENDING_MAX);
-        assert_eq!(b.unknown, 2 * piece.len());
-        assert_eq!(b.spent(), 2 * piece.len() + ctx_tokens::count(&piece));
+        assert_eq!(b.spent(), 3 * ctx_tokens::count(&piece));
     }
 
     #[test]
