@@ -136,6 +136,12 @@ pub(crate) fn note_reserve(max: usize, tokenizer: Tokenizer) -> usize {
     ctx_tokens::count(&left_out_note(max, tokenizer, ", ", usize::MAX)) + LISTED_BYTES
 }
 
+/// A bound in bytes of the closing note (so of its tokens: an o200k token is at least one
+/// byte), for deciding without counting.
+pub(crate) fn note_bytes(max: usize, tokenizer: Tokenizer) -> usize {
+    left_out_note(max, tokenizer, ", ", usize::MAX).len() + LISTED_BYTES
+}
+
 /// The number of lines of a text (a last line without an ending counts).
 pub(crate) fn lines(text: &str) -> u64 {
     let ends = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;

@@ -53,11 +53,14 @@ impl Run<'_> {
             return Fitted::Place(text);
         }
         let overhead = self.out.overhead(probe, place);
-        // Every decision keeps room for the note that may end the output.
-        let note_reserve = self.out.budget.note_reserve();
-        if self.out.budget.fits_bytes(text.len() + overhead.len() + note_reserve) {
+        // Every decision keeps room for the note that may end the output (in bytes first,
+        // which stand for tokens without counting anything).
+        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let note_bytes = crate::cut::note_bytes(max, tokenizer);
+        if self.out.budget.fits_bytes(text.len() + overhead.len() + note_bytes) {
             return Fitted::Place(text);
         }
+        let note_reserve = self.out.budget.note_reserve();
         // A Markdown fence may grow with the content: two tokens of slack.
         let frame = self.out.budget.frame_tokens(&overhead) + 2 + note_reserve;
         let Some(avail) = self.out.budget.left(0).checked_sub(frame) else {

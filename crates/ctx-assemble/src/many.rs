@@ -101,10 +101,10 @@ impl Run<'_> {
         }
         let overhead = self.out.directory_overhead(head);
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
-        let reserve = crate::cut::note_reserve(max, tokenizer);
-        if self.out.budget.fits_bytes(overhead.len() + reserve) {
+        if self.out.budget.fits_bytes(overhead.len() + crate::cut::note_bytes(max, tokenizer)) {
             return true;
         }
+        let reserve = self.out.budget.note_reserve();
         let free = self.out.budget.left(0);
         if ctx_tokens::count_at_most(&overhead, free.saturating_sub(reserve)).is_some() {
             return true;
