@@ -385,6 +385,16 @@ const PAIRS: &[Pair] = &[
         target: None,
     },
     Pair {
+        label: "assemble directory, budget of half its tokens",
+        bench: "assemble/directory_budget",
+        baseline: Some(Baseline {
+            label: "no budget",
+            bench: "assemble/directory",
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::RatioAtMost(2.0)),
+    },
+    Pair {
         label: "o200k count (4 MiB of .rs, one thread)",
         bench: "tokens/count",
         baseline: Some(Baseline {

@@ -190,6 +190,20 @@ fn directory_tokens(bencher: Bencher<'_, '_>) {
     });
 }
 
+/// The same expansion under a token budget of about half its tokens: what keeping a budget
+/// costs (bytes stand for tokens while they fit, then each file is counted, in parallel).
+#[divan::bench(sample_count = 10)]
+fn directory_budget(bencher: Bencher<'_, '_>) {
+    let corpus = &*CORPUS;
+    let mut options = unlimited(false);
+    options.limits.max_tokens = (corpus.bytes / 8) as usize;
+    let asm = Assembler::new(sandbox(false), options);
+    bencher.counter(BytesCount::new(corpus.bytes)).bench(|| {
+        let assembly = asm.assemble_file_to("dir.md", &mut std::io::sink()).unwrap();
+        black_box(assembly.stats.bytes)
+    });
+}
+
 #[divan::bench(sample_count = 20)]
 fn many_includes(bencher: Bencher<'_, '_>) {
     let asm = Assembler::new(sandbox(false), unlimited(false));

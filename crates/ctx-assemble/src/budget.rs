@@ -73,49 +73,108 @@ pub(crate) enum Stop {
     Io,
 }
 
-/// A piece of content after the token budget: what is left of it and what it cost.
+/// A piece of document text after the token budget: what is left of it and what it cost.
 pub(crate) struct Spent<T> {
     /// The content, cut when the budget ran out.
     pub(crate) content: T,
-    /// Its tokens, when counting.
-    pub(crate) tokens: Option<u64>,
     /// When the budget cut it: how many tokens it had before.
     pub(crate) cut_from: Option<usize>,
 }
 
+/// Text written and not yet counted, at most this many bytes: while the bytes written stay
+/// within the budget nothing needs counting (an o200k token is at least one byte), and what
+/// was written is counted once, when the budget comes near.
+const PENDING_MAX: usize = 4 << 20;
+
+/// Written pieces at least this long are looked up among the counts already taken.
+const LAST_MIN: usize = 256;
+
+/// A text's hash, for its count remembered.
+fn hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Frames whose counts a run remembers.
+const MAX_FRAMES: usize = 1024;
+
 /// The budgets and the stop state of one run.
+///
+/// The token budget is kept in o200k tokens (a budget in another tokenizer's tokens is turned
+/// into the o200k count that stays within it) and covers everything written but the prompt's
+/// own text: content, frames, headings, notes and markers.
 pub(crate) struct Budget {
     max_output: u64,
     max_includes: usize,
+    /// The budget as given, in the tokenizer's tokens (0: none).
     max_tokens: usize,
+    /// The same in o200k tokens.
+    max_o200k: usize,
+    tokenizer: ctx_tokens::Tokenizer,
+    /// Whether the budget is the default guard, not one asked for.
+    guard: bool,
+    /// The room kept for the note that may end the output, once computed.
+    note_reserve: Option<usize>,
+    /// Counts of frames, which repeat (the same file mentioned again, files of one kind).
+    frames: std::collections::HashMap<String, usize>,
+    /// Counts of content, by its hash and length: a file mentioned again is not counted
+    /// again.
+    contents: std::collections::HashMap<(u64, usize), usize>,
+    /// The last content counted (hash, length, count), which is written next: not counted
+    /// again when it is.
+    last: Option<(u64, usize, usize)>,
     counting: bool,
     /// Bytes written so far.
     written: u64,
     includes: usize,
-    tokens_spent: usize,
+    /// o200k tokens of what was written and counted against the token budget.
+    spent: usize,
+    /// What was written against the token budget and not counted yet.
+    pending: String,
+    /// Where each piece of [`Budget::pending`] ends.
+    ends: Vec<usize>,
+    /// Whether what is written now is the prompt's own text, which the budget never counts.
+    exempt: bool,
     tokens_total: u64,
     /// How many times the token budget cut something, so that a document's record can say
     /// its expansion was truncated.
     cuts: usize,
     /// Whether a cut of document text was reported already (once per run).
     text_warned: bool,
+    /// Whether document text was cut: nothing bounded fits after it.
+    exhausted: bool,
     stop: Option<Stop>,
     io_error: Option<io::Error>,
 }
 
 impl Budget {
     pub(crate) fn new(options: &Options) -> Budget {
+        let max_tokens = options.limits.max_tokens;
+        let tokenizer = options.tokenizer;
         Budget {
             max_output: options.limits.max_output_bytes,
             max_includes: options.limits.max_includes,
-            max_tokens: options.limits.max_tokens,
+            max_tokens,
+            max_o200k: tokenizer.o200k_within(max_tokens),
+            tokenizer,
+            guard: options.default_budget,
+            note_reserve: None,
+            frames: std::collections::HashMap::new(),
+            contents: std::collections::HashMap::new(),
+            last: None,
             counting: options.counts_tokens(),
             written: 0,
             includes: 0,
-            tokens_spent: 0,
+            spent: 0,
+            pending: String::new(),
+            ends: Vec::new(),
+            exempt: false,
             tokens_total: 0,
             cuts: 0,
             text_warned: false,
+            exhausted: false,
             stop: None,
             io_error: None,
         }
@@ -181,16 +240,161 @@ impl Budget {
     }
 
     /// Writes `text` whatever the output budget says (markers and the closing parts of the
-    /// output), unless writing already failed.
+    /// output), unless writing already failed. The token budget counts it all the same.
     pub(crate) fn write_unbudgeted(&mut self, sink: &mut dyn Sink, text: &str) {
         if self.stop == Some(Stop::Io) || text.is_empty() {
             return;
         }
+        self.account(text);
         self.written += text.len() as u64;
         if let Err(err) = sink.write(text) {
             self.io_error = Some(err);
             self.stop = Some(Stop::Io);
         }
+    }
+
+    /// Counts written text against the token budget: kept aside uncounted while the bytes
+    /// written stay within it.
+    fn account(&mut self, text: &str) {
+        if self.max_o200k == 0 || self.exempt {
+            return;
+        }
+        let pending = self.pending.len() + text.len();
+        if self.spent.saturating_add(pending) <= self.max_o200k {
+            if pending > PENDING_MAX {
+                // Far from the budget, with much kept aside: counted now, in parallel.
+                self.settle();
+            }
+            self.pending.push_str(text);
+            self.ends.push(self.pending.len());
+            return;
+        }
+        self.settle();
+        let n = match self.last {
+            // The content just decided on, written as it was counted.
+            Some((h, len, n)) if len == text.len() && len >= LAST_MIN && h == hash(text) => n,
+            _ => ctx_tokens::count(text),
+        };
+        self.spent = self.spent.saturating_add(n);
+    }
+
+    /// Counts what was written and not counted yet.
+    fn settle(&mut self) {
+        if !self.pending.is_empty() {
+            // Each piece as it was written, as the pieces written later are counted.
+            let mut start = 0;
+            let pieces: Vec<&str> = self
+                .ends
+                .iter()
+                .map(|&end| {
+                    let piece = &self.pending[start..end];
+                    start = end;
+                    piece
+                })
+                .collect();
+            let n: usize = ctx_tokens::count_many(&pieces).into_iter().sum();
+            self.spent = self.spent.saturating_add(n);
+            self.pending.clear();
+            self.ends.clear();
+        }
+    }
+
+    /// Marks what is written next as the prompt's own text (`true`), which the token budget
+    /// does not count, or as anything else (`false`).
+    pub(crate) fn set_exempt(&mut self, exempt: bool) {
+        self.exempt = exempt;
+    }
+
+    /// Whether a token budget is kept.
+    pub(crate) fn limited(&self) -> bool {
+        self.max_tokens > 0
+    }
+
+    /// Whether `bytes` more bytes surely fit the token budget, without counting anything.
+    pub(crate) fn fits_bytes(&self, bytes: usize) -> bool {
+        !self.limited()
+            || !self.exhausted
+                && self.spent.saturating_add(self.pending.len()).saturating_add(bytes)
+                    <= self.max_o200k
+    }
+
+    /// The o200k tokens left in the budget once `reserve` more are spent.
+    pub(crate) fn left(&mut self, reserve: usize) -> usize {
+        if !self.limited() {
+            return usize::MAX;
+        }
+        if self.exhausted {
+            return 0;
+        }
+        self.room(reserve)
+    }
+
+    /// The o200k tokens left in the budget once `reserve` more are spent, even after a cut
+    /// of document text: the room for its marker.
+    pub(crate) fn room(&mut self, reserve: usize) -> usize {
+        if !self.limited() {
+            return usize::MAX;
+        }
+        self.settle();
+        self.max_o200k.saturating_sub(self.spent.saturating_add(reserve))
+    }
+
+    /// o200k tokens the budget counted so far (what was written but the prompt).
+    #[cfg(test)]
+    pub(crate) fn spent(&mut self) -> usize {
+        self.settle();
+        self.spent
+    }
+
+    /// The o200k tokens every decision keeps for the note that may end the output.
+    pub(crate) fn note_reserve(&mut self) -> usize {
+        let (max, tokenizer) = (self.max_tokens, self.tokenizer);
+        *self.note_reserve.get_or_insert_with(|| crate::cut::note_reserve(max, tokenizer))
+    }
+
+    /// The o200k count of a frame, remembered for the frames met again (at most
+    /// [`MAX_FRAMES`] of them).
+    pub(crate) fn frame_tokens(&mut self, frame: &str) -> usize {
+        if let Some(&n) = self.frames.get(frame) {
+            return n;
+        }
+        let n = ctx_tokens::count(frame);
+        if self.frames.len() < MAX_FRAMES {
+            self.frames.insert(frame.to_owned(), n);
+        }
+        n
+    }
+
+    /// The o200k count of content, remembered for content met again (at most
+    /// [`MAX_FRAMES`] pieces).
+    pub(crate) fn content_tokens(&mut self, text: &str) -> usize {
+        let key = (hash(text), text.len());
+        if let Some(&n) = self.contents.get(&key) {
+            self.last = Some((key.0, key.1, n));
+            return n;
+        }
+        let n = ctx_tokens::count(text);
+        self.known(text, n);
+        n
+    }
+
+    /// Remembers the count of content counted elsewhere (in parallel, for a directory).
+    pub(crate) fn known(&mut self, text: &str, n: usize) {
+        let key = (hash(text), text.len());
+        if self.contents.len() < MAX_FRAMES {
+            self.contents.insert(key, n);
+        }
+        self.last = Some((key.0, key.1, n));
+    }
+
+    /// What a `W_BUDGET` adds about the option that sets the budget.
+    pub(crate) fn hint(&self) -> &'static str {
+        if self.guard { "; the default budget: --max-tokens N changes it, 0 lifts it" } else { "" }
+    }
+
+    /// The tokenizer of the run.
+    pub(crate) fn tokenizer(&self) -> ctx_tokens::Tokenizer {
+        self.tokenizer
     }
 
     /// Bytes written so far.
@@ -203,24 +407,36 @@ impl Budget {
         self.max_output == 0
     }
 
-    /// Whether tokens are counted in this run.
+    /// Whether tokens are counted for the records in this run.
     pub(crate) fn counting(&self) -> bool {
         self.counting
     }
 
-    /// The token budget (0: none).
+    /// The token budget as given, in the tokenizer's tokens (0: none).
     pub(crate) fn max_tokens(&self) -> usize {
         self.max_tokens
     }
 
-    /// Tokens counted so far.
+    /// Tokens of content counted for the records so far, in the tokenizer's tokens.
     pub(crate) fn tokens_total(&self) -> u64 {
         self.tokens_total
+    }
+
+    /// Adds o200k tokens of content to the records' total; the same in the tokenizer's.
+    pub(crate) fn add_total(&mut self, o200k: usize) -> u64 {
+        let scaled = self.tokenizer.scale(o200k) as u64;
+        self.tokens_total += scaled;
+        scaled
     }
 
     /// How many cuts the token budget made so far.
     pub(crate) fn cuts(&self) -> usize {
         self.cuts
+    }
+
+    /// Counts one more cut or drop of the token budget.
+    pub(crate) fn add_cut(&mut self) {
+        self.cuts += 1;
     }
 
     /// Whether this is the first cut of document text to report: true once per run.
@@ -233,62 +449,44 @@ impl Budget {
         self.io_error.take()
     }
 
-    /// Counts a piece of document text. Text of an included document (`bounded`) counts
-    /// against the token budget and is cut to what is left of it; the top-level document's
-    /// own text is never cut.
-    pub(crate) fn text<'t>(&mut self, piece: &'t str, bounded: bool) -> Spent<Cow<'t, str>> {
-        if !self.counting || piece.is_empty() {
-            return Spent { content: Cow::Borrowed(piece), tokens: None, cut_from: None };
-        }
-        let count = ctx_tokens::count(piece);
-        if self.max_tokens == 0 || !bounded || self.tokens_spent + count <= self.max_tokens {
-            if bounded {
-                self.tokens_spent += count;
-            }
-            self.tokens_total += count as u64;
-            return Spent {
-                content: Cow::Borrowed(piece),
-                tokens: Some(count as u64),
-                cut_from: None,
-            };
-        }
-        let spent = self.cut(piece, count);
-        // Document text past the budget leaves out everything after it.
-        self.tokens_spent = self.max_tokens;
-        spent
-    }
-
-    /// Counts one piece of included content (a file, a tool's result) and cuts it to what is
-    /// left of the token budget. `count` is its token count when the caller has it already.
-    pub(crate) fn content<'t>(
+    /// Counts a piece of document text. Text of an included document (`bounded`) is cut to
+    /// what is left of the token budget once `reserve` tokens (what must still be written
+    /// after it) are kept; the top-level document's own text is never cut.
+    pub(crate) fn text<'t>(
         &mut self,
-        content: Cow<'t, str>,
-        count: Option<usize>,
+        piece: &'t str,
+        bounded: bool,
+        reserve: usize,
     ) -> Spent<Cow<'t, str>> {
-        if !self.counting {
-            return Spent { content, tokens: None, cut_from: None };
+        if piece.is_empty() {
+            return Spent { content: Cow::Borrowed(piece), cut_from: None };
         }
-        let count = count.unwrap_or_else(|| ctx_tokens::count(&content));
-        if self.max_tokens == 0 || self.tokens_spent + count <= self.max_tokens {
-            self.tokens_spent += count;
-            self.tokens_total += count as u64;
-            return Spent { content, tokens: Some(count as u64), cut_from: None };
+        let tokens = self.counting.then(|| ctx_tokens::count(piece));
+        let whole = |tokens: Option<usize>, budget: &mut Budget| {
+            if let Some(n) = tokens {
+                budget.add_total(n);
+            }
+            Spent { content: Cow::Borrowed(piece), cut_from: None }
+        };
+        if !bounded || self.fits_bytes(piece.len()) {
+            return whole(tokens, self);
         }
-        self.cut(&content, count)
-    }
-
-    /// Cuts `text` (of `count` tokens) to what is left of the token budget and counts the cut.
-    fn cut<'t>(&mut self, text: &str, count: usize) -> Spent<Cow<'t, str>> {
-        let left = self.max_tokens.saturating_sub(self.tokens_spent);
-        let cut = ctx_tokens::truncate_to_budget(text, left);
-        self.tokens_spent += cut.tokens;
-        self.tokens_total += cut.tokens as u64;
+        let left = self.left(reserve);
+        let fits = match tokens {
+            Some(n) => n <= left,
+            None => ctx_tokens::count_at_most(piece, left).is_some(),
+        };
+        if fits {
+            return whole(tokens, self);
+        }
+        let cut = ctx_tokens::truncate_at_most(piece, left);
         self.cuts += 1;
-        Spent {
-            content: Cow::Owned(cut.text.to_owned()),
-            tokens: Some(cut.tokens as u64),
-            cut_from: Some(count),
+        self.exhausted = true;
+        let before = tokens.unwrap_or_else(|| ctx_tokens::count(piece));
+        if self.counting {
+            self.add_total(cut.tokens);
         }
+        Spent { content: Cow::Owned(cut.text.to_owned()), cut_from: Some(before) }
     }
 }
 
@@ -338,26 +536,70 @@ mod tests {
     }
 
     #[test]
-    fn token_budget_cuts_included_content_only() {
+    fn token_budget_cuts_included_text_only() {
         let mut b = budget(Limits { max_tokens: 3, ..Limits::default() }, true);
-        let top = b.text("one two three four five", false);
+        let top = b.text("one two three four five", false, 0);
         assert_eq!(top.content, "one two three four five");
         assert!(top.cut_from.is_none());
-        let included = b.content("alpha beta gamma delta epsilon".into(), None);
+        let included = b.text("alpha beta gamma delta epsilon\nzeta", true, 0);
         assert!(included.cut_from.is_some());
-        assert!(included.tokens.unwrap() <= 3);
-        let long = "one more sentence that cannot fit in what is left";
-        let after = b.content(long.into(), None);
-        assert!(after.content.len() < long.len(), "{}", after.content);
-        assert_eq!(b.cuts(), 2);
-        assert!(b.tokens_total() <= 5 + 3, "{}", b.tokens_total());
+        assert_eq!(included.content, "");
+        // Nothing bounded fits after a cut of text.
+        assert_eq!(b.left(0), 0);
+        assert!(!b.fits_bytes(1));
+        assert_eq!(b.cuts(), 1);
     }
 
     #[test]
-    fn without_counting_nothing_is_counted() {
+    fn everything_written_counts_but_the_prompt() {
+        let mut b = budget(Limits { max_tokens: 100, ..Limits::default() }, false);
+        let mut out = String::new();
+        b.set_exempt(true);
+        b.write_unbudgeted(&mut out, "the prompt's own words are never counted");
+        b.set_exempt(false);
+        assert_eq!(b.spent(), 0);
+        b.write_unbudgeted(&mut out, "<file path=\"a\">\n");
+        let frame = ctx_tokens::count("<file path=\"a\">\n");
+        assert_eq!(b.spent(), frame);
+        assert_eq!(b.left(10), 100 - frame - 10);
+        // Bytes stand for tokens while they fit: nothing is counted until they may not.
+        assert!(b.fits_bytes(100 - frame));
+        assert!(!b.fits_bytes(101 - frame));
+    }
+
+    #[test]
+    fn a_budget_in_anthropic_tokens_is_half_as_many_o200k() {
+        let options = Options {
+            limits: Limits { max_tokens: 101, ..Limits::default() },
+            tokenizer: ctx_tokens::Tokenizer::AnthropicEstimate,
+            ..Options::default()
+        };
+        let mut b = Budget::new(&options);
+        assert_eq!(b.left(0), 50);
+        assert_eq!(b.max_tokens(), 101);
+        assert_eq!(b.add_total(7), 14);
+    }
+
+    #[test]
+    fn a_budget_far_larger_than_what_is_kept_aside_counts_it_in_parts() {
+        let mut b = budget(Limits { max_tokens: 100 << 20, ..Limits::default() }, false);
+        let mut out = String::new();
+        let piece = "word ".repeat(300_000);
+        for _ in 0..3 {
+            b.write_unbudgeted(&mut out, &piece);
+        }
+        // Kept aside up to its bound, then counted; memory stays bounded.
+        assert!(b.pending.len() <= PENDING_MAX);
+        assert_eq!(b.spent(), 3 * ctx_tokens::count(&piece));
+    }
+
+    #[test]
+    fn without_a_budget_nothing_is_counted() {
         let mut b = budget(Limits { max_tokens: 0, ..Limits::default() }, false);
-        let spent = b.content("abc".into(), None);
-        assert_eq!((spent.content.as_ref(), spent.tokens), ("abc", None));
-        assert_eq!(b.tokens_total(), 0);
+        let mut out = String::new();
+        b.write_unbudgeted(&mut out, "abc");
+        assert!(!b.limited());
+        assert_eq!((b.spent(), b.left(5), b.tokens_total()), (0, usize::MAX, 0));
+        assert!(b.fits_bytes(usize::MAX));
     }
 }

@@ -50,7 +50,9 @@ mod assembler;
 mod attach;
 mod book;
 mod budget;
+mod cut;
 mod document;
+mod fit;
 pub mod front_matter;
 mod line;
 mod many;
@@ -74,7 +76,7 @@ pub mod tools;
 pub use assembler::{AssembleError, Assembler};
 pub use attach::{Attachment, AttachmentReason, Attachments};
 pub use ctx_fs::sanitize;
-pub use options::{Format, Limits, Mode, OnError, Options};
+pub use options::{DEFAULT_MAX_TOKENS, Format, Limits, Mode, OnError, Options};
 pub use record::Assembly;
 pub use resolve::{Resolution, Resolver};
 

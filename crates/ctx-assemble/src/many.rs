@@ -6,9 +6,11 @@ use std::borrow::Cow;
 use ctx_fs::{Content, Sandbox, WalkEntry};
 use ctx_syntax::Code;
 
+use crate::fit::{Counted, Fitted};
+use crate::out::Place;
 use crate::printer::{DirectoryHead, Entry};
 use crate::record::Kind;
-use crate::reference::Counted;
+
 use crate::resolve::{Resolved, display_in};
 use crate::select;
 
@@ -54,17 +56,69 @@ impl Run<'_> {
         };
         let notes = self.expansion_notes(&walk, omitted, &path, item);
         let head = DirectoryHead { path, tree: tree_of(&rows) };
+        if !self.directory_fits(&head, files.len(), item) {
+            return;
+        }
         // The directory's opening, then its files batch by batch, so an expansion of a large
         // tree holds a few batches in memory, not the tree.
         if let Err(message) = self.out.directory_open(&head) {
             return self.budget_spent_at(message, Some(item));
         }
+        self.dir_drop = None;
         if !self.write_batches(files, item) {
             return;
+        }
+        let mut notes = notes;
+        if let Some((from, left_out)) = self.dir_drop.take() {
+            let budget = &self.out.budget;
+            let (max, tokenizer) = (budget.max_tokens(), budget.tokenizer());
+            item.record.truncated = true;
+            item.record.dropped = left_out as u64;
+            let note = crate::cut::files_note(max, tokenizer, left_out, files.len(), &from);
+            // The note has room kept for it; a budget too small for it lists the expansion
+            // in the note that ends the output, or leaves it to W_BUDGET.
+            let room = self.out.budget.room(ctx_tokens::count(&self.out.closing()));
+            if ctx_tokens::count_at_most(&note, room.saturating_sub(2)).is_some() {
+                notes = Some(match notes {
+                    Some(rest) => format!("{note}\n{rest}"),
+                    None => note,
+                });
+            } else {
+                self.out.left_out.push(&head.path);
+            }
         }
         if let Err(message) = self.out.directory_close(notes.as_deref()) {
             self.budget_spent_at(message, Some(item));
         }
+    }
+
+    /// Whether the token budget has room for the expansion's frame (its tree, its opening and
+    /// closing); when it has not, the expansion is left out, said in the note that ends the
+    /// output and by `W_BUDGET`.
+    fn directory_fits(&mut self, head: &DirectoryHead, files: usize, item: &mut Item<'_>) -> bool {
+        if !self.out.budget.limited() {
+            return true;
+        }
+        let overhead = self.out.directory_overhead(head);
+        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        if self.out.budget.fits_bytes(overhead.len() + crate::cut::note_bytes(max, tokenizer)) {
+            return true;
+        }
+        let reserve = self.out.budget.note_reserve();
+        let free = self.out.budget.left(0);
+        if ctx_tokens::count_at_most(&overhead, free.saturating_sub(reserve)).is_some() {
+            return true;
+        }
+        self.out.budget.add_cut();
+        item.record.truncated = true;
+        item.record.dropped = files as u64;
+        self.out.left_out.push(&head.path);
+        let message = format!(
+            "token budget of {max} ({tokenizer}) spent: {} left out ({files} files)",
+            head.path
+        );
+        self.diagnose_item(item, Code::TokenBudget, message);
+        false
     }
 
     /// The walk of `key`: the last one again (a line of the same glob is not walked anew), or
@@ -197,6 +251,7 @@ impl Run<'_> {
             }
             let mut read = rx.into_iter();
             let mut plain = batches(files);
+            let mut done = 0;
             loop {
                 let (batch, contents) = if prefetch {
                     match read.next() {
@@ -221,11 +276,14 @@ impl Run<'_> {
                     }
                     continue;
                 }
-                for entry in self.take_batch(batch, &contents, item) {
-                    if let Err(message) = self.out.directory_file(&entry) {
-                        self.budget_spent_at(message, Some(item));
-                        return false;
-                    }
+                if !self.take_batch(batch, &contents, item) {
+                    return false;
+                }
+                done += batch.len();
+                if let Some((_, left_out)) = &mut self.dir_drop {
+                    // The files of the later batches are left out too.
+                    *left_out += files.len() - done;
+                    return true;
                 }
             }
         })
@@ -235,25 +293,20 @@ impl Run<'_> {
     /// whether the expansion goes on.
     pub(crate) fn directory_file_whole(&mut self, entry: &WalkEntry, item: &mut Item<'_>) -> bool {
         let contents = [self.sandbox().read_text(&entry.location)];
-        for entry in self.take_batch(&[entry], &contents, item) {
-            if let Err(message) = self.out.directory_file(&entry) {
-                self.budget_spent_at(message, Some(item));
-                return false;
-            }
-        }
-        true
+        self.take_batch(&[entry], &contents, item)
     }
 
-    /// Takes the contents of one batch of an expansion, read in walk order: sanitised, then
-    /// their token counts in parallel, then the budget in walk order again. Content nothing
-    /// changed is written from the text as read, without a copy.
-    fn take_batch<'c>(
+    /// Writes the contents of one batch of an expansion, read in walk order: sanitised, then
+    /// their token counts in parallel, then the budget and the output in walk order again;
+    /// whether the expansion goes on. Content nothing changed is written from the text as
+    /// read, without a copy.
+    fn take_batch(
         &mut self,
         batch: &[&WalkEntry],
-        contents: &'c [Result<Content, ctx_fs::Error>],
+        contents: &[Result<Content, ctx_fs::Error>],
         item: &mut Item<'_>,
-    ) -> Vec<Entry<'c>> {
-        let mut texts: Vec<(String, Option<&'static str>, Cow<'c, str>)> = Vec::new();
+    ) -> bool {
+        let mut texts: Vec<(String, Option<&'static str>, Cow<'_, str>)> = Vec::new();
         for (entry, content) in batch.iter().zip(contents) {
             // A file reached through a link is shown under the link's own path.
             let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
@@ -281,22 +334,46 @@ impl Run<'_> {
                 Err(err) => self.diagnose_item(item, err.code(), err.to_string()),
             }
         }
-        let counts: Vec<Option<usize>> = if self.out.budget.counting() {
+        // Counted in parallel when the records show tokens, or when the budget may not hold
+        // the batch without counting it.
+        let bytes: usize = texts.iter().map(|(_, _, c)| c.len()).sum();
+        let budget = &self.out.budget;
+        let count = budget.counting() || (budget.limited() && !budget.fits_bytes(bytes));
+        let counts: Vec<Option<usize>> = if count {
             let refs: Vec<&str> = texts.iter().map(|(_, _, c)| c.as_ref()).collect();
             ctx_tokens::count_many(&refs).into_iter().map(Some).collect()
         } else {
             vec![None; texts.len()]
         };
-        texts
-            .into_iter()
-            .zip(counts)
-            .map(|((shown, encoding, clean), count)| {
-                let counted = Counted { text: clean, tokens: count };
-                let content = self.spend(counted, &shown, item);
-                item.record.bytes += content.len() as u64;
-                Entry::File { path: shown, lines: None, encoding, content }
-            })
-            .collect()
+        let total = texts.len();
+        for (i, ((shown, encoding, clean), count)) in texts.into_iter().zip(counts).enumerate() {
+            let mut entry = Entry::File {
+                path: shown.clone(),
+                lines: None,
+                encoding,
+                content: Cow::Borrowed(""),
+            };
+            let counted = Counted { text: clean, tokens: count };
+            let probe = (&entry, Place::InDirectory, false);
+            match self.spend(counted, &shown, item, probe) {
+                Fitted::Place(content) => {
+                    item.record.bytes += content.len() as u64;
+                    if let Entry::File { content: c, .. } = &mut entry {
+                        *c = content;
+                    }
+                    if let Err(message) = self.out.directory_file(&entry) {
+                        self.budget_spent_at(message, Some(item));
+                        return false;
+                    }
+                }
+                Fitted::Dropped(_) => {
+                    // The expansion stops here; its closing note says what it left out.
+                    self.dir_drop = Some((shown, total - i));
+                    break;
+                }
+            }
+        }
+        true
     }
 }
 

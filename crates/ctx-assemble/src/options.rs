@@ -89,13 +89,19 @@ pub struct Limits {
     pub max_lines: usize,
     /// Files a directory or glob expands to (default 200), then a marker.
     pub max_files: usize,
-    /// Tokens of included content (default 0, no budget); content beyond it is cut or left
-    /// out with `W_BUDGET`.
+    /// Tokens of everything the model receives but the prompt's own text (default 0, no
+    /// budget; the command line's default is [`DEFAULT_MAX_TOKENS`]): content beyond it is cut
+    /// or left out, with a marker or note in the output and `W_BUDGET`.
     pub max_tokens: usize,
     /// Bytes the tools of the run may read and search (default 256 MiB): then the tool
     /// stops, with a marker and `W_LIMIT`.
     pub max_scan_bytes: u64,
 }
+
+/// The token budget of a run that sets none (the command line's, the servers' and the
+/// facade's default; 0 means no budget): a guard against an expansion larger than any
+/// context window.
+pub const DEFAULT_MAX_TOKENS: usize = 200_000;
 
 impl Default for Limits {
     fn default() -> Limits {
@@ -125,8 +131,15 @@ pub struct Options {
     pub recursive_extensions: Vec<String>,
     /// Limits and budgets.
     pub limits: Limits,
-    /// Count tokens per reference and in total (on by itself when `max_tokens` is set).
+    /// Count tokens per reference and in total (on by itself when `max_tokens` is set and is
+    /// not the default guard).
     pub count_tokens: bool,
+    /// Whether `max_tokens` is the default guard ([`DEFAULT_MAX_TOKENS`]) rather than a
+    /// budget asked for: it cuts and notes the same, but does not turn counting on for the
+    /// records.
+    pub default_budget: bool,
+    /// The tokenizer counts and the token budget are in (default o200k).
+    pub tokenizer: ctx_tokens::Tokenizer,
     /// Prefix included lines with `N: `.
     pub line_numbers: bool,
     /// What a failed item leaves in inline output (default: a marker).
@@ -149,6 +162,8 @@ impl Default for Options {
             recursive_extensions: ["md", "markdown", "mdc", "txt"].map(String::from).to_vec(),
             limits: Limits::default(),
             count_tokens: false,
+            default_budget: false,
+            tokenizer: ctx_tokens::Tokenizer::O200k,
             line_numbers: false,
             on_error: OnError::Marker,
             strict: false,
@@ -173,8 +188,8 @@ impl Options {
         self.recursive_extensions.iter().any(|e| e.eq_ignore_ascii_case(ext))
     }
 
-    /// Whether tokens are counted.
+    /// Whether tokens are counted for the records.
     pub fn counts_tokens(&self) -> bool {
-        self.count_tokens || self.limits.max_tokens > 0
+        self.count_tokens || (self.limits.max_tokens > 0 && !self.default_budget)
     }
 }

@@ -62,6 +62,8 @@ pub(crate) struct Out<'s> {
     scan: LineScan,
     failures: Vec<Failure>,
     pub(crate) escaped: Escaped,
+    /// Files the token budget left out with no note of their own, for the section's end.
+    pub(crate) left_out: crate::cut::LeftOut,
 }
 
 impl<'s> Out<'s> {
@@ -82,12 +84,71 @@ impl<'s> Out<'s> {
             scan: LineScan::default(),
             failures: Vec::new(),
             escaped: Escaped::default(),
+            left_out: crate::cut::LeftOut::default(),
         }
     }
 
     /// Whether entries are written in place.
     pub(crate) fn inline(&self) -> bool {
         self.inline
+    }
+
+    /// Whether the last write ended a line.
+    pub(crate) fn at_line_start(&self) -> bool {
+        self.at_line_start
+    }
+
+    /// What closing the output would write now: the directory open, the attachments' end.
+    /// The token budget keeps room for it.
+    pub(crate) fn closing(&self) -> String {
+        let mut tail = Pieces::default();
+        if self.in_directory {
+            self.printer.directory_close(&mut tail, None);
+        }
+        if !self.inline {
+            self.printer.attachments_close(&mut tail);
+        }
+        tail.parts().concat()
+    }
+
+    /// What opening and closing a directory expansion writes, then what closing the output
+    /// would: what the token budget must have room for before the expansion starts.
+    pub(crate) fn directory_overhead(&self, head: &DirectoryHead) -> String {
+        let mut pieces = Pieces::default();
+        let mut escaped = Escaped::default();
+        if self.inline {
+            self.printer.directory_open(&mut pieces, head, &mut escaped);
+        } else {
+            if !self.opened {
+                self.printer.attachments_open(&mut pieces, self.section);
+            }
+            self.printer.attachment_directory(&mut pieces, head, &mut escaped);
+        }
+        self.printer.directory_close(&mut pieces, None);
+        let mut all = pieces.parts().concat();
+        all.push_str(&self.closing());
+        all
+    }
+
+    /// What placing `entry` in `place` writes besides its content (its frame, the
+    /// attachments' opening), then what closing the output would: what the token budget
+    /// keeps room for with the content.
+    pub(crate) fn overhead(&self, entry: &Entry<'_>, place: Place) -> String {
+        let mut pieces = Pieces::default();
+        let mut escaped = Escaped::default();
+        match place {
+            Place::InDirectory => self.printer.directory_file(&mut pieces, entry, &mut escaped),
+            Place::Entry if self.inline => self.printer.entry(&mut pieces, entry, &mut escaped),
+            Place::Entry => {
+                if !self.opened {
+                    self.printer.attachments_open(&mut pieces, self.section);
+                }
+                self.printer.attachment(&mut pieces, entry, &mut escaped);
+            }
+        }
+        let mut all = pieces.parts().concat();
+        all.push_str(&self.closing());
+        all
     }
 
     /// Writes text within the output budget; when the budget is spent, the message of the
@@ -418,16 +479,32 @@ impl<'s> Out<'s> {
     /// Closes a directory the budget stopped, and in append mode the attachments of the
     /// section and the list of its failures.
     fn close_section(&mut self) {
-        let mut tail = Pieces::default();
+        let mut head = Pieces::default();
         if std::mem::take(&mut self.in_directory) {
-            self.printer.directory_close(&mut tail, None);
+            self.printer.directory_close(&mut head, None);
         }
+        let mut tail = Pieces::default();
         if !self.inline {
             if self.opened {
                 self.printer.attachments_close(&mut tail);
             }
             let failures = std::mem::take(&mut self.failures);
             self.printer.failures(&mut tail, &failures, self.opened);
+        }
+        for part in head.parts() {
+            self.write_unbudgeted(part);
+        }
+        // The note of what the budget left out goes before the attachments' end, when the
+        // budget has room for it (a budget too small for any note leaves it to W_BUDGET).
+        let left_out = std::mem::take(&mut self.left_out);
+        if let Some(mut note) = left_out.note(self.budget.max_tokens(), self.budget.tokenizer()) {
+            if !self.at_line_start {
+                note.insert(0, '\n');
+            }
+            let after = ctx_tokens::count(&tail.parts().concat());
+            if ctx_tokens::count_at_most(&note, self.budget.room(after)).is_some() {
+                self.write_unbudgeted(&note);
+            }
         }
         for part in tail.parts() {
             self.write_unbudgeted(part);

@@ -124,6 +124,30 @@ pub struct ReferenceRecord {
     /// `windows-1252`, `GBK`, …); written only then.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding: Option<String>,
+    /// What the token budget cut of its content (for a directory or glob, of the file it
+    /// cut); written only then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut: Option<CutRecord>,
+    /// How many files the token budget left out (1 for a file, the files not written for a
+    /// directory or glob), each said in the output by a note; written only when some were.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropped: u64,
+}
+
+/// What the token budget kept of a piece of content it cut; the output says the same in the
+/// marker that ends the content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CutRecord {
+    /// The file cut (a tool's name for a tool's result).
+    pub path: String,
+    /// The lines kept, as lines of the file (`start` > `end` when none were).
+    pub kept: Lines,
+    /// Lines of the content before the cut.
+    pub total_lines: u64,
+    /// Tokens kept, in the run's tokenizer.
+    pub kept_tokens: u64,
+    /// Tokens of the content before the cut.
+    pub total_tokens: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -313,6 +337,9 @@ pub struct Stats {
     pub bytes: u64,
     /// Tokens of output content, `null` unless token counting was asked for.
     pub tokens: Option<u64>,
+    /// The tokenizer every count and budget of the run is in: `o200k` or
+    /// `anthropic-estimate`.
+    pub tokenizer: &'static str,
     /// Wall-clock time of the run, in milliseconds.
     pub elapsed_ms: f64,
     /// Of the files read, those written part by part without being held whole (large files
@@ -382,6 +409,8 @@ mod tests {
                 skipped: 0,
                 suggested: false,
                 encoding: None,
+                cut: None,
+                dropped: 0,
             }],
             diagnostics: vec![DiagnosticRecord::new(
                 Code::NotFound,
@@ -390,7 +419,14 @@ mod tests {
                 3,
                 5,
             )],
-            stats: Stats { files: 3, bytes: 456, tokens: Some(120), elapsed_ms: 1.5, streamed: 0 },
+            stats: Stats {
+                files: 3,
+                bytes: 456,
+                tokens: Some(120),
+                tokenizer: "o200k",
+                elapsed_ms: 1.5,
+                streamed: 0,
+            },
         };
         let value = serde_json::to_value(&out).unwrap();
         assert_eq!(
@@ -407,7 +443,7 @@ mod tests {
                 }],
                 "diagnostics": [{"severity": "error", "code": "E_NOT_FOUND",
                     "message": "no such file: a.md", "file": "main.md", "line": 3, "column": 5}],
-                "stats": {"files": 3, "bytes": 456, "tokens": 120, "elapsed_ms": 1.5}
+                "stats": {"files": 3, "bytes": 456, "tokens": 120, "tokenizer": "o200k", "elapsed_ms": 1.5}
             })
         );
         // What the records quote from the documents is made visible; the order stays.

@@ -8,7 +8,9 @@ use ctx_syntax::{Code, Reference, Selector, TargetKind, ToolCall};
 use serde_json::Value;
 
 use crate::document::Selected;
+use crate::fit::Fitted;
 use crate::is_markdown;
+use crate::out::Place;
 use crate::printer::{Entry, encoding_message};
 use crate::record::{Kind, Lines};
 use crate::resolve::{self, Failure, Resolved};
@@ -17,19 +19,6 @@ use crate::sanitize::sanitize;
 use crate::select::{self, LineRange};
 use crate::streamed::Outcome;
 use crate::tools::ToolContext;
-
-/// Content on its way to the token budget, with its token count when the caller has it
-/// already (counted in parallel for a directory's files).
-pub(crate) struct Counted<'t> {
-    pub(crate) text: Cow<'t, str>,
-    pub(crate) tokens: Option<usize>,
-}
-
-impl<'t> From<Cow<'t, str>> for Counted<'t> {
-    fn from(text: Cow<'t, str>) -> Counted<'t> {
-        Counted { text, tokens: None }
-    }
-}
 
 impl Run<'_> {
     /// An include or mention of a path.
@@ -175,14 +164,21 @@ impl Run<'_> {
             content
         };
         let clean = self.clean_content(&content, path, first_line);
-        let clean = self.spend(clean.into(), path, item);
-        item.record.bytes = clean.len() as u64;
-        let entry = Entry::File {
+        let mut entry = Entry::File {
             path: resolved.path.clone(),
             lines: item.record.lines.map(|l| (l.start, l.end)),
             encoding,
-            content: clean,
+            content: Cow::Borrowed(""),
         };
+        let clean = match self.spend(clean.into(), path, item, (&entry, Place::Entry, true)) {
+            Fitted::Place(clean) => clean,
+            Fitted::Dropped(Some(note)) => Cow::Owned(note),
+            Fitted::Dropped(None) => return,
+        };
+        item.record.bytes = clean.len() as u64;
+        if let Entry::File { content, .. } = &mut entry {
+            *content = clean;
+        }
         self.place(&entry, item);
     }
 
@@ -266,13 +262,21 @@ impl Run<'_> {
             Ok(result) => {
                 let file = item.record.at.file.clone();
                 let clean = self.clean_content(&result, &file, item.record.at.line);
-                let clean = self.spend(clean.into(), call.name, item);
-                item.record.bytes = clean.len() as u64;
-                let entry = Entry::Tool {
+                let mut entry = Entry::Tool {
                     name: call.name.to_owned(),
                     args: call.args.to_owned(),
-                    content: clean,
+                    content: Cow::Borrowed(""),
                 };
+                let probe = (&entry, Place::Entry, true);
+                let clean = match self.spend(clean.into(), call.name, item, probe) {
+                    Fitted::Place(clean) => clean,
+                    Fitted::Dropped(Some(note)) => Cow::Owned(note),
+                    Fitted::Dropped(None) => return,
+                };
+                item.record.bytes = clean.len() as u64;
+                if let Entry::Tool { content, .. } = &mut entry {
+                    *content = clean;
+                }
                 self.place(&entry, item);
             }
             Err(err) => self.fail(item, err.code, err.message),
@@ -336,32 +340,6 @@ impl Run<'_> {
                 column,
             ));
         }
-    }
-
-    /// Applies the token budget to one piece of content from `path`, reporting a cut at the
-    /// item.
-    pub(crate) fn spend<'t>(
-        &mut self,
-        content: Counted<'t>,
-        path: &str,
-        item: &mut Item<'_>,
-    ) -> Cow<'t, str> {
-        let spent = self.out.budget.content(content.text, content.tokens);
-        if let Some(tokens) = spent.tokens {
-            item.record.tokens = Some(item.record.tokens.unwrap_or(0) + tokens);
-        }
-        if let Some(before) = spent.cut_from {
-            item.record.truncated = true;
-            let max = self.out.budget.max_tokens();
-            let message = if spent.content.is_empty() {
-                format!("token budget of {max} spent: {path} left out ({before} tokens)")
-            } else {
-                let kept = spent.tokens.unwrap_or(0);
-                format!("token budget of {max} reached: {path} cut to {kept} of {before} tokens")
-            };
-            self.diagnose_item(item, Code::TokenBudget, message);
-        }
-        spent.content
     }
 }
 

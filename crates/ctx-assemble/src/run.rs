@@ -106,6 +106,9 @@ pub(crate) struct Run<'a> {
     pub(crate) sites: Vec<crate::record::At>,
     /// The message of the `E_BUDGET` that stopped the run, once it has.
     pub(crate) budget_stop: Option<String>,
+    /// In the directory or glob expansion being written: the first file the token budget
+    /// left out and how many files it left out with it.
+    pub(crate) dir_drop: Option<(String, usize)>,
     /// The run's "did you mean" answers.
     hints: resolve::Hints,
     /// The last directory or glob walked, for the same one again.
@@ -139,12 +142,20 @@ impl<'a> Run<'a> {
                 metadata: Map::new(),
                 references: Vec::new(),
                 diagnostics: Vec::new(),
-                stats: Stats { files: 0, bytes: 0, tokens: None, elapsed_ms: 0.0, streamed: 0 },
+                stats: Stats {
+                    files: 0,
+                    bytes: 0,
+                    tokens: None,
+                    tokenizer: setup.options.tokenizer.name(),
+                    elapsed_ms: 0.0,
+                    streamed: 0,
+                },
             },
             params: ParamsMerger::new(),
             tools: ToolBudget::new(setup.options.limits.max_scan_bytes, REGEX_BUDGET),
             sites: Vec::new(),
             budget_stop: None,
+            dir_drop: None,
             hints: resolve::Hints::default(),
             misses: std::sync::Mutex::default(),
             last_walk: None,
@@ -214,9 +225,13 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Writes the document's own text (whole in append mode).
-    fn text(&mut self, text: &str) {
-        if let Err(message) = self.out.text(text) {
+    /// Writes the document's own text (whole in append mode); the prompt's own text
+    /// (`prompt`) is not counted against the token budget.
+    fn text(&mut self, text: &str, prompt: bool) {
+        self.out.budget.set_exempt(prompt);
+        let written = self.out.text(text);
+        self.out.budget.set_exempt(false);
+        if let Err(message) = written {
             self.budget_spent(message);
         }
     }
@@ -311,11 +326,24 @@ impl<'a> Run<'a> {
     /// against the token budget.
     fn write_text(&mut self, doc: &Doc, text: &str, (line, column): (u32, u32)) {
         let bounded = self.chain.len() > 1;
-        let spent = self.out.budget.text(text, bounded);
-        if spent.cut_from.is_some() && self.out.budget.first_text_cut() {
+        let marker = crate::cut::text_marker(
+            self.out.budget.max_tokens(),
+            self.out.budget.tokenizer(),
+            &doc.name,
+        );
+        let reserve = if bounded && !self.out.budget.fits_bytes(text.len()) {
+            let closing = self.out.closing();
+            ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1
+        } else {
+            0
+        };
+        let spent = self.out.budget.text(text, bounded, reserve);
+        let cut = spent.cut_from.is_some() && self.out.budget.first_text_cut();
+        if cut {
             let message = format!(
-                "token budget of {} reached in {}; included content after this point is left out",
+                "token budget of {} ({}) reached in {}; included content after this point is left out",
                 self.out.budget.max_tokens(),
+                self.out.budget.tokenizer(),
                 doc.name
             );
             self.diagnose(DiagnosticRecord::new(
@@ -334,9 +362,21 @@ impl<'a> Run<'a> {
             self.diagnose(DiagnosticRecord::new(code, message, doc.name.clone(), line, column));
         }
         if self.numbering() {
-            return self.text(&number_from(&clean.text, line, column));
+            self.text(&number_from(&clean.text, line, column), !bounded);
+        } else {
+            self.text(&clean.text, !bounded);
         }
-        self.text(&clean.text);
+        if cut {
+            // The marker goes out when it fits; W_BUDGET says the same in any case.
+            let mut marker = marker;
+            if !self.out.at_line_start() {
+                marker.insert(0, '\n');
+            }
+            let closing = ctx_tokens::count(&self.out.closing());
+            if ctx_tokens::count_at_most(&marker, self.out.budget.room(closing)).is_some() {
+                self.text(&marker, false);
+            }
+        }
     }
 
     /// Whether the text being written is an included document's and lines are numbered
@@ -431,20 +471,20 @@ impl<'a> Run<'a> {
                         // or a token budget that may cut here.
                         let clean = !crate::sanitize::may_change(piece);
                         let plain = clean && !self.numbering();
-                        let pos = if plain && self.opts().limits.max_tokens == 0 {
+                        let pos = if plain && self.out.budget.fits_bytes(piece.len()) {
                             ctx_syntax::Position { line: 1, column: 1 }
                         } else {
                             positions.at(span.start)
                         };
                         self.write_text(doc, piece, (body.line_offset + pos.line, pos.column));
                     } else {
-                        let spent = self.out.budget.text(piece, false);
-                        self.text(&spent.content);
+                        let spent = self.out.budget.text(piece, false, 0);
+                        self.text(&spent.content, true);
                     }
                 }
                 Event::Escape { raw, unescaped, .. } => {
                     let piece = if self.out.inline() { unescaped } else { raw };
-                    self.text(piece);
+                    self.text(piece, self.chain.len() <= 1);
                 }
                 Event::Substitution { value, pos, .. } => {
                     let at = (body.line_offset + pos.line, pos.column);
@@ -454,7 +494,7 @@ impl<'a> Run<'a> {
                     skip_to = self.request(doc, body, &request);
                 }
                 Event::Request(request) => {
-                    self.text(request.span.of(body.text));
+                    self.text(request.span.of(body.text), true);
                     requests.push(request);
                 }
                 Event::Diagnostic(d) => {
@@ -517,6 +557,8 @@ impl<'a> Run<'a> {
             skipped: 0,
             suggested: false,
             encoding: None,
+            cut: None,
+            dropped: 0,
         };
         let span = request.span.start..request.span.end;
         let mut item = Item { raw, record, body, span, line: request.pos.line };

@@ -2,13 +2,13 @@
 //! ([`ctx_fs::TextStream`]).
 //!
 //! Only when nothing needs the whole text at once: no line limit, no token count, no output
-//! budget (each would cut or weigh the content), not a document assembled in place, and a
-//! format that writes content part by part (not JSON, whose record holds it). The file is
-//! read twice: once to tell UTF-8 text from the rest (and, for Markdown, to find its fence),
-//! then again to write it, each part sanitised and, in XML, its wrapper tags neutralised as
-//! the whole would be. The output is byte for byte what reading it whole gives. A file that is
-//! not UTF-8 is read whole instead: binary, or text in another encoding, which only a whole
-//! read tells and decodes.
+//! budget, no token budget that may not hold the file (each would cut or weigh the content),
+//! not a document assembled in place, and a format that writes content part by part (not
+//! JSON, whose record holds it). The file is read twice: once to tell UTF-8 text from the rest
+//! (and, for Markdown, to find its fence), then again to write it, each part sanitised and, in
+//! XML, its wrapper tags neutralised as the whole would be. The output is byte for byte what
+//! reading it whole gives. A file that is not UTF-8 is read whole instead: binary, or text in
+//! another encoding, which only a whole read tells and decodes.
 
 use std::ops::ControlFlow;
 
@@ -68,6 +68,14 @@ impl Run<'_> {
             && !self.out.budget.counting()
     }
 
+    /// Whether a file of `len` bytes written part by part surely fits the token budget: an
+    /// o200k token is at least one byte, and the frame and the closing note take less than
+    /// a page. A file that may not fit is read whole and cut.
+    fn stream_fits(&self, len: u64) -> bool {
+        let bytes = usize::try_from(len).unwrap_or(usize::MAX);
+        self.out.budget.fits_bytes(bytes.saturating_add(4096))
+    }
+
     /// From which size (as the walk saw it) the files of a directory expansion are written
     /// part by part; `None` when none are. Such a file is alone in its batch (batches hold
     /// about 8 MiB), so the diagnostics come in the order of a whole read.
@@ -86,7 +94,11 @@ impl Run<'_> {
             return Outcome::Whole;
         }
         let stream = match self.sandbox().text_stream(&resolved.location) {
-            Ok(Streamed::Text(stream)) if stream.len() >= STREAM_MIN_BYTES => stream,
+            Ok(Streamed::Text(stream))
+                if stream.len() >= STREAM_MIN_BYTES && self.stream_fits(stream.len()) =>
+            {
+                stream
+            }
             Ok(Streamed::Binary) => {
                 self.binary(resolved, item);
                 return Outcome::Done;
@@ -120,6 +132,10 @@ impl Run<'_> {
         let shown = shown.as_str();
         let head = FileHead { path: shown, lines: None, encoding: None };
         let stream = match self.sandbox().text_stream(&entry.location) {
+            // A token budget that may not hold it whole needs it whole, to cut it.
+            Ok(Streamed::Text(stream)) if !self.stream_fits(stream.len()) => {
+                return self.directory_file_whole(entry, item);
+            }
             Ok(Streamed::Text(stream)) => stream,
             Ok(Streamed::Binary) => {
                 self.diagnose_item(item, Code::Binary, format!("binary file left out: {shown}"));

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use ctx::{Format, Mode};
 
 use crate::cli::{AssembleArgs, ExpandArgs};
-use crate::diag::finish;
+use crate::diag::finish_showing_tokens;
 use crate::input;
 use crate::progress::Progress;
 use crate::settings::Settings;
@@ -38,7 +38,7 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
     let flushed = out.flush();
     drop(progress);
     crate::term::unless_closed(flushed.map_err(Into::into))?;
-    finish(settings, &assembly)
+    finish_showing_tokens(settings, &assembly, format)
 }
 
 /// `ctx expand [TEXT]`: default mode append, format xml. Without TEXT, standard input is the
@@ -68,7 +68,7 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
     let flushed = out.flush();
     drop(progress);
     crate::term::unless_closed(flushed.map_err(Into::into))?;
-    finish(settings, &assembly)
+    finish_showing_tokens(settings, &assembly, format)
 }
 
 /// A spinner only when standard error is a terminal that the output does not also go to.

@@ -144,6 +144,24 @@ impl From<ProviderArg> for ctx::conversation::Provider {
     }
 }
 
+/// The tokenizer of `--tokenizer`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TokenizerArg {
+    /// OpenAI's o200k encoding, exact.
+    O200k,
+    /// A conservative estimate of Claude's count: twice o200k's.
+    AnthropicEstimate,
+}
+
+impl From<TokenizerArg> for ctx::tokens::Tokenizer {
+    fn from(arg: TokenizerArg) -> ctx::tokens::Tokenizer {
+        match arg {
+            TokenizerArg::O200k => ctx::tokens::Tokenizer::O200k,
+            TokenizerArg::AnthropicEstimate => ctx::tokens::Tokenizer::AnthropicEstimate,
+        }
+    }
+}
+
 /// Where the suggestion index takes its files' symbols from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -221,9 +239,15 @@ pub(crate) struct GlobalArgs {
     /// Stop at the first error.
     #[arg(long, global = true)]
     pub(crate) strict: bool,
-    /// Token budget of included content (0: no limit); turns token counting on.
+    /// Token budget of everything the model receives but the prompt's own text (default
+    /// 200000; 0: no limit); given, it turns token counting on.
     #[arg(long, value_name = "N", global = true)]
     pub(crate) max_tokens: Option<usize>,
+    /// The tokenizer counts and budgets are in: o200k (OpenAI's, exact; the default) or
+    /// anthropic-estimate (twice o200k, for Claude; the default of `messages --provider
+    /// anthropic`).
+    #[arg(long, value_enum, value_name = "NAME", global = true)]
+    pub(crate) tokenizer: Option<TokenizerArg>,
     /// Largest file read, in bytes (default 1 MiB; 0: no limit).
     #[arg(long, value_name = "N", global = true)]
     pub(crate) max_file_bytes: Option<u64>,
@@ -245,7 +269,7 @@ pub(crate) struct GlobalArgs {
     /// Bytes the tools of a run may read and search (default 256 MiB; 0: no limit).
     #[arg(long, value_name = "N", global = true)]
     pub(crate) max_scan_bytes: Option<u64>,
-    /// Count tokens (o200k) per reference and in total.
+    /// Count tokens per reference and in total (in the tokenizer of --tokenizer).
     #[arg(long, global = true)]
     pub(crate) tokens: bool,
     /// Prefix included lines with `N: `.

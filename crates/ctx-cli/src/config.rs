@@ -40,6 +40,8 @@ pub(crate) struct Config {
     pub(crate) strict: Option<bool>,
     /// Token budget.
     pub(crate) max_tokens: Option<usize>,
+    /// The tokenizer counts and budgets are in (`o200k`, `anthropic-estimate`).
+    pub(crate) tokenizer: Option<String>,
     /// Largest file read.
     pub(crate) max_file_bytes: Option<u64>,
     /// Lines of a file taken without a range.
@@ -369,7 +371,10 @@ fn no_raised_bounds(config: &mut Config, text: &str, shown: &str) -> Vec<Ignored
         raised
     };
     let n = |v: Option<usize>| v.map(|v| v as u64);
-    // `max_tokens` has no bound by default (0): any value of it only tightens.
+    // `max_tokens` is bounded by the default guard: a workspace may lower it, not lift it.
+    if bound("max_tokens", n(config.max_tokens), ctx::DEFAULT_MAX_TOKENS as u64, true) {
+        config.max_tokens = None;
+    }
     if bound("max_includes", n(config.max_includes), lim.max_includes as u64, true) {
         config.max_includes = None;
     }
@@ -439,6 +444,7 @@ const KEYS: &[&str] = &[
     "sources_max_files",
     "strict",
     "max_tokens",
+    "tokenizer",
     "max_file_bytes",
     "max_lines",
     "max_files",

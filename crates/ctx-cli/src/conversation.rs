@@ -147,7 +147,11 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
         Format::Json => Format::Xml,
         format => format,
     };
-    let ctx = settings.context(Mode::Append, format)?;
+    let tokenizer = match provider {
+        Provider::Anthropic => ctx::tokens::Tokenizer::AnthropicEstimate,
+        _ => ctx::tokens::Tokenizer::O200k,
+    };
+    let ctx = settings.context_counting(Mode::Append, format, tokenizer)?;
     let mut builder = ctx
         .conversation()
         .rules(if args.rules.is_empty() { config.active_rules.clone() } else { args.rules.clone() })

@@ -25,6 +25,24 @@ pub(crate) fn finish(settings: &Settings, assembly: &ctx::Assembly) -> anyhow::R
     Ok(if assembly.has_errors() { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
+/// [`finish`] for `ctx assemble` and `ctx expand`: with `--tokens` and a format whose output
+/// holds no counts (all but JSON), the total on standard error, its tokenizer named
+/// (`ctx: 1234 tokens (o200k)`).
+pub(crate) fn finish_showing_tokens(
+    settings: &Settings,
+    assembly: &ctx::Assembly,
+    format: ctx::Format,
+) -> anyhow::Result<ExitCode> {
+    if let Some(tokens) = assembly.stats.tokens
+        && format != ctx::Format::Json
+        && settings.options.count_tokens
+        && !settings.quiet
+    {
+        let _ = writeln!(io::stderr(), "ctx: {tokens} tokens ({})", assembly.stats.tokenizer);
+    }
+    finish(settings, assembly)
+}
+
 /// Most diagnostics shown for one run; the rest are counted and summed up in one line.
 pub(crate) const MAX_SHOWN: usize = 1000;
 

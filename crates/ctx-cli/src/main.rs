@@ -91,7 +91,9 @@ fn run() -> anyhow::Result<ExitCode> {
     }
     let mut settings = Settings::new(&cli.global)?;
     // `ctx refs` shows token counts in its tree too.
-    settings.counts_shown = matches!(cli.command, Command::Refs(_));
+    // `ctx refs` shows token counts in its tree too; `assemble` and `expand` show the total.
+    settings.counts_shown =
+        matches!(cli.command, Command::Refs(_) | Command::Assemble(_) | Command::Expand(_));
     // Commands that resolve no path of the prompt's or a document's never read a solution.
     settings.sources_wanted = !matches!(
         cli.command,

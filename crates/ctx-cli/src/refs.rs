@@ -49,7 +49,9 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
         let mut out = BufWriter::new(io::stdout().lock());
         if json {
             let references: Vec<_> = tree.iter().map(node_json).collect();
-            let mut value = json!({ "file": name, "references": references });
+            let tokenizer = assembly.stats.tokenizer;
+            let mut value =
+                json!({ "file": name, "tokenizer": tokenizer, "references": references });
             visible_json(&mut value);
             serde_json::to_writer_pretty(&mut out, &value)?;
             writeln!(out)?;
@@ -57,7 +59,7 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
             // Reference text, paths and messages come from the documents.
             let mut out = Visible(&mut out);
             writeln!(out, "{name}")?;
-            draw(&mut out, &tree, "")?;
+            draw(&mut out, &tree, "", assembly.stats.tokenizer)?;
         }
         out.flush()?;
         Ok(())
@@ -93,18 +95,23 @@ fn build<'a>(records: &'a [ReferenceRecord], i: &mut usize, depth: usize) -> Vec
     out
 }
 
-fn draw(out: &mut Visible<'_>, nodes: &[Node<'_>], prefix: &str) -> io::Result<()> {
+fn draw(
+    out: &mut Visible<'_>,
+    nodes: &[Node<'_>],
+    prefix: &str,
+    tokenizer: &str,
+) -> io::Result<()> {
     for (n, node) in nodes.iter().enumerate() {
         let last = n + 1 == nodes.len();
         let (branch, more) = if last { ("└── ", "    ") } else { ("├── ", "│   ") };
-        writeln!(out, "{prefix}{branch}{}", describe(node.record))?;
-        draw(out, &node.children, &format!("{prefix}{more}"))?;
+        writeln!(out, "{prefix}{branch}{}", describe(node.record, tokenizer))?;
+        draw(out, &node.children, &format!("{prefix}{more}"), tokenizer)?;
     }
     Ok(())
 }
 
 /// `path:10-20  (file, 340 bytes)  line 3`, or the raw text and its error.
-fn describe(r: &ReferenceRecord) -> String {
+fn describe(r: &ReferenceRecord, tokenizer: &str) -> String {
     let raw = r.raw.replace(['\n', '\r'], " ");
     let at = format!("line {}", r.at.line);
     if let Some(error) = &r.error {
@@ -120,7 +127,7 @@ fn describe(r: &ReferenceRecord) -> String {
     let lines = r.lines.map(|l| format!(":{}-{}", l.start, l.end)).unwrap_or_default();
     let mut facts = vec![kind, format!("{} bytes", r.bytes)];
     if let Some(tokens) = r.tokens {
-        facts.push(format!("{tokens} tokens"));
+        facts.push(format!("{tokens} tokens ({tokenizer})"));
     }
     if r.truncated {
         facts.push("truncated".to_owned());
@@ -160,6 +167,8 @@ mod tests {
             skipped: 0,
             suggested: false,
             encoding: None,
+            cut: None,
+            dropped: 0,
         };
         let records: Vec<_> = [0, 1, 2, 1, 0, 2].into_iter().map(record).collect();
         let mut i = 0;

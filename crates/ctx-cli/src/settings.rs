@@ -68,6 +68,8 @@ pub(crate) struct Settings {
     pub(crate) suggest_data_files: bool,
     /// The global `--max-tokens`, as given (`ctx suggest` takes it as its budget).
     pub(crate) max_tokens_arg: Option<usize>,
+    /// Whether a tokenizer was chosen (`--tokenizer`, or `tokenizer` in the configuration).
+    pub(crate) tokenizer_chosen: bool,
     /// Where the source index of an out-of-source build comes from.
     pub(crate) sources: Sources,
     sources_max_files: Option<usize>,
@@ -166,6 +168,7 @@ impl Settings {
             suggest_symbols: file.suggest_symbols.map_or_else(Default::default, Into::into),
             suggest_data_files: file.suggest_data_files.unwrap_or(false),
             max_tokens_arg: args.max_tokens,
+            tokenizer_chosen: args.tokenizer.is_some() || file.tokenizer.is_some(),
             sources,
             sources_max_files: file.sources_max_files,
             conversation: ConversationConfig::from_config(file),
@@ -232,6 +235,22 @@ impl Settings {
     /// Builds the context for one command, with its mode and format.
     pub(crate) fn context(&self, mode: Mode, format: Format) -> anyhow::Result<ctx::Context> {
         self.context_for(mode, format, None)
+    }
+
+    /// [`Settings::context`] counting in `tokenizer` unless a tokenizer was chosen
+    /// (`--tokenizer`, or `tokenizer` in the configuration): `ctx messages --provider
+    /// anthropic` counts in Anthropic's estimate.
+    pub(crate) fn context_counting(
+        &self,
+        mode: Mode,
+        format: Format,
+        tokenizer: ctx::tokens::Tokenizer,
+    ) -> anyhow::Result<ctx::Context> {
+        let mut builder = self.builder_for(mode, format, None);
+        if !self.tokenizer_chosen {
+            builder = builder.tokenizer(tokenizer);
+        }
+        self.build(builder)
     }
 
     /// Builds the context for one document named on the command line: `--dialect auto`
@@ -468,7 +487,10 @@ fn options(args: &GlobalArgs, loaded: &Loaded) -> anyhow::Result<Options> {
             ..ctx::syntax::Options::default()
         },
         limits: limits(args, file),
+        // A budget asked for turns counting on; the default guard does not.
         count_tokens: flag(args.tokens, file.tokens),
+        default_budget: args.max_tokens.is_none() && file.max_tokens.is_none(),
+        tokenizer: tokenizer(args, loaded)?,
         line_numbers: flag(args.line_numbers, file.line_numbers),
         strict: flag(args.strict, file.strict),
         on_error,
@@ -498,7 +520,26 @@ fn limits(args: &GlobalArgs, file: &Config) -> Limits {
             .unwrap_or(defaults.max_scan_bytes),
         max_lines: args.max_lines.or(file.max_lines).unwrap_or(defaults.max_lines),
         max_files: args.max_files.or(file.max_files).unwrap_or(defaults.max_files),
-        max_tokens: args.max_tokens.or(file.max_tokens).unwrap_or(defaults.max_tokens),
+        // With no budget set, the default guard: an expansion larger than any context
+        // window stops with the budget's marker (`0` lifts it).
+        max_tokens: args.max_tokens.or(file.max_tokens).unwrap_or(ctx::DEFAULT_MAX_TOKENS),
+    }
+}
+
+/// The tokenizer: the command line's, else the file's (`tokenizer`), else o200k.
+fn tokenizer(args: &GlobalArgs, loaded: &Loaded) -> anyhow::Result<ctx::tokens::Tokenizer> {
+    if let Some(arg) = args.tokenizer {
+        return Ok(arg.into());
+    }
+    match &loaded.config.tokenizer {
+        None => Ok(ctx::tokens::Tokenizer::default()),
+        Some(name) => ctx::tokens::Tokenizer::from_name(name).ok_or_else(|| {
+            bad_key(
+                loaded,
+                "tokenizer",
+                format!("unknown tokenizer `{name}` (known: o200k, anthropic-estimate)"),
+            )
+        }),
     }
 }
 

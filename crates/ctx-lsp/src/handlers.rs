@@ -175,11 +175,12 @@ impl Workspace<'_> {
         if self.assemble(uri, &mut content).is_none() {
             return Vec::new();
         }
-        let tokens = ctx::tokens::count(&String::from_utf8_lossy(&content));
+        let tokenizer = self.ctx.assembler().options().tokenizer;
+        let tokens = tokenizer.count(&String::from_utf8_lossy(&content));
         vec![lsp::CodeLens {
             range: lsp::Range::new(lsp::Position::new(0, 0), lsp::Position::new(0, 3)),
             command: Some(lsp::Command {
-                title: format!("{tokens} tokens assembled"),
+                title: format!("{tokens} tokens ({tokenizer}) assembled"),
                 command: ASSEMBLE_COMMAND.to_owned(),
                 arguments: Some(vec![Value::String(uri.to_string())]),
             }),

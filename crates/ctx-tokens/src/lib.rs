@@ -141,6 +141,106 @@ pub fn truncate_to_budget(text: &str, budget: usize) -> Budgeted<'_> {
     Budgeted { text: &text[..best.0], tokens: best.1, truncated: true }
 }
 
+/// The count a budget is kept in: which model family's tokens it stands for.
+///
+/// - [`Tokenizer::O200k`]: OpenAI's o200k encoding, exact; the default.
+/// - [`Tokenizer::AnthropicEstimate`]: Anthropic does not publish Claude's tokenizer (its
+///   token-counting endpoint needs the network and a key), so a budget for Claude is kept in
+///   twice the o200k count, rounded up. Published measurements put Claude 3.5's tokenizer at
+///   up to 1.30 times o200k on code (1.16 on English prose, 1.21 on maths), and Claude Opus
+///   4.7's at up to 1.35 times its predecessor's by Anthropic's own notes (1.47 measured on
+///   technical documentation); 1.30 × 1.47 ≈ 1.91, under the factor of 2 used here, so the
+///   estimate over-counts rather than under-counts for ordinary text (docs/conversation.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Tokenizer {
+    /// OpenAI's o200k encoding, exact.
+    #[default]
+    O200k,
+    /// A conservative estimate of Claude's count: twice o200k's.
+    AnthropicEstimate,
+}
+
+impl Tokenizer {
+    /// Every tokenizer, in the order of their names.
+    pub const ALL: [Tokenizer; 2] = [Tokenizer::O200k, Tokenizer::AnthropicEstimate];
+
+    /// Its name as outputs show it: `o200k` or `anthropic-estimate`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tokenizer::O200k => "o200k",
+            Tokenizer::AnthropicEstimate => "anthropic-estimate",
+        }
+    }
+
+    /// The tokenizer of a name as [`Tokenizer::name`] gives it.
+    pub fn from_name(name: &str) -> Option<Tokenizer> {
+        Tokenizer::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// How many of this tokenizer's tokens stand for `o200k` tokens of o200k's.
+    pub fn scale(self, o200k: usize) -> usize {
+        match self {
+            Tokenizer::O200k => o200k,
+            Tokenizer::AnthropicEstimate => o200k.saturating_mul(2),
+        }
+    }
+
+    /// The largest o200k count that stays within `budget` of this tokenizer's tokens.
+    pub fn o200k_within(self, budget: usize) -> usize {
+        match self {
+            Tokenizer::O200k => budget,
+            Tokenizer::AnthropicEstimate => budget / 2,
+        }
+    }
+
+    /// The count of a text in this tokenizer's tokens.
+    pub fn count(self, text: &str) -> usize {
+        self.scale(count(text))
+    }
+}
+
+impl std::fmt::Display for Tokenizer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// [`truncate_to_budget`] without a count of the whole text: a text far larger than the
+/// budget (a file of one long line) costs about the budget's worth of counting, not its own.
+/// [`Budgeted::tokens`] is exact for the text kept.
+pub fn truncate_at_most(text: &str, budget: usize) -> Budgeted<'_> {
+    if let Some(whole) = count_at_most(text, budget) {
+        return Budgeted { text, tokens: whole, truncated: false };
+    }
+    truncate_over(text, budget)
+}
+
+/// [`truncate_at_most`] of a text known not to fit the budget (its count was taken): the
+/// longest prefix of whole lines that does, found without counting the whole text again.
+pub fn truncate_over(text: &str, budget: usize) -> Budgeted<'_> {
+    let ends: Vec<usize> = memchr_ends(text);
+    let lines = ends.len() + usize::from(!text.ends_with('\n'));
+    let (mut lo, mut hi) = (0usize, lines.saturating_sub(1));
+    let mut best = (0usize, 0usize);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        let end = ends.get(mid - 1).copied().unwrap_or(text.len());
+        match count_at_most(&text[..end], budget) {
+            Some(n) => {
+                lo = mid;
+                best = (end, n);
+            }
+            None => hi = mid - 1,
+        }
+    }
+    Budgeted { text: &text[..best.0], tokens: best.1, truncated: true }
+}
+
+/// The end of every line of a text, with its ending.
+fn memchr_ends(text: &str) -> Vec<usize> {
+    text.match_indices('\n').map(|(i, _)| i + 1).collect()
+}
+
 /// A rough count for where no tokenizer is wanted: characters divided by four, rounded up.
 pub fn estimate(text: &str) -> usize {
     text.chars().count().div_ceil(4)
@@ -206,6 +306,32 @@ mod tests {
         // No final line ending.
         let b = truncate_to_budget("a\nb c d e f g", 2);
         assert_eq!(b.text, "a\n");
+    }
+
+    #[test]
+    fn budget_at_most() {
+        let text = "one two three\nfour five six\nseven eight nine\n";
+        for max in 0..20 {
+            assert_eq!(truncate_at_most(text, max), truncate_to_budget(text, max), "{max}");
+        }
+        // One long line over a small budget: nothing kept, the line not counted whole.
+        let line = "word ".repeat(1 << 20);
+        assert_eq!(truncate_at_most(&line, 10), Budgeted { text: "", tokens: 0, truncated: true });
+        assert_eq!(truncate_over(text, 7), truncate_to_budget(text, 7));
+    }
+
+    #[test]
+    fn tokenizers() {
+        assert_eq!(Tokenizer::default(), Tokenizer::O200k);
+        for t in Tokenizer::ALL {
+            assert_eq!(Tokenizer::from_name(t.name()), Some(t));
+            assert_eq!(t.to_string(), t.name());
+        }
+        assert_eq!(Tokenizer::from_name("cl100k"), None);
+        assert_eq!(Tokenizer::O200k.count("Hello, world!"), 4);
+        assert_eq!(Tokenizer::AnthropicEstimate.count("Hello, world!"), 8);
+        assert_eq!(Tokenizer::AnthropicEstimate.o200k_within(9), 4);
+        assert_eq!(Tokenizer::AnthropicEstimate.scale(usize::MAX), usize::MAX);
     }
 
     #[test]

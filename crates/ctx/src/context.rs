@@ -177,6 +177,12 @@ impl ContextBuilder {
         self
     }
 
+    /// The tokenizer counts and the token budget are in (default o200k).
+    pub fn tokenizer(mut self, tokenizer: ctx_tokens::Tokenizer) -> ContextBuilder {
+        self.options.tokenizer = tokenizer;
+        self
+    }
+
     /// The output mode.
     pub fn mode(mut self, mode: Mode) -> ContextBuilder {
         self.options.mode = mode;

@@ -312,11 +312,14 @@ impl ConversationBuilder {
     pub fn build(self, prompt: &str) -> Result<BuiltConversation, Error> {
         let ctx = &self.ctx;
         let mut warnings = Vec::new();
+        let mut assembler = ctx.prompt_assembler();
+        // Every count of the conversation is in the tokenizer of the assembly.
+        let tokenizer = assembler.options().tokenizer;
         let (system, mut system_text, before_user) = self.rules_part()?;
         if let Some(selection) = &self.mai {
             let entries = self.read_mai()?;
             let chosen = history::select(&entries, selection).map_err(ErrorKind::Conversation)?;
-            let block = history::block(&chosen, self.history_tokens);
+            let block = history::block(&chosen, tokenizer.o200k_within(self.history_tokens));
             if block.left_out > 0 {
                 let left = block.left_out;
                 let message = format!("{left} history entries left out by the history budget");
@@ -351,12 +354,12 @@ impl ConversationBuilder {
             turns = messages;
             warnings.extend(skipped);
         }
-        let mut assembler = ctx.prompt_assembler();
         if let Some(max) = self.max_tokens {
             // A turn costs its text and a few tokens of framing (role and separators), as the
             // providers' chat formats count it.
-            let count = |turn: &serde_json::Value| turn_tokens(turn) + TURN_FRAMING_TOKENS;
-            let fixed = ctx_tokens::count(&system_text) + ctx_tokens::count(&before_user);
+            let count =
+                |turn: &serde_json::Value| tokenizer.scale(turn_tokens(turn)) + TURN_FRAMING_TOKENS;
+            let fixed = tokenizer.count(&system_text) + tokenizer.count(&before_user);
             let mut base = fixed + turns.iter().map(count).sum::<usize>();
             let mut dropped = 0;
             while base > max && !turns.is_empty() {
@@ -370,14 +373,15 @@ impl ConversationBuilder {
                 }
             }
             if dropped > 0 {
-                let message =
-                    format!("{dropped} oldest turns left out to stay within {max} tokens");
+                let message = format!(
+                    "{dropped} oldest turns left out to stay within {max} tokens ({tokenizer})"
+                );
                 warnings.push(Warning::new(Code::TokenBudget, message));
             }
             if fixed > max {
                 let message = format!(
-                    "the system prompt (rules and history summary) alone takes {fixed} tokens, \
-                     more than the budget of {max}; it is sent whole"
+                    "the system prompt (rules and history summary) alone takes {fixed} tokens \
+                     ({tokenizer}), more than the budget of {max}; it is sent whole"
                 );
                 warnings.push(Warning::new(Code::TokenBudget, message));
             }

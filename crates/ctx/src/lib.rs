@@ -73,8 +73,8 @@ pub use context::{Context, ContextBuilder, Error, ErrorKind};
 pub use conversations::{AssembledRule, BuiltConversation, ConversationBuilder, SystemPrompt};
 pub use ctx_assemble::tools::{Tool, ToolContext, ToolError, Tools};
 pub use ctx_assemble::{
-    Assembly, Attachment, AttachmentReason, Attachments, Format, Limits, Mode, OnError, Options,
-    Resolution, Resolver,
+    Assembly, Attachment, AttachmentReason, Attachments, DEFAULT_MAX_TOKENS, Format, Limits, Mode,
+    OnError, Options, Resolution, Resolver,
 };
 pub use ctx_diagnostics::{Code, Severity};
 pub use ctx_suggest::{Index, IndexSettings, Suggestion, SymbolSource, UpdateStats};

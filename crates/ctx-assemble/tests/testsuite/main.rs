@@ -7,6 +7,7 @@
 
 mod attachments;
 mod book;
+mod budget;
 mod fixtures;
 mod limits;
 mod long_lines;

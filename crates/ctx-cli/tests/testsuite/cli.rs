@@ -360,7 +360,16 @@ fn closed_standard_output_is_success() {
     dir.child("big.md").write_str("@[big.txt]\n").unwrap();
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"))
         .current_dir(dir.path())
-        .args(["assemble", "big.md", "--max-file-bytes", "0", "--max-lines", "0"])
+        .args([
+            "assemble",
+            "big.md",
+            "--max-file-bytes",
+            "0",
+            "--max-lines",
+            "0",
+            "--max-tokens",
+            "0",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

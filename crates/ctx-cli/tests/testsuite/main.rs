@@ -11,6 +11,7 @@
 
 #![allow(clippy::disallowed_methods)] // Tests build their fixtures on disk.
 
+mod budget;
 mod cli;
 mod compat;
 mod conversation;

@@ -133,7 +133,7 @@ fn a_session() {
     let lenses =
         client.request("textDocument/codeLens", json!({ "textDocument": { "uri": main } }));
     let title = lenses[0]["command"]["title"].as_str().unwrap();
-    assert!(title.ends_with("tokens assembled"), "{title}");
+    assert!(title.ends_with("tokens (o200k) assembled"), "{title}");
     let assembled = client.request(
         "workspace/executeCommand",
         json!({ "command": ctx_lsp::ASSEMBLE_COMMAND, "arguments": [main] }),

@@ -1,0 +1,183 @@
+//! What the token budget says in the output (assembly.md §7, "Limits on content"): a marker
+//! ending what it kept of a piece of content, a note in place of what it left out, the note
+//! that ends the output. Each names the budget and its tokenizer, what was kept of what, and
+//! how to get the rest.
+
+use ctx_tokens::Tokenizer;
+
+/// What the budget kept of one piece of content.
+pub(crate) struct Kept<'a> {
+    /// The file (a tool's name for a tool's result).
+    pub(crate) path: &'a str,
+    /// Whether it is a tool's result, which has no lines to ask for again.
+    pub(crate) tool: bool,
+    /// The line of the file the content starts on.
+    pub(crate) first: u64,
+    pub(crate) kept_lines: u64,
+    pub(crate) total_lines: u64,
+    pub(crate) kept_tokens: u64,
+    pub(crate) total_tokens: u64,
+}
+
+/// The budget as the output names it: `token budget of 500 (o200k)`.
+fn budget(max: usize, tokenizer: Tokenizer) -> String {
+    format!("token budget of {max} ({tokenizer})")
+}
+
+/// The last line of content the budget cut.
+pub(crate) fn cut_marker(max: usize, tokenizer: Tokenizer, kept: &Kept<'_>) -> String {
+    let last = kept.first + kept.kept_lines.saturating_sub(1);
+    let end = kept.first + kept.total_lines.saturating_sub(1);
+    let rest = if kept.tool {
+        "the rest: raise --max-tokens".to_owned()
+    } else {
+        format!("the rest: @{}#L{}-{end}, or raise --max-tokens", kept.path, last + 1)
+    };
+    format!(
+        "[... {} reached: kept lines {}-{last} of {}-{end} ({} of {} tokens); {rest} ...]",
+        budget(max, tokenizer),
+        kept.first,
+        kept.first,
+        kept.kept_tokens,
+        kept.total_tokens,
+    )
+}
+
+/// The note in place of content the budget left out.
+pub(crate) fn dropped_note(max: usize, tokenizer: Tokenizer, kept: &Kept<'_>) -> String {
+    let how = if kept.tool {
+        "raise --max-tokens".to_owned()
+    } else {
+        format!("mention @{} alone, or raise --max-tokens", kept.path)
+    };
+    format!(
+        "[... {} spent: {} left out ({} lines, {} tokens); {how} ...]",
+        budget(max, tokenizer),
+        kept.path,
+        kept.total_lines,
+        kept.total_tokens,
+    )
+}
+
+/// The note closing a directory or glob expansion the budget stopped.
+pub(crate) fn files_note(
+    max: usize,
+    tokenizer: Tokenizer,
+    left_out: usize,
+    total: usize,
+    from: &str,
+) -> String {
+    format!(
+        "[... {} spent: {left_out} of {total} files left out, from {from} on; mention them, or \
+         raise --max-tokens ...]",
+        budget(max, tokenizer),
+    )
+}
+
+/// The marker after an included document's text that the budget cut.
+pub(crate) fn text_marker(max: usize, tokenizer: Tokenizer, doc: &str) -> String {
+    format!(
+        "[... {} reached in {doc}: the rest of its included content is left out; raise \
+         --max-tokens ...]\n",
+        budget(max, tokenizer),
+    )
+}
+
+/// Paths of files left out listed in the closing note, at most this many bytes of them in
+/// all; the rest are counted.
+pub(crate) const LISTED_BYTES: usize = 40;
+
+/// The files the budget left out where no note of their own fitted, for the note that ends
+/// the output (there is always room for it: every decision of the budget keeps it).
+#[derive(Debug, Default)]
+pub(crate) struct LeftOut {
+    listed: Vec<String>,
+    bytes: usize,
+    more: usize,
+}
+
+impl LeftOut {
+    pub(crate) fn push(&mut self, path: &str) {
+        if self.listed.iter().any(|p| p == path) {
+            return;
+        }
+        if self.more == 0 && self.bytes + path.len() <= LISTED_BYTES {
+            self.bytes += path.len();
+            self.listed.push(path.to_owned());
+        } else {
+            self.more += 1;
+        }
+    }
+
+    /// The note, when something was left out.
+    pub(crate) fn note(&self, max: usize, tokenizer: Tokenizer) -> Option<String> {
+        (!self.listed.is_empty() || self.more > 0)
+            .then(|| left_out_note(max, tokenizer, &self.listed.join(", "), self.more))
+    }
+}
+
+/// The note ending the output that lists files left out with no note of their own.
+fn left_out_note(max: usize, tokenizer: Tokenizer, listed: &str, more: usize) -> String {
+    let more = match (listed.is_empty(), more) {
+        (_, 0) => String::new(),
+        (true, n) => format!("{n} files"),
+        (false, n) => format!(" and {n} more"),
+    };
+    format!(
+        "[... {} spent: also left out {listed}{more}; mention them alone, or raise \
+         --max-tokens ...]\n",
+        budget(max, tokenizer),
+    )
+}
+
+/// The o200k tokens the budget keeps for the closing note: its longest form, each byte of a
+/// listed path counted as a token.
+pub(crate) fn note_reserve(max: usize, tokenizer: Tokenizer) -> usize {
+    ctx_tokens::count(&left_out_note(max, tokenizer, ", ", usize::MAX)) + LISTED_BYTES
+}
+
+/// A bound in bytes of the closing note (so of its tokens: an o200k token is at least one
+/// byte), for deciding without counting.
+pub(crate) fn note_bytes(max: usize, tokenizer: Tokenizer) -> usize {
+    left_out_note(max, tokenizer, ", ", usize::MAX).len() + LISTED_BYTES
+}
+
+/// The number of lines of a text (a last line without an ending counts).
+pub(crate) fn lines(text: &str) -> u64 {
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
+    ends + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers() {
+        let kept = Kept {
+            path: "src/a.rs",
+            tool: false,
+            first: 1,
+            kept_lines: 50,
+            total_lines: 300,
+            kept_tokens: 480,
+            total_tokens: 3000,
+        };
+        assert_eq!(
+            cut_marker(500, Tokenizer::O200k, &kept),
+            "[... token budget of 500 (o200k) reached: kept lines 1-50 of 1-300 (480 of 3000 \
+             tokens); the rest: @src/a.rs#L51-300, or raise --max-tokens ...]"
+        );
+        assert_eq!(
+            dropped_note(500, Tokenizer::AnthropicEstimate, &kept),
+            "[... token budget of 500 (anthropic-estimate) spent: src/a.rs left out (300 lines, \
+             3000 tokens); mention @src/a.rs alone, or raise --max-tokens ...]"
+        );
+        let ranged = Kept { first: 100, ..kept };
+        assert!(cut_marker(500, Tokenizer::O200k, &ranged).contains("lines 100-149 of 100-399"));
+        assert!(cut_marker(500, Tokenizer::O200k, &ranged).contains("@src/a.rs#L150-399"));
+        assert_eq!(lines(""), 0);
+        assert_eq!(lines("a\nb"), 2);
+        assert_eq!(lines("a\nb\n"), 2);
+    }
+}

@@ -1,0 +1,201 @@
+//! The token budget's decisions on a piece of content (assembly.md §7, "Limits on content"):
+//! placed whole, cut at a line with a marker ending what it kept, or left out with a note in
+//! its place; the room for the content's frame and for the note that may end the output is
+//! kept in every decision.
+
+use std::borrow::Cow;
+
+use ctx_syntax::Code;
+
+use crate::cut::{Kept, cut_marker, dropped_note, lines};
+use crate::out::Place;
+use crate::printer::Entry;
+use crate::record::{CutRecord, Lines};
+use crate::run::{Item, Run};
+
+/// Content on its way to the token budget, with its token count when the caller has it
+/// already (counted in parallel for a directory's files).
+pub(crate) struct Counted<'t> {
+    pub(crate) text: Cow<'t, str>,
+    pub(crate) tokens: Option<usize>,
+}
+
+impl<'t> From<Cow<'t, str>> for Counted<'t> {
+    fn from(text: Cow<'t, str>) -> Counted<'t> {
+        Counted { text, tokens: None }
+    }
+}
+
+impl Run<'_> {
+    /// Applies the token budget to one piece of content from `path`, to be placed as `probe`
+    /// (the entry without its content) in `place`: the budget keeps room for its frame and for
+    /// closing the output. Content that does not fit whole is cut at a line and ends with a
+    /// marker; content of which no line fits is left out, with a note in its place unless
+    /// `note` says the caller writes one of its own. A cut or drop is reported at the item.
+    pub(crate) fn spend<'t>(
+        &mut self,
+        content: Counted<'t>,
+        path: &str,
+        item: &mut Item<'_>,
+        (probe, place, note): (&Entry<'_>, Place, bool),
+    ) -> Fitted<'t> {
+        let Counted { text, tokens } = content;
+        let counting = self.out.budget.counting();
+        let tokens = match tokens {
+            None if counting => Some(self.out.budget.content_tokens(&text)),
+            tokens => tokens,
+        };
+        if counting && let Some(n) = tokens {
+            let scaled = self.out.budget.add_total(n);
+            item.record.tokens = Some(item.record.tokens.unwrap_or(0) + scaled);
+        }
+        if !self.out.budget.limited() {
+            return Fitted::Place(text);
+        }
+        let overhead = self.out.overhead(probe, place);
+        // Every decision keeps room for the note that may end the output (in bytes first,
+        // which stand for tokens without counting anything).
+        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let note_bytes = crate::cut::note_bytes(max, tokenizer);
+        if self.out.budget.fits_bytes(text.len() + overhead.len() + note_bytes) {
+            return Fitted::Place(text);
+        }
+        let note_reserve = self.out.budget.note_reserve();
+        // A Markdown fence may grow with the content: two tokens of slack.
+        let frame = self.out.budget.frame_tokens(&overhead) + 2 + note_reserve;
+        let Some(avail) = self.out.budget.left(0).checked_sub(frame) else {
+            // Not even the frame fits: left out, uncounted.
+            return self.left_out(path, item, note);
+        };
+        // Counted once: a piece that does not fit needs its count for its marker anyway.
+        let total_tokens = match tokens {
+            Some(n) => {
+                // Written next: the budget takes this count rather than counting it again.
+                self.out.budget.known(&text, n);
+                n
+            }
+            None => self.out.budget.content_tokens(&text),
+        };
+        if total_tokens <= avail {
+            return Fitted::Place(text);
+        }
+        let kept = Kept {
+            path,
+            tool: matches!(probe, Entry::Tool { .. }),
+            first: item
+                .record
+                .lines
+                .filter(|_| place == Place::Entry)
+                .map_or(1, |l| u64::from(l.start)),
+            kept_lines: 0,
+            total_lines: lines(&text),
+            kept_tokens: 0,
+            total_tokens: self.out.budget.tokenizer().scale(total_tokens) as u64,
+        };
+        self.shorten(&text, kept, avail, item, note)
+    }
+
+    /// Cuts content that does not fit the `avail` tokens left for it to the lines that do,
+    /// with its marker, or leaves it out when none does.
+    fn shorten<'t>(
+        &mut self,
+        text: &str,
+        mut kept: Kept<'_>,
+        avail: usize,
+        item: &mut Item<'_>,
+        note: bool,
+    ) -> Fitted<'t> {
+        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let path = kept.path;
+        self.out.budget.add_cut();
+        item.record.truncated = true;
+        // The marker with every number at its largest counts at least as many tokens as the
+        // marker written.
+        let widest = Kept { kept_lines: kept.total_lines, kept_tokens: kept.total_tokens, ..kept };
+        let reserve = ctx_tokens::count(&cut_marker(max, tokenizer, &widest)) + 1;
+        let room = avail.checked_sub(reserve);
+        let cut = match room {
+            Some(room) => ctx_tokens::truncate_over(text, room),
+            None => ctx_tokens::Budgeted { text: "", tokens: 0, truncated: true },
+        };
+        if !cut.text.is_empty() {
+            kept.kept_lines = lines(cut.text);
+            kept.kept_tokens = tokenizer.scale(cut.tokens) as u64;
+            let marker = cut_marker(max, tokenizer, &kept);
+            let message = format!(
+                "token budget of {max} ({tokenizer}) reached: {path} cut to {} of {} tokens, lines {}-{} of {}{}",
+                kept.kept_tokens,
+                kept.total_tokens,
+                kept.first,
+                kept.first + kept.kept_lines - 1,
+                kept.total_lines,
+                self.out.budget.hint(),
+            );
+            item.record.cut = Some(CutRecord {
+                path: path.to_owned(),
+                kept: Lines {
+                    start: kept.first as u32,
+                    end: (kept.first + kept.kept_lines - 1) as u32,
+                },
+                total_lines: kept.total_lines,
+                kept_tokens: kept.kept_tokens,
+                total_tokens: kept.total_tokens,
+            });
+            self.diagnose_item(item, Code::TokenBudget, message);
+            let mut out = String::with_capacity(cut.text.len() + marker.len() + 2);
+            out.push_str(cut.text);
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&marker);
+            out.push('\n');
+            return Fitted::Place(Cow::Owned(out));
+        }
+        item.record.dropped += 1;
+        let message = format!(
+            "token budget of {max} ({tokenizer}) spent: {path} left out ({} tokens){}",
+            kept.total_tokens,
+            self.out.budget.hint(),
+        );
+        self.diagnose_item(item, Code::TokenBudget, message);
+        if !note {
+            return Fitted::Dropped(None);
+        }
+        let mut text = dropped_note(max, tokenizer, &kept);
+        text.push('\n');
+        if avail > 0 && ctx_tokens::count_at_most(&text, avail).is_some() {
+            return Fitted::Dropped(Some(text));
+        }
+        self.out.left_out.push(path);
+        Fitted::Dropped(None)
+    }
+
+    /// Leaves out content for which the budget has no room at all, not even for its frame:
+    /// listed in the note that ends the output (unless the caller writes its own), with
+    /// `W_BUDGET`.
+    fn left_out<'t>(&mut self, path: &str, item: &mut Item<'_>, note: bool) -> Fitted<'t> {
+        let budget = &mut self.out.budget;
+        budget.add_cut();
+        item.record.truncated = true;
+        item.record.dropped += 1;
+        let message = format!(
+            "token budget of {} ({}) spent: {path} left out{}",
+            budget.max_tokens(),
+            budget.tokenizer(),
+            budget.hint(),
+        );
+        if note {
+            self.out.left_out.push(path);
+        }
+        self.diagnose_item(item, Code::TokenBudget, message);
+        Fitted::Dropped(None)
+    }
+}
+
+/// What the token budget makes of a piece of content.
+pub(crate) enum Fitted<'t> {
+    /// Content to place: whole, or cut and ending with its marker.
+    Place(Cow<'t, str>),
+    /// Left out: the note to place instead, when there is room for it.
+    Dropped(Option<String>),
+}
