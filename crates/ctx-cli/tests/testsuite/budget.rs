@@ -72,6 +72,23 @@ fn expand_marks_the_cut_and_notes_the_file_left_out_in_every_format() {
     assert_eq!(json["stats"]["tokenizer"], "o200k");
 }
 
+/// A file past the line limit (2 000 by default) and cut again by the budget: the marker
+/// gives the file's own length and asks for the rest up to its end, not up to the line limit's
+/// marker, which the budget cut away.
+#[test]
+fn a_file_past_the_line_limit_is_told_at_its_whole_length() {
+    let dir = TempDir::new().unwrap();
+    let big: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
+    dir.child("big.txt").write_str(&big).unwrap();
+    let r = run(ctx(&dir).args(["expand", "--max-tokens", "300", "see @big.txt"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let marker = r.stdout.lines().find(|l| l.contains("token budget of 300")).expect("a marker");
+    let kept = marker.split("kept lines 1-").nth(1).unwrap();
+    let last: u32 = kept.split(' ').next().unwrap().parse().unwrap();
+    assert!(marker.contains(&format!("kept lines 1-{last} of 1-3000")), "{marker}");
+    assert!(marker.contains(&format!("the rest: @big.txt#L{}-3000", last + 1)), "{marker}");
+}
+
 #[test]
 fn assemble_marks_the_cut_of_an_included_file() {
     let dir = two_files();
