@@ -30,6 +30,7 @@ use crate::{Result, cargo, display, run_command};
 mod attacks;
 mod big;
 mod messages;
+mod scale;
 mod suggest;
 
 pub(super) use attacks::{SHAPES as ATTACKS, START as ATTACK_START};
@@ -96,6 +97,11 @@ pub(super) fn run_attacks(root: &Path, quick: bool) -> Result<Vec<Measured>> {
 pub(super) fn run_suggest(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let (ctx, data, sizes) = prepare(root, quick)?;
     suggest::run(&ctx, &data, &sizes)
+}
+
+/// The suggestion index at scale alone (`cargo xtask bench scale`): it prints its own table.
+pub(super) fn run_scale(root: &Path, quick: bool) -> Result {
+    scale::run(root, quick)
 }
 
 /// The conversation measurements alone (`cargo xtask bench messages`).
