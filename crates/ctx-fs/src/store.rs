@@ -211,7 +211,16 @@ impl Store {
     /// Appends `bytes` to the entry `name` (created when missing) under its lock, in one
     /// write, so that two appenders never interleave their bytes.
     pub fn append(&self, name: &str, bytes: &[u8]) -> Result<()> {
-        let _lock = self.lock(name)?;
+        let lock = self.lock(name)?;
+        self.append_locked(&lock, name, bytes)
+    }
+
+    /// [`Store::append`] by a caller that holds the lock of `name` already (a second lock
+    /// would wait for the first): the bytes go past the end in one write, so a reader that
+    /// mapped the entry before keeps its bytes, and a write cut short leaves the entry's
+    /// earlier bytes as they were.
+    pub fn append_locked(&self, _lock: &StoreLock, name: &str, bytes: &[u8]) -> Result<()> {
+        check(name)?;
         let options = write_options(cap_std::fs::OpenOptions::new().append(true).create(true));
         let mut file = self.dir.open_with(name, &options).map_err(|e| refused(name, e))?.into_std();
         crate::sandbox::regular_within(&file, name, u64::MAX)?;

@@ -11,6 +11,7 @@ use super::names::{Names, find};
 use super::parse::{Parsed, mtime_of, parse_entry};
 use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
 use super::postings::{encode_postings, split_postings};
+use super::segment::{Change, Mark};
 use super::{FileRec, Index, UpdateStats};
 use crate::error::{Error, Result};
 use crate::hash::{FxHashMap, FxHashSet};
@@ -80,6 +81,7 @@ impl Index {
     /// [`Index::refresh`] with the walk of the workspace already made.
     pub(super) fn refresh_from(&mut self, sandbox: &Sandbox, walk: &Walk) -> Result<UpdateStats> {
         let started = Instant::now();
+        let mut change = Change { before: Mark::of(self), ..Change::default() };
         self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let entries: Vec<&WalkEntry> = walk.files().collect();
         let truncated = walk.truncated;
@@ -103,13 +105,16 @@ impl Index {
                     stats.reused += 1;
                     files.push(Some((rec, false)));
                 }
-                _ => {
+                found => {
+                    // A file read again replaces its record: a tombstone for the old one.
+                    change.removed.extend(found.map(|(path, _)| path));
                     todo.push(files.len());
                     files.push(None);
                 }
             }
         }
         stats.removed = old.len();
+        change.removed.extend(old.into_keys());
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),
@@ -158,16 +163,19 @@ impl Index {
                 f
             })
             .collect();
+        change.fresh = todo.iter().map(|&i| i as u32).collect();
         let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
         let changed = stats.indexed > 0 || stats.removed > 0;
         if changed && self.blob.len() as u64 > live + live / 4 {
             self.rebuild_blob(|parts, bytes| (parts.postings, bytes.to_vec()));
+            change.rewritten = true;
         }
         if interner.base_terms == 0 {
             self.data.live_terms = self.data.terms.len() as u32;
         } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
-            self.compact();
+            change.rewritten |= self.compact();
         }
+        self.change = Some(change);
         // A rebuilt blob has no graph yet.
         let graphless = self.blob.graph.is_none() && self.blob.stored_graph.is_empty();
         if changed || (graphless && !self.data.files.is_empty()) {
@@ -272,8 +280,8 @@ impl Index {
 
     /// Incremental updates leave the terms of changed files behind in the
     /// dictionary; once it has doubled since it was last compacted, the terms
-    /// in use are counted and, if fewer than half, renumbered.
-    fn compact(&mut self) {
+    /// in use are counted and, if fewer than half, renumbered (then it returns true).
+    fn compact(&mut self) -> bool {
         let mut used = vec![false; self.data.terms.len()];
         for f in &self.data.files {
             for (id, _) in self.postings(f) {
@@ -283,7 +291,7 @@ impl Index {
         let live = used.iter().filter(|u| **u).count();
         self.data.live_terms = live as u32;
         if live * 2 >= used.len() {
-            return;
+            return false;
         }
         let mut remap = vec![u32::MAX; used.len()];
         let mut terms = Names::default();
@@ -304,6 +312,7 @@ impl Index {
             bytes.extend_from_slice(rest);
             (postings, bytes)
         });
+        true
     }
 
     /// Rebuilds the blob with the files' parts in file order, each passed through `map`

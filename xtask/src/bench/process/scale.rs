@@ -11,6 +11,9 @@
 //! - and as attacks: a query for a word that only a file behind a link out of the tree holds
 //!   finds nothing, and the link back to the root (a cycle) ends the walk.
 //!
+//! `CTX_BENCH_CTX` names a `ctx` binary to measure instead of building the release one (a build
+//! of another commit, for a before-and-after table).
+//!
 //! Trees live under `$CTX_BENCH_SCALE_DIR` (default `$CARGO_TARGET_DIR/bench-data/scale`), each
 //! with a `.done` stamp, so a rerun reuses them; `--quick` times each command fewer times.
 
@@ -49,7 +52,18 @@ struct Row {
 }
 
 pub(in crate::bench) fn run(root: &Path, quick: bool) -> Result {
-    let (ctx, data, _) = prepare(root, quick)?;
+    // A binary given by `CTX_BENCH_CTX` (another build, to compare) is used as it is.
+    let (ctx, data) = match env::var_os("CTX_BENCH_CTX") {
+        Some(ctx) if !ctx.is_empty() => {
+            let data = target_dir(root).join("bench-data");
+            fs::create_dir_all(&data)?;
+            (PathBuf::from(ctx), data)
+        }
+        _ => {
+            let (ctx, data, _) = prepare(root, quick)?;
+            (ctx, data)
+        }
+    };
     let dir = match env::var_os("CTX_BENCH_SCALE_DIR") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => target_dir(root).join("bench-data").join("scale"),

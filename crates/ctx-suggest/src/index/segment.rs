@@ -1,0 +1,291 @@
+//! The segments of a stored index: an update that changed a few files appends one segment
+//! to the index's log instead of writing the whole index again; a load reads the base index,
+//! then each segment of the log in order.
+//!
+//! A segment holds what one update added: the terms, symbols and kinds named for the first
+//! time (appended to the tables, so every id the base gave stays), the changed and new
+//! files' records with the place of each in the new file order, the parts they point to
+//! (after the blob's bytes), and a tombstone (the path) for every file removed or replaced.
+//! Applied to the index it was made from, it gives the very index the update held in memory,
+//! so a query answers the same as on an index written whole; the symbol graph, which depends
+//! on every file, is built again after the last segment.
+//!
+//! The log follows the base in the same file of the store (the base's header says where the
+//! base ends), so that replacing the base drops its log with it. Each segment starts with a
+//! header: magic, version, the checksum of the base it applies to, its length and its
+//! checksum. The log is its own manifest: a segment counts only once
+//! all its bytes are there and its checksum holds, so an update stopped while it appends
+//! leaves the stored index as it was before that update (the next walk finds its changes
+//! again). A segment of another base (the base was merged since), cut short or damaged ends
+//! the log there: the segments before it are used, and the next update merges.
+//!
+//! Merge policy ([`Plan`]): an update writes the whole index (and empties the log) when there
+//! is no base yet, when the base was damaged, when the log could not be read whole, when the
+//! update rebuilt the blob or compacted the dictionary, when the log already holds
+//! [`MAX_SEGMENTS`] segments, or when the log would grow past a quarter of the base.
+
+use serde::{Deserialize, Serialize};
+
+use super::parts::{Defs, Refs};
+use super::postings::split_postings;
+use super::{FileRec, Index};
+use crate::hash::{FxHashSet, payload_sum};
+
+const MAGIC: &[u8; 8] = b"CTXSEGM\0";
+/// The segment format version; a segment of another version ends the log.
+const VERSION: u32 = 1;
+/// Magic, version, base checksum, payload length, payload checksum.
+const HEADER: usize = 8 + 4 + 8 + 8 + 8;
+
+/// Segments a log holds at most; the update that would add one more merges.
+pub(super) const MAX_SEGMENTS: usize = 8;
+
+/// The log's share of the base's bytes past which an update merges, as a divisor.
+const LOG_SHARE: u64 = 4;
+
+/// The sizes of an index's tables and blob, which a segment is checked against.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub(super) struct Mark {
+    terms: u32,
+    symbols: u32,
+    kinds: u32,
+    blob: u64,
+    files: u32,
+}
+
+impl Mark {
+    pub(super) fn of(index: &Index) -> Mark {
+        Mark {
+            terms: index.data.terms.len() as u32,
+            symbols: index.data.symbols.len() as u32,
+            kinds: index.data.kinds.len() as u32,
+            blob: index.blob.len() as u64,
+            files: index.data.files.len() as u32,
+        }
+    }
+}
+
+/// What the last refresh changed, kept so that the update can be stored as a segment.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Change {
+    /// The index before the refresh.
+    pub(super) before: Mark,
+    /// Paths of the files removed or read again.
+    pub(super) removed: Vec<String>,
+    /// Places in the new file order of the files read.
+    pub(super) fresh: Vec<u32>,
+    /// Whether the refresh rebuilt the blob or renumbered the terms: only a whole write
+    /// stores that.
+    pub(super) rewritten: bool,
+}
+
+/// Where the stored index came from, as far as the log is concerned.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Stored {
+    /// The checksum in the base's header.
+    pub(super) base_sum: u64,
+    /// The base's length in bytes.
+    pub(super) base_len: u64,
+    /// Segments applied and the log's length in bytes.
+    pub(super) segments: usize,
+    pub(super) log_len: u64,
+    /// Whether the log was read whole (false: a segment was cut short, damaged or of
+    /// another base, and the next write merges).
+    pub(super) log_whole: bool,
+}
+
+/// The tables of a segment; its parts follow them.
+#[derive(Debug, Serialize, Deserialize)]
+struct Tables {
+    before: Mark,
+    terms: Vec<String>,
+    symbols: Vec<String>,
+    kinds: Vec<String>,
+    removed: Vec<String>,
+    fresh: Vec<u32>,
+    files: Vec<FileRec>,
+    live_terms: u32,
+    parts_len: u64,
+}
+
+/// How an update is stored.
+pub(super) enum Plan {
+    /// Append these bytes to the log.
+    Append(Vec<u8>),
+    /// Write the whole index and empty the log.
+    Merge,
+}
+
+impl Index {
+    /// Applies the segments of `log` made from the base whose checksum is `base_sum`, in
+    /// order, stopping at the first that is cut short, damaged, of another base or does not
+    /// fit the index; then builds the graph again. Returns how many were applied and whether
+    /// the log was read whole.
+    pub(super) fn apply_log(&mut self, log: &[u8], base_sum: u64) -> (usize, bool) {
+        let mut at = 0;
+        let mut applied = 0;
+        let whole = loop {
+            let Some(rest) = log.get(at..).filter(|r| !r.is_empty()) else { break true };
+            let Some((payload, len)) = segment(rest, base_sum) else { break false };
+            if !self.apply(payload) {
+                break false;
+            }
+            applied += 1;
+            at += len;
+        };
+        if applied > 0 {
+            self.seal();
+        }
+        (applied, whole)
+    }
+
+    /// Applies one segment's payload; false (the index unchanged) when it does not fit.
+    fn apply(&mut self, payload: &[u8]) -> bool {
+        let Ok((tables, parts)) = postcard::take_from_bytes::<Tables>(payload) else {
+            return false;
+        };
+        if tables.before != Mark::of(self) || tables.parts_len != parts.len() as u64 {
+            return false;
+        }
+        let Some(files) = self.merged(&tables) else { return false };
+        let terms = self.data.terms.len() + tables.terms.len();
+        let symbols = self.data.symbols.len() + tables.symbols.len();
+        let blob_end = self.blob.len() as u64 + parts.len() as u64;
+        let blob_start = self.blob.len() as u64;
+        let name_ok = |n: &String| !n.is_empty() && !n.contains('\0');
+        let names_ok = tables.terms.iter().chain(&tables.symbols).all(name_ok)
+            && tables.kinds.len() + self.data.kinds.len() <= usize::from(u16::MAX);
+        // Every new file's parts lie in the segment's bytes, and every id it names exists.
+        let fits = |f: &FileRec| {
+            let end = f.parts.start.checked_add(f.parts.len());
+            f.parts.start >= blob_start && end.is_some_and(|e| e <= blob_end)
+        };
+        if !names_ok || !tables.files.iter().all(fits) {
+            return false;
+        }
+        // Every id the new files name exists once the segment's names are added.
+        let at = |f: &FileRec, which: usize| {
+            let p = &f.parts;
+            let lens = [p.postings, p.defs, p.refs, p.docs].map(u64::from);
+            let start = f.parts.start - blob_start + lens[..which].iter().sum::<u64>();
+            let (start, len) = (start as usize, lens[which] as usize);
+            parts.get(start..start + len).unwrap_or_default()
+        };
+        let ids_ok = tables.files.iter().all(|f| {
+            split_postings(at(f, 0)).1.all(|(id, _)| (id as usize) < terms)
+                && Defs::new(at(f, 1)).all(|d| (d.sym as usize) < symbols)
+                && Refs::new(at(f, 2)).all(|(s, _)| (s as usize) < symbols)
+        });
+        if !ids_ok {
+            return false;
+        }
+        for t in &tables.terms {
+            self.data.terms.push(t);
+        }
+        for s in &tables.symbols {
+            self.data.symbols.push(s);
+        }
+        self.data.kinds.extend(tables.kinds.iter().cloned());
+        self.blob.extra.extend_from_slice(parts);
+        self.data.files = files;
+        self.data.live_terms = tables.live_terms;
+        true
+    }
+
+    /// The files after a segment: the current ones but its tombstones, its files at their
+    /// places; `None` when a tombstone names no file or the places do not fit.
+    fn merged(&self, tables: &Tables) -> Option<Vec<FileRec>> {
+        let removed: FxHashSet<&str> = tables.removed.iter().map(String::as_str).collect();
+        if removed.len() != tables.removed.len() || tables.fresh.len() != tables.files.len() {
+            return None;
+        }
+        let kept: Vec<&FileRec> =
+            self.data.files.iter().filter(|f| !removed.contains(f.path.as_str())).collect();
+        if self.data.files.len() - kept.len() != removed.len() {
+            return None;
+        }
+        let total = kept.len().checked_add(tables.files.len())?;
+        let ascending = tables.fresh.windows(2).all(|w| w[0] < w[1]);
+        if !ascending || tables.fresh.last().is_some_and(|&p| p as usize >= total) {
+            return None;
+        }
+        let mut out = Vec::with_capacity(total);
+        let (mut kept, mut fresh) = (kept.into_iter(), tables.fresh.iter().zip(&tables.files));
+        let mut next = fresh.next();
+        for i in 0..total {
+            match next {
+                Some((&p, f)) if p as usize == i => {
+                    out.push(f.clone());
+                    next = fresh.next();
+                }
+                _ => out.push(kept.next()?.clone()),
+            }
+        }
+        Some(out)
+    }
+
+    /// How to store the update of an index loaded as `stored` (`None`: built anew).
+    pub(super) fn plan(&self, stored: Option<Stored>) -> Plan {
+        let (Some(stored), Some(change)) = (stored, &self.change) else { return Plan::Merge };
+        if !stored.log_whole || change.rewritten || stored.segments >= MAX_SEGMENTS {
+            return Plan::Merge;
+        }
+        let bytes = self.segment_bytes(change, stored.base_sum);
+        if stored.log_len + bytes.len() as u64 > stored.base_len / LOG_SHARE {
+            return Plan::Merge;
+        }
+        Plan::Append(bytes)
+    }
+
+    /// The segment of `change`: header, tables, parts.
+    fn segment_bytes(&self, change: &Change, base_sum: u64) -> Vec<u8> {
+        let before = change.before;
+        let stored = self.blob.stored.len() as u64;
+        let from = usize::try_from(before.blob.saturating_sub(stored)).unwrap_or(usize::MAX);
+        let parts = self.blob.extra.get(from..).unwrap_or_default();
+        let tables = Tables {
+            before,
+            terms: self.data.terms.iter().skip(before.terms as usize).map(str::to_owned).collect(),
+            symbols: (before.symbols..self.data.symbols.len() as u32)
+                .map(|i| self.data.symbols.get(i).to_owned())
+                .collect(),
+            kinds: self.data.kinds.iter().skip(before.kinds as usize).cloned().collect(),
+            removed: change.removed.clone(),
+            fresh: change.fresh.clone(),
+            files: change
+                .fresh
+                .iter()
+                .filter_map(|&p| self.data.files.get(p as usize).cloned())
+                .collect(),
+            live_terms: self.data.live_terms,
+            parts_len: parts.len() as u64,
+        };
+        let tables = postcard::to_allocvec(&tables).unwrap_or_default();
+        let mut out = Vec::with_capacity(HEADER + tables.len() + parts.len());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&VERSION.to_le_bytes());
+        out.extend_from_slice(&base_sum.to_le_bytes());
+        out.extend_from_slice(&((tables.len() + parts.len()) as u64).to_le_bytes());
+        out.extend_from_slice(&payload_sum(&[&tables, parts]).to_le_bytes());
+        out.extend_from_slice(&tables);
+        out.extend_from_slice(parts);
+        out
+    }
+}
+
+/// The payload of the segment at the start of `bytes` and the segment's whole length, when
+/// it is all there, of this version and base, and its checksum holds.
+fn segment(bytes: &[u8], base_sum: u64) -> Option<(&[u8], usize)> {
+    let rest = bytes.strip_prefix(MAGIC)?;
+    let word = |b: &[u8], at: usize| -> Option<u64> {
+        Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+    };
+    let version = u32::from_le_bytes(rest.get(..4)?.try_into().ok()?);
+    let (base, len, sum) = (word(rest, 4)?, word(rest, 12)?, word(rest, 20)?);
+    if version != VERSION || base != base_sum {
+        return None;
+    }
+    let len = usize::try_from(len).ok()?;
+    let payload = bytes.get(HEADER..HEADER.checked_add(len)?)?;
+    (payload_sum(&[payload]) == sum).then_some((payload, HEADER + len))
+}
