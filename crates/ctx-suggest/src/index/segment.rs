@@ -95,7 +95,7 @@ pub(super) struct Stored {
 }
 
 /// The tables of a segment; its parts follow them.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct Tables {
     before: Mark,
     terms: Vec<String>,
@@ -239,6 +239,12 @@ impl Index {
 
     /// The segment of `change`: header, tables, parts.
     fn segment_bytes(&self, change: &Change, base_sum: u64) -> Vec<u8> {
+        let (tables, parts) = self.tables_of(change);
+        frame(&tables, parts, base_sum)
+    }
+
+    /// The tables of the segment of `change`, and the parts it adds.
+    fn tables_of(&self, change: &Change) -> (Tables, &[u8]) {
         let before = change.before;
         let stored = self.blob.stored.len() as u64;
         let from = usize::try_from(before.blob.saturating_sub(stored)).unwrap_or(usize::MAX);
@@ -260,17 +266,22 @@ impl Index {
             live_terms: self.data.live_terms,
             parts_len: parts.len() as u64,
         };
-        let tables = postcard::to_allocvec(&tables).unwrap_or_default();
-        let mut out = Vec::with_capacity(HEADER + tables.len() + parts.len());
-        out.extend_from_slice(MAGIC);
-        out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&base_sum.to_le_bytes());
-        out.extend_from_slice(&((tables.len() + parts.len()) as u64).to_le_bytes());
-        out.extend_from_slice(&payload_sum(&[&tables, parts]).to_le_bytes());
-        out.extend_from_slice(&tables);
-        out.extend_from_slice(parts);
-        out
+        (tables, parts)
     }
+}
+
+/// A segment of `tables` and `parts` made from the base whose checksum is `base_sum`.
+fn frame(tables: &Tables, parts: &[u8], base_sum: u64) -> Vec<u8> {
+    let tables = postcard::to_allocvec(tables).unwrap_or_default();
+    let mut out = Vec::with_capacity(HEADER + tables.len() + parts.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&base_sum.to_le_bytes());
+    out.extend_from_slice(&((tables.len() + parts.len()) as u64).to_le_bytes());
+    out.extend_from_slice(&payload_sum(&[&tables, parts]).to_le_bytes());
+    out.extend_from_slice(&tables);
+    out.extend_from_slice(parts);
+    out
 }
 
 /// The payload of the segment at the start of `bytes` and the segment's whole length, when
@@ -288,4 +299,144 @@ fn segment(bytes: &[u8], base_sum: u64) -> Option<(&[u8], usize)> {
     let len = usize::try_from(len).ok()?;
     let payload = bytes.get(HEADER..HEADER.checked_add(len)?)?;
     (payload_sum(&[payload]) == sum).then_some((payload, HEADER + len))
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // The tests write their trees with std::fs.
+mod tests {
+    use super::*;
+    use crate::Options;
+
+    const PROMPT: &str = "retry the request with a deadline";
+
+    /// A tree, its index as stored, and the same index after one file changed, one was
+    /// added and one removed, with the change that made it.
+    struct Setup {
+        _tree: tempfile::TempDir,
+        sandbox: ctx_fs::Sandbox,
+        base: Vec<u8>,
+        updated: Index,
+        change: Change,
+    }
+
+    fn setup() -> Setup {
+        let tree = tempfile::tempdir().unwrap();
+        let write = |path: &str, text: &str| {
+            let path = tree.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        };
+        write("src/retry.rs", "/// Retries.\npub fn retry_with_timeout() { send(); }\n");
+        write("src/http.rs", "pub fn send() {}\n");
+        write("src/main.rs", "fn main() { retry_with_timeout(); }\n");
+        // Enough files that two changed ones do not make the blob worth rebuilding.
+        for i in 0..20 {
+            write(&format!("lib/m{i}.rs"), &format!("/// Item {i}.\npub fn item_{i}() {{}}\n"));
+        }
+        let root = tree.path().to_str().unwrap();
+        let sandbox = ctx_fs::Sandbox::builder(root).open(cap_std::ambient_authority()).unwrap();
+        let (index, _) = Index::build(&sandbox).unwrap();
+        let base = index.encode();
+        write("src/http.rs", "/// Sends with a deadline.\npub fn send_with_deadline() {}\n");
+        write("src/deadline.rs", "pub fn deadline() { send_with_deadline(); }\n");
+        std::fs::remove_file(tree.path().join("src/main.rs")).unwrap();
+        let mut updated = Index::decode(&base).unwrap();
+        updated.refresh(&sandbox).unwrap();
+        let change = updated.change.clone().unwrap();
+        assert!(!change.rewritten);
+        Setup { _tree: tree, sandbox, base, updated, change }
+    }
+
+    fn base_sum(base: &[u8]) -> u64 {
+        u64::from_le_bytes(base[12..20].try_into().unwrap())
+    }
+
+    /// The base with `log` applied: how many segments, whether whole, and its answer.
+    fn apply(s: &Setup, log: &[u8]) -> (usize, bool, Index) {
+        let mut index = Index::decode(&s.base).unwrap();
+        let (n, whole) = index.apply_log(log, base_sum(&s.base));
+        (n, whole, index)
+    }
+
+    fn answer(s: &Setup, index: &Index) -> Vec<crate::Suggestion> {
+        index.suggest(&s.sandbox, PROMPT, &Options::default().explain(true))
+    }
+
+    #[test]
+    fn a_segment_gives_the_index_the_update_held() {
+        let s = setup();
+        assert_eq!(s.change.removed.len(), 2, "{:?}", s.change.removed);
+        assert_eq!(s.change.fresh.len(), 2);
+        let seg = s.updated.segment_bytes(&s.change, base_sum(&s.base));
+        let (n, whole, index) = apply(&s, &seg);
+        assert_eq!((n, whole), (1, true));
+        assert_eq!(answer(&s, &index), answer(&s, &s.updated));
+        assert_eq!(index.encode(), s.updated.encode());
+    }
+
+    /// Each attack: the log, then what must hold: nothing applied past the bad segment, the
+    /// log not whole, the index as the base was (or as the good segments left it).
+    #[test]
+    fn tampered_segments_are_refused_whole() {
+        let s = setup();
+        let sum = base_sum(&s.base);
+        let good = s.updated.segment_bytes(&s.change, sum);
+        let (tables, parts) = s.updated.tables_of(&s.change);
+        let edit = |f: &dyn Fn(&mut Tables)| {
+            let mut t = tables.clone();
+            f(&mut t);
+            frame(&t, parts, sum)
+        };
+        let mut cut = good.clone();
+        cut.truncate(good.len() - 3);
+        let mut flipped = good.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        let mut huge_len = good.clone();
+        huge_len[20..28].copy_from_slice(&u64::MAX.to_le_bytes());
+        let mut past_end = good.clone();
+        past_end[20..28].copy_from_slice(&(good.len() as u64).to_le_bytes());
+        let attacks: Vec<(&str, Vec<u8>)> = vec![
+            ("cut short (a crash while appending)", cut),
+            ("a flipped byte", flipped),
+            ("a length of 2^64 - 1", huge_len),
+            ("a length past the file", past_end),
+            ("another base", s.updated.segment_bytes(&s.change, sum ^ 1)),
+            ("a tombstone of no file", edit(&|t| t.removed.push("src/nothere.rs".into()))),
+            ("a tombstone twice", edit(&|t| t.removed.push(t.removed[0].clone()))),
+            ("places out of order", edit(&|t| t.fresh.reverse())),
+            ("a place past the end", edit(&|t| *t.fresh.last_mut().unwrap() = u32::MAX)),
+            ("more files than places", edit(&|t| t.files.push(t.files[0].clone()))),
+            ("parts past the segment", edit(&|t| t.files[0].parts.start = u64::MAX - 2)),
+            ("parts before the segment", edit(&|t| t.files[0].parts.start = 0)),
+            ("a term id past the table", edit(&|t| t.terms.clear())),
+            ("a symbol id past the table", edit(&|t| t.symbols.clear())),
+            ("a name with a NUL", edit(&|t| t.terms.push("a\0b".into()))),
+            ("another starting point", edit(&|t| t.before.files += 1)),
+            ("parts of another length", edit(&|t| t.parts_len += 1)),
+        ];
+        let base = Index::decode(&s.base).unwrap();
+        for (what, log) in attacks {
+            let (n, whole, index) = apply(&s, &log);
+            assert_eq!((n, whole), (0, false), "{what}");
+            assert_eq!(index.encode(), base.encode(), "{what}");
+        }
+        // Counts of 2^32 in the tables: the decoder runs out of bytes, it allocates nothing
+        // of that size.
+        let mut tables = postcard::to_allocvec(&tables).unwrap();
+        tables.truncate(tables.len().min(40));
+        tables.extend_from_slice(&[0xff, 0xff, 0xff, 0xff, 0x0f]);
+        let mut log = good[..HEADER].to_vec();
+        log[20..28].copy_from_slice(&(tables.len() as u64).to_le_bytes());
+        log[28..36].copy_from_slice(&payload_sum(&[&tables]).to_le_bytes());
+        log.extend_from_slice(&tables);
+        assert_eq!(apply(&s, &log).0, 0);
+        // The same segment twice (a cycle): the second no longer fits what the first left.
+        let twice = [good.clone(), good.clone()].concat();
+        let (n, whole, index) = apply(&s, &twice);
+        assert_eq!((n, whole), (1, false));
+        assert_eq!(index.encode(), s.updated.encode());
+        // A good segment, then garbage: the good one stands.
+        let (n, whole, _) = apply(&s, &[good, b"garbage".to_vec()].concat());
+        assert_eq!((n, whole), (1, false));
+    }
 }
