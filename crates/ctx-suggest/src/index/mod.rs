@@ -10,6 +10,7 @@
 //! ([`segment`]).
 
 mod blob;
+mod change;
 mod graph;
 mod names;
 mod parse;
@@ -130,7 +131,7 @@ pub struct Index {
     data: Data,
     blob: Blob,
     /// What the last refresh changed, for storing it as a segment.
-    change: Option<segment::Change>,
+    change: Option<change::Change>,
 }
 
 impl Index {

@@ -7,11 +7,11 @@ use std::time::Instant;
 use ctx_fs::{Sandbox, Walk, WalkEntry};
 
 use super::blob::Blob;
+use super::change::Change;
 use super::names::{Names, find};
 use super::parse::{Parsed, mtime_of, parse_entry};
 use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
 use super::postings::{encode_postings, split_postings};
-use super::segment::{Change, Mark};
 use super::{FileRec, Index, UpdateStats};
 use crate::error::{Error, Result};
 use crate::hash::{FxHashMap, FxHashSet};
@@ -81,7 +81,7 @@ impl Index {
     /// [`Index::refresh`] with the walk of the workspace already made.
     pub(super) fn refresh_from(&mut self, sandbox: &Sandbox, walk: &Walk) -> Result<UpdateStats> {
         let started = Instant::now();
-        let mut change = Change { before: Mark::of(self), ..Change::default() };
+        let mut change = Change { before: self.mark(), ..Change::default() };
         self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let entries: Vec<&WalkEntry> = walk.files().collect();
         let truncated = walk.truncated;

@@ -26,6 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::change::{Change, Mark};
 use super::parts::{Defs, Refs};
 use super::postings::split_postings;
 use super::{FileRec, Index};
@@ -42,42 +43,6 @@ pub(super) const MAX_SEGMENTS: usize = 8;
 
 /// The log's share of the base's bytes past which an update merges, as a divisor.
 const LOG_SHARE: u64 = 4;
-
-/// The sizes of an index's tables and blob, which a segment is checked against.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub(super) struct Mark {
-    terms: u32,
-    symbols: u32,
-    kinds: u32,
-    blob: u64,
-    files: u32,
-}
-
-impl Mark {
-    pub(super) fn of(index: &Index) -> Mark {
-        Mark {
-            terms: index.data.terms.len() as u32,
-            symbols: index.data.symbols.len() as u32,
-            kinds: index.data.kinds.len() as u32,
-            blob: index.blob.len() as u64,
-            files: index.data.files.len() as u32,
-        }
-    }
-}
-
-/// What the last refresh changed, kept so that the update can be stored as a segment.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Change {
-    /// The index before the refresh.
-    pub(super) before: Mark,
-    /// Paths of the files removed or read again.
-    pub(super) removed: Vec<String>,
-    /// Places in the new file order of the files read.
-    pub(super) fresh: Vec<u32>,
-    /// Whether the refresh rebuilt the blob or renumbered the terms: only a whole write
-    /// stores that.
-    pub(super) rewritten: bool,
-}
 
 /// Where the stored index came from, as far as the log is concerned.
 #[derive(Clone, Copy, Debug, Default)]
@@ -117,6 +82,17 @@ pub(super) enum Plan {
 }
 
 impl Index {
+    /// The sizes of the index's tables and blob now.
+    pub(super) fn mark(&self) -> Mark {
+        Mark {
+            terms: self.data.terms.len() as u32,
+            symbols: self.data.symbols.len() as u32,
+            kinds: self.data.kinds.len() as u32,
+            blob: self.blob.len() as u64,
+            files: self.data.files.len() as u32,
+        }
+    }
+
     /// Applies the segments of `log` made from the base whose checksum is `base_sum`, in
     /// order, stopping at the first that is cut short, damaged, of another base or does not
     /// fit the index; then builds the graph again. Returns how many were applied and whether
@@ -144,7 +120,7 @@ impl Index {
         let Ok((tables, parts)) = postcard::take_from_bytes::<Tables>(payload) else {
             return false;
         };
-        if tables.before != Mark::of(self) || tables.parts_len != parts.len() as u64 {
+        if tables.before != self.mark() || tables.parts_len != parts.len() as u64 {
             return false;
         }
         let Some(files) = self.merged(&tables) else { return false };
