@@ -183,7 +183,7 @@ fn a_tree_that_changes_during_updates_ends_current() {
                 let i = round % 100;
                 let path = tree.join(format!("src/m{i:03}.rs"));
                 std::fs::write(path, format!("pub fn changed_{round}() {{ retry(); }}\n")).unwrap();
-                if round % 7 == 0 {
+                if round.is_multiple_of(7) {
                     let _ = std::fs::remove_file(tree.join(format!("src/extra{}.rs", round / 7)));
                     std::fs::write(tree.join(format!("src/extra{round}.rs")), "fn e() {}\n")
                         .unwrap();
