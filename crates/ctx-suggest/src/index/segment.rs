@@ -123,7 +123,9 @@ impl Index {
         if tables.before != self.mark() || tables.parts_len != parts.len() as u64 {
             return false;
         }
-        let Some(files) = self.merged(&tables) else { return false };
+        if !self.merge_fits(&tables) {
+            return false;
+        }
         let terms = self.data.terms.len() + tables.terms.len();
         let symbols = self.data.symbols.len() + tables.symbols.len();
         let blob_end = self.blob.len() as u64 + parts.len() as u64;
@@ -163,41 +165,51 @@ impl Index {
         }
         self.data.kinds.extend(tables.kinds.iter().cloned());
         self.blob.extra.extend_from_slice(parts);
-        self.data.files = files;
         self.data.live_terms = tables.live_terms;
+        self.merge_files(&tables.removed, &tables.fresh, tables.files);
         true
     }
 
-    /// The files after a segment: the current ones but its tombstones, its files at their
-    /// places; `None` when a tombstone names no file or the places do not fit.
-    fn merged(&self, tables: &Tables) -> Option<Vec<FileRec>> {
+    /// Whether a segment's files fit the current ones: every tombstone names a file, once,
+    /// and its places ascend within the new list.
+    fn merge_fits(&self, tables: &Tables) -> bool {
         let removed: FxHashSet<&str> = tables.removed.iter().map(String::as_str).collect();
         if removed.len() != tables.removed.len() || tables.fresh.len() != tables.files.len() {
-            return None;
+            return false;
         }
-        let kept: Vec<&FileRec> =
-            self.data.files.iter().filter(|f| !removed.contains(f.path.as_str())).collect();
-        if self.data.files.len() - kept.len() != removed.len() {
-            return None;
-        }
-        let total = kept.len().checked_add(tables.files.len())?;
-        let ascending = tables.fresh.windows(2).all(|w| w[0] < w[1]);
-        if !ascending || tables.fresh.last().is_some_and(|&p| p as usize >= total) {
-            return None;
-        }
+        let found = self.data.files.iter().filter(|f| removed.contains(f.path.as_str())).count();
+        let Some(total) = (self.data.files.len() - found).checked_add(tables.files.len()) else {
+            return false;
+        };
+        found == removed.len()
+            && tables.fresh.windows(2).all(|w| w[0] < w[1])
+            && tables.fresh.last().is_none_or(|&p| (p as usize) < total)
+    }
+
+    /// The files after a segment that fits ([`Index::merge_fits`]): the current ones but its
+    /// tombstones, its files at their places, moved rather than copied.
+    fn merge_files(&mut self, removed: &[String], fresh: &[u32], files: Vec<FileRec>) {
+        let removed: FxHashSet<&str> = removed.iter().map(String::as_str).collect();
+        let old = std::mem::take(&mut self.data.files);
+        let mut kept = old.into_iter().filter(|f| !removed.contains(f.path.as_str()));
+        let total = kept.size_hint().1.unwrap_or(0) + files.len();
         let mut out = Vec::with_capacity(total);
-        let (mut kept, mut fresh) = (kept.into_iter(), tables.fresh.iter().zip(&tables.files));
-        let mut next = fresh.next();
-        for i in 0..total {
-            match next {
-                Some((&p, f)) if p as usize == i => {
-                    out.push(f.clone());
-                    next = fresh.next();
+        let mut fresh = fresh.iter().zip(files).peekable();
+        loop {
+            match fresh.peek() {
+                Some((p, _)) if **p as usize == out.len() => {
+                    out.extend(fresh.next().map(|(_, f)| f));
                 }
-                _ => out.push(kept.next()?.clone()),
+                _ => match kept.next() {
+                    Some(f) => out.push(f),
+                    None => {
+                        out.extend(fresh.map(|(_, f)| f));
+                        break;
+                    }
+                },
             }
         }
-        Some(out)
+        self.data.files = out;
     }
 
     /// How to store the update of an index loaded as `stored` (`None`: built anew).
