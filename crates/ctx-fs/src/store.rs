@@ -385,6 +385,32 @@ mod tests {
     }
 
     #[test]
+    fn an_append_under_a_held_lock_neither_waits_nor_follows_a_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().join("store")).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        store.write("index", b"base").unwrap();
+        let mapped = store.map("index").unwrap().unwrap();
+        let lock = store.lock("index").unwrap();
+        store.append_locked(&lock, "index", b"+segment").unwrap();
+        assert_eq!(&*mapped, b"base", "a mapping keeps its length");
+        assert_eq!(store.read("index").unwrap().unwrap(), b"base+segment");
+        // A link put in the entry's place is not followed: the file it names is untouched.
+        let outside = tmp.path().join("outside");
+        std::fs::write(&outside, b"secret").unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&outside, path.join("linked")).unwrap();
+            assert!(store.append_locked(&lock, "linked", b"x").is_err());
+            assert_eq!(std::fs::read(&outside).unwrap(), b"secret");
+        }
+        assert_eq!(
+            store.append_locked(&lock, "../outside", b"x").unwrap_err().code(),
+            crate::Code::BadPath
+        );
+    }
+
+    #[test]
     fn names_must_be_plain() {
         let tmp = tempfile::tempdir().unwrap();
         let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
