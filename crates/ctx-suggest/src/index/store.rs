@@ -15,7 +15,7 @@ use crate::hash::payload_sum;
 use crate::symbols::SymbolSource;
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 12;
+const VERSION: u32 = 13;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 /// Magic, version, checksum and the length of the base's payload (the log follows it).
 const HEADER: usize = 28;
