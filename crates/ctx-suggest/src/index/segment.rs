@@ -215,7 +215,8 @@ impl Index {
     /// How to store the update of an index loaded as `stored` (`None`: built anew).
     pub(super) fn plan(&self, stored: Option<Stored>) -> Plan {
         let (Some(stored), Some(change)) = (stored, &self.change) else { return Plan::Merge };
-        if !stored.log_whole || change.rewritten || stored.segments >= MAX_SEGMENTS {
+        let nothing = change.removed.is_empty() && change.fresh.is_empty();
+        if nothing || !stored.log_whole || change.rewritten || stored.segments >= MAX_SEGMENTS {
             return Plan::Merge;
         }
         let bytes = self.segment_bytes(change, stored.base_sum);

@@ -94,7 +94,8 @@ impl Index {
         stats.rebuilt_corrupt = corrupt;
         let changed = stats.indexed > 0 || stats.removed > 0;
         let unmerged = loaded.is_some_and(|l| !l.log_whole);
-        if changed || corrupt || unmerged || index.data.files.is_empty() {
+        // An empty workspace is stored once, so that the next query finds its index.
+        if changed || corrupt || unmerged || (loaded.is_none() && index.data.files.is_empty()) {
             stats.bytes = index.store_update(store, &lock, &name, loaded)?;
         } else {
             stats.bytes = loaded.map_or(stored_len, |l| l.base_len + l.log_len);

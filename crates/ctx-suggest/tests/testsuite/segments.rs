@@ -202,3 +202,25 @@ fn a_tree_that_changes_during_updates_ends_current() {
     Index::open(&s.sandbox, &s.store).unwrap();
     s.assert_current();
 }
+
+#[test]
+fn an_empty_workspace_is_stored_once_and_grows_no_log() {
+    let (tree, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let sandbox = crate::sandbox(tree.path());
+    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let (_, first) = Index::open(&sandbox, &store).unwrap();
+    assert!(first.bytes > 0, "stored");
+    for _ in 0..12 {
+        let (index, stats) = Index::open(&sandbox, &store).unwrap();
+        assert!(index.is_empty());
+        assert_eq!(stats.bytes, first.bytes);
+    }
+    // A file removed until the workspace is empty: a tombstone, then nothing more.
+    crate::write_tree(tree.path(), &[("a.rs", "fn alpha() {}\n")]);
+    Index::open(&sandbox, &store).unwrap();
+    std::fs::remove_file(tree.path().join("a.rs")).unwrap();
+    let (index, stats) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!((index.len(), stats.removed), (0, 1));
+    let (_, again) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!(again.bytes, stats.bytes);
+}
