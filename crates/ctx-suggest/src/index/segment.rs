@@ -13,16 +13,17 @@
 //! The log follows the base in the same file of the store (the base's header says where the
 //! base ends), so that replacing the base drops its log with it. Each segment starts with a
 //! header: magic, version, the checksum of the base it applies to, its length and its
-//! checksum. The log is its own manifest: a segment counts only once
-//! all its bytes are there and its checksum holds, so an update stopped while it appends
-//! leaves the stored index as it was before that update (the next walk finds its changes
-//! again). A segment of another base (the base was merged since), cut short or damaged ends
-//! the log there: the segments before it are used, and the next update merges.
+//! checksum. The log is its own manifest: a segment counts only once all its bytes are there
+//! and its checksum holds, so an update stopped while it appends leaves the stored index as
+//! it was before that update (the next walk finds its changes again). A segment of another
+//! base, cut short, damaged or out of shape ends the log there: the segments before it are
+//! used, and the next open writes the whole index.
 //!
 //! Merge policy ([`Plan`]): an update writes the whole index (and empties the log) when there
 //! is no base yet, when the base was damaged, when the log could not be read whole, when the
 //! update rebuilt the blob or compacted the dictionary, when the log already holds
-//! [`MAX_SEGMENTS`] segments, or when the log would grow past a quarter of the base.
+//! [`MAX_SEGMENTS`] segments, or when the log would grow past a quarter of the base
+//! ([`LOG_SHARE`]).
 
 use serde::{Deserialize, Serialize};
 
