@@ -224,3 +224,24 @@ fn an_empty_workspace_is_stored_once_and_grows_no_log() {
     let (_, again) = Index::open(&sandbox, &store).unwrap();
     assert_eq!(again.bytes, stats.bytes);
 }
+
+#[cfg(unix)]
+#[test]
+fn links_out_of_the_root_and_back_to_it_added_between_updates_are_never_indexed() {
+    let s = setup();
+    let outside = tempfile::tempdir().unwrap();
+    let secret = "zanzibarquokkasecret";
+    std::fs::write(outside.path().join("secret.rs"), format!("pub fn {secret}() {{}}\n")).unwrap();
+    std::os::unix::fs::symlink(outside.path(), s.tree.path().join("src/outside")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("secret.rs"), s.tree.path().join("leak.rs"))
+        .unwrap();
+    std::os::unix::fs::symlink("..", s.tree.path().join("src/loop")).unwrap();
+    s.write("src/m001.rs", "/// Retries the request.\npub fn loop_guard() {}\n");
+    let (index, stats) = Index::open(&s.sandbox, &s.store).unwrap();
+    assert_eq!((stats.indexed, index.len()), (1, 101), "no file behind a link, no file twice");
+    let opts = Options::default();
+    assert!(index.suggest(&s.sandbox, secret, &opts).is_empty());
+    let decoded = Index::decode(&bytes(&s.index)).unwrap();
+    assert!(decoded.suggest(&s.sandbox, secret, &opts).is_empty());
+    s.assert_current();
+}
