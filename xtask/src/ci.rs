@@ -16,6 +16,7 @@ const STEPS: &[Step] = &[
     Step { name: "clippy", run: clippy },
     Step { name: "cli minimal", run: cli_minimal },
     Step { name: "test", run: test },
+    Step { name: "tree-sitter", run: tree_sitter },
     Step { name: "doc", run: doc },
     Step { name: "fuzz check", run: fuzz_check },
     Step { name: "deny", run: deny },
@@ -79,6 +80,36 @@ fn cli_minimal(root: &Path) -> Result {
 
 fn test(root: &Path) -> Result {
     run_command(cargo(root).args(["test", "--workspace"]))
+}
+
+/// The tree-sitter symbols, a cargo feature off by default: ctx-suggest and ctx-cli linted
+/// with the grammars, ctx-suggest's tests (those of each grammar among them) and the CLI's
+/// tests of `--symbols tree-sitter` run with them.
+fn tree_sitter(root: &Path) -> Result {
+    run_command(cargo(root).args([
+        "clippy",
+        "-p",
+        "ctx-suggest",
+        "-p",
+        "ctx-cli",
+        "--all-targets",
+        "--features",
+        "ctx-suggest/tree-sitter,ctx-cli/tree-sitter",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run_command(cargo(root).args(["test", "-p", "ctx-suggest", "--features", "tree-sitter"]))?;
+    run_command(cargo(root).args([
+        "test",
+        "-p",
+        "ctx-cli",
+        "--features",
+        "tree-sitter",
+        "--test",
+        "testsuite",
+        "tree_sitter",
+    ]))
 }
 
 fn doc(root: &Path) -> Result {

@@ -143,7 +143,8 @@ impl From<ProviderArg> for ctx::conversation::Provider {
 pub(crate) enum Symbols {
     /// A lexical scanner: every language, fast (the default).
     Scan,
-    /// tree-sitter's tags queries: exact, about four times slower to build.
+    /// tree-sitter's tags queries: exact, about four times slower to build (cargo feature
+    /// `tree-sitter`).
     TreeSitter,
 }
 
@@ -410,10 +411,16 @@ pub(crate) struct LspArgs {
 #[derive(Debug, Args)]
 pub(crate) struct IndexArgs {
     /// Where the files' symbols come from: a lexical scanner (`scan`, the default) or
-    /// tree-sitter's tags queries (`tree-sitter`: exact, about four times slower); an index
-    /// built from the other source is rebuilt. Configuration: `suggest_symbols`.
+    /// tree-sitter's tags queries (`tree-sitter`: exact, about four times slower; cargo
+    /// feature `tree-sitter`); an index built from the other source is rebuilt.
+    /// Configuration: `suggest_symbols`.
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub(crate) symbols: Option<Symbols>,
+    /// Read and search data files (JSON, JSON Lines, CSV, TSV), lock files, minified and
+    /// generated code too; left out by default. An index built with the other setting is
+    /// rebuilt. Configuration: `suggest_data_files`.
+    #[arg(long)]
+    pub(crate) data_files: bool,
 }
 
 #[derive(Debug, Args)]
@@ -437,4 +444,8 @@ pub(crate) struct SuggestArgs {
     /// `ctx index`.
     #[arg(long, value_enum, value_name = "SOURCE")]
     pub(crate) symbols: Option<Symbols>,
+    /// Take data files, lock files, minified and generated code into the index too, as in
+    /// `ctx index`.
+    #[arg(long)]
+    pub(crate) data_files: bool,
 }

@@ -80,6 +80,9 @@ pub(crate) struct Config {
     pub(crate) autocontext_max_tokens: Option<usize>,
     /// Where the suggestion index takes its symbols from: `scan` (default) or `tree-sitter`.
     pub(crate) suggest_symbols: Option<crate::cli::Symbols>,
+    /// The suggestion index reads and searches data files, lock files, minified and
+    /// generated code too (off by default).
+    pub(crate) suggest_data_files: Option<bool>,
     /// The rules folder, relative to the root.
     pub(crate) rules_dir: Option<String>,
     /// The active rules, by file name.
@@ -207,6 +210,7 @@ pub(crate) fn load_user(root: &Path, dir: Option<&Path>) -> anyhow::Result<Optio
     }
     let mut config =
         parse(&read.text).map_err(|e| anyhow::anyhow!("bad configuration {shown}:{e}"))?;
+    let ignored = unbuilt(&mut config, &read.text, &shown);
     // Its paths are its own folder's, wherever it lies under another.
     config.sln = config.sln.map(|p| dir.join(p));
     config.compile_commands = config.compile_commands.map(|p| dir.join(p));
@@ -215,7 +219,7 @@ pub(crate) fn load_user(root: &Path, dir: Option<&Path>) -> anyhow::Result<Optio
         dir: dir.to_path_buf(),
         path: Some(shown),
         origin: Origin::User,
-        ignored: Vec::new(),
+        ignored,
     }))
 }
 
@@ -310,13 +314,34 @@ pub(crate) fn load(root: &Path, explicit: Option<&Path>) -> anyhow::Result<Loade
     };
     let mut config =
         parse(&read.text).map_err(|e| anyhow::anyhow!("bad configuration {shown}:{e}"))?;
-    let ignored = match origin {
+    let mut ignored = match origin {
         Origin::Workspace => no_raised_bounds(&mut config, &read.text, &shown),
         Origin::User => Vec::new(),
     };
+    ignored.extend(unbuilt(&mut config, &read.text, &shown));
     tracing::info!(path = %shown, "configuration loaded");
     let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
     Ok(Loaded { config, dir, path: Some(shown), origin, ignored })
+}
+
+/// Removes from a configuration what this build of ctx cannot do, each reported with its place:
+/// `suggest_symbols = "tree-sitter"` without the cargo feature `tree-sitter` (the index then
+/// takes its symbols from the scanner). A configuration may be shared by builds with and
+/// without it, so this is a warning, where `--symbols tree-sitter` is an error.
+fn unbuilt(config: &mut Config, text: &str, shown: &str) -> Vec<Ignored> {
+    let Some(symbols) = config.suggest_symbols else { return Vec::new() };
+    if ctx::SymbolSource::from(symbols).is_available() {
+        return Vec::new();
+    }
+    config.suggest_symbols = None;
+    let (line, col) = key_position(text, "suggest_symbols").unwrap_or((1, 1));
+    vec![Ignored {
+        at: format!("{shown}:{line}:{col}"),
+        message: "`suggest_symbols = \"tree-sitter\"` ignored: this ctx was built without \
+                  tree-sitter (cargo feature `tree-sitter`); the index takes its symbols from \
+                  the scanner"
+            .to_owned(),
+    }]
 }
 
 /// Removes from a workspace's configuration the bounds it lifts (`0`, which means none) or
@@ -434,6 +459,7 @@ const KEYS: &[&str] = &[
     "autocontext_max_files",
     "autocontext_max_tokens",
     "suggest_symbols",
+    "suggest_data_files",
     "rules_dir",
     "active_rules",
     "history_tokens",

@@ -25,9 +25,11 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
         "indexing the workspace".to_owned(),
     );
     // One walk: the counts are taken from the index the update left.
-    let (stats, (terms, symbols, definitions, classes)) = ctx.update_index_with(|index| {
-        (index.term_count(), index.symbol_count(), index.definition_count(), index.class_counts())
-    })?;
+    let (stats, ((terms, symbols, definitions), classes, taken)) =
+        ctx.update_index_with(|index| {
+            let counts = (index.term_count(), index.symbol_count(), index.definition_count());
+            (counts, index.class_counts(), index.settings())
+        })?;
     drop(progress);
     let mut out = io::stdout().lock();
     if json {
@@ -45,6 +47,8 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
             "terms": terms,
             "symbols": symbols,
             "definitions": definitions,
+            "symbol_source": taken.symbols.name(),
+            "data_files": taken.data_files,
             "classes": classes,
             "bytes": stats.bytes,
             "elapsed_ms": (stats.elapsed.as_secs_f64() * 1e5).round() / 100.0,

@@ -12,6 +12,8 @@ mod complete;
 mod config;
 mod conversation;
 mod diag;
+#[cfg(feature = "picker")]
+mod field;
 mod index;
 mod input;
 mod lsp;
@@ -93,10 +95,21 @@ fn run() -> anyhow::Result<ExitCode> {
         cli.command,
         Command::Init(_) | Command::PasteImage(_) | Command::Index(_) | Command::Suggest(_)
     );
-    if let Command::Index(cli::IndexArgs { symbols: Some(symbols) })
+    if let Command::Index(cli::IndexArgs { data_files: true, .. })
+    | Command::Suggest(cli::SuggestArgs { data_files: true, .. }) = &cli.command
+    {
+        settings.suggest_data_files = true;
+    }
+    if let Command::Index(cli::IndexArgs { symbols: Some(symbols), .. })
     | Command::Suggest(cli::SuggestArgs { symbols: Some(symbols), .. }) = &cli.command
     {
         settings.suggest_symbols = (*symbols).into();
+        if !settings.suggest_symbols.is_available() {
+            anyhow::bail!(
+                "--symbols tree-sitter: this ctx was built without tree-sitter (cargo feature \
+                 `tree-sitter`); the default, --symbols scan, needs no grammar"
+            );
+        }
     }
     match &cli.command {
         Command::Assemble(args) if args.watch => watch::assemble(&settings, args),

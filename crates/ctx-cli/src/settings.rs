@@ -63,6 +63,9 @@ pub(crate) struct Settings {
     /// Where the suggestion index takes its symbols from (configuration, or the `--symbols`
     /// of `ctx index` and `ctx suggest`).
     pub(crate) suggest_symbols: ctx::SymbolSource,
+    /// Whether the suggestion index takes in data files (configuration, or the `--data-files`
+    /// of `ctx index` and `ctx suggest`).
+    pub(crate) suggest_data_files: bool,
     /// The global `--max-tokens`, as given (`ctx suggest` takes it as its budget).
     pub(crate) max_tokens_arg: Option<usize>,
     /// Where the source index of an out-of-source build comes from.
@@ -161,6 +164,7 @@ impl Settings {
             stdout_style,
             autocontext: AutoContext::from_config(file),
             suggest_symbols: file.suggest_symbols.map_or_else(Default::default, Into::into),
+            suggest_data_files: file.suggest_data_files.unwrap_or(false),
             max_tokens_arg: args.max_tokens,
             sources,
             sources_max_files: file.sources_max_files,
@@ -299,7 +303,8 @@ impl Settings {
         let mut builder = ctx::Context::builder()
             .root(&self.root)
             .options(options)
-            .suggest_symbols(self.suggest_symbols);
+            .suggest_symbols(self.suggest_symbols)
+            .suggest_data_files(self.suggest_data_files);
         for dir in &self.allow {
             builder = builder.allow(dir);
         }

@@ -93,32 +93,34 @@ pub fn init(root: &Store) -> Result<InitReport, Error> {
     Ok(report)
 }
 
-/// The rule `ctx init` writes: front matter, an include, a conditional and a tool call.
+/// The rule `ctx init` writes: front matter, a conditional and a tool call. Everything in it
+/// that speaks to people is a comment of its front matter, which never reaches the model (the
+/// front matter is metadata, not text); nothing of it reads `ctx.toml`, whose comments are for
+/// people too.
 pub const DEFAULT_RULE: &str = r#"---
+# Notes for people: this front matter, its comments included, never reaches the model.
+# Every .md file of this folder is a rule; `ctx system-prompt` assembles them all, in the
+# order of their names, into one system prompt (`active_rules` in ctx.toml picks some).
+# A rule can include a file, or some of its lines, by its path from the rule:
+#   @[../../docs/style.md]      @[../../src/lib.rs:10:40]      @[../../README.md#usage]
+# and keep a part for `ctx system-prompt -D DEBUG` between @{ifdef DEBUG} and @{endif}.
 Description: Project rules for coding agents, assembled by `ctx system-prompt`.
 Params:
   - project
 ---
 # Project rules
 
-<!-- Every .md file of this folder is a rule; `ctx system-prompt` assembles them all, in
-     the order of their names, into one system prompt. -->
-
 Answer in the language of the question. Keep changes small and explain why.
-
-## Configuration
-
-The first lines of the project's ctx configuration, included from the file itself:
-
-@[../../ctx.toml:1:6]
-
 @{ifdef DEBUG}
+
 ## Debugging
 
-This part appears only with `-D DEBUG`.
+Show the commands you ran and what they printed.
 @{endif}
 
 ## Layout
+
+The top of the workspace:
 
 @[tree{"uri": "../..", "depth": 1}]
 "#;

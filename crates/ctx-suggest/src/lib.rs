@@ -43,9 +43,9 @@ mod rank;
 pub mod symbols;
 pub mod tokenize;
 
-pub use classify::{FileClass, classify};
+pub use classify::{FileClass, classify, is_data_path, is_generated};
 pub use error::{Error, ErrorKind, Result};
-pub use index::{FIELDS, Field, Index, UpdateStats};
+pub use index::{FIELDS, Field, Index, IndexSettings, UpdateStats};
 pub use lines::LineRange;
 pub use rank::{Demotions, Weights};
 pub use symbols::SymbolSource;

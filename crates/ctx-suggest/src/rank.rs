@@ -95,7 +95,8 @@ pub(crate) fn rank(
     explain: bool,
 ) -> (Vec<Scored>, Vec<String>) {
     let files = index.files();
-    let n = files.len();
+    // Files left out (data, lock and generated files) are no part of the collection.
+    let n = files.iter().filter(|f| f.class != FileClass::LeftOut).count();
     if n == 0 {
         return (Vec::new(), Vec::new());
     }
@@ -205,7 +206,7 @@ fn demotion(class: FileClass, wants: Wants, d: &Demotions) -> f64 {
         FileClass::Lock => asked(wants.locks, d.lock),
         FileClass::Generated | FileClass::Vendored => asked(wants.generated, d.generated),
         FileClass::Other => d.other,
-        FileClass::Unreadable => 0.0,
+        FileClass::Unreadable | FileClass::LeftOut => 0.0,
     }
 }
 
@@ -253,10 +254,11 @@ fn path_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
             .iter()
             .enumerate()
             .filter(|(_, f)| {
-                f.path == *p
-                    || f.path.ends_with(&format!("/{p}"))
-                    || f.path.starts_with(&format!("{p}/"))
-                    || f.path.contains(&format!("/{p}/"))
+                f.class != FileClass::LeftOut
+                    && (f.path == *p
+                        || f.path.ends_with(&format!("/{p}"))
+                        || f.path.starts_with(&format!("{p}/"))
+                        || f.path.contains(&format!("/{p}/")))
             })
             .map(|(i, _)| i)
             .collect();
@@ -326,7 +328,8 @@ fn name_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
     }
     let keys: Vec<String> = files.iter().map(|f| file_name_key(&f.path)).collect();
     for name in &query.names {
-        let matching: Vec<usize> = (0..files.len()).filter(|&i| keys[i] == *name).collect();
+        let named = |&i: &usize| keys[i] == *name && files[i].class != FileClass::LeftOut;
+        let matching: Vec<usize> = (0..files.len()).filter(named).collect();
         if matching.len() <= 12 {
             let share = 1.0 / (matching.len().max(1) as f64).sqrt();
             let why = format!("named `{name}` (+{:.2})", w.name * best * share);

@@ -44,6 +44,16 @@ impl SymbolSource {
         }
     }
 
+    /// Whether this build can take symbols from this source: the scanner always, tree-sitter
+    /// with a grammar compiled in (cargo feature `tree-sitter`, or one language's). Without
+    /// one, [`SymbolSource::TreeSitter`] scans every file.
+    pub fn is_available(self) -> bool {
+        match self {
+            SymbolSource::Scan => true,
+            SymbolSource::TreeSitter => cfg!(feature = "tree-sitter-runtime"),
+        }
+    }
+
     /// The symbols of `source`, a file of language `lang`, from this source.
     pub fn symbols(self, lang: Lang, source: &str) -> Symbols {
         self.find(lang, source).into_owned()
@@ -52,7 +62,7 @@ impl SymbolSource {
     /// [`SymbolSource::symbols`], the references borrowed from `source`.
     pub(crate) fn find(self, lang: Lang, source: &str) -> Found<'_> {
         match self {
-            #[cfg(feature = "tree-sitter")]
+            #[cfg(feature = "tree-sitter-runtime")]
             SymbolSource::TreeSitter if has_grammar(lang) => grammars::extract(lang, source),
             _ => scan::scan(lang, source),
         }
@@ -69,11 +79,11 @@ pub fn scan(lang: Lang, source: &str) -> Symbols {
 /// Extracts the symbols of `source`; empty for languages without a
 /// grammar (or whose feature is off) and for sources that do not parse.
 pub fn extract(lang: Lang, source: &str) -> Symbols {
-    #[cfg(feature = "tree-sitter")]
+    #[cfg(feature = "tree-sitter-runtime")]
     {
         grammars::extract(lang, source).into_owned()
     }
-    #[cfg(not(feature = "tree-sitter"))]
+    #[cfg(not(feature = "tree-sitter-runtime"))]
     {
         let _ = (lang, source);
         Symbols::default()
@@ -82,11 +92,11 @@ pub fn extract(lang: Lang, source: &str) -> Symbols {
 
 /// Whether a grammar for `lang` is compiled in.
 pub fn has_grammar(lang: Lang) -> bool {
-    #[cfg(feature = "tree-sitter")]
+    #[cfg(feature = "tree-sitter-runtime")]
     {
         grammars::config(lang).is_some()
     }
-    #[cfg(not(feature = "tree-sitter"))]
+    #[cfg(not(feature = "tree-sitter-runtime"))]
     {
         let _ = lang;
         false
@@ -128,7 +138,7 @@ pub fn split_comments<'a>(lang: Lang, source: &'a str, mut emit: impl FnMut(&'a 
     }
 }
 
-#[cfg(feature = "tree-sitter")]
+#[cfg(feature = "tree-sitter-runtime")]
 mod grammars {
     use std::cell::RefCell;
     use std::sync::OnceLock;
@@ -340,6 +350,7 @@ mod grammars {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "tree-sitter-runtime")]
     fn names(s: &Symbols) -> Vec<String> {
         s.defs.iter().map(|d| format!("{}:{}:{}-{}", d.kind, d.name, d.start, d.end)).collect()
     }
@@ -404,6 +415,36 @@ mod tests {
         for call in ["fetchAll", "render", "start"] {
             assert!(s.refs.contains(&call.to_owned()), "{call} in {:?}", s.refs);
         }
+    }
+
+    #[cfg(feature = "go")]
+    #[test]
+    fn go_definitions() {
+        let src = "package retry\n\ntype Backoff struct{}\n\nfunc (b Backoff) Wait() {\n\tsleepFor(1)\n}\n";
+        let s = extract(Lang::Go, src);
+        let n = names(&s);
+        for want in ["type:Backoff:3-3", "method:Wait:5-7"] {
+            assert!(n.contains(&want.to_owned()), "{want} in {n:?}");
+        }
+        assert!(s.refs.contains(&"sleepFor".to_owned()), "{:?}", s.refs);
+    }
+
+    #[cfg(feature = "java")]
+    #[test]
+    fn java_definitions() {
+        let src = "class Client {\n  void send() {\n    build();\n  }\n}\n";
+        let s = extract(Lang::Java, src);
+        let n = names(&s);
+        for want in ["class:Client:1-5", "method:send:2-4"] {
+            assert!(n.contains(&want.to_owned()), "{want} in {n:?}");
+        }
+        assert!(s.refs.contains(&"build".to_owned()), "{:?}", s.refs);
+    }
+
+    #[test]
+    fn tree_sitter_is_available_with_a_grammar() {
+        assert!(SymbolSource::Scan.is_available());
+        assert_eq!(SymbolSource::TreeSitter.is_available(), cfg!(feature = "tree-sitter-runtime"));
     }
 
     #[cfg(any(feature = "c", feature = "cpp"))]

@@ -36,6 +36,7 @@ pub struct ContextBuilder {
     overlay: Option<Overlay>,
     cache_dir: Option<PathBuf>,
     suggest_symbols: ctx_suggest::SymbolSource,
+    suggest_data_files: bool,
     sources: Option<crate::source_index::Planned>,
     sources_cache: Option<PathBuf>,
     images_dir: Option<PathBuf>,
@@ -71,6 +72,7 @@ impl Default for ContextBuilder {
             overlay: None,
             cache_dir: None,
             suggest_symbols: ctx_suggest::SymbolSource::default(),
+            suggest_data_files: false,
             sources: None,
             sources_cache: None,
             images_dir: None,
@@ -304,6 +306,15 @@ impl ContextBuilder {
         self
     }
 
+    /// Whether the suggestion index reads and searches data files, lock files, minified and
+    /// generated code like the others (off by default: they are listed, never suggested; see
+    /// [`IndexSettings::data_files`](ctx_suggest::IndexSettings::data_files)). A stored index
+    /// built with the other setting is rebuilt.
+    pub fn suggest_data_files(mut self, data_files: bool) -> ContextBuilder {
+        self.suggest_data_files = data_files;
+        self
+    }
+
     /// Opens the roots and builds the context.
     ///
     /// # Ambient Authority
@@ -411,7 +422,11 @@ impl ContextBuilder {
             notices: decided.notices.into(),
             trust_request: Arc::new(decided.request),
             paths: Arc::default(),
-            suggest: crate::suggest_state::State::new(store, self.suggest_symbols),
+            suggest: crate::suggest_state::State::new(
+                store,
+                ctx_suggest::IndexSettings::from(self.suggest_symbols)
+                    .data_files(self.suggest_data_files),
+            ),
             sources: index,
             pasted,
         })

@@ -71,7 +71,7 @@ pub use ctx_assemble::{
     Resolution, Resolver,
 };
 pub use ctx_diagnostics::{Code, Severity};
-pub use ctx_suggest::{Index, Suggestion, SymbolSource, UpdateStats};
+pub use ctx_suggest::{Index, IndexSettings, Suggestion, SymbolSource, UpdateStats};
 pub use deferred::Deferred;
 pub use depends::Dependencies;
 pub use resolve::{ResolveReport, ResolveStatus};

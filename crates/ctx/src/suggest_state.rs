@@ -3,19 +3,19 @@
 use std::sync::{Arc, Mutex};
 
 use ctx_fs::Store;
-use ctx_suggest::{Index, SymbolSource};
+use ctx_suggest::{Index, IndexSettings};
 
 /// The suggestion state of a context: the store, if any, and the index once built.
 #[derive(Clone, Debug)]
 pub(crate) struct State {
     pub(crate) store: Option<Arc<Store>>,
-    /// Where the index takes its symbols from.
-    pub(crate) symbols: SymbolSource,
+    /// What the index takes in: where its symbols come from, whether data files are read.
+    pub(crate) settings: IndexSettings,
     pub(crate) index: Arc<Mutex<Option<Index>>>,
 }
 
 impl State {
-    pub(crate) fn new(store: Option<Arc<Store>>, symbols: SymbolSource) -> State {
-        State { store, symbols, index: Arc::new(Mutex::new(None)) }
+    pub(crate) fn new(store: Option<Arc<Store>>, settings: IndexSettings) -> State {
+        State { store, settings, index: Arc::new(Mutex::new(None)) }
     }
 }

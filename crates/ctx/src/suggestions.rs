@@ -34,7 +34,7 @@ impl Context {
         let path = dir.to_str().ok_or_else(|| ErrorKind::NotUtf8(dir.to_path_buf()))?;
         let store = Store::open(path, cap_std::ambient_authority()).map_err(ErrorKind::Fs)?;
         let mut this = self.clone();
-        this.suggest = State::new(Some(Arc::new(store)), self.suggest.symbols);
+        this.suggest = State::new(Some(Arc::new(store)), self.suggest.settings);
         Ok(this)
     }
 
@@ -42,7 +42,7 @@ impl Context {
     /// store cannot be used, which ranks all the same.
     pub fn without_index_store(&self) -> Context {
         let mut this = self.clone();
-        this.suggest = State::new(None, self.suggest.symbols);
+        this.suggest = State::new(None, self.suggest.settings);
         this
     }
 
@@ -83,14 +83,14 @@ impl Context {
             }
             (None, Some(store)) => {
                 let (index, stats, ()) =
-                    Index::open_with(sandbox, store, self.suggest.symbols, |_| ())
+                    Index::open_with(sandbox, store, self.suggest.settings, |_| ())
                         .map_err(ErrorKind::Suggest)?;
                 *slot = Some(index);
                 stats
             }
             (None, None) => {
-                let (index, stats) =
-                    Index::build_with(sandbox, self.suggest.symbols).map_err(ErrorKind::Suggest)?;
+                let (index, stats) = Index::build_with(sandbox, self.suggest.settings)
+                    .map_err(ErrorKind::Suggest)?;
                 *slot = Some(index);
                 stats
             }
@@ -122,7 +122,7 @@ impl Context {
         if let (None, Some(store)) = (slot.as_ref(), &self.suggest.store) {
             // The first query of a context asks the stored index while the workspace is
             // walked for changes.
-            let (index, _, found) = Index::open_with(sandbox, store, self.suggest.symbols, ask)
+            let (index, _, found) = Index::open_with(sandbox, store, self.suggest.settings, ask)
                 .map_err(ErrorKind::Suggest)?;
             *slot = Some(index);
             return Ok(found);

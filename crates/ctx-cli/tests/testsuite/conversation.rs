@@ -89,6 +89,49 @@ fn init_creates_what_is_missing_and_never_overwrites() {
     assert_eq!(json["rules"][0]["diagnostics"], json!([]));
 }
 
+/// What `ctx init` writes for people: the comment lines of the rule's front matter and of
+/// `ctx.toml`, and any HTML comment of the rule, each without its comment marker.
+fn template_notes(ws: &Workspace) -> Vec<String> {
+    let read = |rel: &str| std::fs::read_to_string(ws.dir.path().join(rel)).unwrap();
+    let rule = read(".ctx/rules/default.md");
+    let front = rule.split("---\n").nth(1).unwrap_or_default();
+    let config = read("ctx.toml");
+    let comments = front.lines().chain(config.lines()).filter(|l| l.trim_start().starts_with('#'));
+    let mut notes: Vec<String> =
+        comments.map(|l| l.trim_start().trim_start_matches('#').trim().to_owned()).collect();
+    let mut rest = rule.as_str();
+    while let Some(start) = rest.find("<!--") {
+        let end = rest[start..].find("-->").map_or(rest.len(), |e| start + e);
+        notes.extend(rest[start + 4..end].lines().map(|l| l.trim().to_owned()));
+        rest = &rest[end..];
+    }
+    notes.retain(|n| n.len() > 3);
+    notes
+}
+
+/// Notes for people in the template of `ctx init` never reach the model: not through the
+/// rule's front matter, not through an include of `ctx.toml`, with or without `-D DEBUG`.
+#[test]
+fn the_init_template_says_nothing_to_the_model_that_is_meant_for_people() {
+    let ws = Workspace::new();
+    ws.write("src/main.rs", "fn main() {}\n");
+    let (code, _, err) = ws.run(&["init"]);
+    assert_eq!(code, 0, "{err}");
+    let notes = template_notes(&ws);
+    assert!(notes.len() >= 5, "{notes:?}");
+    for args in [&["system-prompt"][..], &["system-prompt", "-D", "DEBUG"], &["messages", "hi"]] {
+        let (code, out, err) = ws.run(args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        assert_eq!(err, "", "{args:?}");
+        for note in &notes {
+            assert!(!out.contains(note.as_str()), "{args:?} sends the note {note:?}:\n{out}");
+        }
+        assert!(!out.contains("<!--"), "{args:?}: {out}");
+        assert!(out.contains("Answer in the language of the question."), "{out}");
+        assert!(out.contains("src/"), "the layout: {out}");
+    }
+}
+
 fn rules(ws: &Workspace, dir: &str) {
     ws.write(&format!("{dir}/b.md"), "---\nDescription: second\n---\nRule B.\n");
     ws.write(&format!("{dir}/a.md"), "Rule A @{ifdef DEBUG}debug@{endif}.\n");

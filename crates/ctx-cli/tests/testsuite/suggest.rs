@@ -290,6 +290,44 @@ fn autocontext_from_the_configuration() {
     assert_eq!(out, "fix the retry timeout", "nothing fits in four tokens");
 }
 
+/// A transcript full of the prompt's words is never suggested, nor attached by `--auto`,
+/// unless data files are asked for (`--data-files`, `suggest_data_files = true`).
+#[test]
+fn data_files_are_left_out_unless_asked_for() {
+    let dir = workspace();
+    let cache = TempDir::new().unwrap();
+    let turn =
+        "{\"role\": \"user\", \"content\": \"fix the retry timeout, retry with a timeout\"}\n";
+    dir.child("turns.jsonl").write_str(&turn.repeat(20)).unwrap();
+    dir.child("Cargo.lock").write_str("[[package]]\nname = \"retry-timeout\"\n").unwrap();
+    let paths = |text: &str| -> Vec<String> {
+        text.lines().map(|l| l.split(':').next().unwrap_or("").to_owned()).collect()
+    };
+    let found = stdout(ctx_in(dir.path(), cache.path()).args(["suggest", "fix the retry timeout"]));
+    assert!(!paths(&found).iter().any(|p| p == "turns.jsonl" || p == "Cargo.lock"), "{found}");
+    let out = stdout(ctx_in(dir.path(), cache.path()).args([
+        "expand",
+        "--auto",
+        "fix the retry timeout",
+    ]));
+    assert!(!out.contains("turns.jsonl") && out.contains("src/retry.rs"), "{out}");
+    let json = stdout(ctx_in(dir.path(), cache.path()).args(["index", "--format", "json"]));
+    let value: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["classes"]["left-out"], 2, "{json}");
+    assert_eq!(value["data_files"], false);
+    // Asked for on the command line, then in the configuration: the index is rebuilt with them.
+    let args = ["suggest", "--data-files", "fix the retry timeout"];
+    let found = stdout(ctx_in(dir.path(), cache.path()).args(args));
+    assert!(paths(&found).iter().any(|p| p == "turns.jsonl"), "{found}");
+    dir.child("ctx.toml").write_str("suggest_data_files = true\n").unwrap();
+    let json = stdout(ctx_in(dir.path(), cache.path()).args(["index", "--format", "json"]));
+    let value: Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        (&value["data_files"], &value["classes"]["left-out"]),
+        (&Value::Bool(true), &Value::Null)
+    );
+}
+
 // ---------------------------------------------------------------- the evaluation tool
 
 /// `../shared/tools/suggest-eval/` beside the repository.
@@ -379,17 +417,8 @@ fn the_evaluation_tool_scores_ctx_suggest() {
 #[cfg(unix)]
 #[test]
 fn the_picker_keeps_drops_and_edits_suggestions() {
-    use expectrl::{Expect, Session};
-    let dir = workspace();
-    let cache = TempDir::new().unwrap();
-    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"));
-    cmd.current_dir(dir.path())
-        .env("CTX_CACHE_DIR", cache.path())
-        .env("NO_COLOR", "1")
-        .env("TERM", "xterm")
-        .args(["suggest", "--pick", "fix the retry timeout"]);
-    let mut term = Session::spawn(cmd).unwrap();
-    term.set_expect_timeout(Some(std::time::Duration::from_secs(30)));
+    use expectrl::Expect;
+    let (_dir, _cache, mut term) = picker("fix the retry timeout");
     term.expect("Attach which suggestions?").unwrap();
     term.expect("README.md:1-1").unwrap();
     // Down to the second line, unselect it, confirm.
@@ -408,4 +437,72 @@ fn the_picker_keeps_drops_and_edits_suggestions() {
     assert!(text.contains("<file path=\"src/retry.rs\" lines=\"2-3\">"), "{text}");
     assert!(text.contains("<file path=\"README.md\" lines=\"1-1\">"), "{text}");
     assert!(!text.contains("<file path=\"src/backoff.rs\""), "{text}");
+}
+
+/// `ctx suggest --pick PROMPT` in a pseudo-terminal over [`workspace`]; every wait is bounded.
+#[cfg(feature = "picker")]
+#[cfg(unix)]
+fn picker(prompt: &str) -> (TempDir, TempDir, expectrl::session::OsSession) {
+    let dir = workspace();
+    let cache = TempDir::new().unwrap();
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"));
+    cmd.current_dir(dir.path())
+        .env("CTX_CACHE_DIR", cache.path())
+        .env("NO_COLOR", "1")
+        .env("TERM", "xterm")
+        .args(["suggest", "--pick", prompt]);
+    let mut term = expectrl::Session::spawn(cmd).unwrap();
+    term.set_expect_timeout(Some(std::time::Duration::from_secs(30)));
+    (dir, cache, term)
+}
+
+/// Ctrl-U clears the field it is typed in, the list's filter as the range being edited: it
+/// never types a `u` (which made the filter match nothing and the range unreadable).
+#[cfg(feature = "picker")]
+#[cfg(unix)]
+#[test]
+fn ctrl_u_in_the_picker_clears_the_field() {
+    use expectrl::Expect;
+    let (_dir, _cache, mut term) = picker("fix the retry timeout");
+    term.expect("README.md:1-1").unwrap();
+    // A filter that matches nothing, cleared: every suggestion is listed again.
+    term.send("zz").unwrap();
+    term.expect("zz").unwrap();
+    term.send("\x15").unwrap();
+    term.expect("src/backoff.rs:").unwrap();
+    term.expect("README.md:1-1").unwrap();
+    term.send("\r").unwrap();
+    term.expect("Edit line ranges?").unwrap();
+    term.send("y\r").unwrap();
+    term.expect("Lines of src/retry.rs").unwrap();
+    // A wrong range typed, cleared, and the right one typed instead.
+    term.send("9-9").unwrap();
+    term.send("\x15").unwrap();
+    term.send("2-3\r").unwrap();
+    term.expect("Lines of src/backoff.rs").unwrap();
+    term.send("\r").unwrap();
+    term.expect("Lines of README.md").unwrap();
+    term.send("\r").unwrap();
+    let out = term.expect(expectrl::Eof).unwrap();
+    let text = String::from_utf8_lossy(out.as_bytes()).into_owned();
+    assert!(text.contains("<file path=\"src/retry.rs\" lines=\"2-3\">"), "{text}");
+    assert!(text.contains("<file path=\"src/backoff.rs\""), "{text}");
+}
+
+/// Esc ends the picker: exit status 2, a line that says so, and no expansion.
+#[cfg(feature = "picker")]
+#[cfg(unix)]
+#[test]
+fn esc_cancels_the_picker() {
+    use expectrl::Expect;
+    let (_dir, _cache, mut term) = picker("fix the retry timeout");
+    term.expect("README.md:1-1").unwrap();
+    term.send("\x1b").unwrap();
+    let out = term.expect(expectrl::Eof).unwrap();
+    let text = String::from_utf8_lossy(out.as_bytes()).into_owned();
+    assert!(text.contains("ctx: error: the picker was cancelled (esc)"), "{text}");
+    assert!(!text.contains("<file "), "{text}");
+    let status = term.get_process_mut().wait().unwrap();
+    let pid = term.get_process().pid();
+    assert_eq!(status, expectrl::process::unix::WaitStatus::Exited(pid, 2));
 }

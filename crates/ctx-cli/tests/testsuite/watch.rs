@@ -139,3 +139,34 @@ fn its_own_output_in_the_folder_runs_it_once() {
     let runs = std::fs::read_to_string(dir.path().join("err.log")).unwrap();
     assert_eq!(runs.matches("E_NOT_FOUND").count(), 1, "{runs}");
 }
+
+/// SIGTERM ends a watch at once: the watch holds nothing that needs cleaning up, so ctx keeps
+/// the signal's default action (as for Ctrl-C's SIGINT, which is not sent here: a test run
+/// started in the background inherits SIGINT ignored, as shells start background jobs). The
+/// wait is a hang guard, not a timing.
+#[cfg(unix)]
+#[test]
+fn a_signal_ends_a_watch_at_once() {
+    use std::os::unix::process::ExitStatusExt;
+    for (signal, number) in [("TERM", 15)] {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("main.md"), "Style: @[style.md]\n").unwrap();
+        std::fs::write(dir.path().join("style.md"), "first\n").unwrap();
+        let mut watch = Watch::start(dir.path(), &["assemble", "--watch", "main.md"]);
+        watch.expect("Style: first");
+        let sent = Command::new("kill")
+            .args([format!("-{signal}"), watch.child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+        let deadline = std::time::Instant::now() + Duration::from_secs(30);
+        let status = loop {
+            if let Some(status) = watch.child.try_wait().unwrap() {
+                break status;
+            }
+            assert!(std::time::Instant::now() < deadline, "SIG{signal} did not end the watch");
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert_eq!(status.signal(), Some(number), "SIG{signal}: {status:?}");
+    }
+}

@@ -82,12 +82,40 @@ pub(crate) struct FileRec {
     parts: Parts,
 }
 
+/// What an index takes in, fixed when it is built: a stored index built with other settings is
+/// rebuilt. A [`SymbolSource`] converts into the settings with data files left out.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct IndexSettings {
+    /// Where the files' symbols come from.
+    pub symbols: SymbolSource,
+    /// Whether data files, lock files, minified and generated code
+    /// ([`is_data_path`](crate::is_data_path), [`is_generated`](crate::is_generated)) are
+    /// read and searched like the others. Off by default: they are listed with their stamps
+    /// ([`FileClass::LeftOut`]) and never suggested.
+    pub data_files: bool,
+}
+
+impl From<SymbolSource> for IndexSettings {
+    fn from(symbols: SymbolSource) -> IndexSettings {
+        IndexSettings { symbols, data_files: false }
+    }
+}
+
+impl IndexSettings {
+    /// These settings with data files taken in or left out.
+    pub fn data_files(self, data_files: bool) -> IndexSettings {
+        IndexSettings { data_files, ..self }
+    }
+}
+
 /// Everything of an index but its blob.
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Data {
     root: String,
     /// Where the files' symbols come from.
     symbol_source: SymbolSource,
+    /// Whether data files are read and searched ([`IndexSettings::data_files`]).
+    data_files: bool,
     terms: Names,
     symbols: Table,
     kinds: Vec<String>,
@@ -135,16 +163,24 @@ pub struct Index {
 }
 
 impl Index {
-    /// An empty index whose files' symbols will come from `source`.
-    pub fn new(source: SymbolSource) -> Index {
+    /// An empty index that will take in files as `settings` say (a [`SymbolSource`], or
+    /// [`IndexSettings`]).
+    pub fn new(settings: impl Into<IndexSettings>) -> Index {
+        let settings = settings.into();
         let mut index = Index::default();
-        index.data.symbol_source = source;
+        index.data.symbol_source = settings.symbols;
+        index.data.data_files = settings.data_files;
         index
     }
 
     /// Where this index takes its files' symbols from.
     pub fn symbol_source(&self) -> SymbolSource {
         self.data.symbol_source
+    }
+
+    /// What this index takes in.
+    pub fn settings(&self) -> IndexSettings {
+        IndexSettings { symbols: self.data.symbol_source, data_files: self.data.data_files }
     }
 
     /// Number of files indexed.

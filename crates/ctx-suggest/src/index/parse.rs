@@ -6,10 +6,10 @@ use std::time::UNIX_EPOCH;
 use ctx_fs::{Content, Sandbox, WalkEntry};
 
 use super::parts::Parts;
-use super::{Field, FileRec};
-use crate::classify::{FileClass, classify};
+use super::{Field, FileRec, IndexSettings};
+use crate::classify::{FileClass, classify, is_data_path, is_generated};
 use crate::hash::FxHashMap;
-use crate::symbols::{self, Def, Lang, SymbolSource};
+use crate::symbols::{self, Def, Lang};
 use crate::tokenize;
 
 /// Per-file terms before interning: term -> frequency per field.
@@ -33,8 +33,10 @@ pub(super) fn mtime_of(entry: &WalkEntry) -> u64 {
         .map_or(0, |d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
 }
 
-/// Reads and parses one file of the walk (a refresh runs this on every core).
-pub(super) fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, source: SymbolSource) -> Parsed {
+/// Reads and parses one file of the walk (a refresh runs this on every core). Unless
+/// `settings` take data files in, a data file is not read and a generated one not counted:
+/// each is listed as [`FileClass::LeftOut`], with its stamp and no terms.
+pub(super) fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, settings: IndexSettings) -> Parsed {
     let path = entry.path.as_str();
     let mut rec = FileRec {
         path: path.to_owned(),
@@ -47,6 +49,13 @@ pub(super) fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, source: SymbolSo
         field_len: [0; 5],
         parts: Parts::default(),
     };
+    let left_out = |mut rec: FileRec| {
+        rec.class = FileClass::LeftOut;
+        Parsed { rec, bag: Bag::new(), defs: Vec::new(), refs: FxHashMap::default() }
+    };
+    if !settings.data_files && is_data_path(path) {
+        return left_out(rec);
+    }
     let mut counter = Counter::default();
     for t in tokenize::path_terms(path) {
         counter.add_term(Field::Path, &t);
@@ -65,12 +74,15 @@ pub(super) fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, source: SymbolSo
         }
     };
     let head: String = text.chars().take(600).collect();
+    if !settings.data_files && is_generated(&head) {
+        return left_out(rec);
+    }
     rec.class = classify(path, &head);
     rec.lines = u32::try_from(text.lines().count()).unwrap_or(u32::MAX);
     // Only program source is parsed: tests, docs and generated code are demoted anyway, and
     // parsing them would cost as much as the source.
     let lang = if rec.class == FileClass::Source { rec.lang } else { Lang::Other };
-    let mut syms = source.find(lang, &text);
+    let mut syms = settings.symbols.find(lang, &text);
     let mut comment_lines = Vec::new();
     symbols::split_comments(rec.lang, &text, |line, comment| {
         comment_lines.push(comment);

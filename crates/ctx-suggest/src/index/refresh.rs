@@ -12,7 +12,7 @@ use super::names::{Names, find};
 use super::parse::{Parsed, mtime_of, parse_entry};
 use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
 use super::postings::{encode_postings, split_postings};
-use super::{FileRec, Index, UpdateStats};
+use super::{FileRec, Index, IndexSettings, UpdateStats};
 use crate::error::{Error, Result};
 use crate::hash::{FxHashMap, FxHashSet};
 use crate::symbols::SymbolSource;
@@ -33,14 +33,18 @@ const PARSE_BATCH: usize = 512;
 
 impl Index {
     /// Builds a fresh in-memory index of the sandbox's workspace, its symbols scanned
-    /// ([`SymbolSource::Scan`]).
+    /// ([`SymbolSource::Scan`]) and data files left out.
     pub fn build(sandbox: &Sandbox) -> Result<(Index, UpdateStats)> {
         Index::build_with(sandbox, SymbolSource::default())
     }
 
-    /// [`Index::build`] with the symbols from `source`.
-    pub fn build_with(sandbox: &Sandbox, source: SymbolSource) -> Result<(Index, UpdateStats)> {
-        let mut index = Index::new(source);
+    /// [`Index::build`] with other settings: the symbols from another source (a
+    /// [`SymbolSource`]), data files taken in ([`IndexSettings`]).
+    pub fn build_with(
+        sandbox: &Sandbox,
+        settings: impl Into<IndexSettings>,
+    ) -> Result<(Index, UpdateStats)> {
+        let mut index = Index::new(settings);
         let stats = index.refresh(sandbox)?;
         Ok((index, stats))
     }
@@ -126,7 +130,7 @@ impl Index {
         // Read on every core by threads that live through the whole update, interned here in
         // the files' order (so the index does not depend on timing) and in batches, so that
         // only the terms of a batch and the files read ahead of it are held as strings.
-        let source = self.data.symbol_source;
+        let settings = self.settings();
         let mut batch: Vec<Parsed> = Vec::with_capacity(PARSE_BATCH.min(todo.len()));
         let mut take = |batch: &mut Vec<Parsed>, first: usize| {
             stats.indexed += batch.len();
@@ -140,7 +144,7 @@ impl Index {
         crate::par::for_each_ordered(
             &todo,
             64,
-            |&i| parse_entry(sandbox, entries[i], source),
+            |&i| parse_entry(sandbox, entries[i], settings),
             |k, parsed| {
                 batch.push(parsed);
                 if batch.len() == PARSE_BATCH {

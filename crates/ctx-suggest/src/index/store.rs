@@ -9,7 +9,7 @@ use ctx_fs::{Sandbox, Store};
 
 use super::blob::{Blob, Buf};
 use super::segment::{Plan, Stored};
-use super::{Data, FileRec, Index, UpdateStats};
+use super::{Data, FileRec, Index, IndexSettings, UpdateStats};
 use crate::error::{Error, Result};
 use crate::hash::payload_sum;
 use crate::symbols::SymbolSource;
@@ -32,8 +32,8 @@ impl Index {
             .map(|(index, stats, ())| (index, stats))
     }
 
-    /// [`Index::open`] with the symbols from `source` (a stored index whose symbols came
-    /// from another source is rebuilt), and `f` on the up-to-date index.
+    /// [`Index::open`] with other settings (a [`SymbolSource`], or [`IndexSettings`]; a stored
+    /// index built with other settings is rebuilt), and `f` on the up-to-date index.
     ///
     /// `f` first runs on the stored index while the workspace is walked for changes; when
     /// the walk finds none (the common case of a query), that answer is returned, so a query
@@ -46,9 +46,10 @@ impl Index {
     pub fn open_with<T: Send>(
         sandbox: &Sandbox,
         store: &Store,
-        source: SymbolSource,
+        settings: impl Into<IndexSettings>,
         f: impl Fn(&Index) -> T + Sync,
     ) -> Result<(Index, UpdateStats, T)> {
+        let settings = settings.into();
         let started = Instant::now();
         let root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let name = store_name(&root);
@@ -56,8 +57,8 @@ impl Index {
         let mapped = store.map(&name).map_err(Error::store)?.map(std::sync::Arc::new);
         let stored_len = mapped.as_ref().map_or(0, |m| m.len() as u64);
         let stored_version = mapped.as_deref().and_then(|m| Index::version_of(m));
-        // A stored index is used for this root with symbols from this source only.
-        let fits = |index: &Index| index.data.root == root && index.data.symbol_source == source;
+        // A stored index is used for this root with these settings only.
+        let fits = |index: &Index| index.data.root == root && index.settings() == settings;
         // The walk that finds changed files, then the checksum of the stored index, run while
         // the index is decoded, its log applied, and asked; the answer is dropped if the
         // checksum fails.
@@ -81,13 +82,13 @@ impl Index {
         let (decoded, early) = stored;
         let (mut index, corrupt, loaded) = match (decoded, intact) {
             (Some((index, loaded)), Some(true)) if fits(&index) => (index, false, Some(loaded)),
-            (Some(_), Some(true)) => (Index::new(source), false, None),
-            _ if mapped.is_none() => (Index::new(source), false, None),
+            (Some(_), Some(true)) => (Index::new(settings), false, None),
+            _ if mapped.is_none() => (Index::new(settings), false, None),
             // An index of another version of ctx is rebuilt, but it was not damaged.
             _ if stored_version != Some(VERSION) => {
-                (Index::new(source), stored_version.is_none(), None)
+                (Index::new(settings), stored_version.is_none(), None)
             }
-            _ => (Index::new(source), true, None),
+            _ => (Index::new(settings), true, None),
         };
         let early = early.filter(|_| !corrupt && !index.is_empty());
         let mut stats = index.refresh_from(sandbox, &walk)?;
