@@ -52,7 +52,7 @@ impl Index {
     /// Brings the index up to date with the workspace: walks it, reads the
     /// files whose stamp changed, drops the files that are gone.
     pub fn refresh(&mut self, sandbox: &Sandbox) -> Result<UpdateStats> {
-        let walk = sandbox.walk(&sandbox.workspace()).map_err(Error::fs)?;
+        let walk = sandbox.walk_parallel(&sandbox.workspace()).map_err(Error::fs)?;
         self.refresh_from(sandbox, &walk)
     }
 
@@ -66,7 +66,7 @@ impl Index {
     ) -> Result<(UpdateStats, T)> {
         let this = &*self;
         let (walk, early) = std::thread::scope(|scope| {
-            let walk = scope.spawn(|| sandbox.walk(&sandbox.workspace()));
+            let walk = scope.spawn(|| sandbox.walk_parallel(&sandbox.workspace()));
             let early = (!this.is_empty()).then(|| f(this));
             (walk.join(), early)
         });

@@ -64,7 +64,7 @@ impl Index {
         // checksum fails.
         let (checked, stored) = std::thread::scope(|scope| {
             let checked = scope.spawn(|| {
-                let walk = sandbox.walk(&sandbox.workspace());
+                let walk = sandbox.walk_parallel(&sandbox.workspace());
                 (walk, mapped.as_deref().map(|m| Index::intact(m)))
             });
             let decoded = mapped.clone().and_then(Index::load);
