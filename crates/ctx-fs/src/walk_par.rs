@@ -39,7 +39,9 @@ impl Sandbox {
         }
     }
 
-    /// Walks the directories `split` of `top`, a few at a time; `None` for one that failed.
+    /// Walks the directories `split` of `top`, a few at a time; `None` for one that failed or
+    /// was not walked because the walks so far hold more entries than the limit (the serial
+    /// walk then answers, so the pieces never hold much more than one walk may).
     fn walk_each(
         &self,
         top: &Walk,
@@ -48,6 +50,7 @@ impl Sandbox {
         threads: usize,
     ) -> Vec<Option<Walk>> {
         let next = AtomicUsize::new(0);
+        let (kept, most) = (AtomicUsize::new(top.entries.len()), options.max_entries);
         let parts: Mutex<Vec<Option<Walk>>> = Mutex::new(vec![None; split.len()]);
         std::thread::scope(|scope| {
             for _ in 0..threads.min(split.len()) {
@@ -55,7 +58,12 @@ impl Sandbox {
                     loop {
                         let k = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&i) = split.get(k) else { break };
+                        if kept.load(Ordering::Relaxed) > most {
+                            break;
+                        }
                         let walk = self.walk_with(&top.entries[i].location, options).ok();
+                        let n = walk.as_ref().map_or(0, |w| w.entries.len());
+                        kept.fetch_add(n, Ordering::Relaxed);
                         if let Ok(mut parts) = parts.lock() {
                             parts[k] = walk;
                         }

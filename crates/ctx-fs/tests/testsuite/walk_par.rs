@@ -103,3 +103,21 @@ fn a_folder_that_cannot_be_listed_answers_as_the_serial_walk() {
     same(&fx.sandbox(), None);
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
+
+/// The attack: many folders, each under the entry limit, together far over it. What must not
+/// happen: every folder walked and held before the limit is seen; the answer is the serial
+/// walk's, truncated.
+#[test]
+fn folders_over_the_limit_together_answer_as_the_serial_walk() {
+    let fx = Fixture::new();
+    for d in 0..6 {
+        for f in 0..15 {
+            fx.write(&format!("d{d:02}/f{f}.md"), "x");
+        }
+    }
+    let mut limits = Limits::default();
+    limits.max_walk_entries = 20;
+    let sb = fx.builder().limits(limits).open(cap_std::ambient_authority()).unwrap();
+    same(&sb, None);
+    assert!(sb.walk_parallel(&sb.workspace()).unwrap().truncated);
+}
