@@ -51,6 +51,9 @@ const PROCESS_FILTER: &str = "process";
 /// The filter that selects the suggestion measurements only (`docs/suggest.md`).
 const SUGGEST_FILTER: &str = "suggest";
 
+/// The filter that selects the suggestion index at scale only (`docs/benchmarks.md`).
+const SCALE_FILTER: &str = "scale";
+
 /// The filter that selects the conversation measurements only (`docs/conversation.md`).
 const MESSAGES_FILTER: &str = "messages";
 
@@ -62,6 +65,9 @@ const ATTACKS_FILTER: &str = "attacks";
 
 pub(crate) fn run(root: &Path, args: &Args) -> Result {
     let mut measured = Vec::new();
+    if args.filter.as_deref() == Some(SCALE_FILTER) {
+        return process::run_scale(root, args.quick);
+    }
     if args.filter.as_deref() == Some(SUGGEST_FILTER) {
         measured.extend(process::run_suggest(root, args.quick)?);
     } else if args.filter.as_deref() == Some(MESSAGES_FILTER) {

@@ -100,6 +100,7 @@ mod store;
 mod stream;
 mod text;
 mod walk;
+mod walk_par;
 #[cfg(feature = "watch")]
 mod watch;
 

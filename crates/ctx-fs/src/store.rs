@@ -211,7 +211,16 @@ impl Store {
     /// Appends `bytes` to the entry `name` (created when missing) under its lock, in one
     /// write, so that two appenders never interleave their bytes.
     pub fn append(&self, name: &str, bytes: &[u8]) -> Result<()> {
-        let _lock = self.lock(name)?;
+        let lock = self.lock(name)?;
+        self.append_locked(&lock, name, bytes)
+    }
+
+    /// [`Store::append`] by a caller that holds the lock of `name` already (a second lock
+    /// would wait for the first): the bytes go past the end in one write, so a reader that
+    /// mapped the entry before keeps its bytes, and a write cut short leaves the entry's
+    /// earlier bytes as they were.
+    pub fn append_locked(&self, _lock: &StoreLock, name: &str, bytes: &[u8]) -> Result<()> {
+        check(name)?;
         let options = write_options(cap_std::fs::OpenOptions::new().append(true).create(true));
         let mut file = self.dir.open_with(name, &options).map_err(|e| refused(name, e))?.into_std();
         crate::sandbox::regular_within(&file, name, u64::MAX)?;
@@ -373,6 +382,32 @@ mod tests {
         assert_eq!(sub.path(), path.join("rules"));
         assert!(store.sub("rules").unwrap().read("x.md").unwrap().is_some(), "opened again");
         assert!(store.sub("../up").is_err());
+    }
+
+    #[test]
+    fn an_append_under_a_held_lock_neither_waits_nor_follows_a_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().join("store")).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        store.write("index", b"base").unwrap();
+        let mapped = store.map("index").unwrap().unwrap();
+        let lock = store.lock("index").unwrap();
+        store.append_locked(&lock, "index", b"+segment").unwrap();
+        assert_eq!(&*mapped, b"base", "a mapping keeps its length");
+        assert_eq!(store.read("index").unwrap().unwrap(), b"base+segment");
+        // A link put in the entry's place is not followed: the file it names is untouched.
+        let outside = tmp.path().join("outside");
+        std::fs::write(&outside, b"secret").unwrap();
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(&outside, path.join("linked")).unwrap();
+            assert!(store.append_locked(&lock, "linked", b"x").is_err());
+            assert_eq!(std::fs::read(&outside).unwrap(), b"secret");
+        }
+        assert_eq!(
+            store.append_locked(&lock, "../outside", b"x").unwrap_err().code(),
+            crate::Code::BadPath
+        );
     }
 
     #[test]

@@ -33,6 +33,7 @@ mod attacks;
 mod big;
 mod messages;
 mod rules;
+mod scale;
 mod suggest;
 
 pub(super) use attacks::{SHAPES as ATTACKS, START as ATTACK_START};
@@ -103,6 +104,11 @@ pub(super) fn run_attacks(root: &Path, quick: bool) -> Result<Vec<Measured>> {
 pub(super) fn run_suggest(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let (ctx, data, sizes) = prepare(root, quick)?;
     suggest::run(&ctx, &data, &sizes)
+}
+
+/// The suggestion index at scale alone (`cargo xtask bench scale`): it prints its own table.
+pub(super) fn run_scale(root: &Path, quick: bool) -> Result {
+    scale::run(root, quick)
 }
 
 /// The conversation measurements alone (`cargo xtask bench messages`).

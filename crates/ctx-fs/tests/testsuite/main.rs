@@ -18,3 +18,4 @@ mod stream;
 mod symlinks;
 mod util;
 mod walk;
+mod walk_par;

@@ -6,15 +6,18 @@
 //! doc lines ([`parts`]), all in one blob ([`blob`]) after the name tables ([`names`]) and
 //! followed by the symbol graph ([`graph`]). [`parse`] reads a file into its fields' terms,
 //! [`refresh`] brings the index up to date with the workspace, and [`store`] writes and
-//! loads its stored form.
+//! loads its stored form: a base and a log of the segments later updates appended
+//! ([`segment`]).
 
 mod blob;
+mod change;
 mod graph;
 mod names;
 mod parse;
 mod parts;
 mod postings;
 mod refresh;
+mod segment;
 mod store;
 
 use std::time::Duration;
@@ -155,6 +158,8 @@ pub struct UpdateStats {
 pub struct Index {
     data: Data,
     blob: Blob,
+    /// What the last refresh changed, for storing it as a segment.
+    change: Option<change::Change>,
 }
 
 impl Index {

@@ -7,6 +7,7 @@ use std::time::Instant;
 use ctx_fs::{Sandbox, Walk, WalkEntry};
 
 use super::blob::Blob;
+use super::change::Change;
 use super::names::{Names, find};
 use super::parse::{Parsed, mtime_of, parse_entry};
 use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
@@ -51,7 +52,7 @@ impl Index {
     /// Brings the index up to date with the workspace: walks it, reads the
     /// files whose stamp changed, drops the files that are gone.
     pub fn refresh(&mut self, sandbox: &Sandbox) -> Result<UpdateStats> {
-        let walk = sandbox.walk(&sandbox.workspace()).map_err(Error::fs)?;
+        let walk = sandbox.walk_parallel(&sandbox.workspace()).map_err(Error::fs)?;
         self.refresh_from(sandbox, &walk)
     }
 
@@ -65,7 +66,7 @@ impl Index {
     ) -> Result<(UpdateStats, T)> {
         let this = &*self;
         let (walk, early) = std::thread::scope(|scope| {
-            let walk = scope.spawn(|| sandbox.walk(&sandbox.workspace()));
+            let walk = scope.spawn(|| sandbox.walk_parallel(&sandbox.workspace()));
             let early = (!this.is_empty()).then(|| f(this));
             (walk.join(), early)
         });
@@ -84,6 +85,7 @@ impl Index {
     /// [`Index::refresh`] with the walk of the workspace already made.
     pub(super) fn refresh_from(&mut self, sandbox: &Sandbox, walk: &Walk) -> Result<UpdateStats> {
         let started = Instant::now();
+        let mut change = Change { before: self.mark(), ..Change::default() };
         self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
         let entries: Vec<&WalkEntry> = walk.files().collect();
         let truncated = walk.truncated;
@@ -107,13 +109,16 @@ impl Index {
                     stats.reused += 1;
                     files.push(Some((rec, false)));
                 }
-                _ => {
+                found => {
+                    // A file read again replaces its record: a tombstone for the old one.
+                    change.removed.extend(found.map(|(path, _)| path));
                     todo.push(files.len());
                     files.push(None);
                 }
             }
         }
         stats.removed = old.len();
+        change.removed.extend(old.into_keys());
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),
@@ -162,16 +167,19 @@ impl Index {
                 f
             })
             .collect();
+        change.fresh = todo.iter().map(|&i| i as u32).collect();
         let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
         let changed = stats.indexed > 0 || stats.removed > 0;
         if changed && self.blob.len() as u64 > live + live / 4 {
             self.rebuild_blob(|parts, bytes| (parts.postings, bytes.to_vec()));
+            change.rewritten = true;
         }
         if interner.base_terms == 0 {
             self.data.live_terms = self.data.terms.len() as u32;
         } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
-            self.compact();
+            change.rewritten |= self.compact();
         }
+        self.change = Some(change);
         // A rebuilt blob has no graph yet.
         let graphless = self.blob.graph.is_none() && self.blob.stored_graph.is_empty();
         if changed || (graphless && !self.data.files.is_empty()) {
@@ -276,8 +284,8 @@ impl Index {
 
     /// Incremental updates leave the terms of changed files behind in the
     /// dictionary; once it has doubled since it was last compacted, the terms
-    /// in use are counted and, if fewer than half, renumbered.
-    fn compact(&mut self) {
+    /// in use are counted and, if fewer than half, renumbered (then it returns true).
+    fn compact(&mut self) -> bool {
         let mut used = vec![false; self.data.terms.len()];
         for f in &self.data.files {
             for (id, _) in self.postings(f) {
@@ -287,7 +295,7 @@ impl Index {
         let live = used.iter().filter(|u| **u).count();
         self.data.live_terms = live as u32;
         if live * 2 >= used.len() {
-            return;
+            return false;
         }
         let mut remap = vec![u32::MAX; used.len()];
         let mut terms = Names::default();
@@ -308,6 +316,7 @@ impl Index {
             bytes.extend_from_slice(rest);
             (postings, bytes)
         });
+        true
     }
 
     /// Rebuilds the blob with the files' parts in file order, each passed through `map`

@@ -1,21 +1,24 @@
-//! The stored form of an index: a header (magic, version, checksum), the tables, then the
-//! blob; opened mapped, checked on another thread while it is asked, and written back whole
-//! under the store's lock.
+//! The stored form of an index: a header (magic, version, checksum, length), the tables,
+//! then the blob, then the log of segments later updates appended ([`super::segment`]);
+//! opened mapped, the base checked on another thread while it is asked, the log applied; an
+//! update appends a segment or writes the whole index back, under the store's lock.
 
 use std::time::Instant;
 
 use ctx_fs::{Sandbox, Store};
 
 use super::blob::{Blob, Buf};
+use super::segment::{Plan, Stored};
 use super::{Data, FileRec, Index, IndexSettings, UpdateStats};
 use crate::error::{Error, Result};
+use crate::hash::payload_sum;
 use crate::symbols::SymbolSource;
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 12;
+const VERSION: u32 = 13;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
-/// Magic, version and checksum.
-const HEADER: usize = 20;
+/// Magic, version, checksum and the length of the base's payload (the log follows it).
+const HEADER: usize = 28;
 
 impl Index {
     /// Loads the stored index of the sandbox's workspace from `store`,
@@ -57,15 +60,16 @@ impl Index {
         // A stored index is used for this root with these settings only.
         let fits = |index: &Index| index.data.root == root && index.settings() == settings;
         // The walk that finds changed files, then the checksum of the stored index, run while
-        // the index is decoded and asked; the answer is dropped if the checksum fails.
+        // the index is decoded, its log applied, and asked; the answer is dropped if the
+        // checksum fails.
         let (checked, stored) = std::thread::scope(|scope| {
             let checked = scope.spawn(|| {
-                let walk = sandbox.walk(&sandbox.workspace());
+                let walk = sandbox.walk_parallel(&sandbox.workspace());
                 (walk, mapped.as_deref().map(|m| Index::intact(m)))
             });
-            let decoded = mapped.clone().map(|m| Index::decode_buf_unchecked(Buf::Mapped(m)));
+            let decoded = mapped.clone().and_then(Index::load);
             let early = match &decoded {
-                Some(Some(index)) if fits(index) && !index.is_empty() => Some(f(index)),
+                Some((index, _)) if fits(index) && !index.is_empty() => Some(f(index)),
                 _ => None,
             };
             (checked.join(), (decoded, early))
@@ -76,23 +80,26 @@ impl Index {
         };
         let walk = walk.map_err(Error::fs)?;
         let (decoded, early) = stored;
-        let (mut index, corrupt) = match (decoded, intact) {
-            (Some(Some(index)), Some(true)) if fits(&index) => (index, false),
-            (Some(Some(_)), Some(true)) | (None, _) => (Index::new(settings), false),
+        let (mut index, corrupt, loaded) = match (decoded, intact) {
+            (Some((index, loaded)), Some(true)) if fits(&index) => (index, false, Some(loaded)),
+            (Some(_), Some(true)) => (Index::new(settings), false, None),
+            _ if mapped.is_none() => (Index::new(settings), false, None),
             // An index of another version of ctx is rebuilt, but it was not damaged.
             _ if stored_version != Some(VERSION) => {
-                (Index::new(settings), stored_version.is_none())
+                (Index::new(settings), stored_version.is_none(), None)
             }
-            _ => (Index::new(settings), true),
+            _ => (Index::new(settings), true, None),
         };
         let early = early.filter(|_| !corrupt && !index.is_empty());
         let mut stats = index.refresh_from(sandbox, &walk)?;
         stats.rebuilt_corrupt = corrupt;
         let changed = stats.indexed > 0 || stats.removed > 0;
-        if changed || corrupt || index.data.files.is_empty() {
-            stats.bytes = index.write(store, &name)?;
+        let unmerged = loaded.is_some_and(|l| !l.log_whole);
+        // An empty workspace is stored once, so that the next query finds its index.
+        if changed || corrupt || unmerged || (loaded.is_none() && index.data.files.is_empty()) {
+            stats.bytes = index.store_update(store, &lock, &name, loaded)?;
         } else {
-            stats.bytes = stored_len;
+            stats.bytes = loaded.map_or(stored_len, |l| l.base_len + l.log_len);
         }
         stats.elapsed = started.elapsed();
         // The store is up to date: other processes need not wait for a second answer.
@@ -104,6 +111,37 @@ impl Index {
         Ok((index, stats, answer))
     }
 
+    /// The stored index in `mapped` (its checksum unchecked: see [`Index::decode_unchecked`])
+    /// with the segments of its log applied, and what the log held; `None` when it does not
+    /// decode.
+    fn load(mapped: std::sync::Arc<ctx_fs::Mapped>) -> Option<(Index, Stored)> {
+        let (_, base_sum, payload, log) = header(&mapped)?;
+        let base_len = (HEADER + payload.len()) as u64;
+        let log_len = log.len() as u64;
+        let mut index = Index::decode_buf_unchecked(Buf::Mapped(mapped.clone()))?;
+        let (segments, log_whole) = index.apply_log(&mapped[HEADER + payload.len()..], base_sum);
+        Some((index, Stored { base_sum, base_len, segments, log_len, log_whole }))
+    }
+
+    /// Stores an update: a segment appended to the log, or the whole index written and the
+    /// log removed (see [`super::segment`] for when); returns the bytes stored.
+    fn store_update(
+        &self,
+        store: &Store,
+        lock: &ctx_fs::StoreLock,
+        name: &str,
+        loaded: Option<Stored>,
+    ) -> Result<u64> {
+        match self.plan(loaded) {
+            Plan::Append(bytes) => {
+                store.append_locked(lock, name, &bytes).map_err(Error::store)?;
+                let loaded = loaded.unwrap_or_default();
+                Ok(loaded.base_len + loaded.log_len + bytes.len() as u64)
+            }
+            Plan::Merge => self.write(store, name),
+        }
+    }
+
     /// Stores the index in `store`, replacing the stored copy atomically
     /// under the root's lock; returns its size in bytes.
     pub fn save(&self, store: &Store) -> Result<u64> {
@@ -112,8 +150,8 @@ impl Index {
         self.write(store, &name)
     }
 
-    /// Decodes a stored index; `None` when the bytes are not a whole index
-    /// of this version.
+    /// Decodes a stored index, the segments of its log applied; `None` when the bytes are not
+    /// a whole index of this version.
     pub fn decode(bytes: &[u8]) -> Option<Index> {
         Index::decode_owned(bytes.to_vec())
     }
@@ -128,7 +166,13 @@ impl Index {
         if !Index::intact(&buf) {
             return None;
         }
-        Index::decode_buf_unchecked(buf)
+        let (_, base_sum, payload, log) = header(&buf)?;
+        let log = (!log.is_empty()).then(|| (HEADER + payload.len(), log.to_vec()));
+        let mut index = Index::decode_buf_unchecked(buf)?;
+        if let Some((_, log)) = log {
+            index.apply_log(&log, base_sum);
+        }
+        Some(index)
     }
 
     /// [`Index::decode_buf`] without the checksum (see [`Index::decode_unchecked`]).
@@ -144,19 +188,24 @@ impl Index {
         if !data.files.iter().all(fits) {
             return None;
         }
-        let graph = parts_end..buf.len();
+        let base_end = HEADER + header(&buf)?.2.len();
+        if parts_end > base_end {
+            return None;
+        }
+        let graph = parts_end..base_end;
         let blob = Blob { buf, stored: start..parts_end, stored_graph: graph, ..Blob::default() };
-        Some(Index { data, blob })
+        Some(Index { data, blob, change: None })
     }
 
     /// The format version of a stored index; `None` when the bytes are not one.
     fn version_of(bytes: &[u8]) -> Option<u32> {
-        header(bytes).map(|(version, _, _)| version)
+        let version = bytes.strip_prefix(MAGIC)?.get(..4)?;
+        Some(u32::from_le_bytes(version.try_into().ok()?))
     }
 
     /// Whether `bytes` are a stored index of this version whose checksum holds.
     fn intact(bytes: &[u8]) -> bool {
-        header(bytes).is_some_and(|(version, sum, payload)| {
+        header(bytes).is_some_and(|(version, sum, payload, _)| {
             version == VERSION && sum == payload_sum(&[payload])
         })
     }
@@ -166,7 +215,7 @@ impl Index {
     /// hold together (every file's parts inside the blob) and answers wrongly but never
     /// panics, so it may be asked while its checksum is checked elsewhere.
     fn decode_unchecked(bytes: &[u8]) -> Option<(Data, usize)> {
-        let (version, _, payload) = header(bytes)?;
+        let (version, _, payload, _) = header(bytes)?;
         if version != VERSION {
             return None;
         }
@@ -193,7 +242,9 @@ impl Index {
         header[..8].copy_from_slice(MAGIC);
         header[8..12].copy_from_slice(&VERSION.to_le_bytes());
         let sum = payload_sum(&[&tables, stored, extra, graph]);
-        header[12..].copy_from_slice(&sum.to_le_bytes());
+        header[12..20].copy_from_slice(&sum.to_le_bytes());
+        let len = [tables.len(), stored.len(), extra.len(), graph.len()].iter().sum::<usize>();
+        header[20..].copy_from_slice(&(len as u64).to_le_bytes());
         (header, tables)
     }
 
@@ -202,69 +253,32 @@ impl Index {
         let (header, tables) = self.encode_tables();
         let [stored, extra, graph] = self.blob.pieces();
         let parts = [&header[..], &tables, stored, extra, graph];
+        // A new file: the log of the base it replaces goes with it.
         store.write_parts(name, &parts).map_err(Error::store)?;
         Ok(parts.iter().map(|p| p.len() as u64).sum())
     }
 }
 
-/// The version, checksum and payload of a stored index; `None` when the bytes do not start
-/// with the magic number and a whole header.
-fn header(bytes: &[u8]) -> Option<(u32, u64, &[u8])> {
+/// The version, checksum, payload and log of a stored index; `None` when the bytes do not
+/// start with the magic number and a whole header, or its length runs past them.
+fn header(bytes: &[u8]) -> Option<(u32, u64, &[u8], &[u8])> {
     let rest = bytes.strip_prefix(MAGIC)?;
     let (version, rest) = rest.split_at_checked(4)?;
-    let (sum, payload) = rest.split_at_checked(8)?;
+    let (sum, rest) = rest.split_at_checked(8)?;
+    let (len, rest) = rest.split_at_checked(8)?;
+    let len = usize::try_from(u64::from_le_bytes(len.try_into().ok()?)).ok()?;
+    let (payload, log) = rest.split_at_checked(len)?;
     Some((
         u32::from_le_bytes(version.try_into().ok()?),
         u64::from_le_bytes(sum.try_into().ok()?),
         payload,
+        log,
     ))
 }
 
 /// The store entry of a root: a stable hash of its path.
 fn store_name(root: &str) -> String {
     format!("suggest-{:016x}.idx", checksum(root.as_bytes()))
-}
-
-/// The checksum of a stored index, over `parts` one after the other: four independent lanes
-/// of eight bytes, so the multiplies overlap instead of waiting on each other and a 20 MB
-/// index is checked in about a millisecond; it catches torn and damaged files, not tampering.
-fn payload_sum(parts: &[&[u8]]) -> u64 {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mix = |h: u64, word: u64| (h ^ word).wrapping_mul(K).rotate_left(29);
-    let word = |b: &[u8]| u64::from_le_bytes(b.try_into().unwrap_or_default());
-    let total: usize = parts.iter().map(|p| p.len()).sum();
-    let seed = 0x243f_6a88_85a3_08d3 ^ total as u64;
-    let mut lanes = [seed, seed.rotate_left(16), seed.rotate_left(32), seed.rotate_left(48)];
-    let mut block = |block: &[u8]| {
-        for (lane, part) in lanes.iter_mut().zip(block.chunks_exact(8)) {
-            *lane = mix(*lane, word(part));
-        }
-    };
-    // Whole blocks of 32 bytes, a block that spans two parts put together first.
-    let mut pending: Vec<u8> = Vec::with_capacity(32);
-    for part in parts {
-        let mut part: &[u8] = part;
-        if !pending.is_empty() {
-            let take = (32 - pending.len()).min(part.len());
-            pending.extend_from_slice(&part[..take]);
-            part = &part[take..];
-            if pending.len() < 32 {
-                continue;
-            }
-            block(&pending);
-            pending.clear();
-        }
-        let mut blocks = part.chunks_exact(32);
-        for b in &mut blocks {
-            block(b);
-        }
-        pending.extend_from_slice(blocks.remainder());
-    }
-    let mut h = lanes.iter().fold(seed, |h, lane| mix(h, *lane));
-    for &b in &pending {
-        h = mix(h, u64::from(b));
-    }
-    h
 }
 
 fn checksum(bytes: &[u8]) -> u64 {
@@ -274,23 +288,4 @@ fn checksum(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_checksum_of_pieces_is_the_checksum_of_their_whole() {
-        let whole: Vec<u8> = (0..300u32).map(|i| (i * 37 % 251) as u8).collect();
-        let sum = payload_sum(&[&whole]);
-        for a in [0, 1, 7, 31, 32, 33, 100, 299, 300] {
-            for b in [a, a + 1, a + 40, 300].into_iter().filter(|b| *b <= 300 && *b >= a) {
-                assert_eq!(payload_sum(&[&whole[..a], &whole[a..b], &whole[b..]]), sum, "{a} {b}");
-            }
-        }
-        let mut damaged = whole.clone();
-        damaged[150] ^= 1;
-        assert_ne!(payload_sum(&[&damaged]), sum);
-    }
 }

@@ -94,3 +94,63 @@ fn changing_the_setting_rebuilds_a_stored_index() {
     let (_, stats, _) = open(IndexSettings::default().data_files(true));
     assert_eq!(stats.indexed, 0);
 }
+
+#[test]
+fn the_setting_survives_a_segment_and_a_merge() {
+    let (tree, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let filler: Vec<(String, String)> = (0..100)
+        .map(|i| {
+            (format!("src/m{i:03}.rs"), format!("/// Module {i}.\npub fn handle_{i}() {{}}\n"))
+        })
+        .collect();
+    let mut files: Vec<(&str, &str)> =
+        filler.iter().map(|(p, b)| (p.as_str(), b.as_str())).collect();
+    files.extend_from_slice(TREE);
+    crate::write_tree(tree.path(), &files);
+    let sandbox = crate::sandbox(tree.path());
+    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let taken = IndexSettings::default().data_files(true);
+    let open = || Index::open_with(&sandbox, &store, taken, |i| i.settings()).unwrap();
+    let (_, stats, _) = open();
+    assert_eq!(stats.indexed, files.len());
+    let stored = || {
+        let path = std::fs::read_dir(cache.path())
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.extension().is_some_and(|e| e == "idx"))
+            .unwrap();
+        std::fs::read(path).unwrap()
+    };
+    let (mut base, mut appends, mut merges) = (stored(), 0, 0);
+    for round in 0..20 {
+        std::fs::write(
+            tree.path().join(format!("src/m{:03}.rs", round * 3)),
+            format!("/// Round {round}.\npub fn round_{round}() {{}}\n"),
+        )
+        .unwrap();
+        // Each update takes in one file: the stored index of this setting is kept.
+        let (index, stats, asked) = open();
+        assert_eq!((stats.indexed, stats.rebuilt_corrupt), (1, false), "round {round}");
+        assert_eq!((index.settings(), asked), (taken, taken), "round {round}");
+        let now = stored();
+        if now.len() > base.len() && now[..base.len()] == base[..] {
+            appends += 1;
+        } else {
+            merges += 1;
+            base = now.clone();
+        }
+        // Read back from its bytes (base and log), the index still takes data files in.
+        let decoded = Index::decode(&now).unwrap();
+        assert_eq!(decoded.settings(), taken, "round {round}");
+        assert!(decoded.class_counts().iter().all(|(c, _)| *c != FileClass::LeftOut));
+        let found = suggested(&decoded, &sandbox);
+        assert!(found.iter().any(|f| f == "turns.jsonl"), "round {round}: {found:?}");
+        // Nothing changed: a second open reads nothing again.
+        assert_eq!(open().1.indexed, 0, "round {round}");
+    }
+    assert!(appends >= 2 && merges >= 2, "{appends} appends, {merges} merges");
+    // The default setting still rebuilds it.
+    let (index, stats, _) =
+        Index::open_with(&sandbox, &store, SymbolSource::default(), |_| ()).unwrap();
+    assert_eq!((stats.indexed, index.settings().data_files), (files.len(), false));
+}

@@ -1,9 +1,11 @@
 //! Integration tests of ctx-suggest: ranking fixtures, the stored index (incremental,
-//! concurrent and corrupt), data files left out, all on real files in temporary directories.
+//! concurrent and corrupt, in segments), data files left out, all on real files in temporary
+//! directories.
 #![allow(clippy::disallowed_methods)]
 
 mod data;
 mod ranking;
+mod segments;
 mod store;
 
 use std::path::Path;

@@ -1,0 +1,260 @@
+//! `cargo xtask bench scale [--quick]`: the suggestion index of the release `ctx` on generated
+//! trees of 10^4 and 10^5 files (and more with `CTX_BENCH_SCALE_SIZES`, when the disk holds
+//! them), each tree of real source text ([`generate`]). For each tree, in one run:
+//!
+//! - a cold `ctx index` (empty cache folder) and its peak resident set;
+//! - a warm `ctx suggest` (index stored, nothing changed), process start included;
+//! - the baseline beside it, interleaved run by run: `rg --files` of the same tree, or
+//!   `find . -type f` where ripgrep is missing (it lists the ignored files too);
+//! - `ctx index` after one file changed (it must read that one file only);
+//! - the size of the stored index;
+//! - and as attacks: a query for a word that only a file behind a link out of the tree holds
+//!   finds nothing, and the link back to the root (a cycle) ends the walk.
+//!
+//! `CTX_BENCH_CTX` names a `ctx` binary to measure instead of building the release one (a build
+//! of another commit, for a before-and-after table).
+//!
+//! Trees live under `$CTX_BENCH_SCALE_DIR` (default `$CARGO_TARGET_DIR/bench-data/scale`), each
+//! with a `.done` stamp, so a rerun reuses them; `--quick` times each command fewer times.
+
+mod generate;
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use super::{Memory, cargo_home, grouped, median, prepare, target_dir, timed};
+use crate::Result;
+use crate::bench::{MIB, format_seconds};
+
+/// A prompt with words that sources of every language use.
+const PROMPT: &str = "fix the error when parsing an empty configuration file with a custom buffer";
+
+/// Bumped when the generator changes, so that stale trees are rebuilt.
+const STAMP: &str = "ctx scale tree v1";
+
+/// Free bytes a tree takes per file at most (a 4 KiB block per file and its folder's share,
+/// files of up to [`generate::MAX_POOL_FILE`] bytes averaging far less).
+const DISK_PER_FILE: u64 = 12 * 1024;
+
+/// The figures of one tree.
+struct Row {
+    files: usize,
+    bytes: u64,
+    cold: f64,
+    peak: Option<u64>,
+    index_bytes: u64,
+    warm: f64,
+    baseline: f64,
+    update: f64,
+}
+
+pub(in crate::bench) fn run(root: &Path, quick: bool) -> Result {
+    // A binary given by `CTX_BENCH_CTX` (another build, to compare) is used as it is.
+    let (ctx, data) = match env::var_os("CTX_BENCH_CTX") {
+        Some(ctx) if !ctx.is_empty() => {
+            let data = target_dir(root).join("bench-data");
+            fs::create_dir_all(&data)?;
+            (PathBuf::from(ctx), data)
+        }
+        _ => {
+            let (ctx, data, _) = prepare(root, quick)?;
+            (ctx, data)
+        }
+    };
+    let dir = match env::var_os("CTX_BENCH_SCALE_DIR") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => target_dir(root).join("bench-data").join("scale"),
+    };
+    fs::create_dir_all(&dir)?;
+    let sizes: Vec<usize> = match env::var("CTX_BENCH_SCALE_SIZES") {
+        Ok(list) => list.split(',').filter_map(|s| s.trim().parse().ok()).collect(),
+        Err(_) => vec![10_000, 100_000],
+    };
+    let (cold_runs, runs) = if quick { (1, 3) } else { (3, 5) };
+    let lister = if Command::new("rg").arg("--version").output().is_ok_and(|o| o.status.success()) {
+        "rg --files"
+    } else {
+        "find . -type f"
+    };
+    let memory = Memory::probe(&data);
+    let mirrors = env::var_os("CTX_BENCH_MIRRORS").map(PathBuf::from);
+    let registry = cargo_home().map(|home| home.join("registry").join("src"));
+    let mut pool = None;
+    let mut rows = Vec::new();
+    for files in sizes {
+        let tree = dir.join(format!("tree-{files}"));
+        let bytes = match reuse(&tree) {
+            Some(bytes) => bytes,
+            None => {
+                let need = files as u64 * DISK_PER_FILE;
+                if free_bytes(&dir).is_some_and(|free| free < need) {
+                    println!(
+                        "scale: {} files need about {:.1} GB free; skipped",
+                        grouped(files),
+                        need as f64 / 1e9
+                    );
+                    continue;
+                }
+                if pool.is_none() {
+                    pool = Some(generate::pool(mirrors.as_deref(), registry.as_deref())?);
+                }
+                let pool = pool.as_ref().ok_or("no pool")?;
+                println!("generating {} ({} files from {})", tree.display(), files, pool.origin);
+                let _ = fs::remove_dir_all(&tree);
+                let bytes = generate::tree(&tree, files, pool)?;
+                fs::write(tree.with_extension("done"), format!("{STAMP} {bytes}\n"))?;
+                bytes
+            }
+        };
+        println!(
+            "scale: {} files: {cold_runs} cold `ctx index`, {runs} each of a warm `ctx suggest` \
+             and `{lister}`, {runs} updates after one change; peak memory by {}",
+            grouped(files),
+            memory.describe()
+        );
+        let row = measure(&ctx, &tree, &data, &memory, (files, bytes), (cold_runs, runs), lister)?;
+        println!("{}", render(std::slice::from_ref(&row), lister));
+        rows.push(row);
+    }
+    println!("\nscale: medians of this run\n{}", render(&rows, lister));
+    Ok(())
+}
+
+/// The bytes a complete tree at `tree` holds, from its stamp.
+fn reuse(tree: &Path) -> Option<u64> {
+    let text = fs::read_to_string(tree.with_extension("done")).ok()?;
+    let bytes = text.strip_prefix(STAMP)?.trim().parse().ok()?;
+    println!("reusing {}", tree.display());
+    Some(bytes)
+}
+
+/// Free bytes on the disk of `dir`, from `df -Pk`.
+fn free_bytes(dir: &Path) -> Option<u64> {
+    let out = Command::new("df").arg("-Pk").arg(dir).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let kib: u64 = text.lines().nth(1)?.split_whitespace().nth(3)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+fn measure(
+    ctx: &Path,
+    tree: &Path,
+    data: &Path,
+    memory: &Memory,
+    (files, bytes): (usize, u64),
+    (cold_runs, runs): (usize, usize),
+    lister: &str,
+) -> Result<Row> {
+    let cache = tree.with_extension("cache");
+    let index = || {
+        let mut cmd = Command::new(ctx);
+        cmd.arg("index").current_dir(tree).env("CTX_CACHE_DIR", &cache);
+        cmd
+    };
+    let (mut cold, mut peak) = (Vec::new(), None);
+    for _ in 0..cold_runs {
+        let _ = fs::remove_dir_all(&cache);
+        let (time, rss) = memory.run(index(), data, None)?;
+        cold.push(time);
+        peak = peak.max(rss);
+    }
+    let (_, report) = timed(&mut index())?;
+    if !report.contains(&format!("{files} files")) {
+        return Err(format!("`ctx index` did not index {files} files:\n{report}").into());
+    }
+    let suggest = |prompt: &str| {
+        let mut cmd = Command::new(ctx);
+        cmd.args(["suggest", prompt]).current_dir(tree).env("CTX_CACHE_DIR", &cache);
+        timed(&mut cmd)
+    };
+    let (_, secret) = suggest(generate::SECRET)?;
+    if secret.contains("secret.rs") || secret.contains(generate::SECRET) {
+        return Err(format!("`ctx suggest` found the file outside the tree:\n{secret}").into());
+    }
+    let changed = tree.join("pkg000/mod0/part0").join(
+        fs::read_dir(tree.join("pkg000/mod0/part0"))?
+            .filter_map(std::result::Result::ok)
+            .map(|e| e.file_name())
+            .min()
+            .ok_or("no file to change")?,
+    );
+    let original = fs::read(&changed)?;
+    let (mut warm, mut base, mut update) = (Vec::new(), Vec::new(), Vec::new());
+    for run in 0..=runs {
+        let (query, out) = suggest(PROMPT)?;
+        if out.trim().is_empty() {
+            return Err(format!("`ctx suggest` found nothing in {}", tree.display()).into());
+        }
+        let (listing, _) = timed(Command::new("sh").args(["-c", lister]).current_dir(tree))?;
+        let mut content = original.clone();
+        content.extend_from_slice(format!("\n// changed by the benchmark, run {run}\n").as_bytes());
+        fs::write(&changed, &content)?;
+        let result = timed(&mut index());
+        fs::write(&changed, &original)?;
+        let (time, report) = result?;
+        if !report.contains(", 1 read,") {
+            return Err(
+                format!("`ctx index` after one change read more than one file:\n{report}").into()
+            );
+        }
+        // Back to the stored state of the next run's warm query.
+        timed(&mut index())?;
+        if run > 0 {
+            warm.push(query);
+            base.push(listing);
+            update.push(time);
+        }
+    }
+    let index_bytes = folder_bytes(&cache);
+    let secs = |times: &[Duration]| median(times);
+    Ok(Row {
+        files,
+        bytes,
+        cold: secs(&cold),
+        peak,
+        index_bytes,
+        warm: secs(&warm),
+        baseline: secs(&base),
+        update: secs(&update),
+    })
+}
+
+/// Bytes of the files in `dir` and below.
+fn folder_bytes(dir: &Path) -> u64 {
+    let Ok(entries) = fs::read_dir(dir) else { return 0 };
+    entries
+        .filter_map(std::result::Result::ok)
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => folder_bytes(&e.path()),
+            Ok(t) if t.is_file() => e.metadata().map_or(0, |m| m.len()),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The rows as a Markdown table.
+fn render(rows: &[Row], lister: &str) -> String {
+    let mib = |b: u64| format!("{:.1} MiB", b as f64 / MIB);
+    let mut out = format!(
+        "| files | text | cold `ctx index` | peak memory | index | warm `ctx suggest` | `{lister}` \
+         | warm / baseline | update after one change |\n|---|---|---|---|---|---|---|---|---|\n"
+    );
+    for r in rows {
+        out.push_str(&format!(
+            "| {} | {:.0} MB | {} | {} | {} | {} | {} | {:.2}x | {} |\n",
+            grouped(r.files),
+            r.bytes as f64 / 1e6,
+            format_seconds(r.cold),
+            r.peak.map_or_else(|| "-".to_owned(), mib),
+            mib(r.index_bytes),
+            format_seconds(r.warm),
+            format_seconds(r.baseline),
+            r.warm / r.baseline.max(1e-9),
+            format_seconds(r.update),
+        ));
+    }
+    out
+}
