@@ -29,7 +29,7 @@ pub const BATCH: usize = 4;
 
 /// How many times the budget the measured files must be able to fill before
 /// [`crate::Index::candidates`] stops measuring.
-pub const MATERIAL: usize = 3;
+pub const MATERIAL: usize = 5;
 
 impl Candidate {
     /// The tokens this file could fill at most: the whole file, else all its ranges.
