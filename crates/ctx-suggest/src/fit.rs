@@ -24,6 +24,21 @@ pub struct Candidate {
     pub ranges: Vec<(LineRange, f64, usize)>,
 }
 
+/// Files measured at a time by [`crate::Index::candidates`].
+pub const BATCH: usize = 4;
+
+/// How many times the budget the measured files must be able to fill before
+/// [`crate::Index::candidates`] stops measuring.
+pub const MATERIAL: usize = 5;
+
+impl Candidate {
+    /// The tokens this file could fill at most: the whole file, else all its ranges.
+    #[must_use]
+    pub fn material(&self) -> usize {
+        self.whole.unwrap_or_else(|| self.ranges.iter().map(|r| r.2).sum())
+    }
+}
+
 /// How a chosen file is shown.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase", tag = "view", content = "lines")]

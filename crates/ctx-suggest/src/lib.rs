@@ -182,7 +182,10 @@ impl Index {
 
     /// The `opts.limit` best ranked files for `prompt`, each measured for a budget of
     /// `budget` o200k tokens: its whole text (when it fits), and its ranges with the evidence
-    /// each holds and its tokens. Empty files are left out. For [`fit::choose`].
+    /// each holds and its tokens. Empty files are left out. For [`fit::choose`]. Files are
+    /// measured in rank order, [`fit::BATCH`] at a time, and no further once those measured
+    /// hold [`fit::MATERIAL`] times the budget: the fitter values a file by its rank, so the
+    /// files past that point could only replace better ranked ones.
     pub fn candidates(
         &self,
         sandbox: &Sandbox,
@@ -193,9 +196,21 @@ impl Index {
         let query = query::Query::parse(prompt);
         let (ranked, terms) = rank::rank(self, &query, &opts.weights, false);
         let round: Vec<rank::Scored> = ranked.into_iter().take(opts.limit).collect();
-        let found =
-            par::map(&round, 2, |scored| self.measure(sandbox, scored, &terms, opts, budget));
-        found.into_iter().flatten().collect()
+        let mut out = Vec::new();
+        // The tokens the measured files could fill: whole, or all their ranges.
+        let mut material = 0usize;
+        for batch in round.chunks(fit::BATCH) {
+            let found =
+                par::map(batch, 2, |scored| self.measure(sandbox, scored, &terms, opts, budget));
+            for c in found.into_iter().flatten() {
+                material += c.material().min(budget);
+                out.push(c);
+            }
+            if material >= budget.saturating_mul(fit::MATERIAL) {
+                break;
+            }
+        }
+        out
     }
 
     fn measure(
@@ -219,10 +234,13 @@ impl Index {
         if summary.is_empty() {
             summary = first_comment(file, &text).unwrap_or_default();
         }
+        // The whole file once, as far as the budget; no range costs more than the whole.
+        let whole = ctx_tokens::count_at_most(&text, budget);
+        let most = whole.unwrap_or(budget);
         let ranges = found
             .iter()
             .filter_map(|r| {
-                let tokens = ctx_tokens::count_at_most(lines_of(&text, r.range), budget)?;
+                let tokens = ctx_tokens::count_at_most(lines_of(&text, r.range), most)?;
                 Some((r.range, r.weight, tokens))
             })
             .collect();
@@ -231,7 +249,7 @@ impl Index {
             score: (scored.score * 1000.0).round() / 1000.0,
             summary,
             lines: u32::try_from(text.lines().count()).unwrap_or(u32::MAX),
-            whole: ctx_tokens::count_at_most(&text, budget),
+            whole,
             ranges,
         })
     }

@@ -126,16 +126,22 @@ pub(crate) fn outline_of(
     for path in paths {
         collect(cx, path, &mut got);
     }
+    // The file cap is the sandbox's own (`--max-file-bytes`); the outline has no other.
+    let cap = cx.sandbox.limits().max_file_bytes;
     let skipped = [
-        (got.too_large, "too large"),
-        (got.unreadable, "unreadable"),
-        (got.unscanned, "past the scan budget of the run"),
+        (got.too_large, format!("too large (over {cap} bytes)"), "; --max-file-bytes lifts it"),
+        (got.unreadable, "unreadable".to_owned(), ""),
+        (
+            got.unscanned,
+            "past the scan budget of the run".to_owned(),
+            "; --max-scan-bytes lifts it",
+        ),
     ];
-    for (n, why) in skipped {
+    for (n, why, hint) in skipped {
         if n > 0 {
             let files = if n == 1 { "file" } else { "files" };
             got.notes.push(format!("[... {n} {files} not outlined: {why} ...]"));
-            got.warnings.push((Code::Limit, format!("{n} {files} not outlined: {why}")));
+            got.warnings.push((Code::Limit, format!("{n} {files} not outlined: {why}{hint}")));
         }
     }
     if got.other_kinds > 0 {

@@ -127,8 +127,14 @@ fn attack_hostile_files_end_bounded() {
     assert!(ctx::tokens::count(&outline.text) <= 8000);
     assert!(!outline.text.contains('\u{202E}'), "made visible");
     assert!(outline.text.contains("left out to fit 8000 tokens"), "{}", outline.text);
+    assert!(!outline.text.contains("too large"), "{}", outline.text);
     let kept: usize = outline.fitted.files.iter().map(|f| f.entries.len()).sum();
     assert!(kept < 8000, "{kept}");
+    // Under the lifted cap the long file is outlined: no second cap refuses it.
+    let long = ctx.outline(&["src/long.rs"], &OutlineOptions::default());
+    assert!(long.text.starts_with("src/long.rs (1 line)\n  L1 fn f() {"), "{}", long.text);
+    assert!(!long.text.contains("too large"), "{}", long.text);
+    assert!(long.text.len() < 1000, "the signature is cut: {}", long.text.len());
     // Under the default file cap the long file is said, not read.
     let capped = Context::builder().root(dir.path()).build().unwrap();
     let outline = capped.outline(&["src/long.rs"], &OutlineOptions::default());

@@ -73,3 +73,31 @@ fn outline_attack_paths_outside_the_roots() {
     assert!(stderr.contains("E_OUTSIDE"), "{stderr}");
     assert!(!stderr.contains(dir.path().parent().unwrap().to_str().unwrap()), "{stderr}");
 }
+
+#[test]
+fn outline_of_a_fifty_megabyte_line_under_a_lifted_file_cap() {
+    // One line of 50 MiB: over the default file cap of 1 MiB, under a cap of 64 MiB; the
+    // sandbox's file cap is the only one (the scan budget of 256 MiB holds it).
+    let dir = workspace();
+    let line = format!("fn f() {{ \"{}\" }}\n", "x".repeat(50 << 20));
+    dir.child("src/long.rs").write_str(&line).unwrap();
+    let out = ctx_in(&dir)
+        .args(["outline", "--max-file-bytes", &(64u64 << 20).to_string(), "src/long.rs"])
+        .timeout(std::time::Duration::from_secs(120))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.starts_with("src/long.rs (1 line)\n  L1 fn f() {"), "{stdout}");
+    assert!(stdout.len() < 1000, "the signature is cut: {}", stdout.len());
+    // Under the default cap the file is said, with the cap and what lifts it, not read.
+    let out = ctx_in(&dir).args(["outline", "src/long.rs"]).output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stdout.contains("[... 1 file not outlined: too large (over 1048576 bytes) ...]"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("--max-file-bytes lifts it"), "{stderr}");
+    assert!(!stdout.contains("xxxx"), "{stdout}");
+}
