@@ -14,7 +14,7 @@ use serde_json::{Map, Value};
 /// The default budget of the `outline` tool, in o200k tokens: a map, not the code.
 pub const TOOL_MAX_TOKENS: usize = 4000;
 
-/// What [`Context::outline`] is asked for.
+/// What [`Context::outline`](crate::Context::outline) is asked for.
 #[derive(Clone, Debug, Default)]
 #[non_exhaustive]
 pub struct OutlineOptions {
