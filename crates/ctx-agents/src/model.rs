@@ -74,6 +74,14 @@ impl Rules {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(|d| d.code.severity() == ctx_diagnostics::Severity::Error)
     }
+
+    /// What loads later, as one segment: each later piece as `each` writes it, one a line;
+    /// none when no piece loads later.
+    pub(crate) fn later(&self, each: impl FnMut(&Piece) -> String) -> Option<Segment> {
+        let later: Vec<String> =
+            self.pieces.iter().filter(|p| p.placement == Placement::Later).map(each).collect();
+        (!later.is_empty()).then(|| Segment { placement: Placement::Later, text: later.join("\n") })
+    }
 }
 
 /// Whose a file is, as the agent labels it.

@@ -138,20 +138,9 @@ impl Reader for Claude {
                 ),
             });
         }
-        let later: Vec<String> = rules
-            .pieces
-            .iter()
-            .filter(|p| p.placement == Placement::Later)
-            .map(|p| {
-                format!(
-                    "<system-reminder>\nContents of {}:\n\n{}\n</system-reminder>",
-                    p.abs, p.text
-                )
-            })
-            .collect();
-        if !later.is_empty() {
-            out.push(Segment { placement: Placement::Later, text: later.join("\n") });
-        }
+        out.extend(rules.later(|p| {
+            format!("<system-reminder>\nContents of {}:\n\n{}\n</system-reminder>", p.abs, p.text)
+        }));
         out
     }
 }

@@ -136,21 +136,13 @@ impl Reader for Copilot {
                 text: format!("{LIST_HEAD}{listed}"),
             });
         }
-        let later: Vec<String> = rules
-            .pieces
-            .iter()
-            .filter(|p| p.placement == Placement::Later)
-            .map(|p| {
-                format!(
-                    "<system_reminder>\nCustom instructions from {}. Apply these to any code you write here:\n\n{}\n</system_reminder>",
-                    p.name.as_deref().unwrap_or(&p.path),
-                    p.text
-                )
-            })
-            .collect();
-        if !later.is_empty() {
-            out.push(Segment { placement: Placement::Later, text: later.join("\n") });
-        }
+        out.extend(rules.later(|p| {
+            format!(
+                "<system_reminder>\nCustom instructions from {}. Apply these to any code you write here:\n\n{}\n</system_reminder>",
+                p.name.as_deref().unwrap_or(&p.path),
+                p.text
+            )
+        }));
         out
     }
 }

@@ -159,11 +159,7 @@ impl Reader for Windsurf {
                 ),
             });
         }
-        let later: Vec<String> =
-            rules.pieces.iter().filter(|p| p.placement == Placement::Later).map(memory).collect();
-        if !later.is_empty() {
-            out.push(Segment { placement: Placement::Later, text: later.join("\n") });
-        }
+        out.extend(rules.later(memory));
         out
     }
 }
