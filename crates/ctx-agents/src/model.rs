@@ -78,9 +78,8 @@ impl Rules {
     /// What loads later, as one segment: each later piece as `each` writes it, one a line;
     /// none when no piece loads later.
     pub(crate) fn later(&self, each: impl FnMut(&Piece) -> String) -> Option<Segment> {
-        let later: Vec<String> =
-            self.pieces.iter().filter(|p| p.placement == Placement::Later).map(each).collect();
-        (!later.is_empty()).then(|| Segment { placement: Placement::Later, text: later.join("\n") })
+        let later = self.pieces.iter().filter(|p| p.placement == Placement::Later).map(each);
+        Segment::joined(Placement::Later, later.collect(), "\n", str::to_owned)
     }
 }
 
@@ -354,4 +353,17 @@ pub struct Segment {
     pub placement: Placement,
     /// The text.
     pub text: String,
+}
+
+impl Segment {
+    /// One segment of `placement`: the `parts` joined by `sep`, as `wrap` writes them; none
+    /// when there are no parts.
+    pub(crate) fn joined(
+        placement: Placement,
+        parts: Vec<String>,
+        sep: &str,
+        wrap: impl FnOnce(&str) -> String,
+    ) -> Option<Segment> {
+        (!parts.is_empty()).then(|| Segment { placement, text: wrap(&parts.join(sep)) })
+    }
 }

@@ -129,15 +129,9 @@ impl Reader for Claude {
             .filter(|p| p.placement == Placement::User)
             .map(|p| format!("Contents of {} ({}):\n\n{}", p.abs, label(p.scope), p.text))
             .collect();
-        if !blocks.is_empty() {
-            out.push(Segment {
-                placement: Placement::User,
-                text: format!(
-                    "<system-reminder>\n{PROMPT}\n\n{}\n</system-reminder>",
-                    blocks.join("\n\n")
-                ),
-            });
-        }
+        out.extend(Segment::joined(Placement::User, blocks, "\n\n", |s| {
+            format!("<system-reminder>\n{PROMPT}\n\n{s}\n</system-reminder>")
+        }));
         out.extend(rules.later(|p| {
             format!("<system-reminder>\nContents of {}:\n\n{}\n</system-reminder>", p.abs, p.text)
         }));

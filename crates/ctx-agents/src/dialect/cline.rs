@@ -106,18 +106,13 @@ impl Reader for Cline {
     }
 
     fn render(&self, rules: &Rules) -> Vec<Segment> {
-        if rules.pieces.is_empty() {
-            return Vec::new();
-        }
-        let sections: Vec<String> = rules
+        let sections = rules
             .pieces
             .iter()
-            .map(|p| format!("## {}\n{}", p.name.as_deref().unwrap_or(&p.path), p.text))
-            .collect();
-        vec![Segment {
-            placement: Placement::System,
-            text: format!("# Rules\n{}", sections.join("\n\n")),
-        }]
+            .map(|p| format!("## {}\n{}", p.name.as_deref().unwrap_or(&p.path), p.text));
+        Segment::joined(Placement::System, sections.collect(), "\n\n", |s| format!("# Rules\n{s}"))
+            .into_iter()
+            .collect()
     }
 }
 

@@ -118,9 +118,7 @@ impl Reader for Copilot {
             .filter(|p| p.why != Why::Listed && !is_instructions_file(p))
             .map(|p| format!("<custom_instruction>\n{}\n</custom_instruction>", p.text))
             .collect();
-        if !blocks.is_empty() {
-            out.push(Segment { placement: Placement::System, text: blocks.join("\n\n") });
-        }
+        out.extend(Segment::joined(Placement::System, blocks, "\n\n", str::to_owned));
         let always: Vec<&str> = system()
             .filter(|p| p.why != Why::Listed && is_instructions_file(p))
             .map(|p| p.text.as_str())

@@ -58,9 +58,6 @@ impl Reader for Skills {
     }
 
     fn render(&self, rules: &Rules) -> Vec<Segment> {
-        if rules.pieces.is_empty() {
-            return Vec::new();
-        }
         let skills: Vec<String> = rules
             .pieces
             .iter()
@@ -73,10 +70,11 @@ impl Reader for Skills {
                 )
             })
             .collect();
-        vec![Segment {
-            placement: Placement::System,
-            text: format!("<available_skills>\n{}\n</available_skills>", skills.join("\n")),
-        }]
+        Segment::joined(Placement::System, skills, "\n", |s| {
+            format!("<available_skills>\n{s}\n</available_skills>")
+        })
+        .into_iter()
+        .collect()
     }
 }
 
