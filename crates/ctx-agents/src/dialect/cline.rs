@@ -174,16 +174,14 @@ fn rule(
                     &shown,
                     Reason::FrontMatter { message: format!("`{key}` is {kind}") },
                 );
-                view.diag(
-                    Diagnostic::new(
-                        Code::RulesType,
-                        Agent::Cline,
-                        &shown,
-                        front.value_at(key),
-                        format!("`{key}` is {kind}, not a boolean; Cline does not load the rule"),
-                    )
-                    .hint(format!("write {key}: true or {key}: false")),
-                );
+                view.diag(super::modes::wrong_type(
+                    Agent::Cline,
+                    &shown,
+                    &front,
+                    key,
+                    format!("`{key}` is {kind}, not a boolean; Cline does not load the rule"),
+                    format!("write {key}: true or {key}: false"),
+                ));
                 return;
             }
         }

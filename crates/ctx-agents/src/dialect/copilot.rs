@@ -221,9 +221,9 @@ fn instructions(env: &Env<'_>, view: &mut View, root: &str) {
                     &rel,
                     Reason::FrontMatter { message: format!("`applyTo` is {kind}") },
                 );
-                view.diag(Diagnostic::new(Code::RulesType, Agent::Copilot, &rel, front.value_at("applyTo"),
-                    format!("`applyTo` is {kind}, not a string of globs; Copilot CLI does not apply the file"))
-                    .hint("write applyTo: \"**/*.ts\""));
+                view.diag(super::modes::wrong_type(Agent::Copilot, &rel, &front, "applyTo",
+                    format!("`applyTo` is {kind}, not a string of globs; Copilot CLI does not apply the file"),
+                    "write applyTo: \"**/*.ts\""));
                 continue;
             }
         };

@@ -155,23 +155,35 @@ pub(crate) fn boolean(
         None => false,
         Some(serde_json::Value::Bool(b)) => *b,
         Some(other) => {
-            view.diag(
-                Diagnostic::new(
-                    Code::RulesType,
-                    agent,
-                    shown,
-                    front.value_at(key),
-                    format!(
-                        "`{key}` is {}, not a boolean; {} does not read it as true",
-                        front::type_name(other),
-                        agent.title()
-                    ),
-                )
-                .hint(format!("write {key}: true, without quotes")),
+            let message = format!(
+                "`{key}` is {}, not a boolean; {} does not read it as true",
+                front::type_name(other),
+                agent.title()
             );
+            view.diag(wrong_type(
+                agent,
+                shown,
+                front,
+                key,
+                message,
+                format!("write {key}: true, without quotes"),
+            ));
             false
         }
     }
+}
+
+/// The error of a front-matter `key` of the wrong type, at its value: `message` says what it
+/// is, `hint` how to write it.
+pub(crate) fn wrong_type(
+    agent: Agent,
+    shown: &str,
+    front: &Front<'_>,
+    key: &str,
+    message: impl Into<String>,
+    hint: impl Into<String>,
+) -> Diagnostic {
+    Diagnostic::new(Code::RulesType, agent, shown, front.value_at(key), message).hint(hint)
 }
 
 /// The globs of `key` (a comma-separated string or a list); `None` when it has none, and
@@ -192,19 +204,16 @@ pub(crate) fn globs(
             None
         }
         Err(kind) => {
-            view.diag(
-                Diagnostic::new(
-                    Code::RulesType,
-                    agent,
-                    shown,
-                    front.value_at(key),
-                    format!(
-                        "`{key}` is {kind}, not a string of globs; {} ignores it",
-                        agent.title()
-                    ),
-                )
-                .hint(format!("write {key}: \"src/**/*.ts\"")),
-            );
+            let message =
+                format!("`{key}` is {kind}, not a string of globs; {} ignores it", agent.title());
+            view.diag(wrong_type(
+                agent,
+                shown,
+                front,
+                key,
+                message,
+                format!("write {key}: \"src/**/*.ts\""),
+            ));
             None
         }
     }
