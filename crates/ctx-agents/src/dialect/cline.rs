@@ -151,19 +151,14 @@ fn rule(
         Err(reason) => return view.not_file(shown, reason),
     };
     let front = front::read(&file.text);
-    if let Some((message, line, column)) = &front.error {
-        view.not_file(&shown, Reason::FrontMatter { message: message.clone() });
-        view.diag(
-            Diagnostic::new(
-                Code::RulesFrontMatter,
-                Agent::Cline,
-                &shown,
-                (*line, *column),
-                format!("front matter does not parse ({message}); Cline does not load the rule"),
-            )
-            .hint("fix the YAML between the `---` lines"),
+    if let Some(error) = &front.error {
+        return super::modes::unparsed(
+            view,
+            Agent::Cline,
+            &shown,
+            error,
+            "Cline does not load the rule",
         );
-        return;
     }
     for key in ["disabled", "enabled"] {
         match front.get(key) {

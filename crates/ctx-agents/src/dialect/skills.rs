@@ -107,21 +107,9 @@ fn skill(view: &mut View, place: &Place<'_>, rel: &str, folder: &str, why: Why) 
     };
     view.diags(lint::hidden(Agent::Skills, &shown, &file.text, 1));
     let front = front::read(&file.text);
-    if let Some((message, line, column)) = &front.error {
-        view.not_file(&shown, Reason::FrontMatter { message: message.clone() });
-        view.diag(
-            Diagnostic::new(
-                Code::RulesFrontMatter,
-                Agent::Skills,
-                &shown,
-                (*line, *column),
-                format!(
-                    "front matter does not parse ({message}); the agents cannot list the skill"
-                ),
-            )
-            .hint("fix the YAML between the `---` lines"),
-        );
-        return;
+    if let Some(error) = &front.error {
+        let then = "the agents cannot list the skill";
+        return super::modes::unparsed(view, Agent::Skills, &shown, error, then);
     }
     let problems = check(&front, folder);
     let fatal = problems.iter().any(|(_, _, fatal)| *fatal);
