@@ -10,6 +10,9 @@
 use ctx_assemble::front_matter::{self, Limits};
 use serde_json::{Map, Value};
 
+/// How a value's type is named in messages (as the front matter of documents names it).
+pub(crate) use ctx_assemble::front_matter::type_name;
+
 /// A rule file's front matter, as far as it parses.
 #[derive(Clone, Debug)]
 pub(crate) struct Front<'a> {
@@ -208,18 +211,6 @@ pub(crate) fn split_commas(text: &str) -> Vec<String> {
     }
     out.push(current);
     out.into_iter().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
-}
-
-/// How a value's type is named in messages.
-pub(crate) fn type_name(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "a mapping",
-    }
 }
 
 #[cfg(test)]

@@ -74,6 +74,13 @@ impl Rules {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(|d| d.code.severity() == ctx_diagnostics::Severity::Error)
     }
+
+    /// What loads later, as one segment: each later piece as `each` writes it, one a line;
+    /// none when no piece loads later.
+    pub(crate) fn later(&self, each: impl FnMut(&Piece) -> String) -> Option<Segment> {
+        let later = self.pieces.iter().filter(|p| p.placement == Placement::Later).map(each);
+        Segment::joined(Placement::Later, later.collect(), "\n", str::to_owned)
+    }
 }
 
 /// Whose a file is, as the agent labels it.
@@ -346,4 +353,17 @@ pub struct Segment {
     pub placement: Placement,
     /// The text.
     pub text: String,
+}
+
+impl Segment {
+    /// One segment of `placement`: the `parts` joined by `sep`, as `wrap` writes them; none
+    /// when there are no parts.
+    pub(crate) fn joined(
+        placement: Placement,
+        parts: Vec<String>,
+        sep: &str,
+        wrap: impl FnOnce(&str) -> String,
+    ) -> Option<Segment> {
+        (!parts.is_empty()).then(|| Segment { placement, text: wrap(&parts.join(sep)) })
+    }
 }

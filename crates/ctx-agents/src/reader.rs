@@ -146,28 +146,43 @@ pub(crate) fn others(
     names: &[String],
     lazy: bool,
 ) {
-    use crate::env::{is_within, parent, shown_dir};
+    use crate::env::{is_within, shown_dir};
+    unread(env, view, chain, |view, path, dir, name, in_chain| {
+        let listed = view.rules.pieces.iter().any(|p| p.path == path)
+            || view.rules.not_loaded.iter().any(|n| n.path == path);
+        if listed {
+            return None;
+        }
+        let read_here = names.iter().any(|n| n == name);
+        match (in_chain, read_here) {
+            (true, false) => Some(Reason::NotThisAgent),
+            (false, true) if lazy && is_within(dir, &env.cwd) => {
+                Some(Reason::Lazy { dir: dir.to_owned() })
+            }
+            (false, true) => Some(Reason::WrongFolder { dir: shown_dir(dir).to_owned() }),
+            _ => None,
+        }
+    });
+}
+
+/// Lists as not loaded each rule file of the workspace's survey that `reason` gives a reason
+/// for (from the view so far, the file's path, its folder, its name, and whether the folder is
+/// one of `chain`), and says so when the survey stopped at its limit.
+pub(crate) fn unread(
+    env: &Env<'_>,
+    view: &mut View,
+    chain: &[String],
+    mut reason: impl FnMut(&View, &str, &str, &str, bool) -> Option<Reason>,
+) {
     let survey = env.survey();
     let mut entries = Vec::new();
     for path in &survey.files {
-        let listed = view.rules.pieces.iter().any(|p| &p.path == path)
-            || view.rules.not_loaded.iter().any(|n| &n.path == path);
-        if listed {
-            continue;
-        }
-        let dir = parent(path);
+        let dir = crate::env::parent(path);
         let name = &path[dir.len() + usize::from(!dir.is_empty())..];
         let in_chain = chain.iter().any(|d| d == dir);
-        let read_here = names.iter().any(|n| n == name);
-        let reason = match (in_chain, read_here) {
-            (true, false) => Reason::NotThisAgent,
-            (false, true) if lazy && is_within(dir, &env.cwd) => {
-                Reason::Lazy { dir: dir.to_owned() }
-            }
-            (false, true) => Reason::WrongFolder { dir: shown_dir(dir).to_owned() },
-            _ => continue,
-        };
-        entries.push((path.clone(), reason));
+        if let Some(reason) = reason(view, path, dir, name, in_chain) {
+            entries.push((path.clone(), reason));
+        }
     }
     for (path, reason) in entries {
         view.not_file(path, reason);

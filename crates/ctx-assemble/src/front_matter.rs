@@ -440,7 +440,8 @@ fn take_either(map: &mut Map<String, Value>, lower: &str, upper: &str) -> Option
     map.shift_remove(lower).or(upper)
 }
 
-fn type_name(value: &Value) -> &'static str {
+/// How a value's type is named in messages: "a string", "a list", "null".
+pub fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -11,7 +11,7 @@ use std::collections::HashSet;
 
 use crate::agent::Agent;
 use crate::dialect::claude_load::{self, Load, Memory, Paths};
-use crate::env::{Env, Place, is_within, join, parent, shown_dir};
+use crate::env::{Env, Place, is_within, join, shown_dir};
 use crate::front;
 use crate::model::{Placement, Reason, Rules, Scope, Segment, Why};
 use crate::read::File;
@@ -129,29 +129,12 @@ impl Reader for Claude {
             .filter(|p| p.placement == Placement::User)
             .map(|p| format!("Contents of {} ({}):\n\n{}", p.abs, label(p.scope), p.text))
             .collect();
-        if !blocks.is_empty() {
-            out.push(Segment {
-                placement: Placement::User,
-                text: format!(
-                    "<system-reminder>\n{PROMPT}\n\n{}\n</system-reminder>",
-                    blocks.join("\n\n")
-                ),
-            });
-        }
-        let later: Vec<String> = rules
-            .pieces
-            .iter()
-            .filter(|p| p.placement == Placement::Later)
-            .map(|p| {
-                format!(
-                    "<system-reminder>\nContents of {}:\n\n{}\n</system-reminder>",
-                    p.abs, p.text
-                )
-            })
-            .collect();
-        if !later.is_empty() {
-            out.push(Segment { placement: Placement::Later, text: later.join("\n") });
-        }
+        out.extend(Segment::joined(Placement::User, blocks, "\n\n", |s| {
+            format!("<system-reminder>\n{PROMPT}\n\n{s}\n</system-reminder>")
+        }));
+        out.extend(rules.later(|p| {
+            format!("<system-reminder>\nContents of {}:\n\n{}\n</system-reminder>", p.abs, p.text)
+        }));
         out
     }
 }
@@ -331,33 +314,16 @@ fn matched(load: &mut Load<'_>, view: &mut View, place: &Place<'_>, rule: Condit
 /// folder they load when a file there is read; elsewhere never. And the files of the chain
 /// that Claude Code does not read.
 fn elsewhere(env: &Env<'_>, view: &mut View, chain: &[String], fallback: bool) {
-    let survey = env.survey();
-    let loaded: HashSet<&str> =
-        view.rules.pieces.iter().map(|p| p.path.as_str()).collect::<HashSet<_>>();
-    let mut entries = Vec::new();
-    for path in &survey.files {
-        let dir = parent(path);
-        let name = &path[dir.len() + usize::from(!dir.is_empty())..];
-        let in_chain = chain.iter().any(|d| d == dir);
-        let reason = match name {
-            "CLAUDE.md" | "CLAUDE.local.md" if loaded.contains(path.as_str()) || in_chain => {
-                continue;
-            }
-            "CLAUDE.md" | "CLAUDE.local.md" if is_within(dir, &env.cwd) => {
-                Reason::Lazy { dir: dir.to_owned() }
-            }
-            "CLAUDE.md" | "CLAUDE.local.md" => {
-                Reason::WrongFolder { dir: shown_dir(dir).to_owned() }
-            }
-            _ if in_chain && !(fallback && name == "AGENTS.md") => Reason::NotThisAgent,
-            _ => continue,
-        };
-        entries.push((path.clone(), reason));
-    }
-    for (path, reason) in entries {
-        view.not_file(path, reason);
-    }
-    if survey.truncated {
-        view.note("the walk of the workspace for rule files stopped at its limit; files past it were not looked at");
-    }
+    let loaded: HashSet<String> = view.rules.pieces.iter().map(|p| p.path.clone()).collect();
+    crate::reader::unread(env, view, chain, |_, path, dir, name, in_chain| match name {
+        "CLAUDE.md" | "CLAUDE.local.md" if loaded.contains(path) || in_chain => None,
+        "CLAUDE.md" | "CLAUDE.local.md" if is_within(dir, &env.cwd) => {
+            Some(Reason::Lazy { dir: dir.to_owned() })
+        }
+        "CLAUDE.md" | "CLAUDE.local.md" => {
+            Some(Reason::WrongFolder { dir: shown_dir(dir).to_owned() })
+        }
+        _ if in_chain && !(fallback && name == "AGENTS.md") => Some(Reason::NotThisAgent),
+        _ => None,
+    });
 }

@@ -407,9 +407,9 @@ pub(crate) fn paths(view: &mut View, shown: &str, front: &Front<'_>) -> Option<P
     let globs = match front::strings(value, true) {
         Ok(globs) => globs,
         Err(kind) => {
-            view.diag(Diagnostic::new(Code::RulesType, Agent::Claude, shown, front.value_at("paths"),
-                format!("`paths` is {kind}, not a list of globs or a string of them; Claude Code ignores it and the rule applies always"))
-                .hint("write paths: [\"src/**/*.ts\"]"));
+            view.diag(super::modes::wrong_type(Agent::Claude, shown, front, "paths",
+                format!("`paths` is {kind}, not a list of globs or a string of them; Claude Code ignores it and the rule applies always"),
+                "write paths: [\"src/**/*.ts\"]"));
             return None;
         }
     };

@@ -106,18 +106,13 @@ impl Reader for Cline {
     }
 
     fn render(&self, rules: &Rules) -> Vec<Segment> {
-        if rules.pieces.is_empty() {
-            return Vec::new();
-        }
-        let sections: Vec<String> = rules
+        let sections = rules
             .pieces
             .iter()
-            .map(|p| format!("## {}\n{}", p.name.as_deref().unwrap_or(&p.path), p.text))
-            .collect();
-        vec![Segment {
-            placement: Placement::System,
-            text: format!("# Rules\n{}", sections.join("\n\n")),
-        }]
+            .map(|p| format!("## {}\n{}", p.name.as_deref().unwrap_or(&p.path), p.text));
+        Segment::joined(Placement::System, sections.collect(), "\n\n", |s| format!("# Rules\n{s}"))
+            .into_iter()
+            .collect()
     }
 }
 
@@ -156,19 +151,14 @@ fn rule(
         Err(reason) => return view.not_file(shown, reason),
     };
     let front = front::read(&file.text);
-    if let Some((message, line, column)) = &front.error {
-        view.not_file(&shown, Reason::FrontMatter { message: message.clone() });
-        view.diag(
-            Diagnostic::new(
-                Code::RulesFrontMatter,
-                Agent::Cline,
-                &shown,
-                (*line, *column),
-                format!("front matter does not parse ({message}); Cline does not load the rule"),
-            )
-            .hint("fix the YAML between the `---` lines"),
+    if let Some(error) = &front.error {
+        return super::modes::unparsed(
+            view,
+            Agent::Cline,
+            &shown,
+            error,
+            "Cline does not load the rule",
         );
-        return;
     }
     for key in ["disabled", "enabled"] {
         match front.get(key) {
@@ -179,16 +169,14 @@ fn rule(
                     &shown,
                     Reason::FrontMatter { message: format!("`{key}` is {kind}") },
                 );
-                view.diag(
-                    Diagnostic::new(
-                        Code::RulesType,
-                        Agent::Cline,
-                        &shown,
-                        front.value_at(key),
-                        format!("`{key}` is {kind}, not a boolean; Cline does not load the rule"),
-                    )
-                    .hint(format!("write {key}: true or {key}: false")),
-                );
+                view.diag(super::modes::wrong_type(
+                    Agent::Cline,
+                    &shown,
+                    &front,
+                    key,
+                    format!("`{key}` is {kind}, not a boolean; Cline does not load the rule"),
+                    format!("write {key}: true or {key}: false"),
+                ));
                 return;
             }
         }

@@ -118,9 +118,7 @@ impl Reader for Copilot {
             .filter(|p| p.why != Why::Listed && !is_instructions_file(p))
             .map(|p| format!("<custom_instruction>\n{}\n</custom_instruction>", p.text))
             .collect();
-        if !blocks.is_empty() {
-            out.push(Segment { placement: Placement::System, text: blocks.join("\n\n") });
-        }
+        out.extend(Segment::joined(Placement::System, blocks, "\n\n", str::to_owned));
         let always: Vec<&str> = system()
             .filter(|p| p.why != Why::Listed && is_instructions_file(p))
             .map(|p| p.text.as_str())
@@ -136,21 +134,13 @@ impl Reader for Copilot {
                 text: format!("{LIST_HEAD}{listed}"),
             });
         }
-        let later: Vec<String> = rules
-            .pieces
-            .iter()
-            .filter(|p| p.placement == Placement::Later)
-            .map(|p| {
-                format!(
-                    "<system_reminder>\nCustom instructions from {}. Apply these to any code you write here:\n\n{}\n</system_reminder>",
-                    p.name.as_deref().unwrap_or(&p.path),
-                    p.text
-                )
-            })
-            .collect();
-        if !later.is_empty() {
-            out.push(Segment { placement: Placement::Later, text: later.join("\n") });
-        }
+        out.extend(rules.later(|p| {
+            format!(
+                "<system_reminder>\nCustom instructions from {}. Apply these to any code you write here:\n\n{}\n</system_reminder>",
+                p.name.as_deref().unwrap_or(&p.path),
+                p.text
+            )
+        }));
         out
     }
 }
@@ -231,9 +221,9 @@ fn instructions(env: &Env<'_>, view: &mut View, root: &str) {
                     &rel,
                     Reason::FrontMatter { message: format!("`applyTo` is {kind}") },
                 );
-                view.diag(Diagnostic::new(Code::RulesType, Agent::Copilot, &rel, front.value_at("applyTo"),
-                    format!("`applyTo` is {kind}, not a string of globs; Copilot CLI does not apply the file"))
-                    .hint("write applyTo: \"**/*.ts\""));
+                view.diag(super::modes::wrong_type(Agent::Copilot, &rel, &front, "applyTo",
+                    format!("`applyTo` is {kind}, not a string of globs; Copilot CLI does not apply the file"),
+                    "write applyTo: \"**/*.ts\""));
                 continue;
             }
         };

@@ -66,10 +66,9 @@ impl Reader for Ctx {
     }
 
     fn render(&self, rules: &Rules) -> Vec<Segment> {
-        let parts: Vec<&str> = rules.pieces.iter().map(|p| p.text.as_str()).collect();
-        if parts.is_empty() {
-            return Vec::new();
-        }
-        vec![Segment { placement: Placement::System, text: format!("{}\n", parts.join("\n\n")) }]
+        let parts = rules.pieces.iter().map(|p| p.text.clone()).collect();
+        Segment::joined(Placement::System, parts, "\n\n", |s| format!("{s}\n"))
+            .into_iter()
+            .collect()
     }
 }

@@ -91,15 +91,10 @@ impl Reader for Cursor {
             text.push_str("\n</rules>");
             out.push(Segment { placement: Placement::System, text });
         }
-        let later: Vec<String> = rules
-            .pieces
-            .iter()
-            .filter(|p| p.placement == Placement::Later)
-            .map(|p| format!("<attached_rule name=\"{}\">{}</attached_rule>", p.abs, p.text))
-            .collect();
-        if !later.is_empty() {
-            out.push(Segment { placement: Placement::Later, text: later.join("\n") });
-        }
+        out.extend(
+            rules
+                .later(|p| format!("<attached_rule name=\"{}\">{}</attached_rule>", p.abs, p.text)),
+        );
         out
     }
 }

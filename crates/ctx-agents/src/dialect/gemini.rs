@@ -106,38 +106,23 @@ impl Reader for Gemini {
                 })
                 .collect()
         };
-        let mut out = Vec::new();
-        let system = blocks(Placement::System);
-        if !system.is_empty() {
-            out.push(Segment {
-                placement: Placement::System,
-                text: format!(
-                    "{PREAMBLE}\n\n<loaded_context>\n{}\n</loaded_context>",
-                    system.join("\n\n")
-                ),
-            });
-        }
-        let user = blocks(Placement::User);
-        if !user.is_empty() {
-            out.push(Segment {
-                placement: Placement::User,
-                text: format!(
-                    "<loaded_context>\n<project_context>\n{}\n</project_context>\n</loaded_context>",
-                    user.join("\n\n")
-                ),
-            });
-        }
-        let later = blocks(Placement::Later);
-        if !later.is_empty() {
-            out.push(Segment {
-                placement: Placement::Later,
-                text: format!(
-                    "--- Newly Discovered Project Context ---\n{}\n--- End Project Context ---",
-                    later.join("\n\n")
-                ),
-            });
-        }
-        out
+        let segment = |placement: Placement, wrap: fn(&str) -> String| {
+            Segment::joined(placement, blocks(placement), "\n\n", wrap)
+        };
+        [
+            segment(Placement::System, |s| {
+                format!("{PREAMBLE}\n\n<loaded_context>\n{s}\n</loaded_context>")
+            }),
+            segment(Placement::User, |s| {
+                format!("<loaded_context>\n<project_context>\n{s}\n</project_context>\n</loaded_context>")
+            }),
+            segment(Placement::Later, |s| {
+                format!("--- Newly Discovered Project Context ---\n{s}\n--- End Project Context ---")
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
     }
 }
 

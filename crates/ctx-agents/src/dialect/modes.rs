@@ -115,21 +115,8 @@ pub(crate) fn read_rule(
             .hint("quote the values YAML misreads"));
     }
     if failed {
-        let (message, line, column) = strict.error.clone().unwrap_or_default();
-        view.not_file(&shown, Reason::FrontMatter { message: message.clone() });
-        view.diag(
-            Diagnostic::new(
-                Code::RulesFrontMatter,
-                agent,
-                &shown,
-                (line, column),
-                format!(
-                    "front matter does not parse ({message}); {} skips the rule",
-                    agent.title()
-                ),
-            )
-            .hint("fix the YAML between the `---` lines"),
-        );
+        let error = strict.error.clone().unwrap_or_default();
+        unparsed(view, agent, &shown, &error, &format!("{} skips the rule", agent.title()));
         return None;
     }
     let mode = mode_of(view, &shown, &front)?;
@@ -140,6 +127,28 @@ pub(crate) fn read_rule(
     }
     view.diags(lint::hidden(agent, &shown, &file.text, 1));
     Some(RuleFile { rel: rel.to_owned(), shown, body, body_line: front.body_line, mode })
+}
+
+/// A rule file whose front matter does not parse (`error`: the message, line and column): not
+/// loaded, and reported with what the agent does about it (`then`).
+pub(crate) fn unparsed(
+    view: &mut View,
+    agent: Agent,
+    shown: &str,
+    (message, line, column): &(String, u32, u32),
+    then: &str,
+) {
+    view.not_file(shown, Reason::FrontMatter { message: message.clone() });
+    view.diag(
+        Diagnostic::new(
+            Code::RulesFrontMatter,
+            agent,
+            shown,
+            (*line, *column),
+            format!("front matter does not parse ({message}); {then}"),
+        )
+        .hint("fix the YAML between the `---` lines"),
+    );
 }
 
 /// A front-matter boolean, reported when it is not one (`alwaysApply: "true"`): such a value
@@ -155,23 +164,35 @@ pub(crate) fn boolean(
         None => false,
         Some(serde_json::Value::Bool(b)) => *b,
         Some(other) => {
-            view.diag(
-                Diagnostic::new(
-                    Code::RulesType,
-                    agent,
-                    shown,
-                    front.value_at(key),
-                    format!(
-                        "`{key}` is {}, not a boolean; {} does not read it as true",
-                        front::type_name(other),
-                        agent.title()
-                    ),
-                )
-                .hint(format!("write {key}: true, without quotes")),
+            let message = format!(
+                "`{key}` is {}, not a boolean; {} does not read it as true",
+                front::type_name(other),
+                agent.title()
             );
+            view.diag(wrong_type(
+                agent,
+                shown,
+                front,
+                key,
+                message,
+                format!("write {key}: true, without quotes"),
+            ));
             false
         }
     }
+}
+
+/// The error of a front-matter `key` of the wrong type, at its value: `message` says what it
+/// is, `hint` how to write it.
+pub(crate) fn wrong_type(
+    agent: Agent,
+    shown: &str,
+    front: &Front<'_>,
+    key: &str,
+    message: impl Into<String>,
+    hint: impl Into<String>,
+) -> Diagnostic {
+    Diagnostic::new(Code::RulesType, agent, shown, front.value_at(key), message).hint(hint)
 }
 
 /// The globs of `key` (a comma-separated string or a list); `None` when it has none, and
@@ -192,19 +213,16 @@ pub(crate) fn globs(
             None
         }
         Err(kind) => {
-            view.diag(
-                Diagnostic::new(
-                    Code::RulesType,
-                    agent,
-                    shown,
-                    front.value_at(key),
-                    format!(
-                        "`{key}` is {kind}, not a string of globs; {} ignores it",
-                        agent.title()
-                    ),
-                )
-                .hint(format!("write {key}: \"src/**/*.ts\"")),
-            );
+            let message =
+                format!("`{key}` is {kind}, not a string of globs; {} ignores it", agent.title());
+            view.diag(wrong_type(
+                agent,
+                shown,
+                front,
+                key,
+                message,
+                format!("write {key}: \"src/**/*.ts\""),
+            ));
             None
         }
     }

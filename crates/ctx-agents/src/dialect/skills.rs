@@ -58,9 +58,6 @@ impl Reader for Skills {
     }
 
     fn render(&self, rules: &Rules) -> Vec<Segment> {
-        if rules.pieces.is_empty() {
-            return Vec::new();
-        }
         let skills: Vec<String> = rules
             .pieces
             .iter()
@@ -73,10 +70,11 @@ impl Reader for Skills {
                 )
             })
             .collect();
-        vec![Segment {
-            placement: Placement::System,
-            text: format!("<available_skills>\n{}\n</available_skills>", skills.join("\n")),
-        }]
+        Segment::joined(Placement::System, skills, "\n", |s| {
+            format!("<available_skills>\n{s}\n</available_skills>")
+        })
+        .into_iter()
+        .collect()
     }
 }
 
@@ -109,21 +107,9 @@ fn skill(view: &mut View, place: &Place<'_>, rel: &str, folder: &str, why: Why) 
     };
     view.diags(lint::hidden(Agent::Skills, &shown, &file.text, 1));
     let front = front::read(&file.text);
-    if let Some((message, line, column)) = &front.error {
-        view.not_file(&shown, Reason::FrontMatter { message: message.clone() });
-        view.diag(
-            Diagnostic::new(
-                Code::RulesFrontMatter,
-                Agent::Skills,
-                &shown,
-                (*line, *column),
-                format!(
-                    "front matter does not parse ({message}); the agents cannot list the skill"
-                ),
-            )
-            .hint("fix the YAML between the `---` lines"),
-        );
-        return;
+    if let Some(error) = &front.error {
+        let then = "the agents cannot list the skill";
+        return super::modes::unparsed(view, Agent::Skills, &shown, error, then);
     }
     let problems = check(&front, folder);
     let fatal = problems.iter().any(|(_, _, fatal)| *fatal);

@@ -135,35 +135,19 @@ impl Reader for Windsurf {
             .filter(|p| p.placement == Placement::System && p.why != Why::Listed)
             .map(memory)
             .collect();
-        if !always.is_empty() {
-            out.push(Segment {
-                placement: Placement::System,
-                text: format!(
-                    "<user_rules>\n{USER_RULES_HEAD}\n{}\n</user_rules>",
-                    always.join("\n")
-                ),
-            });
-        }
+        out.extend(Segment::joined(Placement::System, always, "\n", |s| {
+            format!("<user_rules>\n{USER_RULES_HEAD}\n{s}\n</user_rules>")
+        }));
         let listed: Vec<String> = rules
             .pieces
             .iter()
             .filter(|p| p.why == Why::Listed)
             .map(|p| format!("<rule path=\"{}\">{}</rule>", p.abs, p.text))
             .collect();
-        if !listed.is_empty() {
-            out.push(Segment {
-                placement: Placement::System,
-                text: format!(
-                    "<model_decision_rules>\n{}\n</model_decision_rules>",
-                    listed.join("\n")
-                ),
-            });
-        }
-        let later: Vec<String> =
-            rules.pieces.iter().filter(|p| p.placement == Placement::Later).map(memory).collect();
-        if !later.is_empty() {
-            out.push(Segment { placement: Placement::Later, text: later.join("\n") });
-        }
+        out.extend(Segment::joined(Placement::System, listed, "\n", |s| {
+            format!("<model_decision_rules>\n{s}\n</model_decision_rules>")
+        }));
+        out.extend(rules.later(memory));
         out
     }
 }

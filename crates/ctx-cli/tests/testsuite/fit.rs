@@ -3,20 +3,11 @@
 //! headings included; the budget, not a file count, is the limit; the same inputs give the
 //! same bytes; an empty file is never proposed as lines 1-1.
 
-use assert_cmd::Command;
 use assert_fs::TempDir;
 use assert_fs::prelude::*;
 use serde_json::Value;
 
-fn ctx_in(dir: &TempDir) -> Command {
-    let mut cmd = Command::cargo_bin("ctx").unwrap();
-    cmd.current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .env("CTX_CACHE_DIR", dir.path().join(".cache"))
-        .env_remove("CTX_FORCE_TTY")
-        .env_remove("RUST_LOG");
-    cmd
-}
+use crate::util::ctx_in;
 
 const PROMPT: &str = "fix the retry timeout of the connection pool";
 

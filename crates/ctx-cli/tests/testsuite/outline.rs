@@ -1,20 +1,11 @@
 //! CLI tests of `ctx outline`: the real binary in a temporary workspace; text and JSON, a
 //! budget kept to the token, and paths that must leak nothing.
 
-use assert_cmd::Command;
 use assert_fs::TempDir;
 use assert_fs::prelude::*;
 use serde_json::Value;
 
-fn ctx_in(dir: &TempDir) -> Command {
-    let mut cmd = Command::cargo_bin("ctx").unwrap();
-    cmd.current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .env("CTX_CACHE_DIR", dir.path().join(".cache"))
-        .env_remove("CTX_FORCE_TTY")
-        .env_remove("RUST_LOG");
-    cmd
-}
+use crate::util::ctx_in;
 
 fn workspace() -> TempDir {
     let dir = TempDir::new().unwrap();

@@ -1,6 +1,19 @@
 //! Helpers shared by the modules of the suite.
 
 use assert_cmd::Command;
+use assert_fs::TempDir;
+
+/// The binary in `dir`, with no colour, no forced terminal and no logging from the
+/// environment, and its cache inside `dir`.
+pub(crate) fn ctx_in(dir: &TempDir) -> Command {
+    let mut cmd = Command::cargo_bin("ctx").unwrap();
+    cmd.current_dir(dir.path())
+        .env("NO_COLOR", "1")
+        .env("CTX_CACHE_DIR", dir.path().join(".cache"))
+        .env_remove("CTX_FORCE_TTY")
+        .env_remove("RUST_LOG");
+    cmd
+}
 
 /// Exit code, standard output and standard error.
 pub(crate) struct Run {
