@@ -46,11 +46,8 @@ impl Run<'_> {
             None if counting => Some(self.out.budget.content_tokens(&text)),
             tokens => tokens,
         };
-        if counting && let Some(n) = tokens {
-            let scaled = self.out.budget.add_total(n);
-            item.record.tokens = Some(item.record.tokens.unwrap_or(0) + scaled);
-        }
         if !self.out.budget.limited() {
+            self.count_placed(tokens, item);
             return Fitted::Place(text);
         }
         let overhead = self.out.overhead(probe, place);
@@ -59,6 +56,7 @@ impl Run<'_> {
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
         let note_bytes = crate::cut::note_bytes(max, tokenizer);
         if self.out.budget.fits_bytes(text.len() + overhead.len() + note_bytes) {
+            self.count_placed(tokens, item);
             return Fitted::Place(text);
         }
         let note_reserve = self.out.budget.note_reserve();
@@ -78,6 +76,7 @@ impl Run<'_> {
             None => self.out.budget.content_tokens(&text),
         };
         if total_tokens <= avail {
+            self.count_placed(Some(total_tokens), item);
             return Fitted::Place(text);
         }
         let kept = Kept {
@@ -94,6 +93,17 @@ impl Run<'_> {
             total_tokens: self.out.budget.tokenizer().scale(total_tokens) as u64,
         };
         self.shorten(&text, kept, avail, item, note)
+    }
+
+    /// Adds the tokens of content placed (whole or cut; not what the budget left out) to its
+    /// record and the run's total, when the run counts.
+    fn count_placed(&mut self, o200k: Option<usize>, item: &mut Item<'_>) {
+        if self.out.budget.counting()
+            && let Some(n) = o200k
+        {
+            let scaled = self.out.budget.add_total(n);
+            item.record.tokens = Some(item.record.tokens.unwrap_or(0) + scaled);
+        }
     }
 
     /// Cuts content that does not fit the `avail` tokens left for it to the lines that do,
@@ -122,6 +132,7 @@ impl Run<'_> {
         if !cut.text.is_empty() {
             kept.kept_lines = lines(cut.text);
             kept.kept_tokens = tokenizer.scale(cut.tokens) as u64;
+            self.count_placed(Some(cut.tokens), item);
             let marker = cut_marker(max, tokenizer, &kept);
             let message = format!(
                 "token budget of {max} ({tokenizer}) reached: {path} cut to {} of {} tokens, lines {}-{} of {}{}",
