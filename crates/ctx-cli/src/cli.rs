@@ -392,11 +392,9 @@ pub(crate) struct TrustArgs {
 #[derive(Debug, Args)]
 pub(crate) struct InitArgs {}
 
+/// `--agent NAME [--for PATH] [--cwd DIR]` of `ctx system-prompt` and `ctx messages`.
 #[derive(Debug, Args)]
-pub(crate) struct SystemPromptArgs {
-    /// An active rule, by file name with or without `.md` (repeatable) [default: every rule].
-    #[arg(long = "rule", value_name = "NAME")]
-    pub(crate) rules: Vec<String>,
+pub(crate) struct AgentRulesArgs {
     /// Build the rules part from a coding agent's rules, as that agent sends them (claude,
     /// codex, gemini, cursor, copilot, windsurf, cline, skills, ctx), instead of the rules
     /// folder.
@@ -408,6 +406,15 @@ pub(crate) struct SystemPromptArgs {
     /// With `--agent`: the agent's working folder, relative to the root [default: the root].
     #[arg(long, value_name = "DIR", requires = "agent")]
     pub(crate) cwd: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SystemPromptArgs {
+    /// An active rule, by file name with or without `.md` (repeatable) [default: every rule].
+    #[arg(long = "rule", value_name = "NAME")]
+    pub(crate) rules: Vec<String>,
+    #[command(flatten)]
+    pub(crate) agent: AgentRulesArgs,
 }
 
 #[derive(Debug, Args)]
@@ -436,17 +443,8 @@ pub(crate) struct MessagesArgs {
     /// Largest image attached, in bytes [default: 20 MiB].
     #[arg(long, value_name = "N")]
     pub(crate) max_image_bytes: Option<u64>,
-    /// Build the rules part from a coding agent's rules, as that agent sends them (claude,
-    /// codex, gemini, cursor, copilot, windsurf, cline, skills, ctx), instead of the rules
-    /// folder.
-    #[arg(long, value_name = "NAME", conflicts_with = "rules")]
-    pub(crate) agent: Option<String>,
-    /// With `--agent`: the file being worked on (relative to the root).
-    #[arg(long = "for", value_name = "PATH", requires = "agent")]
-    pub(crate) for_path: Option<String>,
-    /// With `--agent`: the agent's working folder, relative to the root [default: the root].
-    #[arg(long, value_name = "DIR", requires = "agent")]
-    pub(crate) cwd: Option<String>,
+    #[command(flatten)]
+    pub(crate) agent: AgentRulesArgs,
 }
 
 #[derive(Debug, Args)]

@@ -37,9 +37,7 @@ pub(crate) fn system_prompt(
     let json = settings.json_or_text("system-prompt", false)?;
     let config = &settings.conversation;
     let ctx = settings.context(Mode::Inline, Format::Inline)?;
-    if let Some(agent) = &args.agent {
-        let rules =
-            crate::rules::one_view(&ctx, agent, args.cwd.as_deref(), args.for_path.as_deref())?;
+    if let Some(rules) = crate::rules::agent_view(&ctx, &args.agent)? {
         return agent_system_prompt(settings, &rules, json);
     }
     let names = if args.rules.is_empty() { &config.active_rules } else { &args.rules };
@@ -162,9 +160,7 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
         builder = builder.rules_dir(dir.clone());
     }
     let mut agent_view = None;
-    if let Some(agent) = &args.agent {
-        let rules =
-            crate::rules::one_view(&ctx, agent, args.cwd.as_deref(), args.for_path.as_deref())?;
+    if let Some(rules) = crate::rules::agent_view(&ctx, &args.agent)? {
         report_view(settings, &rules);
         agent_view = Some(crate::rules::view_summary(&rules));
         builder = builder.agent_rules(rules);

@@ -11,7 +11,7 @@ use ctx::assemble::record::DiagnosticRecord;
 use ctx::{Format, Mode};
 use serde_json::json;
 
-use crate::cli::{RulesAction, RulesArgs, RulesViewArgs};
+use crate::cli::{AgentRulesArgs, RulesAction, RulesArgs, RulesViewArgs};
 use crate::diag::{self, Counts, Reporter};
 use crate::settings::Settings;
 
@@ -48,16 +48,18 @@ fn agent_named(name: &str, more: &str) -> anyhow::Result<Agent> {
     }
 }
 
-/// One agent's view for `ctx system-prompt --agent` and `ctx messages --agent`.
-pub(crate) fn one_view(
+/// The view of `--agent` of `ctx system-prompt` and `ctx messages`; none without it.
+pub(crate) fn agent_view(
     ctx: &ctx::Context,
-    name: &str,
-    cwd: Option<&str>,
-    for_path: Option<&str>,
-) -> anyhow::Result<Rules> {
+    args: &AgentRulesArgs,
+) -> anyhow::Result<Option<Rules>> {
+    let Some(name) = &args.agent else {
+        return Ok(None);
+    };
     let agent = agent_named(name, "")?;
     let home = ctx::home_of(std::env::home_dir().as_deref());
-    Ok(ctx.rules_with(agent, cwd.unwrap_or("."), for_path, &home)?)
+    let cwd = args.cwd.as_deref().unwrap_or(".");
+    Ok(Some(ctx.rules_with(agent, cwd, args.for_path.as_deref(), &home)?))
 }
 
 /// What the JSON forms of `ctx system-prompt --agent` and `ctx messages --agent` say of the
