@@ -12,7 +12,6 @@ use crate::out::Place;
 use crate::printer::Entry;
 use crate::record::{CutRecord, Lines};
 use crate::run::{Item, Run};
-use crate::select::TRUNCATION_MARKER;
 
 /// Content on its way to the token budget, with its token count when the caller has it
 /// already (counted in parallel for a directory's files).
@@ -88,7 +87,7 @@ impl Run<'_> {
                 .filter(|_| place == Place::Entry)
                 .map_or(1, |l| u64::from(l.start)),
             kept_lines: 0,
-            total_lines: file_lines(&text, item.record.truncated),
+            total_lines: file_lines(&text, item.lines_cut),
             kept_tokens: 0,
             total_tokens: self.out.budget.tokenizer().scale(total_tokens) as u64,
         };
@@ -213,20 +212,9 @@ pub(crate) enum Fitted<'t> {
 }
 
 /// The lines of the file that `text` shows: a text cut at the line limit ends with the marker
-/// of the lines cut off, which stands for those lines and is none of them, so a budget's
-/// marker says how long the file really is and asks for the rest up to its end.
-fn file_lines(text: &str, cut_at_limit: bool) -> u64 {
+/// of the `lines_cut` lines cut off, which stands for those lines and is none of them, so a
+/// budget's marker says how long the file really is and asks for the rest up to its end.
+fn file_lines(text: &str, lines_cut: u64) -> u64 {
     let shown = lines(text);
-    if !cut_at_limit {
-        return shown;
-    }
-    let last = text.trim_end_matches('\n').rsplit('\n').next().unwrap_or("");
-    let cut = last
-        .strip_prefix(TRUNCATION_MARKER.0)
-        .and_then(|rest| rest.strip_suffix(TRUNCATION_MARKER.1))
-        .and_then(|n| n.parse::<u64>().ok());
-    match cut {
-        Some(n) => shown.saturating_sub(1) + n,
-        None => shown,
-    }
+    if lines_cut == 0 { shown } else { shown.saturating_sub(1) + lines_cut }
 }

@@ -296,6 +296,7 @@ impl Run<'_> {
         match cut.marker() {
             Some(marker) => {
                 item.record.truncated = true;
+                item.lines_cut = cut.cut as u64;
                 let mut kept = cut.text.to_owned();
                 if !kept.is_empty() && !kept.ends_with('\n') {
                     kept.push('\n');

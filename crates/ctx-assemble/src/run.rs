@@ -87,6 +87,8 @@ pub(crate) struct Item<'t> {
     span: std::ops::Range<usize>,
     /// The line of the text the span starts on.
     line: u32,
+    /// Lines the line limit cut off the item's file (its marker stands for them).
+    pub(crate) lines_cut: u64,
 }
 
 /// One assembly run.
@@ -561,7 +563,7 @@ impl<'a> Run<'a> {
             dropped: 0,
         };
         let span = request.span.start..request.span.end;
-        let mut item = Item { raw, record, body, span, line: request.pos.line };
+        let mut item = Item { raw, record, body, span, line: request.pos.line, lines_cut: 0 };
         if let Err(message) = self.out.budget.admit_include() {
             self.fail(&mut item, Code::Budget, message);
             self.assembly.references.push(item.record);

@@ -413,12 +413,8 @@ impl Cut<'_> {
 
 /// The marker for `n` lines cut off an unranged file.
 pub fn truncation_marker(n: usize) -> String {
-    let (head, tail) = TRUNCATION_MARKER;
-    format!("{head}{n}{tail}")
+    format!("[... truncated {n} lines ...]")
 }
-
-/// The text around the count of [`truncation_marker`].
-pub(crate) const TRUNCATION_MARKER: (&str, &str) = ("[... truncated ", " lines ...]");
 
 /// Keeps the first `max_lines` lines of a text (0 = no limit), with their line endings.
 pub fn cut(text: &str, max_lines: usize) -> Cut<'_> {
