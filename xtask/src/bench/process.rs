@@ -378,6 +378,16 @@ impl Memory {
         self.run_status(cmd, data, None, true)
     }
 
+    /// [`Memory::run_any`] with the output written to `stdout`.
+    fn run_any_to(
+        &self,
+        cmd: Command,
+        data: &Path,
+        stdout: fs::File,
+    ) -> Result<(Duration, Option<u64>)> {
+        self.run_status(cmd, data, Some(stdout), true)
+    }
+
     fn run_status(
         &self,
         cmd: Command,

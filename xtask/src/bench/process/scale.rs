@@ -9,7 +9,9 @@
 //! - `ctx index` after one file changed (it must read that one file only);
 //! - the size of the stored index;
 //! - and as attacks: a query for a word that only a file behind a link out of the tree holds
-//!   finds nothing, and the link back to the root (a cycle) ends the walk.
+//!   finds nothing, and the link back to the root (a cycle) ends the walk;
+//! - then every other command that walks the tree ([`walkers`]): its time, peak memory and
+//!   output, to be compared across sizes.
 //!
 //! `CTX_BENCH_CTX` names a `ctx` binary to measure instead of building the release one (a build
 //! of another commit, for a before-and-after table).
@@ -18,6 +20,7 @@
 //! with a `.done` stamp, so a rerun reuses them; `--quick` times each command fewer times.
 
 mod generate;
+mod walkers;
 
 use std::env;
 use std::fs;
@@ -83,7 +86,7 @@ pub(in crate::bench) fn run(root: &Path, quick: bool) -> Result {
     let mirrors = env::var_os("CTX_BENCH_MIRRORS").map(PathBuf::from);
     let registry = cargo_home().map(|home| home.join("registry").join("src"));
     let mut pool = None;
-    let mut rows = Vec::new();
+    let (mut rows, mut walked) = (Vec::new(), Vec::new());
     for files in sizes {
         let tree = dir.join(format!("tree-{files}"));
         let bytes = match reuse(&tree) {
@@ -118,8 +121,13 @@ pub(in crate::bench) fn run(root: &Path, quick: bool) -> Result {
         let row = measure(&ctx, &tree, &data, &memory, (files, bytes), (cold_runs, runs), lister)?;
         println!("{}", render(std::slice::from_ref(&row), lister));
         rows.push(row);
+        let more = walkers::measure(&ctx, &tree, &data, &memory, files, runs)?;
+        println!("{}", walkers::render(&more));
+        walked.extend(more);
     }
     println!("\nscale: medians of this run\n{}", render(&rows, lister));
+    walked.sort_by_key(|w| (w.name, w.files));
+    println!("\nthe other walkers\n{}", walkers::render(&walked));
     Ok(())
 }
 
