@@ -1,6 +1,7 @@
 //! Everything besides the suggestion index that walks a tree, run as users run it on each
 //! scale tree: a mention of the whole tree (`ctx expand @./`), the `tree`, `glob` and `grep`
-//! tools of a rule document, and the completion of a mention being typed (`ctx complete`).
+//! tools of a rule document, the completion of a mention being typed (`ctx complete`), and
+//! the `**` wildcard of a build's project file (`ctx sources`, its cache cold each run).
 //! For each: the median wall time with process start, the peak resident set, and the bytes
 //! written, so that the rows of two sizes show whether time stays linear and output bounded.
 
@@ -20,6 +21,8 @@ const DOCS: &str = ".bench";
 struct Walker {
     name: &'static str,
     args: Vec<String>,
+    /// Whether each run starts from an empty cache folder (a cached result walks nothing).
+    cold: bool,
 }
 
 /// The walkers, with the documents their tools need written into the tree's [`DOCS`] (a
@@ -29,14 +32,30 @@ fn walkers(tree: &Path) -> Result<Vec<Walker>> {
     let tool = |name: &'static str, call: &str| -> Result<Walker> {
         let doc = format!("{DOCS}/{name}.md");
         fs::write(tree.join(&doc), format!("{call}\n"))?;
-        Ok(Walker { name, args: vec!["assemble".into(), doc] })
+        Ok(Walker { name, args: vec!["assemble".into(), doc], cold: false })
     };
+    // A solution whose one project takes every `.rs` file of the tree by a `**` wildcard.
+    let project = tree.join(DOCS).join("sources/p");
+    fs::create_dir_all(&project)?;
+    fs::write(
+        project.join("p.vcxproj"),
+        "<Project>\n<ItemGroup>\n  <ClCompile Include=\"..\\..\\..\\**\\*.rs\" />\n</ItemGroup>\n</Project>\n",
+    )?;
+    fs::write(
+        tree.join(DOCS).join("sources/bench.sln"),
+        "Project(\"{8BC9CEB8-8B4A-11D0-8D11-00A0C91BC942}\") = \"p\", \"p\\p.vcxproj\", \"{0}\"\nEndProject\n",
+    )?;
     Ok(vec![
-        Walker { name: "expand @./", args: vec!["expand".into(), "see @./".into()] },
+        Walker { name: "expand @./", args: vec!["expand".into(), "see @./".into()], cold: false },
         tool("tree", r#"@[tree{"uri":"..","depth":3}]"#)?,
         tool("glob", r#"@[glob{"pattern":"../**/*.rs"}]"#)?,
         tool("grep", r#"@[grep{"pattern":"configuration"}]"#)?,
-        Walker { name: "complete", args: vec!["complete".into(), "mod0/part".into()] },
+        Walker { name: "complete", args: vec!["complete".into(), "mod0/part".into()], cold: false },
+        Walker {
+            name: "sources",
+            args: vec!["--sln".into(), format!("{DOCS}/sources/bench.sln"), "sources".into()],
+            cold: true,
+        },
     ])
 }
 
@@ -66,7 +85,14 @@ pub(super) fn measure(
         let (mut times, mut peak, mut out_bytes) = (Vec::new(), None, 0);
         for _ in 0..runs {
             let mut cmd = Command::new(ctx);
-            cmd.args(&walker.args).current_dir(tree).env("CTX_CACHE_DIR", &cache);
+            cmd.args(&walker.args).current_dir(tree);
+            if walker.cold {
+                let fresh = data.join("walker-cache");
+                let _ = fs::remove_dir_all(&fresh);
+                cmd.env("CTX_CACHE_DIR", fresh);
+            } else {
+                cmd.env("CTX_CACHE_DIR", &cache);
+            }
             // A limit reached is a warning; only a crash or a refusal fails the row.
             let (time, rss) = memory.run_any_to(cmd, data, fs::File::create(&out_path)?)?;
             times.push(time);
