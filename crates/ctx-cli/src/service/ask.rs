@@ -64,7 +64,10 @@ fn question(settings: &Settings, ctx: &ctx::Context, ask: Ask) -> Option<Answer>
             tracing::debug!("the index service refused: {why}");
             None
         }
-        Ok(answer) => Some(answer),
+        Ok(answer) => {
+            tracing::debug!("answered by the index service");
+            Some(answer)
+        }
         Err(err) => {
             tracing::debug!("no answer from the index service: {err}");
             None
