@@ -356,6 +356,80 @@ mod tests {
     }
 
     #[test]
+    fn another_users_socket_or_folder_is_refused() {
+        // Only a process that may give files away (root, as in the containers that run the
+        // tests) can plant another user's entry; elsewhere the checks above stand alone.
+        if my_uid() != 0 {
+            return;
+        }
+        let (tmp, dir) = dir();
+        let listener = dir.listen("theirs.sock").unwrap();
+        std::os::unix::fs::chown(listener.path(), Some(65534), None).unwrap();
+        let err = dir.connect("theirs.sock").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Permission, "{err}");
+        assert_eq!(dir.listen("theirs.sock").unwrap_err().kind(), ErrorKind::Permission);
+        let theirs = tmp.path().join("theirs");
+        std::fs::DirBuilder::new().mode(0o700).create(&theirs).unwrap();
+        std::os::unix::fs::chown(&theirs, Some(65534), None).unwrap();
+        let theirs = Utf8PathBuf::try_from(theirs).unwrap();
+        let err = SocketDir::open(theirs, cap_std::ambient_authority()).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Permission, "{err}");
+    }
+
+    /// `script` run by python as the user `nobody`, or `None` where that cannot be done.
+    fn as_nobody(script: &str, arg: &Utf8Path) -> Option<std::process::Child> {
+        let tools = ["/usr/bin/setpriv", "/usr/bin/python3"];
+        if my_uid() != 0 || !tools.iter().all(|t| std::path::Path::new(t).exists()) {
+            return None;
+        }
+        let child = std::process::Command::new(tools[0])
+            .args(["--reuid=65534", "--regid=65534", "--clear-groups", tools[1], "-c", script])
+            .arg(arg.as_str())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .ok()?;
+        Some(child)
+    }
+
+    #[test]
+    fn a_peer_of_another_user_is_refused_on_both_ends() {
+        let (tmp, dir) = dir();
+        // Open the way for `nobody`, so that only the peer check stands between the two.
+        for path in [tmp.path(), dir.path().as_std_path()] {
+            std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        let listener = dir.listen("svc.sock").unwrap();
+        std::fs::set_permissions(listener.path(), std::fs::Permissions::from_mode(0o666)).unwrap();
+        let connect = "import socket,sys,time\ns=socket.socket(socket.AF_UNIX)\n\
+                       s.connect(sys.argv[1])\ntime.sleep(2)";
+        let Some(mut child) = as_nobody(connect, listener.path()) else { return };
+        let err = listener.accept().unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Permission, "{err}");
+        let _ = child.wait();
+        // A listener of another user behind a socket entry that looks like ours.
+        let theirs = dir.path().join("theirs.sock");
+        let listen = "import socket,sys,time\ns=socket.socket(socket.AF_UNIX)\n\
+                      s.bind(sys.argv[1])\ns.listen(1)\nprint('ready',flush=True)\n\
+                      c,_=s.accept()\ntime.sleep(2)";
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let mut child = as_nobody(listen, &theirs).unwrap();
+        let mut ready = String::new();
+        std::io::BufRead::read_line(
+            &mut std::io::BufReader::new(child.stdout.take().unwrap()),
+            &mut ready,
+        )
+        .unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::os::unix::fs::chown(&theirs, Some(0), Some(0)).unwrap();
+        std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let err = dir.connect("theirs.sock").unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::Permission, "{err}");
+        assert!(err.to_string().contains("another user"), "{err}");
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
     fn names_are_plain_and_paths_short() {
         let (_tmp, dir) = dir();
         for bad in ["", "../x", "a/b", ".hidden", "x\0y"] {
