@@ -138,6 +138,35 @@ impl Context {
         self.ask(|index: &Index| index.suggest(sandbox, prompt, opts))
     }
 
+    /// Brings the index held in memory up to date after changes at `changed` (paths relative
+    /// to the workspace's root, as a watch of the sandbox reports them), listing only their
+    /// folders ([`Index::refresh_paths`]); the stored index is not written (see
+    /// [`Context::save_index`]). `Ok(None)` when no index is held yet or only a walk of the
+    /// whole workspace can tell ([`Context::update_index`] then).
+    ///
+    /// # Errors
+    ///
+    /// When a folder cannot be listed.
+    pub fn update_index_paths(&self, changed: &[&str]) -> Result<Option<UpdateStats>, Error> {
+        let mut slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(index) = slot.as_mut() else { return Ok(None) };
+        Ok(index.refresh_paths(self.sandbox(), changed).map_err(ErrorKind::Suggest)?)
+    }
+
+    /// Stores the index held in memory, written whole, when the context has a store and holds
+    /// an index; returns the bytes written (0 when nothing was).
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be written.
+    pub fn save_index(&self) -> Result<u64, Error> {
+        let slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        match (slot.as_ref(), &self.suggest.store) {
+            (Some(index), Some(store)) => Ok(index.save(store).map_err(ErrorKind::Suggest)?),
+            _ => Ok(0),
+        }
+    }
+
     /// `f` on the index held in memory as it is: no walk looks for changes first, so the
     /// caller vouches that the workspace did not change since the index was last brought up to
     /// date (a process that watches it, after [`Context::update_index`]). `None` when no

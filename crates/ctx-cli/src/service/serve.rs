@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
-use ctx::fs::{Changes, Location, RootId, SyncWatcher};
+use ctx::fs::{Location, RootId, SyncWatcher};
 use ctx::{Format, Mode, SuggestOptions};
 
 use super::place;
@@ -37,6 +37,10 @@ const DEBOUNCE: Duration = Duration::from_millis(100);
 /// How often the keeper looks whether the workspace is gone or the service idle.
 const TICK: Duration = Duration::from_secs(1);
 
+/// Changes taken in by a partial update are stored this long after the last one, so that a
+/// burst of saves costs one write of the index.
+const SAVE_AFTER: Duration = Duration::from_secs(5);
+
 /// The service's state.
 struct Service {
     ctx: ctx::Context,
@@ -53,6 +57,8 @@ struct State {
     broken: Option<String>,
     bytes: u64,
     truncated: bool,
+    /// When the index took in changes it has not stored yet.
+    unsaved: Option<Instant>,
 }
 
 /// `ctx index --watch`.
@@ -86,6 +92,7 @@ pub(crate) fn run(settings: &Settings, args: &IndexArgs) -> anyhow::Result<ExitC
             broken: None,
             bytes: stats.bytes,
             truncated: stats.truncated,
+            unsaved: None,
         }),
         busy: AtomicUsize::new(0),
     });
@@ -136,7 +143,7 @@ pub(crate) fn run(settings: &Settings, args: &IndexArgs) -> anyhow::Result<ExitC
 fn keep(service: &Service, wake: &ctx::fs::Wake, idle: Duration) -> String {
     loop {
         let woke = wake.wait(TICK);
-        let state = service.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut state = service.state.lock().unwrap_or_else(|e| e.into_inner());
         if state.watcher.workspace_gone() {
             return "the workspace is gone".to_owned();
         }
@@ -145,6 +152,16 @@ fn keep(service: &Service, wake: &ctx::fs::Wake, idle: Duration) -> String {
         }
         if state.last_question.elapsed() >= idle {
             return "idle".to_owned();
+        }
+        if state.unsaved.is_some_and(|at| at.elapsed() >= SAVE_AFTER) {
+            state.unsaved = None;
+            match service.ctx.save_index() {
+                Ok(bytes) if bytes > 0 => state.bytes = bytes,
+                Ok(_) => {}
+                // The stored index is only a head start for commands without the service:
+                // they walk before they trust it.
+                Err(err) => tracing::warn!("cannot store the index: {err}"),
+            }
         }
         if woke {
             drop(state);
@@ -172,28 +189,48 @@ fn current(service: &Service, state: &mut State) -> Result<(), String> {
             return Err(why);
         }
     };
-    if touches_index(service.ctx.sandbox(), &changes) {
-        let stats = service.ctx.update_index().map_err(|e| format!("cannot update: {e}"))?;
-        if stats.bytes > 0 {
-            state.bytes = stats.bytes;
+    let sandbox = service.ctx.sandbox();
+    let paths: Vec<&str> = changes
+        .paths
+        .iter()
+        .filter(|l| may_be_listed(sandbox, l))
+        .map(|l| l.path().as_str())
+        .collect();
+    if !changes.rescan && paths.is_empty() {
+        return Ok(());
+    }
+    let cannot = |e: ctx::Error| format!("cannot update: {e}");
+    // The folders of the changes are listed again when that is enough, else the whole tree.
+    let partial = match changes.rescan {
+        true => None,
+        false => service.ctx.update_index_paths(&paths).map_err(cannot)?,
+    };
+    match partial {
+        Some(stats) if stats.indexed > 0 || stats.removed > 0 => {
+            state.unsaved.get_or_insert_with(Instant::now);
         }
-        state.truncated = stats.truncated;
+        Some(_) => {}
+        None => {
+            let stats = service.ctx.update_index().map_err(cannot)?;
+            if stats.bytes > 0 {
+                state.bytes = stats.bytes;
+            }
+            state.truncated = stats.truncated;
+        }
     }
     Ok(())
 }
 
-/// Whether a change may touch the index: a rescan, or a path in the workspace that a walk
-/// may list (the built-in denials, hidden entries but the ignore files, and the folders
-/// skipped by name are never listed).
-fn touches_index(sandbox: &ctx::fs::Sandbox, changes: &Changes) -> bool {
-    changes.rescan || changes.paths.iter().any(|l| may_be_listed(sandbox, l))
+/// Whether a change may touch the index: a path in the workspace that a walk may list (the
+/// built-in denials, hidden entries but the ignore files, and the folders skipped by name are
+/// never listed).
+fn may_be_listed(sandbox: &ctx::fs::Sandbox, location: &Location) -> bool {
+    location.root() == RootId::WORKSPACE && listable(sandbox, location.path().as_str())
 }
 
-fn may_be_listed(sandbox: &ctx::fs::Sandbox, location: &Location) -> bool {
-    if location.root() != RootId::WORKSPACE {
-        return false;
-    }
-    let comps: Vec<&str> = location.path().components().map(|c| c.as_str()).collect();
+/// Whether a whole walk may list the workspace's path `path`.
+fn listable(sandbox: &ctx::fs::Sandbox, path: &str) -> bool {
+    let comps: Vec<&str> = path.split('/').filter(|c| !c.is_empty()).collect();
     if ctx::fs::builtin_denial(&comps).is_some() {
         return false;
     }
@@ -285,8 +322,5 @@ mod tests {
         for loud in ["src/a.rs", ".gitignore", "sub/.ignore", "target", "build"] {
             assert!(may_be_listed(sandbox, &at(loud)), "{loud}");
         }
-        let mut rescan = Changes::default();
-        rescan.rescan = true;
-        assert!(touches_index(sandbox, &rescan));
     }
 }

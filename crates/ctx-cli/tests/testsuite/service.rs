@@ -278,3 +278,25 @@ fn the_service_ends_when_idle_or_when_its_workspace_goes_away() {
     let _ = child.kill();
     assert!(ended, "the workspace is gone, the service still runs");
 }
+
+#[test]
+fn new_folders_renames_and_ignore_files_are_followed() {
+    let dir = workspace();
+    let _service = start(&dir, &[]);
+    let has = |prompt: &str, path: &str| {
+        let (found, asked) = suggest(&dir, prompt);
+        assert!(asked, "the service answered");
+        found.lines().any(|l| l.starts_with(path))
+    };
+    dir.child("src/pkg/deep/feature.rs").write_str("pub fn shiny_feature() {}\n").unwrap();
+    assert!(has("shiny_feature", "src/pkg/deep/feature.rs"), "a new folder's file");
+    std::fs::rename(dir.path().join("src/pkg"), dir.path().join("src/moved")).unwrap();
+    assert!(has("shiny_feature", "src/moved/deep/feature.rs"), "renamed");
+    assert!(!has("shiny_feature", "src/pkg/"), "the old name is gone");
+    dir.child(".gitignore").write_str("src/moved/\n").unwrap();
+    assert!(!has("shiny_feature", "src/moved/"), "ignored now");
+    std::fs::remove_file(dir.path().join(".gitignore")).unwrap();
+    assert!(has("shiny_feature", "src/moved/deep/feature.rs"), "ignored no more");
+    std::fs::remove_dir_all(dir.path().join("src/moved")).unwrap();
+    assert!(!has("shiny_feature", "src/moved/"), "removed");
+}
