@@ -154,10 +154,8 @@ impl Scope {
         let mut files = Vec::new();
         for dir in &self.shallow {
             let Some(listed) = level(&mut levels, sandbox, dir)? else { return Ok(None) };
-            if listed {
-                if let Some(Level::Listed { files: here, .. }) = levels.get_mut(dir) {
-                    files.append(here);
-                }
+            if listed && let Some(Level::Listed { files: here, .. }) = levels.get_mut(dir) {
+                files.append(here);
             }
         }
         for dir in &self.deep {
