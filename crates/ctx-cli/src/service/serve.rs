@@ -12,7 +12,7 @@
 use std::io::{self, Write as _};
 use std::os::unix::net::UnixStream;
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -48,6 +48,8 @@ struct Service {
     fingerprint: String,
     state: Mutex<State>,
     busy: AtomicUsize,
+    /// Whether the first update is done.
+    ready: AtomicBool,
 }
 
 struct State {
@@ -81,7 +83,6 @@ pub(crate) fn run(settings: &Settings, args: &IndexArgs) -> anyhow::Result<ExitC
     // The watch starts before the first update, so a change made while it runs is seen.
     let mut watcher = ctx.sandbox().watch_synced(&dir).context("cannot watch the workspace")?;
     let wake = watcher.wake().expect("a new watch has its waker");
-    let stats = ctx.update_index()?;
     let service = Arc::new(Service {
         fingerprint: place::fingerprint(settings, &ctx),
         ctx,
@@ -90,33 +91,45 @@ pub(crate) fn run(settings: &Settings, args: &IndexArgs) -> anyhow::Result<ExitC
             watcher,
             last_question: Instant::now(),
             broken: None,
-            bytes: stats.bytes,
-            truncated: stats.truncated,
+            bytes: 0,
+            truncated: false,
             unsaved: None,
         }),
         busy: AtomicUsize::new(0),
+        ready: AtomicBool::new(false),
     });
+    // Questions are taken from the start: until the first update is done they are refused at
+    // once, and their commands rank by themselves instead of waiting.
+    let path = listener.path().to_string();
+    std::thread::spawn({
+        let service = Arc::clone(&service);
+        move || take_questions(&service, &listener)
+    });
+    let stats = service.ctx.update_index()?;
+    {
+        let mut state = service.state.lock().unwrap_or_else(|e| e.into_inner());
+        (state.bytes, state.truncated) = (stats.bytes, stats.truncated);
+        state.last_question = Instant::now();
+    }
+    service.ready.store(true, Ordering::SeqCst);
     if !settings.quiet {
         let mut err = io::stderr().lock();
         let _ = writeln!(
             err,
-            "keeping the index of {} ({} files) current; questions on {}",
-            service.root,
-            stats.files,
-            listener.path()
+            "keeping the index of {} ({} files) current; questions on {path}",
+            service.root, stats.files,
         );
     }
-    let idle = Duration::from_secs(args.idle);
-    std::thread::spawn({
-        let service = Arc::clone(&service);
-        let (dir, name) = (dir.clone(), name.clone());
-        move || {
-            let why = keep(&service, &wake, idle);
-            dir.remove_socket(&name);
-            tracing::info!("index service ends: {why}");
-            std::process::exit(0);
-        }
-    });
+    let why = keep(&service, &wake, Duration::from_secs(args.idle));
+    dir.remove_socket(&name);
+    tracing::info!("index service ends: {why}");
+    // The threads that serve connections end with the process.
+    std::process::exit(0)
+}
+
+/// Accepts connections for ever, each served on a thread of its own, at most
+/// [`MAX_CONNECTIONS`] at once.
+fn take_questions(service: &Arc<Service>, listener: &ctx::fs::Listener) {
     loop {
         let stream = match listener.accept() {
             Ok(stream) => stream,
@@ -130,7 +143,7 @@ pub(crate) fn run(settings: &Settings, args: &IndexArgs) -> anyhow::Result<ExitC
             service.busy.fetch_sub(1, Ordering::SeqCst);
             continue;
         }
-        let service = Arc::clone(&service);
+        let service = Arc::clone(service);
         std::thread::spawn(move || {
             serve(&service, stream);
             service.busy.fetch_sub(1, Ordering::SeqCst);
@@ -268,6 +281,9 @@ fn answer(service: &Service, request: Request) -> Answer {
     }
     if request.fingerprint != service.fingerprint {
         return Answer::Refused("this service runs with other settings".to_owned());
+    }
+    if !service.ready.load(Ordering::SeqCst) {
+        return Answer::Refused("the index is being built".to_owned());
     }
     let mut state = service.state.lock().unwrap_or_else(|e| e.into_inner());
     state.last_question = Instant::now();
