@@ -118,8 +118,9 @@ impl Sandbox {
                     Ok(e) => Note::Paths(e.paths),
                 };
                 // Past the bound, changes are dropped for a rescan: memory stays bounded
-                // whoever is slow to sync.
-                if queued.fetch_add(1, Ordering::SeqCst) >= MAX_PENDING_CHANGES {
+                // whoever is slow to sync. A cookie is never dropped (one sync writes one at
+                // a time), or the sync waiting for it could not end.
+                if queued.fetch_add(1, Ordering::SeqCst) >= MAX_PENDING_CHANGES && !cookie_only {
                     queued.fetch_sub(1, Ordering::SeqCst);
                     overflow.store(true, Ordering::SeqCst);
                 } else if tx.send(note).is_err() {
@@ -328,6 +329,21 @@ mod tests {
         let changes = watcher.sync(WAIT).unwrap();
         let want = Location::new(RootId::WORKSPACE, &["new", "a.rs"]);
         assert!(changes.rescan || changes.paths.contains(&want), "{changes:?}");
+    }
+
+    #[test]
+    fn a_flood_of_changes_asks_for_a_rescan_and_holds_no_more_than_the_bound() {
+        let (tmp, _sandbox, mut watcher) = setup();
+        std::fs::create_dir(tmp.path().join("ws/flood")).unwrap();
+        // Each file gives several changes (created, written, closed): past the bound.
+        for i in 0..MAX_PENDING_CHANGES / 2 {
+            std::fs::write(tmp.path().join(format!("ws/flood/f{i}")), "x").unwrap();
+        }
+        assert!(watcher.queued.load(Ordering::SeqCst) <= MAX_PENDING_CHANGES);
+        let changes = watcher.sync(WAIT).unwrap();
+        assert!(changes.rescan, "{} paths and no rescan", changes.paths.len());
+        assert!(changes.paths.is_empty());
+        assert!(watcher.sync(WAIT).unwrap().is_empty(), "the flood is over");
     }
 
     #[test]
