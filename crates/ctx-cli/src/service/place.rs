@@ -43,5 +43,15 @@ pub(crate) fn socket_name(root: &str) -> String {
 pub(crate) fn fingerprint(settings: &Settings, ctx: &ctx::Context) -> String {
     let sandbox = ctx.sandbox();
     let roots: Vec<&str> = sandbox.roots().map(|r| sandbox.root_path(r).as_str()).collect();
-    hash_hex(&format!("{}\n{roots:?}", settings.index_settings_text()))
+    hash_hex(&format!("{}\n{roots:?}\n{}", settings.index_settings_text(), build_identity()))
+}
+
+/// The running executable's path, length and modification time: a service started from
+/// another build of ctx, even of the same version, answers nothing (its ranking may differ).
+#[allow(clippy::disallowed_methods)] // The process's own executable, not workspace content.
+fn build_identity() -> String {
+    let exe = std::env::current_exe().ok();
+    let meta = exe.as_ref().and_then(|path| std::fs::metadata(path).ok());
+    let len = meta.as_ref().map(std::fs::Metadata::len);
+    format!("{exe:?} {len:?} {:?}", meta.and_then(|m| m.modified().ok()))
 }
