@@ -300,3 +300,39 @@ fn new_folders_renames_and_ignore_files_are_followed() {
     std::fs::remove_dir_all(dir.path().join("src/moved")).unwrap();
     assert!(!has("shiny_feature", "src/moved/"), "removed");
 }
+
+#[test]
+fn a_question_while_the_index_is_built_is_refused_at_once() {
+    let dir = workspace();
+    for i in 0..2000 {
+        dir.child(format!("gen/m{}/f{i}.rs", i / 50))
+            .write_str(&format!("pub fn generated_{i}() {{ retry_with_timeout(); }}\n"))
+            .unwrap();
+    }
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctx"))
+        .current_dir(dir.path())
+        .env("CTX_CACHE_DIR", dir.path().join(".cache"))
+        .args(["index", "--watch", "-q"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let sockets = dir.path().join(".cache/watch");
+    let started = Instant::now();
+    while std::fs::read_dir(&sockets).map_or(true, |mut d| d.next().is_none()) {
+        assert!(started.elapsed() < GUARD, "the service never listened");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // Asked at once: answered by the service if it is ready, else refused without a wait.
+    let asked = Instant::now();
+    let out = run(ctx_in(&dir).env("RUST_LOG", "ctx=debug").args(["suggest", "retry timeout"]));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.starts_with("src/retry.rs"), "{}", out.stdout);
+    if out.stderr.contains("refused") {
+        assert!(out.stderr.contains("the index is being built"), "{}", out.stderr);
+    }
+    assert!(asked.elapsed() < GUARD);
+}
