@@ -517,6 +517,14 @@ pub(crate) struct IndexArgs {
     /// rebuilt. Configuration: `suggest_data_files`.
     #[arg(long)]
     pub(crate) data_files: bool,
+    /// Keep running: hold the index in memory, keep it current with a file watch and answer
+    /// `ctx suggest`, `ctx expand --auto` and `ctx index` of this workspace on a socket in
+    /// the cache folder (Unix only; docs/suggest.md, "The index service").
+    #[arg(long)]
+    pub(crate) watch: bool,
+    /// With --watch: end after this many seconds without a question.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, requires = "watch")]
+    pub(crate) idle: u64,
 }
 
 #[derive(Debug, Args)]

@@ -224,6 +224,28 @@ impl Settings {
         }
     }
 
+    /// Everything of the settings that decides what the suggestion index holds and how it
+    /// ranks, as text: a service that keeps the index answers a command only when the two
+    /// agree (the command's own output settings are left out).
+    pub(crate) fn index_settings_text(&self) -> String {
+        let options = Options { mode: Mode::Append, format: Format::Xml, ..self.options.clone() };
+        format!(
+            "{:?}",
+            (
+                env!("CARGO_PKG_VERSION"),
+                &self.root,
+                &self.allow,
+                &self.deny,
+                options,
+                self.max_file_bytes,
+                self.suggest_symbols,
+                self.suggest_data_files,
+                &self.project_allow,
+                &self.config_dir,
+            )
+        )
+    }
+
     /// The cache folder, or why there is none.
     pub(crate) fn cache_dir(&self) -> anyhow::Result<&Path> {
         match &self.cache_dir {

@@ -47,7 +47,7 @@ pub mod tokenize;
 
 pub use classify::{FileClass, classify, is_data_path, is_generated};
 pub use error::{Error, ErrorKind, Result};
-pub use index::{FIELDS, Field, Index, IndexSettings, UpdateStats};
+pub use index::{FIELDS, Field, Index, IndexSettings, MAX_PARTIAL_FOLDERS, UpdateStats};
 pub use lines::LineRange;
 pub use rank::{Demotions, Weights};
 pub use symbols::SymbolSource;

@@ -85,6 +85,8 @@ pub use outline_tool::{Outline, OutlineOptions, TOOL_MAX_TOKENS};
 pub use resolve::{ResolveReport, ResolveStatus};
 pub use roots::{Notice, Trust};
 pub use suggestions::SuggestOptions;
+#[cfg(unix)]
+pub use suggestions::socket_dir;
 
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]

@@ -27,6 +27,8 @@ mod permission;
 mod pointing;
 mod rules;
 mod servers;
+#[cfg(unix)]
+mod service;
 mod sources;
 mod suggest;
 #[cfg(unix)]
