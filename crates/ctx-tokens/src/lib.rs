@@ -22,6 +22,8 @@
 //! assert_eq!((cut.text, cut.truncated), ("one two\n", true));
 //! ```
 
+mod ascii;
+mod memo;
 mod o200k;
 mod table;
 

@@ -19,6 +19,8 @@ use regex_automata::meta::Regex;
 use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::{Anchored, Input};
 
+use crate::ascii;
+use crate::memo::{MEMO_LEN, Memo};
 use crate::table::{self, EMPTY, MAX_TOKEN_LEN, RANK_BITS, SLOTS, TOKENS};
 
 static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.table"));
@@ -124,8 +126,15 @@ static FALLBACK: LazyLock<Regex> =
     LazyLock::new(|| Regex::new_many(&PATTERNS).expect("the o200k patterns compile"));
 
 thread_local! {
-    /// The lazy DFA's states, built as texts need them, kept for the thread's next texts.
-    static CACHE: RefCell<Option<Cache>> = const { RefCell::new(None) };
+    /// What counting keeps between texts on a thread: the lazy DFA's states, built as texts
+    /// need them, the counts of short pieces met, the buffers of long merges.
+    static STATE: RefCell<Option<State>> = const { RefCell::new(None) };
+}
+
+struct State {
+    dfa: Cache,
+    memo: Memo,
+    scratch: Scratch,
 }
 
 /// The end and the pattern of the match anchored at `at`.
@@ -137,60 +146,70 @@ fn find(cache: &mut Cache, text: &str, at: usize) -> Option<(usize, usize)> {
     }
 }
 
-/// Splits a text into the pieces that are merged separately, calling `each` on each while it
-/// returns true: at each position the first of [`PATTERNS`] that matches there,
-/// longest-first within it as the regex says.
-fn pieces(text: &str, mut each: impl FnMut(&str) -> bool) {
-    CACHE.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let cache = cell.get_or_insert_with(|| SPLITTER.create_cache());
-        let mut at = 0;
-        while let Some((mut end, pattern)) = find(cache, text, at) {
-            if LOOKAHEAD[pattern] {
-                end -= text[at..end].chars().next_back().map_or(0, char::len_utf8);
-            }
-            // Every pattern consumes at least one character; a look-ahead match at least two.
-            debug_assert!(end > at);
-            if !each(&text[at..end]) {
-                return;
-            }
-            at = end;
-        }
-    });
+/// The end of the piece that starts at `at`, as the DFA finds it: at each position the first
+/// of [`PATTERNS`] that matches there, longest-first within it as the regex says.
+fn split(cache: &mut Cache, text: &str, at: usize) -> Option<usize> {
+    let (mut end, pattern) = find(cache, text, at)?;
+    if LOOKAHEAD[pattern] {
+        end -= text[at..end].chars().next_back().map_or(0, char::len_utf8);
+    }
+    Some(end)
 }
 
 /// The number of o200k tokens of a text.
 pub(crate) fn count(text: &str) -> usize {
-    let mut scratch = Scratch::default();
-    let mut total = 0;
-    pieces(text, |piece| {
-        total += count_piece(piece.as_bytes(), &mut scratch);
-        true
-    });
-    total
+    count_at_most(text, usize::MAX).unwrap_or(usize::MAX)
 }
 
 /// The number of o200k tokens of a text if it is at most `max`: the pieces are counted apart
 /// (a token never spans two), so the count stops at the first piece that takes it past, and
 /// a piece too long to fit in what is left (a token is at most [`MAX_TOKEN_LEN`] bytes) is
 /// not merged at all.
+///
+/// Pieces are found by the ASCII splitter (ascii.rs) where it answers, else by the DFA;
+/// short ones are counted through the thread's [`Memo`].
 pub(crate) fn count_at_most(text: &str, max: usize) -> Option<usize> {
-    let mut scratch = Scratch::default();
-    let mut total = 0;
-    let mut over = false;
-    pieces(text, |piece| {
-        over = piece.len().div_ceil(MAX_TOKEN_LEN) > max - total;
-        if !over {
-            total += count_piece(piece.as_bytes(), &mut scratch);
-            over = total > max;
+    STATE.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let state = cell.get_or_insert_with(|| State {
+            dfa: SPLITTER.create_cache(),
+            memo: Memo::new(),
+            scratch: Scratch::default(),
+        });
+        let bytes = text.as_bytes();
+        let (mut at, mut total) = (0, 0usize);
+        while at < bytes.len() {
+            let Some(end) = ascii::piece(bytes, at).or_else(|| split(&mut state.dfa, text, at))
+            else {
+                break;
+            };
+            // Every pattern consumes at least one character; a look-ahead match at least two.
+            debug_assert!(end > at);
+            let len = end - at;
+            if len.div_ceil(MAX_TOKEN_LEN) > max - total {
+                return None;
+            }
+            total += match len {
+                // Every single byte is a token.
+                ..=1 => len,
+                ..=MEMO_LEN => state.memo.count(&bytes[at..], len, count_piece_short),
+                _ => count_piece(&bytes[at..end], &mut state.scratch),
+            };
+            if total > max {
+                return None;
+            }
+            at = end;
         }
-        !over
-    });
-    (!over).then_some(total)
+        Some(total)
+    })
+}
+
+/// The count of a piece of at most [`SHORT`] bytes.
+fn count_piece_short(piece: &[u8]) -> usize {
+    if rank(piece).is_some() { 1 } else { count_short(piece) }
 }
 
 fn count_piece(piece: &[u8], scratch: &mut Scratch) -> usize {
-    // Every single byte is a token.
     if piece.len() <= 1 || rank(piece).is_some() {
         return piece.len().min(1);
     }
@@ -353,7 +372,83 @@ mod tests {
         }
     }
 
+    /// Checks the hand-written ASCII splitter against the DFA at every character boundary of
+    /// `text`: where it answers, it answers as the DFA does.
+    #[track_caller]
+    fn splits_agree(text: &str, cache: &mut Cache) {
+        for at in (0..text.len()).filter(|&at| text.is_char_boundary(at)) {
+            if let Some(end) = ascii::piece(text.as_bytes(), at) {
+                assert_eq!(Some(end), split(cache, text, at), "{text:?} at {at}");
+            }
+        }
+    }
+
+    /// The count with every piece found by the DFA, as before the ASCII splitter.
+    fn count_plain(text: &str) -> usize {
+        let mut cache = SPLITTER.create_cache();
+        let mut scratch = Scratch::default();
+        let (mut at, mut total) = (0, 0);
+        while let Some(end) = split(&mut cache, text, at) {
+            total += count_piece(&text.as_bytes()[at..end], &mut scratch);
+            at = end;
+        }
+        total
+    }
+
+    #[test]
+    fn ascii_splitter_agrees_on_every_short_text() {
+        let mut cache = SPLITTER.create_cache();
+        // Every pair of ASCII characters, with and without a letter after.
+        for a in 0..128u8 {
+            for b in 0..128u8 {
+                let pair = String::from_utf8(vec![a, b]).unwrap();
+                splits_agree(&pair, &mut cache);
+                splits_agree(&format!("{pair}x"), &mut cache);
+            }
+        }
+        // Every text of up to five characters of an alphabet of the patterns' edges.
+        let alphabet: Vec<char> = "aZ \n\r\t'sLe1./\u{b}\u{1c}é\u{a0}ſ".chars().collect();
+        let mut texts = vec![String::new()];
+        for _ in 0..5 {
+            texts = texts
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            for text in &texts {
+                splits_agree(text, &mut cache);
+            }
+        }
+    }
+
+    #[test]
+    fn ascii_text_never_needs_the_dfa() {
+        let text = include_str!("o200k.rs").replace(|c: char| !c.is_ascii(), "?");
+        let bytes = text.as_bytes();
+        let mut at = 0;
+        while at < bytes.len() {
+            at = ascii::piece(bytes, at).unwrap_or_else(|| panic!("the DFA asked at {at}"));
+        }
+        assert_eq!(count(&text), count_plain(&text));
+    }
+
     proptest::proptest! {
+        #[test]
+        fn ascii_splitter_agrees(text in "[ -~\t\n\r\u{b}\u{c}é語\u{a0}ſ\u{301}٣]{0,60}") {
+            splits_agree(&text, &mut SPLITTER.create_cache());
+        }
+
+        #[test]
+        fn the_fast_count_is_the_plain_one(text in proptest::prelude::any::<String>()) {
+            proptest::prop_assert_eq!(count(&text), count_plain(&text));
+        }
+
+        #[test]
+        fn the_fast_count_is_the_plain_one_on_code(
+            text in "[ a-zA-Z0-9'\n\r\t.,;:!?(){}<>=_/\\\"#*&|+-]{0,300}"
+        ) {
+            proptest::prop_assert_eq!(count(&text), count_plain(&text));
+        }
+
         #[test]
         fn the_two_merges_agree(text in "[ a-eA-E.=_é語😀\\n]{2,20}") {
             let bytes = &text.as_bytes()[..text.len().min(SHORT)];
