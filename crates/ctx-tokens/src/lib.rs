@@ -87,6 +87,7 @@ fn count_many_with<S: AsRef<str> + Sync>(
                         let Some(text) = texts.get(i) else { break };
                         done.push((i, count(text.as_ref())));
                     }
+                    o200k::release_state();
                     done
                 })
             })

@@ -12,7 +12,7 @@
 use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
-use std::sync::LazyLock;
+use std::sync::{LazyLock, Mutex};
 
 use regex_automata::hybrid::dfa::{Cache, DFA};
 use regex_automata::meta::Regex;
@@ -74,12 +74,19 @@ impl Layout {
             if slot == EMPTY {
                 return None;
             }
-            if slot & !RANK_MASK == tag && self.token(slot & RANK_MASK) == bytes {
+            if slot & !RANK_MASK == tag && same(self.token(slot & RANK_MASK), bytes) {
                 return Some(slot & RANK_MASK);
             }
             i = (i + 1) & (SLOTS - 1);
         }
     }
+}
+
+/// Whether two byte strings are equal: a loop the compiler keeps inline, where `==` calls
+/// `memcmp`, whose call costs more than comparing the few bytes of a token.
+#[inline]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// The rank of a byte string, when it is a token.
@@ -137,6 +144,35 @@ struct State {
     scratch: Scratch,
 }
 
+/// The states of threads that ended counting (the workers of `count_many`), for the next
+/// threads: their DFA states and counts met stay warm from one call to the next. At most
+/// [`MAX_SPARE`] are kept.
+static SPARE: Mutex<Vec<State>> = Mutex::new(Vec::new());
+
+const MAX_SPARE: usize = 8;
+
+impl State {
+    fn new() -> State {
+        let spare = SPARE.lock().ok().and_then(|mut spare| spare.pop());
+        spare.unwrap_or_else(|| State {
+            dfa: SPLITTER.create_cache(),
+            memo: Memo::new(),
+            scratch: Scratch::default(),
+        })
+    }
+}
+
+/// Hands this thread's counting state to the next thread that counts: called by a worker
+/// thread before it ends.
+pub(crate) fn release_state() {
+    let state = STATE.with(|cell| cell.borrow_mut().take());
+    if let (Some(state), Ok(mut spare)) = (state, SPARE.lock()) {
+        if spare.len() < MAX_SPARE {
+            spare.push(state);
+        }
+    }
+}
+
 /// The end and the pattern of the match anchored at `at`.
 fn find(cache: &mut Cache, text: &str, at: usize) -> Option<(usize, usize)> {
     let input = Input::new(text).range(at..).anchored(Anchored::Yes);
@@ -171,11 +207,7 @@ pub(crate) fn count(text: &str) -> usize {
 pub(crate) fn count_at_most(text: &str, max: usize) -> Option<usize> {
     STATE.with(|cell| {
         let mut cell = cell.borrow_mut();
-        let state = cell.get_or_insert_with(|| State {
-            dfa: SPLITTER.create_cache(),
-            memo: Memo::new(),
-            scratch: Scratch::default(),
-        });
+        let state = cell.get_or_insert_with(State::new);
         let bytes = text.as_bytes();
         let (mut at, mut total) = (0, 0usize);
         while at < bytes.len() {
@@ -213,8 +245,19 @@ fn count_piece(piece: &[u8], scratch: &mut Scratch) -> usize {
     if piece.len() <= 1 || rank(piece).is_some() {
         return piece.len().min(1);
     }
-    if piece.len() <= SHORT { count_short(piece) } else { scratch.count(piece) }
+    if piece.len() <= SHORT {
+        return count_short(piece);
+    }
+    let n = scratch.count(piece);
+    if piece.len() > SCRATCH_KEPT {
+        // The thread keeps its state: buffers grown for a megabyte-long piece are let go.
+        *scratch = Scratch::default();
+    }
+    n
 }
+
+/// Pieces up to this many bytes leave the buffers of their merge to the thread's next ones.
+const SCRATCH_KEPT: usize = 64 * 1024;
 
 fn pair_rank(piece: &[u8], start: usize, end: usize) -> u32 {
     rank(&piece[start..end]).unwrap_or(u32::MAX)
@@ -418,6 +461,27 @@ mod tests {
                 splits_agree(text, &mut cache);
             }
         }
+    }
+
+    #[test]
+    fn a_long_piece_leaves_no_large_buffers_behind() {
+        let word = "a".repeat(SCRATCH_KEPT + 1);
+        assert_eq!(count(&word), count_plain(&word));
+        let kept = STATE
+            .with(|cell| cell.borrow().as_ref().map_or(0, |state| state.scratch.next.capacity()));
+        assert_eq!(kept, 0);
+    }
+
+    #[test]
+    fn a_state_handed_on_counts_the_same() {
+        let text = "fn main() { let ünï = 語; }\n".repeat(50);
+        let n = count_plain(&text);
+        for _ in 0..3 {
+            assert_eq!(count(&text), n);
+            release_state();
+            assert!(SPARE.lock().unwrap().len() <= MAX_SPARE);
+        }
+        assert_eq!(std::thread::spawn(move || count(&text)).join().unwrap(), n);
     }
 
     #[test]
