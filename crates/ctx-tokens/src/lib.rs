@@ -103,6 +103,42 @@ fn count_many_with<S: AsRef<str> + Sync>(
     counts
 }
 
+/// A count running on a thread of its own while the caller goes on: the sum of the counts of
+/// the pieces of a text, each counted apart as [`count`] would (BPE counts are not additive
+/// across the places a text is cut, so each piece is counted whole).
+///
+/// The assembler hands over what it wrote, in parts, and asks for the sum only when a decision
+/// needs it, so counting runs beside reading and writing rather than between them.
+#[derive(Debug)]
+pub struct Background {
+    handle: thread::JoinHandle<usize>,
+}
+
+impl Background {
+    /// Starts counting the pieces of `text` that end at each of `ends` (increasing, each on a
+    /// character boundary, the last at most `text.len()`; a piece that is not is left out).
+    pub fn start(text: String, ends: Vec<usize>) -> Background {
+        let handle = thread::spawn(move || {
+            let mut start = 0;
+            let mut total = 0usize;
+            for end in ends {
+                if let Some(piece) = text.get(start..end) {
+                    total = total.saturating_add(count(piece));
+                }
+                start = end;
+            }
+            o200k::release_state();
+            total
+        });
+        Background { handle }
+    }
+
+    /// The sum, once counted (waits for it).
+    pub fn finish(self) -> usize {
+        self.handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    }
+}
+
 /// A text cut to a token budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Budgeted<'a> {
@@ -269,6 +305,17 @@ mod tests {
         assert_eq!(count_many(&texts), serial);
         assert_eq!(count_many(&["a b", ""]), [2, 0]);
         assert_eq!(count_many::<&str>(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn background_sums_the_pieces_counted_apart() {
+        let text = "one two\nthree four\nfn f() {}\n".to_owned();
+        let ends = vec![4, 8, text.len()];
+        let apart = count(&text[..4]) + count(&text[4..8]) + count(&text[8..]);
+        assert_eq!(Background::start(text.clone(), ends).finish(), apart);
+        // Ends that are not on a character boundary or past the text count nothing.
+        assert_eq!(Background::start("ünï".to_owned(), vec![1, 100]).finish(), 0);
+        assert_eq!(Background::start(String::new(), Vec::new()).finish(), 0);
     }
 
     #[test]

@@ -20,7 +20,7 @@ use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::{Anchored, Input};
 
 use crate::ascii;
-use crate::memo::{MEMO_LEN, Memo};
+use crate::memo::Memo;
 use crate::table::{self, EMPTY, MAX_TOKEN_LEN, RANK_BITS, SLOTS, TOKENS};
 
 static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.table"));
@@ -140,7 +140,9 @@ thread_local! {
 
 struct State {
     dfa: Cache,
-    memo: Memo,
+    /// Counts of pieces of up to 14 bytes, then of up to 30.
+    memo: Memo<2>,
+    long_memo: Memo<4>,
     scratch: Scratch,
 }
 
@@ -156,7 +158,10 @@ impl State {
         let spare = SPARE.lock().ok().and_then(|mut spare| spare.pop());
         spare.unwrap_or_else(|| State {
             dfa: SPLITTER.create_cache(),
-            memo: Memo::new(),
+            // 512 KiB (on the cargo registry's sources, 8 192 slots counted 10% slower,
+            // 65 536 3% faster), then 256 KiB.
+            memo: Memo::new(15),
+            long_memo: Memo::new(13),
             scratch: Scratch::default(),
         })
     }
@@ -224,7 +229,8 @@ pub(crate) fn count_at_most(text: &str, max: usize) -> Option<usize> {
             total += match len {
                 // Every single byte is a token.
                 ..=1 => len,
-                ..=MEMO_LEN => state.memo.count(&bytes[at..], len, count_piece_short),
+                ..=SHORT_MEMO => state.memo.count(&bytes[at..], len, count_piece_short),
+                ..=LONG_MEMO => state.long_memo.count(&bytes[at..], len, count_piece_short),
                 _ => count_piece(&bytes[at..end], &mut state.scratch),
             };
             if total > max {
@@ -235,6 +241,9 @@ pub(crate) fn count_at_most(text: &str, max: usize) -> Option<usize> {
         Some(total)
     })
 }
+
+const SHORT_MEMO: usize = Memo::<2>::MAX_LEN;
+const LONG_MEMO: usize = Memo::<4>::MAX_LEN;
 
 /// The count of a piece of at most [`SHORT`] bytes.
 fn count_piece_short(piece: &[u8]) -> usize {
