@@ -8,8 +8,9 @@
 //!   registry has too few), beside `cat` of the same files, like with like: both to /dev/null,
 //!   then both to a file in the data directory (cat in chunks of 1000 arguments, its times
 //!   summed), each run of one right after the other's;
-//! - `ctx expand @big.txt` of one 200 MiB text file with the limits off, beside `cat big.txt`,
-//!   both to /dev/null;
+//! - `ctx expand @big.txt` of one 200 MiB file of real source text with the limits off, and
+//!   `ctx assemble` of a document that includes it, beside `cat big.txt`, all to /dev/null;
+//! - `ctx expand @src/` of the assembly tree under budgets, beside the same without one;
 //! - `ctx rules --agent all` on a project of 200 agents' rule files, beside the process start
 //!   (`ctx check` of a one-line document);
 //! - the peak resident set of each: the `%M` of GNU `/usr/bin/time` when it works, else the
@@ -31,13 +32,15 @@ use crate::{Result, cargo, display, run_command};
 
 mod attacks;
 mod big;
+mod budget;
 mod messages;
 mod rules;
 mod scale;
 mod suggest;
 
 pub(super) use attacks::{SHAPES as ATTACKS, START as ATTACK_START};
-pub(super) use big::{BIG, BIG_CAT, BIG_PEAK};
+pub(super) use big::{BIG, BIG_ASSEMBLE, BIG_CAT, BIG_PEAK};
+pub(super) use budget::{BETWEEN, BETWEEN_PEAK, COUNTED, SMALL, UNBUDGETED};
 pub(super) use messages::{MESSAGES, MESSAGES_BASELINE, MESSAGES_PEAK};
 pub(super) use rules::{RULES, RULES_PEAK, RULES_START};
 pub(super) use suggest::{
@@ -87,6 +90,7 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let mut measured = completion(&ctx, &data, &sizes)?;
     measured.extend(assembly(&ctx, &data, &sizes)?);
     measured.extend(big::run(&ctx, &data, &sizes)?);
+    measured.extend(budget::run(&ctx, &data, &sizes)?);
     measured.extend(suggest::run(&ctx, &data, &sizes)?);
     measured.extend(messages::run(&ctx, &data, &sizes)?);
     measured.extend(rules::run(&ctx, &data, &sizes)?);
@@ -98,6 +102,12 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
 pub(super) fn run_attacks(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let (ctx, data, sizes) = prepare(root, quick)?;
     attacks::run(&ctx, &data, &sizes)
+}
+
+/// The token budget's measurements alone (`cargo xtask bench budget`).
+pub(super) fn run_budget(root: &Path, quick: bool) -> Result<Vec<Measured>> {
+    let (ctx, data, sizes) = prepare(root, quick)?;
+    budget::run(&ctx, &data, &sizes)
 }
 
 /// The suggestion measurements alone (`cargo xtask bench suggest`).
