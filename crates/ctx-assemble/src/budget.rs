@@ -87,8 +87,8 @@ pub(crate) struct Spent<T> {
 /// waited for only when a decision needs the count.
 const CHUNK: usize = 1 << 20;
 
-/// Chunks counted at once at most; past them, the oldest is waited for, so memory stays
-/// bounded and the counting keeps pace with the writing.
+/// Chunks waiting to be counted at most; past them, the writing waits, so memory stays bounded
+/// and the counting keeps pace with the writing.
 const MAX_INFLIGHT: usize = 4;
 
 /// Written pieces at least this long are looked up among the counts already taken.
@@ -140,9 +140,9 @@ pub(crate) struct Budget {
     pending: String,
     /// Where each piece of [`Budget::pending`] ends.
     ends: Vec<usize>,
-    /// Chunks of what was written being counted on threads of their own, with their bytes.
-    inflight: std::collections::VecDeque<(usize, ctx_tokens::Background)>,
-    /// Bytes of [`Budget::inflight`]: each is at least a token, until counted.
+    /// Counts what was written beside the writing, a chunk at a time (started with the first).
+    counter: Option<ctx_tokens::Background>,
+    /// Bytes handed to the counter and not counted yet: each is at least a token.
     inflight_bytes: usize,
     /// Whether what is written now is the prompt's own text, which the budget never counts.
     exempt: bool,
@@ -179,7 +179,7 @@ impl Budget {
             spent: 0,
             pending: String::new(),
             ends: Vec::new(),
-            inflight: std::collections::VecDeque::new(),
+            counter: None,
             inflight_bytes: 0,
             exempt: false,
             tokens_total: 0,
@@ -290,31 +290,28 @@ impl Budget {
         self.spent = self.spent.saturating_add(n);
     }
 
-    /// Hands what was written and not counted yet to a thread of its own; past
-    /// [`MAX_INFLIGHT`] chunks, waits for the oldest.
+    /// Hands what was written and not counted yet to the counter, and takes the counts of the
+    /// chunks it finished.
     fn hand_over(&mut self) {
         let bytes = self.pending.len();
         let text = std::mem::take(&mut self.pending);
         let ends = std::mem::take(&mut self.ends);
-        self.inflight.push_back((bytes, ctx_tokens::Background::start(text, ends)));
+        let counter = self.counter.get_or_insert_with(|| ctx_tokens::Background::new(MAX_INFLIGHT));
+        counter.send(text, ends);
         self.inflight_bytes += bytes;
-        if self.inflight.len() > MAX_INFLIGHT {
-            self.finish_oldest();
-        }
-    }
-
-    /// Waits for the oldest chunk being counted and adds its count.
-    fn finish_oldest(&mut self) {
-        if let Some((bytes, counting)) = self.inflight.pop_front() {
+        while let Some((bytes, n)) = counter.poll() {
             self.inflight_bytes -= bytes;
-            self.spent = self.spent.saturating_add(counting.finish());
+            self.spent = self.spent.saturating_add(n);
         }
     }
 
     /// Counts what was written and not counted yet, waiting for the chunks being counted.
     fn settle(&mut self) {
-        while !self.inflight.is_empty() {
-            self.finish_oldest();
+        if let Some(counter) = &mut self.counter {
+            while let Some((bytes, n)) = counter.wait() {
+                self.inflight_bytes -= bytes;
+                self.spent = self.spent.saturating_add(n);
+            }
         }
         if !self.pending.is_empty() {
             // Each piece as it was written, as the pieces written later are counted.
@@ -630,7 +627,6 @@ mod tests {
         }
         // Kept aside up to a chunk, then counted beside the writing; memory stays bounded.
         assert!(b.pending.len() < CHUNK);
-        assert!(b.inflight.len() <= MAX_INFLIGHT);
         assert!(b.fits_bytes(1));
         assert_eq!(b.spent(), 3 * ctx_tokens::count(&piece));
     }
@@ -645,13 +641,11 @@ mod tests {
                 format!("<file path=\"f{i}.rs\">\n{}</file>\n", "fn ünï() {}\n".repeat(i * 997));
             plain += ctx_tokens::count(&piece);
             b.write_unbudgeted(&mut out, &piece);
-            // Never more kept aside than a chunk and a piece, nor more chunks being counted
-            // than the bound.
+            // Never more kept aside than a chunk and a piece.
             assert!(b.pending.len() < CHUNK + piece.len());
-            assert!(b.inflight.len() <= MAX_INFLIGHT);
         }
         assert_eq!(b.spent(), plain);
-        assert!(b.inflight.is_empty());
+        assert_eq!(b.inflight_bytes, 0);
     }
 
     #[test]

@@ -28,6 +28,7 @@ mod o200k;
 mod table;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::thread;
 
 /// Below this many bytes in all, [`count_many`] counts on the calling thread.
@@ -103,39 +104,96 @@ fn count_many_with<S: AsRef<str> + Sync>(
     counts
 }
 
-/// A count running on a thread of its own while the caller goes on: the sum of the counts of
-/// the pieces of a text, each counted apart as [`count`] would (BPE counts are not additive
-/// across the places a text is cut, so each piece is counted whole).
+/// Counts running on a thread of their own while the caller goes on: texts handed over in
+/// chunks, each chunk's pieces counted apart as [`count`] would (BPE counts are not additive
+/// across the places a text is cut, so each piece is counted whole), each chunk's sum handed
+/// back with its length.
 ///
-/// The assembler hands over what it wrote, in parts, and asks for the sum only when a decision
-/// needs it, so counting runs beside reading and writing rather than between them.
+/// The assembler hands over what it wrote and asks for the sums only when a decision needs
+/// them, so counting runs beside reading and writing rather than between them. One worker
+/// thread counts every chunk of a caller, so its state (the lazy DFA's, the counts of pieces
+/// met) stays warm from one chunk to the next.
 #[derive(Debug)]
 pub struct Background {
-    handle: thread::JoinHandle<usize>,
+    work: Option<mpsc::SyncSender<(String, Vec<usize>)>>,
+    done: mpsc::Receiver<(usize, usize)>,
+    worker: Option<thread::JoinHandle<()>>,
+    /// Chunks handed over whose sums were not taken yet.
+    outstanding: usize,
 }
 
 impl Background {
-    /// Starts counting the pieces of `text` that end at each of `ends` (increasing, each on a
-    /// character boundary, the last at most `text.len()`; a piece that is not is left out).
-    pub fn start(text: String, ends: Vec<usize>) -> Background {
-        let handle = thread::spawn(move || {
-            let mut start = 0;
-            let mut total = 0usize;
-            for end in ends {
-                if let Some(piece) = text.get(start..end) {
-                    total = total.saturating_add(count(piece));
+    /// Starts the worker; at most `queue` chunks wait for it before [`Background::send`] waits
+    /// in turn, so the memory held stays bounded.
+    pub fn new(queue: usize) -> Background {
+        let (work, inbox) = mpsc::sync_channel::<(String, Vec<usize>)>(queue);
+        let (outbox, done) = mpsc::channel();
+        let worker = thread::spawn(move || {
+            for (text, ends) in inbox {
+                let (mut start, mut total) = (0, 0usize);
+                for end in ends {
+                    if let Some(piece) = text.get(start..end) {
+                        total = total.saturating_add(count(piece));
+                    }
+                    start = end;
                 }
-                start = end;
+                if outbox.send((text.len(), total)).is_err() {
+                    break;
+                }
             }
             o200k::release_state();
-            total
         });
-        Background { handle }
+        Background { work: Some(work), done, worker: Some(worker), outstanding: 0 }
     }
 
-    /// The sum, once counted (waits for it).
-    pub fn finish(self) -> usize {
-        self.handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    /// Hands over a chunk: the pieces of `text` that end at each of `ends` (increasing, each
+    /// on a character boundary, the last at most `text.len()`; a piece that is not is left
+    /// out).
+    pub fn send(&mut self, text: String, ends: Vec<usize>) {
+        if let Some(work) = &self.work {
+            if work.send((text, ends)).is_err() {
+                self.rethrow();
+            }
+            self.outstanding += 1;
+        }
+    }
+
+    /// A chunk counted since the last call, as its length in bytes and its sum, without
+    /// waiting.
+    pub fn poll(&mut self) -> Option<(usize, usize)> {
+        let done = self.done.try_recv().ok()?;
+        self.outstanding -= 1;
+        Some(done)
+    }
+
+    /// The next chunk counted, waiting for it; `None` when every chunk handed over was taken.
+    pub fn wait(&mut self) -> Option<(usize, usize)> {
+        if self.outstanding == 0 {
+            return None;
+        }
+        match self.done.recv() {
+            Ok(done) => {
+                self.outstanding -= 1;
+                Some(done)
+            }
+            Err(_) => self.rethrow(),
+        }
+    }
+
+    /// The worker is gone while chunks were outstanding: it panicked; so does the caller.
+    fn rethrow(&mut self) -> ! {
+        self.work = None;
+        match self.worker.take().map(thread::JoinHandle::join) {
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
+            _ => unreachable!("the counting worker ended with chunks outstanding"),
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        // The worker ends once the chunks queued are counted; nothing waits for it.
+        self.work = None;
     }
 }
 
@@ -312,10 +370,21 @@ mod tests {
         let text = "one two\nthree four\nfn f() {}\n".to_owned();
         let ends = vec![4, 8, text.len()];
         let apart = count(&text[..4]) + count(&text[4..8]) + count(&text[8..]);
-        assert_eq!(Background::start(text.clone(), ends).finish(), apart);
+        let mut counter = Background::new(2);
+        assert_eq!(counter.wait(), None);
+        for _ in 0..5 {
+            counter.send(text.clone(), ends.clone());
+        }
         // Ends that are not on a character boundary or past the text count nothing.
-        assert_eq!(Background::start("ünï".to_owned(), vec![1, 100]).finish(), 0);
-        assert_eq!(Background::start(String::new(), Vec::new()).finish(), 0);
+        counter.send("ünï".to_owned(), vec![1, 100]);
+        let mut sums = Vec::new();
+        while let Some(done) = counter.poll().or_else(|| counter.wait()) {
+            sums.push(done);
+        }
+        assert_eq!(sums.len(), 6);
+        assert_eq!(sums[..5], [(text.len(), apart); 5]);
+        assert_eq!(sums[5], ("ünï".len(), 0));
+        assert_eq!(counter.poll(), None);
     }
 
     #[test]
