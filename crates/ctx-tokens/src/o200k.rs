@@ -171,10 +171,10 @@ impl State {
 /// thread before it ends.
 pub(crate) fn release_state() {
     let state = STATE.with(|cell| cell.borrow_mut().take());
-    if let (Some(state), Ok(mut spare)) = (state, SPARE.lock()) {
-        if spare.len() < MAX_SPARE {
-            spare.push(state);
-        }
+    if let (Some(state), Ok(mut spare)) = (state, SPARE.lock())
+        && spare.len() < MAX_SPARE
+    {
+        spare.push(state);
     }
 }
 
@@ -229,8 +229,10 @@ pub(crate) fn count_at_most(text: &str, max: usize) -> Option<usize> {
             total += match len {
                 // Every single byte is a token.
                 ..=1 => len,
-                ..=SHORT_MEMO => state.memo.count(&bytes[at..], len, count_piece_short),
-                ..=LONG_MEMO => state.long_memo.count(&bytes[at..], len, count_piece_short),
+                2..=SHORT_MEMO => state.memo.count(&bytes[at..], len, count_piece_short),
+                LONG_MEMO_MIN..=LONG_MEMO => {
+                    state.long_memo.count(&bytes[at..], len, count_piece_short)
+                }
                 _ => count_piece(&bytes[at..end], &mut state.scratch),
             };
             if total > max {
@@ -243,6 +245,7 @@ pub(crate) fn count_at_most(text: &str, max: usize) -> Option<usize> {
 }
 
 const SHORT_MEMO: usize = Memo::<2>::MAX_LEN;
+const LONG_MEMO_MIN: usize = SHORT_MEMO + 1;
 const LONG_MEMO: usize = Memo::<4>::MAX_LEN;
 
 /// The count of a piece of at most [`SHORT`] bytes.
