@@ -31,6 +31,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread;
 
+/// The most worker threads of a [`Background`].
+pub const MAX_WORKERS: usize = 4;
+
 /// Below this many bytes in all, [`count_many`] counts on the calling thread.
 const PARALLEL_THRESHOLD: usize = 256 * 1024;
 
@@ -110,14 +113,15 @@ fn count_many_with<S: AsRef<str> + Sync>(
 /// back with its length.
 ///
 /// The assembler hands over what it wrote and asks for the sums only when a decision needs
-/// them, so counting runs beside reading and writing rather than between them. One worker
-/// thread counts every chunk of a caller, so its state (the lazy DFA's, the counts of pieces
-/// met) stays warm from one chunk to the next.
+/// them, so counting runs beside reading and writing rather than between them. A few worker
+/// threads (as many as the cores, at most [`MAX_WORKERS`]) count every chunk of a caller, so
+/// their states (the lazy DFA's, the counts of pieces met) stay warm from one chunk to the
+/// next; sums come back in the order they are done.
 #[derive(Debug)]
 pub struct Background {
     work: Option<mpsc::SyncSender<(String, Vec<usize>)>>,
     done: mpsc::Receiver<(usize, usize)>,
-    worker: Option<thread::JoinHandle<()>>,
+    workers: Vec<thread::JoinHandle<()>>,
     /// Chunks handed over whose sums were not taken yet.
     outstanding: usize,
 }
@@ -127,23 +131,33 @@ impl Background {
     /// in turn, so the memory held stays bounded.
     pub fn new(queue: usize) -> Background {
         let (work, inbox) = mpsc::sync_channel::<(String, Vec<usize>)>(queue);
+        let inbox = std::sync::Arc::new(std::sync::Mutex::new(inbox));
         let (outbox, done) = mpsc::channel();
-        let worker = thread::spawn(move || {
-            for (text, ends) in inbox {
-                let (mut start, mut total) = (0, 0usize);
-                for end in ends {
-                    if let Some(piece) = text.get(start..end) {
-                        total = total.saturating_add(count(piece));
+        let n = thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
+        let workers = (0..n)
+            .map(|_| {
+                let (inbox, outbox) = (inbox.clone(), outbox.clone());
+                thread::spawn(move || {
+                    loop {
+                        // The lock is held while waiting for a chunk, not while counting it.
+                        let next = inbox.lock().ok().and_then(|inbox| inbox.recv().ok());
+                        let Some((text, ends)) = next else { break };
+                        let (mut start, mut total) = (0, 0usize);
+                        for end in ends {
+                            if let Some(piece) = text.get(start..end) {
+                                total = total.saturating_add(count(piece));
+                            }
+                            start = end;
+                        }
+                        if outbox.send((text.len(), total)).is_err() {
+                            break;
+                        }
                     }
-                    start = end;
-                }
-                if outbox.send((text.len(), total)).is_err() {
-                    break;
-                }
-            }
-            o200k::release_state();
-        });
-        Background { work: Some(work), done, worker: Some(worker), outstanding: 0 }
+                    o200k::release_state();
+                })
+            })
+            .collect();
+        Background { work: Some(work), done, workers, outstanding: 0 }
     }
 
     /// Hands over a chunk: the pieces of `text` that end at each of `ends` (increasing, each
@@ -180,19 +194,21 @@ impl Background {
         }
     }
 
-    /// The worker is gone while chunks were outstanding: it panicked; so does the caller.
+    /// The workers are gone while chunks were outstanding: one panicked; so does the caller.
     fn rethrow(&mut self) -> ! {
         self.work = None;
-        match self.worker.take().map(thread::JoinHandle::join) {
-            Some(Err(panic)) => std::panic::resume_unwind(panic),
-            _ => unreachable!("the counting worker ended with chunks outstanding"),
+        for worker in self.workers.drain(..) {
+            if let Err(panic) = worker.join() {
+                std::panic::resume_unwind(panic);
+            }
         }
+        unreachable!("the counting workers ended with chunks outstanding")
     }
 }
 
 impl Drop for Background {
     fn drop(&mut self) {
-        // The worker ends once the chunks queued are counted; nothing waits for it.
+        // The workers end once the chunks queued are counted; nothing waits for them.
         self.work = None;
     }
 }
@@ -381,9 +397,12 @@ mod tests {
         while let Some(done) = counter.poll().or_else(|| counter.wait()) {
             sums.push(done);
         }
-        assert_eq!(sums.len(), 6);
-        assert_eq!(sums[..5], [(text.len(), apart); 5]);
-        assert_eq!(sums[5], ("ünï".len(), 0));
+        // In the order they were done, which workers may change.
+        sums.sort_unstable();
+        let mut expected = vec![(text.len(), apart); 5];
+        expected.push(("ünï".len(), 0));
+        expected.sort_unstable();
+        assert_eq!(sums, expected);
         assert_eq!(counter.poll(), None);
     }
 
