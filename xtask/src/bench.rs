@@ -60,6 +60,9 @@ const MESSAGES_FILTER: &str = "messages";
 /// The filter that selects the agents' rules measurement only (`docs/agents.md`).
 const RULES_FILTER: &str = "rules";
 
+/// The filter that selects the source index's benches, in process and as a user runs it.
+const SOURCES_FILTER: &str = "sources";
+
 /// The filter that selects the token budget's measurements only (`docs/benchmarks.md`).
 const BUDGET_FILTER: &str = "budget";
 
@@ -86,6 +89,10 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result {
     }
     if args.filter.as_deref().is_none_or(|filter| filter == PROCESS_FILTER) {
         measured.extend(process::run(root, args.quick)?);
+    }
+    if args.filter.as_deref() == Some(SOURCES_FILTER) {
+        // The command as a user runs it, beside the library's figures above.
+        measured.extend(process::run_sources(root, args.quick)?);
     }
     let lines = pair(&measured);
     if lines.is_empty() {
@@ -592,6 +599,26 @@ const PAIRS: &[Pair] = &[
         label: "peak memory of ctx expand @src/ under the budget between",
         bench: process::BETWEEN_PEAK,
         baseline: None,
+        target: None,
+    },
+    Pair {
+        label: "ctx sources, cold (process)",
+        bench: process::SOURCES_COLD,
+        baseline: Some(Baseline {
+            label: "naive index in Python",
+            bench: process::SOURCES_NAIVE,
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::RatioAtMost(0.2)),
+    },
+    Pair {
+        label: "ctx sources, warm (process)",
+        bench: process::SOURCES_WARM,
+        baseline: Some(Baseline {
+            label: "process start",
+            bench: process::SOURCES_START,
+            ratio: Ratio::Time,
+        }),
         target: None,
     },
     Pair {

@@ -13,6 +13,8 @@
 //! - `ctx expand @src/` of the assembly tree under budgets, beside the same without one;
 //! - `ctx rules --agent all` on a project of 200 agents' rule files, beside the process start
 //!   (`ctx check` of a one-line document);
+//! - `ctx sources` cold and warm on the source index bench's build, beside the process start and
+//!   a naive index in Python;
 //! - the peak resident set of each: the `%M` of GNU `/usr/bin/time` when it works, else the
 //!   `VmHWM` of `/proc/<pid>/status` read every 2 ms while it runs (which can miss growth in
 //!   the last 2 ms of the run; `CTX_BENCH_POLL_RSS=1` chooses it anyway).
@@ -36,6 +38,7 @@ mod budget;
 mod messages;
 mod rules;
 mod scale;
+mod sources;
 mod suggest;
 
 pub(super) use attacks::{SHAPES as ATTACKS, START as ATTACK_START};
@@ -43,6 +46,9 @@ pub(super) use big::{BIG, BIG_ASSEMBLE, BIG_CAT, BIG_PEAK};
 pub(super) use budget::{BETWEEN, BETWEEN_PEAK, COUNTED, SMALL, UNBUDGETED};
 pub(super) use messages::{MESSAGES, MESSAGES_BASELINE, MESSAGES_PEAK};
 pub(super) use rules::{RULES, RULES_PEAK, RULES_START};
+pub(super) use sources::{
+    COLD as SOURCES_COLD, NAIVE as SOURCES_NAIVE, START as SOURCES_START, WARM as SOURCES_WARM,
+};
 pub(super) use suggest::{
     AUTO_WARM, INDEX_BYTES, INDEX_COLD, INDEX_PEAK, INDEX_UPDATE, LIST_CAT, QUERY_WARM,
 };
@@ -94,6 +100,7 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     measured.extend(suggest::run(&ctx, &data, &sizes)?);
     measured.extend(messages::run(&ctx, &data, &sizes)?);
     measured.extend(rules::run(&ctx, &data, &sizes)?);
+    measured.extend(sources::run(&ctx, &data, &sizes)?);
     measured.extend(attacks::run(&ctx, &data, &sizes)?);
     Ok(measured)
 }
@@ -108,6 +115,13 @@ pub(super) fn run_attacks(root: &Path, quick: bool) -> Result<Vec<Measured>> {
 pub(super) fn run_budget(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let (ctx, data, sizes) = prepare(root, quick)?;
     budget::run(&ctx, &data, &sizes)
+}
+
+/// `ctx sources` as a user runs it alone (with `cargo xtask bench sources`, beside the
+/// in-process bench).
+pub(super) fn run_sources(root: &Path, quick: bool) -> Result<Vec<Measured>> {
+    let (ctx, data, sizes) = prepare(root, quick)?;
+    sources::run(&ctx, &data, &sizes)
 }
 
 /// The suggestion measurements alone (`cargo xtask bench suggest`).
