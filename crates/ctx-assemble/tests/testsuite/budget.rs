@@ -91,3 +91,62 @@ proptest! {
         }
     }
 }
+
+/// A tree of the shapes that stress counting: many empty files, one long line of words, one
+/// long word, code. `big` scales the long ones.
+fn hostile_tree(big: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("t");
+    std::fs::create_dir(&root).unwrap();
+    for i in 0..2000 {
+        std::fs::write(root.join(format!("e{i:04}.txt")), "").unwrap();
+    }
+    std::fs::write(root.join("line.txt"), "word and ünï 42 ".repeat(big / 16)).unwrap();
+    std::fs::write(root.join("word.txt"), "a".repeat(big / 4)).unwrap();
+    std::fs::write(root.join("code.rs"), "fn main() {\n    let x = 1;\n}\n".repeat(big / 28))
+        .unwrap();
+    dir
+}
+
+fn expand_tree(
+    dir: &std::path::Path,
+    max_tokens: usize,
+    count_tokens: bool,
+) -> ctx_assemble::Assembly {
+    let mut options = Options { format: Format::Xml, count_tokens, ..Options::for_prompt() };
+    options.limits.max_tokens = max_tokens;
+    options.limits.max_files = 0;
+    options.limits.max_lines = 0;
+    options.limits.max_output_bytes = 0;
+    let mut limits = ctx_fs::Limits::default();
+    limits.max_file_bytes = 64 << 20;
+    let sandbox = Sandbox::builder(dir.to_str().unwrap())
+        .limits(limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    Assembler::new(Arc::new(sandbox), options).assemble_str("see @t/", "-")
+}
+
+/// Attack: an expansion whose bytes pass the budget while its tokens do not, over many empty
+/// files and megabytes of one line and one word, so that what is written is counted beside the
+/// writing, chunk by chunk. What must not happen: a count other than the plain one (the output
+/// must be the unbudgeted output, byte for byte, and the records' tokens those of a plain
+/// count), a cut, a hang.
+#[test]
+fn a_budget_between_tokens_and_bytes_counts_beside_the_writing_exactly() {
+    let dir = hostile_tree(1 << 20);
+    let plain = expand_tree(dir.path(), 0, false);
+    let bytes = plain.content.len();
+    let tokens = ctx_tokens::count(&plain.content.replacen("see @t/", "", 1));
+    assert!(tokens < bytes / 2, "{tokens} tokens of {bytes} bytes");
+    let budgeted = expand_tree(dir.path(), bytes / 2, true);
+    assert_eq!(budgeted.content, plain.content);
+    assert!(budgeted.references.iter().all(|r| r.cut.is_none() && r.dropped == 0));
+    let counted = expand_tree(dir.path(), 0, true);
+    assert_eq!(budgeted.stats.tokens, counted.stats.tokens);
+    assert!(counted.stats.tokens.is_some());
+    // A budget just under the count cuts, and what is written stays within it.
+    let tight = expand_tree(dir.path(), tokens - 1000, false);
+    let n = ctx_tokens::count(&tight.content.replacen("see @t/", "", 1));
+    assert!(n <= tokens - 1000, "{n} tokens over {}", tokens - 1000);
+}
