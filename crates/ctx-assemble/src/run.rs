@@ -106,6 +106,9 @@ pub(crate) struct Run<'a> {
     /// Where each included document of the chain was included from (the chain's documents
     /// after the first): what a diagnostic about its text as a whole names.
     pub(crate) sites: Vec<crate::record::At>,
+    /// The prompt being expanded, when the run's text is one: what a reduced file keeps
+    /// the lines for.
+    pub(crate) prompt: Option<&'a str>,
     /// The message of the `E_BUDGET` that stopped the run, once it has.
     pub(crate) budget_stop: Option<String>,
     /// In the directory or glob expansion being written: the first file the token budget
@@ -156,6 +159,7 @@ impl<'a> Run<'a> {
             params: ParamsMerger::new(),
             tools: ToolBudget::new(setup.options.limits.max_scan_bytes, REGEX_BUDGET),
             sites: Vec::new(),
+            prompt: None,
             budget_stop: None,
             dir_drop: None,
             hints: resolve::Hints::default(),

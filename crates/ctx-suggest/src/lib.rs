@@ -42,6 +42,7 @@ pub mod outline;
 mod par;
 mod query;
 mod rank;
+pub mod reduce;
 pub mod symbols;
 pub mod tokenize;
 

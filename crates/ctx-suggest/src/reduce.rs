@@ -1,0 +1,232 @@
+//! The reduced view of one file: its outline ([`crate::outline`]) and the ranges that matter
+//! for a prompt (the lines that share its rarest terms, a few lines around each), or its first
+//! lines without a prompt, as much as fits a token budget. What a mention that does not fit
+//! whole becomes, and the fitter's "outline with ranges" view. No I/O.
+
+use std::collections::HashMap;
+
+use crate::lines::LineRange;
+use crate::outline::{self, FileOutline};
+use crate::tokenize;
+
+/// Lines kept on each side of a line that shares the prompt's terms.
+pub const CONTEXT_LINES: u32 = 3;
+
+/// Bytes of a line whose terms are read: a longer line is matched on its start.
+pub const MAX_LINE_BYTES: usize = 4096;
+
+/// Most ranges kept beside the outline.
+pub const MAX_RANGES: usize = 16;
+
+/// Share of the room the outline takes first (in fifths); the ranges fill the rest, and an
+/// outline that was cut gets back what they leave.
+const OUTLINE_FIFTHS: usize = 2;
+
+/// What was kept of a file.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct Reduced {
+    /// The outline, then each range headed by its lines (`[lines 200-240]`).
+    pub text: String,
+    /// Its o200k tokens.
+    pub tokens: usize,
+    /// The ranges shown, in line order.
+    pub ranges: Vec<LineRange>,
+    /// Definitions the outline shows.
+    pub shown: usize,
+    /// Definitions the file has.
+    pub definitions: usize,
+}
+
+/// The file `text` shown as `path`, reduced to its outline and its ranges for `prompt` within
+/// `room` o200k tokens; `show(lines, first)` renders the lines of a range starting at line
+/// `first` as they are shown (made visible, numbered). `None` when the file has no outline
+/// with definitions, or not even its outline's heading fits.
+pub fn reduce(
+    path: &str,
+    text: &str,
+    prompt: Option<&str>,
+    room: usize,
+    show: &dyn Fn(&str, u32) -> String,
+) -> Option<Reduced> {
+    let mut file = outline::of_text(path, text)?;
+    if file.entries.is_empty() {
+        return None;
+    }
+    let definitions = file.entries.len() + file.not_outlined;
+    outline::rank(std::slice::from_mut(&mut file), prompt);
+    let starts = line_starts(text);
+    let lines = u32::try_from(starts.len() - usize::from(text.is_empty() || text.ends_with('\n')))
+        .unwrap_or(u32::MAX);
+    let ranked = evidence(text, &starts, prompt);
+    let first = fit_outline(&file, room * OUTLINE_FIFTHS / 5)?;
+    let left = room.saturating_sub(first.tokens + 1);
+    let mut pieces = pick(text, &starts, lines, &ranked, left, show);
+    let used: usize = pieces.iter().map(|p| p.2).sum();
+    // An outline that was cut takes back what the ranges left.
+    let outline = if first.left_out > 0 && used + pieces.len() < left {
+        fit_outline(&file, room.saturating_sub(used + pieces.len() + 1)).unwrap_or(first)
+    } else {
+        first
+    };
+    loop {
+        let mut shown = pieces.clone();
+        shown.sort_by_key(|p| p.0.start);
+        let mut out = outline.text.clone();
+        for (_, piece, _) in &shown {
+            out.push_str(piece);
+        }
+        let tokens = ctx_tokens::count(&out);
+        if tokens <= room || pieces.is_empty() {
+            if tokens > room {
+                return None;
+            }
+            let kept: usize = outline.files.iter().map(|f| f.entries.len()).sum();
+            return Some(Reduced {
+                text: out,
+                tokens,
+                ranges: shown.iter().map(|p| p.0).collect(),
+                shown: kept,
+                definitions,
+            });
+        }
+        // Tokens merged across a boundary: the last range taken goes.
+        pieces.pop();
+    }
+}
+
+/// The outline fitted to `room` tokens, without a note of its own (the caller's marker says
+/// how many definitions it shows); `None` when not even its heading fits.
+fn fit_outline(file: &FileOutline, room: usize) -> Option<outline::Fitted> {
+    let fitted = outline::fit_in(vec![file.clone()], Some(room), None);
+    (!fitted.files.is_empty()).then_some(fitted)
+}
+
+/// Byte offsets where each line starts.
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0).chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1)).collect()
+}
+
+/// The ranges around the lines that share the prompt's terms, best first: a line is worth
+/// the rarity in the file of each prompt term it holds, a range the sum of its lines. Empty
+/// without a prompt, or when no line shares its terms.
+fn evidence(text: &str, starts: &[usize], prompt: Option<&str>) -> Vec<(LineRange, f64)> {
+    let Some(prompt) = prompt else { return Vec::new() };
+    let mut wanted: Vec<String> = tokenize::terms(prompt);
+    wanted.sort_unstable();
+    wanted.dedup();
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let index: HashMap<&str, usize> =
+        wanted.iter().enumerate().map(|(i, t)| (t.as_str(), i)).collect();
+    // Per line, the prompt terms it holds; per term, the lines that hold it.
+    let mut hits: Vec<(u32, Vec<usize>)> = Vec::new();
+    let mut df = vec![0usize; wanted.len()];
+    for (i, &start) in starts.iter().enumerate() {
+        let end = starts.get(i + 1).copied().unwrap_or(text.len());
+        let line = &text[start..end];
+        let line = &line[..floor_char(line, MAX_LINE_BYTES)];
+        let mut found: Vec<usize> =
+            tokenize::terms(line).iter().filter_map(|t| index.get(t.as_str()).copied()).collect();
+        found.sort_unstable();
+        found.dedup();
+        if found.is_empty() {
+            continue;
+        }
+        for &t in &found {
+            df[t] += 1;
+        }
+        hits.push((u32::try_from(i + 1).unwrap_or(u32::MAX), found));
+    }
+    let n = starts.len() as f64;
+    let idf: Vec<f64> = df.iter().map(|&d| (1.0 + n / d.max(1) as f64).ln()).collect();
+    let last = u32::try_from(starts.len()).unwrap_or(u32::MAX);
+    let mut ranges: Vec<(LineRange, f64)> = Vec::new();
+    for (line, found) in hits {
+        let score: f64 = found.iter().map(|&t| idf[t]).sum();
+        let start = line.saturating_sub(CONTEXT_LINES).max(1);
+        let end = line.saturating_add(CONTEXT_LINES).min(last);
+        match ranges.last_mut() {
+            Some((r, s)) if start <= r.end + 1 => {
+                r.end = r.end.max(end);
+                *s += score;
+            }
+            _ => ranges.push((LineRange { start, end }, score)),
+        }
+    }
+    ranges.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.start.cmp(&b.0.start)));
+    ranges
+}
+
+/// The largest index at most `max` that is a character boundary of `s`.
+fn floor_char(s: &str, max: usize) -> usize {
+    let mut i = max.min(s.len());
+    while !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+/// The ranges taken within `left` tokens, in the order taken: each with its text (headed by
+/// its lines) and its tokens. Without evidence, the file's first lines.
+fn pick(
+    text: &str,
+    starts: &[usize],
+    lines: u32,
+    ranked: &[(LineRange, f64)],
+    mut left: usize,
+    show: &dyn Fn(&str, u32) -> String,
+) -> Vec<(LineRange, String, usize)> {
+    let slice = |r: LineRange| {
+        let from = starts[(r.start - 1) as usize];
+        let to = starts.get(r.end as usize).copied().unwrap_or(text.len());
+        &text[from..to]
+    };
+    let mut out = Vec::new();
+    if ranked.is_empty() {
+        // No evidence: the first lines, as many as fit.
+        if lines == 0 {
+            return out;
+        }
+        let head = format!("[lines 1-{lines}]\n");
+        let Some(room) = left.checked_sub(ctx_tokens::count(&head) + 1) else { return out };
+        let shown = show(slice(LineRange { start: 1, end: lines }), 1);
+        let cut = ctx_tokens::truncate_to_budget(&shown, room);
+        let kept = count_lines(cut.text);
+        if kept == 0 {
+            return out;
+        }
+        let range = LineRange { start: 1, end: kept.min(lines) };
+        let mut piece = format!("[lines 1-{}]\n", range.end);
+        piece.push_str(cut.text);
+        if !piece.ends_with('\n') {
+            piece.push('\n');
+        }
+        let tokens = ctx_tokens::count(&piece);
+        out.push((range, piece, tokens));
+        return out;
+    }
+    for &(range, _) in ranked {
+        if out.len() == MAX_RANGES || left == 0 {
+            break;
+        }
+        let mut piece = format!("[lines {}-{}]\n", range.start, range.end);
+        piece.push_str(&show(slice(range), range.start));
+        if !piece.ends_with('\n') {
+            piece.push('\n');
+        }
+        // One token of slack for each boundary.
+        if let Some(tokens) = ctx_tokens::count_at_most(&piece, left.saturating_sub(1)) {
+            left -= tokens + 1;
+            out.push((range, piece, tokens));
+        }
+    }
+    out
+}
+
+/// The lines of a text (a last line without an ending counts).
+fn count_lines(text: &str) -> u32 {
+    let ends = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    u32::try_from(ends + usize::from(!text.is_empty() && !text.ends_with('\n'))).unwrap_or(u32::MAX)
+}
