@@ -15,6 +15,9 @@ pub const CONTEXT_LINES: u32 = 3;
 /// Bytes of a line whose terms are read: a longer line is matched on its start.
 pub const MAX_LINE_BYTES: usize = 4096;
 
+/// Longest range made by joining the lines around neighbouring matches.
+pub const MAX_RANGE_LINES: u32 = 40;
+
 /// Most ranges kept beside the outline.
 pub const MAX_RANGES: usize = 16;
 
@@ -58,7 +61,7 @@ pub fn reduce(
     let starts = line_starts(text);
     let lines = u32::try_from(starts.len() - usize::from(text.is_empty() || text.ends_with('\n')))
         .unwrap_or(u32::MAX);
-    let ranked = evidence(text, &starts, prompt);
+    let ranked = evidence(text, &starts[..lines as usize], prompt);
     let first = fit_outline(&file, room * OUTLINE_FIFTHS / 5)?;
     let left = room.saturating_sub(first.tokens + 1);
     let mut pieces = pick(text, &starts, lines, &ranked, left, show);
@@ -148,9 +151,14 @@ fn evidence(text: &str, starts: &[usize], prompt: Option<&str>) -> Vec<(LineRang
         let start = line.saturating_sub(CONTEXT_LINES).max(1);
         let end = line.saturating_add(CONTEXT_LINES).min(last);
         match ranges.last_mut() {
-            Some((r, s)) if start <= r.end + 1 => {
+            Some((r, s)) if start <= r.end + 1 && end - r.start < MAX_RANGE_LINES => {
                 r.end = r.end.max(end);
                 *s += score;
+            }
+            // Past the longest range, the next starts where the last ended.
+            Some((r, _)) if start <= r.end => {
+                let start = r.end + 1;
+                ranges.push((LineRange { start, end: end.max(start) }, score));
             }
             _ => ranges.push((LineRange { start, end }, score)),
         }
@@ -229,4 +237,125 @@ fn pick(
 fn count_lines(text: &str) -> u32 {
     let ends = memchr::memchr_iter(b'\n', text.as_bytes()).count();
     u32::try_from(ends + usize::from(!text.is_empty() && !text.ends_with('\n'))).unwrap_or(u32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn plain(lines: &str, _first: u32) -> String {
+        ctx_fs::sanitize::sanitize(lines).text.into_owned()
+    }
+
+    /// 60 helpers of 9 lines, then the one the prompt is about.
+    fn pool() -> String {
+        let mut text = String::from("//! A pool of workers.\n");
+        for i in 0..60 {
+            text.push_str(&format!("pub fn helper_{i}(x: u32) -> u32 {{\n"));
+            for j in 0..6 {
+                text.push_str(&format!("    let v{j} = x + {j} * {i};\n"));
+            }
+            text.push_str("    x\n}\n");
+        }
+        text.push_str("pub struct Pool;\nimpl Pool {\n    pub fn shutdown_timeout(&self) -> u32 {\n        42\n    }\n}\n");
+        text
+    }
+
+    #[test]
+    fn the_outline_and_the_lines_the_prompt_names_fit_the_room() {
+        let text = pool();
+        let r = reduce("src/pool.rs", &text, Some("fix shutdown_timeout"), 300, &plain)
+            .expect("reduced");
+        assert!(r.tokens <= 300 && r.tokens == ctx_tokens::count(&r.text), "{}", r.tokens);
+        assert!(r.text.starts_with("src/pool.rs (547 lines)\n"), "{}", r.text);
+        assert!(r.text.contains("L544-546 pub fn shutdown_timeout(&self) -> u32 {"), "{}", r.text);
+        assert_eq!(r.ranges, vec![LineRange { start: 541, end: 547 }]);
+        assert!(r.text.contains("[lines 541-547]\n"), "{}", r.text);
+        assert_eq!(r.definitions, 62);
+        assert!(r.shown < 62);
+        // The same inputs, the same bytes.
+        assert_eq!(
+            reduce("src/pool.rs", &text, Some("fix shutdown_timeout"), 300, &plain),
+            Some(r)
+        );
+    }
+
+    #[test]
+    fn without_a_prompt_the_first_lines() {
+        let text = pool();
+        let r = reduce("src/pool.rs", &text, None, 300, &plain).expect("reduced");
+        assert!(r.tokens <= 300);
+        assert_eq!(r.ranges.len(), 1);
+        assert_eq!(r.ranges[0].start, 1);
+        assert!(r.text.contains(&format!("[lines 1-{}]\n//! A pool", r.ranges[0].end)));
+        // A prompt no line shares is the same as none.
+        let none = reduce("src/pool.rs", &text, Some("zebra"), 300, &plain).expect("reduced");
+        assert_eq!(none.ranges, r.ranges);
+    }
+
+    #[test]
+    fn no_outline_no_reduction() {
+        assert_eq!(reduce("notes.txt", "a\nb\n", None, 300, &plain), None);
+        assert_eq!(reduce("a.rs", "// only a comment\n", None, 300, &plain), None);
+        // Not even the heading fits.
+        assert_eq!(reduce("src/pool.rs", &pool(), None, 3, &plain), None);
+    }
+
+    #[test]
+    fn the_lines_are_shown_as_the_caller_shows_them() {
+        let text = pool();
+        let numbered = |lines: &str, first: u32| {
+            lines.lines().enumerate().map(|(i, l)| format!("{}: {l}\n", first + i as u32)).collect()
+        };
+        let r = reduce("src/pool.rs", &text, Some("shutdown_timeout"), 400, &numbered).unwrap();
+        assert!(r.text.contains("544:     pub fn shutdown_timeout"), "{}", r.text);
+    }
+
+    #[test]
+    fn attack_one_line_of_fifty_megabytes() {
+        let text = format!("fn f() {{}}\nconst S: &str = \"{}\";\n", "ab ".repeat((50 << 20) / 3));
+        let r = reduce("a.rs", &text, Some("ab const"), 500, &plain).expect("reduced");
+        assert!(r.tokens <= 500, "{}", r.tokens);
+        assert!(r.text.len() < 10_000);
+    }
+
+    #[test]
+    fn attack_a_hundred_thousand_definitions() {
+        let mut text: String = (0..50_000).map(|i| format!("fn function_{i}() {{}}\n")).collect();
+        text.push_str("fn retry_timeout() {}\n");
+        text.extend((0..50_000).map(|i| format!("fn function_{i}() {{}}\n")));
+        let r = reduce("a.rs", &text, Some("the function retry_timeout"), 2000, &plain).unwrap();
+        assert!(r.tokens <= 2000);
+        assert_eq!(r.definitions, 100_001);
+        assert!(r.ranges.iter().any(|l| l.start <= 50_001 && 50_001 <= l.end), "{:?}", r.ranges);
+        assert!(r.ranges.len() <= MAX_RANGES);
+    }
+
+    #[test]
+    fn attack_hidden_characters_in_a_signature_and_a_range() {
+        let text = "fn admin\u{202E}() {}\nfn f\u{1b}[31m() { let evil = 1; }\n";
+        let r = reduce("a.rs", text, Some("evil"), 200, &plain).expect("reduced");
+        assert!(!r.text.contains('\u{202E}') && !r.text.contains('\u{1b}'), "{}", r.text);
+        assert!(r.text.contains("\\u{202E}"), "{}", r.text);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn any_file_reduces_within_its_room(
+            text in "(fn [a-c]{1,3}\\(\\) \\{\n|    let [a-c] = [0-9];\n|\\}\n|// [a-c ]{0,20}\n){0,80}",
+            prompt in proptest::option::of("[a-c ]{0,8}"),
+            room in 1usize..400,
+        ) {
+            if let Some(r) = reduce("a.rs", &text, prompt.as_deref(), room, &plain) {
+                prop_assert!(r.tokens <= room);
+                prop_assert_eq!(r.tokens, ctx_tokens::count(&r.text));
+                for w in r.ranges.windows(2) {
+                    prop_assert!(w[0].end < w[1].start);
+                }
+            }
+        }
+    }
 }
