@@ -130,8 +130,10 @@ fn evidence(text: &str, starts: &[usize], prompt: Option<&str>) -> Vec<(LineRang
         let end = starts.get(i + 1).copied().unwrap_or(text.len());
         let line = &text[start..end];
         let line = &line[..floor_char(line, MAX_LINE_BYTES)];
+        // Matched as it is shown: a hidden character splits no word it does not show.
+        let line = ctx_fs::sanitize::sanitize(line).text;
         let mut found: Vec<usize> =
-            tokenize::terms(line).iter().filter_map(|t| index.get(t.as_str()).copied()).collect();
+            tokenize::terms(&line).iter().filter_map(|t| index.get(t.as_str()).copied()).collect();
         found.sort_unstable();
         found.dedup();
         if found.is_empty() {
