@@ -32,8 +32,10 @@ impl Run<'_> {
             return None;
         }
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
-        // The marker with every figure at its widest and no range, for a first room.
-        let widest = reduced_marker(max, tokenizer, kept, &[], (usize::MAX, usize::MAX));
+        // The marker without ranges, as many definitions as lines, for a first room; a
+        // reduction whose marker turns out longer is asked for again in less room.
+        let lines = usize::try_from(kept.total_lines).unwrap_or(usize::MAX);
+        let widest = reduced_marker(max, tokenizer, kept, &[], (lines, lines));
         let mut room = avail.checked_sub(ctx_tokens::count(&widest) + 1)?;
         for _ in 0..ATTEMPTS {
             let file = Reduce {
@@ -56,7 +58,8 @@ impl Run<'_> {
             let marker = reduced_marker(max, tokenizer, &kept, &ranges, (shown, definitions));
             let total = body_tokens + ctx_tokens::count(&marker) + 1;
             if total > avail {
-                room = room.checked_sub(total - avail + 1)?;
+                // Asked again for less than it gave by what it was over.
+                room = body_tokens.min(room).checked_sub(total - avail + 1)?;
                 continue;
             }
             self.record_reduced(&kept, &ranges, body_tokens, item);
