@@ -1,4 +1,5 @@
-//! CLI tests of the fitter: `ctx expand --auto --max-tokens N` and `ctx suggest --max-tokens N`
+//! CLI tests of the fitter: `ctx expand --auto --max-tokens N`, `ctx suggest --max-tokens N`
+//! and `ctx messages --auto --max-tokens N`
 //! on a workspace of many files; what a model receives never passes the budget, wrappers and
 //! headings included; the budget, not a file count, is the limit; the same inputs give the
 //! same bytes; an empty file is never proposed as lines 1-1.
@@ -119,4 +120,69 @@ fn an_empty_file_is_never_proposed_as_lines_1_1() {
     let auto = ctx_in(&dir).args(["expand", "--auto", PROMPT]).output().unwrap();
     let stderr = String::from_utf8_lossy(&auto.stderr);
     assert!(auto.status.success() && !stderr.contains("E_RANGE"), "{stderr}");
+}
+
+/// Every text of a request body the model receives: the system prompt and each turn's text.
+fn body_texts(body: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut take = |v: &Value| match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(parts) => {
+            out.extend(parts.iter().filter_map(|p| p["text"].as_str()).map(str::to_owned));
+        }
+        _ => {}
+    };
+    take(&body["system"]);
+    for m in body["messages"].as_array().unwrap() {
+        take(&m["content"]);
+    }
+    out
+}
+
+#[test]
+fn messages_auto_fits_the_request_for_both_providers() {
+    let dir = workspace();
+    for (provider, tokenizer) in [
+        ("openai", ctx::tokens::Tokenizer::O200k),
+        ("anthropic", ctx::tokens::Tokenizer::AnthropicEstimate),
+    ] {
+        for budget in [400, 1500, 8000] {
+            let out = ctx_in(&dir)
+                .args(["messages", "--auto", "--provider", provider, "--max-tokens"])
+                .arg(budget.to_string())
+                .arg(PROMPT)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let texts = body_texts(&body);
+            let all = texts.join("");
+            assert!(all.contains(PROMPT), "{provider} {budget}: {all}");
+            // The budget counts what the model receives but the prompt's own words.
+            let used = tokenizer.count(&all.replacen(PROMPT, "", 1));
+            assert!(used <= budget, "{provider} {budget}: {used} tokens\n{all}");
+            if budget >= 1500 {
+                assert!(all.contains("suggested for this prompt"), "{provider} {budget}: {all}");
+                assert!(all.contains("<file path=\"src/"), "{provider} {budget}: {all}");
+            }
+            // The same inputs, the same body.
+            let again = ctx_in(&dir)
+                .args(["messages", "--auto", "--provider", provider, "--max-tokens"])
+                .arg(budget.to_string())
+                .arg(PROMPT)
+                .output()
+                .unwrap();
+            assert_eq!(again.stdout, out.stdout, "{provider} {budget}");
+        }
+    }
+    // The fitter fills more of a larger budget.
+    let filled = |budget: &str| {
+        let out = ctx_in(&dir)
+            .args(["messages", "--auto", "--max-tokens", budget, PROMPT])
+            .output()
+            .unwrap();
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+        body_texts(&body).join("").len()
+    };
+    assert!(filled("8000") > filled("1500") && filled("1500") > filled("400"));
 }
