@@ -57,14 +57,20 @@ impl Run<'_> {
         // which stand for tokens without counting anything).
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
         let note_bytes = crate::cut::note_bytes(max, tokenizer);
-        if self.out.budget.fits_bytes(text.len() + overhead.len() + note_bytes) {
+        // An item's own cap (an attachment's) holds whatever the budget leaves.
+        let cap = self.item_cap;
+        if cap.is_none_or(|c| text.len() <= c)
+            && self.out.budget.fits_bytes(text.len() + overhead.len() + note_bytes)
+        {
             self.count_placed(tokens, item);
             return Fitted::Place(text);
         }
         let note_reserve = self.out.budget.note_reserve();
         // A Markdown fence may grow with the content: two tokens of slack.
         let frame = self.out.budget.frame_tokens(&overhead) + 2 + note_reserve;
-        let Some(avail) = self.out.budget.left(0).checked_sub(frame) else {
+        let Some(avail) =
+            self.out.budget.left(0).checked_sub(frame).map(|a| a.min(cap.unwrap_or(a)))
+        else {
             // Not even the frame fits: left out, uncounted.
             return self.left_out(path, item, note);
         };

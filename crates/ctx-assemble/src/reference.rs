@@ -99,6 +99,7 @@ impl Run<'_> {
         if resolved.content.is_none()
             && reference.selector.is_none()
             && self.may_stream(&resolved.path)
+            && self.item_cap.is_none()
             && let Outcome::Done = self.stream_file(resolved, item)
         {
             return;

@@ -109,6 +109,9 @@ pub(crate) struct Run<'a> {
     /// The prompt being expanded, when the run's text is one: what a reduced file keeps
     /// the lines for.
     pub(crate) prompt: Option<&'a str>,
+    /// The most o200k tokens the content of the item at hand may take (an attachment's
+    /// `max_tokens`), besides what the budget leaves.
+    pub(crate) item_cap: Option<usize>,
     /// The message of the `E_BUDGET` that stopped the run, once it has.
     pub(crate) budget_stop: Option<String>,
     /// In the directory or glob expansion being written: the first file the token budget
@@ -160,6 +163,7 @@ impl<'a> Run<'a> {
             tools: ToolBudget::new(setup.options.limits.max_scan_bytes, REGEX_BUDGET),
             sites: Vec::new(),
             prompt: None,
+            item_cap: None,
             budget_stop: None,
             dir_drop: None,
             hints: resolve::Hints::default(),

@@ -201,8 +201,9 @@ impl Index {
         // The tokens the measured files could fill: whole, or all their ranges.
         let mut material = 0usize;
         for batch in round.chunks(fit::BATCH) {
-            let found =
-                par::map(batch, 2, |scored| self.measure(sandbox, scored, &terms, opts, budget));
+            let found = par::map(batch, 2, |scored| {
+                self.measure(sandbox, scored, (prompt, &terms), opts, budget)
+            });
             for c in found.into_iter().flatten() {
                 material += c.material().min(budget);
                 out.push(c);
@@ -218,7 +219,7 @@ impl Index {
         &self,
         sandbox: &Sandbox,
         scored: &rank::Scored,
-        terms: &[String],
+        (prompt, terms): (&str, &[String]),
         opts: &Options,
         budget: usize,
     ) -> Option<fit::Candidate> {
@@ -250,6 +251,7 @@ impl Index {
             score: (scored.score * 1000.0).round() / 1000.0,
             summary,
             lines: u32::try_from(text.lines().count()).unwrap_or(u32::MAX),
+            outline: reduce::view(&file.path, &text, prompt, whole, budget),
             whole,
             ranges,
         })

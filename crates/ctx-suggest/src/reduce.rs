@@ -41,6 +41,31 @@ pub struct Reduced {
     pub definitions: usize,
 }
 
+/// The outline view the fitter may choose for a ranked file ([`crate::fit`]): the o200k
+/// tokens its content is held to (a quarter of the budget, from 300 to 3 000) and the ranges
+/// the view shows at that size; `None` when the whole file (`whole` tokens, `None` past the
+/// budget) is not larger than twice that, or the file has no outline. The ranges are as the
+/// assembler will find them within the same room less its marker's, near enough: the plan is
+/// assembled, and the ranges it reports are the ones written.
+pub fn view(
+    path: &str,
+    text: &str,
+    prompt: &str,
+    whole: Option<usize>,
+    budget: usize,
+) -> Option<(usize, Vec<LineRange>)> {
+    let cap = (budget / 4).clamp(300, 3000);
+    if whole.is_some_and(|w| w <= 2 * cap) || budget < cap {
+        return None;
+    }
+    let show = |lines: &str, _: u32| ctx_fs::sanitize::sanitize(lines).text.into_owned();
+    let reduced = reduce(path, text, Some(prompt), cap.saturating_sub(MARKER_TOKENS), &show)?;
+    Some((cap, reduced.ranges))
+}
+
+/// About the tokens of the marker that ends a reduced file.
+const MARKER_TOKENS: usize = 80;
+
 /// The file `text` shown as `path`, reduced to its outline and its ranges for `prompt` within
 /// `room` o200k tokens; `show(lines, first)` renders the lines of a range starting at line
 /// `first` as they are shown (made visible, numbered). `None` when the file has no outline

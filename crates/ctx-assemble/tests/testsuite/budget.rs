@@ -152,3 +152,30 @@ fn a_reduced_file_says_what_it_kept() {
         assert!(assembly.content.contains("reached: kept lines 1-"), "{}", assembly.content);
     }
 }
+
+/// An attachment held to its own tokens is reduced (or cut) to them whatever the budget
+/// leaves, and one that fits them is whole.
+#[test]
+fn an_attachment_within_its_own_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=300).map(|i| format!("line {i} of a with some words here\n")).collect();
+    std::fs::write(dir.path().join("a.txt"), &text).unwrap();
+    std::fs::write(dir.path().join("b.txt"), "one line\n").unwrap();
+    let mut options = Options::for_prompt();
+    options.limits.max_tokens = 50_000;
+    for times in [0, 1] {
+        let assembler =
+            assembler(dir.path(), options.clone()).with_reducer(Arc::new(Careless { times }));
+        let list = [
+            ctx_assemble::Attachment::suggested_within("a.txt", 120),
+            ctx_assemble::Attachment::suggested_within("b.txt", 120),
+        ];
+        let assembly = assembler.assemble_str_with("see", "-", list.as_slice().into());
+        let a = &assembly.references[0];
+        assert!(a.suggested && a.tokens.unwrap() <= 120, "{a:?}");
+        let cut = a.cut.as_ref().expect("cut to its tokens");
+        assert_eq!(cut.view.is_some(), times == 1, "{cut:?}");
+        assert!(assembly.content.contains("<file path=\"b.txt\">\none line\n</file>"));
+        assert!(assembly.references[1].cut.is_none());
+    }
+}

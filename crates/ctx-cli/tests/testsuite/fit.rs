@@ -186,3 +186,66 @@ fn messages_auto_fits_the_request_for_both_providers() {
     };
     assert!(filled("8000") > filled("1500") && filled("1500") > filled("400"));
 }
+
+/// The workspace of [`workspace`] and a long file whose evidence is spread over twenty
+/// functions of seventy lines.
+fn spread_workspace() -> TempDir {
+    let dir = workspace();
+    let mut long = String::new();
+    for f in 0..20 {
+        long.push_str(&format!("pub fn stage_{f}(ctx: &mut Context) -> Result<(), Error> {{\n"));
+        for j in 0..70 {
+            long.push_str(&match j {
+                35 => format!(
+                    "    let deadline = retry_timeout(ctx.pool, {f}); // retry timeout of the connection pool\n"
+                ),
+                _ => format!("    ctx.step_{j}(value_{j} * {f} + offset_{j})?;\n"),
+            });
+        }
+        long.push_str("    Ok(())\n}\n\n");
+    }
+    dir.child("src/stages.rs").write_str(&long).unwrap();
+    dir
+}
+
+#[test]
+fn a_long_file_with_spread_evidence_is_shown_as_its_outline() {
+    let dir = spread_workspace();
+    let out = ctx_in(&dir)
+        .args(["--format", "json", "suggest", "--max-tokens", "2000", PROMPT])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stages = plan.as_array().unwrap().iter().find(|c| c["path"] == "src/stages.rs");
+    let stages = stages.expect("src/stages.rs chosen");
+    assert_eq!(stages["view"], "outline", "{plan}");
+    let ranges = stages["lines"].as_array().unwrap();
+    assert!(!ranges.is_empty(), "{stages}");
+    let tokens = stages["tokens"].as_u64().unwrap();
+    // `expand --auto` shows what `suggest` planned: the outline and those ranges.
+    let out = ctx_in(&dir)
+        .args(["--format", "json", "expand", "--auto", "--max-tokens", "2000", PROMPT])
+        .output()
+        .unwrap();
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let content = value["content"].as_str().unwrap();
+    assert!(added_tokens(content) <= 2000, "{content}");
+    assert!(content.contains("<file path=\"src/stages.rs\">\nsrc/stages.rs (1480 lines)\n"));
+    assert!(content.contains("  L1-73 pub fn stage_0(ctx: &mut Context) -> Result<(), Error> {"));
+    let first = &ranges[0];
+    let head = format!("[lines {}-{}]\n", first["start"], first["end"]);
+    assert!(content.contains(&head), "{head}: {content}");
+    assert!(content.contains("reached: kept the outline ("), "{content}");
+    let record = value["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == "src/stages.rs")
+        .unwrap();
+    assert_eq!(record["suggested"], true);
+    assert_eq!(record["cut"]["view"], "outline");
+    assert_eq!(&record["cut"]["ranges"], &stages["lines"]);
+    // The element's content is held to what the plan counted for it.
+    assert!(record["tokens"].as_u64().unwrap() <= tokens, "{record}");
+}
