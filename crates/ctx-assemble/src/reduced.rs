@@ -44,6 +44,7 @@ impl Run<'_> {
                 prompt: self.prompt,
                 room,
                 line_numbers: self.opts().line_numbers,
+                ranges: &self.item_ranges,
             };
             let Reduced { text, ranges, shown, definitions } = reducer.reduce(&file)?;
             // The reducer is trusted with nothing: its text is made visible again and counted.

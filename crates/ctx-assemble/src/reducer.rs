@@ -22,6 +22,9 @@ pub struct Reduce<'a> {
     pub room: usize,
     /// Whether the lines shown are numbered (`--line-numbers`).
     pub line_numbers: bool,
+    /// The ranges to keep first beside the outline, best first (an attachment's, chosen by
+    /// a ranking); empty: the reducer's own.
+    pub ranges: &'a [Lines],
 }
 
 /// What a reducer kept of a file.

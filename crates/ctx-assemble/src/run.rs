@@ -112,6 +112,8 @@ pub(crate) struct Run<'a> {
     /// The most o200k tokens the content of the item at hand may take (an attachment's
     /// `max_tokens`), besides what the budget leaves.
     pub(crate) item_cap: Option<usize>,
+    /// The ranges the item at hand keeps first when it is reduced (an attachment's).
+    pub(crate) item_ranges: Vec<crate::record::Lines>,
     /// The message of the `E_BUDGET` that stopped the run, once it has.
     pub(crate) budget_stop: Option<String>,
     /// In the directory or glob expansion being written: the first file the token budget
@@ -164,6 +166,7 @@ impl<'a> Run<'a> {
             sites: Vec::new(),
             prompt: None,
             item_cap: None,
+            item_ranges: Vec::new(),
             budget_stop: None,
             dir_drop: None,
             hints: resolve::Hints::default(),

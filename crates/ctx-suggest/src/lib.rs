@@ -239,7 +239,7 @@ impl Index {
         // The whole file once, as far as the budget; no range costs more than the whole.
         let whole = ctx_tokens::count_at_most(&text, budget);
         let most = whole.unwrap_or(budget);
-        let ranges = found
+        let ranges: Vec<(lines::LineRange, f64, usize)> = found
             .iter()
             .filter_map(|r| {
                 let tokens = ctx_tokens::count_at_most(lines_of(&text, r.range), most)?;
@@ -251,7 +251,10 @@ impl Index {
             score: (scored.score * 1000.0).round() / 1000.0,
             summary,
             lines: u32::try_from(text.lines().count()).unwrap_or(u32::MAX),
-            outline: reduce::view(&file.path, &text, prompt, whole, budget),
+            outline: {
+                let preferred: Vec<lines::LineRange> = ranges.iter().map(|r| r.0).collect();
+                reduce::view(&file.path, &text, (prompt, &preferred), whole, budget)
+            },
             whole,
             ranges,
         })

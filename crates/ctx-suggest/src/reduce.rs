@@ -50,7 +50,7 @@ pub struct Reduced {
 pub fn view(
     path: &str,
     text: &str,
-    prompt: &str,
+    (prompt, preferred): (&str, &[LineRange]),
     whole: Option<usize>,
     budget: usize,
 ) -> Option<(usize, Vec<LineRange>)> {
@@ -59,21 +59,23 @@ pub fn view(
         return None;
     }
     let show = |lines: &str, _: u32| ctx_fs::sanitize::sanitize(lines).text.into_owned();
-    let reduced = reduce(path, text, Some(prompt), cap.saturating_sub(MARKER_TOKENS), &show)?;
+    let room = cap.saturating_sub(MARKER_TOKENS);
+    let reduced = reduce(path, text, (Some(prompt), preferred), room, &show)?;
     Some((cap, reduced.ranges))
 }
 
 /// About the tokens of the marker that ends a reduced file.
 const MARKER_TOKENS: usize = 80;
 
-/// The file `text` shown as `path`, reduced to its outline and its ranges for `prompt` within
-/// `room` o200k tokens; `show(lines, first)` renders the lines of a range starting at line
-/// `first` as they are shown (made visible, numbered). `None` when the file has no outline
-/// with definitions, or not even its outline's heading fits.
+/// The file `text` shown as `path`, reduced to its outline and its ranges within `room` o200k
+/// tokens: the `preferred` ranges (best first) when there are any, else those around the lines
+/// that share the terms of `prompt`; `show(lines, first)` renders the lines of a range starting
+/// at line `first` as they are shown (made visible, numbered). `None` when the file has no
+/// outline with definitions, or not even its outline's heading fits.
 pub fn reduce(
     path: &str,
     text: &str,
-    prompt: Option<&str>,
+    (prompt, preferred): (Option<&str>, &[LineRange]),
     room: usize,
     show: &dyn Fn(&str, u32) -> String,
 ) -> Option<Reduced> {
@@ -86,7 +88,11 @@ pub fn reduce(
     let starts = line_starts(text);
     let lines = u32::try_from(starts.len() - usize::from(text.is_empty() || text.ends_with('\n')))
         .unwrap_or(u32::MAX);
-    let ranked = evidence(text, &starts[..lines as usize], prompt);
+    let ranked = if preferred.is_empty() {
+        evidence(text, &starts[..lines as usize], prompt)
+    } else {
+        given(preferred, lines)
+    };
     let first = fit_outline(&file, room * OUTLINE_FIFTHS / 5)?;
     let left = room.saturating_sub(first.tokens + 1);
     let mut pieces = pick(text, &starts, lines, &ranked, left, show);
@@ -194,6 +200,20 @@ fn evidence(text: &str, starts: &[usize], prompt: Option<&str>) -> Vec<(LineRang
     ranges
 }
 
+/// Ranges given best first, within the file's `lines`, ranked in their order; ranges that
+/// overlap one ranked before them are left out.
+fn given(preferred: &[LineRange], lines: u32) -> Vec<(LineRange, f64)> {
+    let mut out: Vec<(LineRange, f64)> = Vec::new();
+    for (i, r) in preferred.iter().enumerate().take(MAX_RANGES) {
+        let range = LineRange { start: r.start.max(1), end: r.end.min(lines) };
+        let taken = |o: &(LineRange, f64)| o.0.start <= range.end && range.start <= o.0.end;
+        if range.start <= range.end && !out.iter().any(taken) {
+            out.push((range, (MAX_RANGES - i) as f64));
+        }
+    }
+    out
+}
+
 /// The largest index at most `max` that is a character boundary of `s`.
 fn floor_char(s: &str, max: usize) -> usize {
     let mut i = max.min(s.len());
@@ -293,7 +313,7 @@ mod tests {
     #[test]
     fn the_outline_and_the_lines_the_prompt_names_fit_the_room() {
         let text = pool();
-        let r = reduce("src/pool.rs", &text, Some("fix shutdown_timeout"), 300, &plain)
+        let r = reduce("src/pool.rs", &text, (Some("fix shutdown_timeout"), &[]), 300, &plain)
             .expect("reduced");
         assert!(r.tokens <= 300 && r.tokens == ctx_tokens::count(&r.text), "{}", r.tokens);
         assert!(r.text.starts_with("src/pool.rs (547 lines)\n"), "{}", r.text);
@@ -304,7 +324,7 @@ mod tests {
         assert!(r.shown < 62);
         // The same inputs, the same bytes.
         assert_eq!(
-            reduce("src/pool.rs", &text, Some("fix shutdown_timeout"), 300, &plain),
+            reduce("src/pool.rs", &text, (Some("fix shutdown_timeout"), &[]), 300, &plain),
             Some(r)
         );
     }
@@ -312,22 +332,23 @@ mod tests {
     #[test]
     fn without_a_prompt_the_first_lines() {
         let text = pool();
-        let r = reduce("src/pool.rs", &text, None, 300, &plain).expect("reduced");
+        let r = reduce("src/pool.rs", &text, (None, &[]), 300, &plain).expect("reduced");
         assert!(r.tokens <= 300);
         assert_eq!(r.ranges.len(), 1);
         assert_eq!(r.ranges[0].start, 1);
         assert!(r.text.contains(&format!("[lines 1-{}]\n//! A pool", r.ranges[0].end)));
         // A prompt no line shares is the same as none.
-        let none = reduce("src/pool.rs", &text, Some("zebra"), 300, &plain).expect("reduced");
+        let none =
+            reduce("src/pool.rs", &text, (Some("zebra"), &[]), 300, &plain).expect("reduced");
         assert_eq!(none.ranges, r.ranges);
     }
 
     #[test]
     fn no_outline_no_reduction() {
-        assert_eq!(reduce("notes.txt", "a\nb\n", None, 300, &plain), None);
-        assert_eq!(reduce("a.rs", "// only a comment\n", None, 300, &plain), None);
+        assert_eq!(reduce("notes.txt", "a\nb\n", (None, &[]), 300, &plain), None);
+        assert_eq!(reduce("a.rs", "// only a comment\n", (None, &[]), 300, &plain), None);
         // Not even the heading fits.
-        assert_eq!(reduce("src/pool.rs", &pool(), None, 3, &plain), None);
+        assert_eq!(reduce("src/pool.rs", &pool(), (None, &[]), 3, &plain), None);
     }
 
     #[test]
@@ -336,14 +357,15 @@ mod tests {
         let numbered = |lines: &str, first: u32| {
             lines.lines().enumerate().map(|(i, l)| format!("{}: {l}\n", first + i as u32)).collect()
         };
-        let r = reduce("src/pool.rs", &text, Some("shutdown_timeout"), 400, &numbered).unwrap();
+        let r =
+            reduce("src/pool.rs", &text, (Some("shutdown_timeout"), &[]), 400, &numbered).unwrap();
         assert!(r.text.contains("544:     pub fn shutdown_timeout"), "{}", r.text);
     }
 
     #[test]
     fn attack_one_line_of_fifty_megabytes() {
         let text = format!("fn f() {{}}\nconst S: &str = \"{}\";\n", "ab ".repeat((50 << 20) / 3));
-        let r = reduce("a.rs", &text, Some("ab const"), 500, &plain).expect("reduced");
+        let r = reduce("a.rs", &text, (Some("ab const"), &[]), 500, &plain).expect("reduced");
         assert!(r.tokens <= 500, "{}", r.tokens);
         assert!(r.text.len() < 10_000);
     }
@@ -353,7 +375,8 @@ mod tests {
         let mut text: String = (0..50_000).map(|i| format!("fn function_{i}() {{}}\n")).collect();
         text.push_str("fn retry_timeout() {}\n");
         text.extend((0..50_000).map(|i| format!("fn function_{i}() {{}}\n")));
-        let r = reduce("a.rs", &text, Some("the function retry_timeout"), 2000, &plain).unwrap();
+        let r =
+            reduce("a.rs", &text, (Some("the function retry_timeout"), &[]), 2000, &plain).unwrap();
         assert!(r.tokens <= 2000);
         assert_eq!(r.definitions, 100_001);
         assert!(r.ranges.iter().any(|l| l.start <= 50_001 && 50_001 <= l.end), "{:?}", r.ranges);
@@ -363,7 +386,7 @@ mod tests {
     #[test]
     fn attack_hidden_characters_in_a_signature_and_a_range() {
         let text = "fn admin\u{202E}() {}\nfn f\u{1b}[31m() { let evil = 1; }\n";
-        let r = reduce("a.rs", text, Some("evil"), 200, &plain).expect("reduced");
+        let r = reduce("a.rs", text, (Some("evil"), &[]), 200, &plain).expect("reduced");
         assert!(!r.text.contains('\u{202E}') && !r.text.contains('\u{1b}'), "{}", r.text);
         assert!(r.text.contains("\\u{202E}"), "{}", r.text);
     }
@@ -376,7 +399,7 @@ mod tests {
             prompt in proptest::option::of("[a-c ]{0,8}"),
             room in 1usize..400,
         ) {
-            if let Some(r) = reduce("a.rs", &text, prompt.as_deref(), room, &plain) {
+            if let Some(r) = reduce("a.rs", &text, (prompt.as_deref(), &[]), room, &plain) {
                 prop_assert!(r.tokens <= room);
                 prop_assert_eq!(r.tokens, ctx_tokens::count(&r.text));
                 for w in r.ranges.windows(2) {
@@ -384,5 +407,37 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod preferred_tests {
+    use super::*;
+
+    #[test]
+    fn ranges_given_are_kept_first_in_their_order() {
+        let text: String = (0..300).map(|i| format!("fn f{i}() {{ let x = {i}; }}\n")).collect();
+        let plain = |lines: &str, _: u32| lines.to_owned();
+        let given = [
+            LineRange { start: 200, end: 204 },
+            LineRange { start: 10, end: 12 },
+            LineRange { start: 201, end: 220 },
+            LineRange { start: 299, end: 900 },
+        ];
+        let r = reduce("a.rs", &text, (Some("f5"), &given), 400, &plain).expect("reduced");
+        assert!(r.tokens <= 400);
+        // The overlapping one is left out, the one past the end clamped; in line order.
+        assert_eq!(
+            r.ranges,
+            vec![
+                LineRange { start: 10, end: 12 },
+                LineRange { start: 200, end: 204 },
+                LineRange { start: 299, end: 300 }
+            ]
+        );
+        assert!(r.text.contains("[lines 200-204]\nfn f199() { let x = 199; }\n"), "{}", r.text);
+        // A small room keeps the best first.
+        let r = reduce("a.rs", &text, (None, &given), 120, &plain).expect("reduced");
+        assert_eq!(r.ranges.first(), Some(&LineRange { start: 200, end: 204 }), "{}", r.text);
     }
 }

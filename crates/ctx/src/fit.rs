@@ -137,10 +137,15 @@ fn attachments(choices: &[Choice], candidates: &[fit::Candidate]) -> Vec<Attachm
         match &c.view {
             View::Whole => out.push(Attachment::suggested(c.path.clone(), None)),
             View::Outline(_) => {
-                let cap =
-                    candidates.iter().find(|k| k.path == c.path).and_then(|k| k.outline.as_ref());
-                match cap {
-                    Some((cap, _)) => out.push(Attachment::suggested_within(c.path.clone(), *cap)),
+                let candidate = candidates.iter().find(|k| k.path == c.path);
+                match candidate.and_then(|k| Some((k, k.outline.as_ref()?.0))) {
+                    Some((k, cap)) => {
+                        // Its best ranges first, as the fitter measured the view.
+                        let ranges =
+                            k.ranges.iter().map(|r| Lines { start: r.0.start, end: r.0.end });
+                        let within = Attachment::suggested_within(&c.path, cap, ranges.collect());
+                        out.push(within);
+                    }
                     None => out.push(Attachment::suggested(c.path.clone(), None)),
                 }
             }

@@ -5,6 +5,7 @@
 use ctx_assemble::record::Lines;
 use ctx_assemble::select::number_lines;
 use ctx_assemble::{Reduce, Reduced, Reducer};
+use ctx_suggest::LineRange;
 
 /// Reduces files with `ctx_suggest::reduce`.
 #[derive(Debug, Default)]
@@ -17,8 +18,15 @@ impl Reducer for OutlineReducer {
             let clean = ctx_assemble::sanitize::sanitize(lines).text;
             if numbered { number_lines(&clean, first) } else { clean.into_owned() }
         };
-        let reduced =
-            ctx_suggest::reduce::reduce(file.path, file.text, file.prompt, file.room, &show)?;
+        let preferred: Vec<LineRange> =
+            file.ranges.iter().map(|r| LineRange { start: r.start, end: r.end }).collect();
+        let reduced = ctx_suggest::reduce::reduce(
+            file.path,
+            file.text,
+            (file.prompt, &preferred),
+            file.room,
+            &show,
+        )?;
         let ranges = reduced.ranges.iter().map(|r| Lines { start: r.start, end: r.end }).collect();
         Some(Reduced::new(reduced.text, ranges, reduced.shown, reduced.definitions))
     }

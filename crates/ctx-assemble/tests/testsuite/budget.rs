@@ -167,8 +167,8 @@ fn an_attachment_within_its_own_tokens() {
         let assembler =
             assembler(dir.path(), options.clone()).with_reducer(Arc::new(Careless { times }));
         let list = [
-            ctx_assemble::Attachment::suggested_within("a.txt", 120),
-            ctx_assemble::Attachment::suggested_within("b.txt", 120),
+            ctx_assemble::Attachment::suggested_within("a.txt", 120, Vec::new()),
+            ctx_assemble::Attachment::suggested_within("b.txt", 120, Vec::new()),
         ];
         let assembly = assembler.assemble_str_with("see", "-", list.as_slice().into());
         let a = &assembly.references[0];
