@@ -43,8 +43,8 @@ pub struct Reduced {
 
 /// The outline view the fitter may choose for a ranked file ([`crate::fit`]): the o200k
 /// tokens its content is held to (a quarter of the budget, from 300 to 3 000) and the ranges
-/// the view shows at that size; `None` when the whole file (`whole` tokens, `None` past the
-/// budget) is not larger than twice that, or the file has no outline. The ranges are as the
+/// of `preferred` (best first) the view shows at that size; `None` when the whole file fits
+/// the budget (`whole` is its tokens, `None` past the budget), or the file has no outline. The ranges are as the
 /// assembler will find them within the same room less its marker's, near enough: the plan is
 /// assembled, and the ranges it reports are the ones written.
 pub fn view(
@@ -55,7 +55,8 @@ pub fn view(
     budget: usize,
 ) -> Option<(usize, Vec<LineRange>)> {
     let cap = (budget / 4).clamp(300, 3000);
-    if whole.is_some_and(|w| w <= 2 * cap) || budget < cap {
+    // Only a file that does not fit whole: one that does is worth more whole than its map.
+    if whole.is_some() || budget < cap {
         return None;
     }
     let show = |lines: &str, _: u32| ctx_fs::sanitize::sanitize(lines).text.into_owned();
