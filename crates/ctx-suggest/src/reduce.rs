@@ -44,7 +44,8 @@ pub struct Reduced {
 /// The outline view the fitter may choose for a ranked file ([`crate::fit`]): the o200k
 /// tokens its content is held to (a quarter of the budget, from 300 to 3 000) and the ranges
 /// of `preferred` (best first) the view shows at that size; `None` when the whole file fits
-/// the budget (`whole` is its tokens, `None` past the budget), or the file has no outline. The ranges are as the
+/// the budget (`whole` is its tokens, `None` past the budget), the budget is under
+/// [`VIEW_MIN_BUDGET`], or the file has no outline. The ranges are as the
 /// assembler will find them within the same room less its marker's, near enough: the plan is
 /// assembled, and the ranges it reports are the ones written.
 pub fn view(
@@ -55,8 +56,9 @@ pub fn view(
     budget: usize,
 ) -> Option<(usize, Vec<LineRange>)> {
     let cap = (budget / 4).clamp(300, 3000);
-    // Only a file that does not fit whole: one that does is worth more whole than its map.
-    if whole.is_some() || budget < cap {
+    // Only a file that does not fit whole (one that does is worth more whole than its map),
+    // and only in a budget that holds a map beside the ranges of other files.
+    if whole.is_some() || budget < VIEW_MIN_BUDGET {
         return None;
     }
     let show = |lines: &str, _: u32| ctx_fs::sanitize::sanitize(lines).text.into_owned();
@@ -64,6 +66,11 @@ pub fn view(
     let reduced = reduce(path, text, (Some(prompt), preferred), room, &show)?;
     Some((cap, reduced.ranges))
 }
+
+/// The smallest budget in which the fitter offers outline views: below it, on the
+/// development set, the tokens of a map hold fewer of the changed lines than ranges do
+/// (docs/suggest.md, "The fitter").
+pub const VIEW_MIN_BUDGET: usize = 8000;
 
 /// About the tokens of the marker that ends a reduced file.
 const MARKER_TOKENS: usize = 80;

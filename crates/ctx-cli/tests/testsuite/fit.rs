@@ -187,19 +187,22 @@ fn messages_auto_fits_the_request_for_both_providers() {
     assert!(filled("8000") > filled("1500") && filled("1500") > filled("400"));
 }
 
-/// The workspace of [`workspace`] and a long file whose evidence is spread over twenty
-/// functions of seventy lines.
+/// The workspace of [`workspace`] and a long file of long lines whose evidence is spread over
+/// forty functions of seventy lines.
 fn spread_workspace() -> TempDir {
     let dir = workspace();
     let mut long = String::new();
-    for f in 0..20 {
+    for f in 0..40 {
         long.push_str(&format!("pub fn stage_{f}(ctx: &mut Context) -> Result<(), Error> {{\n"));
         for j in 0..70 {
             long.push_str(&match j {
                 35 => format!(
                     "    let deadline = retry_timeout(ctx.pool, {f}); // retry timeout of the connection pool\n"
                 ),
-                _ => format!("    ctx.step_{j}(value_{j} * {f} + offset_{j})?;\n"),
+                _ => {
+                    let args: Vec<String> = (0..10).map(|k| format!("arg_{k}_{j}")).collect();
+                    format!("    ctx.step_{j}(value_{j} * {f} + offset_{j}, {})?;\n", args.join(", "))
+                }
             });
         }
         long.push_str("    Ok(())\n}\n\n");
@@ -212,7 +215,7 @@ fn spread_workspace() -> TempDir {
 fn a_long_file_with_spread_evidence_is_shown_as_its_outline() {
     let dir = spread_workspace();
     let out = ctx_in(&dir)
-        .args(["--format", "json", "suggest", "--max-tokens", "2000", PROMPT])
+        .args(["--format", "json", "suggest", "--max-tokens", "8000", PROMPT])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -225,13 +228,13 @@ fn a_long_file_with_spread_evidence_is_shown_as_its_outline() {
     let tokens = stages["tokens"].as_u64().unwrap();
     // `expand --auto` shows what `suggest` planned: the outline and those ranges.
     let out = ctx_in(&dir)
-        .args(["--format", "json", "expand", "--auto", "--max-tokens", "2000", PROMPT])
+        .args(["--format", "json", "expand", "--auto", "--max-tokens", "8000", PROMPT])
         .output()
         .unwrap();
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     let content = value["content"].as_str().unwrap();
-    assert!(added_tokens(content) <= 2000, "{content}");
-    assert!(content.contains("<file path=\"src/stages.rs\">\nsrc/stages.rs (1480 lines)\n"));
+    assert!(added_tokens(content) <= 8000, "{content}");
+    assert!(content.contains("<file path=\"src/stages.rs\">\nsrc/stages.rs (2960 lines)\n"));
     assert!(content.contains("  L1-73 pub fn stage_0(ctx: &mut Context) -> Result<(), Error> {"));
     let first = &ranges[0];
     let head = format!("[lines {}-{}]\n", first["start"], first["end"]);
@@ -248,4 +251,15 @@ fn a_long_file_with_spread_evidence_is_shown_as_its_outline() {
     assert_eq!(&record["cut"]["ranges"], &stages["lines"]);
     // The element's content is held to what the plan counted for it.
     assert!(record["tokens"].as_u64().unwrap() <= tokens, "{record}");
+}
+
+#[test]
+fn no_outline_view_under_its_smallest_budget() {
+    let dir = spread_workspace();
+    let out = ctx_in(&dir)
+        .args(["--format", "json", "suggest", "--max-tokens", "2000", PROMPT])
+        .output()
+        .unwrap();
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(plan.as_array().unwrap().iter().all(|c| c["view"] != "outline"), "{plan}");
 }
