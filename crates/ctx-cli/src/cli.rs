@@ -443,6 +443,10 @@ pub(crate) struct MessagesArgs {
     /// Largest image attached, in bytes [default: 20 MiB].
     #[arg(long, value_name = "N")]
     pub(crate) max_image_bytes: Option<u64>,
+    /// Attach the ranked files the prompt does not mention, as `ctx expand --auto` does:
+    /// with --max-tokens, fitted to what the request leaves.
+    #[arg(long)]
+    pub(crate) auto: bool,
     #[command(flatten)]
     pub(crate) agent: AgentRulesArgs,
 }

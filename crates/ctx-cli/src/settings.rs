@@ -300,6 +300,22 @@ impl Settings {
         self.build(self.builder(options).cache_capacity(0).max_walk_entries(usize::MAX))
     }
 
+    /// [`Settings::ranking_context`] counting in `tokenizer` unless a tokenizer was chosen, as
+    /// [`Settings::context_counting`]: `ctx messages --auto`.
+    pub(crate) fn ranking_context_counting(
+        &self,
+        mode: Mode,
+        format: Format,
+        tokenizer: ctx::tokens::Tokenizer,
+    ) -> anyhow::Result<ctx::Context> {
+        let options = Options { mode, format, ..self.options.clone() };
+        let mut builder = self.builder(options).cache_capacity(0).max_walk_entries(usize::MAX);
+        if !self.tokenizer_chosen {
+            builder = builder.tokenizer(tokenizer);
+        }
+        self.build(builder)
+    }
+
     /// Builds a context, its notices reported.
     fn build(&self, builder: ctx::ContextBuilder) -> anyhow::Result<ctx::Context> {
         let context = builder.build().map_err(|err| match err.kind() {

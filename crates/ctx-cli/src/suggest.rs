@@ -109,6 +109,13 @@ fn render_plan(plan: &ctx::FitPlan) -> String {
                     ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
                 format!("{}:{}  {} tokens", c.path, lines.join(","), c.tokens)
             }
+            ctx::suggest::fit::View::Outline(ranges) => {
+                let lines: Vec<String> =
+                    ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
+                let lines =
+                    if lines.is_empty() { String::new() } else { format!(":{}", lines.join(",")) };
+                format!("{}{lines}  outline, {} tokens", c.path, c.tokens)
+            }
         };
         if c.summary.is_empty() {
             text.push_str(&format!("{head}\n"));

@@ -1,5 +1,5 @@
 //! Choosing what of the ranked files fills a token budget: per file, nothing, some of its
-//! ranges, or the whole file, by value per token. No I/O: the candidates come measured
+//! ranges, its outline with its ranges, or the whole file, by value per token. No I/O: the candidates come measured
 //! ([`crate::Index::candidates`]).
 
 use serde::Serialize;
@@ -22,6 +22,10 @@ pub struct Candidate {
     pub whole: Option<usize>,
     /// Its ranges, heaviest evidence first: each with its evidence weight and its tokens.
     pub ranges: Vec<(LineRange, f64, usize)>,
+    /// Its outline view, when it has one and it is smaller than the whole file: the o200k
+    /// tokens its content is held to, and the ranges it shows beside the outline
+    /// ([`crate::reduce`]).
+    pub outline: Option<(usize, Vec<LineRange>)>,
 }
 
 /// Files measured at a time by [`crate::Index::candidates`].
@@ -47,6 +51,8 @@ pub enum View {
     Whole,
     /// These ranges, in line order.
     Ranges(Vec<LineRange>),
+    /// Its outline and these ranges, in line order, within the choice's tokens.
+    Outline(Vec<LineRange>),
 }
 
 /// A file chosen to fill a budget.
@@ -76,6 +82,10 @@ struct State {
 }
 
 const WHOLE: usize = usize::MAX;
+const OUTLINE: usize = usize::MAX - 1;
+
+/// What the outline itself is worth beside the ranges it shows, as a share of the file.
+const OUTLINE_SHARE: f64 = 0.2;
 
 /// Fills `budget` tokens from `candidates` (best ranked first): each step takes, for some
 /// file, its next range or the whole file in place of its ranges, whichever gives the most
@@ -123,6 +133,8 @@ pub fn choose(
         .map(|(c, s)| {
             let view = if s.taken == WHOLE {
                 View::Whole
+            } else if s.taken == OUTLINE {
+                View::Outline(c.outline.as_ref().map(|o| o.1.clone()).unwrap_or_default())
             } else {
                 let mut ranges: Vec<LineRange> = c.ranges[..s.taken].iter().map(|r| r.0).collect();
                 ranges.sort_by_key(|r| r.start);
@@ -163,7 +175,27 @@ fn steps(c: &Candidate, state: State, value: f64, wrap: usize) -> Vec<State> {
     if let Some(whole) = c.whole {
         out.push(State { taken: WHOLE, value, tokens: whole + wrap });
     }
+    if state.taken == 0
+        && let Some(next) = outline_step(c, value, wrap)
+    {
+        out.push(next);
+    }
     out
+}
+
+/// The outline view of a file not yet taken: worth the share of the file its ranges hold, as
+/// ranges are, and [`OUTLINE_SHARE`] for the map of the rest.
+fn outline_step(c: &Candidate, value: f64, wrap: usize) -> Option<State> {
+    let (tokens, shown) = c.outline.as_ref()?;
+    let evidence: f64 = c.ranges.iter().map(|r| r.1).sum();
+    let overlaps = |r: &LineRange| shown.iter().any(|s| s.start <= r.end && r.start <= s.end);
+    let held: f64 = c.ranges.iter().filter(|r| overlaps(&r.0)).map(|r| r.1).sum();
+    let spanned: f64 = shown.iter().map(|r| f64::from(r.end - r.start + 1)).sum();
+    let lines = f64::from(c.lines.max(1));
+    let share = if evidence > 0.0 { 0.5 * held / evidence } else { 0.0 }
+        + 0.5 * spanned / lines
+        + OUTLINE_SHARE;
+    Some(State { taken: OUTLINE, value: value * share.min(1.0), tokens: tokens + wrap })
 }
 
 #[cfg(test)]
@@ -186,6 +218,7 @@ mod tests {
                 .iter()
                 .map(|&(start, end, w, t)| (LineRange { start, end }, w, t))
                 .collect(),
+            outline: None,
         }
     }
 
@@ -232,5 +265,51 @@ mod tests {
         assert_eq!(chosen[1].view, View::Whole);
         // The same inputs, the same choice.
         assert_eq!(choose(&candidates, 1000, &|_| 12), chosen);
+    }
+}
+
+#[cfg(test)]
+mod outline_tests {
+    use super::*;
+
+    /// A long file whose evidence is spread over ten places: ten ranges cost more than its
+    /// outline view, which holds most of them.
+    fn spread(outline: Option<(usize, Vec<LineRange>)>) -> Candidate {
+        let ranges = (0..10)
+            .map(|i| (LineRange { start: i * 200 + 1, end: i * 200 + 40 }, 1.0, 400))
+            .collect();
+        Candidate {
+            path: "src/spread.rs".to_owned(),
+            score: 5.0,
+            summary: String::new(),
+            lines: 2000,
+            whole: None,
+            ranges,
+            outline,
+        }
+    }
+
+    #[test]
+    fn a_spread_file_is_shown_as_its_outline_when_that_is_worth_more_per_token() {
+        let shown: Vec<LineRange> =
+            (0..8).map(|i| LineRange { start: i * 200 + 11, end: i * 200 + 20 }).collect();
+        let candidates = vec![spread(Some((900, shown.clone())))];
+        let chosen = choose(&candidates, 1000, &|_| 10);
+        assert_eq!(chosen.len(), 1);
+        assert_eq!(chosen[0].view, View::Outline(shown.clone()));
+        assert_eq!(chosen[0].tokens, 910);
+        let json = serde_json::to_value(&chosen[0]).unwrap();
+        assert_eq!(json["view"], "outline");
+        assert_eq!(json["lines"][0]["start"], 11);
+        // Without an outline view, two ranges.
+        let chosen = choose(&[spread(None)], 1000, &|_| 10);
+        assert!(matches!(&chosen[0].view, View::Ranges(r) if r.len() == 2), "{chosen:?}");
+        // A budget that holds the outline view and more: the ranges left are not added to
+        // it, and the budget is never passed.
+        for budget in [0, 500, 909, 910, 4000, 10_000] {
+            let chosen = choose(&[spread(Some((900, shown.clone())))], budget, &|_| 10);
+            let spent: usize = chosen.iter().map(|c| c.tokens).sum();
+            assert!(spent <= budget, "{budget}: {spent}");
+        }
     }
 }

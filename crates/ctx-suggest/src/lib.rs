@@ -42,6 +42,7 @@ pub mod outline;
 mod par;
 mod query;
 mod rank;
+pub mod reduce;
 pub mod symbols;
 pub mod tokenize;
 
@@ -200,8 +201,9 @@ impl Index {
         // The tokens the measured files could fill: whole, or all their ranges.
         let mut material = 0usize;
         for batch in round.chunks(fit::BATCH) {
-            let found =
-                par::map(batch, 2, |scored| self.measure(sandbox, scored, &terms, opts, budget));
+            let found = par::map(batch, 2, |scored| {
+                self.measure(sandbox, scored, (prompt, &terms), opts, budget)
+            });
             for c in found.into_iter().flatten() {
                 material += c.material().min(budget);
                 out.push(c);
@@ -217,7 +219,7 @@ impl Index {
         &self,
         sandbox: &Sandbox,
         scored: &rank::Scored,
-        terms: &[String],
+        (prompt, terms): (&str, &[String]),
         opts: &Options,
         budget: usize,
     ) -> Option<fit::Candidate> {
@@ -237,7 +239,7 @@ impl Index {
         // The whole file once, as far as the budget; no range costs more than the whole.
         let whole = ctx_tokens::count_at_most(&text, budget);
         let most = whole.unwrap_or(budget);
-        let ranges = found
+        let ranges: Vec<(lines::LineRange, f64, usize)> = found
             .iter()
             .filter_map(|r| {
                 let tokens = ctx_tokens::count_at_most(lines_of(&text, r.range), most)?;
@@ -249,6 +251,10 @@ impl Index {
             score: (scored.score * 1000.0).round() / 1000.0,
             summary,
             lines: u32::try_from(text.lines().count()).unwrap_or(u32::MAX),
+            outline: {
+                let preferred: Vec<lines::LineRange> = ranges.iter().map(|r| r.0).collect();
+                reduce::view(&file.path, &text, (prompt, &preferred), whole, budget)
+            },
             whole,
             ranges,
         })

@@ -1,13 +1,13 @@
 //! [`Context::fit_prompt`]: the plan of a prompt's context within a token budget. The
 //! prompt's own mentions come first, as the assembler expands them; the ranked files fill
-//! what they leave, each whole or as its ranges, by value per token
+//! what they leave, each whole, as its ranges or as its outline with ranges, by value per token
 //! (`ctx_suggest::fit::choose`); every figure is measured on the rendered output, wrappers,
 //! tags and headings included, and the plan is checked against the budget by assembling it.
 
 use ctx_assemble::record::Lines;
 use ctx_assemble::{Assembly, Attachment};
-use ctx_suggest::Index;
 use ctx_suggest::fit::{self, Choice, View};
+use ctx_suggest::{Index, LineRange};
 
 use crate::context::Context;
 use crate::error::Error;
@@ -68,13 +68,17 @@ impl Context {
         let overhead = |path: &str| wrap + ctx_tokens::count(path);
         let mut choices = fit::choose(&candidates, left.saturating_sub(section), &overhead);
         loop {
-            let attachments = attachments(&choices);
-            let tokens = if attachments.is_empty() {
-                own_tokens
+            let attachments = attachments(&choices, &candidates);
+            let (tokens, assembly) = if attachments.is_empty() {
+                (own_tokens, None)
             } else {
-                added_tokens(prompt, &self.expand_prompt_with(prompt, &attachments))
+                let assembly = self.expand_prompt_with(prompt, &attachments);
+                (added_tokens(prompt, &assembly), Some(assembly))
             };
             if tokens <= max_tokens || choices.is_empty() {
+                if let Some(assembly) = &assembly {
+                    written_views(&mut choices, assembly);
+                }
                 return Ok(FitPlan { attachments, choices, tokens, own_tokens });
             }
             shrink(&mut choices);
@@ -125,18 +129,49 @@ fn added_tokens(prompt: &str, assembly: &Assembly) -> usize {
     ctx_tokens::count(rest)
 }
 
-/// The attachments of the choices: a whole file, or one per range.
-fn attachments(choices: &[Choice]) -> Vec<Attachment> {
+/// The attachments of the choices: a whole file, one per range, or the whole file held to
+/// the tokens of its outline view (which the assembler's reducer then shows).
+fn attachments(choices: &[Choice], candidates: &[fit::Candidate]) -> Vec<Attachment> {
     let mut out = Vec::new();
     for c in choices {
         match &c.view {
             View::Whole => out.push(Attachment::suggested(c.path.clone(), None)),
+            View::Outline(_) => {
+                let candidate = candidates.iter().find(|k| k.path == c.path);
+                match candidate.and_then(|k| Some((k, k.outline.as_ref()?.0))) {
+                    Some((k, cap)) => {
+                        // Its best ranges first, as the fitter measured the view.
+                        let ranges =
+                            k.ranges.iter().map(|r| Lines { start: r.0.start, end: r.0.end });
+                        let within = Attachment::suggested_within(&c.path, cap, ranges.collect());
+                        out.push(within);
+                    }
+                    None => out.push(Attachment::suggested(c.path.clone(), None)),
+                }
+            }
             View::Ranges(ranges) => out.extend(ranges.iter().map(|r| {
                 Attachment::suggested(c.path.clone(), Some(Lines { start: r.start, end: r.end }))
             })),
         }
     }
     out
+}
+
+/// The outline views as the assembly wrote them: the ranges its reducer kept (a file that
+/// fitted whole after all is the whole file).
+fn written_views(choices: &mut [Choice], assembly: &Assembly) {
+    for c in choices.iter_mut().filter(|c| matches!(c.view, View::Outline(_))) {
+        let written = assembly.references.iter().find(|r| r.suggested && r.path == c.path);
+        let Some(record) = written else { continue };
+        match &record.cut {
+            Some(cut) if cut.view.as_deref() == Some("outline") => {
+                let ranges = cut.ranges.iter().map(|l| LineRange { start: l.start, end: l.end });
+                c.view = View::Outline(ranges.collect());
+            }
+            None if !record.truncated => c.view = View::Whole,
+            _ => {}
+        }
+    }
 }
 
 /// Drops the last choice: the least valuable file in rank order.

@@ -58,6 +58,7 @@ mod error;
 mod fit;
 mod outline;
 mod outline_tool;
+mod reduce;
 mod resolve;
 mod roots;
 mod source_index;

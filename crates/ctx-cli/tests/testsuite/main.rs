@@ -25,6 +25,7 @@ mod outputs;
 #[cfg(unix)]
 mod permission;
 mod pointing;
+mod reduce;
 mod rules;
 mod servers;
 #[cfg(unix)]
