@@ -49,10 +49,28 @@ impl Changes {
 
 /// What the watch's thread hands over.
 enum Note {
-    Paths(Vec<std::path::PathBuf>),
+    /// Paths that changed, and whether the change may have given the watch a folder to add
+    /// (a folder created or moved in).
+    Paths(Vec<std::path::PathBuf>, bool),
     Rescan,
     Failed,
 }
+
+/// Whether the watch adds a watch for what `kind` reports: a folder created, or anything
+/// moved in (the watch adds those after the batch of changes it read them in).
+fn adds_watch(kind: &notify::EventKind) -> bool {
+    use notify::event::{CreateKind, ModifyKind, RenameMode};
+    matches!(
+        kind,
+        notify::EventKind::Create(CreateKind::Folder | CreateKind::Any | CreateKind::Other)
+            | notify::EventKind::Modify(ModifyKind::Name(
+                RenameMode::To | RenameMode::Both | RenameMode::Any | RenameMode::Other
+            ))
+    )
+}
+
+/// Most cookies one sync writes while new folders keep coming; past them, a rescan.
+const MAX_ROUNDS: usize = 8;
 
 /// A running watch of every root, with a cookie folder; dropping it stops the watch.
 pub struct SyncWatcher {
@@ -115,7 +133,10 @@ impl Sandbox {
                     Err(_) => Note::Failed,
                     Ok(e) if e.need_rescan() || e.paths.is_empty() => Note::Rescan,
                     Ok(e) if !crate::watch::changes(&e.kind) => return,
-                    Ok(e) => Note::Paths(e.paths),
+                    Ok(e) => {
+                        let adds = adds_watch(&e.kind);
+                        Note::Paths(e.paths, adds)
+                    }
                 };
                 // Past the bound, changes are dropped for a rescan: memory stays bounded
                 // whoever is slow to sync. A cookie is never dropped (one sync writes one at
@@ -201,10 +222,39 @@ impl SyncWatcher {
         if self.failed {
             return Err(self.failure());
         }
+        let deadline = Instant::now() + timeout;
+        // A folder created or moved in is watched only once the watch has handled the batch
+        // of changes that reported it, which may hold the cookie too: a file made in it in
+        // between would be missed. So after such a change, another cookie: the watch reads it
+        // only after it has added the folder, and whoever lists the folder then sees what was
+        // made in it before.
+        let mut rounds = 0;
+        while self.round(deadline)? {
+            rounds += 1;
+            if rounds == MAX_ROUNDS {
+                self.pending.rescan = true;
+                break;
+            }
+        }
+        if self.overflow.swap(false, Ordering::SeqCst) {
+            self.pending.rescan = true;
+        }
+        let mut changes = std::mem::take(&mut self.pending);
+        if changes.rescan {
+            changes.paths.clear();
+        }
+        changes.paths.sort();
+        changes.paths.dedup();
+        Ok(changes)
+    }
+
+    /// Writes a cookie and takes the changes in until it comes through (by `deadline`);
+    /// true when one of them may have given the watch a folder to add.
+    fn round(&mut self, deadline: Instant) -> Result<bool> {
         self.next_cookie += 1;
         let cookie = format!("cookie-{}-{}", std::process::id(), self.next_cookie);
         self.cookies.touch(&cookie)?;
-        let deadline = Instant::now() + timeout;
+        let mut added = false;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             let note = match self.notes.recv_timeout(left) {
@@ -224,22 +274,16 @@ impl SyncWatcher {
                     self.pending.rescan = true;
                     false
                 }
-                Note::Paths(paths) => self.take(&paths, &cookie),
+                Note::Paths(paths, adds) => {
+                    let seen = self.take(&paths, &cookie);
+                    added |= adds && !seen;
+                    seen
+                }
             };
             if seen {
-                break;
+                return Ok(added);
             }
         }
-        if self.overflow.swap(false, Ordering::SeqCst) {
-            self.pending.rescan = true;
-        }
-        let mut changes = std::mem::take(&mut self.pending);
-        if changes.rescan {
-            changes.paths.clear();
-        }
-        changes.paths.sort();
-        changes.paths.dedup();
-        Ok(changes)
     }
 
     /// Takes the changed paths in; true when one of them is the cookie.
@@ -321,14 +365,20 @@ mod tests {
 
     #[test]
     fn files_in_a_new_folder_are_seen() {
+        // The race: the watch adds a new folder only after the batch of changes that
+        // reported it, which may hold the sync's cookie too; a file written in the folder
+        // right after that sync must still be seen by the next one.
         let (tmp, _sandbox, mut watcher) = setup();
-        std::fs::create_dir(tmp.path().join("ws/new")).unwrap();
-        let changes = watcher.sync(WAIT).unwrap();
-        assert!(!changes.is_empty());
-        std::fs::write(tmp.path().join("ws/new/a.rs"), "x").unwrap();
-        let changes = watcher.sync(WAIT).unwrap();
-        let want = Location::new(RootId::WORKSPACE, &["new", "a.rs"]);
-        assert!(changes.rescan || changes.paths.contains(&want), "{changes:?}");
+        for i in 0..20 {
+            let name = format!("new{i}");
+            std::fs::create_dir(tmp.path().join("ws").join(&name)).unwrap();
+            let changes = watcher.sync(WAIT).unwrap();
+            assert!(!changes.is_empty());
+            std::fs::write(tmp.path().join("ws").join(&name).join("a.rs"), "x").unwrap();
+            let changes = watcher.sync(WAIT).unwrap();
+            let want = Location::new(RootId::WORKSPACE, &[name.as_str(), "a.rs"]);
+            assert!(changes.rescan || changes.paths.contains(&want), "{i}: {changes:?}");
+        }
     }
 
     #[test]
