@@ -20,7 +20,10 @@ pub struct Candidate {
     pub lines: u32,
     /// The o200k tokens of the whole file; `None` when they pass the budget.
     pub whole: Option<usize>,
-    /// Its ranges, heaviest evidence first: each with its evidence weight and its tokens.
+    /// Its pieces, in line order: each a range, its share of the file's evidence (the
+    /// pieces of a file share 1) and its tokens. Together they cover the file, but for the
+    /// pieces with the least evidence of a file longer than the budget, which are not
+    /// measured.
     pub ranges: Vec<(LineRange, f64, usize)>,
 }
 
@@ -31,11 +34,53 @@ pub const BATCH: usize = 4;
 /// [`crate::Index::candidates`] stops measuring.
 pub const MATERIAL: usize = 5;
 
+/// What seeing a file at all is worth, as a share of seeing all of it: its first piece tells
+/// the model that the file exists, where it lies and what it is about, which more of it
+/// does not tell again. So the value of a file's lines is concave: a first glimpse of a
+/// file ranked lower can be worth more than the far corners of one ranked higher.
+pub const GLIMPSE: f64 = 0.15;
+
+/// The share of a file's value that follows its evidence; the rest follows its lines alike
+/// (the evidence says where a change lies, but not all of it).
+pub const EVIDENCE: f64 = 0.75;
+
 impl Candidate {
-    /// The tokens this file could fill at most: the whole file, else all its ranges.
+    /// The tokens this file could fill at most: the whole file, else all its pieces.
     #[must_use]
     pub fn material(&self) -> usize {
         self.whole.unwrap_or_else(|| self.ranges.iter().map(|r| r.2).sum())
+    }
+
+    /// The share of the file that piece `i` holds: [`EVIDENCE`] by its evidence, the rest by
+    /// its lines.
+    fn share(&self, i: usize) -> f64 {
+        let (range, evidence, _) = self.ranges[i];
+        let lines = f64::from(range.end - range.start + 1) / f64::from(self.lines.max(1));
+        EVIDENCE * evidence + (1.0 - EVIDENCE) * lines
+    }
+
+    /// The piece with the most evidence: the one a file is first seen by (the earliest of
+    /// equals).
+    fn lead(&self) -> Option<usize> {
+        let mut best: Option<usize> = None;
+        for (i, r) in self.ranges.iter().enumerate() {
+            if best.is_none_or(|b| r.1 > self.ranges[b].1) {
+                best = Some(i);
+            }
+        }
+        best
+    }
+
+    /// Whether piece `i` ends right before the next piece starts.
+    fn touch(&self, i: usize) -> bool {
+        self.ranges.get(i + 1).is_some_and(|next| self.ranges[i].0.end + 1 == next.0.start)
+    }
+
+    /// Whether the pieces cover every line of the file.
+    fn covered(&self) -> bool {
+        self.ranges.first().is_some_and(|r| r.0.start == 1)
+            && self.ranges.last().is_some_and(|r| r.0.end >= self.lines)
+            && (0..self.ranges.len() - 1).all(|i| self.touch(i))
     }
 }
 
@@ -67,67 +112,116 @@ pub struct Choice {
 }
 
 /// What one file holds so far in [`choose`].
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Default)]
 struct State {
-    /// Ranges taken, heaviest first; `usize::MAX` once the whole file is.
-    taken: usize,
-    value: f64,
+    /// Which pieces are taken.
+    taken: Vec<bool>,
+    /// Whether the whole file is.
+    whole: bool,
+    /// The share of the file the pieces hold.
+    share: f64,
     tokens: usize,
 }
 
-const WHOLE: usize = usize::MAX;
+/// A step of [`choose`]: a piece of a file, or the whole file in place of its pieces.
+#[derive(Clone, Copy)]
+enum Step {
+    Piece(usize),
+    Whole,
+}
+
+/// The value of holding `share` of a file worth `worth`: nothing for nothing, else a first
+/// glimpse ([`GLIMPSE`]) and the share of the rest.
+fn value(worth: f64, share: f64) -> f64 {
+    if share <= 0.0 { 0.0 } else { worth * (GLIMPSE + (1.0 - GLIMPSE) * share.min(1.0)) }
+}
 
 /// Fills `budget` tokens from `candidates` (best ranked first): each step takes, for some
-/// file, its next range or the whole file in place of its ranges, whichever gives the most
-/// value per token and still fits; until nothing fits. A file's value is its score relative
-/// to the best divided by its rank (the chance that a ranked file is needed falls with the
-/// files ranked above it, as 1/rank in the usual prior of ranked retrieval); a set of ranges is worth the share of it that they hold, half by the evidence
-/// they hold, half by the lines. Each element shown costs `overhead(path)` tokens besides its
-/// lines (its tags, as measured by the caller). The result lists the files in rank order.
+/// file, one of its pieces or the whole file in place of its pieces, whichever gives the
+/// most value per token and still fits; until nothing fits. A file's worth is its score
+/// relative to the best divided by its rank (the chance that a ranked file is needed falls
+/// with the files ranked above it, as 1/rank in the usual prior of ranked retrieval); its
+/// pieces hold a share of it, [`EVIDENCE`] by the evidence near them and the rest by their
+/// lines, and the value of a share is concave ([`value`]: a first glimpse, then the share).
+/// So a piece near the evidence comes before one far from it, and returns diminish along a
+/// file. Each range shown costs `overhead(path)` tokens besides its lines (its tags, as
+/// measured by the caller): a piece next to one taken joins its range and costs no more
+/// tags, one between two taken joins them and saves a range's. The result lists the files
+/// in rank order, each whole or as its ranges in line order (pieces that touch joined); a
+/// file all of whose pieces are taken is shown whole.
 pub fn choose(
     candidates: &[Candidate],
     budget: usize,
     overhead: &dyn Fn(&str) -> usize,
 ) -> Vec<Choice> {
     let best = candidates.iter().map(|c| c.score).fold(0.0_f64, f64::max);
-    let mut states = vec![State::default(); candidates.len()];
-    let mut left = budget;
+    let mut states: Vec<State> = candidates
+        .iter()
+        .map(|c| State { taken: vec![false; c.ranges.len()], ..State::default() })
+        .collect();
+    let mut left = as_signed(budget);
     let wrap: Vec<usize> = candidates.iter().map(|c| overhead(&c.path)).collect();
+    // How close each file came to the best, discounted by how many came before it.
+    let worth: Vec<f64> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| if best > 0.0 { c.score / best } else { 1.0 } / (i + 1) as f64)
+        .collect();
     loop {
-        let mut pick: Option<(usize, f64, State)> = None;
+        let mut pick: Option<(usize, f64, Step, isize)> = None;
         for (i, c) in candidates.iter().enumerate() {
-            let state = states[i];
-            // How close the file came to the best, discounted by how many came before it.
-            let ratio = if best > 0.0 { c.score / best } else { 1.0 };
-            let value = ratio / (i + 1) as f64;
-            for next in steps(c, state, value, wrap[i]) {
-                let cost = next.tokens.saturating_sub(state.tokens);
-                let gain = next.value - state.value;
-                if cost > left || gain <= 0.0 {
-                    continue;
+            let state = &states[i];
+            if state.whole {
+                continue;
+            }
+            let now = value(worth[i], state.share);
+            let mut consider = |step: Step, gain: f64, cost: isize| {
+                if gain <= 0.0 || cost > left {
+                    return;
                 }
                 let ratio = gain / cost.max(1) as f64;
-                if pick.as_ref().is_none_or(|(_, r, _)| ratio > *r) {
-                    pick = Some((i, ratio, next));
+                if pick.as_ref().is_none_or(|(_, r, _, _)| ratio > *r) {
+                    pick = Some((i, ratio, step, cost));
                 }
+            };
+            // A file is first seen by its piece with the most evidence.
+            let first = state.share <= 0.0;
+            let lead = c.lead();
+            for (p, &(_, _, tokens)) in c.ranges.iter().enumerate() {
+                if state.taken[p] || (first && Some(p) != lead) {
+                    continue;
+                }
+                let gain = value(worth[i], state.share + c.share(p)) - now;
+                let joins = usize::from(p > 0 && state.taken[p - 1] && c.touch(p - 1))
+                    + usize::from(state.taken.get(p + 1) == Some(&true) && c.touch(p));
+                let cost = as_signed(tokens) + as_signed(wrap[i]) * (1 - as_signed(joins));
+                consider(Step::Piece(p), gain, cost);
+            }
+            if let Some(whole) = c.whole {
+                let gain = worth[i] - now;
+                consider(Step::Whole, gain, as_signed(whole + wrap[i]) - as_signed(state.tokens));
             }
         }
-        let Some((i, _, next)) = pick else { break };
-        left -= next.tokens - states[i].tokens;
-        states[i] = next;
+        let Some((i, _, step, cost)) = pick else { break };
+        let state = &mut states[i];
+        // A piece that joins two ranges can cost less than nothing: it saves a range's tags.
+        left -= cost;
+        state.tokens = usize::try_from(as_signed(state.tokens) + cost).unwrap_or(0);
+        match step {
+            Step::Piece(p) => {
+                state.taken[p] = true;
+                state.share += candidates[i].share(p);
+            }
+            Step::Whole => state.whole = true,
+        }
     }
     candidates
         .iter()
         .zip(states)
-        .filter(|(_, s)| s.taken > 0)
+        .filter(|(_, s)| s.whole || s.taken.iter().any(|t| *t))
         .map(|(c, s)| {
-            let view = if s.taken == WHOLE {
-                View::Whole
-            } else {
-                let mut ranges: Vec<LineRange> = c.ranges[..s.taken].iter().map(|r| r.0).collect();
-                ranges.sort_by_key(|r| r.start);
-                View::Ranges(ranges)
-            };
+            let all = s.taken.iter().all(|t| *t) && c.covered();
+            let view = if s.whole || all { View::Whole } else { View::Ranges(joined(c, &s.taken)) };
             Choice {
                 path: c.path.clone(),
                 view,
@@ -139,29 +233,19 @@ pub fn choose(
         .collect()
 }
 
-/// The states one step past `state`: the next range, and the whole file.
-fn steps(c: &Candidate, state: State, value: f64, wrap: usize) -> Vec<State> {
-    let mut out = Vec::with_capacity(2);
-    if state.taken == WHOLE {
-        return out;
-    }
-    let evidence: f64 = c.ranges.iter().map(|r| r.1).sum();
-    let lines = f64::from(c.lines.max(1));
-    if let Some(&(range, weight, tokens)) = c.ranges.get(state.taken) {
-        let taken = &c.ranges[..=state.taken];
-        let held: f64 = taken.iter().map(|r| r.1).sum();
-        let spanned: f64 = taken.iter().map(|r| f64::from(r.0.end - r.0.start + 1)).sum();
-        let share =
-            if evidence > 0.0 { 0.5 * held / evidence } else { 0.0 } + 0.5 * spanned / lines;
-        let _ = (range, weight);
-        out.push(State {
-            taken: state.taken + 1,
-            value: value * share.min(1.0),
-            tokens: state.tokens + tokens + wrap,
-        });
-    }
-    if let Some(whole) = c.whole {
-        out.push(State { taken: WHOLE, value, tokens: whole + wrap });
+fn as_signed(n: usize) -> isize {
+    isize::try_from(n).unwrap_or(isize::MAX)
+}
+
+/// The taken pieces of `c` as ranges in line order, pieces that touch joined.
+fn joined(c: &Candidate, taken: &[bool]) -> Vec<LineRange> {
+    let mut out: Vec<LineRange> = Vec::new();
+    for (piece, _) in c.ranges.iter().zip(taken).filter(|(_, t)| **t) {
+        let range = piece.0;
+        match out.last_mut() {
+            Some(last) if last.end + 1 == range.start => last.end = range.end,
+            _ => out.push(range),
+        }
     }
     out
 }
@@ -216,7 +300,7 @@ mod tests {
     #[test]
     fn a_large_file_gives_its_ranges_and_the_order_is_the_ranking() {
         let candidates = vec![
-            candidate("big.rs", 9.0, None, &[(200, 240, 5.0, 400), (10, 20, 1.0, 100)]),
+            candidate("big.rs", 9.0, None, &[(10, 20, 0.2, 100), (200, 240, 0.8, 400)]),
             candidate("small.rs", 4.0, Some(300), &[(1, 30, 1.0, 300)]),
         ];
         let chosen = choose(&candidates, 1000, &|_| 12);
@@ -232,5 +316,94 @@ mod tests {
         assert_eq!(chosen[1].view, View::Whole);
         // The same inputs, the same choice.
         assert_eq!(choose(&candidates, 1000, &|_| 12), chosen);
+    }
+
+    /// A long file cut into `n` pieces of ten lines and 100 tokens each, its evidence in
+    /// piece `at`, fading on each side.
+    fn long(path: &str, score: f64, n: u32, at: u32) -> Candidate {
+        let weights: Vec<f64> = (0..n).map(|i| 0.5_f64.powi(i.abs_diff(at) as i32)).collect();
+        let sum: f64 = weights.iter().sum();
+        let pieces: Vec<(u32, u32, f64, usize)> =
+            (0..n).map(|i| (i * 10 + 1, i * 10 + 10, weights[i as usize] / sum, 100)).collect();
+        let mut c = candidate(path, score, None, &pieces);
+        c.lines = n * 10;
+        c
+    }
+
+    fn flat(path: &str, score: f64, n: u32) -> Candidate {
+        let pieces: Vec<(u32, u32, f64, usize)> =
+            (0..n).map(|i| (i * 10 + 1, i * 10 + 10, 1.0 / f64::from(n), 100)).collect();
+        let mut c = candidate(path, score, None, &pieces);
+        c.lines = n * 10;
+        c
+    }
+
+    #[test]
+    fn a_concave_first_glimpse_fills_more_files() {
+        // The best file alone could fill the budget; its far pieces are worth less than a
+        // first glimpse of each file below it, even of one whose evidence is spread evenly
+        // (by its share alone, a tenth of a glimpse's value).
+        let candidates = vec![
+            long("a.rs", 10.0, 40, 20),
+            long("b.rs", 9.0, 40, 5),
+            long("c.rs", 8.0, 40, 30),
+            // Evidence spread evenly: a first glimpse holds little of it, but says the file
+            // is there.
+            flat("d.rs", 7.0, 40),
+        ];
+        let chosen = choose(&candidates, 2000, &|_| 10);
+        let paths: Vec<&str> = chosen.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(paths, ["a.rs", "b.rs", "c.rs", "d.rs"], "{chosen:?}");
+        // Each file is seen first by its piece with the most evidence, and the best file gets
+        // the most.
+        for (c, at) in chosen.iter().zip([20, 5, 30]) {
+            let View::Ranges(ranges) = &c.view else { panic!("{c:?}") };
+            let line = at * 10 + 1;
+            assert!(ranges.iter().any(|r| r.start <= line && line <= r.end), "{c:?}");
+        }
+        assert!(chosen[0].tokens > chosen[3].tokens, "{chosen:?}");
+        let spent: usize = chosen.iter().map(|c| c.tokens).sum();
+        assert!(spent <= 2000, "{spent}");
+    }
+
+    #[test]
+    fn returns_diminish_away_from_the_evidence_and_touching_pieces_join() {
+        let candidates = vec![long("a.rs", 10.0, 40, 20)];
+        let chosen = choose(&candidates, 600, &|_| 10);
+        // Pieces 18 to 22 around the evidence (five of 100 tokens, one wrapper: 510), in one
+        // range: the pieces nearest the evidence come first, and touching pieces share tags.
+        assert_eq!(chosen[0].view, View::Ranges(vec![LineRange { start: 181, end: 230 }]));
+        assert_eq!(chosen[0].tokens, 510);
+    }
+
+    #[test]
+    fn a_file_all_of_whose_pieces_are_taken_is_shown_whole() {
+        let mut c = candidate("a.rs", 1.0, None, &[(1, 50, 0.9, 40), (51, 100, 0.1, 40)]);
+        c.lines = 100;
+        let chosen = choose(&[c], 1000, &|_| 5);
+        assert_eq!(chosen[0].view, View::Whole);
+        assert_eq!(chosen[0].tokens, 85);
+    }
+
+    #[test]
+    fn the_same_inputs_give_the_same_choice_in_rank_then_line_order() {
+        let candidates: Vec<Candidate> =
+            (0..8).map(|i| long(&format!("f{i}.rs"), 10.0 - f64::from(i), 30, i * 3)).collect();
+        for budget in [0, 150, 1000, 5000, 40000] {
+            let chosen = choose(&candidates, budget, &|_| 10);
+            assert_eq!(choose(&candidates, budget, &|_| 10), chosen);
+            let ranks: Vec<usize> = chosen
+                .iter()
+                .map(|c| candidates.iter().position(|x| x.path == c.path).unwrap())
+                .collect();
+            assert!(ranks.windows(2).all(|w| w[0] < w[1]), "{ranks:?}");
+            for c in &chosen {
+                if let View::Ranges(r) = &c.view {
+                    assert!(r.windows(2).all(|w| w[0].end + 1 < w[1].start), "{r:?}");
+                }
+            }
+            let spent: usize = chosen.iter().map(|c| c.tokens).sum();
+            assert!(spent <= budget, "{budget}: {spent}");
+        }
     }
 }
