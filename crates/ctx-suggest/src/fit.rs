@@ -167,45 +167,35 @@ pub fn choose(
         .enumerate()
         .map(|(i, c)| if best > 0.0 { c.score / best } else { 1.0 } / (i + 1) as f64)
         .collect();
+    // Each file's best step that fits, kept until the file changes or the step no longer
+    // fits (what is left only shrinks, so the best of the steps that fit stays the best).
+    let mut best: Vec<Option<Option<Best>>> = vec![None; candidates.len()];
     loop {
-        let mut pick: Option<(usize, f64, Step, isize)> = None;
+        let mut pick: Option<(usize, Best)> = None;
         for (i, c) in candidates.iter().enumerate() {
-            let state = &states[i];
-            if state.whole {
-                continue;
-            }
-            let now = value(worth[i], state.share);
-            let mut consider = |step: Step, gain: f64, cost: isize| {
-                if gain <= 0.0 || cost > left {
-                    return;
-                }
-                let ratio = gain / cost.max(1) as f64;
-                if pick.as_ref().is_none_or(|(_, r, _, _)| ratio > *r) {
-                    pick = Some((i, ratio, step, cost));
-                }
+            let fresh = match best[i] {
+                Some(Some(b)) => b.cost <= left,
+                Some(None) => true,
+                None => false,
             };
-            // A file is first seen by its piece with the most evidence.
-            let first = state.share <= 0.0;
-            let lead = c.lead();
-            for (p, &(_, _, tokens)) in c.ranges.iter().enumerate() {
-                if state.taken[p] || (first && Some(p) != lead) {
-                    continue;
-                }
-                let gain = value(worth[i], state.share + c.share(p)) - now;
-                let joins = usize::from(p > 0 && state.taken[p - 1] && c.touch(p - 1))
-                    + usize::from(state.taken.get(p + 1) == Some(&true) && c.touch(p));
-                let cost = as_signed(tokens) + as_signed(wrap[i]) * (1 - as_signed(joins));
-                consider(Step::Piece(p), gain, cost);
+            if !fresh {
+                best[i] = Some(best_step(c, &states[i], worth[i], wrap[i], left));
             }
-            if let Some(whole) = c.whole {
-                let gain = worth[i] - now;
-                consider(Step::Whole, gain, as_signed(whole + wrap[i]) - as_signed(state.tokens));
+            if let Some(Some(b)) = best[i]
+                && pick.as_ref().is_none_or(|(_, p)| b.ratio > p.ratio)
+            {
+                pick = Some((i, b));
             }
         }
-        let Some((i, _, step, cost)) = pick else { break };
+        let Some((i, Best { step, cost, .. })) = pick else { break };
         let state = &mut states[i];
-        // A piece that joins two ranges can cost less than nothing: it saves a range's tags.
+        // A piece that joins two ranges can cost less than nothing: it saves a range's tags,
+        // and then a step of another file that did not fit may fit.
         left -= cost;
+        if cost < 0 {
+            best.fill(None);
+        }
+        best[i] = None;
         state.tokens = usize::try_from(as_signed(state.tokens) + cost).unwrap_or(0);
         match step {
             Step::Piece(p) => {
@@ -231,6 +221,52 @@ pub fn choose(
             }
         })
         .collect()
+}
+
+/// A file's best step: its value per token, and its cost in tokens.
+#[derive(Clone, Copy)]
+struct Best {
+    ratio: f64,
+    step: Step,
+    cost: isize,
+}
+
+/// The step of file `c` (in `state`, worth `worth`, each range costing `wrap` tokens of
+/// tags) with the most value per token among those that cost at most `left` (the first of
+/// equals): a piece (the one with the most evidence while the file has none), or the whole
+/// file.
+fn best_step(c: &Candidate, state: &State, worth: f64, wrap: usize, left: isize) -> Option<Best> {
+    if state.whole {
+        return None;
+    }
+    let now = value(worth, state.share);
+    let mut pick: Option<Best> = None;
+    let mut consider = |step: Step, gain: f64, cost: isize| {
+        if gain <= 0.0 || cost > left {
+            return;
+        }
+        let ratio = gain / cost.max(1) as f64;
+        if pick.as_ref().is_none_or(|p| ratio > p.ratio) {
+            pick = Some(Best { ratio, step, cost });
+        }
+    };
+    // A file is first seen by its piece with the most evidence.
+    let first = state.share <= 0.0;
+    let lead = c.lead();
+    for (p, &(_, _, tokens)) in c.ranges.iter().enumerate() {
+        if state.taken[p] || (first && Some(p) != lead) {
+            continue;
+        }
+        let gain = value(worth, state.share + c.share(p)) - now;
+        let joins = usize::from(p > 0 && state.taken[p - 1] && c.touch(p - 1))
+            + usize::from(state.taken.get(p + 1) == Some(&true) && c.touch(p));
+        let cost = as_signed(tokens) + as_signed(wrap) * (1 - as_signed(joins));
+        consider(Step::Piece(p), gain, cost);
+    }
+    if let Some(whole) = c.whole {
+        consider(Step::Whole, worth - now, as_signed(whole + wrap) - as_signed(state.tokens));
+    }
+    pick
 }
 
 fn as_signed(n: usize) -> isize {

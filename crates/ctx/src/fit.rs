@@ -36,7 +36,8 @@ impl Context {
     /// the ranked files that fill what is left (`opts.limit` of them looked at, at most
     /// [`FIT_CANDIDATES`]), each whole or as its ranges. The budget counts all the expansion
     /// adds to the prompt, as assembled with this context's format; the plan is assembled
-    /// and, while it is over, its last attachment dropped. The same inputs give the same plan.
+    /// and, while it is over or the assembler had to cut or leave out an attachment for the
+    /// budget, planned again in less room. The same inputs give the same plan.
     ///
     /// # Errors
     ///
@@ -66,18 +67,25 @@ impl Context {
         candidates.retain(|c| !mentioned.contains(&c.path.as_str()));
         let (section, wrap) = self.wrappers(prompt, own_tokens, &candidates);
         let overhead = |path: &str| wrap + ctx_tokens::count(path);
-        let mut choices = fit::choose(&candidates, left.saturating_sub(section), &overhead);
+        let own_cut = budget_warned(&own);
+        let mut room = left.saturating_sub(section);
+        let mut margin = MARGIN;
         loop {
+            let choices = fit::choose(&candidates, room, &overhead);
             let attachments = attachments(&choices);
-            let tokens = if attachments.is_empty() {
-                own_tokens
+            let (tokens, cut) = if attachments.is_empty() {
+                (own_tokens, false)
             } else {
-                added_tokens(prompt, &self.expand_prompt_with(prompt, &attachments))
+                let assembly = self.expand_prompt_with(prompt, &attachments);
+                (added_tokens(prompt, &assembly), !own_cut && budget_warned(&assembly))
             };
-            if tokens <= max_tokens || choices.is_empty() {
+            if (tokens <= max_tokens && !cut) || choices.is_empty() {
                 return Ok(FitPlan { attachments, choices, tokens, own_tokens });
             }
-            shrink(&mut choices);
+            // Over the budget, or within it only because the assembler cut or left out an
+            // attachment (it keeps room for its closing note): plan again in less room.
+            room = room.saturating_sub(margin.max(tokens.saturating_sub(max_tokens)));
+            margin = margin.saturating_mul(2);
         }
     }
 
@@ -139,7 +147,11 @@ fn attachments(choices: &[Choice]) -> Vec<Attachment> {
     out
 }
 
-/// Drops the last choice: the least valuable file in rank order.
-fn shrink(choices: &mut Vec<Choice>) {
-    choices.pop();
+/// The tokens a plan that did not fit gives up first; each further try gives up twice as
+/// many.
+const MARGIN: usize = 32;
+
+/// Whether the assembler cut or left out anything for the token budget (`W_BUDGET`).
+fn budget_warned(assembly: &Assembly) -> bool {
+    assembly.diagnostics.iter().any(|d| d.code == ctx_diagnostics::Code::TokenBudget)
 }
