@@ -422,6 +422,26 @@ mod tests {
     }
 
     #[test]
+    fn many_files_of_many_pieces_are_chosen_within_the_budget() {
+        // The attack: sixty files of two thousand one-token pieces each, every piece worth
+        // about the same. What must not happen: a pass over the budget, or work that grows
+        // with the pieces times the steps of every file (each file's best step is kept).
+        let candidates: Vec<Candidate> =
+            (0..60).map(|i| flat(&format!("f{i}.rs"), 60.0 - f64::from(i), 2000)).collect();
+        let candidates: Vec<Candidate> = candidates
+            .into_iter()
+            .map(|mut c| {
+                c.ranges.iter_mut().for_each(|r| r.2 = 1);
+                c
+            })
+            .collect();
+        let chosen = choose(&candidates, 32_000, &|_| 3);
+        let spent: usize = chosen.iter().map(|c| c.tokens).sum();
+        assert!(spent <= 32_000, "{spent}");
+        assert!(!chosen.is_empty());
+    }
+
+    #[test]
     fn the_same_inputs_give_the_same_choice_in_rank_then_line_order() {
         let candidates: Vec<Candidate> =
             (0..8).map(|i| long(&format!("f{i}.rs"), 10.0 - f64::from(i), 30, i * 3)).collect();

@@ -151,6 +151,10 @@ pub(crate) struct Piece {
     pub(crate) evidence: f64,
 }
 
+/// The share of a piece's evidence that the blocks it holds give; the rest is the evidence
+/// spread to the lines around the blocks.
+const HELD: f64 = 0.75;
+
 /// Lines over which the evidence of a block fades by a factor of e on each side: a change
 /// lies near the words of the prompt that it answers more often than far from them.
 const SPREAD: f64 = 20.0;
@@ -158,10 +162,10 @@ const SPREAD: f64 = 20.0;
 /// A file cut into pieces of at most `cap` lines, in line order, covering every line once:
 /// the blocks built around its evidence (as [`ranges`] builds them, all of them), and
 /// between them runs of lines cut before a definition where one starts in the second half
-/// of a run. Each piece holds a share of the evidence: half by the blocks it holds (a
-/// block's weight shared by its lines), half by the same weight spread, fading by a factor
-/// of e every [`SPREAD`] lines on each side, so that the lines next to the evidence are
-/// worth more than the lines far from it. A file
+/// of a run. Each piece holds a share of the evidence: [`HELD`] by the blocks it holds (a
+/// block's weight shared by its lines), the rest by the same weight spread, fading by a
+/// factor of e every [`SPREAD`] lines on each side, so that the lines next to the evidence
+/// are worth more than the lines far from it. A file
 /// where nothing scored takes its first line as its evidence (its head: imports, the
 /// module's doc, its first definitions). An empty file has no piece.
 pub(crate) fn pieces(
@@ -210,8 +214,11 @@ pub(crate) fn pieces(
             let lines = range.start as usize - 1..range.end as usize;
             let near: f64 = spread[lines.clone()].iter().sum();
             let held: f64 = mass[lines].iter().sum();
-            let evidence =
-                if sum > 0.0 && own > 0.0 { 0.5 * held / own + 0.5 * near / sum } else { 0.0 };
+            let evidence = if sum > 0.0 && own > 0.0 {
+                HELD * held / own + (1.0 - HELD) * near / sum
+            } else {
+                0.0
+            };
             Piece { range, evidence }
         })
         .collect()
@@ -543,6 +550,19 @@ mod tests {
         assert!(per_line(430) > per_line(380), "{got:?}");
         // Lines far from any evidence still hold a little of it.
         assert!(per_line(590) > 0.0);
+    }
+
+    #[test]
+    fn a_long_file_where_every_line_scores_gives_bounded_pieces() {
+        // The attack: 200 000 lines, each holding a word of the prompt. What must not happen:
+        // pieces that overlap, pass the file or the cap, or more pieces than lines.
+        let text = "retry timeout\n".repeat(200_000);
+        let got = pieces(&text, &[], &matched(&["timeout"]), |_| 0.0, 40);
+        assert!(!got.is_empty() && got.len() <= 200_000);
+        assert_eq!(got.last().map(|p| p.range.end), Some(200_000));
+        assert!(got.iter().all(|p| p.range.end - p.range.start < 40));
+        let sum: f64 = got.iter().map(|p| p.evidence).sum();
+        assert!((sum - 1.0).abs() < 1e-6, "{sum}");
     }
 
     #[test]
