@@ -60,6 +60,12 @@ const MESSAGES_FILTER: &str = "messages";
 /// The filter that selects the agents' rules measurement only (`docs/agents.md`).
 const RULES_FILTER: &str = "rules";
 
+/// The filter that selects the source index's benches, in process and as a user runs it.
+const SOURCES_FILTER: &str = "sources";
+
+/// The filter that selects the token budget's measurements only (`docs/benchmarks.md`).
+const BUDGET_FILTER: &str = "budget";
+
 /// The filter that selects the attack shapes only (`docs/security.md`).
 const ATTACKS_FILTER: &str = "attacks";
 
@@ -74,6 +80,8 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result {
         measured.extend(process::run_messages(root, args.quick)?);
     } else if args.filter.as_deref() == Some(RULES_FILTER) {
         measured.extend(process::run_rules(root, args.quick)?);
+    } else if args.filter.as_deref() == Some(BUDGET_FILTER) {
+        measured.extend(process::run_budget(root, args.quick)?);
     } else if args.filter.as_deref() == Some(ATTACKS_FILTER) {
         measured.extend(process::run_attacks(root, args.quick)?);
     } else if args.filter.as_deref() != Some(PROCESS_FILTER) {
@@ -81,6 +89,10 @@ pub(crate) fn run(root: &Path, args: &Args) -> Result {
     }
     if args.filter.as_deref().is_none_or(|filter| filter == PROCESS_FILTER) {
         measured.extend(process::run(root, args.quick)?);
+    }
+    if args.filter.as_deref() == Some(SOURCES_FILTER) {
+        // The command as a user runs it, beside the library's figures above.
+        measured.extend(process::run_sources(root, args.quick)?);
     }
     let lines = pair(&measured);
     if lines.is_empty() {
@@ -538,7 +550,13 @@ const PAIRS: &[Pair] = &[
         label: "ctx expand @big.txt",
         bench: process::BIG,
         baseline: Some(Baseline { label: "cat", bench: process::BIG_CAT, ratio: Ratio::Time }),
-        target: Some(Target::RatioAtMost(3.0)),
+        target: Some(Target::RatioAtMost(2.5)),
+    },
+    Pair {
+        label: "ctx assemble big.md (includes big.txt)",
+        bench: process::BIG_ASSEMBLE,
+        baseline: Some(Baseline { label: "cat", bench: process::BIG_CAT, ratio: Ratio::Time }),
+        target: Some(Target::RatioAtMost(2.5)),
     },
     Pair {
         label: "peak memory of ctx expand @big.txt",
@@ -546,6 +564,62 @@ const PAIRS: &[Pair] = &[
         baseline: None,
         // 1.5 times the 200 MiB file.
         target: Some(Target::MibAtMost(300.0)),
+    },
+    Pair {
+        label: "ctx expand @src/, a budget between its tokens and its bytes",
+        bench: process::BETWEEN,
+        baseline: Some(Baseline {
+            label: "no budget",
+            bench: process::UNBUDGETED,
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::RatioAtMost(2.0)),
+    },
+    Pair {
+        label: "ctx expand @src/, a budget of 8 000 tokens",
+        bench: process::SMALL,
+        baseline: Some(Baseline {
+            label: "no budget",
+            bench: process::UNBUDGETED,
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::RatioAtMost(2.0)),
+    },
+    Pair {
+        label: "ctx expand @src/ --tokens --format json",
+        bench: process::COUNTED,
+        baseline: Some(Baseline {
+            label: "no budget",
+            bench: process::UNBUDGETED,
+            ratio: Ratio::Time,
+        }),
+        target: None,
+    },
+    Pair {
+        label: "peak memory of ctx expand @src/ under the budget between",
+        bench: process::BETWEEN_PEAK,
+        baseline: None,
+        target: None,
+    },
+    Pair {
+        label: "ctx sources, cold (process)",
+        bench: process::SOURCES_COLD,
+        baseline: Some(Baseline {
+            label: "naive index in Python",
+            bench: process::SOURCES_NAIVE,
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::RatioAtMost(0.2)),
+    },
+    Pair {
+        label: "ctx sources, warm (process)",
+        bench: process::SOURCES_WARM,
+        baseline: Some(Baseline {
+            label: "process start",
+            bench: process::SOURCES_START,
+            ratio: Ratio::Time,
+        }),
+        target: None,
     },
     Pair {
         label: "ctx index, cold",

@@ -187,7 +187,12 @@ pub(crate) fn unread(
     for (path, reason) in entries {
         view.not_file(path, reason);
     }
-    if survey.truncated {
+    survey_note(env, view);
+}
+
+/// Says so in the view when the workspace's survey for rule files stopped at its limit.
+pub(crate) fn survey_note(env: &Env<'_>, view: &mut View) {
+    if env.survey().truncated {
         view.note("the walk of the workspace for rule files stopped at its limit; files past it were not looked at");
     }
 }

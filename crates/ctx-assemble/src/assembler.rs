@@ -15,6 +15,7 @@ use crate::options::Options;
 use crate::out::Out;
 use crate::printer;
 use crate::record::Assembly;
+use crate::reducer::Reducer;
 use crate::resolve::{Resolver, display_path};
 use crate::run::{Doc, Run};
 use crate::setup::Setup;
@@ -65,6 +66,7 @@ pub struct Assembler {
     options: Options,
     tools: Tools,
     resolver: Option<Arc<dyn Resolver>>,
+    reducer: Option<Arc<dyn Reducer>>,
     front_matter: Arc<FrontMatterMemo>,
 }
 
@@ -104,6 +106,7 @@ impl Assembler {
             options,
             tools: Tools::builtin(),
             resolver: None,
+            reducer: None,
             front_matter: Arc::default(),
         }
     }
@@ -117,6 +120,13 @@ impl Assembler {
     /// Plugs in a resolver for paths that resolve nowhere else.
     pub fn with_resolver(mut self, resolver: Arc<dyn Resolver>) -> Assembler {
         self.resolver = Some(resolver);
+        self
+    }
+
+    /// Plugs in a reducer: under a token budget, a mentioned file that does not fit whole is
+    /// shown as what it gives (its outline and ranges) rather than cut at its head.
+    pub fn with_reducer(mut self, reducer: Arc<dyn Reducer>) -> Assembler {
+        self.reducer = Some(reducer);
         self
     }
 
@@ -152,6 +162,7 @@ impl Assembler {
             options: &self.options,
             tools: &self.tools,
             resolver: self.resolver.as_deref(),
+            reducer: self.reducer.as_deref(),
             front_matter: &self.front_matter,
         }
     }
@@ -300,6 +311,10 @@ impl Assembler {
             }
         };
         let mut run = Run::new(self.setup(), Out::new(&self.options, sink));
+        if let LoadedText::Given(text) = &loaded.text {
+            // A text that is not a file is a prompt: a file it mentions is reduced for it.
+            run.prompt = Some(text);
+        }
         if loaded.doc.location.is_some() {
             run.assembly.stats.files += 1;
         }

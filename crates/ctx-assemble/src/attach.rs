@@ -22,6 +22,13 @@ pub struct Attachment {
     pub lines: Option<Lines>,
     /// Why it is attached.
     pub reason: AttachmentReason,
+    /// The most o200k tokens its content may take under a token budget: a whole file past
+    /// them is reduced to its outline and ranges, as a mention that does not fit is (or cut
+    /// at its head when it has no outline). `None`: what the budget leaves.
+    pub max_tokens: Option<usize>,
+    /// The ranges kept first, best first, when it is reduced to its outline (empty: the
+    /// reducer's own, around the lines that share the text's words).
+    pub ranges: Vec<Lines>,
 }
 
 /// Why a file is attached to a text: what heads its block and marks its record.
@@ -37,7 +44,25 @@ pub enum AttachmentReason {
 impl Attachment {
     /// A suggested file, whole (`lines` `None`) or its lines.
     pub fn suggested(path: impl Into<String>, lines: Option<Lines>) -> Attachment {
-        Attachment { path: path.into(), lines, reason: AttachmentReason::Suggested }
+        Attachment {
+            path: path.into(),
+            lines,
+            reason: AttachmentReason::Suggested,
+            max_tokens: None,
+            ranges: Vec::new(),
+        }
+    }
+
+    /// A suggested file whole, its content within `max_tokens` o200k tokens: past them it is
+    /// reduced to its outline and `ranges` (best first, as many as fit; the ranges that
+    /// share the text's words when empty), as a mention that does not fit is (assembly.md,
+    /// "The token budget").
+    pub fn suggested_within(
+        path: impl Into<String>,
+        max_tokens: usize,
+        ranges: Vec<Lines>,
+    ) -> Attachment {
+        Attachment { max_tokens: Some(max_tokens), ranges, ..Attachment::suggested(path, None) }
     }
 
     /// The mention that would attach the same lines (`@src/a.rs#L1-4`, quoted where the path
@@ -130,7 +155,11 @@ impl Run<'_> {
             // list (the first is line 1).
             let line_offset = u32::try_from(n).unwrap_or(u32::MAX);
             let first = self.assembly.references.len();
+            self.item_cap = attachment.max_tokens;
+            self.item_ranges.clone_from(&attachment.ranges);
             self.request(doc, Body { text: &raw, line_offset, byte_offset: 0 }, &request);
+            self.item_cap = None;
+            self.item_ranges.clear();
             for record in &mut self.assembly.references[first..] {
                 record.suggested = attachment.reason == AttachmentReason::Suggested;
             }

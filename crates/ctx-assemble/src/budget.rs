@@ -81,10 +81,15 @@ pub(crate) struct Spent<T> {
     pub(crate) cut_from: Option<usize>,
 }
 
-/// Text written and not yet counted, at most this many bytes: while the bytes written stay
-/// within the budget nothing needs counting (an o200k token is at least one byte), and what
-/// was written is counted once, when the budget comes near.
-const PENDING_MAX: usize = 4 << 20;
+/// Text written and not yet counted, handed to a thread of its own to count once it reaches
+/// this many bytes: while the bytes written stay within the budget nothing needs counting (an
+/// o200k token is at least one byte), so what was written is counted beside the writing, and
+/// waited for only when a decision needs the count.
+const CHUNK: usize = 1 << 20;
+
+/// Chunks waiting to be counted at most; past them, the writing waits, so memory stays bounded
+/// and the counting keeps pace with the writing.
+const MAX_INFLIGHT: usize = 4;
 
 /// Written pieces at least this long are looked up among the counts already taken.
 const LAST_MIN: usize = 256;
@@ -135,6 +140,10 @@ pub(crate) struct Budget {
     pending: String,
     /// Where each piece of [`Budget::pending`] ends.
     ends: Vec<usize>,
+    /// Counts what was written beside the writing, a chunk at a time (started with the first).
+    counter: Option<ctx_tokens::Background>,
+    /// Bytes handed to the counter and not counted yet: each is at least a token.
+    inflight_bytes: usize,
     /// Whether what is written now is the prompt's own text, which the budget never counts.
     exempt: bool,
     tokens_total: u64,
@@ -170,6 +179,8 @@ impl Budget {
             spent: 0,
             pending: String::new(),
             ends: Vec::new(),
+            counter: None,
+            inflight_bytes: 0,
             exempt: false,
             tokens_total: 0,
             cuts: 0,
@@ -260,13 +271,14 @@ impl Budget {
             return;
         }
         let pending = self.pending.len() + text.len();
-        if self.spent.saturating_add(pending) <= self.max_o200k {
-            if pending > PENDING_MAX {
-                // Far from the budget, with much kept aside: counted now, in parallel.
-                self.settle();
-            }
+        if self.spent.saturating_add(self.inflight_bytes).saturating_add(pending) <= self.max_o200k
+        {
             self.pending.push_str(text);
             self.ends.push(self.pending.len());
+            if self.pending.len() >= CHUNK {
+                // Far from the budget: counted beside the writing.
+                self.hand_over();
+            }
             return;
         }
         self.settle();
@@ -278,8 +290,29 @@ impl Budget {
         self.spent = self.spent.saturating_add(n);
     }
 
-    /// Counts what was written and not counted yet.
+    /// Hands what was written and not counted yet to the counter, and takes the counts of the
+    /// chunks it finished.
+    fn hand_over(&mut self) {
+        let bytes = self.pending.len();
+        let text = std::mem::take(&mut self.pending);
+        let ends = std::mem::take(&mut self.ends);
+        let counter = self.counter.get_or_insert_with(|| ctx_tokens::Background::new(MAX_INFLIGHT));
+        counter.send(text, ends);
+        self.inflight_bytes += bytes;
+        while let Some((bytes, n)) = counter.poll() {
+            self.inflight_bytes -= bytes;
+            self.spent = self.spent.saturating_add(n);
+        }
+    }
+
+    /// Counts what was written and not counted yet, waiting for the chunks being counted.
     fn settle(&mut self) {
+        if let Some(counter) = &mut self.counter {
+            while let Some((bytes, n)) = counter.wait() {
+                self.inflight_bytes -= bytes;
+                self.spent = self.spent.saturating_add(n);
+            }
+        }
         if !self.pending.is_empty() {
             // Each piece as it was written, as the pieces written later are counted.
             let mut start = 0;
@@ -314,7 +347,11 @@ impl Budget {
     pub(crate) fn fits_bytes(&self, bytes: usize) -> bool {
         !self.limited()
             || !self.exhausted
-                && self.spent.saturating_add(self.pending.len()).saturating_add(bytes)
+                && self
+                    .spent
+                    .saturating_add(self.inflight_bytes)
+                    .saturating_add(self.pending.len())
+                    .saturating_add(bytes)
                     <= self.max_o200k
     }
 
@@ -588,9 +625,27 @@ mod tests {
         for _ in 0..3 {
             b.write_unbudgeted(&mut out, &piece);
         }
-        // Kept aside up to its bound, then counted; memory stays bounded.
-        assert!(b.pending.len() <= PENDING_MAX);
+        // Kept aside up to a chunk, then counted beside the writing; memory stays bounded.
+        assert!(b.pending.len() < CHUNK);
+        assert!(b.fits_bytes(1));
         assert_eq!(b.spent(), 3 * ctx_tokens::count(&piece));
+    }
+
+    #[test]
+    fn what_is_counted_beside_the_writing_is_what_the_plain_count_gives() {
+        let mut b = budget(Limits { max_tokens: 1 << 30, ..Limits::default() }, false);
+        let mut out = String::new();
+        let mut plain = 0;
+        for i in 0..60 {
+            let piece =
+                format!("<file path=\"f{i}.rs\">\n{}</file>\n", "fn ünï() {}\n".repeat(i * 997));
+            plain += ctx_tokens::count(&piece);
+            b.write_unbudgeted(&mut out, &piece);
+            // Never more kept aside than a chunk and a piece.
+            assert!(b.pending.len() < CHUNK + piece.len());
+        }
+        assert_eq!(b.spent(), plain);
+        assert_eq!(b.inflight_bytes, 0);
     }
 
     #[test]

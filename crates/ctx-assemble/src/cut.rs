@@ -1,11 +1,12 @@
 //! What the token budget says in the output (assembly.md §7, "Limits on content"): a marker
 //! ending what it kept of a piece of content, a note in place of what it left out, the note
-//! that ends the output. Each names the budget and its tokenizer, what was kept of what, and
+//! that ends the output, the marker of a file reduced to its outline. Each names the budget and its tokenizer, what was kept of what, and
 //! how to get the rest.
 
 use ctx_tokens::Tokenizer;
 
 /// What the budget kept of one piece of content.
+#[derive(Clone, Copy)]
 pub(crate) struct Kept<'a> {
     /// The file (a tool's name for a tool's result).
     pub(crate) path: &'a str,
@@ -40,6 +41,37 @@ pub(crate) fn cut_marker(max: usize, tokenizer: Tokenizer, kept: &Kept<'_>) -> S
         kept.first,
         kept.kept_tokens,
         kept.total_tokens,
+    )
+}
+
+/// Ranges of lines as a marker writes them: `200-240, 500-520`.
+pub(crate) fn ranges_text(ranges: &[crate::record::Lines]) -> String {
+    let shown: Vec<String> = ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
+    shown.join(", ")
+}
+
+/// The last line of a file the budget reduced to its outline and `ranges`, `shown` of its
+/// `definitions` in the outline.
+pub(crate) fn reduced_marker(
+    max: usize,
+    tokenizer: Tokenizer,
+    kept: &Kept<'_>,
+    ranges: &[crate::record::Lines],
+    (shown, definitions): (usize, usize),
+) -> String {
+    let lines = if ranges.is_empty() {
+        String::new()
+    } else {
+        format!(" and lines {}", ranges_text(ranges))
+    };
+    format!(
+        "[... {} reached: kept the outline ({shown} of {definitions} definitions){lines} of \
+         1-{} ({} of {} tokens); the rest: @{}#La-b for lines a-b, or raise --max-tokens ...]",
+        budget(max, tokenizer),
+        kept.total_lines,
+        kept.kept_tokens,
+        kept.total_tokens,
+        kept.path,
     )
 }
 

@@ -1,6 +1,6 @@
 //! The token budget's decisions on a piece of content (assembly.md §7, "Limits on content"):
-//! placed whole, cut at a line with a marker ending what it kept, or left out with a note in
-//! its place; the room for the content's frame and for the note that may end the output is
+//! placed whole, reduced (`reduced.rs`), cut at a line with a marker ending what it kept, or
+//! left out with a note in its place; the room for the content's frame and for the note that may end the output is
 //! kept in every decision.
 
 use std::borrow::Cow;
@@ -18,11 +18,14 @@ use crate::run::{Item, Run};
 pub(crate) struct Counted<'t> {
     pub(crate) text: Cow<'t, str>,
     pub(crate) tokens: Option<usize>,
+    /// The whole text of the file the content shows, when it may be reduced rather than cut
+    /// (a file mentioned without a range).
+    pub(crate) whole: Option<&'t str>,
 }
 
 impl<'t> From<Cow<'t, str>> for Counted<'t> {
     fn from(text: Cow<'t, str>) -> Counted<'t> {
-        Counted { text, tokens: None }
+        Counted { text, tokens: None, whole: None }
     }
 }
 
@@ -39,7 +42,7 @@ impl Run<'_> {
         item: &mut Item<'_>,
         (probe, place, note): (&Entry<'_>, Place, bool),
     ) -> Fitted<'t> {
-        let Counted { text, tokens } = content;
+        let Counted { text, tokens, whole } = content;
         let counting = self.out.budget.counting();
         let tokens = match tokens {
             None if counting => Some(self.out.budget.content_tokens(&text)),
@@ -54,14 +57,20 @@ impl Run<'_> {
         // which stand for tokens without counting anything).
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
         let note_bytes = crate::cut::note_bytes(max, tokenizer);
-        if self.out.budget.fits_bytes(text.len() + overhead.len() + note_bytes) {
+        // An item's own cap (an attachment's) holds whatever the budget leaves.
+        let cap = self.item_cap;
+        if cap.is_none_or(|c| text.len() <= c)
+            && self.out.budget.fits_bytes(text.len() + overhead.len() + note_bytes)
+        {
             self.count_placed(tokens, item);
             return Fitted::Place(text);
         }
         let note_reserve = self.out.budget.note_reserve();
         // A Markdown fence may grow with the content: two tokens of slack.
         let frame = self.out.budget.frame_tokens(&overhead) + 2 + note_reserve;
-        let Some(avail) = self.out.budget.left(0).checked_sub(frame) else {
+        let Some(avail) =
+            self.out.budget.left(0).checked_sub(frame).map(|a| a.min(cap.unwrap_or(a)))
+        else {
             // Not even the frame fits: left out, uncounted.
             return self.left_out(path, item, note);
         };
@@ -91,12 +100,17 @@ impl Run<'_> {
             kept_tokens: 0,
             total_tokens: self.out.budget.tokenizer().scale(total_tokens) as u64,
         };
+        if let Some(whole) = whole
+            && let Some(reduced) = self.reduce(whole, &kept, avail, item)
+        {
+            return Fitted::Place(Cow::Owned(reduced));
+        }
         self.shorten(&text, kept, avail, item, note)
     }
 
     /// Adds the tokens of content placed (whole or cut; not what the budget left out) to its
     /// record and the run's total, when the run counts.
-    fn count_placed(&mut self, o200k: Option<usize>, item: &mut Item<'_>) {
+    pub(crate) fn count_placed(&mut self, o200k: Option<usize>, item: &mut Item<'_>) {
         if self.out.budget.counting()
             && let Some(n) = o200k
         {
@@ -151,6 +165,8 @@ impl Run<'_> {
                 total_lines: kept.total_lines,
                 kept_tokens: kept.kept_tokens,
                 total_tokens: kept.total_tokens,
+                view: None,
+                ranges: Vec::new(),
             });
             self.diagnose_item(item, Code::TokenBudget, message);
             let mut out = String::with_capacity(cut.text.len() + marker.len() + 2);

@@ -61,6 +61,8 @@ mod options;
 mod out;
 mod printer;
 pub mod record;
+mod reduced;
+mod reducer;
 mod reference;
 pub mod render;
 mod resolve;
@@ -78,6 +80,7 @@ pub use attach::{Attachment, AttachmentReason, Attachments};
 pub use ctx_fs::sanitize;
 pub use options::{DEFAULT_MAX_TOKENS, Format, Limits, Mode, OnError, Options};
 pub use record::Assembly;
+pub use reducer::{Reduce, Reduced, Reducer};
 pub use resolve::{Resolution, Resolver};
 
 /// An error of one of the leaf operations, with the diagnostic code it maps to.

@@ -353,7 +353,7 @@ impl Run<'_> {
                 encoding,
                 content: Cow::Borrowed(""),
             };
-            let counted = Counted { text: clean, tokens: count };
+            let counted = Counted { text: clean, tokens: count, whole: None };
             let probe = (&entry, Place::InDirectory, false);
             match self.spend(counted, &shown, item, probe) {
                 Fitted::Place(content) => {

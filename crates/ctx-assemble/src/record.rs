@@ -148,6 +148,14 @@ pub struct CutRecord {
     pub kept_tokens: u64,
     /// Tokens of the content before the cut.
     pub total_tokens: u64,
+    /// `outline` when the file was reduced to its outline and the ranges in `ranges` rather
+    /// than cut at its head (`kept` is then the first of them); written only then.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<String>,
+    /// The ranges of lines kept beside the outline, in line order; written only when some
+    /// were.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ranges: Vec<Lines>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -8,7 +8,7 @@ use ctx_syntax::{Code, Reference, Selector, TargetKind, ToolCall};
 use serde_json::Value;
 
 use crate::document::Selected;
-use crate::fit::Fitted;
+use crate::fit::{Counted, Fitted};
 use crate::is_markdown;
 use crate::out::Place;
 use crate::printer::{Entry, encoding_message};
@@ -99,6 +99,7 @@ impl Run<'_> {
         if resolved.content.is_none()
             && reference.selector.is_none()
             && self.may_stream(&resolved.path)
+            && self.item_cap.is_none()
             && let Outcome::Done = self.stream_file(resolved, item)
         {
             return;
@@ -170,7 +171,10 @@ impl Run<'_> {
             encoding,
             content: Cow::Borrowed(""),
         };
-        let clean = match self.spend(clean.into(), path, item, (&entry, Place::Entry, true)) {
+        // A file mentioned whole may be reduced to its outline and ranges rather than cut.
+        let whole = reference.selector.is_none().then_some(&text[..]);
+        let counted = Counted { text: clean, tokens: None, whole };
+        let clean = match self.spend(counted, path, item, (&entry, Place::Entry, true)) {
             Fitted::Place(clean) => clean,
             Fitted::Dropped(Some(note)) => Cow::Owned(note),
             Fitted::Dropped(None) => return,

@@ -106,6 +106,14 @@ pub(crate) struct Run<'a> {
     /// Where each included document of the chain was included from (the chain's documents
     /// after the first): what a diagnostic about its text as a whole names.
     pub(crate) sites: Vec<crate::record::At>,
+    /// The prompt being expanded, when the run's text is one: what a reduced file keeps
+    /// the lines for.
+    pub(crate) prompt: Option<&'a str>,
+    /// The most o200k tokens the content of the item at hand may take (an attachment's
+    /// `max_tokens`), besides what the budget leaves.
+    pub(crate) item_cap: Option<usize>,
+    /// The ranges the item at hand keeps first when it is reduced (an attachment's).
+    pub(crate) item_ranges: Vec<crate::record::Lines>,
     /// The message of the `E_BUDGET` that stopped the run, once it has.
     pub(crate) budget_stop: Option<String>,
     /// In the directory or glob expansion being written: the first file the token budget
@@ -156,6 +164,9 @@ impl<'a> Run<'a> {
             params: ParamsMerger::new(),
             tools: ToolBudget::new(setup.options.limits.max_scan_bytes, REGEX_BUDGET),
             sites: Vec::new(),
+            prompt: None,
+            item_cap: None,
+            item_ranges: Vec::new(),
             budget_stop: None,
             dir_drop: None,
             hints: resolve::Hints::default(),

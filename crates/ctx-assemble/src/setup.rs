@@ -1,10 +1,11 @@
 //! [`Setup`]: what a run reads with and by, lent by the assembler that starts it: the
-//! sandbox, the options, the tools, the resolver and the front matter memo.
+//! sandbox, the options, the tools, the resolver, the reducer and the front matter memo.
 
 use ctx_fs::Sandbox;
 
 use crate::memo::FrontMatterMemo;
 use crate::options::Options;
+use crate::reducer::Reducer;
 use crate::resolve::Resolver;
 use crate::tools::Tools;
 
@@ -15,5 +16,6 @@ pub(crate) struct Setup<'a> {
     pub(crate) options: &'a Options,
     pub(crate) tools: &'a Tools,
     pub(crate) resolver: Option<&'a dyn Resolver>,
+    pub(crate) reducer: Option<&'a dyn Reducer>,
     pub(crate) front_matter: &'a FrontMatterMemo,
 }

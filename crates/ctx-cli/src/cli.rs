@@ -443,6 +443,10 @@ pub(crate) struct MessagesArgs {
     /// Largest image attached, in bytes [default: 20 MiB].
     #[arg(long, value_name = "N")]
     pub(crate) max_image_bytes: Option<u64>,
+    /// Attach the ranked files the prompt does not mention, as `ctx expand --auto` does:
+    /// with --max-tokens, fitted to what the request leaves.
+    #[arg(long)]
+    pub(crate) auto: bool,
     #[command(flatten)]
     pub(crate) agent: AgentRulesArgs,
 }
@@ -517,6 +521,14 @@ pub(crate) struct IndexArgs {
     /// rebuilt. Configuration: `suggest_data_files`.
     #[arg(long)]
     pub(crate) data_files: bool,
+    /// Keep running: hold the index in memory, keep it current with a file watch and answer
+    /// `ctx suggest`, `ctx expand --auto` and `ctx index` of this workspace on a socket in
+    /// the cache folder (Unix only; docs/suggest.md, "The index service").
+    #[arg(long)]
+    pub(crate) watch: bool,
+    /// With --watch: end after this many seconds without a question.
+    #[arg(long, value_name = "SECONDS", default_value_t = 3600, requires = "watch")]
+    pub(crate) idle: u64,
 }
 
 #[derive(Debug, Args)]

@@ -149,7 +149,11 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
         Provider::Anthropic => ctx::tokens::Tokenizer::AnthropicEstimate,
         _ => ctx::tokens::Tokenizer::O200k,
     };
-    let ctx = settings.context_counting(Mode::Append, format, tokenizer)?;
+    let ctx = if args.auto {
+        ranking_context(settings, format, tokenizer)?
+    } else {
+        settings.context_counting(Mode::Append, format, tokenizer)?
+    };
     let mut builder = ctx
         .conversation()
         .rules(if args.rules.is_empty() { config.active_rules.clone() } else { args.rules.clone() })
@@ -158,6 +162,12 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
         .max_image_bytes(args.max_image_bytes.or(config.max_image_bytes).unwrap_or(20 << 20));
     if let Some(dir) = &config.rules_dir {
         builder = builder.rules_dir(dir.clone());
+    }
+    if args.auto {
+        let opts = ctx::SuggestOptions::default()
+            .limit(ctx::FIT_CANDIDATES)
+            .max_tokens(Some(settings.autocontext.max_tokens));
+        builder = builder.auto(Some(opts));
     }
     let mut agent_view = None;
     if let Some(rules) = crate::rules::agent_view(&ctx, &args.agent)? {
@@ -216,6 +226,35 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
         || built.prompt.diagnostics.iter().any(|d| d.code.severity() == Severity::Error)
         || built.warnings.iter().any(|w| w.code.severity() == Severity::Error);
     Ok(if errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// The context of `ctx messages --auto`: a ranking context counting in `tokenizer`, its
+/// index stored in the cache folder; or, when that folder cannot hold it, kept in memory
+/// after a warning.
+fn ranking_context(
+    settings: &Settings,
+    format: Format,
+    tokenizer: ctx::tokens::Tokenizer,
+) -> anyhow::Result<ctx::Context> {
+    let ctx = settings.ranking_context_counting(Mode::Append, format, tokenizer)?;
+    let stored = settings.cache_dir().and_then(|dir| {
+        ctx.with_index_store(dir)
+            .map_err(|err| anyhow::anyhow!("cannot open the cache {}: {err}", dir.display()))
+    });
+    match stored {
+        Ok(stored) => Ok(stored),
+        Err(err) => {
+            if !settings.quiet {
+                let why = crate::term::visible(&format!("{err:#}").replace(['\n', '\r'], " "))
+                    .into_owned();
+                let _ = writeln!(
+                    io::stderr(),
+                    "warning: the suggestion index is not stored ({why}); ranking without it"
+                );
+            }
+            Ok(ctx)
+        }
+    }
 }
 
 /// `~N`: an entry of mai's history counted from the newest.

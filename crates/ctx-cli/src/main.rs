@@ -24,6 +24,8 @@ mod picker;
 mod progress;
 mod refs;
 mod rules;
+#[cfg(unix)]
+mod service;
 mod settings;
 mod sources;
 mod suggest;
@@ -77,7 +79,8 @@ fn run() -> anyhow::Result<ExitCode> {
     // diagnostics and logs nothing at the default level.
     let long_running = matches!(cli.command, Command::Lsp(_) | Command::Mcp)
         || matches!(&cli.command, Command::Assemble(a) if a.watch)
-        || matches!(&cli.command, Command::Check(a) if a.watch);
+        || matches!(&cli.command, Command::Check(a) if a.watch)
+        || matches!(&cli.command, Command::Index(a) if a.watch);
     init_logging(cli.global.verbose, cli.global.quiet, long_running);
     if let Command::Completions(args) = &cli.command {
         // Generated into memory first: the generator panics when its writer fails, and a
@@ -138,6 +141,12 @@ fn run() -> anyhow::Result<ExitCode> {
         Command::PasteImage(args) => conversation::paste_image(&settings, args),
         Command::Sources(args) => sources::run(&settings, args),
         Command::Resolve(args) => sources::resolve(&settings, args),
+        #[cfg(unix)]
+        Command::Index(args) if args.watch => service::serve::run(&settings, args),
+        #[cfg(not(unix))]
+        Command::Index(args) if args.watch => {
+            anyhow::bail!("ctx index --watch needs Unix (Linux or macOS): there is no service here")
+        }
         Command::Index(args) => index::run(&settings, args),
         Command::Suggest(args) => suggest::run(&settings, args),
         Command::Outline(args) => outline::run(&settings, args),

@@ -224,6 +224,28 @@ impl Settings {
         }
     }
 
+    /// Everything of the settings that decides what the suggestion index holds and how it
+    /// ranks, as text: a service that keeps the index answers a command only when the two
+    /// agree (the command's own output settings are left out).
+    pub(crate) fn index_settings_text(&self) -> String {
+        let options = Options { mode: Mode::Append, format: Format::Xml, ..self.options.clone() };
+        format!(
+            "{:?}",
+            (
+                env!("CARGO_PKG_VERSION"),
+                &self.root,
+                &self.allow,
+                &self.deny,
+                options,
+                self.max_file_bytes,
+                self.suggest_symbols,
+                self.suggest_data_files,
+                &self.project_allow,
+                &self.config_dir,
+            )
+        )
+    }
+
     /// The cache folder, or why there is none.
     pub(crate) fn cache_dir(&self) -> anyhow::Result<&Path> {
         match &self.cache_dir {
@@ -276,6 +298,22 @@ impl Settings {
     ) -> anyhow::Result<ctx::Context> {
         let options = Options { mode, format, ..self.options.clone() };
         self.build(self.builder(options).cache_capacity(0).max_walk_entries(usize::MAX))
+    }
+
+    /// [`Settings::ranking_context`] counting in `tokenizer` unless a tokenizer was chosen, as
+    /// [`Settings::context_counting`]: `ctx messages --auto`.
+    pub(crate) fn ranking_context_counting(
+        &self,
+        mode: Mode,
+        format: Format,
+        tokenizer: ctx::tokens::Tokenizer,
+    ) -> anyhow::Result<ctx::Context> {
+        let options = Options { mode, format, ..self.options.clone() };
+        let mut builder = self.builder(options).cache_capacity(0).max_walk_entries(usize::MAX);
+        if !self.tokenizer_chosen {
+            builder = builder.tokenizer(tokenizer);
+        }
+        self.build(builder)
     }
 
     /// Builds a context, its notices reported.

@@ -60,6 +60,11 @@ fn rank(
     prompt: &str,
     opts: &SuggestOptions,
 ) -> anyhow::Result<Vec<Suggestion>> {
+    // The workspace's index service answers when it runs and vouches for its index.
+    #[cfg(unix)]
+    if let Some(found) = crate::service::ask::suggest(settings, ctx, prompt, opts) {
+        return Ok(found);
+    }
     match ctx.suggest(prompt, opts) {
         Err(err)
             if matches!(err.kind(), ctx::ErrorKind::Suggest(e)
@@ -103,6 +108,13 @@ fn render_plan(plan: &ctx::FitPlan) -> String {
                 let lines: Vec<String> =
                     ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
                 format!("{}:{}  {} tokens", c.path, lines.join(","), c.tokens)
+            }
+            ctx::suggest::fit::View::Outline(ranges) => {
+                let lines: Vec<String> =
+                    ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
+                let lines =
+                    if lines.is_empty() { String::new() } else { format!(":{}", lines.join(",")) };
+                format!("{}{lines}  outline, {} tokens", c.path, c.tokens)
             }
         };
         if c.summary.is_empty() {

@@ -96,8 +96,12 @@ mod root_rule;
 mod sandbox;
 pub mod sanitize;
 mod settings;
+#[cfg(unix)]
+mod socket;
 mod store;
 mod stream;
+#[cfg(all(unix, feature = "watch"))]
+mod sync_watch;
 mod text;
 mod walk;
 mod walk_par;
@@ -119,8 +123,12 @@ pub use root::{RefusedRoot, real_path_of};
 pub use root_rule::{RootRefusal, root_refusal};
 pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
 pub use settings::{IgnoreSettings, Limits};
+#[cfg(unix)]
+pub use socket::{Listener, MAX_SOCKET_PATH, SocketDir};
 pub use store::{Mapped, Store, StoreLock};
 pub use stream::{Ended, STREAM_PART_BYTES, Streamed, TextStream};
+#[cfg(all(unix, feature = "watch"))]
+pub use sync_watch::{Changes, MAX_PENDING_CHANGES, SyncWatcher, Wake};
 pub use text::{Text, WeakText};
 pub use walk::{COUNT_PAST_LIMIT, SkipReason, Skipped, Walk, WalkEntry, WalkOptions, split_glob};
 #[cfg(feature = "watch")]

@@ -193,6 +193,11 @@ impl Sandbox {
         self.roots[root.0].kind
     }
 
+    /// What walks skip: ignore files, hidden entries, the folders skipped by name.
+    pub fn ignore_settings(&self) -> &IgnoreSettings {
+        &self.ignore
+    }
+
     /// The limits in force.
     pub fn limits(&self) -> &Limits {
         &self.limits

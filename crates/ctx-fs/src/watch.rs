@@ -78,7 +78,7 @@ impl Sandbox {
 
 /// Whether an event says that something changed, not only that it was looked at: opens,
 /// reads, closes without a write and access times are left out.
-fn changes(kind: &EventKind) -> bool {
+pub(crate) fn changes(kind: &EventKind) -> bool {
     match kind {
         EventKind::Access(AccessKind::Close(notify::event::AccessMode::Write)) => true,
         EventKind::Access(_) => false,

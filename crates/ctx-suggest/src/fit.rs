@@ -1,6 +1,6 @@
 //! Choosing what of the ranked files fills a token budget: per file, nothing, some of its
-//! ranges, or the whole file, by value per token. No I/O: the candidates come measured
-//! ([`crate::Index::candidates`]).
+//! ranges, its outline with its ranges, or the whole file, by value per token. No I/O: the
+//! candidates come measured ([`crate::Index::candidates`]).
 
 use serde::Serialize;
 
@@ -25,6 +25,10 @@ pub struct Candidate {
     /// pieces with the least evidence of a file longer than the budget, which are not
     /// measured.
     pub ranges: Vec<(LineRange, f64, usize)>,
+    /// Its outline view, when it has one and it is smaller than the whole file: the o200k
+    /// tokens its content is held to, and the ranges it shows beside the outline
+    /// ([`crate::reduce`]).
+    pub outline: Option<(usize, Vec<LineRange>)>,
 }
 
 /// Files measured at a time by [`crate::Index::candidates`].
@@ -92,6 +96,8 @@ pub enum View {
     Whole,
     /// These ranges, in line order.
     Ranges(Vec<LineRange>),
+    /// Its outline and these ranges, in line order, within the choice's tokens.
+    Outline(Vec<LineRange>),
 }
 
 /// A file chosen to fill a budget.
@@ -118,16 +124,20 @@ struct State {
     taken: Vec<bool>,
     /// Whether the whole file is.
     whole: bool,
+    /// Whether its outline view is (in place of its pieces).
+    outline: bool,
     /// The share of the file the pieces hold.
     share: f64,
     tokens: usize,
 }
 
-/// A step of [`choose`]: a piece of a file, or the whole file in place of its pieces.
+/// A step of [`choose`]: a piece of a file, or the whole file or its outline view in place
+/// of its pieces.
 #[derive(Clone, Copy)]
 enum Step {
     Piece(usize),
     Whole,
+    Outline,
 }
 
 /// The value of holding `share` of a file worth `worth`: nothing for nothing, else a first
@@ -135,6 +145,9 @@ enum Step {
 fn value(worth: f64, share: f64) -> f64 {
     if share <= 0.0 { 0.0 } else { worth * (GLIMPSE + (1.0 - GLIMPSE) * share.min(1.0)) }
 }
+
+/// What the outline itself is worth beside the ranges it shows, as a share of the file.
+const OUTLINE_SHARE: f64 = 0.2;
 
 /// Fills `budget` tokens from `candidates` (best ranked first): each step takes, for some
 /// file, one of its pieces or the whole file in place of its pieces, whichever gives the
@@ -203,15 +216,22 @@ pub fn choose(
                 state.share += candidates[i].share(p);
             }
             Step::Whole => state.whole = true,
+            Step::Outline => state.outline = true,
         }
     }
     candidates
         .iter()
         .zip(states)
-        .filter(|(_, s)| s.whole || s.taken.iter().any(|t| *t))
+        .filter(|(_, s)| s.whole || s.outline || s.taken.iter().any(|t| *t))
         .map(|(c, s)| {
             let all = s.taken.iter().all(|t| *t) && c.covered();
-            let view = if s.whole || all { View::Whole } else { View::Ranges(joined(c, &s.taken)) };
+            let view = if s.outline {
+                View::Outline(c.outline.as_ref().map(|o| o.1.clone()).unwrap_or_default())
+            } else if s.whole || all {
+                View::Whole
+            } else {
+                View::Ranges(joined(c, &s.taken))
+            };
             Choice {
                 path: c.path.clone(),
                 view,
@@ -236,7 +256,7 @@ struct Best {
 /// equals): a piece (the one with the most evidence while the file has none), or the whole
 /// file.
 fn best_step(c: &Candidate, state: &State, worth: f64, wrap: usize, left: isize) -> Option<Best> {
-    if state.whole {
+    if state.whole || state.outline {
         return None;
     }
     let now = value(worth, state.share);
@@ -266,6 +286,14 @@ fn best_step(c: &Candidate, state: &State, worth: f64, wrap: usize, left: isize)
     if let Some(whole) = c.whole {
         consider(Step::Whole, worth - now, as_signed(whole + wrap) - as_signed(state.tokens));
     }
+    // The outline view, in place of the pieces taken so far (as the whole file is).
+    if let Some((share, tokens)) = outline_share(c) {
+        consider(
+            Step::Outline,
+            value(worth, share) - now,
+            as_signed(tokens + wrap) - as_signed(state.tokens),
+        );
+    }
     pick
 }
 
@@ -284,6 +312,16 @@ fn joined(c: &Candidate, taken: &[bool]) -> Vec<LineRange> {
         }
     }
     out
+}
+
+/// The share of file `c` its outline view holds, and its content's tokens: the share of the
+/// pieces its ranges overlap, and [`OUTLINE_SHARE`] for the map of the rest.
+fn outline_share(c: &Candidate) -> Option<(f64, usize)> {
+    let (tokens, shown) = c.outline.as_ref()?;
+    let overlaps = |r: &LineRange| shown.iter().any(|s| s.start <= r.end && r.start <= s.end);
+    let held: f64 =
+        (0..c.ranges.len()).filter(|&p| overlaps(&c.ranges[p].0)).map(|p| c.share(p)).sum();
+    Some(((held + OUTLINE_SHARE).min(1.0), *tokens))
 }
 
 #[cfg(test)]
@@ -306,6 +344,7 @@ mod tests {
                 .iter()
                 .map(|&(start, end, w, t)| (LineRange { start, end }, w, t))
                 .collect(),
+            outline: None,
         }
     }
 
@@ -458,6 +497,52 @@ mod tests {
                     assert!(r.windows(2).all(|w| w[0].end + 1 < w[1].start), "{r:?}");
                 }
             }
+            let spent: usize = chosen.iter().map(|c| c.tokens).sum();
+            assert!(spent <= budget, "{budget}: {spent}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod outline_tests {
+    use super::*;
+
+    /// A long file whose evidence is spread over ten places: ten ranges cost more than its
+    /// outline view, which holds most of them.
+    fn spread(outline: Option<(usize, Vec<LineRange>)>) -> Candidate {
+        let ranges = (0..10)
+            .map(|i| (LineRange { start: i * 200 + 1, end: i * 200 + 40 }, 0.1, 400))
+            .collect();
+        Candidate {
+            path: "src/spread.rs".to_owned(),
+            score: 5.0,
+            summary: String::new(),
+            lines: 2000,
+            whole: None,
+            ranges,
+            outline,
+        }
+    }
+
+    #[test]
+    fn a_spread_file_is_shown_as_its_outline_when_that_is_worth_more_per_token() {
+        let shown: Vec<LineRange> =
+            (0..8).map(|i| LineRange { start: i * 200 + 11, end: i * 200 + 20 }).collect();
+        let candidates = vec![spread(Some((900, shown.clone())))];
+        let chosen = choose(&candidates, 1000, &|_| 10);
+        assert_eq!(chosen.len(), 1);
+        assert_eq!(chosen[0].view, View::Outline(shown.clone()));
+        assert_eq!(chosen[0].tokens, 910);
+        let json = serde_json::to_value(&chosen[0]).unwrap();
+        assert_eq!(json["view"], "outline");
+        assert_eq!(json["lines"][0]["start"], 11);
+        // Without an outline view, two ranges.
+        let chosen = choose(&[spread(None)], 1000, &|_| 10);
+        assert!(matches!(&chosen[0].view, View::Ranges(r) if r.len() == 2), "{chosen:?}");
+        // A budget that holds the outline view and more: the ranges left are not added to
+        // it, and the budget is never passed.
+        for budget in [0, 500, 909, 910, 4000, 10_000] {
+            let chosen = choose(&[spread(Some((900, shown.clone())))], budget, &|_| 10);
             let spent: usize = chosen.iter().map(|c| c.tokens).sum();
             assert!(spent <= budget, "{budget}: {spent}");
         }

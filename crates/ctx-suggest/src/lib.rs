@@ -42,12 +42,13 @@ pub mod outline;
 mod par;
 mod query;
 mod rank;
+pub mod reduce;
 pub mod symbols;
 pub mod tokenize;
 
 pub use classify::{FileClass, classify, is_data_path, is_generated};
 pub use error::{Error, ErrorKind, Result};
-pub use index::{FIELDS, Field, Index, IndexSettings, UpdateStats};
+pub use index::{FIELDS, Field, Index, IndexSettings, MAX_PARTIAL_FOLDERS, UpdateStats};
 pub use lines::LineRange;
 pub use rank::{Demotions, Weights};
 pub use symbols::SymbolSource;
@@ -200,8 +201,9 @@ impl Index {
         // The tokens the measured files could fill: whole, or all their ranges.
         let mut material = 0usize;
         for batch in round.chunks(fit::BATCH) {
-            let found =
-                par::map(batch, 2, |scored| self.measure(sandbox, scored, &terms, opts, budget));
+            let found = par::map(batch, 2, |scored| {
+                self.measure(sandbox, scored, (prompt, &terms), opts, budget)
+            });
             for c in found.into_iter().flatten() {
                 material += c.material().min(budget / 2);
                 out.push(c);
@@ -217,7 +219,7 @@ impl Index {
         &self,
         sandbox: &Sandbox,
         scored: &rank::Scored,
-        terms: &[String],
+        (prompt, terms): (&str, &[String]),
         opts: &Options,
         budget: usize,
     ) -> Option<fit::Candidate> {
@@ -259,7 +261,7 @@ impl Index {
             }
         }
         let whole = (measured <= budget).then_some(measured);
-        let ranges = pieces
+        let ranges: Vec<(lines::LineRange, f64, usize)> = pieces
             .iter()
             .zip(tokens)
             .filter_map(|(p, tokens)| Some((p.range, p.evidence, tokens?)))
@@ -269,6 +271,17 @@ impl Index {
             score: (scored.score * 1000.0).round() / 1000.0,
             summary,
             lines: u32::try_from(text.lines().count()).unwrap_or(u32::MAX),
+            outline: {
+                // The outline view shows the pieces with the most evidence per line first.
+                let mut preferred: Vec<(lines::LineRange, f64)> = ranges
+                    .iter()
+                    .filter(|r| r.1 > 0.0)
+                    .map(|r| (r.0, r.1 / f64::from(r.0.end - r.0.start + 1)))
+                    .collect();
+                preferred.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.start.cmp(&b.0.start)));
+                let preferred: Vec<lines::LineRange> = preferred.into_iter().map(|r| r.0).collect();
+                reduce::view(&file.path, &text, (prompt, &preferred), whole, budget)
+            },
             whole,
             ranges,
         })

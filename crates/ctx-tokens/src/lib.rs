@@ -22,11 +22,17 @@
 //! assert_eq!((cut.text, cut.truncated), ("one two\n", true));
 //! ```
 
+mod ascii;
+mod memo;
 mod o200k;
 mod table;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::thread;
+
+/// The most worker threads of a [`Background`].
+pub const MAX_WORKERS: usize = 4;
 
 /// Below this many bytes in all, [`count_many`] counts on the calling thread.
 const PARALLEL_THRESHOLD: usize = 256 * 1024;
@@ -85,6 +91,7 @@ fn count_many_with<S: AsRef<str> + Sync>(
                         let Some(text) = texts.get(i) else { break };
                         done.push((i, count(text.as_ref())));
                     }
+                    o200k::release_state();
                     done
                 })
             })
@@ -98,6 +105,112 @@ fn count_many_with<S: AsRef<str> + Sync>(
         counts[i] = n;
     }
     counts
+}
+
+/// Counts running on a thread of their own while the caller goes on: texts handed over in
+/// chunks, each chunk's pieces counted apart as [`count`] would (BPE counts are not additive
+/// across the places a text is cut, so each piece is counted whole), each chunk's sum handed
+/// back with its length.
+///
+/// The assembler hands over what it wrote and asks for the sums only when a decision needs
+/// them, so counting runs beside reading and writing rather than between them. A few worker
+/// threads (as many as the cores, at most [`MAX_WORKERS`]) count every chunk of a caller, so
+/// their states (the lazy DFA's, the counts of pieces met) stay warm from one chunk to the
+/// next; sums come back in the order they are done.
+#[derive(Debug)]
+pub struct Background {
+    work: Option<mpsc::SyncSender<(String, Vec<usize>)>>,
+    done: mpsc::Receiver<(usize, usize)>,
+    workers: Vec<thread::JoinHandle<()>>,
+    /// Chunks handed over whose sums were not taken yet.
+    outstanding: usize,
+}
+
+impl Background {
+    /// Starts the worker; at most `queue` chunks wait for it before [`Background::send`] waits
+    /// in turn, so the memory held stays bounded.
+    pub fn new(queue: usize) -> Background {
+        let (work, inbox) = mpsc::sync_channel::<(String, Vec<usize>)>(queue);
+        let inbox = std::sync::Arc::new(std::sync::Mutex::new(inbox));
+        let (outbox, done) = mpsc::channel();
+        let n = thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, MAX_WORKERS);
+        let workers = (0..n)
+            .map(|_| {
+                let (inbox, outbox) = (inbox.clone(), outbox.clone());
+                thread::spawn(move || {
+                    loop {
+                        // The lock is held while waiting for a chunk, not while counting it.
+                        let next = inbox.lock().ok().and_then(|inbox| inbox.recv().ok());
+                        let Some((text, ends)) = next else { break };
+                        let (mut start, mut total) = (0, 0usize);
+                        for end in ends {
+                            if let Some(piece) = text.get(start..end) {
+                                total = total.saturating_add(count(piece));
+                            }
+                            start = end;
+                        }
+                        if outbox.send((text.len(), total)).is_err() {
+                            break;
+                        }
+                    }
+                    o200k::release_state();
+                })
+            })
+            .collect();
+        Background { work: Some(work), done, workers, outstanding: 0 }
+    }
+
+    /// Hands over a chunk: the pieces of `text` that end at each of `ends` (increasing, each
+    /// on a character boundary, the last at most `text.len()`; a piece that is not is left
+    /// out).
+    pub fn send(&mut self, text: String, ends: Vec<usize>) {
+        if let Some(work) = &self.work {
+            if work.send((text, ends)).is_err() {
+                self.rethrow();
+            }
+            self.outstanding += 1;
+        }
+    }
+
+    /// A chunk counted since the last call, as its length in bytes and its sum, without
+    /// waiting.
+    pub fn poll(&mut self) -> Option<(usize, usize)> {
+        let done = self.done.try_recv().ok()?;
+        self.outstanding -= 1;
+        Some(done)
+    }
+
+    /// The next chunk counted, waiting for it; `None` when every chunk handed over was taken.
+    pub fn wait(&mut self) -> Option<(usize, usize)> {
+        if self.outstanding == 0 {
+            return None;
+        }
+        match self.done.recv() {
+            Ok(done) => {
+                self.outstanding -= 1;
+                Some(done)
+            }
+            Err(_) => self.rethrow(),
+        }
+    }
+
+    /// The workers are gone while chunks were outstanding: one panicked; so does the caller.
+    fn rethrow(&mut self) -> ! {
+        self.work = None;
+        for worker in self.workers.drain(..) {
+            if let Err(panic) = worker.join() {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        unreachable!("the counting workers ended with chunks outstanding")
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        // The workers end once the chunks queued are counted; nothing waits for them.
+        self.work = None;
+    }
 }
 
 /// A text cut to a token budget.
@@ -266,6 +379,31 @@ mod tests {
         assert_eq!(count_many(&texts), serial);
         assert_eq!(count_many(&["a b", ""]), [2, 0]);
         assert_eq!(count_many::<&str>(&[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn background_sums_the_pieces_counted_apart() {
+        let text = "one two\nthree four\nfn f() {}\n".to_owned();
+        let ends = vec![4, 8, text.len()];
+        let apart = count(&text[..4]) + count(&text[4..8]) + count(&text[8..]);
+        let mut counter = Background::new(2);
+        assert_eq!(counter.wait(), None);
+        for _ in 0..5 {
+            counter.send(text.clone(), ends.clone());
+        }
+        // Ends that are not on a character boundary or past the text count nothing.
+        counter.send("ünï".to_owned(), vec![1, 100]);
+        let mut sums = Vec::new();
+        while let Some(done) = counter.poll().or_else(|| counter.wait()) {
+            sums.push(done);
+        }
+        // In the order they were done, which workers may change.
+        sums.sort_unstable();
+        let mut expected = vec![(text.len(), apart); 5];
+        expected.push(("ünï".len(), 0));
+        expected.sort_unstable();
+        assert_eq!(sums, expected);
+        assert_eq!(counter.poll(), None);
     }
 
     #[test]

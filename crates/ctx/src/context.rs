@@ -413,7 +413,9 @@ impl ContextBuilder {
         let index = index.map(|index| {
             crate::source_index::verified(index, &sandbox, sources_store().as_deref())
         });
-        let mut assembler = Assembler::new(Arc::new(sandbox), self.options).with_tools(self.tools);
+        let mut assembler = Assembler::new(Arc::new(sandbox), self.options)
+            .with_tools(self.tools)
+            .with_reducer(Arc::new(crate::reduce::OutlineReducer));
         match (self.resolver, &index) {
             (Some(resolver), _) => assembler = assembler.with_resolver(resolver),
             (None, Some(index)) => {

@@ -71,6 +71,7 @@ pub struct ConversationBuilder {
     max_image_bytes: u64,
     max_tokens: Option<usize>,
     agent: Option<ctx_agents::Rules>,
+    auto: Option<crate::SuggestOptions>,
 }
 
 /// A built conversation, with what went into it.
@@ -225,6 +226,7 @@ impl Context {
             max_image_bytes: image::DEFAULT_MAX_IMAGE_BYTES,
             max_tokens: None,
             agent: None,
+            auto: None,
         }
     }
 }
@@ -271,6 +273,16 @@ impl ConversationBuilder {
     /// attachments are cut to what is left.
     pub fn max_tokens(mut self, tokens: Option<usize>) -> ConversationBuilder {
         self.max_tokens = tokens.filter(|t| *t > 0);
+        self
+    }
+
+    /// Attaches the ranked files the prompt does not mention to the user's turn, as
+    /// `ctx expand --auto` does ([`Context::fit_prompt`]): with a request budget
+    /// ([`ConversationBuilder::max_tokens`]) they fill what the system prompt, the history
+    /// and the prompt's own mentions leave of it; without one, `opts.max_tokens` (2 000 when
+    /// unset). `opts.limit` files are looked at, at most [`crate::FIT_CANDIDATES`].
+    pub fn auto(mut self, opts: Option<crate::SuggestOptions>) -> ConversationBuilder {
+        self.auto = opts;
         self
     }
 
@@ -389,7 +401,7 @@ impl ConversationBuilder {
             options.limits.max_tokens = max.saturating_sub(base).max(1);
             options.count_tokens = true;
         }
-        let expanded = assembler.assemble_str(prompt, "-");
+        let expanded = self.expand(&assembler, prompt)?;
         let images = self.images(prompt, &mut warnings);
         let user = if before_user.is_empty() {
             expanded.content.clone()
@@ -399,6 +411,21 @@ impl ConversationBuilder {
         let conversation = Conversation { system: system_text, history: turns, user, images };
         let agent = self.agent;
         Ok(BuiltConversation { conversation, system, prompt: expanded, warnings, agent })
+    }
+
+    /// The user's prompt expanded with `assembler`, within what its budget leaves; with
+    /// [`ConversationBuilder::auto`], the ranked files fitted after its own mentions.
+    fn expand(&self, assembler: &Assembler, prompt: &str) -> Result<Assembly, Error> {
+        let Some(opts) = &self.auto else { return Ok(assembler.assemble_str(prompt, "-")) };
+        let options = assembler.options();
+        let left = match self.max_tokens {
+            Some(_) => options.limits.max_tokens,
+            None => opts.max_tokens.unwrap_or(2000),
+        };
+        // The plan is in o200k tokens, measured on what the context's assembler writes, which
+        // lays out as this one (its budget only is the request's).
+        let plan = self.ctx.fit_prompt(prompt, options.tokenizer.o200k_within(left), opts)?;
+        Ok(assembler.assemble_str_with(prompt, "-", plan.attachments.as_slice().into()))
     }
 
     /// mai's history: the project's `.mai/history.json`, else the home folder's, through the

@@ -1,13 +1,13 @@
 //! [`Context::fit_prompt`]: the plan of a prompt's context within a token budget. The
 //! prompt's own mentions come first, as the assembler expands them; the ranked files fill
-//! what they leave, each whole or as its ranges, by value per token
+//! what they leave, each whole, as its ranges or as its outline with ranges, by value per token
 //! (`ctx_suggest::fit::choose`); every figure is measured on the rendered output, wrappers,
 //! tags and headings included, and the plan is checked against the budget by assembling it.
 
 use ctx_assemble::record::Lines;
 use ctx_assemble::{Assembly, Attachment};
-use ctx_suggest::Index;
 use ctx_suggest::fit::{self, Choice, View};
+use ctx_suggest::{Index, LineRange};
 
 use crate::context::Context;
 use crate::error::Error;
@@ -67,19 +67,23 @@ impl Context {
         candidates.retain(|c| !mentioned.contains(&c.path.as_str()));
         let (section, wrap) = self.wrappers(prompt, own_tokens, &candidates);
         let overhead = |path: &str| wrap + ctx_tokens::count(path);
-        let own_cut = budget_warned(&own);
         let mut room = left.saturating_sub(section);
         let mut margin = MARGIN;
         loop {
             let choices = fit::choose(&candidates, room, &overhead);
-            let attachments = attachments(&choices);
-            let (tokens, cut) = if attachments.is_empty() {
-                (own_tokens, false)
+            let attachments = attachments(&choices, &candidates);
+            let (tokens, assembly) = if attachments.is_empty() {
+                (own_tokens, None)
             } else {
                 let assembly = self.expand_prompt_with(prompt, &attachments);
-                (added_tokens(prompt, &assembly), !own_cut && budget_warned(&assembly))
+                (added_tokens(prompt, &assembly), Some(assembly))
             };
+            let cut = assembly.as_ref().is_some_and(suggestion_cut);
             if (tokens <= max_tokens && !cut) || choices.is_empty() {
+                let mut choices = choices;
+                if let Some(assembly) = &assembly {
+                    written_views(&mut choices, assembly);
+                }
                 return Ok(FitPlan { attachments, choices, tokens, own_tokens });
             }
             // Over the budget, or within it only because the assembler cut or left out an
@@ -133,12 +137,26 @@ fn added_tokens(prompt: &str, assembly: &Assembly) -> usize {
     ctx_tokens::count(rest)
 }
 
-/// The attachments of the choices: a whole file, or one per range.
-fn attachments(choices: &[Choice]) -> Vec<Attachment> {
+/// The attachments of the choices: a whole file, one per range, or the whole file held to
+/// the tokens of its outline view (which the assembler's reducer then shows).
+fn attachments(choices: &[Choice], candidates: &[fit::Candidate]) -> Vec<Attachment> {
     let mut out = Vec::new();
     for c in choices {
         match &c.view {
             View::Whole => out.push(Attachment::suggested(c.path.clone(), None)),
+            View::Outline(_) => {
+                let candidate = candidates.iter().find(|k| k.path == c.path);
+                match candidate.and_then(|k| Some((k, k.outline.as_ref()?.0))) {
+                    Some((k, cap)) => {
+                        // Its best ranges first, as the fitter measured the view.
+                        let ranges =
+                            k.ranges.iter().map(|r| Lines { start: r.0.start, end: r.0.end });
+                        let within = Attachment::suggested_within(&c.path, cap, ranges.collect());
+                        out.push(within);
+                    }
+                    None => out.push(Attachment::suggested(c.path.clone(), None)),
+                }
+            }
             View::Ranges(ranges) => out.extend(ranges.iter().map(|r| {
                 Attachment::suggested(c.path.clone(), Some(Lines { start: r.start, end: r.end }))
             })),
@@ -151,7 +169,27 @@ fn attachments(choices: &[Choice]) -> Vec<Attachment> {
 /// many.
 const MARGIN: usize = 32;
 
-/// Whether the assembler cut or left out anything for the token budget (`W_BUDGET`).
-fn budget_warned(assembly: &Assembly) -> bool {
-    assembly.diagnostics.iter().any(|d| d.code == ctx_diagnostics::Code::TokenBudget)
+/// Whether the assembler cut or left out a suggested attachment for the token budget: an
+/// outline view, held to its own tokens and reduced to them by design, is not such a cut.
+fn suggestion_cut(assembly: &Assembly) -> bool {
+    assembly.references.iter().filter(|r| r.suggested).any(|r| {
+        r.dropped > 0 || r.cut.as_ref().is_some_and(|cut| cut.view.as_deref() != Some("outline"))
+    })
+}
+
+/// The outline views as the assembly wrote them: the ranges its reducer kept (a file that
+/// fitted whole after all is the whole file).
+fn written_views(choices: &mut [Choice], assembly: &Assembly) {
+    for c in choices.iter_mut().filter(|c| matches!(c.view, View::Outline(_))) {
+        let written = assembly.references.iter().find(|r| r.suggested && r.path == c.path);
+        let Some(record) = written else { continue };
+        match &record.cut {
+            Some(cut) if cut.view.as_deref() == Some("outline") => {
+                let ranges = cut.ranges.iter().map(|l| LineRange { start: l.start, end: l.end });
+                c.view = View::Outline(ranges.collect());
+            }
+            None if !record.truncated => c.view = View::Whole,
+            _ => {}
+        }
+    }
 }

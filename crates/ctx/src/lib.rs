@@ -58,6 +58,7 @@ mod error;
 mod fit;
 mod outline;
 mod outline_tool;
+mod reduce;
 mod resolve;
 mod roots;
 mod source_index;
@@ -85,6 +86,8 @@ pub use outline_tool::{Outline, OutlineOptions, TOOL_MAX_TOKENS};
 pub use resolve::{ResolveReport, ResolveStatus};
 pub use roots::{Notice, Trust};
 pub use suggestions::SuggestOptions;
+#[cfg(unix)]
+pub use suggestions::socket_dir;
 
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]

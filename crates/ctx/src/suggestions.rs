@@ -15,6 +15,24 @@ use crate::suggest_state::State;
 /// weights.
 pub type SuggestOptions = ctx_suggest::Options;
 
+/// The folder of the sockets of the services that keep indexes current (`ctx index --watch`),
+/// created (mode 0700) if missing and checked: see [`ctx_fs::SocketDir`]. Unix only.
+///
+/// # Ambient Authority
+///
+/// This names `dir` by path, using the process's ambient authority once.
+///
+/// # Errors
+///
+/// When the folder cannot be made, or is not the user's own and closed to others.
+#[cfg(unix)]
+#[allow(clippy::disallowed_methods)] // The one folder of the sockets, named by the caller.
+pub fn socket_dir(dir: impl AsRef<std::path::Path>) -> Result<ctx_fs::SocketDir, Error> {
+    let dir = dir.as_ref();
+    let path = dir.to_str().ok_or_else(|| ErrorKind::NotUtf8(dir.to_path_buf()))?;
+    Ok(ctx_fs::SocketDir::open(path, cap_std::ambient_authority()).map_err(ErrorKind::Fs)?)
+}
+
 impl Context {
     /// The same context with its suggestion index stored in `dir` between runs (as
     /// [`ContextBuilder::cache_dir`](crate::ContextBuilder::cache_dir) does), the folder
@@ -118,6 +136,44 @@ impl Context {
     pub fn suggest(&self, prompt: &str, opts: &SuggestOptions) -> Result<Vec<Suggestion>, Error> {
         let sandbox = self.sandbox();
         self.ask(|index: &Index| index.suggest(sandbox, prompt, opts))
+    }
+
+    /// Brings the index held in memory up to date after changes at `changed` (paths relative
+    /// to the workspace's root, as a watch of the sandbox reports them), listing only their
+    /// folders ([`Index::refresh_paths`]); the stored index is not written (see
+    /// [`Context::save_index`]). `Ok(None)` when no index is held yet or only a walk of the
+    /// whole workspace can tell ([`Context::update_index`] then).
+    ///
+    /// # Errors
+    ///
+    /// When a folder cannot be listed.
+    pub fn update_index_paths(&self, changed: &[&str]) -> Result<Option<UpdateStats>, Error> {
+        let mut slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(index) = slot.as_mut() else { return Ok(None) };
+        Ok(index.refresh_paths(self.sandbox(), changed).map_err(ErrorKind::Suggest)?)
+    }
+
+    /// Stores the index held in memory, written whole, when the context has a store and holds
+    /// an index; returns the bytes written (0 when nothing was).
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be written.
+    pub fn save_index(&self) -> Result<u64, Error> {
+        let slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        match (slot.as_ref(), &self.suggest.store) {
+            (Some(index), Some(store)) => Ok(index.save(store).map_err(ErrorKind::Suggest)?),
+            _ => Ok(0),
+        }
+    }
+
+    /// `f` on the index held in memory as it is: no walk looks for changes first, so the
+    /// caller vouches that the workspace did not change since the index was last brought up to
+    /// date (a process that watches it, after [`Context::update_index`]). `None` when no
+    /// index is held yet.
+    pub fn with_index_as_is<T>(&self, f: impl FnOnce(&Index) -> T) -> Option<T> {
+        let slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        slot.as_ref().map(f)
     }
 
     /// `ask` of the index, brought up to date while it answers (the stored index on the

@@ -8,10 +8,13 @@
 //!   registry has too few), beside `cat` of the same files, like with like: both to /dev/null,
 //!   then both to a file in the data directory (cat in chunks of 1000 arguments, its times
 //!   summed), each run of one right after the other's;
-//! - `ctx expand @big.txt` of one 200 MiB text file with the limits off, beside `cat big.txt`,
-//!   both to /dev/null;
+//! - `ctx expand @big.txt` of one 200 MiB file of real source text with the limits off, and
+//!   `ctx assemble` of a document that includes it, beside `cat big.txt`, all to /dev/null;
+//! - `ctx expand @src/` of the assembly tree under budgets, beside the same without one;
 //! - `ctx rules --agent all` on a project of 200 agents' rule files, beside the process start
 //!   (`ctx check` of a one-line document);
+//! - `ctx sources` cold and warm on the source index bench's build, beside the process start and
+//!   a naive index in Python;
 //! - the peak resident set of each: the `%M` of GNU `/usr/bin/time` when it works, else the
 //!   `VmHWM` of `/proc/<pid>/status` read every 2 ms while it runs (which can miss growth in
 //!   the last 2 ms of the run; `CTX_BENCH_POLL_RSS=1` chooses it anyway).
@@ -31,15 +34,21 @@ use crate::{Result, cargo, display, run_command};
 
 mod attacks;
 mod big;
+mod budget;
 mod messages;
 mod rules;
 mod scale;
+mod sources;
 mod suggest;
 
 pub(super) use attacks::{SHAPES as ATTACKS, START as ATTACK_START};
-pub(super) use big::{BIG, BIG_CAT, BIG_PEAK};
+pub(super) use big::{BIG, BIG_ASSEMBLE, BIG_CAT, BIG_PEAK};
+pub(super) use budget::{BETWEEN, BETWEEN_PEAK, COUNTED, SMALL, UNBUDGETED};
 pub(super) use messages::{MESSAGES, MESSAGES_BASELINE, MESSAGES_PEAK};
 pub(super) use rules::{RULES, RULES_PEAK, RULES_START};
+pub(super) use sources::{
+    COLD as SOURCES_COLD, NAIVE as SOURCES_NAIVE, START as SOURCES_START, WARM as SOURCES_WARM,
+};
 pub(super) use suggest::{
     AUTO_WARM, INDEX_BYTES, INDEX_COLD, INDEX_PEAK, INDEX_UPDATE, LIST_CAT, QUERY_WARM,
 };
@@ -87,9 +96,11 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let mut measured = completion(&ctx, &data, &sizes)?;
     measured.extend(assembly(&ctx, &data, &sizes)?);
     measured.extend(big::run(&ctx, &data, &sizes)?);
+    measured.extend(budget::run(&ctx, &data, &sizes)?);
     measured.extend(suggest::run(&ctx, &data, &sizes)?);
     measured.extend(messages::run(&ctx, &data, &sizes)?);
     measured.extend(rules::run(&ctx, &data, &sizes)?);
+    measured.extend(sources::run(&ctx, &data, &sizes)?);
     measured.extend(attacks::run(&ctx, &data, &sizes)?);
     Ok(measured)
 }
@@ -98,6 +109,19 @@ pub(super) fn run(root: &Path, quick: bool) -> Result<Vec<Measured>> {
 pub(super) fn run_attacks(root: &Path, quick: bool) -> Result<Vec<Measured>> {
     let (ctx, data, sizes) = prepare(root, quick)?;
     attacks::run(&ctx, &data, &sizes)
+}
+
+/// The token budget's measurements alone (`cargo xtask bench budget`).
+pub(super) fn run_budget(root: &Path, quick: bool) -> Result<Vec<Measured>> {
+    let (ctx, data, sizes) = prepare(root, quick)?;
+    budget::run(&ctx, &data, &sizes)
+}
+
+/// `ctx sources` as a user runs it alone (with `cargo xtask bench sources`, beside the
+/// in-process bench).
+pub(super) fn run_sources(root: &Path, quick: bool) -> Result<Vec<Measured>> {
+    let (ctx, data, sizes) = prepare(root, quick)?;
+    sources::run(&ctx, &data, &sizes)
 }
 
 /// The suggestion measurements alone (`cargo xtask bench suggest`).
@@ -376,6 +400,16 @@ impl Memory {
     /// document with errors exits 1), to /dev/null; only a crash is an error.
     fn run_any(&self, cmd: Command, data: &Path) -> Result<(Duration, Option<u64>)> {
         self.run_status(cmd, data, None, true)
+    }
+
+    /// [`Memory::run_any`] with the output written to `stdout`.
+    fn run_any_to(
+        &self,
+        cmd: Command,
+        data: &Path,
+        stdout: fs::File,
+    ) -> Result<(Duration, Option<u64>)> {
+        self.run_status(cmd, data, Some(stdout), true)
     }
 
     fn run_status(

@@ -13,7 +13,7 @@
 use ctx_diagnostics::Code;
 
 use crate::agent::Agent;
-use crate::env::{Env, join, parent, shown_dir};
+use crate::env::{Env, join, shown_dir};
 use crate::lint::{self, Diagnostic};
 use crate::model::{Cut, Placement, Reason, Rules, Segment, Unit, Why};
 use crate::read;
@@ -68,7 +68,9 @@ impl Reader for Codex {
         for dir in &chain {
             project_file(env, &mut view, dir, &names, &config, &mut remaining);
         }
-        elsewhere(env, &mut view, &chain, &names);
+        // The other `AGENTS.md` files of the workspace: Codex reads none below the working
+        // folder, nor beside it; nor the rule files of the chain of other names.
+        crate::reader::others(env, &mut view, &chain, &names, false);
         view.finish()
     }
 
@@ -226,33 +228,4 @@ fn cap(file: &str, max: u64, total: u64, kept: u64) -> Diagnostic {
     };
     Diagnostic::new(Code::RulesCap, Agent::Codex, file, (1, 1), message)
         .hint("shorten the AGENTS.md files, or raise project_doc_max_bytes in ~/.codex/config.toml")
-}
-
-/// The other `AGENTS.md` files of the workspace: Codex reads none below the working folder,
-/// nor beside it; and the rule files of the chain it does not read.
-fn elsewhere(env: &Env<'_>, view: &mut View, chain: &[String], names: &[String]) {
-    let loaded: Vec<String> = view.rules.pieces.iter().map(|p| p.path.clone()).collect();
-    let survey = env.survey();
-    let mut entries = Vec::new();
-    for path in &survey.files {
-        let dir = parent(path);
-        let name = &path[dir.len() + usize::from(!dir.is_empty())..];
-        if loaded.contains(path) || view.rules.not_loaded.iter().any(|n| &n.path == path) {
-            continue;
-        }
-        let in_chain = chain.iter().any(|d| d == dir);
-        let read_here = names.iter().any(|n| n == name);
-        let reason = match (in_chain, read_here) {
-            (true, false) => Reason::NotThisAgent,
-            (false, true) if crate::env::is_within(dir, &env.cwd) => {
-                Reason::WrongFolder { dir: dir.to_owned() }
-            }
-            (false, true) => Reason::WrongFolder { dir: shown_dir(dir).to_owned() },
-            _ => continue,
-        };
-        entries.push((path.clone(), reason));
-    }
-    for (path, reason) in entries {
-        view.not_file(path, reason);
-    }
 }

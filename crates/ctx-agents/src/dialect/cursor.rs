@@ -117,6 +117,7 @@ fn mode_of(view: &mut View, shown: &str, front: &Front<'_>) -> Option<Mode> {
 /// The `AGENTS.md` files of the subfolders of the opened folder: sent when a file of their
 /// folder is worked on, else listed as loaded then.
 fn nested(env: &Env<'_>, view: &mut View) {
+    crate::reader::survey_note(env, view);
     let project = env.project_place();
     let lazy = env.lazy_dirs();
     let mut entries = Vec::new();

@@ -202,6 +202,7 @@ fn mode_of(view: &mut View, shown: &str, front: &Front<'_>) -> Option<Mode> {
 /// The `AGENTS.md` files of the subfolders of the working folder: "auto-glob for that
 /// directory", sent when a file of it is worked on.
 fn nested(env: &Env<'_>, view: &mut View, chain: &[String]) {
+    crate::reader::survey_note(env, view);
     let project = env.project_place();
     let mut entries = Vec::new();
     for path in &env.survey().files {

@@ -252,6 +252,40 @@ fn a_hundred_thousand_rule_files_are_bounded() {
     }
 }
 
+/// A workspace larger than the walk's limit, with an `AGENTS.md` past it: every agent whose
+/// rules it surveys says the walk stopped, rather than reporting a complete view.
+#[test]
+fn a_survey_stopped_at_its_limit_is_said() {
+    let tree = Tree::new();
+    tree.mkdir("repo/.git");
+    for i in 0..40 {
+        tree.write(&format!("repo/a{i:02}/f.rs"), "fn f() {}\n");
+    }
+    tree.write("repo/z/AGENTS.md", "nested rules\n");
+    let mut limits = Limits::default();
+    limits.max_walk_entries = 20;
+    let views = every_view_with(&tree, "repo", None, limits);
+    for (rules, _) in &views {
+        if matches!(
+            rules.agent,
+            Agent::Claude
+                | Agent::Codex
+                | Agent::Copilot
+                | Agent::Gemini
+                | Agent::Cline
+                | Agent::Cursor
+                | Agent::Windsurf
+        ) {
+            assert!(
+                rules.notes.iter().any(|n| n.contains("stopped at its limit")),
+                "{}: {:?}",
+                rules.agent,
+                rules.notes
+            );
+        }
+    }
+}
+
 /// A brace bomb in `paths:` and `globs:`: counted, refused, no hang.
 #[test]
 fn brace_bombs_are_refused() {

@@ -1,11 +1,12 @@
 //! The token budget keeps everything the model receives within it (assembly.md §7, "Limits on
 //! content"): for random files, mentions, formats and budgets, the exact o200k count of the
 //! output without the prompt's own text is at most the budget, and every file the budget cut
-//! or left out is said in the output.
+//! or left out is said in the output, whatever a reducer gives for a file that does not fit.
 
 use std::sync::Arc;
 
-use ctx_assemble::{Assembler, Format, Options};
+use ctx_assemble::record::Lines;
+use ctx_assemble::{Assembler, Format, Options, Reduce, Reduced, Reducer};
 use ctx_fs::Sandbox;
 use proptest::prelude::*;
 
@@ -13,6 +14,24 @@ fn assembler(dir: &std::path::Path, options: Options) -> Assembler {
     let sandbox =
         Sandbox::builder(dir.to_str().unwrap()).open(cap_std::ambient_authority()).unwrap();
     Assembler::new(Arc::new(sandbox), options)
+}
+
+/// A reducer that gives whatever it is told to, heedless of its room: `times` copies of the
+/// file's first lines with a hidden character, ranges made up. The assembler must keep the
+/// budget and make the text visible whatever a reducer gives.
+struct Careless {
+    times: usize,
+}
+
+impl Reducer for Careless {
+    fn reduce(&self, file: &Reduce<'_>) -> Option<Reduced> {
+        if self.times == 0 {
+            return None;
+        }
+        let head: String = file.text.lines().take(3).map(|l| format!("{l}\u{202E}\n")).collect();
+        let ranges = vec![Lines { start: 1, end: 3 }, Lines { start: 10, end: 12 }];
+        Some(Reduced::new(head.repeat(self.times), ranges, 1, 2))
+    }
 }
 
 /// The words files are made of: prose, code, digits, punctuation, wide characters.
@@ -59,6 +78,7 @@ proptest! {
         budget in prop::sample::select(vec![1usize, 10, 60, 120, 200, 300, 500, 900, 2000, 5000]),
         format in format(),
         directory in any::<bool>(),
+        reduced in prop::sample::select(vec![0usize, 1, 4, 40, 4000]),
     ) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("d")).unwrap();
@@ -74,7 +94,10 @@ proptest! {
         }
         let mut options = Options { format, ..Options::for_prompt() };
         options.limits.max_tokens = budget;
-        let assembly = assembler(dir.path(), options).assemble_str(&prompt, "-");
+        let assembler = assembler(dir.path(), options)
+            .with_reducer(Arc::new(Careless { times: reduced }));
+        let assembly = assembler.assemble_str(&prompt, "-");
+        prop_assert!(!assembly.content.contains('\u{202E}'), "a hidden character in the output");
         let out = assembly.content.replacen(&prompt, "", 1);
         let n = ctx_tokens::count(&out);
         prop_assert!(n <= budget, "{n} tokens over a budget of {budget}:\n{}", assembly.content);
@@ -89,5 +112,129 @@ proptest! {
                 prop_assert!(out.contains(&spent), "{}", out);
             }
         }
+    }
+}
+
+/// A tree of the shapes that stress counting: many empty files, one long line of words, one
+/// long word, code. `big` scales the long ones.
+fn hostile_tree(big: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("t");
+    std::fs::create_dir(&root).unwrap();
+    for i in 0..2000 {
+        std::fs::write(root.join(format!("e{i:04}.txt")), "").unwrap();
+    }
+    std::fs::write(root.join("line.txt"), "word and ünï 42 ".repeat(big / 16)).unwrap();
+    std::fs::write(root.join("word.txt"), "a".repeat(big / 4)).unwrap();
+    std::fs::write(root.join("code.rs"), "fn main() {\n    let x = 1;\n}\n".repeat(big / 28))
+        .unwrap();
+    dir
+}
+
+fn expand_tree(
+    dir: &std::path::Path,
+    max_tokens: usize,
+    count_tokens: bool,
+) -> ctx_assemble::Assembly {
+    let mut options = Options { format: Format::Xml, count_tokens, ..Options::for_prompt() };
+    options.limits.max_tokens = max_tokens;
+    options.limits.max_files = 0;
+    options.limits.max_lines = 0;
+    options.limits.max_output_bytes = 0;
+    let mut limits = ctx_fs::Limits::default();
+    limits.max_file_bytes = 64 << 20;
+    let sandbox = Sandbox::builder(dir.to_str().unwrap())
+        .limits(limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    Assembler::new(Arc::new(sandbox), options).assemble_str("see @t/", "-")
+}
+
+/// Attack: an expansion whose bytes pass the budget while its tokens do not, over many empty
+/// files and megabytes of one line and one word, so that what is written is counted beside the
+/// writing, chunk by chunk. What must not happen: a count other than the plain one (the output
+/// must be the unbudgeted output, byte for byte, and the records' tokens those of a plain
+/// count), a cut, a hang.
+#[test]
+fn a_budget_between_tokens_and_bytes_counts_beside_the_writing_exactly() {
+    let dir = hostile_tree(1 << 20);
+    let plain = expand_tree(dir.path(), 0, false);
+    let bytes = plain.content.len();
+    let tokens = ctx_tokens::count(&plain.content.replacen("see @t/", "", 1));
+    assert!(tokens < bytes / 2, "{tokens} tokens of {bytes} bytes");
+    let budgeted = expand_tree(dir.path(), bytes / 2, true);
+    assert_eq!(budgeted.content, plain.content);
+    assert!(budgeted.references.iter().all(|r| r.cut.is_none() && r.dropped == 0));
+    let counted = expand_tree(dir.path(), 0, true);
+    assert_eq!(budgeted.stats.tokens, counted.stats.tokens);
+    assert!(counted.stats.tokens.is_some());
+    // A budget just under the count cuts, and what is written stays within it.
+    let tight = expand_tree(dir.path(), tokens - 1000, false);
+    let n = ctx_tokens::count(&tight.content.replacen("see @t/", "", 1));
+    assert!(n <= tokens - 1000, "{n} tokens over {}", tokens - 1000);
+}
+
+/// A file mentioned whole that does not fit is what the reducer gives, with its marker and
+/// record; a ranged mention, or a reducer with nothing to give, is cut at its head as before.
+#[test]
+fn a_reduced_file_says_what_it_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=300).map(|i| format!("line {i} of a with some words here\n")).collect();
+    std::fs::write(dir.path().join("a.txt"), &text).unwrap();
+    let mut options = Options { format: Format::Json, ..Options::for_prompt() };
+    options.limits.max_tokens = 500;
+    let reduce =
+        |times| assembler(dir.path(), options.clone()).with_reducer(Arc::new(Careless { times }));
+    let assembly = reduce(1).assemble_str("see @a.txt", "-");
+    let out = &assembly.content;
+    assert!(out.contains("line 1 of a with some words here\\u{202E}\n"), "{out}");
+    assert!(out.contains(
+        "[... token budget of 500 (o200k) reached: kept the outline (1 of 2 definitions) and lines \
+         1-3, 10-12 of 1-300 ("
+    ), "{out}");
+    assert!(out.contains("the rest: @a.txt#La-b for lines a-b, or raise --max-tokens ...]"));
+    let cut = assembly.references[0].cut.as_ref().unwrap();
+    assert_eq!(cut.view.as_deref(), Some("outline"));
+    assert_eq!(cut.ranges, vec![Lines { start: 1, end: 3 }, Lines { start: 10, end: 12 }]);
+    assert_eq!(cut.kept, Lines { start: 1, end: 3 });
+    assert_eq!((cut.total_lines, cut.total_tokens), (300, 3000));
+    assert_eq!(assembly.references[0].tokens, Some(cut.kept_tokens));
+    let warning = &assembly.diagnostics[0];
+    assert!(warning.message.contains("a.txt reduced to its outline and lines 1-3, 10-12 of 300"));
+    // The same inputs, the same bytes.
+    assert_eq!(reduce(1).assemble_str("see @a.txt", "-").content, assembly.content);
+    // A reduction over the room: cut at the head.
+    for (prompt, times) in [("see @a.txt", 4000), ("see @a.txt#L1-200", 1), ("see @a.txt", 0)] {
+        let assembly = reduce(times).assemble_str(prompt, "-");
+        let cut = assembly.references[0].cut.as_ref().unwrap();
+        assert_eq!(cut.view, None, "{prompt}");
+        assert!(assembly.content.contains("reached: kept lines 1-"), "{}", assembly.content);
+    }
+}
+
+/// An attachment held to its own tokens is reduced (or cut) to them whatever the budget
+/// leaves, and one that fits them is whole.
+#[test]
+fn an_attachment_within_its_own_tokens() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=300).map(|i| format!("line {i} of a with some words here\n")).collect();
+    std::fs::write(dir.path().join("a.txt"), &text).unwrap();
+    std::fs::write(dir.path().join("b.txt"), "one line\n").unwrap();
+    let mut options = Options::for_prompt();
+    options.limits.max_tokens = 50_000;
+    for times in [0, 1] {
+        let assembler =
+            assembler(dir.path(), options.clone()).with_reducer(Arc::new(Careless { times }));
+        let list = [
+            ctx_assemble::Attachment::suggested_within("a.txt", 120, Vec::new()),
+            ctx_assemble::Attachment::suggested_within("b.txt", 120, Vec::new()),
+        ];
+        let assembly = assembler.assemble_str_with("see", "-", list.as_slice().into());
+        let a = &assembly.references[0];
+        assert!(a.suggested && a.tokens.unwrap() <= 120, "{a:?}");
+        let cut = a.cut.as_ref().expect("cut to its tokens");
+        assert_eq!(cut.view.is_some(), times == 1, "{cut:?}");
+        assert!(assembly.content.contains("<file path=\"b.txt\">\none line\n</file>"));
+        assert!(assembly.references[1].cut.is_none());
     }
 }

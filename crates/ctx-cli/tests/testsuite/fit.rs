@@ -1,4 +1,5 @@
-//! CLI tests of the fitter: `ctx expand --auto --max-tokens N` and `ctx suggest --max-tokens N`
+//! CLI tests of the fitter: `ctx expand --auto --max-tokens N`, `ctx suggest --max-tokens N`
+//! and `ctx messages --auto --max-tokens N`
 //! on a workspace of many files; what a model receives never passes the budget, wrappers and
 //! headings included; the budget, not a file count, is the limit; the same inputs give the
 //! same bytes; an empty file is never proposed as lines 1-1.
@@ -122,4 +123,146 @@ fn an_empty_file_is_never_proposed_as_lines_1_1() {
     let auto = ctx_in(&dir).args(["expand", "--auto", PROMPT]).output().unwrap();
     let stderr = String::from_utf8_lossy(&auto.stderr);
     assert!(auto.status.success() && !stderr.contains("E_RANGE"), "{stderr}");
+}
+
+/// Every text of a request body the model receives: the system prompt and each turn's text.
+fn body_texts(body: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut take = |v: &Value| match v {
+        Value::String(s) => out.push(s.clone()),
+        Value::Array(parts) => {
+            out.extend(parts.iter().filter_map(|p| p["text"].as_str()).map(str::to_owned));
+        }
+        _ => {}
+    };
+    take(&body["system"]);
+    for m in body["messages"].as_array().unwrap() {
+        take(&m["content"]);
+    }
+    out
+}
+
+#[test]
+fn messages_auto_fits_the_request_for_both_providers() {
+    let dir = workspace();
+    for (provider, tokenizer) in [
+        ("openai", ctx::tokens::Tokenizer::O200k),
+        ("anthropic", ctx::tokens::Tokenizer::AnthropicEstimate),
+    ] {
+        for budget in [400, 1500, 8000] {
+            let out = ctx_in(&dir)
+                .args(["messages", "--auto", "--provider", provider, "--max-tokens"])
+                .arg(budget.to_string())
+                .arg(PROMPT)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let texts = body_texts(&body);
+            let all = texts.join("");
+            assert!(all.contains(PROMPT), "{provider} {budget}: {all}");
+            // The budget counts what the model receives but the prompt's own words.
+            let used = tokenizer.count(&all.replacen(PROMPT, "", 1));
+            assert!(used <= budget, "{provider} {budget}: {used} tokens\n{all}");
+            if budget >= 1500 {
+                assert!(all.contains("suggested for this prompt"), "{provider} {budget}: {all}");
+                assert!(all.contains("<file path=\"src/"), "{provider} {budget}: {all}");
+            }
+            // The same inputs, the same body.
+            let again = ctx_in(&dir)
+                .args(["messages", "--auto", "--provider", provider, "--max-tokens"])
+                .arg(budget.to_string())
+                .arg(PROMPT)
+                .output()
+                .unwrap();
+            assert_eq!(again.stdout, out.stdout, "{provider} {budget}");
+        }
+    }
+    // The fitter fills more of a larger budget.
+    let filled = |budget: &str| {
+        let out = ctx_in(&dir)
+            .args(["messages", "--auto", "--max-tokens", budget, PROMPT])
+            .output()
+            .unwrap();
+        let body: Value = serde_json::from_slice(&out.stdout).unwrap();
+        body_texts(&body).join("").len()
+    };
+    assert!(filled("8000") > filled("1500") && filled("1500") > filled("400"));
+}
+
+/// The workspace of [`workspace`] and a long file of long lines whose evidence is spread over
+/// forty functions of seventy lines.
+fn spread_workspace() -> TempDir {
+    let dir = workspace();
+    let mut long = String::new();
+    for f in 0..40 {
+        long.push_str(&format!("pub fn stage_{f}(ctx: &mut Context) -> Result<(), Error> {{\n"));
+        for j in 0..70 {
+            long.push_str(&match j {
+                35 => format!(
+                    "    let deadline = retry_timeout(ctx.pool, {f}); // retry timeout of the connection pool\n"
+                ),
+                _ => {
+                    let args: Vec<String> = (0..10).map(|k| format!("arg_{k}_{j}")).collect();
+                    format!("    ctx.step_{j}(value_{j} * {f} + offset_{j}, {})?;\n", args.join(", "))
+                }
+            });
+        }
+        long.push_str("    Ok(())\n}\n\n");
+    }
+    dir.child("src/stages.rs").write_str(&long).unwrap();
+    dir
+}
+
+#[test]
+fn a_long_file_with_spread_evidence_is_shown_as_its_outline() {
+    let dir = spread_workspace();
+    let out = ctx_in(&dir)
+        .args(["--format", "json", "suggest", "--max-tokens", "8000", PROMPT])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stages = plan.as_array().unwrap().iter().find(|c| c["path"] == "src/stages.rs");
+    let stages = stages.expect("src/stages.rs chosen");
+    assert_eq!(stages["view"], "outline", "{plan}");
+    let ranges = stages["lines"].as_array().unwrap();
+    assert!(!ranges.is_empty(), "{stages}");
+    let tokens = stages["tokens"].as_u64().unwrap();
+    // `expand --auto` shows what `suggest` planned: the outline and those ranges.
+    let out = ctx_in(&dir)
+        .args(["--format", "json", "expand", "--auto", "--max-tokens", "8000", PROMPT])
+        .output()
+        .unwrap();
+    let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let content = value["content"].as_str().unwrap();
+    assert!(added_tokens(content) <= 8000, "{content}");
+    assert!(content.contains("<file path=\"src/stages.rs\">\nsrc/stages.rs (2960 lines)\n"));
+    assert!(content.contains("  L1-73 pub fn stage_0(ctx: &mut Context) -> Result<(), Error> {"));
+    let first = &ranges[0];
+    let head = format!("[lines {}-{}]\n", first["start"], first["end"]);
+    assert!(content.contains(&head), "{head}: {content}");
+    assert!(content.contains("reached: kept the outline ("), "{content}");
+    let record = value["references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == "src/stages.rs")
+        .unwrap();
+    assert_eq!(record["suggested"], true);
+    assert_eq!(record["cut"]["view"], "outline");
+    assert_eq!(&record["cut"]["ranges"], &stages["lines"]);
+    // The element's content is held to what the plan counted for it.
+    assert!(record["tokens"].as_u64().unwrap() <= tokens, "{record}");
+}
+
+#[test]
+fn no_outline_view_under_its_smallest_budget() {
+    let dir = spread_workspace();
+    let out = ctx_in(&dir)
+        .args(["--format", "json", "suggest", "--max-tokens", "2000", PROMPT])
+        .output()
+        .unwrap();
+    let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(plan.as_array().unwrap().iter().all(|c| c["view"] != "outline"), "{plan}");
 }

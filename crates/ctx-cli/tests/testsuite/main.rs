@@ -25,8 +25,11 @@ mod outputs;
 #[cfg(unix)]
 mod permission;
 mod pointing;
+mod reduce;
 mod rules;
 mod servers;
+#[cfg(unix)]
+mod service;
 mod sources;
 mod suggest;
 #[cfg(unix)]

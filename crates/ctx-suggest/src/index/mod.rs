@@ -14,6 +14,7 @@ mod change;
 mod graph;
 mod names;
 mod parse;
+mod partial;
 mod parts;
 mod postings;
 mod refresh;
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use blob::{Blob, GraphParts};
 use names::{Names, Table, lookup};
+pub use partial::MAX_PARTIAL_FOLDERS;
 pub(crate) use parts::DefRec;
 use parts::{Defs, Parts, Refs};
 pub(crate) use postings::match_postings;
@@ -160,6 +162,9 @@ pub struct Index {
     blob: Blob,
     /// What the last refresh changed, for storing it as a segment.
     change: Option<change::Change>,
+    /// Whether the last walk of the whole workspace reached anything through a link; `None`
+    /// before one.
+    walked_links: Option<bool>,
 }
 
 impl Index {

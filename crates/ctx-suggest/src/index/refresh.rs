@@ -28,6 +28,22 @@ struct Interner {
     syms: FxHashMap<String, u32>,
 }
 
+/// What an update found, before the files it must read are read: the new file list (a kept
+/// record, or a slot for a file to read), the files to read with their slots, the change so
+/// far (tombstones) and the counts.
+pub(super) struct Listed<'w> {
+    pub(super) files: Vec<Option<(FileRec, bool)>>,
+    pub(super) todo: Vec<(usize, &'w WalkEntry)>,
+    pub(super) change: Change,
+    pub(super) stats: UpdateStats,
+    pub(super) started: Instant,
+}
+
+/// Whether a record's stamp is the entry's: the file need not be read again.
+pub(super) fn same_stamp(rec: &FileRec, entry: &WalkEntry) -> bool {
+    rec.len == entry.len && rec.mtime == mtime_of(entry) && rec.inode == entry.inode
+}
+
 /// Files read and parsed together before their terms are interned.
 const PARSE_BATCH: usize = 512;
 
@@ -87,24 +103,21 @@ impl Index {
         let started = Instant::now();
         let mut change = Change { before: self.mark(), ..Change::default() };
         self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
+        // A file reached through a link changes without a change under its own path: only a
+        // walk of everything sees it (see `Index::refresh_paths`).
+        self.walked_links = Some(walk.entries.iter().any(|e| e.via_symlink));
         let entries: Vec<&WalkEntry> = walk.files().collect();
-        let truncated = walk.truncated;
         // Keyed by the path moved out of each entry (and put back when it is kept).
         let mut old: FxHashMap<String, FileRec> = std::mem::take(&mut self.data.files)
             .into_iter()
             .map(|mut f| (std::mem::take(&mut f.path), f))
             .collect();
-        let mut stats = UpdateStats { truncated, ..UpdateStats::default() };
+        let mut stats = UpdateStats { truncated: walk.truncated, ..UpdateStats::default() };
         let mut files = Vec::with_capacity(entries.len());
         let mut todo = Vec::new();
-        for entry in &entries {
-            let path = entry.path.as_str();
-            match old.remove_entry(path) {
-                Some((path, mut rec))
-                    if rec.len == entry.len
-                        && rec.mtime == mtime_of(entry)
-                        && rec.inode == entry.inode =>
-                {
+        for entry in entries {
+            match old.remove_entry(entry.path.as_str()) {
+                Some((path, mut rec)) if same_stamp(&rec, entry) => {
                     rec.path = path;
                     stats.reused += 1;
                     files.push(Some((rec, false)));
@@ -112,13 +125,20 @@ impl Index {
                 found => {
                     // A file read again replaces its record: a tombstone for the old one.
                     change.removed.extend(found.map(|(path, _)| path));
-                    todo.push(files.len());
+                    todo.push((files.len(), entry));
                     files.push(None);
                 }
             }
         }
         stats.removed = old.len();
         change.removed.extend(old.into_keys());
+        self.take_in(sandbox, Listed { files, todo, change, stats, started })
+    }
+
+    /// Reads the files of `listed.todo` on every core, gives them ids and places their parts,
+    /// then drops the files that are gone and rebuilds what is worth rebuilding.
+    pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
+        let Listed { mut files, todo, mut change, mut stats, started } = listed;
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),
@@ -136,7 +156,7 @@ impl Index {
             stats.indexed += batch.len();
             self.resolve(&mut interner, batch);
             for (k, parsed) in batch.drain(..).enumerate() {
-                let slot = todo[first + k];
+                let slot = todo[first + k].0;
                 files[slot] = Some((self.intern(&mut interner, parsed, &mut fresh), true));
             }
         };
@@ -144,7 +164,7 @@ impl Index {
         crate::par::for_each_ordered(
             &todo,
             64,
-            |&i| parse_entry(sandbox, entries[i], settings),
+            |&(_, entry)| parse_entry(sandbox, entry, settings),
             |k, parsed| {
                 batch.push(parsed);
                 if batch.len() == PARSE_BATCH {
@@ -167,14 +187,22 @@ impl Index {
                 f
             })
             .collect();
-        change.fresh = todo.iter().map(|&i| i as u32).collect();
+        change.fresh = todo.iter().map(|&(i, _)| i as u32).collect();
+        self.settle(change, &mut stats, interner.base_terms);
+        stats.elapsed = started.elapsed();
+        Ok(stats)
+    }
+
+    /// After the files changed: the blob and the dictionary rebuilt when worth it, the change
+    /// kept for the store, the graph built again.
+    fn settle(&mut self, mut change: Change, stats: &mut UpdateStats, base_terms: usize) {
         let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
         let changed = stats.indexed > 0 || stats.removed > 0;
         if changed && self.blob.len() as u64 > live + live / 4 {
             self.rebuild_blob(|parts, bytes| (parts.postings, bytes.to_vec()));
             change.rewritten = true;
         }
-        if interner.base_terms == 0 {
+        if base_terms == 0 {
             self.data.live_terms = self.data.terms.len() as u32;
         } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
             change.rewritten |= self.compact();
@@ -186,8 +214,6 @@ impl Index {
             self.seal();
         }
         stats.files = self.data.files.len();
-        stats.elapsed = started.elapsed();
-        Ok(stats)
     }
 
     /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.

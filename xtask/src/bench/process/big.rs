@@ -1,51 +1,64 @@
-//! One 200 MiB text file: the release `ctx expand @big.txt` with the limits off, process start
-//! included, beside `cat big.txt` in the same run, both to /dev/null, runs interleaved, and
-//! the peak resident set of each.
+//! One 200 MiB text file of real source text (the cargo registry's `.rs` files one after
+//! another, generated lines when it has too few): the release `ctx expand @big.txt` with the
+//! limits off (`--max-tokens 0` too) and `ctx assemble` of a document that includes it, process
+//! start included, beside `cat big.txt` in the same run, all to /dev/null, runs interleaved,
+//! and the peak resident set of the expansion.
 
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::process::Command;
 
-use super::{Measured, Memory, Sizes, Value, cached, seconds};
+use super::{Measured, Memory, Sizes, Source, Value, cached, cargo_home, copy_sources, seconds};
 use crate::Result;
 
 pub(in crate::bench) const BIG: &str = "process/big_file";
+pub(in crate::bench) const BIG_ASSEMBLE: &str = "process/big_file_assemble";
 pub(in crate::bench) const BIG_CAT: &str = "process/big_file_cat";
 pub(in crate::bench) const BIG_PEAK: &str = "process/big_file_peak_rss";
 
 const BYTES: u64 = 200 * 1024 * 1024;
 
 pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured>> {
-    let dir = data.join("big-file");
-    cached(&dir, || generate(&dir))?;
+    let dir = data.join("big-file-real");
+    let registry = cargo_home().map(|home| home.join("registry").join("src"));
+    let source = cached(&dir, || generate(&dir, registry.as_deref()))?;
     let memory = Memory::probe(data);
     println!(
-        "big file: {} runs each of `ctx expand @big.txt` and `cat big.txt` in {}",
+        "big file: {} runs each of `ctx expand @big.txt`, `ctx assemble big.md` and `cat big.txt` \
+         in {} ({source})",
         sizes.runs,
         dir.display()
     );
     let limit = (2 * BYTES).to_string();
-    let (mut ctx_times, mut cat_times, mut peak) = (Vec::new(), Vec::new(), None);
+    let limits = ["--max-lines", "0", "--max-output-bytes", "0", "--max-tokens", "0", "-q"];
+    let (mut times, mut peak) = ([Vec::new(), Vec::new(), Vec::new()], None);
     for run in 0..=sizes.runs {
-        let mut cmd = Command::new(ctx);
-        cmd.args(["expand", "@big.txt", "--max-lines", "0", "--max-output-bytes", "0"])
-            .args(["--max-file-bytes", &limit, "-q"])
-            .current_dir(&dir);
-        let (time, rss) = memory.run(cmd, data, None)?;
+        let mut expand = Command::new(ctx);
+        expand.args(["expand", "@big.txt", "--max-file-bytes", &limit]).args(limits);
+        let mut assemble = Command::new(ctx);
+        assemble.args(["assemble", "big.md", "--max-file-bytes", &limit]).args(limits);
         let mut cat = Command::new("cat");
-        cat.arg("big.txt").current_dir(&dir);
-        let (cat_time, _) = memory.run(cat, data, None)?;
-        if run > 0 {
-            ctx_times.push(time);
-            cat_times.push(cat_time);
-            peak = peak.max(rss);
+        cat.arg("big.txt");
+        for (i, mut cmd) in [expand, assemble, cat].into_iter().enumerate() {
+            cmd.current_dir(&dir);
+            let (time, rss) = memory.run(cmd, data, None)?;
+            if run > 0 {
+                times[i].push(time);
+                if i == 0 {
+                    peak = peak.max(rss);
+                }
+            }
         }
     }
-    let detail = format!("one 200 MiB text file to /dev/null, median of {}", sizes.runs);
+    let detail = |what: &str| {
+        format!("one 200 MiB file of {source} text{what} to /dev/null, median of {}", sizes.runs)
+    };
+    let [expand, assemble, cat] = &times;
     let mut measured = vec![
-        seconds(BIG, &ctx_times, Some(BYTES), Some(detail)),
-        seconds(BIG_CAT, &cat_times, Some(BYTES), None),
+        seconds(BIG, expand, Some(BYTES), Some(detail(""))),
+        seconds(BIG_ASSEMBLE, assemble, Some(BYTES), Some(detail(", included by a document"))),
+        seconds(BIG_CAT, cat, Some(BYTES), None),
     ];
     if let Some(peak) = peak {
         measured.push(Measured {
@@ -62,14 +75,42 @@ pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured
     Ok(measured)
 }
 
-/// Lines of code-like text of varied length, with a wrapper tag and a backtick here and
-/// there, up to exactly [`BYTES`]; returns the size.
-fn generate(dir: &Path) -> Result<u64> {
+/// `big.txt`, exactly [`BYTES`] long: the registry's sources one after another, cut at a
+/// character boundary and padded with generated lines; and `big.md`, which includes it.
+fn generate(dir: &Path, registry: Option<&Path>) -> Result<Source> {
     fs::create_dir_all(dir)?;
-    let words = ["retry", "timeout", "handler", "let", "fn", "=", "{", "}", "(x)", "`code`"];
+    fs::write(dir.join("big.md"), "# All of it\n\n@big.txt\n")?;
     let mut out = std::io::BufWriter::new(fs::File::create(dir.join("big.txt"))?);
+    let mut written = 0u64;
+    if let Some(registry) = registry {
+        copy_sources(registry, &mut |content| {
+            let room = usize::try_from(BYTES - written).unwrap_or(usize::MAX);
+            let text = std::str::from_utf8(content).unwrap_or("");
+            let mut take = text.len().min(room);
+            while !text.is_char_boundary(take) {
+                take -= 1;
+            }
+            out.write_all(&text.as_bytes()[..take])?;
+            written += take as u64;
+            Ok(take == text.len() && written < BYTES)
+        })?;
+    }
+    let copied = written;
+    written += generated(&mut out, BYTES - written)?;
+    out.flush()?;
+    Ok(match copied {
+        0 => Source::Generated,
+        n if n == written => Source::Registry,
+        _ => Source::Mixed,
+    })
+}
+
+/// Lines of code-like text of varied length, with a wrapper tag and a backtick here and
+/// there, exactly `bytes` of them; returns the size.
+fn generated(out: &mut impl Write, bytes: u64) -> Result<u64> {
+    let words = ["retry", "timeout", "handler", "let", "fn", "=", "{", "}", "(x)", "`code`"];
     let (mut written, mut n) = (0u64, 0usize);
-    while written < BYTES {
+    while written < bytes {
         n += 1;
         let mut line = String::new();
         for k in 0..(3 + n % 12) {
@@ -80,10 +121,9 @@ fn generate(dir: &Path) -> Result<u64> {
             line.push_str("</file>");
         }
         line.push('\n');
-        let take = line.len().min(usize::try_from(BYTES - written).unwrap_or(usize::MAX));
+        let take = line.len().min(usize::try_from(bytes - written).unwrap_or(usize::MAX));
         out.write_all(&line.as_bytes()[..take])?;
         written += take as u64;
     }
-    out.flush()?;
     Ok(written)
 }

@@ -7,9 +7,14 @@
 //! - the baseline beside it, interleaved run by run: `rg --files` of the same tree, or
 //!   `find . -type f` where ripgrep is missing (it lists the ignored files too);
 //! - `ctx index` after one file changed (it must read that one file only);
+//! - with `ctx index --watch` running (Unix): a warm `ctx suggest` (its answer must be the
+//!   one ranked without the service), a `ctx suggest` right after one file changed, and the
+//!   service's peak resident set (Linux);
 //! - the size of the stored index;
 //! - and as attacks: a query for a word that only a file behind a link out of the tree holds
-//!   finds nothing, and the link back to the root (a cycle) ends the walk.
+//!   finds nothing, and the link back to the root (a cycle) ends the walk;
+//! - then every other command that walks the tree ([`walkers`]): its time, peak memory and
+//!   output, to be compared across sizes.
 //!
 //! `CTX_BENCH_CTX` names a `ctx` binary to measure instead of building the release one (a build
 //! of another commit, for a before-and-after table).
@@ -18,6 +23,7 @@
 //! with a `.done` stamp, so a rerun reuses them; `--quick` times each command fewer times.
 
 mod generate;
+mod walkers;
 
 use std::env;
 use std::fs;
@@ -49,6 +55,8 @@ struct Row {
     warm: f64,
     baseline: f64,
     update: f64,
+    /// Warm query, and query after one change, with a running service; its peak memory.
+    watched: Option<(f64, f64, Option<u64>)>,
 }
 
 pub(in crate::bench) fn run(root: &Path, quick: bool) -> Result {
@@ -83,7 +91,7 @@ pub(in crate::bench) fn run(root: &Path, quick: bool) -> Result {
     let mirrors = env::var_os("CTX_BENCH_MIRRORS").map(PathBuf::from);
     let registry = cargo_home().map(|home| home.join("registry").join("src"));
     let mut pool = None;
-    let mut rows = Vec::new();
+    let (mut rows, mut walked) = (Vec::new(), Vec::new());
     for files in sizes {
         let tree = dir.join(format!("tree-{files}"));
         let bytes = match reuse(&tree) {
@@ -118,8 +126,13 @@ pub(in crate::bench) fn run(root: &Path, quick: bool) -> Result {
         let row = measure(&ctx, &tree, &data, &memory, (files, bytes), (cold_runs, runs), lister)?;
         println!("{}", render(std::slice::from_ref(&row), lister));
         rows.push(row);
+        let more = walkers::measure(&ctx, &tree, &data, &memory, files, runs)?;
+        println!("{}", walkers::render(&more));
+        walked.extend(more);
     }
     println!("\nscale: medians of this run\n{}", render(&rows, lister));
+    walked.sort_by_key(|w| (w.name, w.files));
+    println!("\nthe other walkers\n{}", walkers::render(&walked));
     Ok(())
 }
 
@@ -209,6 +222,8 @@ fn measure(
         }
     }
     let index_bytes = folder_bytes(&cache);
+    let (_, unwatched) = suggest(PROMPT)?;
+    let watched = watched(ctx, tree, &cache, (&changed, &original), runs, &unwatched)?;
     let secs = |times: &[Duration]| median(times);
     Ok(Row {
         files,
@@ -219,7 +234,72 @@ fn measure(
         warm: secs(&warm),
         baseline: secs(&base),
         update: secs(&update),
+        watched,
     })
+}
+
+/// With `ctx index --watch` running on the tree: the medians of a warm `ctx suggest` and of
+/// one right after a change, and the service's peak resident set; `None` off Unix.
+fn watched(
+    ctx: &Path,
+    tree: &Path,
+    cache: &Path,
+    (changed, original): (&Path, &[u8]),
+    runs: usize,
+    unwatched: &str,
+) -> Result<Option<(f64, f64, Option<u64>)>> {
+    if !cfg!(unix) {
+        return Ok(None);
+    }
+    let mut service = Command::new(ctx)
+        .args(["index", "--watch", "-q", "--idle", "600"])
+        .current_dir(tree)
+        .env("CTX_CACHE_DIR", cache)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()?;
+    let pid = service.id();
+    let result = (|| -> Result<(f64, f64, Option<u64>)> {
+        let sockets = cache.join("watch");
+        let started = std::time::Instant::now();
+        while !fs::read_dir(&sockets).is_ok_and(|mut d| d.any(|e| e.is_ok())) {
+            if started.elapsed() > Duration::from_secs(600) || service.try_wait()?.is_some() {
+                return Err("`ctx index --watch` never listened".into());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let suggest = || {
+            let mut cmd = Command::new(ctx);
+            cmd.args(["suggest", PROMPT]).current_dir(tree).env("CTX_CACHE_DIR", cache);
+            timed(&mut cmd)
+        };
+        // The first question may wait for the service's first update.
+        let (_, first) = suggest()?;
+        if first != unwatched {
+            return Err(format!("the service answered otherwise:\n{first}\n{unwatched}").into());
+        }
+        let (mut warm, mut after) = (Vec::new(), Vec::new());
+        for run in 0..runs {
+            warm.push(suggest()?.0);
+            let mut content = original.to_vec();
+            content
+                .extend_from_slice(format!("\n// changed under the watch, run {run}\n").as_bytes());
+            fs::write(changed, &content)?;
+            let timing = suggest();
+            fs::write(changed, original)?;
+            after.push(timing?.0);
+        }
+        let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let peak = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .map(|kib| kib * 1024);
+        Ok((median(&warm), median(&after), peak))
+    })();
+    let _ = service.kill();
+    let _ = service.wait();
+    result.map(Some)
 }
 
 /// Bytes of the files in `dir` and below.
@@ -240,11 +320,13 @@ fn render(rows: &[Row], lister: &str) -> String {
     let mib = |b: u64| format!("{:.1} MiB", b as f64 / MIB);
     let mut out = format!(
         "| files | text | cold `ctx index` | peak memory | index | warm `ctx suggest` | `{lister}` \
-         | warm / baseline | update after one change |\n|---|---|---|---|---|---|---|---|---|\n"
+         | warm / baseline | update after one change | warm with `index --watch` \
+         | after one change with it | service's peak memory |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|\n"
     );
     for r in rows {
         out.push_str(&format!(
-            "| {} | {:.0} MB | {} | {} | {} | {} | {} | {:.2}x | {} |\n",
+            "| {} | {:.0} MB | {} | {} | {} | {} | {} | {:.2}x | {} | {} | {} | {} |\n",
             grouped(r.files),
             r.bytes as f64 / 1e6,
             format_seconds(r.cold),
@@ -254,6 +336,9 @@ fn render(rows: &[Row], lister: &str) -> String {
             format_seconds(r.baseline),
             r.warm / r.baseline.max(1e-9),
             format_seconds(r.update),
+            r.watched.map_or_else(|| "-".to_owned(), |w| format_seconds(w.0)),
+            r.watched.map_or_else(|| "-".to_owned(), |w| format_seconds(w.1)),
+            r.watched.and_then(|w| w.2).map_or_else(|| "-".to_owned(), mib),
         ));
     }
     out

@@ -1,0 +1,242 @@
+//! [`Index::refresh_paths`]: bringing the index up to date after changes a file watch reported,
+//! by listing again only the folders they lie in, with the walk's own rules, instead of
+//! walking the whole workspace.
+//!
+//! For each changed path, its folder is listed (one level, the walk's ignore files, hidden
+//! entries, skipped folders and deny list applying as in a whole walk, ancestors' ignore files
+//! included), and when the path is a folder the walk lists, all of it. The index's files in
+//! those folders are replaced by what the listings hold: kept when their stamp did not move,
+//! read again otherwise, dropped when gone. The answer is the one a whole walk would give
+//! whenever the watch reported every change; where a partial listing could differ from a
+//! whole walk it is not used, and `Ok(None)` asks for a whole walk instead: an ignore file
+//! changed (it rules over everything below it), the last whole walk reached anything through
+//! a link (a file behind a link changes without a change under the link's path), a listing
+//! met a link, stopped at a limit or failed, a change at the workspace's own folder or near
+//! the depth limit, or more changed folders than a whole walk is worth.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::Instant;
+
+use camino::{Utf8Path, Utf8PathBuf};
+use ctx_fs::{ErrorKind, FileKind, Sandbox, Walk, WalkEntry, WalkOptions};
+
+use super::change::Change;
+use super::refresh::{Listed, same_stamp};
+use super::{Index, UpdateStats};
+use crate::error::{Error, Result};
+
+/// Most folders listed again by one partial refresh; past it, a whole walk is as cheap.
+pub const MAX_PARTIAL_FOLDERS: usize = 64;
+
+impl Index {
+    /// Brings the index up to date after changes at `changed` (paths relative to the
+    /// workspace's root, `/`-separated, as a watch of the sandbox reports them), listing only
+    /// the folders they lie in; `Ok(None)` when only a walk of the whole workspace can tell
+    /// ([`Index::refresh`]): see the module's documentation. A path that is not plainly
+    /// inside the workspace (`..`, absolute, empty) asks for a whole walk, and nothing
+    /// outside the workspace is ever listed.
+    ///
+    /// # Errors
+    ///
+    /// As [`Index::refresh`].
+    pub fn refresh_paths(
+        &mut self,
+        sandbox: &Sandbox,
+        changed: &[&str],
+    ) -> Result<Option<UpdateStats>> {
+        let started = Instant::now();
+        if self.walked_links != Some(false) {
+            return Ok(None);
+        }
+        let Some(scope) = Scope::of(sandbox, changed) else { return Ok(None) };
+        let Some(listed) = scope.list(sandbox)? else { return Ok(None) };
+        let mut change = Change { before: self.mark(), ..Change::default() };
+        let mut stats = UpdateStats::default();
+        // The new file list: the records outside the scope as they are, the listings' files in
+        // their place, in the walk's order (by path, component by component).
+        let old = std::mem::take(&mut self.data.files);
+        let mut covered = Vec::new();
+        let mut files = Vec::with_capacity(old.len() + listed.len());
+        let mut outside = Vec::with_capacity(old.len());
+        for rec in old {
+            if scope.covers(Utf8Path::new(&rec.path)) {
+                covered.push(rec);
+            } else {
+                outside.push(rec);
+            }
+        }
+        covered.sort_by(|a, b| Utf8Path::new(&a.path).cmp(Utf8Path::new(&b.path)));
+        let mut covered = covered.into_iter().peekable();
+        let mut outside = outside.into_iter().peekable();
+        let mut todo = Vec::new();
+        for entry in &listed {
+            while let Some(rec) = outside.next_if(|r| Utf8Path::new(&r.path) < entry.path) {
+                stats.reused += 1;
+                files.push(Some((rec, false)));
+            }
+            // The records of the scope that are no longer listed before this entry are gone.
+            while let Some(rec) = covered.next_if(|r| Utf8Path::new(&r.path) < entry.path) {
+                stats.removed += 1;
+                change.removed.push(rec.path);
+            }
+            match covered.next_if(|r| Utf8Path::new(&r.path) == entry.path) {
+                Some(rec) if same_stamp(&rec, entry) => {
+                    stats.reused += 1;
+                    files.push(Some((rec, false)));
+                }
+                found => {
+                    change.removed.extend(found.map(|rec| rec.path));
+                    todo.push((files.len(), entry));
+                    files.push(None);
+                }
+            }
+        }
+        for rec in outside {
+            stats.reused += 1;
+            files.push(Some((rec, false)));
+        }
+        for rec in covered {
+            stats.removed += 1;
+            change.removed.push(rec.path);
+        }
+        let listed = Listed { files, todo, change, stats, started };
+        self.take_in(sandbox, listed).map(Some)
+    }
+}
+
+/// The folders a partial refresh lists again: one level of each changed path's folder
+/// (`shallow`), and the whole of each changed path that the walk lists as a folder (`deep`,
+/// decided once the shallow listings are known).
+struct Scope {
+    shallow: BTreeSet<Utf8PathBuf>,
+    deep: BTreeSet<Utf8PathBuf>,
+    max_depth: usize,
+}
+
+impl Scope {
+    /// The scope of `changed`, or `None` when a whole walk is needed.
+    fn of(sandbox: &Sandbox, changed: &[&str]) -> Option<Scope> {
+        let ignore_files = &sandbox.ignore_settings().ignore_files;
+        let max_depth = sandbox.limits().max_walk_depth;
+        let mut scope = Scope { shallow: BTreeSet::new(), deep: BTreeSet::new(), max_depth };
+        for path in changed {
+            let plain =
+                !path.is_empty() && path.split('/').all(|c| !c.is_empty() && c != "." && c != "..");
+            if !plain {
+                return None;
+            }
+            let path = Utf8Path::new(path);
+            let name = path.file_name()?;
+            if ignore_files.iter().any(|f| f == name) {
+                return None;
+            }
+            let parent = path.parent()?;
+            if parent.components().count() + 1 >= max_depth {
+                return None;
+            }
+            scope.shallow.insert(parent.to_owned());
+            scope.deep.insert(path.to_owned());
+        }
+        (scope.shallow.len() <= MAX_PARTIAL_FOLDERS).then_some(scope)
+    }
+
+    /// Whether the file at `path` lies in the scope: directly in a shallow folder, or
+    /// anywhere under a deep one.
+    fn covers(&self, path: &Utf8Path) -> bool {
+        path.parent().is_some_and(|p| self.shallow.contains(p))
+            || path.ancestors().skip(1).any(|a| self.deep.contains(a))
+    }
+
+    /// The files the walk lists in the scope, sorted by path; `None` when a listing could
+    /// differ from a whole walk's.
+    fn list(&self, sandbox: &Sandbox) -> Result<Option<Vec<WalkEntry>>> {
+        let mut levels = BTreeMap::new();
+        let mut files = Vec::new();
+        for dir in &self.shallow {
+            let Some(listed) = level(&mut levels, sandbox, dir)? else { return Ok(None) };
+            if listed && let Some(Level::Listed { files: here, .. }) = levels.get_mut(dir) {
+                files.append(here);
+            }
+        }
+        for dir in &self.deep {
+            let parent = dir.parent().unwrap_or(Utf8Path::new(""));
+            let listed = matches!(levels.get(parent), Some(Level::Listed { dirs, .. })
+                if dirs.contains(dir));
+            if !listed {
+                continue;
+            }
+            let depth = self.max_depth - dir.components().count();
+            let Some(walk) = list(sandbox, dir, depth)? else { return Ok(None) };
+            files.extend(walk.entries.into_iter().filter(|e| e.kind == FileKind::File));
+        }
+        files.sort_by(|a, b| a.path.cmp(&b.path));
+        files.dedup_by(|a, b| a.path == b.path);
+        Ok(Some(files))
+    }
+}
+
+/// One level of a folder, as a whole walk sees it.
+enum Level {
+    /// The whole walk does not list the folder (or it is gone).
+    Unlisted,
+    /// The folder's files (taken once) and the folders it lists.
+    Listed { files: Vec<WalkEntry>, dirs: BTreeSet<Utf8PathBuf> },
+}
+
+/// Whether a whole walk lists the folder `dir` (the workspace's own folder always), its
+/// level and its ancestors' kept in `levels`; `None` when a listing met a link or a limit.
+fn level(
+    levels: &mut BTreeMap<Utf8PathBuf, Level>,
+    sandbox: &Sandbox,
+    dir: &Utf8Path,
+) -> Result<Option<bool>> {
+    if let Some(known) = levels.get(dir) {
+        return Ok(Some(matches!(known, Level::Listed { .. })));
+    }
+    let listed = match dir.parent() {
+        None => true,
+        Some(parent) => {
+            let Some(up) = level(levels, sandbox, parent)? else { return Ok(None) };
+            up && matches!(levels.get(parent), Some(Level::Listed { dirs, .. }) if dirs.contains(dir))
+        }
+    };
+    let level = if listed {
+        let Some(walk) = list(sandbox, dir, 1)? else { return Ok(None) };
+        let (dirs, files): (Vec<WalkEntry>, Vec<WalkEntry>) =
+            walk.entries.into_iter().partition(|e| e.kind == FileKind::Dir);
+        Level::Listed { files, dirs: dirs.into_iter().map(|e| e.path).collect() }
+    } else {
+        Level::Unlisted
+    };
+    levels.insert(dir.to_owned(), level);
+    Ok(Some(listed))
+}
+
+/// The walk of the workspace's folder `dir` to `depth` levels: empty when the folder is gone,
+/// `None` when it met a link or a limit (a whole walk decides then).
+fn list(sandbox: &Sandbox, dir: &Utf8Path, depth: usize) -> Result<Option<Walk>> {
+    let found = match dir.as_str() {
+        "" => Ok(sandbox.workspace()),
+        path => sandbox.resolve_in_workspace(path),
+    };
+    let location = match found {
+        // A path that leads elsewhere (through a link) is walked under another name.
+        Ok(location) if location.path() == dir => location,
+        Ok(_) => return Ok(None),
+        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(Some(Walk::default())),
+        Err(_) => return Ok(None),
+    };
+    let options = WalkOptions::of(sandbox).max_depth(depth).max_entries(usize::MAX);
+    let walk = match sandbox.walk_with(&location, options) {
+        Ok(walk) => walk,
+        Err(err) if err.kind() == ErrorKind::NotFound => return Ok(Some(Walk::default())),
+        Err(err) if err.kind() == ErrorKind::NotRegular => return Ok(None),
+        Err(err) => return Err(Error::fs(err)),
+    };
+    if walk.truncated || walk.entries.iter().any(|e| e.via_symlink) {
+        return Ok(None);
+    }
+    // The walk of a folder lists paths from the workspace's root, as a whole walk does.
+    debug_assert!(walk.entries.iter().all(|e| e.path.starts_with(dir)));
+    Ok(Some(walk))
+}

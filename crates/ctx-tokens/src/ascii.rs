@@ -1,0 +1,157 @@
+//! o200k's pre-tokenisation of ASCII text, by hand: the piece that starts at a position, found
+//! with a table of byte classes instead of a search of the lazy DFA (o200k.rs), which costs
+//! more per piece than the piece's own bytes do.
+//!
+//! It follows the patterns of o200k.rs as the regex engine runs them (the first alternative
+//! that matches, each repetition greedy, backtracking as a leftmost-first search does), for
+//! ASCII only: whenever its answer would depend on a byte that is not ASCII (a letter or
+//! digit of another script may continue a run, a no-break space is white space, a long `s`
+//! matches `'s`), it gives up and the caller asks the DFA. The tests compare the two on every
+//! short ASCII text of a small alphabet and on random text.
+
+/// A lower-case ASCII letter.
+const LOWER: u8 = 1;
+/// An upper-case ASCII letter.
+const UPPER: u8 = 2;
+/// An ASCII digit.
+const DIGIT: u8 = 4;
+/// White space (`\s`): tab, line feed, vertical tab, form feed, carriage return, space.
+const SPACE: u8 = 8;
+/// A line ending byte: carriage return or line feed (also [`SPACE`]).
+const NEWLINE: u8 = 16;
+/// Any other ASCII byte: punctuation, symbols, control characters (`[^\s\p{L}\p{N}]`).
+const OTHER: u8 = 32;
+/// A byte that is not ASCII: the DFA decides.
+const FOREIGN: u8 = 64;
+/// Past the end of the text.
+const END: u8 = 128;
+
+const LETTER: u8 = LOWER | UPPER;
+
+/// The class of every byte.
+static CLASSES: [u8; 256] = {
+    let mut classes = [FOREIGN; 256];
+    let mut b = 0;
+    while b < 128 {
+        classes[b] = match b as u8 {
+            b'a'..=b'z' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            b'0'..=b'9' => DIGIT,
+            b'\n' | b'\r' => SPACE | NEWLINE,
+            b'\t' | 0x0b | 0x0c | b' ' => SPACE,
+            _ => OTHER,
+        };
+        b += 1;
+    }
+    classes
+};
+
+/// The class of the byte at `at`, [`END`] past the end.
+#[inline]
+fn class(text: &[u8], at: usize) -> u8 {
+    text.get(at).map_or(END, |&b| CLASSES[usize::from(b)])
+}
+
+/// The end of the run of bytes of `classes` from `at`, or `None` when the run stops at a byte
+/// that is not ASCII (which might continue it).
+#[inline]
+fn run(text: &[u8], mut at: usize, classes: u8) -> Option<usize> {
+    loop {
+        let c = class(text, at);
+        if c & classes == 0 {
+            return (c != FOREIGN).then_some(at);
+        }
+        at += 1;
+    }
+}
+
+/// The end of the piece that starts at `at` (`at < text.len()`), as the patterns of o200k.rs
+/// would split it, or `None` when that depends on a byte that is not ASCII.
+#[inline]
+pub(crate) fn piece(text: &[u8], at: usize) -> Option<usize> {
+    let c = class(text, at);
+    if c == FOREIGN {
+        return None;
+    }
+    // A run of letters, after one byte that is neither a letter, a digit nor a line ending:
+    // `[^\r\n\p{L}\p{N}]?[\p{Lu}…]*[\p{Ll}…]+('s|…)?` or the same with `+` and `*` swapped.
+    let letters = if c & LETTER != 0 {
+        Some(at)
+    } else if c & (OTHER | SPACE) != 0 && c & NEWLINE == 0 {
+        match class(text, at + 1) {
+            FOREIGN => return None,
+            next if next & LETTER != 0 => Some(at + 1),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    if let Some(start) = letters {
+        let upper = run(text, start, UPPER)?;
+        let end = run(text, upper, LOWER)?;
+        return contraction(text, end);
+    }
+    if c == DIGIT {
+        // `\p{N}{1,3}`.
+        let mut end = at + 1;
+        while end < at + 3 {
+            match class(text, end) {
+                DIGIT => end += 1,
+                FOREIGN => return None,
+                _ => break,
+            }
+        }
+        return Some(end);
+    }
+    // ` ?[^\s\p{L}\p{N}]+[\r\n/]*`.
+    let others = if c == OTHER {
+        Some(at)
+    } else if text[at] == b' ' {
+        match class(text, at + 1) {
+            FOREIGN => return None,
+            OTHER => Some(at + 1),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    if let Some(start) = others {
+        let mut end = run(text, start, OTHER)?;
+        while matches!(text.get(end), Some(b'\r' | b'\n' | b'/')) {
+            end += 1;
+        }
+        return Some(end);
+    }
+    // White space: `\s*[\r\n]+`, then `\s+$`, then `\s+(?!\S)`, then `\s+`.
+    let end = run(text, at, SPACE)?;
+    if let Some(last) = text[at..end].iter().rposition(|&b| b == b'\r' || b == b'\n') {
+        return Some(at + last + 1);
+    }
+    if end == text.len() || end - at == 1 {
+        return Some(end);
+    }
+    Some(end - 1)
+}
+
+/// The end of a run of letters ending at `end`, with `'s`, `'t`, `'re`, `'ve`, `'m`, `'ll` or
+/// `'d` after it (in any case) when there is one.
+#[inline]
+fn contraction(text: &[u8], end: usize) -> Option<usize> {
+    match text.get(end) {
+        None => return Some(end),
+        Some(&b) if !b.is_ascii() => return None,
+        Some(b'\'') => {}
+        Some(_) => return Some(end),
+    }
+    // The byte at `at` in lower case (`Some(None)` past the end), `None` when not ASCII.
+    let lower = |at: usize| match text.get(at) {
+        Some(b) if !b.is_ascii() => None,
+        b => Some(b.map(u8::to_ascii_lowercase)),
+    };
+    Some(match lower(end + 1)? {
+        Some(b's' | b't' | b'm' | b'd') => end + 2,
+        Some(b'r' | b'v') if lower(end + 2)? == Some(b'e') => end + 3,
+        Some(b'l') if lower(end + 2)? == Some(b'l') => end + 3,
+        _ => end,
+    })
+}
