@@ -205,7 +205,7 @@ impl Index {
                 self.measure(sandbox, scored, (prompt, &terms), opts, budget)
             });
             for c in found.into_iter().flatten() {
-                material += c.material().min(budget);
+                material += c.material().min(budget / 2);
                 out.push(c);
             }
             if material >= budget.saturating_mul(fit::MATERIAL) {
@@ -230,21 +230,41 @@ impl Index {
         let defs: Vec<index::DefRec> = self.defs(file).collect();
         let cap = (opts.max_lines / 2).max(1);
         let named = |d: &index::DefRec| self.named(d, &matched);
-        let found = lines::ranges(&text, &defs, &matched, named, cap, lines::FIT_RANGES);
-        let best = found.first()?;
+        let pieces = lines::pieces(&text, &defs, &matched, named, cap);
+        // The summary names what the piece with the most evidence holds.
+        let best = pieces.iter().max_by(|a, b| {
+            a.evidence.total_cmp(&b.evidence).then(b.range.start.cmp(&a.range.start))
+        })?;
         let mut summary = lines::summary(self, file, &defs, best.range, &matched);
         if summary.is_empty() {
             summary = first_comment(file, &text).unwrap_or_default();
         }
-        // The whole file once, as far as the budget; no range costs more than the whole.
-        let whole = ctx_tokens::count_at_most(&text, budget);
-        let most = whole.unwrap_or(budget);
-        let ranges: Vec<(lines::LineRange, f64, usize)> = found
+        // The pieces are measured by their evidence per line, the most first, until they
+        // pass the budget (the others could only follow them); when every piece fits, the
+        // whole file is their sum (a line's tokens never merge with the next line's, but for
+        // runs of blank lines, so the sum is the whole or a little more).
+        let mut order: Vec<usize> = (0..pieces.len()).collect();
+        let density = |p: &lines::Piece| p.evidence / f64::from(p.range.end - p.range.start + 1);
+        order.sort_by(|&a, &b| density(&pieces[b]).total_cmp(&density(&pieces[a])).then(a.cmp(&b)));
+        let mut tokens: Vec<Option<usize>> = vec![None; pieces.len()];
+        let mut measured = 0usize;
+        for i in order {
+            let Some(n) = ctx_tokens::count_at_most(lines_of(&text, pieces[i].range), budget)
+            else {
+                measured = usize::MAX;
+                break;
+            };
+            measured = measured.saturating_add(n);
+            tokens[i] = Some(n);
+            if measured > budget {
+                break;
+            }
+        }
+        let whole = (measured <= budget).then_some(measured);
+        let ranges: Vec<(lines::LineRange, f64, usize)> = pieces
             .iter()
-            .filter_map(|r| {
-                let tokens = ctx_tokens::count_at_most(lines_of(&text, r.range), most)?;
-                Some((r.range, r.weight, tokens))
-            })
+            .zip(tokens)
+            .filter_map(|(p, tokens)| Some((p.range, p.evidence, tokens?)))
             .collect();
         Some(fit::Candidate {
             path: file.path.clone(),
@@ -252,7 +272,14 @@ impl Index {
             summary,
             lines: u32::try_from(text.lines().count()).unwrap_or(u32::MAX),
             outline: {
-                let preferred: Vec<lines::LineRange> = ranges.iter().map(|r| r.0).collect();
+                // The outline view shows the pieces with the most evidence per line first.
+                let mut preferred: Vec<(lines::LineRange, f64)> = ranges
+                    .iter()
+                    .filter(|r| r.1 > 0.0)
+                    .map(|r| (r.0, r.1 / f64::from(r.0.end - r.0.start + 1)))
+                    .collect();
+                preferred.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.start.cmp(&b.0.start)));
+                let preferred: Vec<lines::LineRange> = preferred.into_iter().map(|r| r.0).collect();
                 reduce::view(&file.path, &text, (prompt, &preferred), whole, budget)
             },
             whole,

@@ -16,10 +16,6 @@ pub struct LineRange {
 /// Most ranges proposed for one file.
 pub(crate) const MAX_RANGES: usize = 4;
 
-/// Most ranges the fitter may choose from in one file: finer pieces (of at most half the
-/// longest range proposed, up to eight) let it fill a budget more closely.
-pub(crate) const FIT_RANGES: usize = 8;
-
 /// Lines of context kept around a line that scored outside any definition that fits.
 const CONTEXT: u32 = 3;
 
@@ -51,7 +47,41 @@ pub(crate) fn ranges(
     if total == 0 {
         return Vec::new();
     }
-    let mut weights = line_weights(&lines, matched);
+    let weights = evidence(&lines, defs, matched, named);
+    let sum: f64 = weights.iter().sum();
+    if total <= cap {
+        return vec![Scored { range: LineRange { start: 1, end: total }, weight: sum }];
+    }
+    if sum <= 0.0 {
+        return vec![Scored { range: LineRange { start: 1, end: cap }, weight: 0.0 }];
+    }
+    let mut scored: Vec<Scored> = blocks(&weights, defs, cap)
+        .into_iter()
+        .map(|range| {
+            let weight = weights[range.start as usize - 1..range.end as usize].iter().sum();
+            Scored { range, weight }
+        })
+        .collect();
+    // Heaviest first; for equal weights, shorter, then earlier.
+    scored.sort_by(|a, b| {
+        b.weight
+            .total_cmp(&a.weight)
+            .then((a.range.end - a.range.start).cmp(&(b.range.end - b.range.start)))
+            .then(a.range.start.cmp(&b.range.start))
+    });
+    scored.truncate(most);
+    scored
+}
+
+/// The evidence of each line: the matched weight of its words, and twice the weight of a
+/// definition's name on the definition's first line.
+fn evidence(
+    lines: &[&str],
+    defs: &[DefRec],
+    matched: &[(String, f64)],
+    named: impl Fn(&DefRec) -> f64,
+) -> Vec<f64> {
+    let mut weights = line_weights(lines, matched);
     for d in defs {
         let w = named(d);
         if w > 0.0
@@ -60,14 +90,14 @@ pub(crate) fn ranges(
             *slot += 2.0 * w;
         }
     }
-    let sum: f64 = weights.iter().sum();
-    if total <= cap {
-        return vec![Scored { range: LineRange { start: 1, end: total }, weight: sum }];
-    }
-    if sum <= 0.0 {
-        return vec![Scored { range: LineRange { start: 1, end: cap }, weight: 0.0 }];
-    }
-    // One block per line that scored: the innermost definition around it that fits.
+    weights
+}
+
+/// The blocks around the lines that scored, in line order and apart: each such line with
+/// the innermost definition around it that fits in `cap` lines, else with three lines of
+/// context; blocks that touch or lie within two lines are merged while they fit in `cap`.
+fn blocks(weights: &[f64], defs: &[DefRec], cap: u32) -> Vec<LineRange> {
+    let total = u32::try_from(weights.len()).unwrap_or(u32::MAX);
     let mut blocks: Vec<LineRange> = Vec::new();
     for (i, &w) in weights.iter().enumerate() {
         if w <= 0.0 {
@@ -109,50 +139,215 @@ pub(crate) fn ranges(
             merged.push(b);
         }
     }
-    let mut scored: Vec<Scored> = merged
-        .into_iter()
-        .map(|range| {
-            let weight = weights[range.start as usize - 1..range.end as usize].iter().sum();
-            Scored { range, weight }
-        })
-        .collect();
-    // Heaviest first; for equal weights, shorter, then earlier.
-    scored.sort_by(|a, b| {
-        b.weight
-            .total_cmp(&a.weight)
-            .then((a.range.end - a.range.start).cmp(&(b.range.end - b.range.start)))
-            .then(a.range.start.cmp(&b.range.start))
-    });
-    scored.truncate(most);
-    scored
+    merged
 }
 
-/// The matched weight of each line.
-fn line_weights(lines: &[&str], matched: &[(String, f64)]) -> Vec<f64> {
-    // The matched weights of each distinct word, found once: words repeat a lot, and
-    // splitting and stemming them again was most of a warm query.
-    let mut seen: FxHashMap<&str, Vec<f64>> = FxHashMap::default();
-    lines
-        .iter()
-        .map(|line| {
-            let mut w = 0.0;
-            for (_, word) in tokenize::words(line) {
-                let values = seen.entry(word).or_insert_with(|| {
-                    let mut values = Vec::new();
-                    tokenize::word_terms(word, |t| {
-                        if let Some((_, v)) = matched.iter().find(|(m, _)| *m == t) {
-                            values.push(*v);
-                        }
-                    });
-                    values
-                });
-                for v in values.iter() {
-                    w += v;
-                }
-            }
-            w
+/// A piece of a file for the fitter, and the share of the file's evidence near it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Piece {
+    pub(crate) range: LineRange,
+    /// Its share of the file's evidence once spread to the lines around it; the pieces of a
+    /// file share 1.
+    pub(crate) evidence: f64,
+}
+
+/// The share of a piece's evidence that the blocks it holds give; the rest is the evidence
+/// spread to the lines around the blocks.
+const HELD: f64 = 0.75;
+
+/// Lines over which the evidence of a block fades by a factor of e on each side: a change
+/// lies near the words of the prompt that it answers more often than far from them.
+const SPREAD: f64 = 20.0;
+
+/// A file cut into pieces of at most `cap` lines, in line order, covering every line once:
+/// the blocks built around its evidence (as [`ranges`] builds them, all of them), and
+/// between them runs of lines cut before a definition where one starts in the second half
+/// of a run. Each piece holds a share of the evidence: [`HELD`] by the blocks it holds (a
+/// block's weight shared by its lines), the rest by the same weight spread, fading by a
+/// factor of e every [`SPREAD`] lines on each side, so that the lines next to the evidence
+/// are worth more than the lines far from it. A file
+/// where nothing scored takes its first line as its evidence (its head: imports, the
+/// module's doc, its first definitions). An empty file has no piece.
+pub(crate) fn pieces(
+    text: &str,
+    defs: &[DefRec],
+    matched: &[(String, f64)],
+    named: impl Fn(&DefRec) -> f64,
+    cap: u32,
+) -> Vec<Piece> {
+    let lines: Vec<&str> = text.lines().collect();
+    let total = u32::try_from(lines.len()).unwrap_or(u32::MAX);
+    let cap = cap.max(1);
+    if total == 0 {
+        return Vec::new();
+    }
+    let mut weights = evidence(&lines, defs, matched, named);
+    if weights.iter().sum::<f64>() <= 0.0 {
+        weights[0] = 1.0;
+    }
+    let cores = blocks(&weights, defs, cap);
+    // Each block's weight shared by its lines.
+    let mut mass = vec![0.0; weights.len()];
+    for b in &cores {
+        let lines = b.start as usize - 1..b.end as usize;
+        let each = weights[lines.clone()].iter().sum::<f64>() / lines.len() as f64;
+        mass[lines].fill(each);
+    }
+    let spread = spread(&mass);
+    let sum: f64 = spread.iter().sum();
+    let own: f64 = mass.iter().sum();
+    let mut starts: Vec<u32> = defs.iter().map(|d| d.start).collect();
+    starts.sort_unstable();
+    let mut ranges = Vec::new();
+    let mut next = 1;
+    for (i, b) in cores.iter().enumerate() {
+        let gap = Gap { start: next, end: b.start.saturating_sub(1), after: i > 0, before: true };
+        gap.split(cap, &starts, &mut ranges);
+        ranges.push(*b);
+        next = b.end + 1;
+    }
+    let after = !cores.is_empty();
+    Gap { start: next, end: total, after, before: false }.split(cap, &starts, &mut ranges);
+    ranges
+        .into_iter()
+        .map(|range| {
+            let lines = range.start as usize - 1..range.end as usize;
+            let near: f64 = spread[lines.clone()].iter().sum();
+            let held: f64 = mass[lines].iter().sum();
+            let evidence = if sum > 0.0 && own > 0.0 {
+                HELD * held / own + (1.0 - HELD) * near / sum
+            } else {
+                0.0
+            };
+            Piece { range, evidence }
         })
         .collect()
+}
+
+/// `mass` spread to the lines around it: each line's mass fades by a factor of e every
+/// [`SPREAD`] lines on each side (a forward and a backward pass).
+fn spread(mass: &[f64]) -> Vec<f64> {
+    let fade = (-1.0 / SPREAD).exp();
+    let mut forward = vec![0.0; mass.len()];
+    let mut carry = 0.0;
+    for (i, m) in mass.iter().enumerate() {
+        carry = carry * fade + m;
+        forward[i] = carry;
+    }
+    carry = 0.0;
+    for (i, m) in mass.iter().enumerate().rev() {
+        carry = carry * fade + m;
+        // The line's own mass is in both passes.
+        forward[i] += carry - m;
+    }
+    forward
+}
+
+/// Lines between two blocks (or a block and an end of the file).
+struct Gap {
+    start: u32,
+    end: u32,
+    /// Whether a block ends right before it.
+    after: bool,
+    /// Whether a block starts right after it.
+    before: bool,
+}
+
+/// The first piece next to a block, in lines; each next one away from the block is twice as
+/// long, up to the cap: the fitter can take the lines around the evidence a few at a time.
+const NEAR: u32 = 4;
+
+impl Gap {
+    /// Cuts the gap into pieces: next to a block, pieces of [`NEAR`] lines, then twice as many
+    /// each time away from it, up to `cap`; the rest in runs of at most `cap` lines, each ended
+    /// before a definition that starts in its second half when there is one (`starts`: the
+    /// definitions' first lines, sorted).
+    fn split(&self, cap: u32, starts: &[u32], out: &mut Vec<LineRange>) {
+        let (mut s, mut e) = (self.start, self.end);
+        let mut tail = Vec::new();
+        let mut step = NEAR;
+        while s <= e && step < cap && (self.after || self.before) {
+            if self.after {
+                let n = step.min(e - s + 1);
+                out.push(LineRange { start: s, end: s + n - 1 });
+                s += n;
+            }
+            if self.before && s <= e {
+                let n = step.min(e - s + 1);
+                tail.push(LineRange { start: e + 1 - n, end: e });
+                e -= n;
+            }
+            step *= 2;
+        }
+        runs(s, e, cap, starts, out);
+        out.extend(tail.into_iter().rev());
+    }
+}
+
+/// Cuts lines `start..=end` into runs of at most `cap` lines, each ended before a definition
+/// that starts in its second half when there is one (`starts`: the definitions' first lines,
+/// sorted).
+fn runs(start: u32, end: u32, cap: u32, starts: &[u32], out: &mut Vec<LineRange>) {
+    let mut s = start;
+    while s <= end && s > 0 {
+        let mut e = s.saturating_add(cap - 1).min(end);
+        if e < end {
+            // The last definition that starts in the run's second half.
+            let half = s + cap / 2;
+            let upto = starts.partition_point(|&d| d <= e);
+            if let Some(&d) = starts[..upto].last()
+                && d > half
+            {
+                e = d - 1;
+            }
+        }
+        out.push(LineRange { start: s, end: e });
+        s = e + 1;
+    }
+}
+
+/// The matched weight of each line: each matched word's weight, times how rare its term is
+/// among the file's lines (`ln(1 + lines / lines holding it)`), so that a term on every other
+/// line of a file says less about where in it a change lies than one on three of its lines.
+fn line_weights(lines: &[&str], matched: &[(String, f64)]) -> Vec<f64> {
+    // The matched terms of each distinct word, found once: words repeat a lot, and splitting
+    // and stemming them again was most of a warm query.
+    let mut seen: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    let mut holding = vec![0usize; matched.len()];
+    let mut last = vec![usize::MAX; matched.len()];
+    let found: Vec<Vec<usize>> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let mut found = Vec::new();
+            for (_, word) in tokenize::words(line) {
+                let terms = seen.entry(word).or_insert_with(|| {
+                    let mut terms = Vec::new();
+                    tokenize::word_terms(word, |t| {
+                        if let Some(m) = matched.iter().position(|(m, _)| *m == t) {
+                            terms.push(m);
+                        }
+                    });
+                    terms
+                });
+                for &m in terms.iter() {
+                    if last[m] != i {
+                        last[m] = i;
+                        holding[m] += 1;
+                    }
+                    found.push(m);
+                }
+            }
+            found
+        })
+        .collect();
+    let total = lines.len().max(1) as f64;
+    let rarity: Vec<f64> = matched
+        .iter()
+        .zip(&holding)
+        .map(|((_, v), &n)| v * (1.0 + total / n.max(1) as f64).ln())
+        .collect();
+    found.iter().map(|terms| terms.iter().map(|&m| rarity[m]).sum()).collect()
 }
 
 /// `kind name, name: first doc line`, from the definitions in the range
@@ -293,6 +488,81 @@ mod tests {
                 proptest::prop_assert!(w[0].end < w[1].start, "{:?}", sorted);
             }
         }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn pieces_cover_the_file_once_in_order_within_the_cap(
+            words in proptest::collection::vec(proptest::sample::select(vec!["retry", "x", "timeout", "y", ""]), 0..400),
+            spans in proptest::collection::vec((1u32..400, 0u32..120), 0..20),
+            cap in 1u32..100,
+        ) {
+            let text = words.join("\n");
+            let total = text.lines().count() as u32;
+            let defs: Vec<DefRec> = spans.iter().map(|&(start, len)| def(start, start + len)).collect();
+            let got = pieces(&text, &defs, &matched(&["retry", "timeout"]), |_| 0.0, cap);
+            proptest::prop_assert_eq!(got.is_empty(), total == 0);
+            let mut next = 1;
+            for p in &got {
+                proptest::prop_assert_eq!(p.range.start, next);
+                proptest::prop_assert!(p.range.start <= p.range.end);
+                proptest::prop_assert!(p.range.end - p.range.start < cap.max(1));
+                proptest::prop_assert!(p.evidence >= 0.0);
+                next = p.range.end + 1;
+            }
+            if total > 0 {
+                proptest::prop_assert_eq!(next, total + 1);
+                let sum: f64 = got.iter().map(|p| p.evidence).sum();
+                proptest::prop_assert!((sum - 1.0).abs() < 1e-9, "{}", sum);
+            }
+        }
+    }
+
+    /// The pieces of a 600-line file with a definition named by the prompt at line 463.
+    fn spread_file() -> Vec<Piece> {
+        let mut lines = vec!["filler"; 600];
+        lines[462] = "fn abort_all() {";
+        let text = lines.join("\n");
+        let defs = [def(463, 470), def(310, 320)];
+        let named = |d: &DefRec| if d.start == 463 { 5.0 } else { 0.0 };
+        pieces(&text, &defs, &matched(&["retry"]), named, 40)
+    }
+
+    #[test]
+    fn the_scoring_definition_is_a_piece_of_its_own_with_the_most_evidence() {
+        let got = spread_file();
+        let lead = got.iter().max_by(|a, b| a.evidence.total_cmp(&b.evidence)).unwrap();
+        assert_eq!(lead.range, LineRange { start: 463, end: 470 }, "{got:?}");
+        // A run of lines is cut before a definition that starts in its second half.
+        assert!(got.iter().any(|p| p.range == LineRange { start: 281, end: 309 }), "{got:?}");
+    }
+
+    #[test]
+    fn evidence_fades_away_from_where_it_lies() {
+        let got = spread_file();
+        let per_line = |line: u32| {
+            let p = got.iter().find(|p| p.range.start <= line && line <= p.range.end).unwrap();
+            p.evidence / f64::from(p.range.end - p.range.start + 1)
+        };
+        // Near the definition, then farther and farther from it.
+        assert!(per_line(475) > per_line(520), "{got:?}");
+        assert!(per_line(520) > per_line(590), "{got:?}");
+        assert!(per_line(430) > per_line(380), "{got:?}");
+        // Lines far from any evidence still hold a little of it.
+        assert!(per_line(590) > 0.0);
+    }
+
+    #[test]
+    fn a_long_file_where_every_line_scores_gives_bounded_pieces() {
+        // The attack: 200 000 lines, each holding a word of the prompt. What must not happen:
+        // pieces that overlap, pass the file or the cap, or more pieces than lines.
+        let text = "retry timeout\n".repeat(200_000);
+        let got = pieces(&text, &[], &matched(&["timeout"]), |_| 0.0, 40);
+        assert!(!got.is_empty() && got.len() <= 200_000);
+        assert_eq!(got.last().map(|p| p.range.end), Some(200_000));
+        assert!(got.iter().all(|p| p.range.end - p.range.start < 40));
+        let sum: f64 = got.iter().map(|p| p.evidence).sum();
+        assert!((sum - 1.0).abs() < 1e-6, "{sum}");
     }
 
     #[test]

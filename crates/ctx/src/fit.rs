@@ -36,7 +36,8 @@ impl Context {
     /// the ranked files that fill what is left (`opts.limit` of them looked at, at most
     /// [`FIT_CANDIDATES`]), each whole or as its ranges. The budget counts all the expansion
     /// adds to the prompt, as assembled with this context's format; the plan is assembled
-    /// and, while it is over, its last attachment dropped. The same inputs give the same plan.
+    /// and, while it is over or the assembler had to cut or leave out an attachment for the
+    /// budget, planned again in less room. The same inputs give the same plan.
     ///
     /// # Errors
     ///
@@ -66,8 +67,10 @@ impl Context {
         candidates.retain(|c| !mentioned.contains(&c.path.as_str()));
         let (section, wrap) = self.wrappers(prompt, own_tokens, &candidates);
         let overhead = |path: &str| wrap + ctx_tokens::count(path);
-        let mut choices = fit::choose(&candidates, left.saturating_sub(section), &overhead);
+        let mut room = left.saturating_sub(section);
+        let mut margin = MARGIN;
         loop {
+            let choices = fit::choose(&candidates, room, &overhead);
             let attachments = attachments(&choices, &candidates);
             let (tokens, assembly) = if attachments.is_empty() {
                 (own_tokens, None)
@@ -75,13 +78,18 @@ impl Context {
                 let assembly = self.expand_prompt_with(prompt, &attachments);
                 (added_tokens(prompt, &assembly), Some(assembly))
             };
-            if tokens <= max_tokens || choices.is_empty() {
+            let cut = assembly.as_ref().is_some_and(suggestion_cut);
+            if (tokens <= max_tokens && !cut) || choices.is_empty() {
+                let mut choices = choices;
                 if let Some(assembly) = &assembly {
                     written_views(&mut choices, assembly);
                 }
                 return Ok(FitPlan { attachments, choices, tokens, own_tokens });
             }
-            shrink(&mut choices);
+            // Over the budget, or within it only because the assembler cut or left out an
+            // attachment (it keeps room for its closing note): plan again in less room.
+            room = room.saturating_sub(margin.max(tokens.saturating_sub(max_tokens)));
+            margin = margin.saturating_mul(2);
         }
     }
 
@@ -157,6 +165,18 @@ fn attachments(choices: &[Choice], candidates: &[fit::Candidate]) -> Vec<Attachm
     out
 }
 
+/// The tokens a plan that did not fit gives up first; each further try gives up twice as
+/// many.
+const MARGIN: usize = 32;
+
+/// Whether the assembler cut or left out a suggested attachment for the token budget: an
+/// outline view, held to its own tokens and reduced to them by design, is not such a cut.
+fn suggestion_cut(assembly: &Assembly) -> bool {
+    assembly.references.iter().filter(|r| r.suggested).any(|r| {
+        r.dropped > 0 || r.cut.as_ref().is_some_and(|cut| cut.view.as_deref() != Some("outline"))
+    })
+}
+
 /// The outline views as the assembly wrote them: the ranges its reducer kept (a file that
 /// fitted whole after all is the whole file).
 fn written_views(choices: &mut [Choice], assembly: &Assembly) {
@@ -172,9 +192,4 @@ fn written_views(choices: &mut [Choice], assembly: &Assembly) {
             _ => {}
         }
     }
-}
-
-/// Drops the last choice: the least valuable file in rank order.
-fn shrink(choices: &mut Vec<Choice>) {
-    choices.pop();
 }
