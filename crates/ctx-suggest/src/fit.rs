@@ -124,15 +124,15 @@ struct State {
     taken: Vec<bool>,
     /// Whether the whole file is.
     whole: bool,
-    /// Whether its outline view is (in place of its pieces).
+    /// Whether its outline view is (its first sight, in place of any piece).
     outline: bool,
     /// The share of the file the pieces hold.
     share: f64,
     tokens: usize,
 }
 
-/// A step of [`choose`]: a piece of a file, or the whole file or its outline view in place
-/// of its pieces.
+/// A step of [`choose`]: a piece of a file, the whole file in place of its pieces, or its
+/// outline view as its first sight.
 #[derive(Clone, Copy)]
 enum Step {
     Piece(usize),
@@ -286,13 +286,9 @@ fn best_step(c: &Candidate, state: &State, worth: f64, wrap: usize, left: isize)
     if let Some(whole) = c.whole {
         consider(Step::Whole, worth - now, as_signed(whole + wrap) - as_signed(state.tokens));
     }
-    // The outline view, in place of the pieces taken so far (as the whole file is).
-    if let Some((share, tokens)) = outline_share(c) {
-        consider(
-            Step::Outline,
-            value(worth, share) - now,
-            as_signed(tokens + wrap) - as_signed(state.tokens),
-        );
+    // The outline view, only as a file's first sight: in place of its first piece.
+    if first && let Some((share, tokens)) = outline_share(c) {
+        consider(Step::Outline, value(worth, share), as_signed(tokens + wrap));
     }
     pick
 }

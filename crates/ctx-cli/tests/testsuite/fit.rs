@@ -203,7 +203,7 @@ fn spread_workspace() -> TempDir {
                     "    let deadline = retry_timeout(ctx.pool, {f}); // retry timeout of the connection pool\n"
                 ),
                 _ => {
-                    let args: Vec<String> = (0..10).map(|k| format!("arg_{k}_{j}")).collect();
+                    let args: Vec<String> = (0..25).map(|k| format!("arg_{k}_{j}")).collect();
                     format!("    ctx.step_{j}(value_{j} * {f} + offset_{j}, {})?;\n", args.join(", "))
                 }
             });
