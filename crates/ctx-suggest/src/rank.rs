@@ -274,9 +274,13 @@ fn path_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
 }
 
 /// Each file's frequencies of the query terms (`query`: term id and query index, sorted by
-/// id), as (query index, frequency per field); the files are shared among the cores.
+/// id), as (query index, frequency per field): from the postings by term when the index keeps
+/// them, else from every file's postings, the files shared among the cores.
 fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32; 5])>> {
     let files = index.files();
+    if let Some(lists) = index.term_lists() {
+        return lists.hits(query, files.len());
+    }
     let scan = |part: &[FileRec]| -> Vec<Vec<(usize, [u32; 5])>> {
         part.iter()
             .map(|f| {

@@ -12,6 +12,7 @@
 mod blob;
 mod change;
 mod graph;
+mod lists;
 mod names;
 mod parse;
 mod partial;
@@ -165,6 +166,8 @@ pub struct Index {
     /// Whether the last walk of the whole workspace reached anything through a link; `None`
     /// before one.
     walked_links: Option<bool>,
+    /// The postings by term, once [`Index::keep_term_lists`] built them; dropped by any change.
+    lists: std::sync::OnceLock<lists::TermLists>,
 }
 
 impl Index {
@@ -224,6 +227,27 @@ impl Index {
         }
         counts.sort_by_key(|(c, _)| c.name());
         counts
+    }
+
+    /// Builds the postings by term (each term's files), unless they are built, so that the
+    /// ranking reads the lists of the prompt's terms instead of every file's postings; for a
+    /// process that keeps the index and asks it often. Any change to the index drops them;
+    /// its answers are the same with them or without.
+    pub fn keep_term_lists(&self) {
+        self.lists.get_or_init(|| {
+            let parts = self.data.files.iter().map(|f| self.postings_part(f));
+            lists::TermLists::build(parts, self.term_count())
+        });
+    }
+
+    /// Bytes the postings by term hold in memory (0 when they are not built).
+    pub fn term_lists_bytes(&self) -> usize {
+        self.lists.get().map_or(0, lists::TermLists::heap_bytes)
+    }
+
+    /// The postings by term, when they are built.
+    pub(crate) fn term_lists(&self) -> Option<&lists::TermLists> {
+        self.lists.get()
     }
 
     pub(crate) fn files(&self) -> &[FileRec] {

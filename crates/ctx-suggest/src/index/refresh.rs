@@ -139,6 +139,7 @@ impl Index {
     /// then drops the files that are gone and rebuilds what is worth rebuilding.
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
         let Listed { mut files, todo, mut change, mut stats, started } = listed;
+        self.lists.take();
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),

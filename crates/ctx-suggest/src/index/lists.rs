@@ -1,0 +1,198 @@
+//! Postings by term: for each term, the files that hold it with its frequency per field,
+//! built in memory from the files' postings by a process that keeps its index (the index
+//! service), so that a query reads the lists of its terms instead of every file's postings.
+//!
+//! They are not stored: a stored form would have to follow the segment log, and the lists are
+//! built in one pass over the postings (docs/suggest.md, "The index service").
+
+use super::postings::{PostingIter, put_varint, split_postings};
+
+/// The files of each term, as varints: the file id's delta from the term's previous file, a
+/// byte of the fields present, then a frequency per present field.
+#[derive(Debug, Default)]
+pub(crate) struct TermLists {
+    /// Where each term's list starts in `bytes`; one more entry than there are terms.
+    starts: Vec<u64>,
+    bytes: Vec<u8>,
+}
+
+/// The postings of a file's postings part: each term and its frequency per field, without
+/// what a damaged part holds (a term past the table, or not after the file's previous term).
+fn postings_of(part: &[u8], terms: usize) -> impl Iterator<Item = (u32, [u32; 5])> + '_ {
+    let mut prev: Option<u32> = None;
+    split_postings(part).1.filter(move |&(id, _)| {
+        let fits = (id as usize) < terms && prev.is_none_or(|p| id > p);
+        if fits {
+            prev = Some(id);
+        }
+        fits
+    })
+}
+
+/// Bytes a varint of `n` takes.
+fn varint_len(n: u32) -> u64 {
+    match n {
+        0..0x80 => 1,
+        0x80..0x4000 => 2,
+        0x4000..0x20_0000 => 3,
+        0x20_0000..0x1000_0000 => 4,
+        _ => 5,
+    }
+}
+
+impl TermLists {
+    /// The lists of an index of `terms` terms whose files' postings parts are `files`, in
+    /// file order, in two passes over them: one to size each term's list, one to fill them.
+    /// Their size follows the postings' (a few bytes more a posting at most), whatever a
+    /// damaged index holds.
+    pub(super) fn build<'a>(
+        files: impl Iterator<Item = &'a [u8]> + Clone,
+        terms: usize,
+    ) -> TermLists {
+        // Pass 1: the bytes of each term's list, kept in `starts` shifted by one.
+        let mut starts = vec![0u64; terms + 1];
+        let mut last = vec![0u32; terms];
+        for (i, part) in files.clone().enumerate() {
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            for (id, tf) in postings_of(part, terms) {
+                let t = id as usize;
+                let tfs: u64 = tf.iter().filter(|n| **n > 0).map(|n| varint_len(*n)).sum();
+                starts[t + 1] += varint_len(i - last[t]) + 1 + tfs;
+                last[t] = i;
+            }
+        }
+        for t in 0..terms {
+            starts[t + 1] += starts[t];
+        }
+        // Pass 2: each list written at its place.
+        let total = usize::try_from(starts[terms]).unwrap_or(usize::MAX);
+        let mut bytes = vec![0u8; total];
+        let mut at: Vec<u64> = starts[..terms].to_vec();
+        last.fill(0);
+        let mut one = Vec::with_capacity(32);
+        for (i, part) in files.enumerate() {
+            let i = u32::try_from(i).unwrap_or(u32::MAX);
+            for (id, tf) in postings_of(part, terms) {
+                let t = id as usize;
+                one.clear();
+                put_varint(&mut one, i - last[t]);
+                let mask = tf.iter().enumerate().fold(0u8, |m, (k, n)| m | u8::from(*n > 0) << k);
+                one.push(mask);
+                for n in tf.iter().filter(|n| **n > 0) {
+                    put_varint(&mut one, *n);
+                }
+                let from = at[t] as usize;
+                bytes[from..from + one.len()].copy_from_slice(&one);
+                at[t] += one.len() as u64;
+                last[t] = i;
+            }
+        }
+        TermLists { starts, bytes }
+    }
+
+    /// Each file's frequencies of the query terms `query` (term id and query index, sorted by
+    /// id), as (query index, frequency per field), for the `files` files of the index: what
+    /// [`super::match_postings`] finds in each file's postings, in the same order.
+    pub(crate) fn hits(&self, query: &[(u32, usize)], files: usize) -> Vec<Vec<(usize, [u32; 5])>> {
+        let mut hits: Vec<Vec<(usize, [u32; 5])>> = vec![Vec::new(); files];
+        for &(id, q) in query {
+            let t = id as usize;
+            let (Some(&start), Some(&end)) = (self.starts.get(t), self.starts.get(t + 1)) else {
+                continue;
+            };
+            let list = self.bytes.get(start as usize..end as usize).unwrap_or(&[]);
+            // A list is a posting list whose "terms" are file ids.
+            for (file, tf) in PostingIter::new(list) {
+                if let Some(h) = hits.get_mut(file as usize) {
+                    h.push((q, tf));
+                }
+            }
+        }
+        hits
+    }
+
+    /// Bytes the lists hold.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.bytes.len() + self.starts.len() * 8
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // The tests write their tree with std::fs.
+mod tests {
+    use super::super::Index;
+    use super::super::postings::encode_postings;
+    use super::*;
+
+    /// An index of a small tree, and the tree.
+    fn built() -> (tempfile::TempDir, ctx_fs::Sandbox, Index) {
+        let tree = tempfile::tempdir().unwrap();
+        for (path, text) in [
+            ("src/retry.rs", "/// Retries until the deadline.\npub fn retry() { send(); }\n"),
+            ("src/http.rs", "/// Sends one request.\npub fn send() {}\n"),
+            ("README.md", "# Retry\nHow the request is retried.\n"),
+        ] {
+            let path = tree.path().join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        let root = tree.path().to_str().unwrap();
+        let sandbox = ctx_fs::Sandbox::builder(root).open(cap_std::ambient_authority()).unwrap();
+        let (index, _) = Index::build(&sandbox).unwrap();
+        (tree, sandbox, index)
+    }
+
+    #[test]
+    fn the_lists_find_what_every_files_postings_hold() {
+        let (_tree, _sandbox, index) = built();
+        index.keep_term_lists();
+        let lists = index.term_lists().unwrap();
+        let query: Vec<(u32, usize)> =
+            (0..index.term_count() as u32).map(|t| (t, t as usize)).collect();
+        let want: Vec<Vec<(usize, [u32; 5])>> = index
+            .files()
+            .iter()
+            .map(|f| {
+                let mut hits = Vec::new();
+                super::super::match_postings(index.postings_part(f), &query, &mut hits);
+                hits
+            })
+            .collect();
+        assert!(want.iter().all(|h| !h.is_empty()));
+        assert_eq!(lists.hits(&query, index.len()), want);
+    }
+
+    /// The attack: a damaged (or tampered) index whose postings name terms past the table,
+    /// repeat a term, or hold counts that do not fit 32 bits. What must not happen: a panic, a
+    /// list of a term that is not there, memory beyond the postings' size.
+    #[test]
+    fn damaged_postings_build_bounded_lists_without_a_panic() {
+        let (_tree, sandbox, mut index) = built();
+        let terms = index.term_count() as u32;
+        let mut part = encode_postings(&[(0, [u32::MAX, u32::MAX, 1, 0, u32::MAX]), (1, [1; 5])]);
+        // Term 1 again with a count of 2^32 (five varint bytes, the last one overflowing), a
+        // term past the table, and a varint cut short.
+        part.extend_from_slice(&[0, 0b1, 0x80, 0x80, 0x80, 0x80, 0x10]);
+        put_varint(&mut part, terms);
+        part.extend_from_slice(&[0b1, 1, 0x7f, 0b1, 0xff]);
+        let start = index.blob.len() as u64;
+        index.blob.extra.extend_from_slice(&part);
+        let postings = part.len() as u32;
+        index.data.files[0].parts =
+            super::super::Parts { start, postings, defs: 0, refs: 0, docs: 0 };
+        let before = index.suggest(&sandbox, "retry the request", &crate::Options::default());
+        index.keep_term_lists();
+        let lists = index.term_lists().unwrap();
+        // Terms 0 and 1 of the damaged file are listed, once each; nothing past the table.
+        let found = lists.hits(&[(0, 0), (1, 1), (terms, 2), (u32::MAX, 3)], index.len());
+        assert_eq!(found[0], vec![(0, [u32::MAX, u32::MAX, 1, 0, u32::MAX]), (1, [1; 5])]);
+        assert_eq!(lists.starts.len(), terms as usize + 1);
+        let postings: usize = index.files().iter().map(|f| index.postings_part(f).len()).sum();
+        assert!(lists.bytes.len() <= 3 * postings, "{} > 3 × {postings}", lists.bytes.len());
+        // The ranking with the lists answers as without them.
+        assert_eq!(
+            index.suggest(&sandbox, "retry the request", &crate::Options::default()),
+            before
+        );
+    }
+}
