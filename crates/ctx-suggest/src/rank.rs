@@ -278,8 +278,9 @@ fn path_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
 /// them, else from every file's postings, the files shared among the cores.
 fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32; 5])>> {
     let files = index.files();
-    if let Some(lists) = index.term_lists() {
-        return lists.hits(query, files.len());
+    let part = |i: usize| index.postings_part(&files[i]);
+    if let Some(hits) = index.term_lists().and_then(|l| l.hits(query, files.len(), part)) {
+        return hits;
     }
     let scan = |part: &[FileRec]| -> Vec<Vec<(usize, [u32; 5])>> {
         part.iter()

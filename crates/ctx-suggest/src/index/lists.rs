@@ -3,17 +3,47 @@
 //! service), so that a query reads the lists of its terms instead of every file's postings.
 //!
 //! They are not stored: a stored form would have to follow the segment log, and the lists are
-//! built in one pass over the postings (docs/suggest.md, "The index service").
+//! built in two passes over the postings (docs/suggest.md, "The index service"). An update
+//! that neither renumbers the terms nor rewrites the blob keeps them: the files it read are
+//! then looked up in their own postings, the others through a map from the files the lists
+//! were built on to their place now.
 
-use super::postings::{PostingIter, put_varint, split_postings};
+use std::hash::BuildHasher;
+
+use super::postings::{PostingIter, match_postings, put_varint, split_postings};
+use crate::hash::FxHashSet;
 
 /// The files of each term, as varints: the file id's delta from the term's previous file, a
-/// byte of the fields present, then a frequency per present field.
+/// byte of the fields present, then a frequency per present field; with what keeps them
+/// valid across updates.
 #[derive(Debug, Default)]
 pub(crate) struct TermLists {
     /// Where each term's list starts in `bytes`; one more entry than there are terms.
     starts: Vec<u64>,
     bytes: Vec<u8>,
+    /// The place now of each file the lists were built on; [`GONE`] when it was removed or
+    /// read again since.
+    map: Vec<u32>,
+    /// The files read since the lists were built (places now, ascending): their own postings
+    /// answer for them.
+    fresh: Vec<u32>,
+    /// A hash of the path of each file now, to check the next update's order against.
+    hashes: Vec<u64>,
+}
+
+/// Each file's frequencies of a query's terms: (query index, frequency per field).
+pub(crate) type Hits = Vec<Vec<(usize, [u32; 5])>>;
+
+/// In [`TermLists::map`], a file that is no longer the one the lists hold.
+const GONE: u32 = u32::MAX;
+
+/// Files read since the lists were built, beyond which they are dropped (and built again):
+/// each is looked up in its own postings by every query.
+const MAX_FRESH: usize = 4096;
+
+/// The hash of a path in [`TermLists::hashes`].
+fn path_hash(path: &str) -> u64 {
+    foldhash::fast::FixedState::default().hash_one(path)
 }
 
 /// The postings of a file's postings part: each term and its frequency per field, without
@@ -46,13 +76,15 @@ impl TermLists {
     /// Their size follows the postings' (a few bytes more a posting at most), whatever a
     /// damaged index holds.
     pub(super) fn build<'a>(
-        files: impl Iterator<Item = &'a [u8]> + Clone,
+        files: impl Iterator<Item = (&'a [u8], &'a str)> + Clone,
         terms: usize,
     ) -> TermLists {
+        let hashes: Vec<u64> = files.clone().map(|(_, path)| path_hash(path)).collect();
+        let map = (0..hashes.len()).map(|i| u32::try_from(i).unwrap_or(GONE)).collect();
         // Pass 1: the bytes of each term's list, kept in `starts` shifted by one.
         let mut starts = vec![0u64; terms + 1];
         let mut last = vec![0u32; terms];
-        for (i, part) in files.clone().enumerate() {
+        for (i, (part, _)) in files.clone().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             for (id, tf) in postings_of(part, terms) {
                 let t = id as usize;
@@ -70,7 +102,7 @@ impl TermLists {
         let mut at: Vec<u64> = starts[..terms].to_vec();
         last.fill(0);
         let mut one = Vec::with_capacity(32);
-        for (i, part) in files.enumerate() {
+        for (i, (part, _)) in files.enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             for (id, tf) in postings_of(part, terms) {
                 let t = id as usize;
@@ -87,14 +119,81 @@ impl TermLists {
                 last[t] = i;
             }
         }
-        TermLists { starts, bytes }
+        TermLists { starts, bytes, map, fresh: Vec::new(), hashes }
+    }
+
+    /// Follows an update that kept the term ids: `paths` are the files' paths now, `removed`
+    /// the paths of the files removed or read again, `fresh` the places now of the files read.
+    /// The files kept are in the same order as before (both are in path order); false, when
+    /// the update does not fit the lists that way or read too many files: they must be built
+    /// again.
+    pub(super) fn follow<'a>(
+        &mut self,
+        paths: impl Iterator<Item = &'a str>,
+        removed: &[String],
+        fresh: &[u32],
+    ) -> bool {
+        let gone: FxHashSet<u64> = removed.iter().map(|p| path_hash(p)).collect();
+        let now: Vec<u64> = paths.map(path_hash).collect();
+        let mut read = vec![false; now.len()];
+        for &f in fresh {
+            match read.get_mut(f as usize) {
+                Some(r) => *r = true,
+                None => return false,
+            }
+        }
+        // Each file's place before the update to its place now.
+        let mut moved = vec![GONE; self.hashes.len()];
+        let mut j = 0;
+        for (k, h) in self.hashes.iter().enumerate() {
+            if gone.contains(h) {
+                continue;
+            }
+            while read.get(j) == Some(&true) {
+                j += 1;
+            }
+            if now.get(j) != Some(h) {
+                return false;
+            }
+            moved[k] = u32::try_from(j).unwrap_or(GONE);
+            j += 1;
+        }
+        while read.get(j) == Some(&true) {
+            j += 1;
+        }
+        if j != now.len() {
+            return false;
+        }
+        let place = |m: u32| moved.get(m as usize).copied().unwrap_or(GONE);
+        let mut read_since: Vec<u32> =
+            self.fresh.iter().map(|&f| place(f)).filter(|&m| m != GONE).collect();
+        read_since.extend_from_slice(fresh);
+        read_since.sort_unstable();
+        read_since.dedup();
+        if read_since.len() > MAX_FRESH {
+            return false;
+        }
+        for m in &mut self.map {
+            *m = place(*m);
+        }
+        (self.fresh, self.hashes) = (read_since, now);
+        true
     }
 
     /// Each file's frequencies of the query terms `query` (term id and query index, sorted by
-    /// id), as (query index, frequency per field), for the `files` files of the index: what
-    /// [`super::match_postings`] finds in each file's postings, in the same order.
-    pub(crate) fn hits(&self, query: &[(u32, usize)], files: usize) -> Vec<Vec<(usize, [u32; 5])>> {
-        let mut hits: Vec<Vec<(usize, [u32; 5])>> = vec![Vec::new(); files];
+    /// id), as (query index, frequency per field), for the `files` files of the index whose
+    /// postings parts `part` gives: what [`match_postings`] finds in each file's postings, in
+    /// the same order. `None` when the lists are not of an index of that many files.
+    pub(crate) fn hits<'a>(
+        &self,
+        query: &[(u32, usize)],
+        files: usize,
+        part: impl Fn(usize) -> &'a [u8],
+    ) -> Option<Hits> {
+        if files != self.hashes.len() {
+            return None;
+        }
+        let mut hits: Hits = vec![Vec::new(); files];
         for &(id, q) in query {
             let t = id as usize;
             let (Some(&start), Some(&end)) = (self.starts.get(t), self.starts.get(t + 1)) else {
@@ -103,17 +202,27 @@ impl TermLists {
             let list = self.bytes.get(start as usize..end as usize).unwrap_or(&[]);
             // A list is a posting list whose "terms" are file ids.
             for (file, tf) in PostingIter::new(list) {
-                if let Some(h) = hits.get_mut(file as usize) {
+                let now = self.map.get(file as usize).copied().unwrap_or(GONE);
+                if let Some(h) = hits.get_mut(now as usize) {
                     h.push((q, tf));
                 }
             }
         }
-        hits
+        for &f in &self.fresh {
+            if let Some(h) = hits.get_mut(f as usize) {
+                h.clear();
+                match_postings(part(f as usize), query, h);
+            }
+        }
+        Some(hits)
     }
 
     /// Bytes the lists hold.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.bytes.len() + self.starts.len() * 8
+        self.bytes.len()
+            + self.starts.len() * 8
+            + (self.map.len() + self.fresh.len()) * 4
+            + self.hashes.len() * 8
     }
 }
 
@@ -159,7 +268,7 @@ mod tests {
             })
             .collect();
         assert!(want.iter().all(|h| !h.is_empty()));
-        assert_eq!(lists.hits(&query, index.len()), want);
+        assert_eq!(lists.hits(&query, index.len(), |_| &[]).unwrap(), want);
     }
 
     /// The attack: a damaged (or tampered) index whose postings name terms past the table,
@@ -184,7 +293,8 @@ mod tests {
         index.keep_term_lists();
         let lists = index.term_lists().unwrap();
         // Terms 0 and 1 of the damaged file are listed, once each; nothing past the table.
-        let found = lists.hits(&[(0, 0), (1, 1), (terms, 2), (u32::MAX, 3)], index.len());
+        let query = [(0, 0), (1, 1), (terms, 2), (u32::MAX, 3)];
+        let found = lists.hits(&query, index.len(), |_| &[]).unwrap();
         assert_eq!(found[0], vec![(0, [u32::MAX, u32::MAX, 1, 0, u32::MAX]), (1, [1; 5])]);
         assert_eq!(lists.starts.len(), terms as usize + 1);
         let postings: usize = index.files().iter().map(|f| index.postings_part(f).len()).sum();

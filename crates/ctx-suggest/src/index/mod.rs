@@ -235,7 +235,7 @@ impl Index {
     /// its answers are the same with them or without.
     pub fn keep_term_lists(&self) {
         self.lists.get_or_init(|| {
-            let parts = self.data.files.iter().map(|f| self.postings_part(f));
+            let parts = self.data.files.iter().map(|f| (self.postings_part(f), f.path.as_str()));
             lists::TermLists::build(parts, self.term_count())
         });
     }

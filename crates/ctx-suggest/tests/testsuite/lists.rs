@@ -1,5 +1,5 @@
 //! The postings by term (`Index::keep_term_lists`): the ranking answers the same with them as
-//! without, and any update drops them rather than answer from lists of another index.
+//! without, and an update keeps them only where they still fit the index.
 
 use std::path::Path;
 
@@ -25,36 +25,69 @@ fn the_ranking_fixtures_rank_the_same_with_term_lists() {
     assert!(cases >= 6);
 }
 
+/// The answers of `index` with its postings by term (kept from before the last update when
+/// it kept them, else built now), and of a fresh index without them, are the same.
+fn answers_as_a_fresh_index(index: &Index, sandbox: &ctx_fs::Sandbox) {
+    let opts = Options::default().explain(true);
+    let (fresh, _) = Index::build(sandbox).unwrap();
+    for prompt in [
+        "encode the request body",
+        "send a request with a deadline",
+        "retry until the deadline",
+        "item_3 and item_17",
+        "`helper` in lib/m5.rs",
+    ] {
+        let want = fresh.suggest(sandbox, prompt, &opts);
+        assert_eq!(index.suggest(sandbox, prompt, &opts), want, "{prompt}");
+        index.keep_term_lists();
+        assert_eq!(index.suggest(sandbox, prompt, &opts), want, "{prompt}");
+    }
+}
+
 #[test]
-fn an_update_drops_the_term_lists() {
+fn term_lists_follow_updates_and_answer_as_a_fresh_index() {
     let tree = tempfile::tempdir().unwrap();
     crate::write_tree(
         tree.path(),
         &[
             ("src/retry.rs", "/// Retries until the deadline.\npub fn retry() { send(); }\n"),
-            ("src/http.rs", "/// Sends one request.\npub fn send() {}\n"),
+            ("src/http.rs", "/// Sends one request.\npub fn send() { helper(); }\n"),
         ],
     );
+    // Enough files that a few changed ones do not make the blob worth rebuilding.
+    for i in 0..40 {
+        let text = format!("/// Item {i}, a helper.\npub fn item_{i}() {{ helper(); }}\n");
+        crate::write_tree(tree.path(), &[(&format!("lib/m{i}.rs"), &text)]);
+    }
     let sandbox = crate::sandbox(tree.path());
     let (mut index, _) = Index::build(&sandbox).unwrap();
     index.keep_term_lists();
+    // A file added before the others, one changed, one removed: a whole walk.
     crate::write_tree(
         tree.path(),
-        &[("src/body.rs", "/// Encodes a request body.\npub fn encode() {}\n")],
+        &[
+            ("a/body.rs", "/// Encodes a request body.\npub fn encode() { helper(); }\n"),
+            ("lib/m5.rs", "/// Item five, with a deadline.\npub fn helper() {}\n"),
+        ],
     );
-    std::fs::remove_file(tree.path().join("src/retry.rs")).unwrap();
+    std::fs::remove_file(tree.path().join("lib/m9.rs")).unwrap();
     index.refresh(&sandbox).unwrap();
-    assert_eq!(index.term_lists_bytes(), 0, "the lists of the index before the update");
-    index.keep_term_lists();
-    crate::write_tree(tree.path(), &[("src/http.rs", "/// Sends a request.\npub fn send() {}\n")]);
-    index.refresh_paths(&sandbox, &["src/http.rs"]).unwrap().unwrap();
-    assert_eq!(index.term_lists_bytes(), 0, "the lists of the index before the update");
-    let opts = Options::default().explain(true);
-    let (fresh, _) = Index::build(&sandbox).unwrap();
-    for prompt in ["encode the request body", "send a request", "retry until the deadline"] {
-        let want = fresh.suggest(&sandbox, prompt, &opts);
-        assert_eq!(index.suggest(&sandbox, prompt, &opts), want, "{prompt}");
-        index.keep_term_lists();
-        assert_eq!(index.suggest(&sandbox, prompt, &opts), want, "{prompt}");
+    assert!(index.term_lists_bytes() > 0, "kept through an update of three files");
+    answers_as_a_fresh_index(&index, &sandbox);
+    // Then the update of one folder the watch names, a file read again that was read since.
+    crate::write_tree(
+        tree.path(),
+        &[("lib/m5.rs", "/// Sends with a deadline.\npub fn send_late() {}\n")],
+    );
+    crate::write_tree(tree.path(), &[("lib/m0.rs", "pub fn item_0() { send_late(); }\n")]);
+    index.refresh_paths(&sandbox, &["lib/m5.rs", "lib/m0.rs"]).unwrap().unwrap();
+    assert!(index.term_lists_bytes() > 0, "kept through a partial update");
+    answers_as_a_fresh_index(&index, &sandbox);
+    // Most files removed: the blob is rebuilt, and the lists with it.
+    for i in 10..40 {
+        let _ = std::fs::remove_file(tree.path().join(format!("lib/m{i}.rs")));
     }
+    index.refresh(&sandbox).unwrap();
+    assert_eq!(index.term_lists_bytes(), 0, "the lists of the blob before the update");
+    answers_as_a_fresh_index(&index, &sandbox);
 }
