@@ -139,7 +139,7 @@ pub(crate) fn rank(
         .enumerate()
         .map(|(i, f)| {
             let mut score = 0.0;
-            let mut matched = Vec::new();
+            let mut matched = Vec::with_capacity(hits[i].len());
             for (q, tf) in &hits[i] {
                 let mut t = 0.0;
                 for k in 0..FIELDS.len() {
@@ -189,10 +189,14 @@ pub(crate) fn rank(
         propagate(index, w, &mult, &mut scored, explain);
     }
     scored.retain(|s| s.score > 0.0);
-    // Paths are unique, so the order is total and an unstable sort gives the same one.
-    scored.sort_unstable_by(|a, b| {
-        b.score.total_cmp(&a.score).then_with(|| files[a.file].path.cmp(&files[b.file].path))
-    });
+    // Paths are unique, so the order is total and an unstable sort gives the same one; the
+    // files' places in path order, when the index keeps them, order ties as their paths do.
+    let by_path = |a: usize, b: usize| match index.path_order() {
+        Some(order) => order[a].cmp(&order[b]),
+        None => files[a].path.cmp(&files[b].path),
+    };
+    scored
+        .sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then_with(|| by_path(a.file, b.file)));
     (scored, qterms.into_iter().map(|(term, _, _)| term).collect())
 }
 
@@ -331,10 +335,22 @@ fn name_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
     if w.name <= 0.0 || query.names.is_empty() {
         return;
     }
-    let keys: Vec<String> = files.iter().map(|f| file_name_key(&f.path)).collect();
-    for name in &query.names {
-        let named = |&i: &usize| keys[i] == *name && files[i].class != FileClass::LeftOut;
-        let matching: Vec<usize> = (0..files.len()).filter(named).collect();
+    // The files of each name, in file order; each file's name made in one buffer.
+    let mut named: Vec<Vec<usize>> = vec![Vec::new(); query.names.len()];
+    let mut key = String::new();
+    for (i, f) in files.iter().enumerate() {
+        if f.class == FileClass::LeftOut {
+            continue;
+        }
+        key.clear();
+        file_name_key_into(&f.path, &mut key);
+        for (k, name) in query.names.iter().enumerate() {
+            if key == *name {
+                named[k].push(i);
+            }
+        }
+    }
+    for (name, matching) in query.names.iter().zip(named) {
         if matching.len() <= 12 {
             let share = 1.0 / (matching.len().max(1) as f64).sqrt();
             let why = format!("named `{name}` (+{:.2})", w.name * best * share);
@@ -345,7 +361,8 @@ fn name_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
 
 /// The name a file goes by: its stem, or its directory's name for the files that stand
 /// for their directory; lower case, without `-` and `_`.
-pub(crate) fn file_name_key(path: &str) -> String {
+/// Written to `key`.
+fn file_name_key_into(path: &str, key: &mut String) {
     let mut comps = path.rsplit('/');
     let file = comps.next().unwrap_or("");
     let stem = file.split('.').next().unwrap_or(file);
@@ -353,7 +370,12 @@ pub(crate) fn file_name_key(path: &str) -> String {
         "index" | "mod" | "lib" | "__init__" | "init" | "main" => comps.next().unwrap_or(stem),
         _ => stem,
     };
-    name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect()
+    if name.is_ascii() {
+        let bytes = name.bytes().filter(|c| *c != b'-' && *c != b'_');
+        key.extend(bytes.map(|c| char::from(c.to_ascii_lowercase())));
+    } else {
+        key.extend(name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase));
+    }
 }
 
 /// Personalised PageRank over the symbol graph: a file referencing a

@@ -168,6 +168,9 @@ pub struct Index {
     walked_links: Option<bool>,
     /// The postings by term, once [`Index::keep_term_lists`] built them; dropped by any change.
     lists: std::sync::OnceLock<lists::TermLists>,
+    /// Each file's place in the order of the paths as strings, built with the lists; dropped
+    /// by any change.
+    path_order: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl Index {
@@ -238,11 +241,27 @@ impl Index {
             let parts = self.data.files.iter().map(|f| (self.postings_part(f), f.path.as_str()));
             lists::TermLists::build(parts, self.term_count())
         });
+        self.path_order.get_or_init(|| {
+            let files = &self.data.files;
+            let mut by_path: Vec<u32> = (0..files.len() as u32).collect();
+            by_path.sort_unstable_by(|&a, &b| files[a as usize].path.cmp(&files[b as usize].path));
+            let mut order = vec![0u32; files.len()];
+            for (place, &i) in by_path.iter().enumerate() {
+                order[i as usize] = place as u32;
+            }
+            order
+        });
+    }
+
+    /// Each file's place in the order of the paths as strings, when it is kept.
+    pub(crate) fn path_order(&self) -> Option<&[u32]> {
+        self.path_order.get().map(Vec::as_slice).filter(|o| o.len() == self.data.files.len())
     }
 
     /// Bytes the postings by term hold in memory (0 when they are not built).
     pub fn term_lists_bytes(&self) -> usize {
-        self.lists.get().map_or(0, lists::TermLists::heap_bytes)
+        let order = self.path_order.get().map_or(0, |o| o.len() * 4);
+        self.lists.get().map_or(0, lists::TermLists::heap_bytes) + order
     }
 
     /// The postings by term, when they are built.

@@ -140,6 +140,7 @@ impl Index {
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
         let Listed { mut files, todo, mut change, mut stats, started } = listed;
         let lists = self.lists.take();
+        self.path_order.take();
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),

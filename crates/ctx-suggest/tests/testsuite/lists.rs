@@ -45,6 +45,28 @@ fn answers_as_a_fresh_index(index: &Index, sandbox: &ctx_fs::Sandbox) {
 }
 
 #[test]
+fn files_of_equal_scores_come_in_the_order_of_their_paths_with_term_lists() {
+    let tree = tempfile::tempdir().unwrap();
+    // The same text under paths whose order as strings is not the walk's (`-` sorts before
+    // `/`), so that only the paths order the ties.
+    let text = "/// Parses the buffer.\npub fn parse_buffer() {}\n";
+    let paths =
+        ["a/b/x.rs", "a-b/x.rs", "a/x.rs", "a.b/x.rs", "ab/x.rs", "a/b-c/x.rs", "a/b/c/x.rs"];
+    for path in paths {
+        crate::write_tree(tree.path(), &[(path, text)]);
+    }
+    let sandbox = crate::sandbox(tree.path());
+    let (index, _) = Index::build(&sandbox).unwrap();
+    let opts = Options::default().limit(20);
+    let want = index.suggest(&sandbox, "parse the buffer", &opts);
+    let mut sorted: Vec<&str> = paths.to_vec();
+    sorted.sort_unstable();
+    assert_eq!(want.iter().map(|s| s.path.as_str()).collect::<Vec<_>>(), sorted);
+    index.keep_term_lists();
+    assert_eq!(index.suggest(&sandbox, "parse the buffer", &opts), want);
+}
+
+#[test]
 fn term_lists_follow_updates_and_answer_as_a_fresh_index() {
     let tree = tempfile::tempdir().unwrap();
     crate::write_tree(
