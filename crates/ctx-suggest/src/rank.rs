@@ -189,14 +189,28 @@ pub(crate) fn rank(
         propagate(index, w, &mult, &mut scored, explain);
     }
     scored.retain(|s| s.score > 0.0);
-    // Paths are unique, so the order is total and an unstable sort gives the same one; the
-    // files' places in path order, when the index keeps them, order ties as their paths do.
-    let by_path = |a: usize, b: usize| match index.path_order() {
-        Some(order) => order[a].cmp(&order[b]),
-        None => files[a].path.cmp(&files[b].path),
+    // Paths are unique, so the order is total and an unstable sort gives the same one.
+    let scored = match index.path_order() {
+        // The files' places in path order, kept with the term lists, order ties as their paths
+        // do: the sort moves small keys, then the files once.
+        Some(order) => {
+            let mut keys: Vec<(f64, u32, u32)> = scored
+                .iter()
+                .enumerate()
+                .map(|(k, s)| (s.score, order[s.file], k as u32))
+                .collect();
+            keys.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut slots: Vec<Option<Scored>> = scored.into_iter().map(Some).collect();
+            keys.iter().filter_map(|k| slots[k.2 as usize].take()).collect()
+        }
+        None => {
+            scored.sort_unstable_by(|a, b| {
+                let by_path = || files[a.file].path.cmp(&files[b.file].path);
+                b.score.total_cmp(&a.score).then_with(by_path)
+            });
+            scored
+        }
     };
-    scored
-        .sort_unstable_by(|a, b| b.score.total_cmp(&a.score).then_with(|| by_path(a.file, b.file)));
     (scored, qterms.into_iter().map(|(term, _, _)| term).collect())
 }
 
