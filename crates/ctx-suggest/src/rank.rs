@@ -4,7 +4,7 @@
 
 use crate::classify::FileClass;
 use crate::hash::FxHashMap;
-use crate::index::{FIELDS, FileRec, Index};
+use crate::index::{FIELDS, FileRec, Hits, Index};
 use crate::query::{Query, Wants};
 
 /// The ranking's weights; [`Weights::default`] holds the values decided on
@@ -119,10 +119,8 @@ pub(crate) fn rank(
     let mut sorted: Vec<(u32, usize)> = qid.into_iter().collect();
     sorted.sort_unstable();
     let hits = scan_postings(index, &sorted);
-    for file in &hits {
-        for (q, _) in file {
-            qterms[*q].2 += 1;
-        }
+    for (q, _) in hits.all() {
+        qterms[*q].2 += 1;
     }
     for a in &mut avg {
         *a = (*a / n as f64).max(1.0);
@@ -139,8 +137,8 @@ pub(crate) fn rank(
         .enumerate()
         .map(|(i, f)| {
             let mut score = 0.0;
-            let mut matched = Vec::with_capacity(hits[i].len());
-            for (q, tf) in &hits[i] {
+            let mut matched = Vec::with_capacity(hits.of(i).len());
+            for (q, tf) in hits.of(i) {
                 let mut t = 0.0;
                 for k in 0..FIELDS.len() {
                     if tf[k] > 0 {
@@ -189,8 +187,15 @@ pub(crate) fn rank(
         propagate(index, w, &mult, &mut scored, explain);
     }
     scored.retain(|s| s.score > 0.0);
+    let scored = best_first(index, scored);
+    (scored, qterms.into_iter().map(|(term, _, _)| term).collect())
+}
+
+/// The scored files best first, ties in the order of their paths.
+fn best_first(index: &Index, mut scored: Vec<Scored>) -> Vec<Scored> {
+    let files = index.files();
     // Paths are unique, so the order is total and an unstable sort gives the same one.
-    let scored = match index.path_order() {
+    match index.path_order() {
         // The files' places in path order, kept with the term lists, order ties as their paths
         // do: the sort moves small keys, then the files once.
         Some(order) => {
@@ -210,8 +215,7 @@ pub(crate) fn rank(
             });
             scored
         }
-    };
-    (scored, qterms.into_iter().map(|(term, _, _)| term).collect())
+    }
 }
 
 /// The multiplier of a file class given what the prompt asks for.
@@ -294,7 +298,7 @@ fn path_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
 /// Each file's frequencies of the query terms (`query`: term id and query index, sorted by
 /// id), as (query index, frequency per field): from the postings by term when the index keeps
 /// them, else from every file's postings, the files shared among the cores.
-fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32; 5])>> {
+fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Hits {
     let files = index.files();
     let part = |i: usize| index.postings_part(&files[i]);
     if let Some(hits) = index.term_lists().and_then(|l| l.hits(query, files.len(), part)) {
@@ -312,7 +316,7 @@ fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = files.len().div_ceil(threads).max(PARALLEL_MIN_FILES);
     let parts: Vec<&[FileRec]> = files.chunks(chunk).collect();
-    crate::par::map(&parts, 2, |part| scan(part)).into_iter().flatten().collect()
+    Hits::from_files(crate::par::map(&parts, 2, |part| scan(part)).into_iter().flatten().collect())
 }
 
 /// Below this many files a share, the postings are scanned on one thread.

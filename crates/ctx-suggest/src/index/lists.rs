@@ -31,8 +31,44 @@ pub(crate) struct TermLists {
     hashes: Vec<u64>,
 }
 
-/// Each file's frequencies of a query's terms: (query index, frequency per field).
-pub(crate) type Hits = Vec<Vec<(usize, [u32; 5])>>;
+/// One file's frequencies of a query's terms: (query index, frequency per field).
+pub(crate) type FileHits = Vec<(usize, [u32; 5])>;
+
+/// Each file's frequencies of a query's terms, as (query index, frequency per field), all in
+/// one buffer (a query may find most files of a tree).
+#[derive(Debug, Default)]
+pub(crate) struct Hits {
+    /// Where each file's hits start in `all`; one more entry than there are files.
+    at: Vec<usize>,
+    all: Vec<(usize, [u32; 5])>,
+}
+
+impl Hits {
+    /// The hits of file `i`.
+    pub(crate) fn of(&self, i: usize) -> &[(usize, [u32; 5])] {
+        match (self.at.get(i), self.at.get(i + 1)) {
+            (Some(&start), Some(&end)) => self.all.get(start..end).unwrap_or_default(),
+            _ => &[],
+        }
+    }
+
+    /// The hits of every file.
+    pub(crate) fn all(&self) -> &[(usize, [u32; 5])] {
+        &self.all
+    }
+
+    /// The hits of each file, in file order.
+    pub(crate) fn from_files(files: Vec<FileHits>) -> Hits {
+        let mut at = Vec::with_capacity(files.len() + 1);
+        at.push(0);
+        let mut all = Vec::with_capacity(files.iter().map(Vec::len).sum());
+        for f in files {
+            all.extend(f);
+            at.push(all.len());
+        }
+        Hits { at, all }
+    }
+}
 
 /// In [`TermLists::map`], a file that is no longer the one the lists hold.
 const GONE: u32 = u32::MAX;
@@ -193,28 +229,54 @@ impl TermLists {
         if files != self.hashes.len() {
             return None;
         }
-        let mut hits: Hits = vec![Vec::new(); files];
-        for &(id, q) in query {
-            let t = id as usize;
-            let (Some(&start), Some(&end)) = (self.starts.get(t), self.starts.get(t + 1)) else {
-                continue;
-            };
-            let list = self.bytes.get(start as usize..end as usize).unwrap_or(&[]);
-            // A list is a posting list whose "terms" are file ids.
-            for (file, tf) in PostingIter::new(list) {
-                let now = self.map.get(file as usize).copied().unwrap_or(GONE);
-                if let Some(h) = hits.get_mut(now as usize) {
-                    h.push((q, tf));
+        // The files read since answer from their own postings.
+        let mut is_fresh = vec![false; files];
+        let fresh: Vec<(usize, FileHits)> = (self.fresh.iter())
+            .filter(|&&f| (f as usize) < files)
+            .map(|&f| {
+                is_fresh[f as usize] = true;
+                let mut hits = Vec::new();
+                match_postings(part(f as usize), query, &mut hits);
+                (f as usize, hits)
+            })
+            .collect();
+        // The files of the query's terms, each at its place now (a file read since is not).
+        let listed = |each: &mut dyn FnMut(usize, usize, [u32; 5])| {
+            for &(id, q) in query {
+                let t = id as usize;
+                let (Some(&start), Some(&end)) = (self.starts.get(t), self.starts.get(t + 1))
+                else {
+                    continue;
+                };
+                let list = self.bytes.get(start as usize..end as usize).unwrap_or(&[]);
+                // A list is a posting list whose "terms" are file ids.
+                for (file, tf) in PostingIter::new(list) {
+                    let now = self.map.get(file as usize).copied().unwrap_or(GONE) as usize;
+                    if is_fresh.get(now) == Some(&false) {
+                        each(now, q, tf);
+                    }
                 }
             }
+        };
+        // Counted, then written in place.
+        let mut at = vec![0usize; files + 1];
+        listed(&mut |f, _, _| at[f + 1] += 1);
+        for (f, hits) in &fresh {
+            at[f + 1] += hits.len();
         }
-        for &f in &self.fresh {
-            if let Some(h) = hits.get_mut(f as usize) {
-                h.clear();
-                match_postings(part(f as usize), query, h);
-            }
+        for f in 0..files {
+            at[f + 1] += at[f];
         }
-        Some(hits)
+        let mut all = vec![(0, [0; 5]); at[files]];
+        let mut next = at[..files].to_vec();
+        listed(&mut |f, q, tf| {
+            all[next[f]] = (q, tf);
+            next[f] += 1;
+        });
+        for (f, hits) in fresh {
+            all[next[f]..next[f] + hits.len()].copy_from_slice(&hits);
+        }
+        Some(Hits { at, all })
     }
 
     /// Bytes the lists hold.
@@ -268,7 +330,8 @@ mod tests {
             })
             .collect();
         assert!(want.iter().all(|h| !h.is_empty()));
-        assert_eq!(lists.hits(&query, index.len(), |_| &[]).unwrap(), want);
+        let found = lists.hits(&query, index.len(), |_| &[]).unwrap();
+        assert_eq!((0..index.len()).map(|i| found.of(i).to_vec()).collect::<Vec<_>>(), want);
     }
 
     /// The attack: a damaged (or tampered) index whose postings name terms past the table,
@@ -295,7 +358,7 @@ mod tests {
         // Terms 0 and 1 of the damaged file are listed, once each; nothing past the table.
         let query = [(0, 0), (1, 1), (terms, 2), (u32::MAX, 3)];
         let found = lists.hits(&query, index.len(), |_| &[]).unwrap();
-        assert_eq!(found[0], vec![(0, [u32::MAX, u32::MAX, 1, 0, u32::MAX]), (1, [1; 5])]);
+        assert_eq!(found.of(0), vec![(0, [u32::MAX, u32::MAX, 1, 0, u32::MAX]), (1, [1; 5])]);
         assert_eq!(lists.starts.len(), terms as usize + 1);
         let postings: usize = index.files().iter().map(|f| index.postings_part(f).len()).sum();
         assert!(lists.bytes.len() <= 3 * postings, "{} > 3 × {postings}", lists.bytes.len());

@@ -27,6 +27,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use blob::{Blob, GraphParts};
+pub(crate) use lists::Hits;
 use names::{Names, Table, lookup};
 pub use partial::MAX_PARTIAL_FOLDERS;
 pub(crate) use parts::DefRec;
