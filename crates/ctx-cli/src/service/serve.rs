@@ -186,8 +186,9 @@ fn keep(service: &Service, wake: &ctx::fs::Wake, idle: Duration) -> String {
         } else {
             drop(state);
         }
-        // The postings by term, dropped by the last update, built again between questions: a
-        // question ranks with them when they are there, by every file's postings when not.
+        // The postings by term (and the order of the paths), when an update dropped them, built
+        // again between questions: a question ranks with them when they are there, by every
+        // file's postings when not.
         service.ctx.with_index_as_is(|index| index.keep_term_lists());
     }
 }
