@@ -368,4 +368,21 @@ mod tests {
             before
         );
     }
+
+    /// The attack: a stored index whose term table says it holds 2^32 − 1 names. What must
+    /// not happen: lists sized by that count (gigabytes), a panic.
+    #[test]
+    fn a_term_count_past_the_tables_bytes_sizes_nothing() {
+        let (_tree, sandbox, mut index) = built();
+        let bytes: Vec<u8> =
+            index.data.terms.iter_bytes().flat_map(|n| n.iter().chain(&[0])).copied().collect();
+        let tampered = postcard::to_allocvec(&(serde_bytes::Bytes::new(&bytes), u32::MAX)).unwrap();
+        index.data.terms = postcard::from_bytes(&tampered).unwrap();
+        assert_eq!(index.term_count(), u32::MAX as usize);
+        index.keep_term_lists();
+        let lists = index.term_lists().unwrap();
+        assert!(lists.starts.len() <= bytes.len() + 1, "{} entries", lists.starts.len());
+        assert!(index.term_lists_bytes() < 64 * 1024, "{} bytes", index.term_lists_bytes());
+        index.suggest(&sandbox, "retry the request", &crate::Options::default());
+    }
 }

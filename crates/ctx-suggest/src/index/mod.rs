@@ -240,7 +240,9 @@ impl Index {
     pub fn keep_term_lists(&self) {
         self.lists.get_or_init(|| {
             let parts = self.data.files.iter().map(|f| (self.postings_part(f), f.path.as_str()));
-            lists::TermLists::build(parts, self.term_count())
+            // A damaged table may say it holds more names than its bytes can.
+            let terms = self.term_count().min(self.data.terms.byte_len());
+            lists::TermLists::build(parts, terms)
         });
         self.path_order.get_or_init(|| {
             let files = &self.data.files;
