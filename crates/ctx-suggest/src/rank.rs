@@ -4,7 +4,7 @@
 
 use crate::classify::FileClass;
 use crate::hash::FxHashMap;
-use crate::index::{FIELDS, FileRec, Index};
+use crate::index::{FIELDS, FileRec, Hits, Index};
 use crate::query::{Query, Wants};
 
 /// The ranking's weights; [`Weights::default`] holds the values decided on
@@ -119,10 +119,8 @@ pub(crate) fn rank(
     let mut sorted: Vec<(u32, usize)> = qid.into_iter().collect();
     sorted.sort_unstable();
     let hits = scan_postings(index, &sorted);
-    for file in &hits {
-        for (q, _) in file {
-            qterms[*q].2 += 1;
-        }
+    for (q, _) in hits.all() {
+        qterms[*q].2 += 1;
     }
     for a in &mut avg {
         *a = (*a / n as f64).max(1.0);
@@ -139,8 +137,8 @@ pub(crate) fn rank(
         .enumerate()
         .map(|(i, f)| {
             let mut score = 0.0;
-            let mut matched = Vec::new();
-            for (q, tf) in &hits[i] {
+            let mut matched = Vec::with_capacity(hits.of(i).len());
+            for (q, tf) in hits.of(i) {
                 let mut t = 0.0;
                 for k in 0..FIELDS.len() {
                     if tf[k] > 0 {
@@ -189,11 +187,35 @@ pub(crate) fn rank(
         propagate(index, w, &mult, &mut scored, explain);
     }
     scored.retain(|s| s.score > 0.0);
-    // Paths are unique, so the order is total and an unstable sort gives the same one.
-    scored.sort_unstable_by(|a, b| {
-        b.score.total_cmp(&a.score).then_with(|| files[a.file].path.cmp(&files[b.file].path))
-    });
+    let scored = best_first(index, scored);
     (scored, qterms.into_iter().map(|(term, _, _)| term).collect())
+}
+
+/// The scored files best first, ties in the order of their paths.
+fn best_first(index: &Index, mut scored: Vec<Scored>) -> Vec<Scored> {
+    let files = index.files();
+    // Paths are unique, so the order is total and an unstable sort gives the same one.
+    match index.path_order() {
+        // The files' places in path order, kept with the term lists, order ties as their paths
+        // do: the sort moves small keys, then the files once.
+        Some(order) => {
+            let mut keys: Vec<(f64, u32, u32)> = scored
+                .iter()
+                .enumerate()
+                .map(|(k, s)| (s.score, order[s.file], k as u32))
+                .collect();
+            keys.sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+            let mut slots: Vec<Option<Scored>> = scored.into_iter().map(Some).collect();
+            keys.iter().filter_map(|k| slots[k.2 as usize].take()).collect()
+        }
+        None => {
+            scored.sort_unstable_by(|a, b| {
+                let by_path = || files[a.file].path.cmp(&files[b.file].path);
+                b.score.total_cmp(&a.score).then_with(by_path)
+            });
+            scored
+        }
+    }
 }
 
 /// The multiplier of a file class given what the prompt asks for.
@@ -274,9 +296,14 @@ fn path_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
 }
 
 /// Each file's frequencies of the query terms (`query`: term id and query index, sorted by
-/// id), as (query index, frequency per field); the files are shared among the cores.
-fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32; 5])>> {
+/// id), as (query index, frequency per field): from the postings by term when the index keeps
+/// them, else from every file's postings, the files shared among the cores.
+fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Hits {
     let files = index.files();
+    let part = |i: usize| index.postings_part(&files[i]);
+    if let Some(hits) = index.term_lists().and_then(|l| l.hits(query, files.len(), part)) {
+        return hits;
+    }
     let scan = |part: &[FileRec]| -> Vec<Vec<(usize, [u32; 5])>> {
         part.iter()
             .map(|f| {
@@ -289,7 +316,7 @@ fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Vec<Vec<(usize, [u32;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = files.len().div_ceil(threads).max(PARALLEL_MIN_FILES);
     let parts: Vec<&[FileRec]> = files.chunks(chunk).collect();
-    crate::par::map(&parts, 2, |part| scan(part)).into_iter().flatten().collect()
+    Hits::from_files(crate::par::map(&parts, 2, |part| scan(part)).into_iter().flatten().collect())
 }
 
 /// Below this many files a share, the postings are scanned on one thread.
@@ -326,10 +353,22 @@ fn name_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
     if w.name <= 0.0 || query.names.is_empty() {
         return;
     }
-    let keys: Vec<String> = files.iter().map(|f| file_name_key(&f.path)).collect();
-    for name in &query.names {
-        let named = |&i: &usize| keys[i] == *name && files[i].class != FileClass::LeftOut;
-        let matching: Vec<usize> = (0..files.len()).filter(named).collect();
+    // The files of each name, in file order; each file's name made in one buffer.
+    let mut named: Vec<Vec<usize>> = vec![Vec::new(); query.names.len()];
+    let mut key = String::new();
+    for (i, f) in files.iter().enumerate() {
+        if f.class == FileClass::LeftOut {
+            continue;
+        }
+        key.clear();
+        file_name_key_into(&f.path, &mut key);
+        for (k, name) in query.names.iter().enumerate() {
+            if key == *name {
+                named[k].push(i);
+            }
+        }
+    }
+    for (name, matching) in query.names.iter().zip(named) {
         if matching.len() <= 12 {
             let share = 1.0 / (matching.len().max(1) as f64).sqrt();
             let why = format!("named `{name}` (+{:.2})", w.name * best * share);
@@ -340,7 +379,8 @@ fn name_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
 
 /// The name a file goes by: its stem, or its directory's name for the files that stand
 /// for their directory; lower case, without `-` and `_`.
-pub(crate) fn file_name_key(path: &str) -> String {
+/// Written to `key`.
+fn file_name_key_into(path: &str, key: &mut String) {
     let mut comps = path.rsplit('/');
     let file = comps.next().unwrap_or("");
     let stem = file.split('.').next().unwrap_or(file);
@@ -348,7 +388,12 @@ pub(crate) fn file_name_key(path: &str) -> String {
         "index" | "mod" | "lib" | "__init__" | "init" | "main" => comps.next().unwrap_or(stem),
         _ => stem,
     };
-    name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase).collect()
+    if name.is_ascii() {
+        let bytes = name.bytes().filter(|c| *c != b'-' && *c != b'_');
+        key.extend(bytes.map(|c| char::from(c.to_ascii_lowercase())));
+    } else {
+        key.extend(name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase));
+    }
 }
 
 /// Personalised PageRank over the symbol graph: a file referencing a

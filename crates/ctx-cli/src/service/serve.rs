@@ -111,6 +111,7 @@ pub(crate) fn run(settings: &Settings, args: &IndexArgs) -> anyhow::Result<ExitC
         (state.bytes, state.truncated) = (stats.bytes, stats.truncated);
         state.last_question = Instant::now();
     }
+    service.ctx.with_index_as_is(|index| index.keep_term_lists());
     service.ready.store(true, Ordering::SeqCst);
     if !settings.quiet {
         let mut err = io::stderr().lock();
@@ -182,7 +183,13 @@ fn keep(service: &Service, wake: &ctx::fs::Wake, idle: Duration) -> String {
             let mut state = service.state.lock().unwrap_or_else(|e| e.into_inner());
             // A failure is kept in the state: the next round ends the service.
             let _ = current(service, &mut state);
+        } else {
+            drop(state);
         }
+        // The postings by term (and the order of the paths), when an update dropped them, built
+        // again between questions: a question ranks with them when they are there, by every
+        // file's postings when not.
+        service.ctx.with_index_as_is(|index| index.keep_term_lists());
     }
 }
 

@@ -12,6 +12,7 @@
 mod blob;
 mod change;
 mod graph;
+mod lists;
 mod names;
 mod parse;
 mod partial;
@@ -26,6 +27,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use blob::{Blob, GraphParts};
+pub(crate) use lists::Hits;
 use names::{Names, Table, lookup};
 pub use partial::MAX_PARTIAL_FOLDERS;
 pub(crate) use parts::DefRec;
@@ -165,6 +167,11 @@ pub struct Index {
     /// Whether the last walk of the whole workspace reached anything through a link; `None`
     /// before one.
     walked_links: Option<bool>,
+    /// The postings by term, once [`Index::keep_term_lists`] built them; dropped by any change.
+    lists: std::sync::OnceLock<lists::TermLists>,
+    /// Each file's place in the order of the paths as strings, built with the lists; dropped
+    /// by any change.
+    path_order: std::sync::OnceLock<Vec<u32>>,
 }
 
 impl Index {
@@ -224,6 +231,45 @@ impl Index {
         }
         counts.sort_by_key(|(c, _)| c.name());
         counts
+    }
+
+    /// Builds the postings by term (each term's files), unless they are built, so that the
+    /// ranking reads the lists of the prompt's terms instead of every file's postings; for a
+    /// process that keeps the index and asks it often. Any change to the index drops them;
+    /// its answers are the same with them or without.
+    pub fn keep_term_lists(&self) {
+        self.lists.get_or_init(|| {
+            let parts = self.data.files.iter().map(|f| (self.postings_part(f), f.path.as_str()));
+            // A damaged table may say it holds more names than its bytes can.
+            let terms = self.term_count().min(self.data.terms.byte_len());
+            lists::TermLists::build(parts, terms)
+        });
+        self.path_order.get_or_init(|| {
+            let files = &self.data.files;
+            let mut by_path: Vec<u32> = (0..files.len() as u32).collect();
+            by_path.sort_unstable_by(|&a, &b| files[a as usize].path.cmp(&files[b as usize].path));
+            let mut order = vec![0u32; files.len()];
+            for (place, &i) in by_path.iter().enumerate() {
+                order[i as usize] = place as u32;
+            }
+            order
+        });
+    }
+
+    /// Each file's place in the order of the paths as strings, when it is kept.
+    pub(crate) fn path_order(&self) -> Option<&[u32]> {
+        self.path_order.get().map(Vec::as_slice).filter(|o| o.len() == self.data.files.len())
+    }
+
+    /// Bytes the postings by term hold in memory (0 when they are not built).
+    pub fn term_lists_bytes(&self) -> usize {
+        let order = self.path_order.get().map_or(0, |o| o.len() * 4);
+        self.lists.get().map_or(0, lists::TermLists::heap_bytes) + order
+    }
+
+    /// The postings by term, when they are built.
+    pub(crate) fn term_lists(&self) -> Option<&lists::TermLists> {
+        self.lists.get()
     }
 
     pub(crate) fn files(&self) -> &[FileRec] {

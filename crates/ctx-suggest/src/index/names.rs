@@ -26,6 +26,12 @@ impl Names {
         self.len += 1;
     }
 
+    /// Bytes of the table: no table holds more names (each is ended by a NUL byte), whatever
+    /// the count a damaged one says.
+    pub(super) fn byte_len(&self) -> usize {
+        self.bytes.len()
+    }
+
     /// The names in id order.
     pub(super) fn iter(&self) -> impl Iterator<Item = &str> {
         self.iter_bytes().map(|n| std::str::from_utf8(n).unwrap_or(""))

@@ -139,6 +139,8 @@ impl Index {
     /// then drops the files that are gone and rebuilds what is worth rebuilding.
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
         let Listed { mut files, todo, mut change, mut stats, started } = listed;
+        let lists = self.lists.take();
+        self.path_order.take();
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),
@@ -189,6 +191,17 @@ impl Index {
             .collect();
         change.fresh = todo.iter().map(|&(i, _)| i as u32).collect();
         self.settle(change, &mut stats, interner.base_terms);
+        // The postings by term follow an update that kept the term ids and the blob.
+        if let (Some(mut lists), Some(change)) = (lists, &self.change)
+            && !change.rewritten
+            && lists.follow(
+                self.data.files.iter().map(|f| f.path.as_str()),
+                &change.removed,
+                &change.fresh,
+            )
+        {
+            self.lists = lists.into();
+        }
         stats.elapsed = started.elapsed();
         Ok(stats)
     }

@@ -99,6 +99,8 @@ impl Index {
     /// fit the index; then builds the graph again. Returns how many were applied and whether
     /// the log was read whole.
     pub(super) fn apply_log(&mut self, log: &[u8], base_sum: u64) -> (usize, bool) {
+        self.lists.take();
+        self.path_order.take();
         let mut at = 0;
         let mut applied = 0;
         let whole = loop {

@@ -194,7 +194,14 @@ impl Index {
         }
         let graph = parts_end..base_end;
         let blob = Blob { buf, stored: start..parts_end, stored_graph: graph, ..Blob::default() };
-        Some(Index { data, blob, change: None, walked_links: None })
+        Some(Index {
+            data,
+            blob,
+            change: None,
+            walked_links: None,
+            lists: Default::default(),
+            path_order: Default::default(),
+        })
     }
 
     /// The format version of a stored index; `None` when the bytes are not one.

@@ -4,6 +4,7 @@
 #![allow(clippy::disallowed_methods)]
 
 mod data;
+mod lists;
 mod partial;
 mod ranking;
 mod segments;
