@@ -60,6 +60,27 @@ fn start(dir: &TempDir, extra: &[&str]) -> Service {
     Service { child, socket }
 }
 
+/// `ctx index --watch -q` in `cwd` with the cache folder `cache`, quiet; returns once its
+/// socket folder holds an entry (polled every `poll`).
+fn spawn_quiet(cwd: &Path, cache: &Path, poll: Duration) -> Child {
+    let child = Command::new(assert_cmd::cargo::cargo_bin("ctx"))
+        .current_dir(cwd)
+        .env("CTX_CACHE_DIR", cache)
+        .args(["index", "--watch", "-q"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let sockets = cache.join("watch");
+    let started = Instant::now();
+    while std::fs::read_dir(&sockets).map_or(true, |mut d| d.next().is_none()) {
+        assert!(started.elapsed() < GUARD, "the service never listened");
+        std::thread::sleep(poll);
+    }
+    child
+}
+
 /// `ctx suggest PROMPT` with debug logs: its output, and whether the service answered.
 fn suggest(dir: &TempDir, prompt: &str) -> (String, bool) {
     let out = run(ctx_in(dir).env("RUST_LOG", "ctx=debug").args(["suggest", prompt]));
@@ -258,21 +279,7 @@ fn the_service_ends_when_idle_or_when_its_workspace_goes_away() {
     let ws = parent.child("ws");
     ws.create_dir_all().unwrap();
     ws.child("a.rs").write_str("fn a() {}\n").unwrap();
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctx"))
-        .current_dir(ws.path())
-        .env("CTX_CACHE_DIR", parent.path().join("cache"))
-        .args(["index", "--watch", "-q"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let socket_dir = parent.path().join("cache/watch");
-    let started = Instant::now();
-    while std::fs::read_dir(&socket_dir).map_or(true, |mut d| d.next().is_none()) {
-        assert!(started.elapsed() < GUARD, "the service never listened");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let mut child = spawn_quiet(ws.path(), &parent.path().join("cache"), Duration::from_millis(50));
     std::fs::remove_dir_all(ws.path()).unwrap();
     let ended = ends(&mut child);
     let _ = child.kill();
@@ -309,21 +316,7 @@ fn a_question_while_the_index_is_built_is_refused_at_once() {
             .write_str(&format!("pub fn generated_{i}() {{ retry_with_timeout(); }}\n"))
             .unwrap();
     }
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("ctx"))
-        .current_dir(dir.path())
-        .env("CTX_CACHE_DIR", dir.path().join(".cache"))
-        .args(["index", "--watch", "-q"])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let sockets = dir.path().join(".cache/watch");
-    let started = Instant::now();
-    while std::fs::read_dir(&sockets).map_or(true, |mut d| d.next().is_none()) {
-        assert!(started.elapsed() < GUARD, "the service never listened");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let mut child = spawn_quiet(dir.path(), &dir.path().join(".cache"), Duration::from_millis(5));
     // Asked at once: answered by the service if it is ready, else refused without a wait.
     let asked = Instant::now();
     let out = run(ctx_in(&dir).env("RUST_LOG", "ctx=debug").args(["suggest", "retry timeout"]));
