@@ -69,12 +69,9 @@ fn adds_watch(kind: &notify::EventKind) -> bool {
     )
 }
 
-/// Most cookies one sync writes while new folders keep coming; past them, a rescan.
-const MAX_ROUNDS: usize = 8;
-
 /// A running watch of every root, with a cookie folder; dropping it stops the watch.
 pub struct SyncWatcher {
-    _watcher: RecommendedWatcher,
+    watcher: RecommendedWatcher,
     notes: mpsc::Receiver<Note>,
     wake: Option<mpsc::Receiver<()>>,
     queued: Arc<AtomicUsize>,
@@ -175,7 +172,7 @@ impl Sandbox {
             .watch(dir.as_std_path(), RecursiveMode::NonRecursive)
             .map_err(|e| fail(dir.as_str(), e))?;
         Ok(SyncWatcher {
-            _watcher: watcher,
+            watcher,
             notes,
             wake: Some(wake),
             queued,
@@ -223,17 +220,17 @@ impl SyncWatcher {
             return Err(self.failure());
         }
         let deadline = Instant::now() + timeout;
-        // A folder created or moved in is watched only once the watch has handled the batch
-        // of changes that reported it, which may hold the cookie too: a file made in it in
-        // between would be missed. So after such a change, another cookie: the watch reads it
-        // only after it has added the folder, and whoever lists the folder then sees what was
-        // made in it before.
-        let mut rounds = 0;
-        while self.round(deadline)? {
-            rounds += 1;
-            if rounds == MAX_ROUNDS {
-                self.pending.rescan = true;
-                break;
+        // A folder created or moved in is watched only once the watch's thread has handled
+        // every change it read with the one that reported it, the cookie's among them: a file
+        // made in the folder before then gives no change. So after such a change, a call into
+        // that thread (watching the cookie folder again, which changes nothing) waits until it
+        // has added the folder; whoever lists the folder after this sync sees what was made in
+        // it before, and the watch reports what is made after.
+        if self.round(deadline)? {
+            let dir = self.cookies.path().as_std_path().to_owned();
+            if self.watcher.watch(&dir, RecursiveMode::NonRecursive).is_err() {
+                self.failed = true;
+                return Err(self.failure());
             }
         }
         if self.overflow.swap(false, Ordering::SeqCst) {
