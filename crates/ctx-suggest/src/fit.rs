@@ -155,7 +155,7 @@ const OUTLINE_SHARE: f64 = 0.2;
 /// relative to the best divided by its rank (the chance that a ranked file is needed falls
 /// with the files ranked above it, as 1/rank in the usual prior of ranked retrieval); its
 /// pieces hold a share of it, [`EVIDENCE`] by the evidence near them and the rest by their
-/// lines, and the value of a share is concave ([`value`]: a first glimpse, then the share).
+/// lines, and the value of a share is concave (`value`: a first glimpse, then the share).
 /// So a piece near the evidence comes before one far from it, and returns diminish along a
 /// file. Each range shown costs `overhead(path)` tokens besides its lines (its tags, as
 /// measured by the caller): a piece next to one taken joins its range and costs no more
