@@ -149,28 +149,11 @@ impl Sandbox {
                 }
             }
         };
-        let fail = |path: &str, err: notify::Error| {
-            let why = match err.kind {
-                notify::ErrorKind::Io(io) => io.kind().to_string(),
-                other => format!("{other:?}").to_lowercase(),
-            };
-            Error::new(ErrorKind::Io, path).with_detail(format!("cannot watch: {why}"))
-        };
-        let config = notify::Config::default().with_follow_symlinks(false);
-        let mut watcher = RecommendedWatcher::new(handler, config).map_err(|e| fail(".", e))?;
-        let mut roots = Vec::new();
-        for (n, _) in self.roots.iter().enumerate() {
-            let root = RootId(n);
-            let path = self.root_path(root).to_path_buf();
-            watcher
-                .watch(path.as_std_path(), RecursiveMode::Recursive)
-                .map_err(|e| fail(path.as_str(), e))?;
-            roots.push((root, path));
-        }
+        let (mut watcher, roots) = self.watch_roots(handler)?;
         let dir = cookies.path();
         watcher
             .watch(dir.as_std_path(), RecursiveMode::NonRecursive)
-            .map_err(|e| fail(dir.as_str(), e))?;
+            .map_err(|e| crate::watch::watch_error(dir.as_str(), e))?;
         Ok(SyncWatcher {
             watcher,
             notes,

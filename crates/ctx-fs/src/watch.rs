@@ -47,33 +47,46 @@ impl Sandbox {
         let (tx, events) = mpsc::channel();
         // The detail names what failed, never the path the platform reports: that may lie
         // outside the roots.
-        let fail = |path: &str, err: notify::Error| {
-            let why = match err.kind {
-                notify::ErrorKind::Io(io) => io.kind().to_string(),
-                other => format!("{other:?}").to_lowercase(),
-            };
-            Error::new(ErrorKind::Io, path).with_detail(format!("cannot watch: {why}"))
-        };
         let handler = move |event: notify::Result<notify::Event>| {
             if event.as_ref().map_or(true, |e| changes(&e.kind)) {
                 // The receiver is gone only when the watch was dropped.
                 let _ = tx.send(event);
             }
         };
-        // Links are not followed: a link to `/` in a root must not watch the machine.
+        let (watcher, roots) = self.watch_roots(handler)?;
+        Ok(Watcher { _watcher: watcher, events, debounce, roots })
+    }
+
+    /// A platform watch of every root, recursive, with `handler` for its changes; the roots
+    /// with their paths. Links are not followed: a link to `/` in a root must not watch the
+    /// machine.
+    pub(crate) fn watch_roots(
+        &self,
+        handler: impl notify::EventHandler,
+    ) -> Result<(RecommendedWatcher, Vec<(RootId, Utf8PathBuf)>)> {
         let config = notify::Config::default().with_follow_symlinks(false);
-        let mut watcher = RecommendedWatcher::new(handler, config).map_err(|e| fail(".", e))?;
+        let mut watcher =
+            RecommendedWatcher::new(handler, config).map_err(|e| watch_error(".", e))?;
         let mut roots = Vec::new();
         for (n, _) in self.roots.iter().enumerate() {
             let root = RootId(n);
             let path = self.root_path(root).to_path_buf();
             watcher
                 .watch(path.as_std_path(), RecursiveMode::Recursive)
-                .map_err(|e| fail(path.as_str(), e))?;
+                .map_err(|e| watch_error(path.as_str(), e))?;
             roots.push((root, path));
         }
-        Ok(Watcher { _watcher: watcher, events, debounce, roots })
+        Ok((watcher, roots))
     }
+}
+
+/// The error of a watch that could not be set up on `path`.
+pub(crate) fn watch_error(path: &str, err: notify::Error) -> Error {
+    let why = match err.kind {
+        notify::ErrorKind::Io(io) => io.kind().to_string(),
+        other => format!("{other:?}").to_lowercase(),
+    };
+    Error::new(ErrorKind::Io, path).with_detail(format!("cannot watch: {why}"))
 }
 
 /// Whether an event says that something changed, not only that it was looked at: opens,
