@@ -254,7 +254,7 @@ mod tests {
         let src = format!("{}/src", stored.root);
         let mut again = stored.load();
         assert!(again.maps.get().is_none(), "a report makes no maps");
-        let sources = sandbox(&format!("{}/build", stored.root), &[src.clone()]);
+        let sources = sandbox(&format!("{}/build", stored.root), std::slice::from_ref(&src));
         again.verify(&sources);
         let found = |index: &SourceIndex, query: &str| match index.find(query, &sources) {
             Lookup::Found { path, .. } => Some(path.to_string()),
