@@ -52,7 +52,6 @@ impl SourceIndex {
             && index.fresh(sandbox)
         {
             index.cached = true;
-            index.build_maps();
             return Ok(index);
         }
         SourceIndex::load_all(sandbox, paths, options)
@@ -108,14 +107,20 @@ impl SourceIndex {
 
     /// Whether every file the index was built from is unchanged.
     fn fresh(&self, sandbox: &Sandbox) -> bool {
-        let same = |s: &Stamp| {
-            sandbox
-                .resolve(&s.path, None)
-                .ok()
-                .and_then(|l| stamp_of(sandbox, &l, &s.path))
-                .is_some_and(|now| now == *s)
+        // The stamps go in shares of neighbours (a project's files sit together), each share
+        // stated at once, so that a folder of several files is opened once.
+        const SHARE: usize = 128;
+        let shares: Vec<&[Stamp]> = self.stamps.chunks(SHARE).collect();
+        let same = |share: &&[Stamp]| {
+            let paths: Vec<&str> = share.iter().map(|s| s.path.as_str()).collect();
+            let stats = sandbox.stat_many(&paths);
+            share.iter().zip(stats).all(|(s, stat)| {
+                stat.ok()
+                    .and_then(|(_, stat)| stamp_from(&stat, &s.path))
+                    .is_some_and(|now| now == *s)
+            })
         };
-        !self.stamps.is_empty() && crate::par_map(&self.stamps, 16, same).into_iter().all(|s| s)
+        !self.stamps.is_empty() && crate::par_map(&shares, 1, same).into_iter().all(|s| s)
     }
 }
 
@@ -128,7 +133,11 @@ pub(crate) fn key_of(solution: &str, workspace: &str, options: &Options) -> Stri
 
 /// The length and modification time of a file read to build the index.
 pub(crate) fn stamp_of(sandbox: &Sandbox, location: &Location, path: &str) -> Option<Stamp> {
-    let stat = sandbox.stat(location).ok()?;
+    stamp_from(&sandbox.stat(location).ok()?, path)
+}
+
+/// The stamp of `path` from its metadata.
+fn stamp_from(stat: &ctx_fs::Stat, path: &str) -> Option<Stamp> {
     let mtime_ns = stat.modified?.duration_since(UNIX_EPOCH).ok()?.as_nanos();
     Some(Stamp { path: path.to_owned(), len: stat.len, mtime_ns })
 }
@@ -166,7 +175,7 @@ mod tests {
     use tempfile::TempDir;
 
     use super::*;
-    use crate::index::SourceFile;
+    use crate::index::{Lookup, SourceFile};
 
     /// A rewrite of a stored index.
     type Attack<'a> = Box<dyn FnOnce(&mut SourceIndex) + 'a>;
@@ -237,6 +246,26 @@ mod tests {
         let again = stored.load();
         assert!(again.cached());
         assert_eq!(again.source_roots(), [format!("{}/src", stored.root)]);
+    }
+
+    #[test]
+    fn a_served_entry_builds_its_lookup_maps_only_when_asked_and_again_after_a_change() {
+        let stored = stored();
+        let src = format!("{}/src", stored.root);
+        let mut again = stored.load();
+        assert!(again.maps.get().is_none(), "a report makes no maps");
+        let sources = sandbox(&format!("{}/build", stored.root), std::slice::from_ref(&src));
+        again.verify(&sources);
+        let found = |index: &SourceIndex, query: &str| match index.find(query, &sources) {
+            Lookup::Found { path, .. } => Some(path.to_string()),
+            _ => None,
+        };
+        assert_eq!(found(&again, "a.c"), Some(format!("{src}/a.c")));
+        assert!(again.maps.get().is_some());
+        // Files changed after a lookup (as a verification does) are looked up anew.
+        again.files.push(stored.file("@ROOT@/src/b.c"));
+        again.forget_maps();
+        assert_eq!(found(&again, "b.c"), Some(format!("{src}/b.c")));
     }
 
     #[test]

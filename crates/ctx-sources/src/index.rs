@@ -7,7 +7,7 @@ use ctx_diagnostics::Code;
 use ctx_fs::{Location, Sandbox};
 use serde::{Deserialize, Serialize};
 
-use crate::keys::Keys;
+use crate::keys::Maps;
 use crate::paths;
 use crate::warning::{Warning, Warnings};
 
@@ -153,10 +153,10 @@ pub struct SourceIndex {
     /// Per source root, the names of the entries directly in it, listed when the
     /// index was verified: a bare name joined to a root is checked against them.
     pub(crate) top_names: Vec<Vec<String>>,
+    /// The maps from a file name and from a root-relative path to the files, built on the
+    /// first lookup (a report such as `ctx sources` makes none).
     #[serde(skip)]
-    pub(crate) by_name: Keys,
-    #[serde(skip)]
-    pub(crate) by_path: Keys,
+    pub(crate) maps: std::sync::OnceLock<Maps>,
     #[serde(skip)]
     pub(crate) cached: bool,
     /// The warnings of this run only: the source roots the verifying sandbox did not hold.

@@ -20,6 +20,13 @@ impl Keys {
     }
 }
 
+/// The index's maps from a hashed file name and from a hashed root-relative path to its files.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Maps {
+    pub(crate) by_name: Keys,
+    pub(crate) by_path: Keys,
+}
+
 /// FNV-1a over the ASCII-lower-cased bytes of `key`.
 pub(crate) fn key_hash(key: &str) -> u64 {
     key.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {

@@ -4,7 +4,7 @@
 use ctx_fs::Sandbox;
 
 use crate::index::{Candidate, FileState, Lookup, SourceFile, SourceIndex, Via};
-use crate::keys::{Keys, key_hash};
+use crate::keys::{Keys, Maps, key_hash};
 use crate::paths;
 
 /// Most cells of the edit-distance tables one search for the closest name fills; past it the
@@ -43,6 +43,7 @@ impl SourceIndex {
         }
         let lower = query.to_ascii_lowercase();
         let relative: Vec<u32> = self
+            .maps()
             .by_path
             .get(&lower)
             .filter(|&i| self.relative(i).is_some_and(|rel| rel.eq_ignore_ascii_case(query)))
@@ -126,7 +127,7 @@ impl SourceIndex {
 
     /// The files whose name is `name`, without case.
     pub(crate) fn named<'s>(&'s self, name: &'s str) -> impl Iterator<Item = u32> + 's {
-        self.by_name.get(name).filter(move |&i| {
+        self.maps().by_name.get(name).filter(move |&i| {
             paths::file_name(&self.files[i as usize].path).eq_ignore_ascii_case(name)
         })
     }
@@ -188,13 +189,20 @@ impl SourceIndex {
         (distance <= allowed).then(|| self.candidate(&self.files[i].path))
     }
 
-    pub(crate) fn build_maps(&mut self) {
-        let names = (0..self.files.len() as u32)
-            .map(|i| (key_hash(paths::file_name(&self.files[i as usize].path)), i));
-        self.by_name = Keys::new(names.collect());
-        let relative = (0..self.files.len() as u32)
-            .filter_map(|i| self.relative(i).map(|rel| (key_hash(rel), i)));
-        self.by_path = Keys::new(relative.collect());
+    /// Forgets the lookup maps, for the files have changed: the next lookup builds them.
+    pub(crate) fn forget_maps(&mut self) {
+        self.maps = std::sync::OnceLock::new();
+    }
+
+    /// The lookup maps, built on first use.
+    fn maps(&self) -> &Maps {
+        self.maps.get_or_init(|| {
+            let names = (0..self.files.len() as u32)
+                .map(|i| (key_hash(paths::file_name(&self.files[i as usize].path)), i));
+            let relative = (0..self.files.len() as u32)
+                .filter_map(|i| self.relative(i).map(|rel| (key_hash(rel), i)));
+            Maps { by_name: Keys::new(names.collect()), by_path: Keys::new(relative.collect()) }
+        })
     }
 }
 

@@ -40,14 +40,14 @@ impl SourceIndex {
             })
             .collect();
         if self.verified {
-            self.build_maps();
+            self.forget_maps();
             return;
         }
         self.expand(sandbox);
         self.check_states(sandbox);
         self.top_names = self.roots.iter().map(|root| top_names(sandbox, root)).collect();
         self.verified = true;
-        self.build_maps();
+        self.forget_maps();
     }
 
     /// Expands the wildcard items: their folders each walked once (a few at a time, on every

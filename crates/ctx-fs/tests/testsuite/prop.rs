@@ -195,7 +195,7 @@ proptest! {
     /// error, with whole folders asked at once (so that they are listed), denied names and
     /// links among them.
     #[test]
-    fn many_resolve_as_each(
+    fn many_resolve_and_stat_as_each(
         links in prop::collection::vec(0..TARGETS.len(), DIRS.len() * LINKS_PER_DIR),
         folders in prop::collection::vec(
             (0..DIRS.len(), prop::collection::vec(component(), 0..3)),
@@ -251,6 +251,27 @@ proptest! {
                     prop_assert_eq!(a.to_string(), b.to_string(), "{}", w);
                 }
                 (a, b) => prop_assert!(false, "{w}: many {a:?}, each {b:?}"),
+            }
+        }
+        // `stat_many` gives what `resolve_stat` gives for each path, and `resolve_stat` the
+        // location `resolve` gives with the entry's `stat`.
+        for (w, got) in written.iter().zip(sb.stat_many(&refs)) {
+            let each = sb.resolve_stat(w, None);
+            match (&each, sb.resolve(w, None)) {
+                (Ok((a, stat)), Ok(b)) => {
+                    prop_assert_eq!(a, &b, "{}", w);
+                    prop_assert_eq!(stat, &sb.stat(&b).unwrap(), "{}", w);
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string(), "{}", w),
+                (a, b) => prop_assert!(false, "{w}: resolve_stat {a:?}, resolve {b:?}"),
+            }
+            match (got, each) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(a, b, "{}", w),
+                (Err(a), Err(b)) => {
+                    prop_assert_eq!(a.code(), b.code(), "{}", w);
+                    prop_assert_eq!(a.to_string(), b.to_string(), "{}", w);
+                }
+                (a, b) => prop_assert!(false, "{w}: stat_many {a:?}, each {b:?}"),
             }
         }
     }
