@@ -172,6 +172,8 @@ pub struct Index {
     /// Each file's place in the order of the paths as strings, built with the lists; dropped
     /// by any change.
     path_order: std::sync::OnceLock<Vec<u32>>,
+    /// What updates changed in the symbol graph since it was built ([`graph::Patch`]).
+    patch: Option<Box<graph::Patch>>,
 }
 
 impl Index {
@@ -278,7 +280,12 @@ impl Index {
 
     /// The bytes of one of a file's parts: `which` counts from the postings (0) to the docs (3).
     fn part(&self, f: &FileRec, which: usize) -> &[u8] {
-        let p = &f.parts;
+        self.part_of(&f.parts, which)
+    }
+
+    /// The bytes of one of the parts `p` places: `which` counts from the postings (0) to the
+    /// docs (3).
+    fn part_of(&self, p: &Parts, which: usize) -> &[u8] {
         let lens = [p.postings, p.defs, p.refs, p.docs].map(u64::from);
         self.blob.get(p.start + lens[..which].iter().sum::<u64>(), lens[which])
     }

@@ -107,31 +107,39 @@ impl Index {
         // walk of everything sees it (see `Index::refresh_paths`).
         self.walked_links = Some(walk.entries.iter().any(|e| e.via_symlink));
         let entries: Vec<&WalkEntry> = walk.files().collect();
-        // Keyed by the path moved out of each entry (and put back when it is kept).
-        let mut old: FxHashMap<String, FileRec> = std::mem::take(&mut self.data.files)
+        // Keyed by the path moved out of each entry (and put back when it is kept), with its
+        // place.
+        let mut old: FxHashMap<String, (u32, FileRec)> = std::mem::take(&mut self.data.files)
             .into_iter()
-            .map(|mut f| (std::mem::take(&mut f.path), f))
+            .enumerate()
+            .map(|(i, mut f)| (std::mem::take(&mut f.path), (i as u32, f)))
             .collect();
         let mut stats = UpdateStats { truncated: walk.truncated, ..UpdateStats::default() };
         let mut files = Vec::with_capacity(entries.len());
         let mut todo = Vec::new();
         for entry in entries {
             match old.remove_entry(entry.path.as_str()) {
-                Some((path, mut rec)) if same_stamp(&rec, entry) => {
+                Some((path, (_, mut rec))) if same_stamp(&rec, entry) => {
                     rec.path = path;
                     stats.reused += 1;
                     files.push(Some((rec, false)));
                 }
                 found => {
                     // A file read again replaces its record: a tombstone for the old one.
-                    change.removed.extend(found.map(|(path, _)| path));
+                    if let Some((path, (place, rec))) = found {
+                        change.removed.push(path);
+                        change.gone.push((place, rec.parts));
+                    }
                     todo.push((files.len(), entry));
                     files.push(None);
                 }
             }
         }
         stats.removed = old.len();
-        change.removed.extend(old.into_keys());
+        for (path, (place, rec)) in old {
+            change.removed.push(path);
+            change.gone.push((place, rec.parts));
+        }
         self.take_in(sandbox, Listed { files, todo, change, stats, started })
     }
 
@@ -207,7 +215,7 @@ impl Index {
     }
 
     /// After the files changed: the blob and the dictionary rebuilt when worth it, the change
-    /// kept for the store, the graph built again.
+    /// kept for the store, the graph followed in place (or built again when it cannot be).
     fn settle(&mut self, mut change: Change, stats: &mut UpdateStats, base_terms: usize) {
         let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
         let changed = stats.indexed > 0 || stats.removed > 0;
@@ -220,10 +228,14 @@ impl Index {
         } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
             change.rewritten |= self.compact();
         }
+        change.gone.sort_unstable_by_key(|(place, _)| *place);
+        let before = change.before.files as usize;
+        // A rebuilt blob has no graph yet (and the parts of the files gone are not in it).
+        let followed =
+            changed && !change.rewritten && self.follow_graph(&change.gone, &change.fresh, before);
         self.change = Some(change);
-        // A rebuilt blob has no graph yet.
         let graphless = self.blob.graph.is_none() && self.blob.stored_graph.is_empty();
-        if changed || (graphless && !self.data.files.is_empty()) {
+        if (changed && !followed) || (graphless && !self.data.files.is_empty()) {
             self.seal();
         }
         stats.files = self.data.files.len();

@@ -194,14 +194,7 @@ impl Index {
         }
         let graph = parts_end..base_end;
         let blob = Blob { buf, stored: start..parts_end, stored_graph: graph, ..Blob::default() };
-        Some(Index {
-            data,
-            blob,
-            change: None,
-            walked_links: None,
-            lists: Default::default(),
-            path_order: Default::default(),
-        })
+        Some(Index { data, blob, ..Index::default() })
     }
 
     /// The format version of a stored index; `None` when the bytes are not one.
@@ -235,16 +228,17 @@ impl Index {
 
     /// Encodes the index for storage.
     pub fn encode(&self) -> Vec<u8> {
-        let (header, tables) = self.encode_tables();
-        let [stored, extra, graph] = self.blob.pieces();
-        [&header[..], &tables, stored, extra, graph].concat()
+        let graph = self.graph_bytes();
+        let (header, tables) = self.encode_tables(&graph);
+        let [stored, extra, _] = self.blob.pieces();
+        [&header[..], &tables, stored, extra, &graph].concat()
     }
 
     /// The header and the tables of the stored form; the blob's pieces follow them as they
-    /// lie in memory (they are not copied into one buffer first).
-    fn encode_tables(&self) -> ([u8; HEADER], Vec<u8>) {
+    /// lie in memory (they are not copied into one buffer first), then the graph's bytes.
+    fn encode_tables(&self, graph: &[u8]) -> ([u8; HEADER], Vec<u8>) {
         let tables = postcard::to_allocvec(&self.data).unwrap_or_default();
-        let [stored, extra, graph] = self.blob.pieces();
+        let [stored, extra, _] = self.blob.pieces();
         let mut header = [0; HEADER];
         header[..8].copy_from_slice(MAGIC);
         header[8..12].copy_from_slice(&VERSION.to_le_bytes());
@@ -257,9 +251,10 @@ impl Index {
 
     /// Writes the index to `store` under `name`; returns its size in bytes.
     fn write(&self, store: &Store, name: &str) -> Result<u64> {
-        let (header, tables) = self.encode_tables();
-        let [stored, extra, graph] = self.blob.pieces();
-        let parts = [&header[..], &tables, stored, extra, graph];
+        let graph = self.graph_bytes();
+        let (header, tables) = self.encode_tables(&graph);
+        let [stored, extra, _] = self.blob.pieces();
+        let parts = [&header[..], &tables, stored, extra, &graph];
         // A new file: the log of the base it replaces goes with it.
         store.write_parts(name, &parts).map_err(Error::store)?;
         Ok(parts.iter().map(|p| p.len() as u64).sum())
