@@ -31,3 +31,28 @@ pub(super) struct Change {
     /// stores that.
     pub(super) rewritten: bool,
 }
+
+/// In a map of places, a file removed or read again.
+pub(super) const GONE: u32 = u32::MAX;
+
+/// Each place before an update to its place after it (`GONE` for the files of `gone`); `None`
+/// when every kept file keeps its place (each file read again where it was).
+pub(super) fn moves(before: usize, gone: &[(u32, Parts)], fresh: &[u32]) -> Option<Vec<u32>> {
+    if gone.len() == fresh.len() && gone.iter().zip(fresh).all(|(g, f)| g.0 == *f) {
+        return None;
+    }
+    let mut moved = vec![GONE; before];
+    let (mut gone, mut fresh) = (gone.iter().map(|g| g.0).peekable(), fresh.iter().peekable());
+    let mut now = 0u32;
+    for (place, to) in moved.iter_mut().enumerate() {
+        if gone.next_if(|&g| g as usize == place).is_some() {
+            continue;
+        }
+        while fresh.next_if(|&&f| f == now).is_some() {
+            now += 1;
+        }
+        *to = now;
+        now += 1;
+    }
+    Some(moved)
+}

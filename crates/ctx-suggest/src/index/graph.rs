@@ -17,15 +17,15 @@ use std::ops::Range;
 
 use super::Index;
 use super::blob::{GraphParts, Section};
+use super::change::GONE;
+#[cfg(doc)]
+use super::change::moves;
 use super::parts::{Defs, Parts, Refs};
 use crate::hash::{FxHashMap, FxHashSet};
 
 /// Files removed, read again or added since the graph was built past which an update builds
 /// it again instead of patching it.
 const MAX_PATCHED_FILES: usize = 4096;
-
-/// In a map of places, a file removed since (its symbols all have lists of their own).
-const GONE: u32 = u32::MAX;
 
 /// The changes to a built graph since it was built (see the module's documentation).
 #[derive(Debug, Default)]
@@ -142,13 +142,15 @@ impl Index {
     /// Follows an update in the graph instead of building it again: `gone` are the places
     /// before the update of the files removed or read again, ascending, with their parts;
     /// `fresh` the places now of the files read, ascending; `before` how many files there
-    /// were. False, the graph untouched, when it must be built again instead: there is none,
-    /// or too many files changed since it was built.
+    /// were; `moved` each place before to its place now ([`moves`]). False, the graph
+    /// untouched, when it must be built again instead: there is none, or too many files
+    /// changed since it was built.
     pub(super) fn follow_graph(
         &mut self,
         gone: &[(u32, Parts)],
         fresh: &[u32],
         before: usize,
+        moved: Option<&[u32]>,
     ) -> bool {
         let built = self.blob.graph.is_some() || !self.blob.stored_graph.is_empty();
         let changed = self.patch.as_ref().map_or(0, |p| p.changed) + gone.len() + fresh.len();
@@ -191,7 +193,7 @@ impl Index {
             }
         }
         // Every file kept, at its place now.
-        if let Some(moved) = moves(before, gone, fresh) {
+        if let Some(moved) = moved {
             let to = |f: u32| moved.get(f as usize).copied().unwrap_or(GONE);
             patch.map.iter_mut().for_each(|f| *f = to(*f));
             patch.defs.values_mut().flatten().for_each(|f| *f = to(*f));
@@ -390,28 +392,6 @@ impl Iterator for Referencers<'_> {
 
 impl ExactSizeIterator for Referencers<'_> {}
 
-/// Each place before an update to its place after it (`GONE` for the files of `gone`); `None`
-/// when every kept file keeps its place (each file read again where it was).
-fn moves(before: usize, gone: &[(u32, Parts)], fresh: &[u32]) -> Option<Vec<u32>> {
-    if gone.len() == fresh.len() && gone.iter().zip(fresh).all(|(g, f)| g.0 == *f) {
-        return None;
-    }
-    let mut moved = vec![GONE; before];
-    let (mut gone, mut fresh) = (gone.iter().map(|g| g.0).peekable(), fresh.iter().peekable());
-    let mut now = 0u32;
-    for (place, to) in moved.iter_mut().enumerate() {
-        if gone.next_if(|&g| g as usize == place).is_some() {
-            continue;
-        }
-        while fresh.next_if(|&&f| f == now).is_some() {
-            now += 1;
-        }
-        *to = now;
-        now += 1;
-    }
-    Some(moved)
-}
-
 /// The sections of a graph of `nsym` symbols with `defs` definers and `refs` referencers
 /// entries, laid out as [`graph_of`] does.
 fn layout(nsym: usize, defs: u64, refs: u64) -> GraphParts {
@@ -584,6 +564,31 @@ mod follow_tests {
         }
     }
 
+    /// The postings by term and the order of the paths `index` kept through its updates, when
+    /// it kept them, find what lists and an order built now find.
+    #[track_caller]
+    fn assert_lists_are_built_ones(index: &Index) {
+        if let Some(order) = index.path_order() {
+            let mut by_path: Vec<usize> = (0..index.len()).collect();
+            by_path.sort_by(|&a, &b| index.files()[a].path.cmp(&index.files()[b].path));
+            let want: Vec<u32> = (0..index.len())
+                .map(|f| by_path.iter().position(|&p| p == f).unwrap() as u32)
+                .collect();
+            assert_eq!(order, &want[..]);
+        }
+        if let Some(lists) = index.term_lists() {
+            let query: Vec<(u32, usize)> =
+                (0..index.term_count() as u32).map(|t| (t, t as usize)).collect();
+            let part = |i: usize| index.postings_part(&index.files()[i]);
+            let found = lists.hits(&query, index.len(), part).unwrap();
+            for (i, f) in index.files().iter().enumerate() {
+                let mut want = Vec::new();
+                crate::index::match_postings(index.postings_part(f), &query, &mut want);
+                assert_eq!(found.of(i), &want[..], "{}", f.path);
+            }
+        }
+    }
+
     fn ops() -> impl Strategy<Value = Vec<Op>> {
         let items = proptest::collection::vec((any::<bool>(), 0u8..6), 0..5);
         let op = (0usize..12, proptest::option::weighted(0.8, items));
@@ -607,7 +612,9 @@ mod follow_tests {
                 tree.apply(&(i, Some(items)));
             }
             let (mut index, _) = Index::build(&tree.sandbox).unwrap();
+            index.keep_term_lists();
             let mut followed = 0;
+            let mut lists_kept = 0;
             for (k, op) in updates.iter().enumerate() {
                 let changed = tree.apply(op);
                 let partial = match whole[k] {
@@ -618,7 +625,11 @@ mod follow_tests {
                     index.refresh(&tree.sandbox).unwrap();
                 }
                 followed += usize::from(index.patch.is_some());
+                lists_kept += usize::from(index.term_lists().is_some());
                 assert_graph_is_built_one(&index);
+                assert_lists_are_built_ones(&index);
+                // Kept or not, the lists are built again between questions.
+                index.keep_term_lists();
                 let (fresh, _) = Index::build(&tree.sandbox).unwrap();
                 let opts = crate::Options::default();
                 for prompt in ["shared_1 helper_2 user", "shared_3 net"] {
@@ -630,6 +641,7 @@ mod follow_tests {
             }
             // Small updates are followed, not built again.
             prop_assert!(followed > 0);
+            prop_assert!(lists_kept > 0);
         }
     }
 }

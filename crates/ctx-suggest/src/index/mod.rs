@@ -241,7 +241,7 @@ impl Index {
     /// its answers are the same with them or without.
     pub fn keep_term_lists(&self) {
         self.lists.get_or_init(|| {
-            let parts = self.data.files.iter().map(|f| (self.postings_part(f), f.path.as_str()));
+            let parts = self.data.files.iter().map(|f| self.postings_part(f));
             // A damaged table may say it holds more names than its bytes can.
             let terms = self.term_count().min(self.data.terms.byte_len());
             lists::TermLists::build(parts, terms)

@@ -7,7 +7,8 @@ use std::time::Instant;
 use ctx_fs::{Sandbox, Walk, WalkEntry};
 
 use super::blob::Blob;
-use super::change::Change;
+use super::change::{Change, moves};
+use super::lists::TermLists;
 use super::names::{Names, find};
 use super::parse::{Parsed, mtime_of, parse_entry};
 use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
@@ -147,8 +148,7 @@ impl Index {
     /// then drops the files that are gone and rebuilds what is worth rebuilding.
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
         let Listed { mut files, todo, mut change, mut stats, started } = listed;
-        let lists = self.lists.take();
-        self.path_order.take();
+        let kept = (self.lists.take(), self.path_order.take());
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),
@@ -198,25 +198,21 @@ impl Index {
             })
             .collect();
         change.fresh = todo.iter().map(|&(i, _)| i as u32).collect();
-        self.settle(change, &mut stats, interner.base_terms);
-        // The postings by term follow an update that kept the term ids and the blob.
-        if let (Some(mut lists), Some(change)) = (lists, &self.change)
-            && !change.rewritten
-            && lists.follow(
-                self.data.files.iter().map(|f| f.path.as_str()),
-                &change.removed,
-                &change.fresh,
-            )
-        {
-            self.lists = lists.into();
-        }
+        self.settle(change, &mut stats, interner.base_terms, kept);
         stats.elapsed = started.elapsed();
         Ok(stats)
     }
 
     /// After the files changed: the blob and the dictionary rebuilt when worth it, the change
-    /// kept for the store, the graph followed in place (or built again when it cannot be).
-    fn settle(&mut self, mut change: Change, stats: &mut UpdateStats, base_terms: usize) {
+    /// kept for the store, the graph, the postings by term and the order of the paths (`kept`,
+    /// taken before the update) followed in place (or built again when they cannot be).
+    fn settle(
+        &mut self,
+        mut change: Change,
+        stats: &mut UpdateStats,
+        base_terms: usize,
+        kept: (Option<TermLists>, Option<Vec<u32>>),
+    ) {
         let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
         let changed = stats.indexed > 0 || stats.removed > 0;
         if changed && self.blob.len() as u64 > live + live / 4 {
@@ -230,9 +226,12 @@ impl Index {
         }
         change.gone.sort_unstable_by_key(|(place, _)| *place);
         let before = change.before.files as usize;
+        let moved = moves(before, &change.gone, &change.fresh);
         // A rebuilt blob has no graph yet (and the parts of the files gone are not in it).
-        let followed =
-            changed && !change.rewritten && self.follow_graph(&change.gone, &change.fresh, before);
+        let followed = changed
+            && !change.rewritten
+            && self.follow_graph(&change.gone, &change.fresh, before, moved.as_deref());
+        self.follow_lists(kept, &change, moved.as_deref());
         self.change = Some(change);
         let graphless = self.blob.graph.is_none() && self.blob.stored_graph.is_empty();
         if (changed && !followed) || (graphless && !self.data.files.is_empty()) {

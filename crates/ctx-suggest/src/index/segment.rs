@@ -112,7 +112,8 @@ impl Index {
             let Some(rest) = log.get(at..).filter(|r| !r.is_empty()) else { break true };
             let Some((payload, len)) = segment(rest, base_sum) else { break false };
             let Some((gone, fresh, before)) = self.apply(payload) else { break false };
-            followed = followed && self.follow_graph(&gone, &fresh, before);
+            let moved = super::change::moves(before, &gone, &fresh);
+            followed = followed && self.follow_graph(&gone, &fresh, before, moved.as_deref());
             applied += 1;
             at += len;
         };
