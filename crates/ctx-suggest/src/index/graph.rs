@@ -589,6 +589,12 @@ mod follow_tests {
         }
     }
 
+    /// The one index file of a cache folder.
+    fn single_file(dir: &std::path::Path) -> std::path::PathBuf {
+        let entries = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
+        entries.filter(|p| p.extension().is_some_and(|e| e == "idx")).next().unwrap()
+    }
+
     fn ops() -> impl Strategy<Value = Vec<Op>> {
         let items = proptest::collection::vec((any::<bool>(), 0u8..6), 0..5);
         let op = (0usize..12, proptest::option::weighted(0.8, items));
@@ -600,19 +606,27 @@ mod follow_tests {
 
         /// Over random updates (files rewritten, added, removed; each update by the folders of
         /// its change or by a whole walk), the graph followed in place is the graph built from
-        /// scratch, stored or not, and the index answers as one built anew.
+        /// scratch, stored or not, the postings by term and the order of the paths kept are
+        /// the ones built anew, and the index answers as one built anew; stored now and then
+        /// ([`Index::store`]: a segment of everything changed since the last store), the
+        /// stored file loads as the index held.
         #[test]
         fn a_followed_graph_is_the_graph_built_from_scratch(
             first in proptest::collection::vec(proptest::collection::vec((any::<bool>(), 0u8..6), 0..5), 12),
             updates in ops(),
             whole in proptest::collection::vec(any::<bool>(), 10),
+            stores in proptest::collection::vec(any::<bool>(), 10),
         ) {
             let mut tree = Tree::new();
             for (i, items) in first.into_iter().enumerate() {
                 tree.apply(&(i, Some(items)));
             }
+            let cache = tempfile::tempdir().unwrap();
+            let store = ctx_fs::Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
             let (mut index, _) = Index::build(&tree.sandbox).unwrap();
+            index.store(&store).unwrap();
             index.keep_term_lists();
+            let mut appended = 0;
             let mut followed = 0;
             let mut lists_kept = 0;
             for (k, op) in updates.iter().enumerate() {
@@ -630,6 +644,15 @@ mod follow_tests {
                 assert_lists_are_built_ones(&index);
                 // Kept or not, the lists are built again between questions.
                 index.keep_term_lists();
+                if stores[k] {
+                    let stored = |_: ()| std::fs::read(single_file(cache.path())).unwrap();
+                    let before = stored(()).len();
+                    let bytes = index.store(&store).unwrap();
+                    let now = stored(());
+                    prop_assert_eq!(bytes, now.len() as u64);
+                    appended += usize::from(now.len() > before && now.len() < before + 2048);
+                    prop_assert_eq!(Index::decode(&now).unwrap().encode(), index.encode());
+                }
                 let (fresh, _) = Index::build(&tree.sandbox).unwrap();
                 let opts = crate::Options::default();
                 for prompt in ["shared_1 helper_2 user", "shared_3 net"] {
@@ -642,6 +665,8 @@ mod follow_tests {
             // Small updates are followed, not built again.
             prop_assert!(followed > 0);
             prop_assert!(lists_kept > 0);
+            let stored = stores.iter().zip(&updates).filter(|(s, _)| **s).count();
+            prop_assert!(stored == 0 || appended > 0, "{stored} stores, none appended");
         }
     }
 }

@@ -162,7 +162,8 @@ pub struct UpdateStats {
 pub struct Index {
     data: Data,
     blob: Blob,
-    /// What the last refresh changed, for storing it as a segment.
+    /// What the last refresh changed, for storing it as a segment; once the index was loaded
+    /// or stored, what all refreshes changed since.
     change: Option<change::Change>,
     /// Whether the last walk of the whole workspace reached anything through a link; `None`
     /// before one.
@@ -174,6 +175,9 @@ pub struct Index {
     path_order: std::sync::OnceLock<Vec<u32>>,
     /// What updates changed in the symbol graph since it was built ([`graph::Patch`]).
     patch: Option<Box<graph::Patch>>,
+    /// The stored file as this index last loaded or stored it; `change` is then what changed
+    /// since (see [`Index::store`]).
+    stored: Option<segment::Stored>,
 }
 
 impl Index {

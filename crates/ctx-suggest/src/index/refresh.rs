@@ -232,7 +232,16 @@ impl Index {
             && !change.rewritten
             && self.follow_graph(&change.gone, &change.fresh, before, moved.as_deref());
         self.follow_lists(kept, &change, moved.as_deref());
-        self.change = Some(change);
+        // Once stored, the index keeps what changed since, for the next store's segment.
+        if self.stored.is_some() {
+            let files = &self.data.files;
+            let read = change.fresh.iter().filter_map(|&f| files.get(f as usize));
+            change.read = read.map(|f| f.path.clone()).collect();
+        }
+        self.change = Some(match (self.stored.is_some(), self.change.take()) {
+            (true, Some(before)) => before.then(change, moved.as_deref()),
+            _ => change,
+        });
         let graphless = self.blob.graph.is_none() && self.blob.stored_graph.is_empty();
         if (changed && !followed) || (graphless && !self.data.files.is_empty()) {
             self.seal();
