@@ -654,6 +654,8 @@ mod follow_tests {
                     prop_assert_eq!(Index::decode(&now).unwrap().encode(), index.encode());
                 }
                 let (fresh, _) = Index::build(&tree.sandbox).unwrap();
+                let paths = |i: &Index| i.files().iter().map(|f| f.path.clone()).collect::<Vec<_>>();
+                prop_assert_eq!(paths(&index), paths(&fresh));
                 let opts = crate::Options::default();
                 for prompt in ["shared_1 helper_2 user", "shared_3 net"] {
                     prop_assert_eq!(

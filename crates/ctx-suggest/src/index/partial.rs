@@ -55,8 +55,9 @@ impl Index {
         // The new file list: the records outside the scope as they are, the listings' files in
         // their place, in the walk's order (by path, component by component). Each listed
         // file's place among the records is found by a binary search, so that only the
-        // records of the scope are compared by path.
-        let old = std::mem::take(&mut self.data.files);
+        // records of the scope are compared by path, and only the run of records from the
+        // first to the last of them is taken out and put back (the others are not moved).
+        let old = &self.data.files;
         let by_path = |e: &WalkEntry| old.partition_point(|r| Utf8Path::new(&r.path) < e.path);
         let placed: Vec<(usize, bool)> = listed
             .iter()
@@ -65,11 +66,18 @@ impl Index {
                 (at, old.get(at).is_some_and(|r| Utf8Path::new(&r.path) == e.path))
             })
             .collect();
-        let mut covered = scope.covered(&old).into_iter().peekable();
+        let covered = scope.covered(old);
+        let firsts = [covered.first().copied(), placed.first().map(|p| p.0)];
+        let lasts = [covered.last().map(|&c| c + 1), placed.last().map(|p| p.0 + usize::from(p.1))];
+        let start = firsts.into_iter().flatten().min().unwrap_or(0);
+        let end = lasts.into_iter().flatten().max().unwrap_or(0).max(start);
+        stats.reused = old.len() - (end - start);
+        let old: Vec<FileRec> = self.data.files.drain(start..end).collect();
+        let mut covered = covered.into_iter().peekable();
         let mut entries = listed.iter().zip(placed).peekable();
         let mut files = Vec::with_capacity(old.len() + listed.len());
         let mut todo = Vec::new();
-        for (place, rec) in old.into_iter().enumerate() {
+        for (place, rec) in (start..).zip(old) {
             // The listed files before this record that it is not.
             while let Some((entry, _)) = entries.next_if(|(_, (at, same))| *at == place && !same) {
                 todo.push((files.len(), entry));
@@ -104,7 +112,7 @@ impl Index {
             todo.push((files.len(), entry));
             files.push(None);
         }
-        let listed = Listed { files, todo, change, stats, started };
+        let listed = Listed { files, todo, change, stats, started, at: start };
         self.take_in(sandbox, listed).map(Some)
     }
 }

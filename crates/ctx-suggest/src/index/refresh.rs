@@ -29,11 +29,13 @@ struct Interner {
     syms: FxHashMap<String, u32>,
 }
 
-/// What an update found, before the files it must read are read: the new file list (a kept
-/// record, or a slot for a file to read), the files to read with their slots, the change so
-/// far (tombstones) and the counts.
+/// What an update found, before the files it must read are read: the new file list from
+/// place `at` (a kept record, or a slot for a file to read; the index's files are the others,
+/// the list goes in at `at`), the files to read with their slots, the change so far
+/// (tombstones) and the counts.
 pub(super) struct Listed<'w> {
     pub(super) files: Vec<Option<(FileRec, bool)>>,
+    pub(super) at: usize,
     pub(super) todo: Vec<(usize, &'w WalkEntry)>,
     pub(super) change: Change,
     pub(super) stats: UpdateStats,
@@ -141,13 +143,13 @@ impl Index {
             change.removed.push(path);
             change.gone.push((place, rec.parts));
         }
-        self.take_in(sandbox, Listed { files, todo, change, stats, started })
+        self.take_in(sandbox, Listed { files, todo, change, stats, started, at: 0 })
     }
 
     /// Reads the files of `listed.todo` on every core, gives them ids and places their parts,
     /// then drops the files that are gone and rebuilds what is worth rebuilding.
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
-        let Listed { mut files, todo, mut change, mut stats, started } = listed;
+        let Listed { mut files, at, todo, mut change, mut stats, started } = listed;
         let kept = (self.lists.take(), self.path_order.take());
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
@@ -187,17 +189,14 @@ impl Index {
         // The new parts go after the ones the blob holds.
         let base = self.blob.len() as u64;
         self.blob.extra.extend_from_slice(&fresh);
-        self.data.files = files
-            .into_iter()
-            .flatten()
-            .map(|(mut f, is_fresh)| {
-                if is_fresh {
-                    f.parts.start += base;
-                }
-                f
-            })
-            .collect();
-        change.fresh = todo.iter().map(|&(i, _)| i as u32).collect();
+        let files = files.into_iter().flatten().map(|(mut f, is_fresh)| {
+            if is_fresh {
+                f.parts.start += base;
+            }
+            f
+        });
+        self.data.files.splice(at..at, files);
+        change.fresh = todo.iter().map(|&(i, _)| (at + i) as u32).collect();
         self.settle(change, &mut stats, interner.base_terms, kept);
         stats.elapsed = started.elapsed();
         Ok(stats)
