@@ -169,6 +169,23 @@ impl Context {
         }
     }
 
+    /// [`Context::save_index`] when what changed can be appended as a segment; `Ok(None)`,
+    /// nothing written, when only a write of the whole index would store it
+    /// ([`Index::store_appending`]).
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be written.
+    pub fn save_index_appending(&self) -> Result<Option<u64>, Error> {
+        let mut slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        match (slot.as_mut(), &self.suggest.store) {
+            (Some(index), Some(store)) => {
+                Ok(index.store_appending(store).map_err(ErrorKind::Suggest)?)
+            }
+            _ => Ok(Some(0)),
+        }
+    }
+
     /// `f` on the index held in memory as it is: no walk looks for changes first, so the
     /// caller vouches that the workspace did not change since the index was last brought up to
     /// date (a process that watches it, after [`Context::update_index`]). `None` when no

@@ -595,6 +595,40 @@ mod follow_tests {
         entries.filter(|p| p.extension().is_some_and(|e| e == "idx")).next().unwrap()
     }
 
+    /// The attack: a process that stores after every update until the log is full. What must
+    /// not happen: a segment past the merge policy, a store that asks to append writing the
+    /// whole index, or a change lost by the store that declined.
+    #[test]
+    fn a_full_log_is_left_to_a_whole_write() {
+        let mut tree = Tree::new();
+        let cache = tempfile::tempdir().unwrap();
+        let root = cache.path().to_str().unwrap();
+        let store = ctx_fs::Store::open(root, cap_std::ambient_authority()).unwrap();
+        let (mut index, _) = Index::build(&tree.sandbox).unwrap();
+        index.store(&store).unwrap();
+        let len = || std::fs::metadata(single_file(cache.path())).unwrap().len();
+        let base = len();
+        for k in 0..=super::super::segment::MAX_SEGMENTS {
+            tree.apply(&(k % 4, Some(vec![(true, k as u8), (false, 1)])));
+            index.refresh(&tree.sandbox).unwrap();
+            let before = len();
+            let stored = index.store_appending(&store).unwrap();
+            if k < super::super::segment::MAX_SEGMENTS {
+                assert_eq!(stored, Some(len()), "{k}");
+                assert!(len() > before && len() < before + 2048, "{k}: one segment");
+            } else {
+                assert_eq!((stored, len()), (None, before), "the log is full: nothing written");
+            }
+        }
+        let stored = std::fs::read(single_file(cache.path())).unwrap();
+        assert_ne!(Index::decode(&stored).unwrap().encode(), index.encode());
+        // The change declined is kept: the whole write stores it, with an empty log.
+        index.store(&store).unwrap();
+        let stored = std::fs::read(single_file(cache.path())).unwrap();
+        assert_eq!(Index::decode(&stored).unwrap().encode(), index.encode());
+        assert!(len() < base + 2048);
+    }
+
     fn ops() -> impl Strategy<Value = Vec<Op>> {
         let items = proptest::collection::vec((any::<bool>(), 0u8..6), 0..5);
         let op = (0usize..12, proptest::option::weighted(0.8, items));

@@ -160,6 +160,22 @@ impl Index {
     ///
     /// When the store cannot be read or written.
     pub fn store(&mut self, store: &Store) -> Result<u64> {
+        Ok(self.store_with(store, true)?.unwrap_or_default())
+    }
+
+    /// [`Index::store`], but only when what changed can be appended: `None`, nothing written
+    /// and what changed kept for the next store, when the merge policy (or a stored file
+    /// written by another process) asks for the whole index. For a process that answers
+    /// questions while it stores and would rather write the whole index when none waits.
+    ///
+    /// # Errors
+    ///
+    /// As [`Index::store`].
+    pub fn store_appending(&mut self, store: &Store) -> Result<Option<u64>> {
+        self.store_with(store, false)
+    }
+
+    fn store_with(&mut self, store: &Store, whole: bool) -> Result<Option<u64>> {
         let name = store_name(&self.data.root);
         let lock = store.lock(&name).map_err(Error::store)?;
         let on_disk = store.map(&name).map_err(Error::store)?.and_then(|m| {
@@ -174,12 +190,15 @@ impl Index {
         if let Some(stored) = stored
             && nothing
         {
-            return Ok(stored.base_len + stored.log_len);
+            return Ok(Some(stored.base_len + stored.log_len));
+        }
+        if !whole && !matches!(self.plan(stored), Plan::Append(_)) {
+            return Ok(None);
         }
         let now = self.store_update(store, &lock, &name, stored)?;
         self.stored = Some(now);
         self.change = None;
-        Ok(now.base_len + now.log_len)
+        Ok(Some(now.base_len + now.log_len))
     }
 
     /// Stores the index in `store`, replacing the stored copy atomically
