@@ -591,8 +591,8 @@ mod follow_tests {
 
     /// The one index file of a cache folder.
     fn single_file(dir: &std::path::Path) -> std::path::PathBuf {
-        let entries = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
-        entries.filter(|p| p.extension().is_some_and(|e| e == "idx")).next().unwrap()
+        let mut entries = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path());
+        entries.find(|p| p.extension().is_some_and(|e| e == "idx")).unwrap()
     }
 
     /// The attack: a process that stores after every update until the log is full. What must
