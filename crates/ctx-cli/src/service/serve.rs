@@ -42,8 +42,11 @@ const TICK: Duration = Duration::from_secs(1);
 const SAVE_AFTER: Duration = Duration::from_secs(5);
 
 /// When the stored index must be written whole (its log is full), it is written once no
-/// question came for this long, so that no question waits for the write.
+/// question came for this long, so that no question waits for the write...
 const MERGE_WHEN_IDLE: Duration = Duration::from_secs(30);
+
+/// ... unless it is smaller than this: then the write takes milliseconds.
+const SMALL_INDEX: u64 = 16 << 20;
 
 /// The service's state.
 struct Service {
@@ -203,10 +206,10 @@ fn keep(service: &Service, wake: &ctx::fs::Wake, idle: Duration) -> String {
 }
 
 /// Stores what the index took in since it was last stored: a segment appended to the stored
-/// index, or, when its log is full and `whole`, the whole index (else that waits until no
-/// question comes, [`MERGE_WHEN_IDLE`]).
+/// index, or, when its log is full and `whole` or the index is small, the whole index (else
+/// that waits until no question comes, [`MERGE_WHEN_IDLE`]).
 fn store(service: &Service, state: &mut State, whole: bool) {
-    let stored = match whole {
+    let stored = match whole || state.bytes < SMALL_INDEX {
         true => service.ctx.save_index().map(Some),
         false => service.ctx.save_index_appending(),
     };
