@@ -164,8 +164,9 @@ impl Index {
             Box::new(Patch {
                 base,
                 map: (0..before as u32).collect(),
-                def_entries: base.def_files.len / 4,
-                ref_entries: base.ref_files.len / 8,
+                // What the graph holds, not what its sections say (a damaged one says more).
+                def_entries: self.u32s(base.def_files).len() as u64,
+                ref_entries: (self.u32s(base.ref_files).len() / 2) as u64,
                 ..Patch::default()
             })
         });
@@ -181,7 +182,9 @@ impl Index {
                     let list = self.own_defs(&mut patch, d.sym);
                     let before = list.len();
                     list.retain(|&f| f != file);
-                    patch.def_entries -= (before - list.len()) as u64;
+                    let dropped = (before - list.len()) as u64;
+                    // A damaged graph's lists may share entries: counts never wrap.
+                    patch.def_entries = patch.def_entries.saturating_sub(dropped);
                 }
             }
             for (sym, _) in Refs::new(self.part_of(&parts, 2)).filter(|(s, _)| (*s as usize) < nsym)
@@ -189,7 +192,8 @@ impl Index {
                 let list = self.own_refs(&mut patch, sym);
                 let before = list.len();
                 list.retain(|&(f, _)| f != file);
-                patch.ref_entries -= (before - list.len()) as u64;
+                let dropped = (before - list.len()) as u64;
+                patch.ref_entries = patch.ref_entries.saturating_sub(dropped);
             }
         }
         // Every file kept, at its place now.
@@ -627,6 +631,40 @@ mod follow_tests {
         let stored = std::fs::read(single_file(cache.path())).unwrap();
         assert_eq!(Index::decode(&stored).unwrap().encode(), index.encode());
         assert!(len() < base + 2048);
+    }
+
+    /// The attack: a stored graph whose bytes are garbage (its checksum not checked yet, as
+    /// when a query runs while it is), then updates that patch it. What must not happen: a
+    /// panic, a file id past the files, a list longer than the graph's bytes.
+    #[test]
+    fn a_damaged_graph_is_patched_without_a_panic() {
+        let mut tree = Tree::new();
+        let (mut index, _) = Index::build(&tree.sandbox).unwrap();
+        let bytes = index.blob.graph().len();
+        let mut noise = 0x9e37_79b9_u32;
+        let garbage: Vec<u8> = (0..bytes)
+            .map(|_| {
+                noise ^= noise << 13;
+                noise ^= noise >> 17;
+                noise ^= noise << 5;
+                noise as u8
+            })
+            .collect();
+        index.blob.graph = Some(garbage);
+        for k in 0..6 {
+            let changed = tree.apply(&(k, Some(vec![(true, k as u8), (false, 2)])));
+            if index.refresh_paths(&tree.sandbox, &[&changed]).unwrap().is_none() {
+                index.refresh(&tree.sandbox).unwrap();
+            }
+            let n = index.len() as u32;
+            for sym in 0..index.symbol_count() as u32 + 2 {
+                assert!(index.definers(sym).all(|f| f < n));
+                assert!(index.referencers(sym).all(|(f, _)| f < n));
+                assert!(index.referencers(sym).len() <= bytes);
+            }
+            assert!(index.graph_bytes().len() <= 2 * bytes + 4096);
+            index.suggest(&tree.sandbox, "shared_1 helper_2", &crate::Options::default());
+        }
     }
 
     fn ops() -> impl Strategy<Value = Vec<Op>> {
