@@ -18,8 +18,6 @@ use std::ops::Range;
 use super::Index;
 use super::blob::{GraphParts, Section};
 use super::change::GONE;
-#[cfg(doc)]
-use super::change::moves;
 use super::parts::{Defs, Parts, Refs};
 use crate::hash::{FxHashMap, FxHashSet};
 
@@ -142,7 +140,7 @@ impl Index {
     /// Follows an update in the graph instead of building it again: `gone` are the places
     /// before the update of the files removed or read again, ascending, with their parts;
     /// `fresh` the places now of the files read, ascending; `before` how many files there
-    /// were; `moved` each place before to its place now ([`moves`]). False, the graph
+    /// were; `moved` each place before to its place now (`change::moves`). False, the graph
     /// untouched, when it must be built again instead: there is none, or too many files
     /// changed since it was built.
     pub(super) fn follow_graph(
