@@ -153,17 +153,36 @@ impl Context {
         Ok(index.refresh_paths(self.sandbox(), changed).map_err(ErrorKind::Suggest)?)
     }
 
-    /// Stores the index held in memory, written whole, when the context has a store and holds
-    /// an index; returns the bytes written (0 when nothing was).
+    /// Stores the index held in memory when the context has a store and holds an index: what
+    /// changed since it was last stored as one segment appended to the stored file, or the
+    /// whole index when that cannot be ([`Index::store`]); returns the stored file's size (0
+    /// when nothing was stored).
     ///
     /// # Errors
     ///
     /// When the store cannot be written.
     pub fn save_index(&self) -> Result<u64, Error> {
-        let slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
-        match (slot.as_ref(), &self.suggest.store) {
-            (Some(index), Some(store)) => Ok(index.save(store).map_err(ErrorKind::Suggest)?),
+        let mut slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        match (slot.as_mut(), &self.suggest.store) {
+            (Some(index), Some(store)) => Ok(index.store(store).map_err(ErrorKind::Suggest)?),
             _ => Ok(0),
+        }
+    }
+
+    /// [`Context::save_index`] when what changed can be appended as a segment; `Ok(None)`,
+    /// nothing written, when only a write of the whole index would store it
+    /// ([`Index::store_appending`]).
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be written.
+    pub fn save_index_appending(&self) -> Result<Option<u64>, Error> {
+        let mut slot = self.suggest.index.lock().unwrap_or_else(|e| e.into_inner());
+        match (slot.as_mut(), &self.suggest.store) {
+            (Some(index), Some(store)) => {
+                Ok(index.store_appending(store).map_err(ErrorKind::Suggest)?)
+            }
+            _ => Ok(Some(0)),
         }
     }
 
@@ -201,11 +220,11 @@ impl Context {
 
     /// Saves `index` in the context's store, when it has one and the update behind `stats`
     /// changed anything.
-    fn save_changed(&self, index: &Index, stats: &mut UpdateStats) -> Result<(), Error> {
+    fn save_changed(&self, index: &mut Index, stats: &mut UpdateStats) -> Result<(), Error> {
         if let Some(store) = &self.suggest.store
             && (stats.indexed > 0 || stats.removed > 0)
         {
-            stats.bytes = index.save(store).map_err(ErrorKind::Suggest)?;
+            stats.bytes = index.store(store).map_err(ErrorKind::Suggest)?;
         }
         Ok(())
     }

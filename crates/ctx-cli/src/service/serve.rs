@@ -37,9 +37,16 @@ const DEBOUNCE: Duration = Duration::from_millis(100);
 /// How often the keeper looks whether the workspace is gone or the service idle.
 const TICK: Duration = Duration::from_secs(1);
 
-/// Changes taken in by a partial update are stored this long after the last one, so that a
-/// burst of saves costs one write of the index.
+/// Changes taken in by a partial update are stored this long after the first one, so that a
+/// burst of saves costs one segment of the stored index.
 const SAVE_AFTER: Duration = Duration::from_secs(5);
+
+/// When the stored index must be written whole (its log is full), it is written once no
+/// question came for this long, so that no question waits for the write...
+const MERGE_WHEN_IDLE: Duration = Duration::from_secs(30);
+
+/// ... unless it is smaller than this: then the write takes milliseconds.
+const SMALL_INDEX: u64 = 16 << 20;
 
 /// The service's state.
 struct Service {
@@ -61,6 +68,9 @@ struct State {
     truncated: bool,
     /// When the index took in changes it has not stored yet.
     unsaved: Option<Instant>,
+    /// Whether the changes taken in wait for a write of the whole index (when no question
+    /// comes, or when the service ends).
+    merge_due: bool,
 }
 
 /// `ctx index --watch`.
@@ -94,6 +104,7 @@ pub(crate) fn run(settings: &Settings, args: &IndexArgs) -> anyhow::Result<ExitC
             bytes: 0,
             truncated: false,
             unsaved: None,
+            merge_due: false,
         }),
         busy: AtomicUsize::new(0),
         ready: AtomicBool::new(false),
@@ -165,17 +176,18 @@ fn keep(service: &Service, wake: &ctx::fs::Wake, idle: Duration) -> String {
             return why.clone();
         }
         if state.last_question.elapsed() >= idle {
+            // What is left to store, written whole if need be: no question waits any more.
+            if state.merge_due || state.unsaved.is_some() {
+                store(service, &mut state, true);
+            }
             return "idle".to_owned();
         }
         if state.unsaved.is_some_and(|at| at.elapsed() >= SAVE_AFTER) {
             state.unsaved = None;
-            match service.ctx.save_index() {
-                Ok(bytes) if bytes > 0 => state.bytes = bytes,
-                Ok(_) => {}
-                // The stored index is only a head start for commands without the service:
-                // they walk before they trust it.
-                Err(err) => tracing::warn!("cannot store the index: {err}"),
-            }
+            store(service, &mut state, false);
+        }
+        if state.merge_due && state.last_question.elapsed() >= MERGE_WHEN_IDLE {
+            store(service, &mut state, true);
         }
         if woke {
             drop(state);
@@ -190,6 +202,28 @@ fn keep(service: &Service, wake: &ctx::fs::Wake, idle: Duration) -> String {
         // again between questions: a question ranks with them when they are there, by every
         // file's postings when not.
         service.ctx.with_index_as_is(|index| index.keep_term_lists());
+    }
+}
+
+/// Stores what the index took in since it was last stored: a segment appended to the stored
+/// index, or, when its log is full and `whole` or the index is small, the whole index (else
+/// that waits until no question comes, [`MERGE_WHEN_IDLE`]).
+fn store(service: &Service, state: &mut State, whole: bool) {
+    let stored = match whole || state.bytes < SMALL_INDEX {
+        true => service.ctx.save_index().map(Some),
+        false => service.ctx.save_index_appending(),
+    };
+    match stored {
+        Ok(Some(bytes)) => {
+            state.merge_due = false;
+            if bytes > 0 {
+                state.bytes = bytes;
+            }
+        }
+        Ok(None) => state.merge_due = true,
+        // The stored index is only a head start for commands without the service: they walk
+        // before they trust it.
+        Err(err) => tracing::warn!("cannot store the index: {err}"),
     }
 }
 

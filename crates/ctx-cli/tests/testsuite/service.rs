@@ -329,3 +329,66 @@ fn a_question_while_the_index_is_built_is_refused_at_once() {
     }
     assert!(asked.elapsed() < GUARD);
 }
+
+/// `ctx suggest --explain PROMPT` with `cache` as the cache folder: its output, and whether
+/// the service answered.
+fn explained(dir: &TempDir, cache: &str, prompt: &str) -> (String, bool) {
+    let mut cmd = ctx_in(dir);
+    cmd.env("CTX_CACHE_DIR", dir.path().join(cache)).env("RUST_LOG", "ctx=debug");
+    let out = run(cmd.args(["suggest", "--explain", prompt]));
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    (out.stdout, out.stderr.contains("answered by the index service"))
+}
+
+/// The attack: edits that move the symbol graph and the file list under the service (a
+/// definition moved to another file, a caller added before the others, a file removed, one
+/// renamed), each asked about right away, then the index the service stored loaded by a
+/// command. What must not happen: the service, or the index it stored (segments appended
+/// since it loaded it), answering otherwise than a command ranking by itself from an index of
+/// its own (scores and explanations, which name the graph's links, included).
+#[test]
+fn answers_after_changes_are_the_commands_own() {
+    let dir = workspace();
+    dir.child("src/net/http.rs")
+        .write_str("/// Sends a request.\npub fn send_request() { retry_with_timeout(); }\n")
+        .unwrap();
+    dir.child("src/net/dns.rs").write_str("pub fn resolve() { send_request(); }\n").unwrap();
+    let service = start(&dir, &[]);
+    let prompt = "send the request and retry with a timeout";
+    let steps: [(&str, Option<&str>); 5] = [
+        ("src/net/http.rs", Some("/// Sends.\npub fn send() {}\n")),
+        ("src/net/send.rs", Some("/// Sends a request.\npub fn send_request() { send(); }\n")),
+        ("src/net/a_caller.rs", Some("fn call() { send_request(); retry_with_timeout(); }\n")),
+        ("src/net/dns.rs", None),
+        ("src/main.rs", Some("fn main() { send_request(); send_request(); }\n")),
+    ];
+    for (path, text) in steps {
+        match text {
+            Some(text) => dir.child(path).write_str(text).unwrap(),
+            None => std::fs::remove_file(dir.path().join(path)).unwrap(),
+        }
+        let (with, asked) = explained(&dir, ".cache", prompt);
+        assert!(asked, "the service answered after {path}");
+        let (own, asked) = explained(&dir, ".cache-own", prompt);
+        assert!(!asked);
+        assert_eq!(with, own, "after {path}");
+    }
+    // The service stores what it took in 5 s after the first change; a command then loads it.
+    let started = Instant::now();
+    let stored = || {
+        let out = run(ctx_in(&dir).args(["index", "--format", "json"]));
+        serde_json::from_str::<serde_json::Value>(&out.stdout).unwrap()["bytes"].as_u64()
+    };
+    let before = stored();
+    while stored() == before && started.elapsed() < GUARD {
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    drop(service);
+    let out = run(ctx_in(&dir).args(["index", "--format", "json"]));
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["indexed"], 0, "the stored index was current: {report}");
+    assert_eq!(report["rebuilt_corrupt"], false, "{report}");
+    let (loaded, asked) = explained(&dir, ".cache", prompt);
+    assert!(!asked);
+    assert_eq!(loaded, explained(&dir, ".cache-own", prompt).0);
+}

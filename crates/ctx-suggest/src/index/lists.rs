@@ -8,10 +8,9 @@
 //! then looked up in their own postings, the others through a map from the files the lists
 //! were built on to their place now.
 
-use std::hash::BuildHasher;
-
+use super::change::{Change, GONE};
 use super::postings::{PostingIter, match_postings, put_varint, split_postings};
-use crate::hash::FxHashSet;
+use super::{FileRec, Index};
 
 /// The files of each term, as varints: the file id's delta from the term's previous file, a
 /// byte of the fields present, then a frequency per present field; with what keeps them
@@ -27,8 +26,8 @@ pub(crate) struct TermLists {
     /// The files read since the lists were built (places now, ascending): their own postings
     /// answer for them.
     fresh: Vec<u32>,
-    /// A hash of the path of each file now, to check the next update's order against.
-    hashes: Vec<u64>,
+    /// How many files the index holds now.
+    files: usize,
 }
 
 /// One file's frequencies of a query's terms: (query index, frequency per field).
@@ -70,17 +69,9 @@ impl Hits {
     }
 }
 
-/// In [`TermLists::map`], a file that is no longer the one the lists hold.
-const GONE: u32 = u32::MAX;
-
 /// Files read since the lists were built, beyond which they are dropped (and built again):
 /// each is looked up in its own postings by every query.
 const MAX_FRESH: usize = 4096;
-
-/// The hash of a path in [`TermLists::hashes`].
-fn path_hash(path: &str) -> u64 {
-    foldhash::fast::FixedState::default().hash_one(path)
-}
 
 /// The postings of a file's postings part: each term and its frequency per field, without
 /// what a damaged part holds (a term past the table, or not after the file's previous term).
@@ -112,15 +103,15 @@ impl TermLists {
     /// Their size follows the postings' (a few bytes more a posting at most), whatever a
     /// damaged index holds.
     pub(super) fn build<'a>(
-        files: impl Iterator<Item = (&'a [u8], &'a str)> + Clone,
+        files: impl Iterator<Item = &'a [u8]> + Clone,
         terms: usize,
     ) -> TermLists {
-        let hashes: Vec<u64> = files.clone().map(|(_, path)| path_hash(path)).collect();
-        let map = (0..hashes.len()).map(|i| u32::try_from(i).unwrap_or(GONE)).collect();
+        let count = files.clone().count();
+        let map = (0..count).map(|i| u32::try_from(i).unwrap_or(GONE)).collect();
         // Pass 1: the bytes of each term's list, kept in `starts` shifted by one.
         let mut starts = vec![0u64; terms + 1];
         let mut last = vec![0u32; terms];
-        for (i, (part, _)) in files.clone().enumerate() {
+        for (i, part) in files.clone().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             for (id, tf) in postings_of(part, terms) {
                 let t = id as usize;
@@ -138,7 +129,7 @@ impl TermLists {
         let mut at: Vec<u64> = starts[..terms].to_vec();
         last.fill(0);
         let mut one = Vec::with_capacity(32);
-        for (i, (part, _)) in files.enumerate() {
+        for (i, part) in files.enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             for (id, tf) in postings_of(part, terms) {
                 let t = id as usize;
@@ -155,64 +146,44 @@ impl TermLists {
                 last[t] = i;
             }
         }
-        TermLists { starts, bytes, map, fresh: Vec::new(), hashes }
+        TermLists { starts, bytes, map, fresh: Vec::new(), files: count }
     }
 
-    /// Follows an update that kept the term ids: `paths` are the files' paths now, `removed`
-    /// the paths of the files removed or read again, `fresh` the places now of the files read.
-    /// The files kept are in the same order as before (both are in path order); false, when
-    /// the update does not fit the lists that way or read too many files: they must be built
-    /// again.
-    pub(super) fn follow<'a>(
+    /// Follows an update that kept the term ids: `before` files were there, `moved` maps each
+    /// place before to its place now (`None`: every kept file kept its place), `fresh` are the
+    /// places now of the files read, `files` how many there are now. The files kept are in
+    /// the same order as before (both are in the walk's order). False, when the update does not
+    /// fit the lists or read too many files since they were built: they must be built again.
+    pub(super) fn follow(
         &mut self,
-        paths: impl Iterator<Item = &'a str>,
-        removed: &[String],
+        before: usize,
+        moved: Option<&[u32]>,
         fresh: &[u32],
+        files: usize,
     ) -> bool {
-        let gone: FxHashSet<u64> = removed.iter().map(|p| path_hash(p)).collect();
-        let now: Vec<u64> = paths.map(path_hash).collect();
-        let mut read = vec![false; now.len()];
-        for &f in fresh {
-            match read.get_mut(f as usize) {
-                Some(r) => *r = true,
-                None => return false,
-            }
-        }
-        // Each file's place before the update to its place now.
-        let mut moved = vec![GONE; self.hashes.len()];
-        let mut j = 0;
-        for (k, h) in self.hashes.iter().enumerate() {
-            if gone.contains(h) {
-                continue;
-            }
-            while read.get(j) == Some(&true) {
-                j += 1;
-            }
-            if now.get(j) != Some(h) {
-                return false;
-            }
-            moved[k] = u32::try_from(j).unwrap_or(GONE);
-            j += 1;
-        }
-        while read.get(j) == Some(&true) {
-            j += 1;
-        }
-        if j != now.len() {
+        if before != self.files || moved.is_some_and(|m| m.len() != before) {
             return false;
         }
-        let place = |m: u32| moved.get(m as usize).copied().unwrap_or(GONE);
+        let place = |m: u32| match moved {
+            Some(moved) => moved.get(m as usize).copied().unwrap_or(GONE),
+            None => m,
+        };
         let mut read_since: Vec<u32> =
             self.fresh.iter().map(|&f| place(f)).filter(|&m| m != GONE).collect();
         read_since.extend_from_slice(fresh);
         read_since.sort_unstable();
         read_since.dedup();
-        if read_since.len() > MAX_FRESH {
+        if read_since.len() > MAX_FRESH || read_since.last().is_some_and(|&f| f as usize >= files) {
             return false;
         }
-        for m in &mut self.map {
-            *m = place(*m);
+        // A file read again where it was is fresh: the lists' entries that lead to its place
+        // are passed over, so the map changes only when files moved.
+        if moved.is_some() {
+            for m in &mut self.map {
+                *m = place(*m);
+            }
         }
-        (self.fresh, self.hashes) = (read_since, now);
+        (self.fresh, self.files) = (read_since, files);
         true
     }
 
@@ -226,7 +197,7 @@ impl TermLists {
         files: usize,
         part: impl Fn(usize) -> &'a [u8],
     ) -> Option<Hits> {
-        if files != self.hashes.len() {
+        if files != self.files {
             return None;
         }
         // The files read since answer from their own postings.
@@ -281,11 +252,97 @@ impl TermLists {
 
     /// Bytes the lists hold.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.bytes.len()
-            + self.starts.len() * 8
-            + (self.map.len() + self.fresh.len()) * 4
-            + self.hashes.len() * 8
+        self.bytes.len() + self.starts.len() * 8 + (self.map.len() + self.fresh.len()) * 4
     }
+}
+
+impl Index {
+    /// After an update, the postings by term and the order of the paths taken before it
+    /// (`kept`) put back when they can follow it: the lists when it kept the term ids
+    /// ([`TermLists::follow`]), the order of the paths whenever the update changed nothing or
+    /// the files it read are the ones it dropped, each where it was (the usual save of a
+    /// file), else rebuilt from the order before in a few passes over the files' places
+    /// ([`follow_order`]). What cannot follow is dropped and built again between questions.
+    pub(super) fn follow_lists(
+        &mut self,
+        kept: (Option<TermLists>, Option<Vec<u32>>),
+        change: &Change,
+        moved: Option<&[u32]>,
+    ) {
+        let (lists, order) = kept;
+        let (before, now) = (change.before.files as usize, self.data.files.len());
+        if let Some(mut lists) = lists
+            && !change.rewritten
+            && lists.follow(before, moved, &change.fresh, now)
+        {
+            self.lists = lists.into();
+        }
+        if let Some(order) = order.filter(|o| o.len() == before)
+            && let Some(order) = follow_order(order, &self.data.files, change, moved)
+        {
+            self.path_order = order.into();
+        }
+    }
+}
+
+/// Each file's place in the order of the paths as strings after an update, from `order`
+/// before it: kept when each file read is one dropped at the same place with the same path;
+/// else the kept files in their order before, the files read put in by binary searches, and
+/// the places given back. `None` when the update does not fit `order`.
+fn follow_order(
+    order: Vec<u32>,
+    files: &[FileRec],
+    change: &Change,
+    moved: Option<&[u32]>,
+) -> Option<Vec<u32>> {
+    // A file saved again (the usual change) keeps every place; only a few are compared.
+    let same = moved.is_none()
+        && change.fresh.len() <= 64
+        && change.fresh.iter().all(|&f| {
+            let path = files.get(f as usize).map(|r| r.path.as_str());
+            path.is_some_and(|p| change.removed.iter().any(|r| r == p))
+        });
+    if same {
+        return Some(order);
+    }
+    let mut is_fresh = vec![false; files.len()];
+    for &f in &change.fresh {
+        *is_fresh.get_mut(f as usize)? = true;
+    }
+    let now = |f: u32| match moved {
+        Some(moved) => moved.get(f as usize).copied().unwrap_or(GONE),
+        None => f,
+    };
+    // The files before, by path, then the kept ones at their places now.
+    let mut by_path = vec![GONE; order.len()];
+    for (file, &place) in order.iter().enumerate() {
+        *by_path.get_mut(place as usize)? = file as u32;
+    }
+    let kept: Vec<u32> = by_path
+        .iter()
+        .map(|&f| now(f))
+        .filter(|&f| is_fresh.get(f as usize) == Some(&false))
+        .collect();
+    let mut fresh: Vec<u32> = change.fresh.clone();
+    let path = |f: u32| files.get(f as usize).map_or("", |r| r.path.as_str());
+    fresh.sort_unstable_by(|&a, &b| path(a).cmp(path(b)));
+    let mut all = Vec::with_capacity(files.len());
+    let mut rest = &kept[..];
+    for f in fresh {
+        let at = rest.partition_point(|&k| path(k) < path(f));
+        all.extend_from_slice(&rest[..at]);
+        all.push(f);
+        rest = &rest[at..];
+    }
+    all.extend_from_slice(rest);
+    if all.len() != files.len() {
+        return None;
+    }
+    let mut order = vec![0u32; files.len()];
+    for (place, &f) in all.iter().enumerate() {
+        *order.get_mut(f as usize)? = place as u32;
+    }
+    Some(order)
 }
 
 #[cfg(test)]

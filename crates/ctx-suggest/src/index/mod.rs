@@ -162,7 +162,8 @@ pub struct UpdateStats {
 pub struct Index {
     data: Data,
     blob: Blob,
-    /// What the last refresh changed, for storing it as a segment.
+    /// What the last refresh changed, for storing it as a segment; once the index was loaded
+    /// or stored, what all refreshes changed since.
     change: Option<change::Change>,
     /// Whether the last walk of the whole workspace reached anything through a link; `None`
     /// before one.
@@ -172,6 +173,11 @@ pub struct Index {
     /// Each file's place in the order of the paths as strings, built with the lists; dropped
     /// by any change.
     path_order: std::sync::OnceLock<Vec<u32>>,
+    /// What updates changed in the symbol graph since it was built ([`graph::Patch`]).
+    patch: Option<Box<graph::Patch>>,
+    /// The stored file as this index last loaded or stored it; `change` is then what changed
+    /// since (see [`Index::store`]).
+    stored: Option<segment::Stored>,
 }
 
 impl Index {
@@ -239,7 +245,7 @@ impl Index {
     /// its answers are the same with them or without.
     pub fn keep_term_lists(&self) {
         self.lists.get_or_init(|| {
-            let parts = self.data.files.iter().map(|f| (self.postings_part(f), f.path.as_str()));
+            let parts = self.data.files.iter().map(|f| self.postings_part(f));
             // A damaged table may say it holds more names than its bytes can.
             let terms = self.term_count().min(self.data.terms.byte_len());
             lists::TermLists::build(parts, terms)
@@ -278,7 +284,12 @@ impl Index {
 
     /// The bytes of one of a file's parts: `which` counts from the postings (0) to the docs (3).
     fn part(&self, f: &FileRec, which: usize) -> &[u8] {
-        let p = &f.parts;
+        self.part_of(&f.parts, which)
+    }
+
+    /// The bytes of one of the parts `p` places: `which` counts from the postings (0) to the
+    /// docs (3).
+    fn part_of(&self, p: &Parts, which: usize) -> &[u8] {
         let lens = [p.postings, p.defs, p.refs, p.docs].map(u64::from);
         self.blob.get(p.start + lens[..which].iter().sum::<u64>(), lens[which])
     }

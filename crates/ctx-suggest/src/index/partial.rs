@@ -22,7 +22,7 @@ use ctx_fs::{ErrorKind, FileKind, Sandbox, Walk, WalkEntry, WalkOptions};
 
 use super::change::Change;
 use super::refresh::{Listed, same_stamp};
-use super::{Index, UpdateStats};
+use super::{FileRec, Index, UpdateStats};
 use crate::error::{Error, Result};
 
 /// Most folders listed again by one partial refresh; past it, a whole walk is as cheap.
@@ -53,53 +53,66 @@ impl Index {
         let mut change = Change { before: self.mark(), ..Change::default() };
         let mut stats = UpdateStats::default();
         // The new file list: the records outside the scope as they are, the listings' files in
-        // their place, in the walk's order (by path, component by component).
-        let old = std::mem::take(&mut self.data.files);
-        let mut covered = Vec::new();
-        let mut files = Vec::with_capacity(old.len() + listed.len());
-        let mut outside = Vec::with_capacity(old.len());
-        for rec in old {
-            if scope.covers(Utf8Path::new(&rec.path)) {
-                covered.push(rec);
-            } else {
-                outside.push(rec);
-            }
-        }
-        covered.sort_by(|a, b| Utf8Path::new(&a.path).cmp(Utf8Path::new(&b.path)));
+        // their place, in the walk's order (by path, component by component). Each listed
+        // file's place among the records is found by a binary search, so that only the
+        // records of the scope are compared by path, and only the run of records from the
+        // first to the last of them is taken out and put back (the others are not moved).
+        let old = &self.data.files;
+        let by_path = |e: &WalkEntry| old.partition_point(|r| Utf8Path::new(&r.path) < e.path);
+        let placed: Vec<(usize, bool)> = listed
+            .iter()
+            .map(|e| {
+                let at = by_path(e);
+                (at, old.get(at).is_some_and(|r| Utf8Path::new(&r.path) == e.path))
+            })
+            .collect();
+        let covered = scope.covered(old);
+        let firsts = [covered.first().copied(), placed.first().map(|p| p.0)];
+        let lasts = [covered.last().map(|&c| c + 1), placed.last().map(|p| p.0 + usize::from(p.1))];
+        let start = firsts.into_iter().flatten().min().unwrap_or(0);
+        let end = lasts.into_iter().flatten().max().unwrap_or(0).max(start);
+        stats.reused = old.len() - (end - start);
+        let old: Vec<FileRec> = self.data.files.drain(start..end).collect();
         let mut covered = covered.into_iter().peekable();
-        let mut outside = outside.into_iter().peekable();
+        let mut entries = listed.iter().zip(placed).peekable();
+        let mut files = Vec::with_capacity(old.len() + listed.len());
         let mut todo = Vec::new();
-        for entry in &listed {
-            while let Some(rec) = outside.next_if(|r| Utf8Path::new(&r.path) < entry.path) {
-                stats.reused += 1;
-                files.push(Some((rec, false)));
+        for (place, rec) in (start..).zip(old) {
+            // The listed files before this record that it is not.
+            while let Some((entry, _)) = entries.next_if(|(_, (at, same))| *at == place && !same) {
+                todo.push((files.len(), entry));
+                files.push(None);
             }
-            // The records of the scope that are no longer listed before this entry are gone.
-            while let Some(rec) = covered.next_if(|r| Utf8Path::new(&r.path) < entry.path) {
-                stats.removed += 1;
-                change.removed.push(rec.path);
-            }
-            match covered.next_if(|r| Utf8Path::new(&r.path) == entry.path) {
-                Some(rec) if same_stamp(&rec, entry) => {
+            let in_scope = covered.next_if_eq(&place).is_some();
+            match entries.next_if(|(_, (at, same))| *at == place && *same) {
+                Some((entry, _)) if same_stamp(&rec, entry) => {
                     stats.reused += 1;
                     files.push(Some((rec, false)));
                 }
-                found => {
-                    change.removed.extend(found.map(|rec| rec.path));
+                // Read again: a tombstone for the old record.
+                Some((entry, _)) => {
+                    change.gone.push((place as u32, rec.parts));
+                    change.removed.push(rec.path);
                     todo.push((files.len(), entry));
                     files.push(None);
                 }
+                // A record of the scope no listing holds is gone.
+                None if in_scope => {
+                    stats.removed += 1;
+                    change.gone.push((place as u32, rec.parts));
+                    change.removed.push(rec.path);
+                }
+                None => {
+                    stats.reused += 1;
+                    files.push(Some((rec, false)));
+                }
             }
         }
-        for rec in outside {
-            stats.reused += 1;
-            files.push(Some((rec, false)));
+        for (entry, _) in entries {
+            todo.push((files.len(), entry));
+            files.push(None);
         }
-        for rec in covered {
-            stats.removed += 1;
-            change.removed.push(rec.path);
-        }
-        let listed = Listed { files, todo, change, stats, started };
+        let listed = Listed { files, todo, change, stats, started, at: start };
         self.take_in(sandbox, listed).map(Some)
     }
 }
@@ -140,11 +153,28 @@ impl Scope {
         (scope.shallow.len() <= MAX_PARTIAL_FOLDERS).then_some(scope)
     }
 
-    /// Whether the file at `path` lies in the scope: directly in a shallow folder, or
-    /// anywhere under a deep one.
-    fn covers(&self, path: &Utf8Path) -> bool {
-        path.parent().is_some_and(|p| self.shallow.contains(p))
-            || path.ancestors().skip(1).any(|a| self.deep.contains(a))
+    /// The places of the records of `files` (sorted in the walk's order) that lie in the
+    /// scope, ascending: directly in a shallow folder, or anywhere under a deep one. Each
+    /// folder's records are found by a binary search, so the others are never looked at
+    /// (but for the workspace's own folder, whose files are all the records).
+    fn covered(&self, files: &[FileRec]) -> Vec<usize> {
+        let mut places = Vec::new();
+        for (dir, deep) in
+            self.shallow.iter().map(|d| (d, false)).chain(self.deep.iter().map(|d| (d, true)))
+        {
+            let (start, under) = under(files, dir);
+            let skip = if dir.as_str().is_empty() { 0 } else { dir.as_str().len() + 1 };
+            for (k, rec) in under.iter().enumerate() {
+                // The record of the folder's own path (a file it replaced) is its parent's.
+                let Some(rest) = rec.path.get(skip..).filter(|r| !r.is_empty()) else { continue };
+                if deep || !rest.contains('/') {
+                    places.push(start + k);
+                }
+            }
+        }
+        places.sort_unstable();
+        places.dedup();
+        places
     }
 
     /// The files the walk lists in the scope, sorted by path; `None` when a listing could
@@ -173,6 +203,16 @@ impl Scope {
         files.dedup_by(|a, b| a.path == b.path);
         Ok(Some(files))
     }
+}
+
+/// Where the records under the folder `dir` start in `files` (sorted in the walk's order), and
+/// those records: the paths under a folder are one run of that order. The record of `dir`'s
+/// own path, if any, is among them.
+fn under<'a>(files: &'a [FileRec], dir: &Utf8Path) -> (usize, &'a [FileRec]) {
+    let start = files.partition_point(|r| Utf8Path::new(&r.path) < dir);
+    let rest = &files[start..];
+    let len = rest.partition_point(|r| Utf8Path::new(&r.path).starts_with(dir));
+    (start, &rest[..len])
 }
 
 /// One level of a folder, as a whole walk sees it.

@@ -7,7 +7,8 @@ use std::time::Instant;
 use ctx_fs::{Sandbox, Walk, WalkEntry};
 
 use super::blob::Blob;
-use super::change::Change;
+use super::change::{Change, moves};
+use super::lists::TermLists;
 use super::names::{Names, find};
 use super::parse::{Parsed, mtime_of, parse_entry};
 use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
@@ -28,11 +29,13 @@ struct Interner {
     syms: FxHashMap<String, u32>,
 }
 
-/// What an update found, before the files it must read are read: the new file list (a kept
-/// record, or a slot for a file to read), the files to read with their slots, the change so
-/// far (tombstones) and the counts.
+/// What an update found, before the files it must read are read: the new file list from
+/// place `at` (a kept record, or a slot for a file to read; the index's files are the others,
+/// the list goes in at `at`), the files to read with their slots, the change so far
+/// (tombstones) and the counts.
 pub(super) struct Listed<'w> {
     pub(super) files: Vec<Option<(FileRec, bool)>>,
+    pub(super) at: usize,
     pub(super) todo: Vec<(usize, &'w WalkEntry)>,
     pub(super) change: Change,
     pub(super) stats: UpdateStats,
@@ -107,40 +110,47 @@ impl Index {
         // walk of everything sees it (see `Index::refresh_paths`).
         self.walked_links = Some(walk.entries.iter().any(|e| e.via_symlink));
         let entries: Vec<&WalkEntry> = walk.files().collect();
-        // Keyed by the path moved out of each entry (and put back when it is kept).
-        let mut old: FxHashMap<String, FileRec> = std::mem::take(&mut self.data.files)
+        // Keyed by the path moved out of each entry (and put back when it is kept), with its
+        // place.
+        let mut old: FxHashMap<String, (u32, FileRec)> = std::mem::take(&mut self.data.files)
             .into_iter()
-            .map(|mut f| (std::mem::take(&mut f.path), f))
+            .enumerate()
+            .map(|(i, mut f)| (std::mem::take(&mut f.path), (i as u32, f)))
             .collect();
         let mut stats = UpdateStats { truncated: walk.truncated, ..UpdateStats::default() };
         let mut files = Vec::with_capacity(entries.len());
         let mut todo = Vec::new();
         for entry in entries {
             match old.remove_entry(entry.path.as_str()) {
-                Some((path, mut rec)) if same_stamp(&rec, entry) => {
+                Some((path, (_, mut rec))) if same_stamp(&rec, entry) => {
                     rec.path = path;
                     stats.reused += 1;
                     files.push(Some((rec, false)));
                 }
                 found => {
                     // A file read again replaces its record: a tombstone for the old one.
-                    change.removed.extend(found.map(|(path, _)| path));
+                    if let Some((path, (place, rec))) = found {
+                        change.removed.push(path);
+                        change.gone.push((place, rec.parts));
+                    }
                     todo.push((files.len(), entry));
                     files.push(None);
                 }
             }
         }
         stats.removed = old.len();
-        change.removed.extend(old.into_keys());
-        self.take_in(sandbox, Listed { files, todo, change, stats, started })
+        for (path, (place, rec)) in old {
+            change.removed.push(path);
+            change.gone.push((place, rec.parts));
+        }
+        self.take_in(sandbox, Listed { files, todo, change, stats, started, at: 0 })
     }
 
     /// Reads the files of `listed.todo` on every core, gives them ids and places their parts,
     /// then drops the files that are gone and rebuilds what is worth rebuilding.
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
-        let Listed { mut files, todo, mut change, mut stats, started } = listed;
-        let lists = self.lists.take();
-        self.path_order.take();
+        let Listed { mut files, at, todo, mut change, mut stats, started } = listed;
+        let kept = (self.lists.take(), self.path_order.take());
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),
@@ -179,36 +189,29 @@ impl Index {
         // The new parts go after the ones the blob holds.
         let base = self.blob.len() as u64;
         self.blob.extra.extend_from_slice(&fresh);
-        self.data.files = files
-            .into_iter()
-            .flatten()
-            .map(|(mut f, is_fresh)| {
-                if is_fresh {
-                    f.parts.start += base;
-                }
-                f
-            })
-            .collect();
-        change.fresh = todo.iter().map(|&(i, _)| i as u32).collect();
-        self.settle(change, &mut stats, interner.base_terms);
-        // The postings by term follow an update that kept the term ids and the blob.
-        if let (Some(mut lists), Some(change)) = (lists, &self.change)
-            && !change.rewritten
-            && lists.follow(
-                self.data.files.iter().map(|f| f.path.as_str()),
-                &change.removed,
-                &change.fresh,
-            )
-        {
-            self.lists = lists.into();
-        }
+        let files = files.into_iter().flatten().map(|(mut f, is_fresh)| {
+            if is_fresh {
+                f.parts.start += base;
+            }
+            f
+        });
+        self.data.files.splice(at..at, files);
+        change.fresh = todo.iter().map(|&(i, _)| (at + i) as u32).collect();
+        self.settle(change, &mut stats, interner.base_terms, kept);
         stats.elapsed = started.elapsed();
         Ok(stats)
     }
 
     /// After the files changed: the blob and the dictionary rebuilt when worth it, the change
-    /// kept for the store, the graph built again.
-    fn settle(&mut self, mut change: Change, stats: &mut UpdateStats, base_terms: usize) {
+    /// kept for the store, the graph, the postings by term and the order of the paths (`kept`,
+    /// taken before the update) followed in place (or built again when they cannot be).
+    fn settle(
+        &mut self,
+        mut change: Change,
+        stats: &mut UpdateStats,
+        base_terms: usize,
+        kept: (Option<TermLists>, Option<Vec<u32>>),
+    ) {
         let live: u64 = self.data.files.iter().map(|f| f.parts.len()).sum();
         let changed = stats.indexed > 0 || stats.removed > 0;
         if changed && self.blob.len() as u64 > live + live / 4 {
@@ -220,10 +223,26 @@ impl Index {
         } else if self.data.terms.len() > 2 * self.data.live_terms as usize {
             change.rewritten |= self.compact();
         }
-        self.change = Some(change);
-        // A rebuilt blob has no graph yet.
+        change.gone.sort_unstable_by_key(|(place, _)| *place);
+        let before = change.before.files as usize;
+        let moved = moves(before, &change.gone, &change.fresh);
+        // A rebuilt blob has no graph yet (and the parts of the files gone are not in it).
+        let followed = changed
+            && !change.rewritten
+            && self.follow_graph(&change.gone, &change.fresh, before, moved.as_deref());
+        self.follow_lists(kept, &change, moved.as_deref());
+        // Once stored, the index keeps what changed since, for the next store's segment.
+        if self.stored.is_some() {
+            let files = &self.data.files;
+            let read = change.fresh.iter().filter_map(|&f| files.get(f as usize));
+            change.read = read.map(|f| f.path.clone()).collect();
+        }
+        self.change = Some(match (self.stored.is_some(), self.change.take()) {
+            (true, Some(before)) => before.then(change, moved.as_deref()),
+            _ => change,
+        });
         let graphless = self.blob.graph.is_none() && self.blob.stored_graph.is_empty();
-        if changed || (graphless && !self.data.files.is_empty()) {
+        if (changed && !followed) || (graphless && !self.data.files.is_empty()) {
             self.seal();
         }
         stats.files = self.data.files.len();

@@ -28,7 +28,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::change::{Change, Mark};
-use super::parts::{Defs, Refs};
+use super::parts::{Defs, Parts, Refs};
 use super::postings::split_postings;
 use super::{FileRec, Index};
 use crate::hash::{FxHashSet, payload_sum};
@@ -74,6 +74,9 @@ struct Tables {
     parts_len: u64,
 }
 
+/// What the graph needs to follow a segment ([`Index::follow_graph`]).
+type Applied = (Vec<(u32, Parts)>, Vec<u32>, usize);
+
 /// How an update is stored.
 pub(super) enum Plan {
     /// Append these bytes to the log.
@@ -103,31 +106,33 @@ impl Index {
         self.path_order.take();
         let mut at = 0;
         let mut applied = 0;
+        // The graph follows each segment in place; once it cannot, it is built after the last.
+        let mut followed = true;
         let whole = loop {
             let Some(rest) = log.get(at..).filter(|r| !r.is_empty()) else { break true };
             let Some((payload, len)) = segment(rest, base_sum) else { break false };
-            if !self.apply(payload) {
-                break false;
-            }
+            let Some((gone, fresh, before)) = self.apply(payload) else { break false };
+            let moved = super::change::moves(before, &gone, &fresh);
+            followed = followed && self.follow_graph(&gone, &fresh, before, moved.as_deref());
             applied += 1;
             at += len;
         };
-        if applied > 0 {
+        if applied > 0 && !followed {
             self.seal();
         }
         (applied, whole)
     }
 
-    /// Applies one segment's payload; false (the index unchanged) when it does not fit.
-    fn apply(&mut self, payload: &[u8]) -> bool {
-        let Ok((tables, parts)) = postcard::take_from_bytes::<Tables>(payload) else {
-            return false;
-        };
+    /// Applies one segment's payload; `None` (the index unchanged) when it does not fit. Returns
+    /// what the graph needs to follow it: the places and parts of the files it dropped, the
+    /// places of its files, and how many files there were before it.
+    fn apply(&mut self, payload: &[u8]) -> Option<Applied> {
+        let (tables, parts) = postcard::take_from_bytes::<Tables>(payload).ok()?;
         if tables.before != self.mark() || tables.parts_len != parts.len() as u64 {
-            return false;
+            return None;
         }
         if !self.merge_fits(&tables) {
-            return false;
+            return None;
         }
         let terms = self.data.terms.len() + tables.terms.len();
         let symbols = self.data.symbols.len() + tables.symbols.len();
@@ -142,7 +147,7 @@ impl Index {
             f.parts.start >= blob_start && end.is_some_and(|e| e <= blob_end)
         };
         if !names_ok || !tables.files.iter().all(fits) {
-            return false;
+            return None;
         }
         // Every id the new files name exists once the segment's names are added.
         let at = |f: &FileRec, which: usize| {
@@ -158,7 +163,7 @@ impl Index {
                 && Refs::new(at(f, 2)).all(|(s, _)| (s as usize) < symbols)
         });
         if !ids_ok {
-            return false;
+            return None;
         }
         for t in &tables.terms {
             self.data.terms.push(t);
@@ -169,8 +174,9 @@ impl Index {
         self.data.kinds.extend(tables.kinds.iter().cloned());
         self.blob.extra.extend_from_slice(parts);
         self.data.live_terms = tables.live_terms;
-        self.merge_files(&tables.removed, &tables.fresh, tables.files);
-        true
+        let before = self.data.files.len();
+        let gone = self.merge_files(&tables.removed, &tables.fresh, tables.files);
+        Some((gone, tables.fresh, before))
     }
 
     /// Whether a segment's files fit the current ones: every tombstone names a file, once,
@@ -190,11 +196,24 @@ impl Index {
     }
 
     /// The files after a segment that fits ([`Index::merge_fits`]): the current ones but its
-    /// tombstones, its files at their places, moved rather than copied.
-    fn merge_files(&mut self, removed: &[String], fresh: &[u32], files: Vec<FileRec>) {
+    /// tombstones, its files at their places, moved rather than copied. Returns the places
+    /// and parts of the files its tombstones dropped.
+    fn merge_files(
+        &mut self,
+        removed: &[String],
+        fresh: &[u32],
+        files: Vec<FileRec>,
+    ) -> Vec<(u32, Parts)> {
         let removed: FxHashSet<&str> = removed.iter().map(String::as_str).collect();
         let old = std::mem::take(&mut self.data.files);
-        let mut kept = old.into_iter().filter(|f| !removed.contains(f.path.as_str()));
+        let mut gone = Vec::with_capacity(removed.len());
+        let mut kept = old.into_iter().enumerate().filter_map(|(i, f)| {
+            if removed.contains(f.path.as_str()) {
+                gone.push((i as u32, f.parts));
+                return None;
+            }
+            Some(f)
+        });
         let total = kept.size_hint().1.unwrap_or(0) + files.len();
         let mut out = Vec::with_capacity(total);
         let mut fresh = fresh.iter().zip(files).peekable();
@@ -212,7 +231,9 @@ impl Index {
                 },
             }
         }
+        drop(kept);
         self.data.files = out;
+        gone
     }
 
     /// How to store the update of an index loaded as `stored` (`None`: built anew).

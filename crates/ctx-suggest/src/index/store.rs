@@ -97,10 +97,15 @@ impl Index {
         let unmerged = loaded.is_some_and(|l| !l.log_whole);
         // An empty workspace is stored once, so that the next query finds its index.
         if changed || corrupt || unmerged || (loaded.is_none() && index.data.files.is_empty()) {
-            stats.bytes = index.store_update(store, &lock, &name, loaded)?;
+            let now = index.store_update(store, &lock, &name, loaded)?;
+            stats.bytes = now.base_len + now.log_len;
+            index.stored = Some(now);
         } else {
             stats.bytes = loaded.map_or(stored_len, |l| l.base_len + l.log_len);
+            index.stored = loaded;
         }
+        // What the update changed is stored: the next store starts from here.
+        index.change = None;
         stats.elapsed = started.elapsed();
         // The store is up to date: other processes need not wait for a second answer.
         drop(lock);
@@ -124,22 +129,76 @@ impl Index {
     }
 
     /// Stores an update: a segment appended to the log, or the whole index written and the
-    /// log removed (see [`super::segment`] for when); returns the bytes stored.
+    /// log removed (see [`super::segment`] for when); returns what is stored now.
     fn store_update(
         &self,
         store: &Store,
         lock: &ctx_fs::StoreLock,
         name: &str,
         loaded: Option<Stored>,
-    ) -> Result<u64> {
+    ) -> Result<Stored> {
         match self.plan(loaded) {
             Plan::Append(bytes) => {
                 store.append_locked(lock, name, &bytes).map_err(Error::store)?;
                 let loaded = loaded.unwrap_or_default();
-                Ok(loaded.base_len + loaded.log_len + bytes.len() as u64)
+                let log_len = loaded.log_len + bytes.len() as u64;
+                Ok(Stored { segments: loaded.segments + 1, log_len, ..loaded })
             }
             Plan::Merge => self.write(store, name),
         }
+    }
+
+    /// Stores what changed since the index was last stored or loaded ([`Index::open_with`],
+    /// or this): one segment appended when the stored file is still the one it left (no other
+    /// process wrote it since) and the merge policy allows, else the whole index written, as
+    /// [`Index::save`] does. Returns the bytes stored (the whole file's length).
+    ///
+    /// For a process that keeps its index and updates it often (the index service): an update
+    /// of a few files then costs a few hundred bytes, not a write of the whole index.
+    ///
+    /// # Errors
+    ///
+    /// When the store cannot be read or written.
+    pub fn store(&mut self, store: &Store) -> Result<u64> {
+        Ok(self.store_with(store, true)?.unwrap_or_default())
+    }
+
+    /// [`Index::store`], but only when what changed can be appended: `None`, nothing written
+    /// and what changed kept for the next store, when the merge policy (or a stored file
+    /// written by another process) asks for the whole index. For a process that answers
+    /// questions while it stores and would rather write the whole index when none waits.
+    ///
+    /// # Errors
+    ///
+    /// As [`Index::store`].
+    pub fn store_appending(&mut self, store: &Store) -> Result<Option<u64>> {
+        self.store_with(store, false)
+    }
+
+    fn store_with(&mut self, store: &Store, whole: bool) -> Result<Option<u64>> {
+        let name = store_name(&self.data.root);
+        let lock = store.lock(&name).map_err(Error::store)?;
+        let on_disk = store.map(&name).map_err(Error::store)?.and_then(|m| {
+            let (_, sum, payload, log) = header(&m)?;
+            Some((sum, (HEADER + payload.len()) as u64, log.len() as u64))
+        });
+        let stored = self.stored.filter(|s| on_disk == Some((s.base_sum, s.base_len, s.log_len)));
+        let nothing =
+            self.change.as_ref().is_none_or(|c| c.removed.is_empty() && c.fresh.is_empty());
+        // Nothing to store (what changed is kept for the next time, if anything was read and
+        // dropped again since).
+        if let Some(stored) = stored
+            && nothing
+        {
+            return Ok(Some(stored.base_len + stored.log_len));
+        }
+        if !whole && !matches!(self.plan(stored), Plan::Append(_)) {
+            return Ok(None);
+        }
+        let now = self.store_update(store, &lock, &name, stored)?;
+        self.stored = Some(now);
+        self.change = None;
+        Ok(Some(now.base_len + now.log_len))
     }
 
     /// Stores the index in `store`, replacing the stored copy atomically
@@ -147,7 +206,7 @@ impl Index {
     pub fn save(&self, store: &Store) -> Result<u64> {
         let name = store_name(&self.data.root);
         let _lock = store.lock(&name).map_err(Error::store)?;
-        self.write(store, &name)
+        Ok(self.write(store, &name)?.base_len)
     }
 
     /// Decodes a stored index, the segments of its log applied; `None` when the bytes are not
@@ -194,14 +253,7 @@ impl Index {
         }
         let graph = parts_end..base_end;
         let blob = Blob { buf, stored: start..parts_end, stored_graph: graph, ..Blob::default() };
-        Some(Index {
-            data,
-            blob,
-            change: None,
-            walked_links: None,
-            lists: Default::default(),
-            path_order: Default::default(),
-        })
+        Some(Index { data, blob, ..Index::default() })
     }
 
     /// The format version of a stored index; `None` when the bytes are not one.
@@ -235,16 +287,17 @@ impl Index {
 
     /// Encodes the index for storage.
     pub fn encode(&self) -> Vec<u8> {
-        let (header, tables) = self.encode_tables();
-        let [stored, extra, graph] = self.blob.pieces();
-        [&header[..], &tables, stored, extra, graph].concat()
+        let graph = self.graph_bytes();
+        let (header, tables) = self.encode_tables(&graph);
+        let [stored, extra, _] = self.blob.pieces();
+        [&header[..], &tables, stored, extra, &graph].concat()
     }
 
     /// The header and the tables of the stored form; the blob's pieces follow them as they
-    /// lie in memory (they are not copied into one buffer first).
-    fn encode_tables(&self) -> ([u8; HEADER], Vec<u8>) {
+    /// lie in memory (they are not copied into one buffer first), then the graph's bytes.
+    fn encode_tables(&self, graph: &[u8]) -> ([u8; HEADER], Vec<u8>) {
         let tables = postcard::to_allocvec(&self.data).unwrap_or_default();
-        let [stored, extra, graph] = self.blob.pieces();
+        let [stored, extra, _] = self.blob.pieces();
         let mut header = [0; HEADER];
         header[..8].copy_from_slice(MAGIC);
         header[8..12].copy_from_slice(&VERSION.to_le_bytes());
@@ -255,14 +308,18 @@ impl Index {
         (header, tables)
     }
 
-    /// Writes the index to `store` under `name`; returns its size in bytes.
-    fn write(&self, store: &Store, name: &str) -> Result<u64> {
-        let (header, tables) = self.encode_tables();
-        let [stored, extra, graph] = self.blob.pieces();
-        let parts = [&header[..], &tables, stored, extra, graph];
+    /// Writes the index to `store` under `name`; returns what is stored (a base of its size in
+    /// bytes, no log).
+    fn write(&self, store: &Store, name: &str) -> Result<Stored> {
+        let graph = self.graph_bytes();
+        let (header, tables) = self.encode_tables(&graph);
+        let [stored, extra, _] = self.blob.pieces();
+        let parts = [&header[..], &tables, stored, extra, &graph];
         // A new file: the log of the base it replaces goes with it.
         store.write_parts(name, &parts).map_err(Error::store)?;
-        Ok(parts.iter().map(|p| p.len() as u64).sum())
+        let base_sum = u64::from_le_bytes(header[12..20].try_into().unwrap_or_default());
+        let base_len = parts.iter().map(|p| p.len() as u64).sum();
+        Ok(Stored { base_sum, base_len, segments: 0, log_len: 0, log_whole: true })
     }
 }
 

@@ -8,8 +8,9 @@
 //!   `find . -type f` where ripgrep is missing (it lists the ignored files too);
 //! - `ctx index` after one file changed (it must read that one file only);
 //! - with `ctx index --watch` running (Unix): a warm `ctx suggest` (its answer must be the
-//!   one ranked without the service), a `ctx suggest` right after one file changed, and the
-//!   service's peak resident set (Linux);
+//!   one ranked without the service), a `ctx suggest` right after one file changed, a `ctx
+//!   index` right after one file changed (the service's update, process start included: it
+//!   answers once the change is taken in), and the service's peak resident set (Linux);
 //! - the size of the stored index;
 //! - and as attacks: a query for a word that only a file behind a link out of the tree holds
 //!   finds nothing, and the link back to the root (a cycle) ends the walk;
@@ -45,6 +46,10 @@ const STAMP: &str = "ctx scale tree v1";
 /// files of up to [`generate::MAX_POOL_FILE`] bytes averaging far less).
 const DISK_PER_FILE: u64 = 12 * 1024;
 
+/// With a running service: warm query, query after one change, `ctx index` after one change,
+/// and the service's peak memory.
+type Watched = (f64, f64, f64, Option<u64>);
+
 /// The figures of one tree.
 struct Row {
     files: usize,
@@ -55,8 +60,9 @@ struct Row {
     warm: f64,
     baseline: f64,
     update: f64,
-    /// Warm query, and query after one change, with a running service; its peak memory.
-    watched: Option<(f64, f64, Option<u64>)>,
+    /// Warm query, query after one change and update after one change, with a running
+    /// service; its peak memory.
+    watched: Option<Watched>,
 }
 
 pub(in crate::bench) fn run(root: &Path, quick: bool) -> Result {
@@ -238,8 +244,9 @@ fn measure(
     })
 }
 
-/// With `ctx index --watch` running on the tree: the medians of a warm `ctx suggest` and of
-/// one right after a change, and the service's peak resident set; `None` off Unix.
+/// With `ctx index --watch` running on the tree: the medians of a warm `ctx suggest`, of one
+/// right after a change and of a `ctx index` right after a change (which the service answers
+/// once it took the change in), and the service's peak resident set; `None` off Unix.
 fn watched(
     ctx: &Path,
     tree: &Path,
@@ -247,7 +254,7 @@ fn watched(
     (changed, original): (&Path, &[u8]),
     runs: usize,
     unwatched: &str,
-) -> Result<Option<(f64, f64, Option<u64>)>> {
+) -> Result<Option<Watched>> {
     if !cfg!(unix) {
         return Ok(None);
     }
@@ -259,7 +266,7 @@ fn watched(
         .stderr(std::process::Stdio::null())
         .spawn()?;
     let pid = service.id();
-    let result = (|| -> Result<(f64, f64, Option<u64>)> {
+    let result = (|| -> Result<Watched> {
         let sockets = cache.join("watch");
         let started = std::time::Instant::now();
         while !fs::read_dir(&sockets).is_ok_and(|mut d| d.any(|e| e.is_ok())) {
@@ -278,7 +285,12 @@ fn watched(
         if first != unwatched {
             return Err(format!("the service answered otherwise:\n{first}\n{unwatched}").into());
         }
-        let (mut warm, mut after) = (Vec::new(), Vec::new());
+        let index = || {
+            let mut cmd = Command::new(ctx);
+            cmd.arg("index").current_dir(tree).env("CTX_CACHE_DIR", cache);
+            timed(&mut cmd)
+        };
+        let (mut warm, mut after, mut update) = (Vec::new(), Vec::new(), Vec::new());
         for run in 0..runs {
             warm.push(suggest()?.0);
             let mut content = original.to_vec();
@@ -288,6 +300,8 @@ fn watched(
             let timing = suggest();
             fs::write(changed, original)?;
             after.push(timing?.0);
+            // The change undone is taken in by the `ctx index` the service answers.
+            update.push(index()?.0);
         }
         let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
         let peak = status
@@ -295,7 +309,7 @@ fn watched(
             .find_map(|l| l.strip_prefix("VmHWM:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             .map(|kib| kib * 1024);
-        Ok((median(&warm), median(&after), peak))
+        Ok((median(&warm), median(&after), median(&update), peak))
     })();
     let _ = service.kill();
     let _ = service.wait();
@@ -321,12 +335,12 @@ fn render(rows: &[Row], lister: &str) -> String {
     let mut out = format!(
         "| files | text | cold `ctx index` | peak memory | index | warm `ctx suggest` | `{lister}` \
          | warm / baseline | update after one change | warm with `index --watch` \
-         | after one change with it | service's peak memory |\n\
-         |---|---|---|---|---|---|---|---|---|---|---|---|\n"
+         | after one change with it | update after one change with it | service's peak memory |\n\
+         |---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
     );
     for r in rows {
         out.push_str(&format!(
-            "| {} | {:.0} MB | {} | {} | {} | {} | {} | {:.2}x | {} | {} | {} | {} |\n",
+            "| {} | {:.0} MB | {} | {} | {} | {} | {} | {:.2}x | {} | {} | {} | {} | {} |\n",
             grouped(r.files),
             r.bytes as f64 / 1e6,
             format_seconds(r.cold),
@@ -338,7 +352,8 @@ fn render(rows: &[Row], lister: &str) -> String {
             format_seconds(r.update),
             r.watched.map_or_else(|| "-".to_owned(), |w| format_seconds(w.0)),
             r.watched.map_or_else(|| "-".to_owned(), |w| format_seconds(w.1)),
-            r.watched.and_then(|w| w.2).map_or_else(|| "-".to_owned(), mib),
+            r.watched.map_or_else(|| "-".to_owned(), |w| format_seconds(w.2)),
+            r.watched.and_then(|w| w.3).map_or_else(|| "-".to_owned(), mib),
         ));
     }
     out
