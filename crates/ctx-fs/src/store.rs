@@ -67,6 +67,24 @@ impl std::ops::Deref for Mapped {
     }
 }
 
+/// A new entry of a [`Store`] written piece by piece (a large index streamed as it is built,
+/// never whole in memory): the bytes go to a temporary file of the store, created exclusively
+/// and without following a link, which [`StoreWriter::commit`] renames over the entry's name.
+///
+/// It borrows the entry's [`StoreLock`], so the lock is held from the first byte to the
+/// rename. Until the rename the entry keeps its old bytes: a writer dropped without a commit
+/// (an error, a panic) removes its temporary file, and a process stopped while it writes
+/// leaves the entry as it was (and a temporary file named `.NAME.PID.N.tmp`).
+#[derive(Debug)]
+pub struct StoreWriter<'s> {
+    store: &'s Store,
+    name: String,
+    temp: String,
+    file: std::io::BufWriter<std::fs::File>,
+    len: u64,
+    committed: bool,
+}
+
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Store {
@@ -175,8 +193,7 @@ impl Store {
     /// different places is not first copied into one buffer.
     pub fn write_parts(&self, name: &str, parts: &[&[u8]]) -> Result<()> {
         check(name)?;
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = format!(".{name}.{}.{n}.tmp", std::process::id());
+        let temp = temp_name(name);
         let written = (|| {
             let options = write_options(cap_std::fs::OpenOptions::new().create_new(true));
             let mut file = self.dir.open_with(&temp, &options)?;
@@ -191,6 +208,24 @@ impl Store {
             return Err(Error::io(name, e));
         }
         Ok(())
+    }
+
+    /// Starts a new version of the entry `name`, written piece by piece and put in place by
+    /// [`StoreWriter::commit`] (see [`StoreWriter`]); `lock` is the entry's, held until then.
+    pub fn writer<'s>(&'s self, lock: &'s StoreLock, name: &str) -> Result<StoreWriter<'s>> {
+        let _ = lock;
+        check(name)?;
+        let temp = temp_name(name);
+        let options = write_options(cap_std::fs::OpenOptions::new().create_new(true));
+        let file = self.dir.open_with(&temp, &options).map_err(|e| refused(name, e))?.into_std();
+        Ok(StoreWriter {
+            store: self,
+            name: name.to_owned(),
+            temp,
+            file: std::io::BufWriter::with_capacity(1 << 16, file),
+            len: 0,
+            committed: false,
+        })
     }
 
     /// Creates the entry `name` with `bytes` unless it exists: `Ok(false)` leaves an existing
@@ -272,6 +307,67 @@ impl Store {
             .map_err(|e| Error::io(&lock_name, e.into()))?;
         Ok(StoreLock { _file: file })
     }
+}
+
+impl StoreWriter<'_> {
+    /// Appends `bytes` to what is written.
+    pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file.write_all(bytes).map_err(|e| Error::io(&self.name, e))?;
+        self.len += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether nothing is written yet.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes `bytes` again at `offset` over bytes already written (a header whose checksum is
+    /// known at the end); `E_IO` when they would run past what is written.
+    pub fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
+        use std::io::{Seek, SeekFrom};
+        if offset.checked_add(bytes.len() as u64).is_none_or(|end| end > self.len) {
+            return Err(Error::new(ErrorKind::Io, &self.name)
+                .with_detail("a rewrite past the bytes written"));
+        }
+        let name = &self.name;
+        let io = |e| Error::io(name, e);
+        self.file.flush().map_err(io)?;
+        let file = self.file.get_mut();
+        file.seek(SeekFrom::Start(offset)).map_err(io)?;
+        file.write_all(bytes).map_err(io)?;
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        Ok(())
+    }
+
+    /// Puts the bytes written in place of the entry, atomically: a reader sees the old bytes
+    /// or the new ones, never a mix.
+    pub fn commit(mut self) -> Result<()> {
+        self.file.flush().map_err(|e| Error::io(&self.name, e))?;
+        let dir = &self.store.dir;
+        dir.rename(&self.temp, dir, &self.name).map_err(|e| Error::io(&self.name, e))?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for StoreWriter<'_> {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = self.store.dir.remove_file(&self.temp);
+        }
+    }
+}
+
+/// A fresh name for a temporary file of the entry `name`, hidden and unique to this process.
+fn temp_name(name: &str) -> String {
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!(".{name}.{}.{n}.tmp", std::process::id())
 }
 
 /// `options` for writing, without following a final link and, on Unix, without blocking (a
@@ -408,6 +504,113 @@ mod tests {
             store.append_locked(&lock, "../outside", b"x").unwrap_err().code(),
             crate::Code::BadPath
         );
+    }
+
+    fn entries(path: &Utf8Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_streamed_write_replaces_the_entry_only_when_committed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        store.write("index", b"old bytes").unwrap();
+        let mapped = store.map("index").unwrap().unwrap();
+        let lock = store.lock("index").unwrap();
+        let mut w = store.writer(&lock, "index").unwrap();
+        assert!(w.is_empty());
+        w.write_all(b"....").unwrap();
+        w.write_all(b" body").unwrap();
+        assert_eq!(w.len(), 9);
+        w.write_at(0, b"HEAD").unwrap();
+        // A rewrite past the bytes written is refused, and changes nothing.
+        assert_eq!(w.write_at(6, b"four").unwrap_err().code(), crate::Code::Io);
+        assert!(w.write_at(u64::MAX, b"x").is_err());
+        assert_eq!(store.read("index").unwrap().unwrap(), b"old bytes", "not before the commit");
+        w.commit().unwrap();
+        assert_eq!(store.read("index").unwrap().unwrap(), b"HEAD body");
+        assert_eq!(&*mapped, b"old bytes", "a mapping keeps its bytes");
+        assert_eq!(entries(&path), ["index", "index.lock"], "no temporary file is left");
+        // Stopped before its commit (an error, a panic): the entry keeps its bytes and the
+        // temporary file goes.
+        let mut w = store.writer(&lock, "index").unwrap();
+        w.write_all(b"half of a new ind").unwrap();
+        drop(w);
+        assert_eq!(store.read("index").unwrap().unwrap(), b"HEAD body");
+        assert_eq!(entries(&path), ["index", "index.lock"]);
+        // A process killed while it writes runs no drop: the entry is still the old one.
+        let mut w = store.writer(&lock, "index").unwrap();
+        w.write_all(b"cut short").unwrap();
+        std::mem::forget(w);
+        assert_eq!(store.read("index").unwrap().unwrap(), b"HEAD body");
+        let names = entries(&path);
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(names[0].starts_with(".index.") && names[0].ends_with(".tmp"), "{names:?}");
+        assert_eq!(store.writer(&lock, "../index").unwrap_err().code(), crate::Code::BadPath);
+    }
+
+    #[test]
+    fn a_streamed_write_holds_the_lock_until_its_rename() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        store.write("index", b"old").unwrap();
+        let lock = store.lock("index").unwrap();
+        let mut w = store.writer(&lock, "index").unwrap();
+        let other = std::thread::spawn({
+            let path = path.clone();
+            move || {
+                let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+                // Waits for the writer's lock; then the new bytes are all there.
+                let _lock = store.lock("index").unwrap();
+                store.read("index").unwrap().unwrap()
+            }
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        w.write_all(b"new, ").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        w.write_all(b"whole").unwrap();
+        w.commit().unwrap();
+        drop(lock);
+        #[cfg(unix)]
+        assert_eq!(other.join().unwrap(), b"new, whole");
+        #[cfg(not(unix))]
+        drop(other.join());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_streamed_write_never_writes_through_a_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().join("store")).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::write(&outside, b"secret").unwrap();
+        // A link in the entry's place is replaced by the rename, never written through.
+        std::os::unix::fs::symlink(&outside, path.join("index")).unwrap();
+        let lock = store.lock("index").unwrap();
+        let mut w = store.writer(&lock, "index").unwrap();
+        w.write_all(b"index").unwrap();
+        w.commit().unwrap();
+        assert_eq!(std::fs::read(&outside).unwrap(), b"secret");
+        assert!(!path.join("index").is_symlink());
+        assert_eq!(store.read("index").unwrap().unwrap(), b"index");
+        // Links planted under the next temporary names: the writer is refused, not let
+        // through them.
+        let next = TEMP_COUNTER.load(Ordering::Relaxed);
+        for n in next..next + 256 {
+            let temp = path.join(format!(".index.{}.{n}.tmp", std::process::id()));
+            std::os::unix::fs::symlink(&outside, temp).unwrap();
+        }
+        assert!(store.writer(&lock, "index").is_err());
+        assert_eq!(std::fs::read(&outside).unwrap(), b"secret");
+        assert_eq!(store.read("index").unwrap().unwrap(), b"index");
     }
 
     #[test]
