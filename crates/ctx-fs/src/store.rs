@@ -168,19 +168,8 @@ impl Store {
     #[cfg(unix)]
     fn map_unix(&self, name: &str) -> Result<Option<Mapped>> {
         let Some(file) = self.open_entry(name)? else { return Ok(None) };
-        if crate::sandbox::regular_within(&file, name, u64::MAX)?.len() == 0 {
-            // Nothing to map (and an empty mapping is an error on some systems).
-            return Ok(Some(Mapped(MappedBytes::Read(Vec::new()))));
-        }
-        // SAFETY: a mapping is undefined behaviour if the file changes under it. A store
-        // never changes the bytes of an entry in place: `write` and `create_new` write a new
-        // file and rename it over the old name, and `append` only adds bytes past the mapped
-        // length, so a mapped file keeps its bytes until it is unmapped. The store is ctx's private directory; another program truncating an
-        // entry in it would end the process with SIGBUS on access, the accepted risk of
-        // mapping files (ripgrep maps the files it searches the same way).
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(name, e))?;
-        Ok(Some(Mapped(MappedBytes::Map(map))))
+        let len = crate::sandbox::regular_within(&file, name, u64::MAX)?.len();
+        map_file(&file, name, len).map(Some)
     }
 
     /// Replaces the entry `name` with `bytes` atomically: a reader sees the
@@ -216,7 +205,7 @@ impl Store {
         let _ = lock;
         check(name)?;
         let temp = temp_name(name);
-        let options = write_options(cap_std::fs::OpenOptions::new().create_new(true));
+        let options = write_options(cap_std::fs::OpenOptions::new().create_new(true).read(true));
         let file = self.dir.open_with(&temp, &options).map_err(|e| refused(name, e))?.into_std();
         Ok(StoreWriter {
             store: self,
@@ -349,6 +338,28 @@ impl StoreWriter<'_> {
     /// or the new ones, never a mix.
     pub fn commit(mut self) -> Result<()> {
         self.file.flush().map_err(|e| Error::io(&self.name, e))?;
+        self.rename()
+    }
+
+    /// [`StoreWriter::commit`], and the bytes written mapped into memory (read, off Unix: see
+    /// [`Mapped`]): the very file put in place, whatever replaces the entry afterwards.
+    pub fn commit_mapped(mut self) -> Result<Mapped> {
+        self.file.flush().map_err(|e| Error::io(&self.name, e))?;
+        #[cfg(unix)]
+        {
+            let mapped = map_file(self.file.get_ref(), &self.name, self.len)?;
+            self.rename()?;
+            Ok(mapped)
+        }
+        #[cfg(not(unix))]
+        {
+            self.rename()?;
+            let bytes = self.store.read(&self.name)?.unwrap_or_default();
+            Ok(Mapped(MappedBytes::Read(bytes)))
+        }
+    }
+
+    fn rename(&mut self) -> Result<()> {
         let dir = &self.store.dir;
         dir.rename(&self.temp, dir, &self.name).map_err(|e| Error::io(&self.name, e))?;
         self.committed = true;
@@ -362,6 +373,25 @@ impl Drop for StoreWriter<'_> {
             let _ = self.store.dir.remove_file(&self.temp);
         }
     }
+}
+
+/// `file` (of `len` bytes, the entry `name`) mapped into memory.
+#[cfg(unix)]
+fn map_file(file: &std::fs::File, name: &str, len: u64) -> Result<Mapped> {
+    if len == 0 {
+        // Nothing to map (and an empty mapping is an error on some systems).
+        return Ok(Mapped(MappedBytes::Read(Vec::new())));
+    }
+    // SAFETY: a mapping is undefined behaviour if the file changes under it. A store never
+    // changes the bytes of an entry in place: `write`, `create_new` and a `StoreWriter` write
+    // a new file and rename it over the old name (a writer maps its file once it is done with
+    // it), and `append` only adds bytes past the mapped length, so a mapped file keeps its
+    // bytes until it is unmapped. The store is ctx's private directory; another program
+    // truncating an entry in it would end the process with SIGBUS on access, the accepted risk
+    // of mapping files (ripgrep maps the files it searches the same way).
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io(name, e))?;
+    Ok(Mapped(MappedBytes::Map(map)))
 }
 
 /// A fresh name for a temporary file of the entry `name`, hidden and unique to this process.

@@ -6,8 +6,9 @@ use std::time::Instant;
 
 use ctx_fs::{Sandbox, Walk, WalkEntry};
 
-use super::blob::Blob;
+use super::blob::{Blob, Section, Stream};
 use super::change::Change;
+use super::graph::Edges;
 use super::names::{Names, find};
 use super::parse::{Parsed, mtime_of, parse_entry};
 use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
@@ -26,6 +27,13 @@ struct Interner {
     base_syms: usize,
     terms: FxHashMap<String, u32>,
     syms: FxHashMap<String, u32>,
+}
+
+/// Where the parts of the files read go: memory (placed in the blob after the interning), or
+/// the stream of a cold build with the edges of its graph.
+enum Sink<'a, 's> {
+    Memory(Vec<u8>),
+    Stream(&'a mut Stream<'s>, Edges),
 }
 
 /// What an update found, before the files it must read are read: the new file list (a kept
@@ -100,6 +108,18 @@ impl Index {
 
     /// [`Index::refresh`] with the walk of the workspace already made.
     pub(super) fn refresh_from(&mut self, sandbox: &Sandbox, walk: &Walk) -> Result<UpdateStats> {
+        self.refresh_into(sandbox, walk, None)
+    }
+
+    /// [`Index::refresh_from`]; an index with no files yet (a cold build) given a `stream`
+    /// puts the parts of the files it reads and its graph there instead of in memory (see
+    /// [`Index::take_in_to`]).
+    pub(super) fn refresh_into(
+        &mut self,
+        sandbox: &Sandbox,
+        walk: &Walk,
+        stream: Option<&mut Stream<'_>>,
+    ) -> Result<UpdateStats> {
         let started = Instant::now();
         let mut change = Change { before: self.mark(), ..Change::default() };
         self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
@@ -132,12 +152,26 @@ impl Index {
         }
         stats.removed = old.len();
         change.removed.extend(old.into_keys());
-        self.take_in(sandbox, Listed { files, todo, change, stats, started })
+        self.take_in_to(sandbox, Listed { files, todo, change, stats, started }, stream)
     }
 
     /// Reads the files of `listed.todo` on every core, gives them ids and places their parts,
     /// then drops the files that are gone and rebuilds what is worth rebuilding.
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
+        self.take_in_to(sandbox, listed, None)
+    }
+
+    /// [`Index::take_in`]; with a `stream` (given only to an index with no files, so that
+    /// every file is read, in file order), the parts of the files go to the stream as they
+    /// are interned, followed by the symbol graph built from the ids interned
+    /// ([`Index::seal_into`]), and the index's blob stays empty until the stream is stored
+    /// and mapped: memory holds the tables, not the parts.
+    fn take_in_to(
+        &mut self,
+        sandbox: &Sandbox,
+        listed: Listed<'_>,
+        stream: Option<&mut Stream<'_>>,
+    ) -> Result<UpdateStats> {
         let Listed { mut files, todo, mut change, mut stats, started } = listed;
         let lists = self.lists.take();
         self.path_order.take();
@@ -147,8 +181,19 @@ impl Index {
             terms: FxHashMap::default(),
             syms: FxHashMap::default(),
         };
-        // The parts of the files read now, placed in the blob below.
-        let mut fresh = Vec::new();
+        // Only a blank index is given a stream (`Index::is_blank`): every file is read.
+        debug_assert!(stream.is_none() || todo.len() == files.len() && self.blob.len() == 0);
+        // The parts of the files read now: in the stream, each file's record put straight in
+        // the file list (the files are read in its order); or in memory, placed in the blob
+        // below.
+        let mut sink = match stream {
+            Some(out) => {
+                files = Vec::new();
+                self.data.files.reserve_exact(todo.len());
+                Sink::Stream(out, Edges::default())
+            }
+            None => Sink::Memory(Vec::new()),
+        };
         // Read on every core by threads that live through the whole update, interned here in
         // the files' order (so the index does not depend on timing) and in batches, so that
         // only the terms of a batch and the files read ahead of it are held as strings.
@@ -159,7 +204,11 @@ impl Index {
             self.resolve(&mut interner, batch);
             for (k, parsed) in batch.drain(..).enumerate() {
                 let slot = todo[first + k].0;
-                files[slot] = Some((self.intern(&mut interner, parsed, &mut fresh), true));
+                let rec = self.intern(&mut interner, parsed, &mut sink, slot as u32);
+                match sink {
+                    Sink::Stream(..) => self.data.files.push(rec),
+                    Sink::Memory(_) => files[slot] = Some((rec, true)),
+                }
             }
         };
         let mut first = 0;
@@ -176,9 +225,24 @@ impl Index {
             },
         );
         take(&mut batch, first);
+        let base_terms = interner.base_terms;
+        drop(interner);
+        change.fresh = todo.iter().map(|&(i, _)| i as u32).collect();
+        let fresh = match sink {
+            Sink::Stream(out, edges) => {
+                self.seal_into(out, edges, change, &mut stats);
+                stats.elapsed = started.elapsed();
+                return Ok(stats);
+            }
+            Sink::Memory(fresh) => fresh,
+        };
         // The new parts go after the ones the blob holds.
         let base = self.blob.len() as u64;
-        self.blob.extra.extend_from_slice(&fresh);
+        if self.blob.extra.is_empty() {
+            self.blob.extra = fresh;
+        } else {
+            self.blob.extra.extend_from_slice(&fresh);
+        }
         self.data.files = files
             .into_iter()
             .flatten()
@@ -189,8 +253,7 @@ impl Index {
                 f
             })
             .collect();
-        change.fresh = todo.iter().map(|&(i, _)| i as u32).collect();
-        self.settle(change, &mut stats, interner.base_terms);
+        self.settle(change, &mut stats, base_terms);
         // The postings by term follow an update that kept the term ids and the blob.
         if let (Some(mut lists), Some(change)) = (lists, &self.change)
             && !change.rewritten
@@ -229,6 +292,31 @@ impl Index {
         stats.files = self.data.files.len();
     }
 
+    /// Ends a streamed cold build: the symbol graph, from the edges gathered while the files
+    /// were interned, goes to `out` after the parts (as [`Index::seal`] would build it from
+    /// them), and the change is kept.
+    fn seal_into(
+        &mut self,
+        out: &mut Stream<'_>,
+        edges: Edges,
+        change: Change,
+        stats: &mut UpdateStats,
+    ) {
+        self.data.live_terms = self.data.terms.len() as u32;
+        if stats.indexed > 0 {
+            let (parts, graph) = (out.len(), out.len());
+            let (parts_graph, definitions) = edges.write(self.data.symbols.len(), |values| {
+                let (start, len) = out.put_u32s(values);
+                Section { start: start - graph, len }
+            });
+            self.data.definitions = definitions;
+            self.data.blob_len = parts;
+            self.data.graph = parts_graph;
+        }
+        self.change = Some(change);
+        stats.files = self.data.files.len();
+    }
+
     /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.
     /// With no stored tables (a build from nothing) there is nothing to find.
     fn resolve(&self, it: &mut Interner, parsed: &[Parsed]) {
@@ -253,7 +341,7 @@ impl Index {
     }
 
     /// Gives a parsed file its term and symbol ids.
-    fn intern(&mut self, it: &mut Interner, parsed: Parsed, fresh: &mut Vec<u8>) -> FileRec {
+    fn intern(&mut self, it: &mut Interner, parsed: Parsed, sink: &mut Sink, slot: u32) -> FileRec {
         let Parsed { mut rec, bag, defs, refs } = parsed;
         // The bag is sorted by term, so that the same tree gives the same ids and bytes.
         let mut ids: Vec<(u32, [u32; 5])> =
@@ -287,7 +375,14 @@ impl Index {
             refs.into_iter().map(|(s, n)| (self.sym_id(it, s), n)).collect();
         refs.sort_unstable();
         owned.refs = encode_refs(&refs);
-        rec.parts = owned.place(fresh);
+        rec.parts = match sink {
+            Sink::Memory(fresh) => owned.place(fresh),
+            Sink::Stream(out, edges) => {
+                let syms = defs.iter().map(|d| d.sym);
+                edges.add(slot, syms, refs.iter().copied(), usize::MAX);
+                owned.place_in(out)
+            }
+        };
         rec
     }
 

@@ -1,5 +1,7 @@
-//! The stored form of an index: a header (magic, version, checksum, length), the tables,
-//! then the blob, then the log of segments later updates appended ([`super::segment`]);
+//! The stored form of an index: a header (magic, version, checksum, length), the blob (the
+//! files' parts, then the graph), the tables and their length, then the log of segments later
+//! updates appended ([`super::segment`]); written as a stream (a cold build streams the parts
+//! as it makes them);
 //! opened mapped, the base checked on another thread while it is asked, the log applied; an
 //! update appends a segment or writes the whole index back, under the store's lock.
 
@@ -7,7 +9,7 @@ use std::time::Instant;
 
 use ctx_fs::{Sandbox, Store};
 
-use super::blob::{Blob, Buf};
+use super::blob::{Blob, Buf, Stream};
 use super::segment::{Plan, Stored};
 use super::{Data, FileRec, Index, IndexSettings, UpdateStats};
 use crate::error::{Error, Result};
@@ -15,10 +17,12 @@ use crate::hash::payload_sum;
 use crate::symbols::SymbolSource;
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 13;
+const VERSION: u32 = 14;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 /// Magic, version, checksum and the length of the base's payload (the log follows it).
 const HEADER: usize = 28;
+/// The length of the tables, the payload's last bytes.
+const TRAILER: usize = 8;
 
 impl Index {
     /// Loads the stored index of the sandbox's workspace from `store`,
@@ -91,16 +95,10 @@ impl Index {
             _ => (Index::new(settings), true, None),
         };
         let early = early.filter(|_| !corrupt && !index.is_empty());
-        let mut stats = index.refresh_from(sandbox, &walk)?;
+        let at = At { store, lock: &lock, name: &name, stored_len };
+        let mut stats = index.update_stored(sandbox, walk, &at, loaded, corrupt)?;
         stats.rebuilt_corrupt = corrupt;
         let changed = stats.indexed > 0 || stats.removed > 0;
-        let unmerged = loaded.is_some_and(|l| !l.log_whole);
-        // An empty workspace is stored once, so that the next query finds its index.
-        if changed || corrupt || unmerged || (loaded.is_none() && index.data.files.is_empty()) {
-            stats.bytes = index.store_update(store, &lock, &name, loaded)?;
-        } else {
-            stats.bytes = loaded.map_or(stored_len, |l| l.base_len + l.log_len);
-        }
         stats.elapsed = started.elapsed();
         // The store is up to date: other processes need not wait for a second answer.
         drop(lock);
@@ -109,6 +107,38 @@ impl Index {
             _ => f(&index),
         };
         Ok((index, stats, answer))
+    }
+
+    /// Brings the index up to date with `walk` and stores it in `at`: a cold build streamed to
+    /// the store as it is made ([`Index::refresh_into`]), or the update of an index `loaded`
+    /// from it stored as a segment or whole; nothing when nothing changed.
+    fn update_stored(
+        &mut self,
+        sandbox: &Sandbox,
+        walk: ctx_fs::Walk,
+        at: &At<'_>,
+        loaded: Option<Stored>,
+        corrupt: bool,
+    ) -> Result<UpdateStats> {
+        if self.is_blank() {
+            let out = at.store.writer(at.lock, at.name).map_err(Error::store)?;
+            let mut out = Stream::store(out, HEADER);
+            let mut stats = self.refresh_into(sandbox, &walk, Some(&mut out))?;
+            drop(walk);
+            stats.bytes = self.finish_stream(out)?;
+            return Ok(stats);
+        }
+        let mut stats = self.refresh_from(sandbox, &walk)?;
+        drop(walk);
+        let changed = stats.indexed > 0 || stats.removed > 0;
+        let unmerged = loaded.is_some_and(|l| !l.log_whole);
+        // An empty workspace is stored once, so that the next query finds its index.
+        stats.bytes = if changed || corrupt || unmerged || (loaded.is_none() && self.is_empty()) {
+            self.store_update(at.store, at.lock, at.name, loaded)?
+        } else {
+            loaded.map_or(at.stored_len, |l| l.base_len + l.log_len)
+        };
+        Ok(stats)
     }
 
     /// The stored index in `mapped` (its checksum unchecked: see [`Index::decode_unchecked`])
@@ -138,16 +168,42 @@ impl Index {
                 let loaded = loaded.unwrap_or_default();
                 Ok(loaded.base_len + loaded.log_len + bytes.len() as u64)
             }
-            Plan::Merge => self.write(store, name),
+            Plan::Merge => self.write(store, lock, name),
         }
+    }
+
+    /// Ends the stream of a cold build (the parts and graph are in it): the tables, then the
+    /// header; the index then reads its parts and graph where they lie in the stored file,
+    /// mapped. Returns the bytes stored.
+    fn finish_stream(&mut self, out: Stream<'_>) -> Result<u64> {
+        let mut out = out;
+        let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let (parts, graph_end) = (size(self.data.blob_len), size(out.len()));
+        self.put_tables(&mut out);
+        let header = header_of(&out);
+        let len = HEADER as u64 + out.len();
+        let buf = out.finish_mapped(&header).map_err(Error::store)?;
+        let (parts_end, graph_end) =
+            (HEADER.saturating_add(parts), HEADER.saturating_add(graph_end));
+        let (stored, stored_graph) = (HEADER..parts_end, parts_end..graph_end);
+        self.blob = Blob { buf, stored, stored_graph, ..Blob::default() };
+        Ok(len)
+    }
+
+    /// Whether nothing was ever put in the index: no file, no name, no part (a cold build).
+    fn is_blank(&self) -> bool {
+        self.data.files.is_empty()
+            && self.data.terms.len() == 0
+            && self.data.symbols.len() == 0
+            && self.blob.len() == 0
     }
 
     /// Stores the index in `store`, replacing the stored copy atomically
     /// under the root's lock; returns its size in bytes.
     pub fn save(&self, store: &Store) -> Result<u64> {
         let name = store_name(&self.data.root);
-        let _lock = store.lock(&name).map_err(Error::store)?;
-        self.write(store, &name)
+        let lock = store.lock(&name).map_err(Error::store)?;
+        self.write(store, &lock, &name)
     }
 
     /// Decodes a stored index, the segments of its log applied; `None` when the bytes are not
@@ -177,9 +233,9 @@ impl Index {
 
     /// [`Index::decode_buf`] without the checksum (see [`Index::decode_unchecked`]).
     fn decode_buf_unchecked(buf: Buf) -> Option<Index> {
-        let (data, start) = Index::decode_unchecked(&buf)?;
+        let (data, start, blob_end) = Index::decode_unchecked(&buf)?;
         let parts_end = start.checked_add(usize::try_from(data.blob_len).ok()?)?;
-        if parts_end > buf.len() {
+        if parts_end > blob_end {
             return None;
         }
         let size = data.blob_len;
@@ -188,11 +244,7 @@ impl Index {
         if !data.files.iter().all(fits) {
             return None;
         }
-        let base_end = HEADER + header(&buf)?.2.len();
-        if parts_end > base_end {
-            return None;
-        }
-        let graph = parts_end..base_end;
+        let graph = parts_end..blob_end;
         let blob = Blob { buf, stored: start..parts_end, stored_graph: graph, ..Blob::default() };
         Some(Index {
             data,
@@ -217,53 +269,81 @@ impl Index {
         })
     }
 
-    /// The tables of a stored index, and where its blob starts in `bytes`, without checking
-    /// the checksum (see [`Index::intact`]): a damaged index decodes to tables that
+    /// The tables of a stored index, and where its blob starts and ends in `bytes`, without
+    /// checking the checksum (see [`Index::intact`]): a damaged index decodes to tables that
     /// hold together (every file's parts inside the blob) and answers wrongly but never
     /// panics, so it may be asked while its checksum is checked elsewhere.
-    fn decode_unchecked(bytes: &[u8]) -> Option<(Data, usize)> {
+    fn decode_unchecked(bytes: &[u8]) -> Option<(Data, usize, usize)> {
         let (version, _, payload, _) = header(bytes)?;
         if version != VERSION {
             return None;
         }
-        // The tables, then the blob: the rest of the bytes.
-        let (data, blob): (Data, &[u8]) = postcard::take_from_bytes(payload).ok()?;
-        // The blob is a slice of `bytes`: its offset is the distance between the two.
-        let start = (blob.as_ptr() as usize).checked_sub(bytes.as_ptr() as usize)?;
-        Some((data, start))
+        // The blob, the tables, then the tables' length.
+        let (body, trailer) = payload.split_at_checked(payload.len().checked_sub(TRAILER)?)?;
+        let tables = usize::try_from(u64::from_le_bytes(trailer.try_into().ok()?)).ok()?;
+        let (blob, tables) = body.split_at_checked(body.len().checked_sub(tables)?)?;
+        let (data, rest): (Data, &[u8]) = postcard::take_from_bytes(tables).ok()?;
+        if !rest.is_empty() {
+            return None;
+        }
+        Some((data, HEADER, HEADER + blob.len()))
     }
 
     /// Encodes the index for storage.
     pub fn encode(&self) -> Vec<u8> {
-        let (header, tables) = self.encode_tables();
-        let [stored, extra, graph] = self.blob.pieces();
-        [&header[..], &tables, stored, extra, graph].concat()
+        let mut out = Stream::memory(HEADER);
+        self.put_all(&mut out);
+        let header = header_of(&out);
+        out.finish(&header).ok().flatten().unwrap_or_default()
     }
 
-    /// The header and the tables of the stored form; the blob's pieces follow them as they
-    /// lie in memory (they are not copied into one buffer first).
-    fn encode_tables(&self) -> ([u8; HEADER], Vec<u8>) {
-        let tables = postcard::to_allocvec(&self.data).unwrap_or_default();
-        let [stored, extra, graph] = self.blob.pieces();
-        let mut header = [0; HEADER];
-        header[..8].copy_from_slice(MAGIC);
-        header[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        let sum = payload_sum(&[&tables, stored, extra, graph]);
-        header[12..20].copy_from_slice(&sum.to_le_bytes());
-        let len = [tables.len(), stored.len(), extra.len(), graph.len()].iter().sum::<usize>();
-        header[20..].copy_from_slice(&(len as u64).to_le_bytes());
-        (header, tables)
+    /// The payload of the stored form: the blob's pieces as they lie in memory (they are not
+    /// copied into one buffer first), then the tables.
+    fn put_all(&self, out: &mut Stream<'_>) {
+        for piece in self.blob.pieces() {
+            out.put(piece);
+        }
+        self.put_tables(out);
     }
 
-    /// Writes the index to `store` under `name`; returns its size in bytes.
-    fn write(&self, store: &Store, name: &str) -> Result<u64> {
-        let (header, tables) = self.encode_tables();
-        let [stored, extra, graph] = self.blob.pieces();
-        let parts = [&header[..], &tables, stored, extra, graph];
+    /// The tables, encoded as they are put, then their length.
+    fn put_tables(&self, out: &mut Stream<'_>) {
+        let start = out.len();
+        // The stream never fails a write (it keeps the first error for its end).
+        let _ = postcard::to_io(&self.data, &mut *out);
+        let tables = out.len() - start;
+        out.put(&tables.to_le_bytes());
+    }
+
+    /// Writes the index to `store` under `name`, whose lock is `lock`; returns its size in
+    /// bytes.
+    fn write(&self, store: &Store, lock: &ctx_fs::StoreLock, name: &str) -> Result<u64> {
         // A new file: the log of the base it replaces goes with it.
-        store.write_parts(name, &parts).map_err(Error::store)?;
-        Ok(parts.iter().map(|p| p.len() as u64).sum())
+        let mut out = Stream::store(store.writer(lock, name).map_err(Error::store)?, HEADER);
+        self.put_all(&mut out);
+        let header = header_of(&out);
+        let len = HEADER as u64 + out.len();
+        out.finish(&header).map_err(Error::store)?;
+        Ok(len)
     }
+}
+
+/// The header of the stored form whose payload `out` holds.
+fn header_of(out: &Stream<'_>) -> [u8; HEADER] {
+    let mut header = [0; HEADER];
+    header[..8].copy_from_slice(MAGIC);
+    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    header[12..20].copy_from_slice(&out.sum().to_le_bytes());
+    header[20..].copy_from_slice(&out.len().to_le_bytes());
+    header
+}
+
+/// Where an index is stored: its store, its lock there, its name, the length stored.
+struct At<'a> {
+    store: &'a Store,
+    lock: &'a ctx_fs::StoreLock,
+    name: &'a str,
+    stored_len: u64,
 }
 
 /// The version, checksum, payload and log of a stored index; `None` when the bytes do not
