@@ -149,17 +149,14 @@ impl<'s> Stream<'s> {
         }
     }
 
-    /// Adds `values` as little-endian `u32`, a few kilobytes at a time; returns where they lie
-    /// in the payload.
-    pub(super) fn put_u32s(&mut self, values: &[u32]) -> (u64, u64) {
-        let start = self.len;
+    /// Adds `values` as little-endian `u32`, a few kilobytes at a time.
+    pub(super) fn put_u32s(&mut self, values: &[u32]) {
         let mut chunk = Vec::with_capacity(4096);
         for part in values.chunks(1024) {
             chunk.clear();
             chunk.extend(part.iter().flat_map(|v| v.to_le_bytes()));
             self.put(&chunk);
         }
-        (start, self.len - start)
     }
 
     /// Bytes of payload so far.

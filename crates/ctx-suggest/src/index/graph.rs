@@ -2,7 +2,8 @@
 //! it, built when the files change and read in place by the ranking.
 
 use super::Index;
-use super::blob::{GraphParts, Section};
+use super::blob::Section;
+use super::edges::Edges;
 
 /// A run of little-endian `u32` values in the blob.
 #[derive(Clone, Copy)]
@@ -30,96 +31,6 @@ impl U32s<'_> {
     }
 }
 
-/// The edges of the symbol graph, gathered file by file in file order: every (symbol, file)
-/// definition once and every (symbol, file, count) reference.
-#[derive(Default)]
-pub(super) struct Edges {
-    defined: Vec<(u32, u32)>,
-    referenced: Vec<(u32, u32, u32)>,
-    /// The last file that defined each symbol, so that a file defines it once.
-    seen: Vec<u32>,
-    definitions: u64,
-}
-
-impl Edges {
-    /// Adds the definitions and references of file `file`, which comes after the files added;
-    /// symbols from `limit` up (a damaged part's) count as definitions but are left out.
-    pub(super) fn add(
-        &mut self,
-        file: u32,
-        defs: impl Iterator<Item = u32>,
-        refs: impl Iterator<Item = (u32, u32)>,
-        limit: usize,
-    ) {
-        for sym in defs {
-            self.definitions += 1;
-            let at = sym as usize;
-            if at >= limit {
-                continue;
-            }
-            if at >= self.seen.len() {
-                self.seen.resize(at + 1, u32::MAX);
-            }
-            if self.seen[at] != file {
-                self.seen[at] = file;
-                self.defined.push((sym, file));
-            }
-        }
-        let refs = refs.filter(|(sym, _)| (*sym as usize) < limit);
-        self.referenced.extend(refs.map(|(sym, count)| (sym, file, count)));
-    }
-
-    /// The graph of `nsym` symbols (see [`GraphParts`]), each of its arrays given to `put`
-    /// (which returns where it put it) as it is made; and the definitions counted. Every
-    /// symbol id added must be below `nsym`.
-    pub(super) fn write(
-        self,
-        nsym: usize,
-        mut put: impl FnMut(&[u32]) -> Section,
-    ) -> (GraphParts, u64) {
-        let Edges { defined, referenced, definitions, .. } = self;
-        // A counting sort by symbol keeps the file order within each symbol.
-        let starts = |syms: &mut dyn Iterator<Item = u32>| -> Vec<u32> {
-            let mut counts = vec![0u32; nsym + 1];
-            for sym in syms {
-                counts[sym as usize] += 1;
-            }
-            let mut sum = 0u32;
-            counts
-                .iter()
-                .map(|c| {
-                    let start = sum;
-                    sum += c;
-                    start
-                })
-                .collect()
-        };
-        let def_start = starts(&mut defined.iter().map(|(s, _)| *s));
-        let mut def_files = vec![0u32; defined.len()];
-        let mut fill = def_start.clone();
-        for &(sym, file) in &defined {
-            def_files[fill[sym as usize] as usize] = file;
-            fill[sym as usize] += 1;
-        }
-        drop((defined, fill));
-        let def_start = put(&def_start);
-        let def_files = put(&def_files);
-        let ref_start = starts(&mut referenced.iter().map(|(s, _, _)| *s));
-        let mut ref_files = vec![0u32; 2 * referenced.len()];
-        let mut fill = ref_start.clone();
-        for &(sym, file, count) in &referenced {
-            let at = 2 * fill[sym as usize] as usize;
-            ref_files[at] = file;
-            ref_files[at + 1] = count;
-            fill[sym as usize] += 1;
-        }
-        drop((referenced, fill));
-        let ref_start = put(&ref_start);
-        let ref_files = put(&ref_files);
-        (GraphParts { def_start, def_files, ref_start, ref_files }, definitions)
-    }
-}
-
 impl Index {
     /// Builds the symbol graph of the files (see [`GraphParts`]) in place of the blob's, and
     /// records the blob's length; called whenever the files changed.
@@ -131,11 +42,8 @@ impl Index {
             edges.add(i as u32, self.defs(f).map(|d| d.sym), self.refs(f), nsym);
         }
         let mut blob = Vec::new();
-        let (graph, definitions) = edges.write(nsym, |values| {
-            let start = blob.len() as u64;
-            blob.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-            Section { start, len: blob.len() as u64 - start }
-        });
+        let (graph, definitions) =
+            edges.write(nsym, |values| blob.extend(values.iter().flat_map(|v| v.to_le_bytes())));
         self.data.definitions = definitions;
         self.data.blob_len = self.blob.len() as u64;
         self.data.graph = graph;

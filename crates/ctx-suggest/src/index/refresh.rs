@@ -4,11 +4,11 @@
 
 use std::time::Instant;
 
-use ctx_fs::{Sandbox, Walk, WalkEntry};
+use ctx_fs::{FileKind, Sandbox, Walk, WalkEntry};
 
-use super::blob::{Blob, Section, Stream};
+use super::blob::{Blob, Stream};
 use super::change::Change;
-use super::graph::Edges;
+use super::edges::Edges;
 use super::names::{Names, find};
 use super::parse::{Parsed, mtime_of, parse_entry};
 use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
@@ -36,6 +36,13 @@ enum Sink<'a, 's> {
     Stream(&'a mut Stream<'s>, Edges),
 }
 
+/// What the files read so far went to: the names met, where the parts went, the counts.
+struct Intake<'a, 's> {
+    it: Interner,
+    sink: Sink<'a, 's>,
+    stats: UpdateStats,
+}
+
 /// What an update found, before the files it must read are read: the new file list (a kept
 /// record, or a slot for a file to read), the files to read with their slots, the change so
 /// far (tombstones) and the counts.
@@ -54,6 +61,10 @@ pub(super) fn same_stamp(rec: &FileRec, entry: &WalkEntry) -> bool {
 
 /// Files read and parsed together before their terms are interned.
 const PARSE_BATCH: usize = 512;
+
+/// Entries of the walk a cold build reads together before it drops them
+/// ([`Index::build_streamed`]).
+const COLD_CHUNK: usize = if cfg!(test) { 100 } else { 32_768 };
 
 impl Index {
     /// Builds a fresh in-memory index of the sandbox's workspace, its symbols scanned
@@ -108,18 +119,6 @@ impl Index {
 
     /// [`Index::refresh`] with the walk of the workspace already made.
     pub(super) fn refresh_from(&mut self, sandbox: &Sandbox, walk: &Walk) -> Result<UpdateStats> {
-        self.refresh_into(sandbox, walk, None)
-    }
-
-    /// [`Index::refresh_from`]; an index with no files yet (a cold build) given a `stream`
-    /// puts the parts of the files it reads and its graph there instead of in memory (see
-    /// [`Index::take_in_to`]).
-    pub(super) fn refresh_into(
-        &mut self,
-        sandbox: &Sandbox,
-        walk: &Walk,
-        stream: Option<&mut Stream<'_>>,
-    ) -> Result<UpdateStats> {
         let started = Instant::now();
         let mut change = Change { before: self.mark(), ..Change::default() };
         self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
@@ -152,89 +151,88 @@ impl Index {
         }
         stats.removed = old.len();
         change.removed.extend(old.into_keys());
-        self.take_in_to(sandbox, Listed { files, todo, change, stats, started }, stream)
+        self.take_in(sandbox, Listed { files, todo, change, stats, started })
+    }
+
+    /// Builds a blank index ([`Index::is_blank`]: a cold build) from `walk`, the parts of its
+    /// files and its symbol graph put in `out` as they are made instead of in memory (the
+    /// index's blob stays empty until `out` is stored and mapped). The walk's entries are read
+    /// a chunk at a time and each chunk dropped once read, so that memory holds the tables and
+    /// the graph's edges, not the walk, the files' terms or their parts.
+    pub(super) fn build_streamed(
+        &mut self,
+        sandbox: &Sandbox,
+        walk: Walk,
+        out: &mut Stream<'_>,
+    ) -> Result<UpdateStats> {
+        let started = Instant::now();
+        let before = self.mark();
+        self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
+        self.walked_links = Some(walk.entries.iter().any(|e| e.via_symlink));
+        let stats = UpdateStats { truncated: walk.truncated, ..UpdateStats::default() };
+        let mut entries: Vec<WalkEntry> =
+            walk.entries.into_iter().filter(|e| e.kind == FileKind::File).collect();
+        // Chunks are taken from the end, so that the entries left keep their place.
+        entries.reverse();
+        let mut files = Vec::with_capacity(entries.len());
+        let mut intake =
+            Intake { it: self.interner(), sink: Sink::Stream(out, Edges::default()), stats };
+        while !entries.is_empty() {
+            let mut chunk = entries.split_off(entries.len().saturating_sub(COLD_CHUNK));
+            chunk.reverse();
+            if entries.capacity() > 2 * entries.len() + COLD_CHUNK {
+                entries.shrink_to_fit();
+            }
+            let first = files.len();
+            self.read_in(sandbox, &chunk, |e| e, &mut intake, first, |_, rec| files.push(rec));
+        }
+        let Intake { it, sink, mut stats } = intake;
+        drop(it);
+        let edges = match sink {
+            Sink::Stream(_, edges) => edges,
+            Sink::Memory(_) => Edges::default(),
+        };
+        let change =
+            Change { before, fresh: (0..files.len() as u32).collect(), ..Change::default() };
+        self.data.files = files;
+        self.seal_into(out, edges, change, &mut stats);
+        stats.elapsed = started.elapsed();
+        Ok(stats)
+    }
+
+    /// The interner of a refresh: empty maps over the tables as they are.
+    fn interner(&self) -> Interner {
+        Interner {
+            base_terms: self.data.terms.len(),
+            base_syms: self.data.symbols.len(),
+            terms: FxHashMap::default(),
+            syms: FxHashMap::default(),
+        }
     }
 
     /// Reads the files of `listed.todo` on every core, gives them ids and places their parts,
     /// then drops the files that are gone and rebuilds what is worth rebuilding.
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
-        self.take_in_to(sandbox, listed, None)
-    }
-
-    /// [`Index::take_in`]; with a `stream` (given only to an index with no files, so that
-    /// every file is read, in file order), the parts of the files go to the stream as they
-    /// are interned, followed by the symbol graph built from the ids interned
-    /// ([`Index::seal_into`]), and the index's blob stays empty until the stream is stored
-    /// and mapped: memory holds the tables, not the parts.
-    fn take_in_to(
-        &mut self,
-        sandbox: &Sandbox,
-        listed: Listed<'_>,
-        stream: Option<&mut Stream<'_>>,
-    ) -> Result<UpdateStats> {
-        let Listed { mut files, todo, mut change, mut stats, started } = listed;
+        let Listed { mut files, todo, change, stats, started } = listed;
         let lists = self.lists.take();
         self.path_order.take();
-        let mut interner = Interner {
-            base_terms: self.data.terms.len(),
-            base_syms: self.data.symbols.len(),
-            terms: FxHashMap::default(),
-            syms: FxHashMap::default(),
-        };
-        // Only a blank index is given a stream (`Index::is_blank`): every file is read.
-        debug_assert!(stream.is_none() || todo.len() == files.len() && self.blob.len() == 0);
-        // The parts of the files read now: in the stream, each file's record put straight in
-        // the file list (the files are read in its order); or in memory, placed in the blob
-        // below.
-        let mut sink = match stream {
-            Some(out) => {
-                files = Vec::new();
-                self.data.files.reserve_exact(todo.len());
-                Sink::Stream(out, Edges::default())
-            }
-            None => Sink::Memory(Vec::new()),
-        };
-        // Read on every core by threads that live through the whole update, interned here in
-        // the files' order (so the index does not depend on timing) and in batches, so that
-        // only the terms of a batch and the files read ahead of it are held as strings.
-        let settings = self.settings();
-        let mut batch: Vec<Parsed> = Vec::with_capacity(PARSE_BATCH.min(todo.len()));
-        let mut take = |batch: &mut Vec<Parsed>, first: usize| {
-            stats.indexed += batch.len();
-            self.resolve(&mut interner, batch);
-            for (k, parsed) in batch.drain(..).enumerate() {
-                let slot = todo[first + k].0;
-                let rec = self.intern(&mut interner, parsed, &mut sink, slot as u32);
-                match sink {
-                    Sink::Stream(..) => self.data.files.push(rec),
-                    Sink::Memory(_) => files[slot] = Some((rec, true)),
-                }
-            }
-        };
-        let mut first = 0;
-        crate::par::for_each_ordered(
+        let mut intake = Intake { it: self.interner(), sink: Sink::Memory(Vec::new()), stats };
+        self.read_in(
+            sandbox,
             &todo,
-            64,
-            |&(_, entry)| parse_entry(sandbox, entry, settings),
-            |k, parsed| {
-                batch.push(parsed);
-                if batch.len() == PARSE_BATCH {
-                    take(&mut batch, first);
-                    first = k + 1;
-                }
+            |t| t.1,
+            &mut intake,
+            0,
+            |k, rec| {
+                files[todo[k].0] = Some((rec, true));
             },
         );
-        take(&mut batch, first);
-        let base_terms = interner.base_terms;
-        drop(interner);
-        change.fresh = todo.iter().map(|&(i, _)| i as u32).collect();
+        let Intake { it, sink, mut stats } = intake;
+        let base_terms = it.base_terms;
+        drop(it);
         let fresh = match sink {
-            Sink::Stream(out, edges) => {
-                self.seal_into(out, edges, change, &mut stats);
-                stats.elapsed = started.elapsed();
-                return Ok(stats);
-            }
             Sink::Memory(fresh) => fresh,
+            Sink::Stream(..) => Vec::new(),
         };
         // The new parts go after the ones the blob holds.
         let base = self.blob.len() as u64;
@@ -253,6 +251,7 @@ impl Index {
                 f
             })
             .collect();
+        let change = Change { fresh: todo.iter().map(|&(i, _)| i as u32).collect(), ..change };
         self.settle(change, &mut stats, base_terms);
         // The postings by term follow an update that kept the term ids and the blob.
         if let (Some(mut lists), Some(change)) = (lists, &self.change)
@@ -267,6 +266,47 @@ impl Index {
         }
         stats.elapsed = started.elapsed();
         Ok(stats)
+    }
+
+    /// Reads the files of `items` (each an entry of the walk, by `entry`) on every core, by
+    /// threads that live through the whole call, and interns them here in their order (so the
+    /// index does not depend on timing) and in batches, so that only the terms of a batch and
+    /// the files read ahead of it are held as strings. `put(k, rec)` takes the record of
+    /// `items[k]`, whose parts went to the intake's sink; `first` is the place of `items[0]`
+    /// in the new file list.
+    fn read_in<T: Sync>(
+        &mut self,
+        sandbox: &Sandbox,
+        items: &[T],
+        entry: impl Fn(&T) -> &WalkEntry + Sync,
+        intake: &mut Intake<'_, '_>,
+        first: usize,
+        mut put: impl FnMut(usize, FileRec),
+    ) {
+        let settings = self.settings();
+        let mut batch: Vec<Parsed> = Vec::with_capacity(PARSE_BATCH.min(items.len()));
+        let mut take = |batch: &mut Vec<Parsed>, start: usize| {
+            intake.stats.indexed += batch.len();
+            self.resolve(&mut intake.it, batch);
+            for (k, parsed) in batch.drain(..).enumerate() {
+                let slot = (first + start + k) as u32;
+                put(start + k, self.intern(&mut intake.it, parsed, &mut intake.sink, slot));
+            }
+        };
+        let mut start = 0;
+        crate::par::for_each_ordered(
+            items,
+            64,
+            |item| parse_entry(sandbox, entry(item), settings),
+            |k, parsed| {
+                batch.push(parsed);
+                if batch.len() == PARSE_BATCH {
+                    take(&mut batch, start);
+                    start = k + 1;
+                }
+            },
+        );
+        take(&mut batch, start);
     }
 
     /// After the files changed: the blob and the dictionary rebuilt when worth it, the change
@@ -304,11 +344,9 @@ impl Index {
     ) {
         self.data.live_terms = self.data.terms.len() as u32;
         if stats.indexed > 0 {
-            let (parts, graph) = (out.len(), out.len());
-            let (parts_graph, definitions) = edges.write(self.data.symbols.len(), |values| {
-                let (start, len) = out.put_u32s(values);
-                Section { start: start - graph, len }
-            });
+            let parts = out.len();
+            let (parts_graph, definitions) =
+                edges.write(self.data.symbols.len(), |values| out.put_u32s(values));
             self.data.definitions = definitions;
             self.data.blob_len = parts;
             self.data.graph = parts_graph;

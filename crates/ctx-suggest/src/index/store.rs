@@ -110,7 +110,7 @@ impl Index {
     }
 
     /// Brings the index up to date with `walk` and stores it in `at`: a cold build streamed to
-    /// the store as it is made ([`Index::refresh_into`]), or the update of an index `loaded`
+    /// the store as it is made ([`Index::build_streamed`]), or the update of an index `loaded`
     /// from it stored as a segment or whole; nothing when nothing changed.
     fn update_stored(
         &mut self,
@@ -123,8 +123,7 @@ impl Index {
         if self.is_blank() {
             let out = at.store.writer(at.lock, at.name).map_err(Error::store)?;
             let mut out = Stream::store(out, HEADER);
-            let mut stats = self.refresh_into(sandbox, &walk, Some(&mut out))?;
-            drop(walk);
+            let mut stats = self.build_streamed(sandbox, walk, &mut out)?;
             stats.bytes = self.finish_stream(out)?;
             return Ok(stats);
         }
