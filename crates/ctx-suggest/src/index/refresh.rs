@@ -64,7 +64,7 @@ const PARSE_BATCH: usize = 512;
 
 /// Entries of the walk a cold build reads together before it drops them
 /// ([`Index::build_streamed`]).
-const COLD_CHUNK: usize = if cfg!(test) { 100 } else { 32_768 };
+pub(super) const COLD_CHUNK: usize = if cfg!(test) { 100 } else { 32_768 };
 
 impl Index {
     /// Builds a fresh in-memory index of the sandbox's workspace, its symbols scanned

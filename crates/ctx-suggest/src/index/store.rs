@@ -375,3 +375,45 @@ fn checksum(bytes: &[u8]) -> u64 {
     }
     h
 }
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // The test writes its tree.
+mod tests {
+    use super::*;
+    use crate::Options;
+
+    #[test]
+    fn a_cold_build_read_a_chunk_at_a_time_is_the_build_in_memory() {
+        let (tree, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let files = 3 * super::super::refresh::COLD_CHUNK + 17;
+        for i in 0..files {
+            let dir = tree.path().join(format!("src/m{}", i % 7));
+            std::fs::create_dir_all(&dir).unwrap();
+            let text = format!(
+                "/// Sends request {i}.\npub fn send_{i}() {{ encode_{}(); retry(); }}\n\
+                 pub fn encode_{i}() {{}}\n",
+                (i * 5 + 1) % files
+            );
+            std::fs::write(dir.join(format!("f{i}.rs")), text).unwrap();
+        }
+        let sandbox = Sandbox::builder(tree.path().to_str().unwrap())
+            .open(cap_std::ambient_authority())
+            .unwrap();
+        let store =
+            Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+        let (opened, stats) = Index::open(&sandbox, &store).unwrap();
+        assert_eq!(stats.indexed, files);
+        // The parts and the graph were streamed: the index reads them where they are stored.
+        assert!(opened.blob.extra.is_empty() && opened.blob.graph.is_none());
+        let stored = store.read(&store_name(&opened.data.root)).unwrap().unwrap();
+        assert_eq!(stats.bytes, stored.len() as u64);
+        let (built, _) = Index::build(&sandbox).unwrap();
+        assert!(stored == built.encode(), "read in chunks, the index is the one built at once");
+        let opts = Options::default().explain(true);
+        for prompt in ["send request 250", "encode_16", "retry"] {
+            let want = built.suggest(&sandbox, prompt, &opts);
+            assert!(!want.is_empty(), "{prompt}");
+            assert_eq!(opened.suggest(&sandbox, prompt, &opts), want, "{prompt}");
+        }
+    }
+}
