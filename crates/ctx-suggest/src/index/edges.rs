@@ -6,7 +6,7 @@ use super::blob::{GraphParts, Section};
 /// Values of the graph's arrays made at once: the arrays by symbol are made a window of
 /// symbols at a time, each window one pass over the edges, so that turning the edges by file
 /// into edges by symbol holds the edges and one window, not a second copy of every edge.
-const WINDOW: usize = 1 << 22;
+pub(super) const WINDOW: usize = 1 << 22;
 
 /// The edges of the symbol graph by file, in file order: the symbols each file defines (each
 /// once) and the symbols it references with how often.
@@ -81,12 +81,10 @@ impl Edges {
     /// The graph of `nsym` symbols, its four arrays given to `put` in order as they are made
     /// (a window at a time), and the definitions counted. Every symbol added must be below
     /// `nsym`.
-    pub(super) fn write(self, nsym: usize, put: impl FnMut(&[u32])) -> (GraphParts, u64) {
-        self.write_within(nsym, WINDOW, put)
-    }
-
-    /// [`Edges::write`] with windows of at most `budget` values (or one symbol's).
-    fn write_within(
+    /// The arrays by symbol are made in windows of at most `budget` values (or one symbol's):
+    /// [`WINDOW`] where memory is to stay within a budget (a cold build), `usize::MAX` for
+    /// one pass over the edges.
+    pub(super) fn write(
         self,
         nsym: usize,
         budget: usize,
@@ -228,14 +226,13 @@ mod tests {
     fn the_graph_made_in_windows_is_the_graph() {
         let (files, nsym) = (500, 37);
         let want = naive(files, nsym);
-        for budget in [1, 2, 7, 64, WINDOW] {
+        for budget in [1, 2, 7, 64, WINDOW, usize::MAX] {
             let mut bytes = Vec::new();
             let mut largest = 0;
-            let (graph, definitions) =
-                edges(files, nsym).write_within(nsym as usize, budget, |values| {
-                    largest = largest.max(values.len());
-                    bytes.extend_from_slice(values);
-                });
+            let (graph, definitions) = edges(files, nsym).write(nsym as usize, budget, |values| {
+                largest = largest.max(values.len());
+                bytes.extend_from_slice(values);
+            });
             let arrays: Vec<Vec<u32>> =
                 [graph.def_start, graph.def_files, graph.ref_start, graph.ref_files]
                     .iter()
@@ -257,7 +254,7 @@ mod tests {
         let mut e = Edges::default();
         e.add(3, [1].into_iter(), [(0, 4)].into_iter(), 2);
         let mut bytes = Vec::new();
-        let (graph, definitions) = e.write(2, |v| bytes.extend_from_slice(v));
+        let (graph, definitions) = e.write(2, WINDOW, |v| bytes.extend_from_slice(v));
         let at = |s: Section| bytes[s.start as usize / 4..(s.start + s.len) as usize / 4].to_vec();
         assert_eq!(definitions, 1);
         assert_eq!(at(graph.def_files), [3]);

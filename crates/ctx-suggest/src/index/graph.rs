@@ -42,8 +42,9 @@ impl Index {
             edges.add(i as u32, self.defs(f).map(|d| d.sym), self.refs(f), nsym);
         }
         let mut blob = Vec::new();
-        let (graph, definitions) =
-            edges.write(nsym, |values| blob.extend(values.iter().flat_map(|v| v.to_le_bytes())));
+        let (graph, definitions) = edges.write(nsym, usize::MAX, |values| {
+            blob.extend(values.iter().flat_map(|v| v.to_le_bytes()))
+        });
         self.data.definitions = definitions;
         self.data.blob_len = self.blob.len() as u64;
         self.data.graph = graph;

@@ -8,7 +8,7 @@ use ctx_fs::{FileKind, Sandbox, Walk, WalkEntry};
 
 use super::blob::{Blob, Stream};
 use super::change::Change;
-use super::edges::Edges;
+use super::edges::{Edges, WINDOW};
 use super::names::{Names, find};
 use super::parse::{Parsed, mtime_of, parse_entry};
 use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
@@ -346,7 +346,7 @@ impl Index {
         if stats.indexed > 0 {
             let parts = out.len();
             let (parts_graph, definitions) =
-                edges.write(self.data.symbols.len(), |values| out.put_u32s(values));
+                edges.write(self.data.symbols.len(), WINDOW, |values| out.put_u32s(values));
             self.data.definitions = definitions;
             self.data.blob_len = parts;
             self.data.graph = parts_graph;
