@@ -2,23 +2,28 @@
 //! (see [`GraphParts`](super::blob::GraphParts)) within a fixed budget of memory.
 
 use super::blob::{GraphParts, Section};
+use super::postings::{PostingIter, put_varint};
 
 /// Values of the graph's arrays made at once: the arrays by symbol are made a window of
 /// symbols at a time, each window one pass over the edges, so that turning the edges by file
 /// into edges by symbol holds the edges and one window, not a second copy of every edge.
 pub(super) const WINDOW: usize = 1 << 22;
 
-/// The edges of the symbol graph by file, in file order: the symbols each file defines (each
-/// once) and the symbols it references with how often.
+/// The edges of the symbol graph by file, in file order, as varints (a few bytes an edge):
+/// the symbols each file defines (each once) and the symbols it references with how often.
 pub(super) struct Edges {
-    /// The symbols file `f` defines are `defs[def_at[f]..def_at[f + 1]]`.
-    defs: Vec<u32>,
+    /// The symbols file `f` defines, ascending, as varint deltas: `defs[def_at[f]..def_at[f +
+    /// 1]]`.
+    defs: Vec<u8>,
     def_at: Vec<u64>,
-    /// The (symbol, count) pairs of file `f` are `refs[2 * ref_at[f]..2 * ref_at[f + 1]]`.
-    refs: Vec<u32>,
+    /// The symbols file `f` references, ascending, each a varint delta and a varint count:
+    /// `refs[ref_at[f]..ref_at[f + 1]]`.
+    refs: Vec<u8>,
     ref_at: Vec<u64>,
     /// The last file that defined each symbol, so that a file defines it once.
     seen: Vec<u32>,
+    /// The symbols of the file being added.
+    scratch: Vec<u32>,
     definitions: u64,
 }
 
@@ -30,6 +35,7 @@ impl Default for Edges {
             refs: Vec::new(),
             ref_at: vec![0],
             seen: Vec::new(),
+            scratch: Vec::new(),
             definitions: 0,
         }
     }
@@ -48,8 +54,9 @@ impl Edges {
     ) {
         while self.def_at.len() <= file as usize {
             self.def_at.push(self.defs.len() as u64);
-            self.ref_at.push(self.refs.len() as u64 / 2);
+            self.ref_at.push(self.refs.len() as u64);
         }
+        self.scratch.clear();
         for sym in defs {
             self.definitions += 1;
             let at = sym as usize;
@@ -61,20 +68,32 @@ impl Edges {
             }
             if self.seen[at] != file {
                 self.seen[at] = file;
-                self.defs.push(sym);
+                self.scratch.push(sym);
             }
         }
+        self.scratch.sort_unstable();
+        let mut prev = 0u32;
+        for &sym in &self.scratch {
+            put_varint(&mut self.defs, sym - prev);
+            prev = sym;
+        }
+        let mut prev = 0u32;
         for (sym, count) in refs.filter(|(sym, _)| (*sym as usize) < limit) {
-            self.refs.extend([sym, count]);
+            // A damaged part's references may not ascend: the deltas wrap and decode the same.
+            put_varint(&mut self.refs, sym.wrapping_sub(prev));
+            put_varint(&mut self.refs, count);
+            prev = sym;
         }
         self.def_at.push(self.defs.len() as u64);
-        self.ref_at.push(self.refs.len() as u64 / 2);
+        self.ref_at.push(self.refs.len() as u64);
     }
 
     /// Bytes the edges hold.
     #[cfg(test)]
     pub(super) fn heap_bytes(&self) -> usize {
-        4 * (self.defs.capacity() + self.refs.capacity() + self.seen.capacity())
+        self.defs.capacity()
+            + self.refs.capacity()
+            + 4 * (self.seen.capacity() + self.scratch.capacity())
             + 8 * (self.def_at.capacity() + self.ref_at.capacity())
     }
 
@@ -98,13 +117,14 @@ impl Edges {
             at.set(at.get() + 4 * values.len() as u64);
         };
         let mut sections = Vec::with_capacity(4);
-        for (values, spans, width) in [(&defs, &def_at, 1), (&refs, &ref_at, 2)] {
-            let start = starts(nsym, values.iter().step_by(width).copied());
+        for (bytes, spans, width) in [(&defs, &def_at, 1), (&refs, &ref_at, 2)] {
+            let edges = ByFile { bytes, spans, width };
+            let start = starts(nsym, &edges);
             let begin = at.get();
             counted(&start);
             sections.push(Section { start: begin, len: at.get() - begin });
             let begin = at.get();
-            by_symbol((values, spans, width), &start, budget, &mut counted);
+            by_symbol(&edges, &start, budget, &mut counted);
             sections.push(Section { start: begin, len: at.get() - begin });
         }
         let graph = GraphParts {
@@ -117,32 +137,59 @@ impl Edges {
     }
 }
 
+/// Edges by file as [`Edges`] keeps them: a varint delta of symbol, then `width - 1` varints
+/// (the count of a reference), an entry.
+struct ByFile<'a> {
+    bytes: &'a [u8],
+    spans: &'a [u64],
+    width: usize,
+}
+
+impl ByFile<'_> {
+    /// Each entry as (file, symbol, count), in file order.
+    fn each(&self, mut f: impl FnMut(u32, u32, u32)) {
+        for (file, span) in self.spans.windows(2).enumerate() {
+            let part = self.bytes.get(span[0] as usize..span[1] as usize).unwrap_or_default();
+            let mut varints = PostingIter::new(part);
+            let mut sym = 0u32;
+            while let Some(delta) = varints.varint() {
+                sym = sym.wrapping_add(delta);
+                let count = match self.width {
+                    1 => 0,
+                    _ => match varints.varint() {
+                        Some(count) => count,
+                        None => break,
+                    },
+                };
+                f(file as u32, sym, count);
+            }
+        }
+    }
+}
+
 /// For each of `nsym` symbols, where its entries start in the array by symbol, then the
 /// total: a counting sort's offsets.
-fn starts(nsym: usize, syms: impl Iterator<Item = u32>) -> Vec<u32> {
+fn starts(nsym: usize, edges: &ByFile<'_>) -> Vec<u32> {
     let mut counts = vec![0u32; nsym + 1];
-    for sym in syms {
-        counts[sym as usize] += 1;
-    }
+    edges.each(|_, sym, _| {
+        if let Some(c) = counts.get_mut(sym as usize) {
+            *c += 1;
+        }
+    });
     let mut sum = 0u32;
-    for c in &mut counts {
+    for c in &mut counts[..nsym] {
         let n = *c;
         *c = sum;
         sum += n;
     }
+    counts[nsym] = sum;
     counts
 }
 
-/// The entries of `values` (by file, `width` values an entry, the first its symbol, file `f`'s
-/// being the entries `spans[f]..spans[f + 1]`) by symbol, each symbol's in file order, as the
-/// file and the entry's other values: given to `put` a window of symbols at a time.
-fn by_symbol(
-    (values, spans, width): (&[u32], &[u64], usize),
-    start: &[u32],
-    budget: usize,
-    put: &mut dyn FnMut(&[u32]),
-) {
-    let nsym = start.len() - 1;
+/// The entries of `edges` by symbol, each symbol's in file order, as the file and, for a
+/// reference, its count: given to `put` a window of symbols at a time.
+fn by_symbol(edges: &ByFile<'_>, start: &[u32], budget: usize, put: &mut dyn FnMut(&[u32])) {
+    let (nsym, width) = (start.len() - 1, edges.width);
     let mut window = Vec::new();
     let mut lo = 0;
     while lo < nsym {
@@ -155,18 +202,17 @@ fn by_symbol(
         window.clear();
         window.resize((start[hi] as usize - base) * width, 0);
         let mut fill: Vec<u32> = start[lo..hi].to_vec();
-        for (file, span) in spans.windows(2).enumerate() {
-            let entries = values.get(span[0] as usize * width..span[1] as usize * width);
-            for entry in entries.unwrap_or_default().chunks_exact(width) {
-                let sym = entry[0] as usize;
-                if (lo..hi).contains(&sym) {
-                    let at = (fill[sym - lo] as usize - base) * width;
-                    window[at] = file as u32;
-                    window[at + 1..at + width].copy_from_slice(&entry[1..]);
-                    fill[sym - lo] += 1;
+        edges.each(|file, sym, count| {
+            let sym = sym as usize;
+            if (lo..hi).contains(&sym) {
+                let at = (fill[sym - lo] as usize - base) * width;
+                window[at] = file;
+                if width == 2 {
+                    window[at + 1] = count;
                 }
+                fill[sym - lo] += 1;
             }
-        }
+        });
         put(&window);
         lo = hi;
     }
@@ -176,38 +222,40 @@ fn by_symbol(
 mod tests {
     use super::*;
 
-    /// Edges of `files` files over `nsym` symbols, made up but spread unevenly (symbol 0 is
-    /// referenced by every file).
+    /// The definitions and references of file `f` of the made-up edges: spread unevenly
+    /// (symbol 0 is referenced by every file), with a damaged part's symbol past the table
+    /// in each, which counts as a definition only.
+    fn file_edges(f: u32, nsym: u32) -> (Vec<u32>, Vec<(u32, u32)>) {
+        let mut defs: Vec<u32> = (0..f % 4).map(|k| (f * 7 + k * 3) % nsym).collect();
+        defs.push(nsym + 5);
+        let mut refs: Vec<(u32, u32)> =
+            (0..f % 6).map(|k| ((f * 13 + k * 5) % nsym, k + 1)).collect();
+        refs.push((0, 2));
+        refs.sort_unstable();
+        refs.dedup_by_key(|r| r.0);
+        refs.push((nsym + 9, 1));
+        (defs, refs)
+    }
+
     fn edges(files: u32, nsym: u32) -> Edges {
         let mut edges = Edges::default();
         for f in 0..files {
-            let defs = (0..f % 4).map(|k| (f * 7 + k * 3) % nsym);
-            let mut refs: Vec<(u32, u32)> =
-                (0..f % 6).map(|k| ((f * 13 + k * 5) % nsym, k + 1)).collect();
-            refs.push((0, 2));
-            refs.sort_unstable();
-            refs.dedup_by_key(|r| r.0);
-            // A damaged part's symbol past the table counts as a definition only.
-            edges.add(
-                f,
-                defs.chain([nsym + 5]),
-                refs.into_iter().chain([(nsym + 9, 1)]),
-                nsym as usize,
-            );
+            let (defs, refs) = file_edges(f, nsym);
+            edges.add(f, defs.into_iter(), refs.into_iter(), nsym as usize);
         }
         edges
     }
 
     /// The graph's arrays built the plain way: every edge sorted by symbol, then file.
     fn naive(files: u32, nsym: u32) -> Vec<Vec<u32>> {
-        let e = edges(files, nsym);
         let mut defined = Vec::new();
         let mut referenced = Vec::new();
-        for f in 0..files as usize {
-            let defs = &e.defs[e.def_at[f] as usize..e.def_at[f + 1] as usize];
-            defined.extend(defs.iter().map(|&s| (s, f as u32)));
-            let refs = &e.refs[2 * e.ref_at[f] as usize..2 * e.ref_at[f + 1] as usize];
-            referenced.extend(refs.chunks(2).map(|r| (r[0], f as u32, r[1])));
+        for f in 0..files {
+            let (mut defs, refs) = file_edges(f, nsym);
+            defs.sort_unstable();
+            defs.dedup();
+            defined.extend(defs.into_iter().filter(|&s| s < nsym).map(|s| (s, f)));
+            referenced.extend(refs.into_iter().filter(|r| r.0 < nsym).map(|(s, c)| (s, f, c)));
         }
         defined.sort_by_key(|&(s, f)| (s, f));
         referenced.sort_by_key(|&(s, f, _)| (s, f));
