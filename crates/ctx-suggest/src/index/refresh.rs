@@ -25,8 +25,46 @@ struct Interner {
     /// Table sizes before the refresh: names added since are all in the maps.
     base_terms: usize,
     base_syms: usize,
-    terms: FxHashMap<String, u32>,
+    terms: TermIds,
     syms: FxHashMap<String, u32>,
+}
+
+/// The ids of the terms met in a refresh, without a string a term (a cold build meets about a
+/// million): each is kept by a 64-bit hash of its name with where the name lies in the
+/// dictionary, which confirms a match; a name whose hash another took first is kept with its
+/// string (hardly ever).
+#[derive(Default)]
+struct TermIds {
+    by_hash: FxHashMap<u64, (u32, usize)>,
+    clashes: FxHashMap<String, u32>,
+}
+
+impl TermIds {
+    fn hash(term: &str) -> u64 {
+        use std::hash::BuildHasher;
+        foldhash::fast::FixedState::default().hash_one(term)
+    }
+
+    /// The id of `term`, whose name lies in `terms`.
+    fn get(&self, terms: &Names, term: &str) -> Option<u32> {
+        match self.by_hash.get(&TermIds::hash(term)) {
+            Some(&(id, at)) if terms.name_at(at) == term.as_bytes() => Some(id),
+            Some(_) => self.clashes.get(term).copied(),
+            None => None,
+        }
+    }
+
+    /// Keeps `id` for `term`, whose name starts at byte `at` of the dictionary.
+    fn insert(&mut self, term: &str, id: u32, at: usize) {
+        match self.by_hash.entry(TermIds::hash(term)) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert((id, at));
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.clashes.insert(term.to_owned(), id);
+            }
+        }
+    }
 }
 
 /// Where the parts of the files read go: memory (placed in the blob after the interning), or
@@ -205,7 +243,7 @@ impl Index {
         Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),
-            terms: FxHashMap::default(),
+            terms: TermIds::default(),
             syms: FxHashMap::default(),
         }
     }
@@ -361,10 +399,14 @@ impl Index {
         if it.base_terms > 0 {
             let mut terms: FxHashSet<&[u8]> = FxHashSet::default();
             for p in parsed {
-                let unknown = p.bag.iter().map(|(t, _)| t).filter(|t| !it.terms.contains_key(*t));
-                terms.extend(unknown.map(|t| t.as_bytes()));
+                let known = |t: &&String| it.terms.get(&self.data.terms, t).is_some();
+                terms.extend(
+                    p.bag.iter().map(|(t, _)| t).filter(|t| !known(t)).map(|t| t.as_bytes()),
+                );
             }
-            find(self.data.terms.iter_bytes().take(it.base_terms), &mut terms, &mut it.terms);
+            let table = self.data.terms.iter_bytes().take(it.base_terms);
+            let ids = &mut it.terms;
+            find(table, &mut terms, |name, id, at| ids.insert(name, id, at));
         }
         if it.base_syms > 0 {
             let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
@@ -374,7 +416,10 @@ impl Index {
                 syms.extend(names.filter(|n| !it.syms.contains_key(*n)).map(str::as_bytes));
             }
             let symbols = self.data.symbols.names.iter_bytes().take(it.base_syms);
-            find(symbols, &mut syms, &mut it.syms);
+            let ids = &mut it.syms;
+            find(symbols, &mut syms, |name, id, _| {
+                ids.insert(name.to_owned(), id);
+            });
         }
     }
 
@@ -425,12 +470,12 @@ impl Index {
     }
 
     fn term_id(&mut self, it: &mut Interner, term: String) -> u32 {
-        if let Some(&id) = it.terms.get(&term) {
+        if let Some(id) = it.terms.get(&self.data.terms, &term) {
             return id;
         }
         let id = self.data.terms.len() as u32;
-        self.data.terms.push(&term);
-        it.terms.insert(term, id);
+        let at = self.data.terms.push(&term);
+        it.terms.insert(&term, id, at);
         id
     }
 
