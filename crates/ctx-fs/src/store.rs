@@ -204,6 +204,7 @@ impl Store {
     pub fn writer<'s>(&'s self, lock: &'s StoreLock, name: &str) -> Result<StoreWriter<'s>> {
         let _ = lock;
         check(name)?;
+        self.remove_stale(name);
         let temp = temp_name(name);
         let options = write_options(cap_std::fs::OpenOptions::new().create_new(true).read(true));
         let file = self.dir.open_with(&temp, &options).map_err(|e| refused(name, e))?.into_std();
@@ -268,6 +269,26 @@ impl Store {
             _ => Error::io(name, e),
         })?;
         Ok(Store { dir, path: self.path.join(name) })
+    }
+
+    /// Removes the temporary files of writers of `name` that never reached their rename (a
+    /// process stopped while it wrote); called with the entry's lock held, so that none of
+    /// them is still being written. Only names of the form `.NAME.PID.N.tmp` are removed, and
+    /// a link among them is removed, not followed.
+    fn remove_stale(&self, name: &str) {
+        let prefix = format!(".{name}.");
+        let Ok(entries) = self.dir.entries() else { return };
+        for entry in entries.flatten() {
+            let Ok(file) = entry.file_name() else { continue };
+            let Some(rest) = file.strip_prefix(&prefix).and_then(|r| r.strip_suffix(".tmp")) else {
+                continue;
+            };
+            let numbers: Vec<&str> = rest.split('.').collect();
+            let numeric = |n: &&str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+            if numbers.len() == 2 && numbers.iter().all(numeric) {
+                let _ = self.dir.remove_file(&file);
+            }
+        }
     }
 
     /// Removes the entry `name`; a missing entry is not an error.
@@ -582,6 +603,13 @@ mod tests {
         let names = entries(&path);
         assert_eq!(names.len(), 3, "{names:?}");
         assert!(names[0].starts_with(".index.") && names[0].ends_with(".tmp"), "{names:?}");
+        // The next writer, under the lock, removes what was left; not another entry's.
+        std::fs::write(path.join(".index.b.1.2.tmp"), b"another entry's").unwrap();
+        let mut w = store.writer(&lock, "index").unwrap();
+        w.write_all(b"whole").unwrap();
+        w.commit().unwrap();
+        assert_eq!(entries(&path), [".index.b.1.2.tmp", "index", "index.lock"]);
+        assert_eq!(store.read("index").unwrap().unwrap(), b"whole");
         assert_eq!(store.writer(&lock, "../index").unwrap_err().code(), crate::Code::BadPath);
     }
 
@@ -631,16 +659,19 @@ mod tests {
         assert_eq!(std::fs::read(&outside).unwrap(), b"secret");
         assert!(!path.join("index").is_symlink());
         assert_eq!(store.read("index").unwrap().unwrap(), b"index");
-        // Links planted under the next temporary names: the writer is refused, not let
-        // through them.
+        // Links planted under the next temporary names are removed as stale ones, never
+        // written through.
         let next = TEMP_COUNTER.load(Ordering::Relaxed);
         for n in next..next + 256 {
             let temp = path.join(format!(".index.{}.{n}.tmp", std::process::id()));
             std::os::unix::fs::symlink(&outside, temp).unwrap();
         }
-        assert!(store.writer(&lock, "index").is_err());
+        let mut w = store.writer(&lock, "index").unwrap();
+        w.write_all(b"again").unwrap();
+        w.commit().unwrap();
         assert_eq!(std::fs::read(&outside).unwrap(), b"secret");
-        assert_eq!(store.read("index").unwrap().unwrap(), b"index");
+        assert_eq!(store.read("index").unwrap().unwrap(), b"again");
+        assert!(std::fs::read_dir(&path).unwrap().all(|e| !e.unwrap().path().is_symlink()));
     }
 
     #[test]
