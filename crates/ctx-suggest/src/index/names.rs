@@ -197,7 +197,7 @@ mod tests {
         assert_eq!(names.len(), 3);
         assert_eq!(
             (names.name_at(0), names.name_at(6), names.name_at(14)),
-            (&b"retri"[..], &b"timeout"[..], &"é".as_bytes()[..])
+            (&b"retri"[..], &b"timeout"[..], "é".as_bytes())
         );
         assert_eq!(names.name_at(99), b"");
         let mut wanted: FxHashSet<&[u8]> = [&b"timeout"[..], b"none"].into_iter().collect();
