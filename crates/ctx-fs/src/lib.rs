@@ -125,7 +125,7 @@ pub use sandbox::{MAX_SYMLINK_HOPS, Sandbox};
 pub use settings::{IgnoreSettings, Limits};
 #[cfg(unix)]
 pub use socket::{Listener, MAX_SOCKET_PATH, SocketDir};
-pub use store::{Mapped, Store, StoreLock};
+pub use store::{Mapped, Store, StoreLock, StoreWriter};
 pub use stream::{Ended, STREAM_PART_BYTES, Streamed, TextStream};
 #[cfg(all(unix, feature = "watch"))]
 pub use sync_watch::{Changes, MAX_PENDING_CHANGES, SyncWatcher, Wake};

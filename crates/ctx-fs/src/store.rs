@@ -67,6 +67,24 @@ impl std::ops::Deref for Mapped {
     }
 }
 
+/// A new entry of a [`Store`] written piece by piece (a large index streamed as it is built,
+/// never whole in memory): the bytes go to a temporary file of the store, created exclusively
+/// and without following a link, which [`StoreWriter::commit`] renames over the entry's name.
+///
+/// It borrows the entry's [`StoreLock`], so the lock is held from the first byte to the
+/// rename. Until the rename the entry keeps its old bytes: a writer dropped without a commit
+/// (an error, a panic) removes its temporary file, and a process stopped while it writes
+/// leaves the entry as it was (and a temporary file named `.NAME.PID.N.tmp`).
+#[derive(Debug)]
+pub struct StoreWriter<'s> {
+    store: &'s Store,
+    name: String,
+    temp: String,
+    file: std::io::BufWriter<std::fs::File>,
+    len: u64,
+    committed: bool,
+}
+
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Store {
@@ -150,19 +168,8 @@ impl Store {
     #[cfg(unix)]
     fn map_unix(&self, name: &str) -> Result<Option<Mapped>> {
         let Some(file) = self.open_entry(name)? else { return Ok(None) };
-        if crate::sandbox::regular_within(&file, name, u64::MAX)?.len() == 0 {
-            // Nothing to map (and an empty mapping is an error on some systems).
-            return Ok(Some(Mapped(MappedBytes::Read(Vec::new()))));
-        }
-        // SAFETY: a mapping is undefined behaviour if the file changes under it. A store
-        // never changes the bytes of an entry in place: `write` and `create_new` write a new
-        // file and rename it over the old name, and `append` only adds bytes past the mapped
-        // length, so a mapped file keeps its bytes until it is unmapped. The store is ctx's private directory; another program truncating an
-        // entry in it would end the process with SIGBUS on access, the accepted risk of
-        // mapping files (ripgrep maps the files it searches the same way).
-        #[allow(unsafe_code)]
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io(name, e))?;
-        Ok(Some(Mapped(MappedBytes::Map(map))))
+        let len = crate::sandbox::regular_within(&file, name, u64::MAX)?.len();
+        map_file(&file, name, len).map(Some)
     }
 
     /// Replaces the entry `name` with `bytes` atomically: a reader sees the
@@ -175,8 +182,7 @@ impl Store {
     /// different places is not first copied into one buffer.
     pub fn write_parts(&self, name: &str, parts: &[&[u8]]) -> Result<()> {
         check(name)?;
-        let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let temp = format!(".{name}.{}.{n}.tmp", std::process::id());
+        let temp = temp_name(name);
         let written = (|| {
             let options = write_options(cap_std::fs::OpenOptions::new().create_new(true));
             let mut file = self.dir.open_with(&temp, &options)?;
@@ -191,6 +197,25 @@ impl Store {
             return Err(Error::io(name, e));
         }
         Ok(())
+    }
+
+    /// Starts a new version of the entry `name`, written piece by piece and put in place by
+    /// [`StoreWriter::commit`] (see [`StoreWriter`]); `lock` is the entry's, held until then.
+    pub fn writer<'s>(&'s self, lock: &'s StoreLock, name: &str) -> Result<StoreWriter<'s>> {
+        let _ = lock;
+        check(name)?;
+        self.remove_stale(name);
+        let temp = temp_name(name);
+        let options = write_options(cap_std::fs::OpenOptions::new().create_new(true).read(true));
+        let file = self.dir.open_with(&temp, &options).map_err(|e| refused(name, e))?.into_std();
+        Ok(StoreWriter {
+            store: self,
+            name: name.to_owned(),
+            temp,
+            file: std::io::BufWriter::with_capacity(1 << 16, file),
+            len: 0,
+            committed: false,
+        })
     }
 
     /// Creates the entry `name` with `bytes` unless it exists: `Ok(false)` leaves an existing
@@ -246,6 +271,26 @@ impl Store {
         Ok(Store { dir, path: self.path.join(name) })
     }
 
+    /// Removes the temporary files of writers of `name` that never reached their rename (a
+    /// process stopped while it wrote); called with the entry's lock held, so that none of
+    /// them is still being written. Only names of the form `.NAME.PID.N.tmp` are removed, and
+    /// a link among them is removed, not followed.
+    fn remove_stale(&self, name: &str) {
+        let prefix = format!(".{name}.");
+        let Ok(entries) = self.dir.entries() else { return };
+        for entry in entries.flatten() {
+            let Ok(file) = entry.file_name() else { continue };
+            let Some(rest) = file.strip_prefix(&prefix).and_then(|r| r.strip_suffix(".tmp")) else {
+                continue;
+            };
+            let numbers: Vec<&str> = rest.split('.').collect();
+            let numeric = |n: &&str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+            if numbers.len() == 2 && numbers.iter().all(numeric) {
+                let _ = self.dir.remove_file(&file);
+            }
+        }
+    }
+
     /// Removes the entry `name`; a missing entry is not an error.
     pub fn remove(&self, name: &str) -> Result<()> {
         check(name)?;
@@ -272,6 +317,108 @@ impl Store {
             .map_err(|e| Error::io(&lock_name, e.into()))?;
         Ok(StoreLock { _file: file })
     }
+}
+
+impl StoreWriter<'_> {
+    /// Appends `bytes` to what is written.
+    pub fn write_all(&mut self, bytes: &[u8]) -> Result<()> {
+        self.file.write_all(bytes).map_err(|e| Error::io(&self.name, e))?;
+        self.len += bytes.len() as u64;
+        Ok(())
+    }
+
+    /// Bytes written so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether nothing is written yet.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Writes `bytes` again at `offset` over bytes already written (a header whose checksum is
+    /// known at the end); `E_IO` when they would run past what is written.
+    pub fn write_at(&mut self, offset: u64, bytes: &[u8]) -> Result<()> {
+        use std::io::{Seek, SeekFrom};
+        if offset.checked_add(bytes.len() as u64).is_none_or(|end| end > self.len) {
+            return Err(Error::new(ErrorKind::Io, &self.name)
+                .with_detail("a rewrite past the bytes written"));
+        }
+        let name = &self.name;
+        let io = |e| Error::io(name, e);
+        self.file.flush().map_err(io)?;
+        let file = self.file.get_mut();
+        file.seek(SeekFrom::Start(offset)).map_err(io)?;
+        file.write_all(bytes).map_err(io)?;
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        Ok(())
+    }
+
+    /// Puts the bytes written in place of the entry, atomically: a reader sees the old bytes
+    /// or the new ones, never a mix.
+    pub fn commit(mut self) -> Result<()> {
+        self.file.flush().map_err(|e| Error::io(&self.name, e))?;
+        self.rename()
+    }
+
+    /// [`StoreWriter::commit`], and the bytes written mapped into memory (read, off Unix: see
+    /// [`Mapped`]): the very file put in place, whatever replaces the entry afterwards.
+    pub fn commit_mapped(mut self) -> Result<Mapped> {
+        self.file.flush().map_err(|e| Error::io(&self.name, e))?;
+        #[cfg(unix)]
+        {
+            let mapped = map_file(self.file.get_ref(), &self.name, self.len)?;
+            self.rename()?;
+            Ok(mapped)
+        }
+        #[cfg(not(unix))]
+        {
+            self.rename()?;
+            let bytes = self.store.read(&self.name)?.unwrap_or_default();
+            Ok(Mapped(MappedBytes::Read(bytes)))
+        }
+    }
+
+    fn rename(&mut self) -> Result<()> {
+        let dir = &self.store.dir;
+        dir.rename(&self.temp, dir, &self.name).map_err(|e| Error::io(&self.name, e))?;
+        self.committed = true;
+        Ok(())
+    }
+}
+
+impl Drop for StoreWriter<'_> {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = self.store.dir.remove_file(&self.temp);
+        }
+    }
+}
+
+/// `file` (of `len` bytes, the entry `name`) mapped into memory.
+#[cfg(unix)]
+fn map_file(file: &std::fs::File, name: &str, len: u64) -> Result<Mapped> {
+    if len == 0 {
+        // Nothing to map (and an empty mapping is an error on some systems).
+        return Ok(Mapped(MappedBytes::Read(Vec::new())));
+    }
+    // SAFETY: a mapping is undefined behaviour if the file changes under it. A store never
+    // changes the bytes of an entry in place: `write`, `create_new` and a `StoreWriter` write
+    // a new file and rename it over the old name (a writer maps its file once it is done with
+    // it), and `append` only adds bytes past the mapped length, so a mapped file keeps its
+    // bytes until it is unmapped. The store is ctx's private directory; another program
+    // truncating an entry in it would end the process with SIGBUS on access, the accepted risk
+    // of mapping files (ripgrep maps the files it searches the same way).
+    #[allow(unsafe_code)]
+    let map = unsafe { memmap2::Mmap::map(file) }.map_err(|e| Error::io(name, e))?;
+    Ok(Mapped(MappedBytes::Map(map)))
+}
+
+/// A fresh name for a temporary file of the entry `name`, hidden and unique to this process.
+fn temp_name(name: &str) -> String {
+    let n = TEMP_COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!(".{name}.{}.{n}.tmp", std::process::id())
 }
 
 /// `options` for writing, without following a final link and, on Unix, without blocking (a
@@ -408,6 +555,123 @@ mod tests {
             store.append_locked(&lock, "../outside", b"x").unwrap_err().code(),
             crate::Code::BadPath
         );
+    }
+
+    fn entries(path: &Utf8Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(path)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_streamed_write_replaces_the_entry_only_when_committed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        store.write("index", b"old bytes").unwrap();
+        let mapped = store.map("index").unwrap().unwrap();
+        let lock = store.lock("index").unwrap();
+        let mut w = store.writer(&lock, "index").unwrap();
+        assert!(w.is_empty());
+        w.write_all(b"....").unwrap();
+        w.write_all(b" body").unwrap();
+        assert_eq!(w.len(), 9);
+        w.write_at(0, b"HEAD").unwrap();
+        // A rewrite past the bytes written is refused, and changes nothing.
+        assert_eq!(w.write_at(6, b"four").unwrap_err().code(), crate::Code::Io);
+        assert!(w.write_at(u64::MAX, b"x").is_err());
+        assert_eq!(store.read("index").unwrap().unwrap(), b"old bytes", "not before the commit");
+        w.commit().unwrap();
+        assert_eq!(store.read("index").unwrap().unwrap(), b"HEAD body");
+        assert_eq!(&*mapped, b"old bytes", "a mapping keeps its bytes");
+        assert_eq!(entries(&path), ["index", "index.lock"], "no temporary file is left");
+        // Stopped before its commit (an error, a panic): the entry keeps its bytes and the
+        // temporary file goes.
+        let mut w = store.writer(&lock, "index").unwrap();
+        w.write_all(b"half of a new ind").unwrap();
+        drop(w);
+        assert_eq!(store.read("index").unwrap().unwrap(), b"HEAD body");
+        assert_eq!(entries(&path), ["index", "index.lock"]);
+        // A process killed while it writes runs no drop: the entry is still the old one.
+        let mut w = store.writer(&lock, "index").unwrap();
+        w.write_all(b"cut short").unwrap();
+        std::mem::forget(w);
+        assert_eq!(store.read("index").unwrap().unwrap(), b"HEAD body");
+        let names = entries(&path);
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(names[0].starts_with(".index.") && names[0].ends_with(".tmp"), "{names:?}");
+        // The next writer, under the lock, removes what was left; not another entry's.
+        std::fs::write(path.join(".index.b.1.2.tmp"), b"another entry's").unwrap();
+        let mut w = store.writer(&lock, "index").unwrap();
+        w.write_all(b"whole").unwrap();
+        w.commit().unwrap();
+        assert_eq!(entries(&path), [".index.b.1.2.tmp", "index", "index.lock"]);
+        assert_eq!(store.read("index").unwrap().unwrap(), b"whole");
+        assert_eq!(store.writer(&lock, "../index").unwrap_err().code(), crate::Code::BadPath);
+    }
+
+    #[test]
+    fn a_streamed_write_holds_the_lock_until_its_rename() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        store.write("index", b"old").unwrap();
+        let lock = store.lock("index").unwrap();
+        let mut w = store.writer(&lock, "index").unwrap();
+        let other = std::thread::spawn({
+            let path = path.clone();
+            move || {
+                let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+                // Waits for the writer's lock; then the new bytes are all there.
+                let _lock = store.lock("index").unwrap();
+                store.read("index").unwrap().unwrap()
+            }
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        w.write_all(b"new, ").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        w.write_all(b"whole").unwrap();
+        w.commit().unwrap();
+        drop(lock);
+        #[cfg(unix)]
+        assert_eq!(other.join().unwrap(), b"new, whole");
+        #[cfg(not(unix))]
+        drop(other.join());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_streamed_write_never_writes_through_a_link() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().join("store")).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        let outside = tmp.path().join("outside");
+        std::fs::write(&outside, b"secret").unwrap();
+        // A link in the entry's place is replaced by the rename, never written through.
+        std::os::unix::fs::symlink(&outside, path.join("index")).unwrap();
+        let lock = store.lock("index").unwrap();
+        let mut w = store.writer(&lock, "index").unwrap();
+        w.write_all(b"index").unwrap();
+        w.commit().unwrap();
+        assert_eq!(std::fs::read(&outside).unwrap(), b"secret");
+        assert!(!path.join("index").is_symlink());
+        assert_eq!(store.read("index").unwrap().unwrap(), b"index");
+        // Links planted under the next temporary names are removed as stale ones, never
+        // written through.
+        let next = TEMP_COUNTER.load(Ordering::Relaxed);
+        for n in next..next + 256 {
+            let temp = path.join(format!(".index.{}.{n}.tmp", std::process::id()));
+            std::os::unix::fs::symlink(&outside, temp).unwrap();
+        }
+        let mut w = store.writer(&lock, "index").unwrap();
+        w.write_all(b"again").unwrap();
+        w.commit().unwrap();
+        assert_eq!(std::fs::read(&outside).unwrap(), b"secret");
+        assert_eq!(store.read("index").unwrap().unwrap(), b"again");
+        assert!(std::fs::read_dir(&path).unwrap().all(|e| !e.unwrap().path().is_symlink()));
     }
 
     #[test]

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::hash::Sum;
+
 /// The bytes the files' parts and the symbol graph lie in.
 ///
 /// A loaded index reads the parts and graph of the stored index where they lie in its buffer
@@ -104,4 +106,112 @@ pub(super) struct GraphParts {
     pub(super) def_files: Section,
     pub(super) ref_start: Section,
     pub(super) ref_files: Section,
+}
+
+/// The stored form of an index as it is written, after its header: the payload (the files'
+/// parts, the graph, the tables and their length), summed as it goes, into memory or into a
+/// new entry of the store. A cold build streams the parts of the files it reads to the store
+/// as they are made, so that they are never all held in memory.
+pub(super) struct Stream<'s> {
+    to: To<'s>,
+    sum: Sum,
+    /// Bytes of payload so far.
+    len: u64,
+    /// The first write that failed; what follows it is dropped.
+    error: Option<ctx_fs::Error>,
+}
+
+enum To<'s> {
+    Memory(Vec<u8>),
+    Store(ctx_fs::StoreWriter<'s>),
+}
+
+impl<'s> Stream<'s> {
+    /// A stream into memory, `header` bytes kept for the header.
+    pub(super) fn memory(header: usize) -> Stream<'static> {
+        Stream { to: To::Memory(vec![0; header]), sum: Sum::default(), len: 0, error: None }
+    }
+
+    /// A stream into a new entry of the store, `header` bytes kept for the header.
+    pub(super) fn store(mut out: ctx_fs::StoreWriter<'s>, header: usize) -> Stream<'s> {
+        let error = out.write_all(&vec![0; header]).err();
+        Stream { to: To::Store(out), sum: Sum::default(), len: 0, error }
+    }
+
+    /// Adds `bytes` to the payload.
+    pub(super) fn put(&mut self, bytes: &[u8]) {
+        self.sum.update(bytes);
+        self.len += bytes.len() as u64;
+        match &mut self.to {
+            To::Memory(out) => out.extend_from_slice(bytes),
+            To::Store(out) if self.error.is_none() => self.error = out.write_all(bytes).err(),
+            To::Store(_) => {}
+        }
+    }
+
+    /// Adds `values` as little-endian `u32`, a few kilobytes at a time.
+    pub(super) fn put_u32s(&mut self, values: &[u32]) {
+        let mut chunk = Vec::with_capacity(4096);
+        for part in values.chunks(1024) {
+            chunk.clear();
+            chunk.extend(part.iter().flat_map(|v| v.to_le_bytes()));
+            self.put(&chunk);
+        }
+    }
+
+    /// Bytes of payload so far.
+    pub(super) fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// The checksum of the payload so far.
+    pub(super) fn sum(&self) -> u64 {
+        self.sum.finish()
+    }
+
+    /// Puts `header` in its place and ends the stream: the bytes in memory, or the entry of
+    /// the store replaced by them (`None`); the first error of a write, if any.
+    pub(super) fn finish(self, header: &[u8]) -> ctx_fs::Result<Option<Vec<u8>>> {
+        Ok(match self.end(header, false)? {
+            Buf::Owned(bytes) => Some(bytes),
+            Buf::Mapped(_) => None,
+        })
+    }
+
+    /// [`Stream::finish`], and the bytes as an index reads them: in memory, or the stored
+    /// entry mapped (the file written, whatever replaces the entry later).
+    pub(super) fn finish_mapped(self, header: &[u8]) -> ctx_fs::Result<Buf> {
+        self.end(header, true)
+    }
+
+    fn end(self, header: &[u8], map: bool) -> ctx_fs::Result<Buf> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        match self.to {
+            To::Memory(mut out) => {
+                out[..header.len()].copy_from_slice(header);
+                Ok(Buf::Owned(out))
+            }
+            To::Store(mut out) => {
+                out.write_at(0, header)?;
+                if map {
+                    return Ok(Buf::Mapped(std::sync::Arc::new(out.commit_mapped()?)));
+                }
+                out.commit()?;
+                Ok(Buf::Owned(Vec::new()))
+            }
+        }
+    }
+}
+
+impl std::io::Write for Stream<'_> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.put(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

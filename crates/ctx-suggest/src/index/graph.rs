@@ -18,6 +18,7 @@ use std::ops::Range;
 use super::Index;
 use super::blob::{GraphParts, Section};
 use super::change::GONE;
+use super::edges::Edges;
 use super::parts::{Defs, Parts, Refs};
 use crate::hash::{FxHashMap, FxHashSet};
 
@@ -84,57 +85,16 @@ impl Index {
     /// The symbol graph of the files from scratch, and how many definitions they hold.
     fn build_graph(&self) -> (GraphParts, Vec<u8>, u64) {
         let nsym = self.data.symbols.len();
-        // Every (symbol, file) definition once and every (symbol, file, count) reference, in
-        // file order, from one pass over the files' parts.
-        let mut defined: Vec<(u32, u32)> = Vec::new();
-        let mut referenced: Vec<(u32, u32, u32)> = Vec::new();
-        let mut seen = vec![u32::MAX; nsym];
-        let mut definitions = 0u64;
+        // One pass over the files' parts.
+        let mut edges = Edges::default();
         for (i, f) in self.data.files.iter().enumerate() {
-            for d in self.defs(f).inspect(|_| definitions += 1).filter(|d| (d.sym as usize) < nsym)
-            {
-                if seen[d.sym as usize] != i as u32 {
-                    seen[d.sym as usize] = i as u32;
-                    defined.push((d.sym, i as u32));
-                }
-            }
-            let refs = self.refs(f).filter(|(s, _)| (*s as usize) < nsym);
-            referenced.extend(refs.map(|(sym, count)| (sym, i as u32, count)));
+            edges.add(i as u32, self.defs(f).map(|d| d.sym), self.refs(f), nsym);
         }
-        // A counting sort by symbol keeps the file order within each symbol.
-        let starts = |syms: &mut dyn Iterator<Item = u32>| -> Vec<u32> {
-            let mut counts = vec![0u32; nsym + 1];
-            for sym in syms {
-                counts[sym as usize] += 1;
-            }
-            let mut sum = 0u32;
-            counts
-                .iter()
-                .map(|c| {
-                    let start = sum;
-                    sum += c;
-                    start
-                })
-                .collect()
-        };
-        let def_start = starts(&mut defined.iter().map(|(s, _)| *s));
-        let ref_start = starts(&mut referenced.iter().map(|(s, _, _)| *s));
-        let mut def_files = vec![0u32; defined.len()];
-        let mut ref_files = vec![0u32; 2 * referenced.len()];
-        let mut fill = def_start.clone();
-        for &(sym, file) in &defined {
-            def_files[fill[sym as usize] as usize] = file;
-            fill[sym as usize] += 1;
-        }
-        let mut fill = ref_start.clone();
-        for &(sym, file, count) in &referenced {
-            let at = 2 * fill[sym as usize] as usize;
-            ref_files[at] = file;
-            ref_files[at + 1] = count;
-            fill[sym as usize] += 1;
-        }
-        let (graph, bytes) = graph_of(&def_start, &def_files, &ref_start, &ref_files);
-        (graph, bytes, definitions)
+        let mut blob = Vec::new();
+        let (graph, definitions) = edges.write(nsym, usize::MAX, |values| {
+            blob.extend(values.iter().flat_map(|v| v.to_le_bytes()))
+        });
+        (graph, blob, definitions)
     }
 
     /// Follows an update in the graph instead of building it again: `gone` are the places

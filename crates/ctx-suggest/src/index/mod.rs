@@ -11,6 +11,7 @@
 
 mod blob;
 mod change;
+mod edges;
 mod graph;
 mod lists;
 mod names;

@@ -20,10 +20,19 @@ impl Names {
         self.len as usize
     }
 
-    pub(super) fn push(&mut self, name: &str) {
+    /// Adds `name`; returns where it starts in the table's bytes (see [`Names::name_at`]).
+    pub(super) fn push(&mut self, name: &str) -> usize {
+        let at = self.bytes.len();
         self.bytes.extend_from_slice(name.as_bytes());
         self.bytes.push(0);
         self.len += 1;
+        at
+    }
+
+    /// The name that starts at byte `at` of the table (up to its NUL byte); empty past the end.
+    pub(super) fn name_at(&self, at: usize) -> &[u8] {
+        let rest = self.bytes.get(at..).unwrap_or_default();
+        rest.split(|b| *b == 0).next().unwrap_or_default()
     }
 
     /// Bytes of the table: no table holds more names (each is ended by a NUL byte), whatever
@@ -151,13 +160,15 @@ pub(super) fn lookup<'t>(
     found
 }
 
-/// Moves the names of `table` that `wanted` holds into `found`, with their ids. As in
-/// [`lookup`], names are compared as bytes.
+/// Gives `found` each name of `table` (the names of a table in id order, from its first)
+/// that `wanted` holds, with its id and where it starts in the table's bytes, and takes it
+/// out of `wanted`. As in [`lookup`], names are compared as bytes.
 pub(super) fn find<'t>(
     table: impl Iterator<Item = &'t [u8]>,
     wanted: &mut FxHashSet<&[u8]>,
-    found: &mut FxHashMap<String, u32>,
+    mut found: impl FnMut(&str, u32, usize),
 ) {
+    let mut at = 0;
     for (id, name) in table.enumerate() {
         if wanted.is_empty() {
             break;
@@ -165,8 +176,9 @@ pub(super) fn find<'t>(
         if wanted.remove(name)
             && let Ok(name) = std::str::from_utf8(name)
         {
-            found.insert(name.to_owned(), id as u32);
+            found(name, id as u32, at);
         }
+        at += name.len() + 1;
     }
 }
 
@@ -183,6 +195,16 @@ mod tests {
         }
         assert_eq!(names.iter().collect::<Vec<_>>(), ["retri", "timeout", "é"]);
         assert_eq!(names.len(), 3);
+        assert_eq!(
+            (names.name_at(0), names.name_at(6), names.name_at(14)),
+            (&b"retri"[..], &b"timeout"[..], "é".as_bytes())
+        );
+        assert_eq!(names.name_at(99), b"");
+        let mut wanted: FxHashSet<&[u8]> = [&b"timeout"[..], b"none"].into_iter().collect();
+        let mut found = Vec::new();
+        find(names.iter_bytes(), &mut wanted, |n, id, at| found.push((n.to_owned(), id, at)));
+        assert_eq!(found, [("timeout".to_owned(), 1, 6)]);
+        assert_eq!(wanted.len(), 1);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::blob::Stream;
 use super::postings::{PostingIter, put_varint};
 
 /// A definition as stored: its name is an index into the symbol table.
@@ -64,6 +65,25 @@ impl Owned {
         blob.extend_from_slice(&self.defs);
         blob.extend_from_slice(&self.refs);
         blob.extend_from_slice(self.docs.as_bytes());
+        let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Parts {
+            start,
+            postings: len(self.postings.len()),
+            defs: len(self.defs.len()),
+            refs: len(self.refs.len()),
+            docs: len(self.docs.len()),
+        }
+    }
+}
+
+impl Owned {
+    /// Adds the parts to a stream (see [`Stream`]); returns where they lie in its payload.
+    pub(super) fn place_in(&self, out: &mut Stream<'_>) -> Parts {
+        let start = out.len();
+        out.put(&self.postings);
+        out.put(&self.defs);
+        out.put(&self.refs);
+        out.put(self.docs.as_bytes());
         let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         Parts {
             start,

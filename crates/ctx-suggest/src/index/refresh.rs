@@ -4,10 +4,11 @@
 
 use std::time::Instant;
 
-use ctx_fs::{Sandbox, Walk, WalkEntry};
+use ctx_fs::{FileKind, Sandbox, Walk, WalkEntry};
 
-use super::blob::Blob;
+use super::blob::{Blob, Stream};
 use super::change::{Change, moves};
+use super::edges::{Edges, WINDOW};
 use super::lists::TermLists;
 use super::names::{Names, find};
 use super::parse::{Parsed, mtime_of, parse_entry};
@@ -25,8 +26,60 @@ struct Interner {
     /// Table sizes before the refresh: names added since are all in the maps.
     base_terms: usize,
     base_syms: usize,
-    terms: FxHashMap<String, u32>,
+    terms: TermIds,
     syms: FxHashMap<String, u32>,
+}
+
+/// The ids of the terms met in a refresh, without a string a term (a cold build meets about a
+/// million): each is kept by a 64-bit hash of its name with where the name lies in the
+/// dictionary, which confirms a match; a name whose hash another took first is kept with its
+/// string (hardly ever).
+#[derive(Default)]
+struct TermIds {
+    by_hash: FxHashMap<u64, (u32, usize)>,
+    clashes: FxHashMap<String, u32>,
+}
+
+impl TermIds {
+    fn hash(term: &str) -> u64 {
+        use std::hash::BuildHasher;
+        foldhash::fast::FixedState::default().hash_one(term)
+    }
+
+    /// The id of `term`, whose name lies in `terms`.
+    fn get(&self, terms: &Names, term: &str) -> Option<u32> {
+        match self.by_hash.get(&TermIds::hash(term)) {
+            Some(&(id, at)) if terms.name_at(at) == term.as_bytes() => Some(id),
+            Some(_) => self.clashes.get(term).copied(),
+            None => None,
+        }
+    }
+
+    /// Keeps `id` for `term`, whose name starts at byte `at` of the dictionary.
+    fn insert(&mut self, term: &str, id: u32, at: usize) {
+        match self.by_hash.entry(TermIds::hash(term)) {
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert((id, at));
+            }
+            std::collections::hash_map::Entry::Occupied(_) => {
+                self.clashes.insert(term.to_owned(), id);
+            }
+        }
+    }
+}
+
+/// Where the parts of the files read go: memory (placed in the blob after the interning), or
+/// the stream of a cold build with the edges of its graph.
+enum Sink<'a, 's> {
+    Memory(Vec<u8>),
+    Stream(&'a mut Stream<'s>, Edges),
+}
+
+/// What the files read so far went to: the names met, where the parts went, the counts.
+struct Intake<'a, 's> {
+    it: Interner,
+    sink: Sink<'a, 's>,
+    stats: UpdateStats,
 }
 
 /// What an update found, before the files it must read are read: the new file list from
@@ -49,6 +102,10 @@ pub(super) fn same_stamp(rec: &FileRec, entry: &WalkEntry) -> bool {
 
 /// Files read and parsed together before their terms are interned.
 const PARSE_BATCH: usize = 512;
+
+/// Entries of the walk a cold build reads together before it drops them
+/// ([`Index::build_streamed`]).
+pub(super) const COLD_CHUNK: usize = if cfg!(test) { 100 } else { 32_768 };
 
 impl Index {
     /// Builds a fresh in-memory index of the sandbox's workspace, its symbols scanned
@@ -146,49 +203,92 @@ impl Index {
         self.take_in(sandbox, Listed { files, todo, change, stats, started, at: 0 })
     }
 
+    /// Builds a blank index ([`Index::is_blank`]: a cold build) from `walk`, the parts of its
+    /// files and its symbol graph put in `out` as they are made instead of in memory (the
+    /// index's blob stays empty until `out` is stored and mapped). The walk's entries are read
+    /// a chunk at a time and each chunk dropped once read, so that memory holds the tables and
+    /// the graph's edges, not the walk, the files' terms or their parts.
+    pub(super) fn build_streamed(
+        &mut self,
+        sandbox: &Sandbox,
+        walk: Walk,
+        out: &mut Stream<'_>,
+    ) -> Result<UpdateStats> {
+        let started = Instant::now();
+        let before = self.mark();
+        self.data.root = sandbox.root_path(sandbox.workspace().root()).as_str().to_owned();
+        self.walked_links = Some(walk.entries.iter().any(|e| e.via_symlink));
+        let stats = UpdateStats { truncated: walk.truncated, ..UpdateStats::default() };
+        let mut entries: Vec<WalkEntry> =
+            walk.entries.into_iter().filter(|e| e.kind == FileKind::File).collect();
+        // Chunks are taken from the end, so that the entries left keep their place.
+        entries.reverse();
+        let mut files = Vec::with_capacity(entries.len());
+        let mut intake =
+            Intake { it: self.interner(), sink: Sink::Stream(out, Edges::default()), stats };
+        while !entries.is_empty() {
+            let mut chunk = entries.split_off(entries.len().saturating_sub(COLD_CHUNK));
+            chunk.reverse();
+            if entries.capacity() > 2 * entries.len() + COLD_CHUNK {
+                entries.shrink_to_fit();
+            }
+            let first = files.len();
+            self.read_in(sandbox, &chunk, |e| e, &mut intake, first, |_, rec| files.push(rec));
+        }
+        let Intake { it, sink, mut stats } = intake;
+        drop(it);
+        let edges = match sink {
+            Sink::Stream(_, edges) => edges,
+            Sink::Memory(_) => Edges::default(),
+        };
+        let change =
+            Change { before, fresh: (0..files.len() as u32).collect(), ..Change::default() };
+        self.data.files = files;
+        self.seal_into(out, edges, change, &mut stats);
+        stats.elapsed = started.elapsed();
+        Ok(stats)
+    }
+
+    /// The interner of a refresh: empty maps over the tables as they are.
+    fn interner(&self) -> Interner {
+        Interner {
+            base_terms: self.data.terms.len(),
+            base_syms: self.data.symbols.len(),
+            terms: TermIds::default(),
+            syms: FxHashMap::default(),
+        }
+    }
+
     /// Reads the files of `listed.todo` on every core, gives them ids and places their parts,
     /// then drops the files that are gone and rebuilds what is worth rebuilding.
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
-        let Listed { mut files, at, todo, mut change, mut stats, started } = listed;
+        let Listed { mut files, at, todo, mut change, stats, started } = listed;
         let kept = (self.lists.take(), self.path_order.take());
-        let mut interner = Interner {
-            base_terms: self.data.terms.len(),
-            base_syms: self.data.symbols.len(),
-            terms: FxHashMap::default(),
-            syms: FxHashMap::default(),
-        };
-        // The parts of the files read now, placed in the blob below.
-        let mut fresh = Vec::new();
-        // Read on every core by threads that live through the whole update, interned here in
-        // the files' order (so the index does not depend on timing) and in batches, so that
-        // only the terms of a batch and the files read ahead of it are held as strings.
-        let settings = self.settings();
-        let mut batch: Vec<Parsed> = Vec::with_capacity(PARSE_BATCH.min(todo.len()));
-        let mut take = |batch: &mut Vec<Parsed>, first: usize| {
-            stats.indexed += batch.len();
-            self.resolve(&mut interner, batch);
-            for (k, parsed) in batch.drain(..).enumerate() {
-                let slot = todo[first + k].0;
-                files[slot] = Some((self.intern(&mut interner, parsed, &mut fresh), true));
-            }
-        };
-        let mut first = 0;
-        crate::par::for_each_ordered(
+        let mut intake = Intake { it: self.interner(), sink: Sink::Memory(Vec::new()), stats };
+        self.read_in(
+            sandbox,
             &todo,
-            64,
-            |&(_, entry)| parse_entry(sandbox, entry, settings),
-            |k, parsed| {
-                batch.push(parsed);
-                if batch.len() == PARSE_BATCH {
-                    take(&mut batch, first);
-                    first = k + 1;
-                }
+            |t| t.1,
+            &mut intake,
+            0,
+            |k, rec| {
+                files[todo[k].0] = Some((rec, true));
             },
         );
-        take(&mut batch, first);
+        let Intake { it, sink, mut stats } = intake;
+        let base_terms = it.base_terms;
+        drop(it);
+        let fresh = match sink {
+            Sink::Memory(fresh) => fresh,
+            Sink::Stream(..) => Vec::new(),
+        };
         // The new parts go after the ones the blob holds.
         let base = self.blob.len() as u64;
-        self.blob.extra.extend_from_slice(&fresh);
+        if self.blob.extra.is_empty() {
+            self.blob.extra = fresh;
+        } else {
+            self.blob.extra.extend_from_slice(&fresh);
+        }
         let files = files.into_iter().flatten().map(|(mut f, is_fresh)| {
             if is_fresh {
                 f.parts.start += base;
@@ -197,9 +297,50 @@ impl Index {
         });
         self.data.files.splice(at..at, files);
         change.fresh = todo.iter().map(|&(i, _)| (at + i) as u32).collect();
-        self.settle(change, &mut stats, interner.base_terms, kept);
+        self.settle(change, &mut stats, base_terms, kept);
         stats.elapsed = started.elapsed();
         Ok(stats)
+    }
+
+    /// Reads the files of `items` (each an entry of the walk, by `entry`) on every core, by
+    /// threads that live through the whole call, and interns them here in their order (so the
+    /// index does not depend on timing) and in batches, so that only the terms of a batch and
+    /// the files read ahead of it are held as strings. `put(k, rec)` takes the record of
+    /// `items[k]`, whose parts went to the intake's sink; `first` is the place of `items[0]`
+    /// in the new file list.
+    fn read_in<T: Sync>(
+        &mut self,
+        sandbox: &Sandbox,
+        items: &[T],
+        entry: impl Fn(&T) -> &WalkEntry + Sync,
+        intake: &mut Intake<'_, '_>,
+        first: usize,
+        mut put: impl FnMut(usize, FileRec),
+    ) {
+        let settings = self.settings();
+        let mut batch: Vec<Parsed> = Vec::with_capacity(PARSE_BATCH.min(items.len()));
+        let mut take = |batch: &mut Vec<Parsed>, start: usize| {
+            intake.stats.indexed += batch.len();
+            self.resolve(&mut intake.it, batch);
+            for (k, parsed) in batch.drain(..).enumerate() {
+                let slot = (first + start + k) as u32;
+                put(start + k, self.intern(&mut intake.it, parsed, &mut intake.sink, slot));
+            }
+        };
+        let mut start = 0;
+        crate::par::for_each_ordered(
+            items,
+            64,
+            |item| parse_entry(sandbox, entry(item), settings),
+            |k, parsed| {
+                batch.push(parsed);
+                if batch.len() == PARSE_BATCH {
+                    take(&mut batch, start);
+                    start = k + 1;
+                }
+            },
+        );
+        take(&mut batch, start);
     }
 
     /// After the files changed: the blob and the dictionary rebuilt when worth it, the change
@@ -248,16 +389,43 @@ impl Index {
         stats.files = self.data.files.len();
     }
 
+    /// Ends a streamed cold build: the symbol graph, from the edges gathered while the files
+    /// were interned, goes to `out` after the parts (as [`Index::seal`] would build it from
+    /// them), and the change is kept.
+    fn seal_into(
+        &mut self,
+        out: &mut Stream<'_>,
+        edges: Edges,
+        change: Change,
+        stats: &mut UpdateStats,
+    ) {
+        self.data.live_terms = self.data.terms.len() as u32;
+        if stats.indexed > 0 {
+            let parts = out.len();
+            let (parts_graph, definitions) =
+                edges.write(self.data.symbols.len(), WINDOW, |values| out.put_u32s(values));
+            self.data.definitions = definitions;
+            self.data.blob_len = parts;
+            self.data.graph = parts_graph;
+        }
+        self.change = Some(change);
+        stats.files = self.data.files.len();
+    }
+
     /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.
     /// With no stored tables (a build from nothing) there is nothing to find.
     fn resolve(&self, it: &mut Interner, parsed: &[Parsed]) {
         if it.base_terms > 0 {
             let mut terms: FxHashSet<&[u8]> = FxHashSet::default();
             for p in parsed {
-                let unknown = p.bag.iter().map(|(t, _)| t).filter(|t| !it.terms.contains_key(*t));
-                terms.extend(unknown.map(|t| t.as_bytes()));
+                let known = |t: &&String| it.terms.get(&self.data.terms, t).is_some();
+                terms.extend(
+                    p.bag.iter().map(|(t, _)| t).filter(|t| !known(t)).map(|t| t.as_bytes()),
+                );
             }
-            find(self.data.terms.iter_bytes().take(it.base_terms), &mut terms, &mut it.terms);
+            let table = self.data.terms.iter_bytes().take(it.base_terms);
+            let ids = &mut it.terms;
+            find(table, &mut terms, |name, id, at| ids.insert(name, id, at));
         }
         if it.base_syms > 0 {
             let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
@@ -267,12 +435,15 @@ impl Index {
                 syms.extend(names.filter(|n| !it.syms.contains_key(*n)).map(str::as_bytes));
             }
             let symbols = self.data.symbols.names.iter_bytes().take(it.base_syms);
-            find(symbols, &mut syms, &mut it.syms);
+            let ids = &mut it.syms;
+            find(symbols, &mut syms, |name, id, _| {
+                ids.insert(name.to_owned(), id);
+            });
         }
     }
 
     /// Gives a parsed file its term and symbol ids.
-    fn intern(&mut self, it: &mut Interner, parsed: Parsed, fresh: &mut Vec<u8>) -> FileRec {
+    fn intern(&mut self, it: &mut Interner, parsed: Parsed, sink: &mut Sink, slot: u32) -> FileRec {
         let Parsed { mut rec, bag, defs, refs } = parsed;
         // The bag is sorted by term, so that the same tree gives the same ids and bytes.
         let mut ids: Vec<(u32, [u32; 5])> =
@@ -306,17 +477,24 @@ impl Index {
             refs.into_iter().map(|(s, n)| (self.sym_id(it, s), n)).collect();
         refs.sort_unstable();
         owned.refs = encode_refs(&refs);
-        rec.parts = owned.place(fresh);
+        rec.parts = match sink {
+            Sink::Memory(fresh) => owned.place(fresh),
+            Sink::Stream(out, edges) => {
+                let syms = defs.iter().map(|d| d.sym);
+                edges.add(slot, syms, refs.iter().copied(), usize::MAX);
+                owned.place_in(out)
+            }
+        };
         rec
     }
 
     fn term_id(&mut self, it: &mut Interner, term: String) -> u32 {
-        if let Some(&id) = it.terms.get(&term) {
+        if let Some(id) = it.terms.get(&self.data.terms, &term) {
             return id;
         }
         let id = self.data.terms.len() as u32;
-        self.data.terms.push(&term);
-        it.terms.insert(term, id);
+        let at = self.data.terms.push(&term);
+        it.terms.insert(&term, id, at);
         id
     }
 

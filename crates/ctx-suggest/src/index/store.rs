@@ -1,5 +1,7 @@
-//! The stored form of an index: a header (magic, version, checksum, length), the tables,
-//! then the blob, then the log of segments later updates appended ([`super::segment`]);
+//! The stored form of an index: a header (magic, version, checksum, length), the blob (the
+//! files' parts, then the graph), the tables and their length, then the log of segments later
+//! updates appended ([`super::segment`]); written as a stream (a cold build streams the parts
+//! as it makes them);
 //! opened mapped, the base checked on another thread while it is asked, the log applied; an
 //! update appends a segment or writes the whole index back, under the store's lock.
 
@@ -7,7 +9,7 @@ use std::time::Instant;
 
 use ctx_fs::{Sandbox, Store};
 
-use super::blob::{Blob, Buf};
+use super::blob::{Blob, Buf, Stream};
 use super::segment::{Plan, Stored};
 use super::{Data, FileRec, Index, IndexSettings, UpdateStats};
 use crate::error::{Error, Result};
@@ -15,10 +17,12 @@ use crate::hash::payload_sum;
 use crate::symbols::SymbolSource;
 
 /// The format version; a file of another version is rebuilt.
-const VERSION: u32 = 13;
+const VERSION: u32 = 14;
 const MAGIC: &[u8; 8] = b"CTXSUGG\0";
 /// Magic, version, checksum and the length of the base's payload (the log follows it).
 const HEADER: usize = 28;
+/// The length of the tables, the payload's last bytes.
+const TRAILER: usize = 8;
 
 impl Index {
     /// Loads the stored index of the sandbox's workspace from `store`,
@@ -91,19 +95,10 @@ impl Index {
             _ => (Index::new(settings), true, None),
         };
         let early = early.filter(|_| !corrupt && !index.is_empty());
-        let mut stats = index.refresh_from(sandbox, &walk)?;
+        let at = At { store, lock: &lock, name: &name, stored_len };
+        let mut stats = index.update_stored(sandbox, walk, &at, loaded, corrupt)?;
         stats.rebuilt_corrupt = corrupt;
         let changed = stats.indexed > 0 || stats.removed > 0;
-        let unmerged = loaded.is_some_and(|l| !l.log_whole);
-        // An empty workspace is stored once, so that the next query finds its index.
-        if changed || corrupt || unmerged || (loaded.is_none() && index.data.files.is_empty()) {
-            let now = index.store_update(store, &lock, &name, loaded)?;
-            stats.bytes = now.base_len + now.log_len;
-            index.stored = Some(now);
-        } else {
-            stats.bytes = loaded.map_or(stored_len, |l| l.base_len + l.log_len);
-            index.stored = loaded;
-        }
         // What the update changed is stored: the next store starts from here.
         index.change = None;
         stats.elapsed = started.elapsed();
@@ -114,6 +109,42 @@ impl Index {
             _ => f(&index),
         };
         Ok((index, stats, answer))
+    }
+
+    /// Brings the index up to date with `walk` and stores it in `at`: a cold build streamed to
+    /// the store as it is made ([`Index::build_streamed`]), or the update of an index `loaded`
+    /// from it stored as a segment or whole; nothing when nothing changed.
+    fn update_stored(
+        &mut self,
+        sandbox: &Sandbox,
+        walk: ctx_fs::Walk,
+        at: &At<'_>,
+        loaded: Option<Stored>,
+        corrupt: bool,
+    ) -> Result<UpdateStats> {
+        if self.is_blank() {
+            let out = at.store.writer(at.lock, at.name).map_err(Error::store)?;
+            let mut out = Stream::store(out, HEADER);
+            let mut stats = self.build_streamed(sandbox, walk, &mut out)?;
+            let now = self.finish_stream(out)?;
+            stats.bytes = now.base_len;
+            self.stored = Some(now);
+            return Ok(stats);
+        }
+        let mut stats = self.refresh_from(sandbox, &walk)?;
+        drop(walk);
+        let changed = stats.indexed > 0 || stats.removed > 0;
+        let unmerged = loaded.is_some_and(|l| !l.log_whole);
+        // An empty workspace is stored once, so that the next query finds its index.
+        if changed || corrupt || unmerged || (loaded.is_none() && self.is_empty()) {
+            let now = self.store_update(at.store, at.lock, at.name, loaded)?;
+            stats.bytes = now.base_len + now.log_len;
+            self.stored = Some(now);
+        } else {
+            stats.bytes = loaded.map_or(at.stored_len, |l| l.base_len + l.log_len);
+            self.stored = loaded;
+        }
+        Ok(stats)
     }
 
     /// The stored index in `mapped` (its checksum unchecked: see [`Index::decode_unchecked`])
@@ -144,7 +175,7 @@ impl Index {
                 let log_len = loaded.log_len + bytes.len() as u64;
                 Ok(Stored { segments: loaded.segments + 1, log_len, ..loaded })
             }
-            Plan::Merge => self.write(store, name),
+            Plan::Merge => self.write(store, lock, name),
         }
     }
 
@@ -201,12 +232,38 @@ impl Index {
         Ok(Some(now.base_len + now.log_len))
     }
 
+    /// Ends the stream of a cold build (the parts and graph are in it): the tables, then the
+    /// header; the index then reads its parts and graph where they lie in the stored file,
+    /// mapped. Returns what is stored (a base, no log).
+    fn finish_stream(&mut self, out: Stream<'_>) -> Result<Stored> {
+        let mut out = out;
+        let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let (parts, graph_end) = (size(self.data.blob_len), size(out.len()));
+        self.put_tables(&mut out);
+        let header = header_of(&out);
+        let (base_sum, base_len) = (out.sum(), HEADER as u64 + out.len());
+        let buf = out.finish_mapped(&header).map_err(Error::store)?;
+        let (parts_end, graph_end) =
+            (HEADER.saturating_add(parts), HEADER.saturating_add(graph_end));
+        let (stored, stored_graph) = (HEADER..parts_end, parts_end..graph_end);
+        self.blob = Blob { buf, stored, stored_graph, ..Blob::default() };
+        Ok(Stored { base_sum, base_len, segments: 0, log_len: 0, log_whole: true })
+    }
+
+    /// Whether nothing was ever put in the index: no file, no name, no part (a cold build).
+    fn is_blank(&self) -> bool {
+        self.data.files.is_empty()
+            && self.data.terms.len() == 0
+            && self.data.symbols.len() == 0
+            && self.blob.len() == 0
+    }
+
     /// Stores the index in `store`, replacing the stored copy atomically
     /// under the root's lock; returns its size in bytes.
     pub fn save(&self, store: &Store) -> Result<u64> {
         let name = store_name(&self.data.root);
-        let _lock = store.lock(&name).map_err(Error::store)?;
-        Ok(self.write(store, &name)?.base_len)
+        let lock = store.lock(&name).map_err(Error::store)?;
+        Ok(self.write(store, &lock, &name)?.base_len)
     }
 
     /// Decodes a stored index, the segments of its log applied; `None` when the bytes are not
@@ -236,9 +293,9 @@ impl Index {
 
     /// [`Index::decode_buf`] without the checksum (see [`Index::decode_unchecked`]).
     fn decode_buf_unchecked(buf: Buf) -> Option<Index> {
-        let (data, start) = Index::decode_unchecked(&buf)?;
+        let (data, start, blob_end) = Index::decode_unchecked(&buf)?;
         let parts_end = start.checked_add(usize::try_from(data.blob_len).ok()?)?;
-        if parts_end > buf.len() {
+        if parts_end > blob_end {
             return None;
         }
         let size = data.blob_len;
@@ -247,11 +304,7 @@ impl Index {
         if !data.files.iter().all(fits) {
             return None;
         }
-        let base_end = HEADER + header(&buf)?.2.len();
-        if parts_end > base_end {
-            return None;
-        }
-        let graph = parts_end..base_end;
+        let graph = parts_end..blob_end;
         let blob = Blob { buf, stored: start..parts_end, stored_graph: graph, ..Blob::default() };
         Some(Index { data, blob, ..Index::default() })
     }
@@ -269,58 +322,83 @@ impl Index {
         })
     }
 
-    /// The tables of a stored index, and where its blob starts in `bytes`, without checking
-    /// the checksum (see [`Index::intact`]): a damaged index decodes to tables that
+    /// The tables of a stored index, and where its blob starts and ends in `bytes`, without
+    /// checking the checksum (see [`Index::intact`]): a damaged index decodes to tables that
     /// hold together (every file's parts inside the blob) and answers wrongly but never
     /// panics, so it may be asked while its checksum is checked elsewhere.
-    fn decode_unchecked(bytes: &[u8]) -> Option<(Data, usize)> {
+    fn decode_unchecked(bytes: &[u8]) -> Option<(Data, usize, usize)> {
         let (version, _, payload, _) = header(bytes)?;
         if version != VERSION {
             return None;
         }
-        // The tables, then the blob: the rest of the bytes.
-        let (data, blob): (Data, &[u8]) = postcard::take_from_bytes(payload).ok()?;
-        // The blob is a slice of `bytes`: its offset is the distance between the two.
-        let start = (blob.as_ptr() as usize).checked_sub(bytes.as_ptr() as usize)?;
-        Some((data, start))
+        // The blob, the tables, then the tables' length.
+        let (body, trailer) = payload.split_at_checked(payload.len().checked_sub(TRAILER)?)?;
+        let tables = usize::try_from(u64::from_le_bytes(trailer.try_into().ok()?)).ok()?;
+        let (blob, tables) = body.split_at_checked(body.len().checked_sub(tables)?)?;
+        let (data, rest): (Data, &[u8]) = postcard::take_from_bytes(tables).ok()?;
+        if !rest.is_empty() {
+            return None;
+        }
+        Some((data, HEADER, HEADER + blob.len()))
     }
 
     /// Encodes the index for storage.
     pub fn encode(&self) -> Vec<u8> {
-        let graph = self.graph_bytes();
-        let (header, tables) = self.encode_tables(&graph);
-        let [stored, extra, _] = self.blob.pieces();
-        [&header[..], &tables, stored, extra, &graph].concat()
+        let mut out = Stream::memory(HEADER);
+        self.put_all(&mut out);
+        let header = header_of(&out);
+        out.finish(&header).ok().flatten().unwrap_or_default()
     }
 
-    /// The header and the tables of the stored form; the blob's pieces follow them as they
-    /// lie in memory (they are not copied into one buffer first), then the graph's bytes.
-    fn encode_tables(&self, graph: &[u8]) -> ([u8; HEADER], Vec<u8>) {
-        let tables = postcard::to_allocvec(&self.data).unwrap_or_default();
+    /// The payload of the stored form: the files' parts as they lie in memory (they are not
+    /// copied into one buffer first), the graph, then the tables.
+    fn put_all(&self, out: &mut Stream<'_>) {
         let [stored, extra, _] = self.blob.pieces();
-        let mut header = [0; HEADER];
-        header[..8].copy_from_slice(MAGIC);
-        header[8..12].copy_from_slice(&VERSION.to_le_bytes());
-        let sum = payload_sum(&[&tables, stored, extra, graph]);
-        header[12..20].copy_from_slice(&sum.to_le_bytes());
-        let len = [tables.len(), stored.len(), extra.len(), graph.len()].iter().sum::<usize>();
-        header[20..].copy_from_slice(&(len as u64).to_le_bytes());
-        (header, tables)
+        out.put(stored);
+        out.put(extra);
+        // The graph as a build from scratch would lay it out, also when updates patched it.
+        out.put(&self.graph_bytes());
+        self.put_tables(out);
     }
 
-    /// Writes the index to `store` under `name`; returns what is stored (a base of its size in
-    /// bytes, no log).
-    fn write(&self, store: &Store, name: &str) -> Result<Stored> {
-        let graph = self.graph_bytes();
-        let (header, tables) = self.encode_tables(&graph);
-        let [stored, extra, _] = self.blob.pieces();
-        let parts = [&header[..], &tables, stored, extra, &graph];
+    /// The tables, encoded as they are put, then their length.
+    fn put_tables(&self, out: &mut Stream<'_>) {
+        let start = out.len();
+        // The stream never fails a write (it keeps the first error for its end).
+        let _ = postcard::to_io(&self.data, &mut *out);
+        let tables = out.len() - start;
+        out.put(&tables.to_le_bytes());
+    }
+
+    /// Writes the index to `store` under `name`, whose lock is `lock`; returns what is stored
+    /// (a base of its size in bytes, no log).
+    fn write(&self, store: &Store, lock: &ctx_fs::StoreLock, name: &str) -> Result<Stored> {
         // A new file: the log of the base it replaces goes with it.
-        store.write_parts(name, &parts).map_err(Error::store)?;
-        let base_sum = u64::from_le_bytes(header[12..20].try_into().unwrap_or_default());
-        let base_len = parts.iter().map(|p| p.len() as u64).sum();
+        let mut out = Stream::store(store.writer(lock, name).map_err(Error::store)?, HEADER);
+        self.put_all(&mut out);
+        let header = header_of(&out);
+        let (base_sum, base_len) = (out.sum(), HEADER as u64 + out.len());
+        out.finish(&header).map_err(Error::store)?;
         Ok(Stored { base_sum, base_len, segments: 0, log_len: 0, log_whole: true })
     }
+}
+
+/// The header of the stored form whose payload `out` holds.
+fn header_of(out: &Stream<'_>) -> [u8; HEADER] {
+    let mut header = [0; HEADER];
+    header[..8].copy_from_slice(MAGIC);
+    header[8..12].copy_from_slice(&VERSION.to_le_bytes());
+    header[12..20].copy_from_slice(&out.sum().to_le_bytes());
+    header[20..].copy_from_slice(&out.len().to_le_bytes());
+    header
+}
+
+/// Where an index is stored: its store, its lock there, its name, the length stored.
+struct At<'a> {
+    store: &'a Store,
+    lock: &'a ctx_fs::StoreLock,
+    name: &'a str,
+    stored_len: u64,
 }
 
 /// The version, checksum, payload and log of a stored index; `None` when the bytes do not
@@ -352,4 +430,46 @@ fn checksum(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
     h
+}
+
+#[cfg(test)]
+#[allow(clippy::disallowed_methods)] // The test writes its tree.
+mod tests {
+    use super::*;
+    use crate::Options;
+
+    #[test]
+    fn a_cold_build_read_a_chunk_at_a_time_is_the_build_in_memory() {
+        let (tree, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let files = 3 * super::super::refresh::COLD_CHUNK + 17;
+        for i in 0..files {
+            let dir = tree.path().join(format!("src/m{}", i % 7));
+            std::fs::create_dir_all(&dir).unwrap();
+            let text = format!(
+                "/// Sends request {i}.\npub fn send_{i}() {{ encode_{}(); retry(); }}\n\
+                 pub fn encode_{i}() {{}}\n",
+                (i * 5 + 1) % files
+            );
+            std::fs::write(dir.join(format!("f{i}.rs")), text).unwrap();
+        }
+        let sandbox = Sandbox::builder(tree.path().to_str().unwrap())
+            .open(cap_std::ambient_authority())
+            .unwrap();
+        let store =
+            Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+        let (opened, stats) = Index::open(&sandbox, &store).unwrap();
+        assert_eq!(stats.indexed, files);
+        // The parts and the graph were streamed: the index reads them where they are stored.
+        assert!(opened.blob.extra.is_empty() && opened.blob.graph.is_none());
+        let stored = store.read(&store_name(&opened.data.root)).unwrap().unwrap();
+        assert_eq!(stats.bytes, stored.len() as u64);
+        let (built, _) = Index::build(&sandbox).unwrap();
+        assert!(stored == built.encode(), "read in chunks, the index is the one built at once");
+        let opts = Options::default().explain(true);
+        for prompt in ["send request 250", "encode_16", "retry"] {
+            let want = built.suggest(&sandbox, prompt, &opts);
+            assert!(!want.is_empty(), "{prompt}");
+            assert_eq!(opened.suggest(&sandbox, prompt, &opts), want, "{prompt}");
+        }
+    }
 }

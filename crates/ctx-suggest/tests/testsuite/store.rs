@@ -468,3 +468,67 @@ fn an_index_in_memory_is_asked_while_it_is_refreshed() {
     assert_eq!((stats.indexed, calls.load(std::sync::atomic::Ordering::Relaxed)), (1, 2));
     assert_eq!(found[0].path, "src/http.rs");
 }
+
+/// A tree of `n` files that define and call each other's functions, with docs and a few
+/// files that are not source.
+fn linked_tree(n: usize) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = (0..n)
+        .map(|i| {
+            let body = format!(
+                "/// Handles request {i} with a deadline.\npub fn handle_{i}() {{ helper_{}(); \
+                 retry_with_timeout(); }}\n/// Helps {i}.\npub fn helper_{i}() {{}}\n\
+                 pub fn retry_with_timeout() {{}}\n",
+                (i * 7 + 3) % n
+            );
+            (format!("src/m{}/f{i}.rs", i % 9), body)
+        })
+        .collect();
+    files.push(("README.md".into(), "# Requests\nHow requests are retried.\n".into()));
+    files.push(("data/table.csv".into(), "a,b\n1,2\n".into()));
+    files
+}
+
+#[test]
+fn a_cold_index_streamed_to_the_store_is_the_index_built_in_memory() {
+    let files = linked_tree(300);
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, b)| (p.as_str(), b.as_str())).collect();
+    let Setup { tree: _tree, cache, sandbox, store } = setup(&refs);
+    // The cold build streams its parts and graph to the store, never holding them in memory.
+    let (opened, stats) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!(stats.indexed, files.len());
+    let stored_files = index_files(cache.path());
+    assert_eq!(stored_files.len(), 1);
+    let stored = std::fs::read(&stored_files[0]).unwrap();
+    assert_eq!(stats.bytes, stored.len() as u64);
+    // The same bytes as the index built in memory, so the same answers.
+    let (built, _) = Index::build(&sandbox).unwrap();
+    assert!(stored == built.encode(), "the streamed index is the one built in memory");
+    assert!(opened.encode() == stored, "the opened index reads the stored bytes");
+    assert_eq!(opened.definition_count(), built.definition_count());
+    let opts = Options::default().explain(true);
+    for prompt in ["handle request 17 with a deadline", "helper_42", "retry_with_timeout"] {
+        let want = built.suggest(&sandbox, prompt, &opts);
+        assert!(!want.is_empty(), "{prompt}");
+        assert_eq!(opened.suggest(&sandbox, prompt, &opts), want, "{prompt}");
+    }
+    // No temporary file is left beside it, and the next open keeps it.
+    let names: Vec<String> = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(names.is_empty(), "{names:?}");
+    let (_, stats) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!((stats.indexed, stats.bytes), (0, stored.len() as u64));
+}
+
+#[test]
+fn a_cold_build_of_an_empty_workspace_is_stored_once() {
+    let Setup { tree: _tree, cache, sandbox, store } = setup(&[]);
+    let (index, stats) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!((index.len(), stats.indexed), (0, 0));
+    let stored = std::fs::read(&index_files(cache.path())[0]).unwrap();
+    assert!(stored == Index::build(&sandbox).unwrap().0.encode());
+    let (_, stats) = Index::open(&sandbox, &store).unwrap();
+    assert_eq!((stats.indexed, stats.rebuilt_corrupt), (0, false));
+}
