@@ -673,6 +673,45 @@ mod tests {
     }
 
     #[test]
+    fn a_count_given_for_one_text_never_stands_for_another() {
+        let mut b = budget(Limits { max_tokens: 1 << 30, ..Limits::default() }, false);
+        let mut out = String::new();
+        let text = "word ".repeat(100);
+        let n = ctx_tokens::count(&text);
+        // A wrong count given for `text`, to see where it is taken.
+        let wrong = 7;
+        let mut expected = 0;
+        // Taken by `text` written next, past a short frame written before it.
+        b.written_next(&text, wrong);
+        b.write_unbudgeted(&mut out, "<file path=\"a\">\n");
+        b.write_unbudgeted(&mut out, &text);
+        expected += ctx_tokens::count("<file path=\"a\">\n") + wrong;
+        assert_eq!(b.spent(), expected);
+        // Not by another text of the same length: that one is counted, and the count is
+        // gone (the first long piece written takes it), so `text` after it is counted too.
+        let other = "x".repeat(text.len());
+        b.written_next(&text, wrong);
+        b.write_unbudgeted(&mut out, &other);
+        b.write_unbudgeted(&mut out, &text);
+        expected += ctx_tokens::count(&other) + n;
+        assert_eq!(b.spent(), expected);
+        // Not by the same bytes elsewhere, nor by a part of them in the same place.
+        let copy = text.clone();
+        b.written_next(&text, wrong);
+        b.write_unbudgeted(&mut out, &copy);
+        b.written_next(&text, wrong);
+        b.write_unbudgeted(&mut out, &text[..300]);
+        expected += n + ctx_tokens::count(&text[..300]);
+        assert_eq!(b.spent(), expected);
+        // Not once forgotten.
+        b.written_next(&text, wrong);
+        b.forget_last();
+        b.write_unbudgeted(&mut out, &text);
+        expected += n;
+        assert_eq!(b.spent(), expected);
+    }
+
+    #[test]
     fn without_a_budget_nothing_is_counted() {
         let mut b = budget(Limits { max_tokens: 0, ..Limits::default() }, false);
         let mut out = String::new();
