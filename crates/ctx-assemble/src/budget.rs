@@ -127,9 +127,10 @@ pub(crate) struct Budget {
     /// Counts of content, by its hash and length: a file mentioned again is not counted
     /// again.
     contents: std::collections::HashMap<(u64, usize), usize>,
-    /// The last content counted (hash, length, count), which is written next: not counted
-    /// again when it is.
-    last: Option<(u64, usize, usize)>,
+    /// The content counted last (where its bytes lie, their length, its count), which is
+    /// written next: not counted again when it is. The first piece of at least [`LAST_MIN`]
+    /// bytes written after it takes it, whether it is that content or not.
+    last: Option<(usize, usize, usize)>,
     counting: bool,
     /// Bytes written so far.
     written: u64,
@@ -270,6 +271,11 @@ impl Budget {
         if self.max_o200k == 0 || self.exempt {
             return;
         }
+        if let Some(n) = self.known_count(text) {
+            // Counted already (for the records, or for a decision): never counted twice.
+            self.spent = self.spent.saturating_add(n);
+            return;
+        }
         let pending = self.pending.len() + text.len();
         if self.spent.saturating_add(self.inflight_bytes).saturating_add(pending) <= self.max_o200k
         {
@@ -282,12 +288,24 @@ impl Budget {
             return;
         }
         self.settle();
-        let n = match self.last {
-            // The content just decided on, written as it was counted.
-            Some((h, len, n)) if len == text.len() && len >= LAST_MIN && h == hash(text) => n,
-            _ => ctx_tokens::count(text),
-        };
-        self.spent = self.spent.saturating_add(n);
+        self.spent = self.spent.saturating_add(ctx_tokens::count(text));
+    }
+
+    /// The count of `text` when it is the content counted last, written as it was counted
+    /// (the same bytes in the same place, still held by the writer); the first piece of at
+    /// least [`LAST_MIN`] bytes written takes the count, whether it is that content or not.
+    fn known_count(&mut self, text: &str) -> Option<usize> {
+        if text.len() < LAST_MIN {
+            return None;
+        }
+        let (at, len, n) = self.last.take()?;
+        (at == text.as_ptr() as usize && len == text.len()).then_some(n)
+    }
+
+    /// Forgets the content counted last: it is not written next (left out, or its batch
+    /// ended).
+    pub(crate) fn forget_last(&mut self) {
+        self.last = None;
     }
 
     /// Hands what was written and not counted yet to the counter, and takes the counts of the
@@ -407,7 +425,7 @@ impl Budget {
     pub(crate) fn content_tokens(&mut self, text: &str) -> usize {
         let key = (hash(text), text.len());
         if let Some(&n) = self.contents.get(&key) {
-            self.last = Some((key.0, key.1, n));
+            self.last = Some((text.as_ptr() as usize, text.len(), n));
             return n;
         }
         let n = ctx_tokens::count(text);
@@ -421,7 +439,13 @@ impl Budget {
         if self.contents.len() < MAX_FRAMES {
             self.contents.insert(key, n);
         }
-        self.last = Some((key.0, key.1, n));
+        self.written_next(text, n);
+    }
+
+    /// Says that `text`, of `n` o200k tokens, is written next, as it is (the same bytes in
+    /// the same place): the budget takes its count rather than counting it again.
+    pub(crate) fn written_next(&mut self, text: &str, n: usize) {
+        self.last = Some((text.as_ptr() as usize, text.len(), n));
     }
 
     /// What a `W_BUDGET` adds about the option that sets the budget.
@@ -646,6 +670,45 @@ mod tests {
         }
         assert_eq!(b.spent(), plain);
         assert_eq!(b.inflight_bytes, 0);
+    }
+
+    #[test]
+    fn a_count_given_for_one_text_never_stands_for_another() {
+        let mut b = budget(Limits { max_tokens: 1 << 30, ..Limits::default() }, false);
+        let mut out = String::new();
+        let text = "word ".repeat(100);
+        let n = ctx_tokens::count(&text);
+        // A wrong count given for `text`, to see where it is taken.
+        let wrong = 7;
+        let mut expected = 0;
+        // Taken by `text` written next, past a short frame written before it.
+        b.written_next(&text, wrong);
+        b.write_unbudgeted(&mut out, "<file path=\"a\">\n");
+        b.write_unbudgeted(&mut out, &text);
+        expected += ctx_tokens::count("<file path=\"a\">\n") + wrong;
+        assert_eq!(b.spent(), expected);
+        // Not by another text of the same length: that one is counted, and the count is
+        // gone (the first long piece written takes it), so `text` after it is counted too.
+        let other = "x".repeat(text.len());
+        b.written_next(&text, wrong);
+        b.write_unbudgeted(&mut out, &other);
+        b.write_unbudgeted(&mut out, &text);
+        expected += ctx_tokens::count(&other) + n;
+        assert_eq!(b.spent(), expected);
+        // Not by the same bytes elsewhere, nor by a part of them in the same place.
+        let copy = text.clone();
+        b.written_next(&text, wrong);
+        b.write_unbudgeted(&mut out, &copy);
+        b.written_next(&text, wrong);
+        b.write_unbudgeted(&mut out, &text[..300]);
+        expected += n + ctx_tokens::count(&text[..300]);
+        assert_eq!(b.spent(), expected);
+        // Not once forgotten.
+        b.written_next(&text, wrong);
+        b.forget_last();
+        b.write_unbudgeted(&mut out, &text);
+        expected += n;
+        assert_eq!(b.spent(), expected);
     }
 
     #[test]

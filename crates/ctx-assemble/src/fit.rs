@@ -62,6 +62,10 @@ impl Run<'_> {
         if cap.is_none_or(|c| text.len() <= c)
             && self.out.budget.fits_bytes(text.len() + overhead.len() + note_bytes)
         {
+            if let Some(n) = tokens {
+                // Counted for the records: the budget takes the count as the text is written.
+                self.out.budget.written_next(&text, n);
+            }
             self.count_placed(tokens, item);
             return Fitted::Place(text);
         }

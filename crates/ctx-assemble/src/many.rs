@@ -224,6 +224,9 @@ impl Run<'_> {
     fn write_batches(&mut self, files: &[&WalkEntry], item: &mut Item<'_>) -> bool {
         let sandbox = self.sandbox();
         let prefetch = self.opts().prefetch && files.len() > 1;
+        // When the records count every file, the reading thread counts what it read, beside
+        // the writing of the batch before.
+        let count_ahead = self.out.budget.counting();
         // A file written part by part is alone in its batch and not read ahead.
         let stream_from = self.stream_in_directory_from();
         let streamed = |batch: &[&WalkEntry]| {
@@ -241,7 +244,8 @@ impl Run<'_> {
                     for batch in batches(files) {
                         let contents =
                             if streamed(batch) { Vec::new() } else { read_many(sandbox, batch) };
-                        if tx.send((batch, contents)).is_err() {
+                        let ahead = if count_ahead { count_read(&contents) } else { Vec::new() };
+                        if tx.send((batch, contents, ahead)).is_err() {
                             break;
                         }
                     }
@@ -253,16 +257,18 @@ impl Run<'_> {
             let mut plain = batches(files);
             let mut done = 0;
             loop {
-                let (batch, contents) = if prefetch {
+                let (batch, contents, ahead) = if prefetch {
                     match read.next() {
                         Some(next) => next,
                         None => return true,
                     }
                 } else {
                     match plain.next() {
-                        Some(batch) if streamed(batch) => (batch, Vec::new()),
+                        Some(batch) if streamed(batch) => (batch, Vec::new(), Vec::new()),
                         Some(batch) => {
-                            (batch, batch.iter().map(|e| sandbox.read_text(&e.location)).collect())
+                            let contents =
+                                batch.iter().map(|e| sandbox.read_text(&e.location)).collect();
+                            (batch, contents, Vec::new())
                         }
                         None => return true,
                     }
@@ -276,7 +282,7 @@ impl Run<'_> {
                     }
                     continue;
                 }
-                if !self.take_batch(batch, &contents, item) {
+                if !self.take_batch(batch, &contents, &ahead, item) {
                     return false;
                 }
                 done += batch.len();
@@ -293,21 +299,24 @@ impl Run<'_> {
     /// whether the expansion goes on.
     pub(crate) fn directory_file_whole(&mut self, entry: &WalkEntry, item: &mut Item<'_>) -> bool {
         let contents = [self.sandbox().read_text(&entry.location)];
-        self.take_batch(&[entry], &contents, item)
+        self.take_batch(&[entry], &contents, &[], item)
     }
 
     /// Writes the contents of one batch of an expansion, read in walk order: sanitised, then
     /// their token counts in parallel, then the budget and the output in walk order again;
     /// whether the expansion goes on. Content nothing changed is written from the text as
-    /// read, without a copy.
+    /// read, without a copy, and takes the count taken as it was read (`ahead`, one for each
+    /// of `contents` when the reading thread counted them).
     fn take_batch(
         &mut self,
         batch: &[&WalkEntry],
         contents: &[Result<Content, ctx_fs::Error>],
+        ahead: &[Option<usize>],
         item: &mut Item<'_>,
     ) -> bool {
         let mut texts: Vec<(String, Option<&'static str>, Cow<'_, str>)> = Vec::new();
-        for (entry, content) in batch.iter().zip(contents) {
+        let mut counted: Vec<Option<usize>> = Vec::new();
+        for (i, (entry, content)) in batch.iter().zip(contents).enumerate() {
             // A file reached through a link is shown under the link's own path.
             let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
             match content {
@@ -325,6 +334,10 @@ impl Run<'_> {
                             Cow::Borrowed(_) => Cow::Owned(text),
                         },
                     };
+                    // The count taken as it was read holds for the same bytes only.
+                    let unchanged = matches!(&clean, Cow::Borrowed(c)
+                        if c.as_ptr() == text.as_ptr() && c.len() == text.len());
+                    counted.push(ahead.get(i).copied().flatten().filter(|_| unchanged));
                     texts.push((shown, encoding, clean));
                 }
                 Ok(_) => {
@@ -340,8 +353,15 @@ impl Run<'_> {
         let budget = &self.out.budget;
         let count = budget.counting() || (budget.limited() && !budget.fits_bytes(bytes));
         let counts: Vec<Option<usize>> = if count {
-            let refs: Vec<&str> = texts.iter().map(|(_, _, c)| c.as_ref()).collect();
-            ctx_tokens::count_many(&refs).into_iter().map(Some).collect()
+            // What the reading thread did not count, counted here in parallel.
+            let refs: Vec<&str> = texts
+                .iter()
+                .zip(&counted)
+                .filter(|(_, n)| n.is_none())
+                .map(|((_, _, c), _)| c.as_ref())
+                .collect();
+            let mut rest = ctx_tokens::count_many(&refs).into_iter();
+            counted.iter().map(|n| n.or_else(|| rest.next())).collect()
         } else {
             vec![None; texts.len()]
         };
@@ -362,6 +382,7 @@ impl Run<'_> {
                         *c = content;
                     }
                     if let Err(message) = self.out.directory_file(&entry) {
+                        self.out.budget.forget_last();
                         self.budget_spent_at(message, Some(item));
                         return false;
                     }
@@ -373,6 +394,8 @@ impl Run<'_> {
                 }
             }
         }
+        // A count taken for content not written must not stand for later text.
+        self.out.budget.forget_last();
         true
     }
 }
@@ -397,6 +420,26 @@ fn batches<'w, 'e>(files: &'w [&'e WalkEntry]) -> impl Iterator<Item = &'w [&'e 
         rest = tail;
         Some(batch)
     })
+}
+
+/// The token counts of the texts read, one for each of `contents` (`None` for a file that is
+/// not text), counted in parallel.
+fn count_read(contents: &[Result<Content, ctx_fs::Error>]) -> Vec<Option<usize>> {
+    let texts: Vec<&str> = contents
+        .iter()
+        .filter_map(|c| match c {
+            Ok(Content::Text { text, .. }) => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let mut counts = ctx_tokens::count_many(&texts).into_iter();
+    contents
+        .iter()
+        .map(|c| match c {
+            Ok(Content::Text { .. }) => counts.next(),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Reads the files of a walk on worker threads; results come back in the walk's order.

@@ -238,3 +238,49 @@ fn an_attachment_within_its_own_tokens() {
         assert!(assembly.references[1].cut.is_none());
     }
 }
+
+/// Attack: files that the assembler changes before writing them (hidden characters made
+/// visible, lines cut by the line limit, line numbers), in a directory whose files the reading
+/// thread counts as it reads them. What must not happen: a count taken of the text as read
+/// standing for the text as written. The records' tokens and the output must be those of the
+/// run that counts each file as written (no reading ahead).
+#[test]
+fn the_count_taken_as_read_never_stands_for_a_changed_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("t");
+    std::fs::create_dir(&root).unwrap();
+    for i in 0..40 {
+        let text = match i % 4 {
+            0 => "fn main() { let x = 1; }\n".repeat(i + 1),
+            1 => format!("hidden \u{202e}bidi\u{200b} text {i}\n").repeat(i + 1),
+            2 => "a long file of many lines\n".repeat(300),
+            _ => String::new(),
+        };
+        std::fs::write(root.join(format!("f{i:02}.txt")), text).unwrap();
+    }
+    for line_numbers in [false, true] {
+        let run = |prefetch: bool, max_tokens: usize| {
+            let mut options = Options {
+                format: Format::Json,
+                count_tokens: true,
+                prefetch,
+                line_numbers,
+                ..Options::for_prompt()
+            };
+            options.limits.max_tokens = max_tokens;
+            options.limits.max_lines = 100;
+            assembler(dir.path(), options).assemble_str("see @t/", "-")
+        };
+        for max_tokens in [0, 1 << 20, 3000] {
+            let ahead = run(true, max_tokens);
+            let written = run(false, max_tokens);
+            assert_eq!(ahead.content, written.content, "{line_numbers} {max_tokens}");
+            assert_eq!(ahead.stats.tokens, written.stats.tokens, "{line_numbers} {max_tokens}");
+            let tokens = |a: &ctx_assemble::Assembly| {
+                a.references.iter().map(|r| r.tokens).collect::<Vec<_>>()
+            };
+            assert_eq!(tokens(&ahead), tokens(&written));
+            assert!(ahead.stats.tokens.is_some_and(|n| n > 0));
+        }
+    }
+}
