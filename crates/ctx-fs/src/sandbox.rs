@@ -25,6 +25,9 @@ use crate::stream::{Streamed, TextStream};
 /// A folder of a root, by its components as written.
 type Folder = (RootId, Vec<String>);
 
+/// Names asked for by folder, each with its place among the paths asked.
+type ByFolder = HashMap<Folder, Vec<(usize, String)>>;
+
 /// How many symbolic links one resolution follows before it reports a loop.
 pub const MAX_SYMLINK_HOPS: usize = 40;
 
@@ -255,19 +258,7 @@ impl Sandbox {
     pub fn resolve_many(&self, written: &[&str]) -> Vec<Result<Location>> {
         /// Below this many names in one folder, opening each is cheaper than a listing.
         const MIN_LISTED: usize = 4;
-        let mut out: Vec<Option<Result<Location>>> = written.iter().map(|_| None).collect();
-        let mut folders: HashMap<Folder, Vec<(usize, String)>> = HashMap::new();
-        for (i, w) in written.iter().enumerate() {
-            match self.lexical(w, None) {
-                Err(e) => out[i] = Some(Err(e)),
-                Ok((root, mut comps)) => match comps.pop() {
-                    Some(name) if name != ".." => {
-                        folders.entry((root, comps)).or_default().push((i, name));
-                    }
-                    _ => out[i] = Some(self.resolve(w, None)),
-                },
-            }
-        }
+        let (mut out, folders) = self.by_folder(written, |w| self.resolve(w, None));
         for ((root, parent), names) in folders {
             let listed = if names.len() >= MIN_LISTED { self.list(root, parent) } else { None };
             for (i, name) in names {
@@ -276,14 +267,7 @@ impl Sandbox {
                     if !(kind.is_file() || kind.is_dir()) {
                         return None;
                     }
-                    let mut comps = canonical.clone();
-                    comps.push(name);
-                    Some(match self.deny.check(&comps) {
-                        Some(reason) => {
-                            Err(Error::new(ErrorKind::Denied, written[i]).with_detail(reason))
-                        }
-                        None => Ok(Location::new(root, &comps)),
-                    })
+                    Some(self.entry_in(root, canonical, name, written[i]))
                 });
                 out[i] = Some(from_listing.unwrap_or_else(|| self.resolve(written[i], None)));
             }
@@ -301,19 +285,7 @@ impl Sandbox {
     /// special file, a missing name, a folder that cannot be opened) goes through
     /// [`Sandbox::resolve_stat`], so each result is the one `resolve_stat` gives.
     pub fn stat_many(&self, written: &[&str]) -> Vec<Result<(Location, Stat)>> {
-        let mut out: Vec<Option<Result<(Location, Stat)>>> = written.iter().map(|_| None).collect();
-        let mut folders: HashMap<Folder, Vec<(usize, String)>> = HashMap::new();
-        for (i, w) in written.iter().enumerate() {
-            match self.lexical(w, None) {
-                Err(e) => out[i] = Some(Err(e)),
-                Ok((root, mut comps)) => match comps.pop() {
-                    Some(name) if name != ".." => {
-                        folders.entry((root, comps)).or_default().push((i, name));
-                    }
-                    _ => out[i] = Some(self.resolve_stat(w, None)),
-                },
-            }
-        }
+        let (mut out, folders) = self.by_folder(written, |w| self.resolve_stat(w, None));
         for ((root, parent), names) in folders {
             let dir = (names.len() > 1).then(|| self.traverse::<Dir>(root, parent, "").ok());
             for (i, name) in names {
@@ -322,14 +294,8 @@ impl Sandbox {
                     if !(md.is_file() || md.is_dir()) {
                         return None;
                     }
-                    let mut comps = canonical.clone();
-                    comps.push(name);
-                    Some(match self.deny.check(&comps) {
-                        Some(reason) => {
-                            Err(Error::new(ErrorKind::Denied, written[i]).with_detail(reason))
-                        }
-                        None => Ok((Location::new(root, &comps), Stat::from_cap(&md))),
-                    })
+                    let location = self.entry_in(root, canonical, name, written[i]);
+                    Some(location.map(|l| (l, Stat::from_cap(&md))))
                 });
                 out[i] = Some(direct.unwrap_or_else(|| self.resolve_stat(written[i], None)));
             }
@@ -337,6 +303,50 @@ impl Sandbox {
         out.into_iter()
             .map(|r| r.unwrap_or_else(|| unreachable!("every path is settled")))
             .collect()
+    }
+
+    /// The location of `name` in the folder whose canonical components are `canonical`, the
+    /// deny list applied to the whole: for an entry a listing or a look from the folder showed
+    /// to be a regular file or a directory.
+    fn entry_in(
+        &self,
+        root: RootId,
+        canonical: &[String],
+        name: String,
+        written: &str,
+    ) -> Result<Location> {
+        let mut comps = canonical.to_vec();
+        comps.push(name);
+        match self.deny.check(&comps) {
+            Some(reason) => Err(Error::new(ErrorKind::Denied, written).with_detail(reason)),
+            None => Ok(Location::new(root, &comps)),
+        }
+    }
+
+    /// The paths of `written` (relative from the workspace) by the folder they name an entry
+    /// of, each name with its place in `written`, for [`Sandbox::resolve_many`] and
+    /// [`Sandbox::stat_many`]; the answer of a path that names no entry of a folder (a
+    /// lexical error, the root itself, a last `..`) is settled at once, by `alone` past the
+    /// lexical checks.
+    fn by_folder<T>(
+        &self,
+        written: &[&str],
+        alone: impl Fn(&str) -> Result<T>,
+    ) -> (Vec<Option<Result<T>>>, ByFolder) {
+        let mut out: Vec<Option<Result<T>>> = written.iter().map(|_| None).collect();
+        let mut folders = ByFolder::new();
+        for (i, w) in written.iter().enumerate() {
+            match self.lexical(w, None) {
+                Err(e) => out[i] = Some(Err(e)),
+                Ok((root, mut comps)) => match comps.pop() {
+                    Some(name) if name != ".." => {
+                        folders.entry((root, comps)).or_default().push((i, name));
+                    }
+                    _ => out[i] = Some(alone(w)),
+                },
+            }
+        }
+        (out, folders)
     }
 
     /// The canonical components of the folder at `comps` and the type of each entry in it

@@ -61,29 +61,20 @@ impl Owned {
     /// Appends the parts to `blob`; returns where they lie.
     pub(super) fn place(&self, blob: &mut Vec<u8>) -> Parts {
         let start = blob.len() as u64;
-        blob.extend_from_slice(&self.postings);
-        blob.extend_from_slice(&self.defs);
-        blob.extend_from_slice(&self.refs);
-        blob.extend_from_slice(self.docs.as_bytes());
-        let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-        Parts {
-            start,
-            postings: len(self.postings.len()),
-            defs: len(self.defs.len()),
-            refs: len(self.refs.len()),
-            docs: len(self.docs.len()),
-        }
+        self.put_each(start, |part| blob.extend_from_slice(part))
     }
-}
 
-impl Owned {
     /// Adds the parts to a stream (see [`Stream`]); returns where they lie in its payload.
     pub(super) fn place_in(&self, out: &mut Stream<'_>) -> Parts {
         let start = out.len();
-        out.put(&self.postings);
-        out.put(&self.defs);
-        out.put(&self.refs);
-        out.put(self.docs.as_bytes());
+        self.put_each(start, |part| out.put(part))
+    }
+
+    /// Hands the parts to `put` in their stored order; returns where they lie from `start`.
+    fn put_each(&self, start: u64, mut put: impl FnMut(&[u8])) -> Parts {
+        for part in [&self.postings[..], &self.defs, &self.refs, self.docs.as_bytes()] {
+            put(part);
+        }
         let len = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
         Parts {
             start,
