@@ -11,6 +11,7 @@
 use super::change::{Change, GONE};
 use super::postings::{PostingIter, match_postings, put_varint, split_postings};
 use super::{FileRec, Index};
+use crate::classify::FileClass;
 
 /// The files of each term, as varints: the file id's delta from the term's previous file, a
 /// byte of the fields present, then a frequency per present field; with what keeps them
@@ -33,22 +34,33 @@ pub(crate) struct TermLists {
 /// One file's frequencies of a query's terms: (query index, frequency per field).
 pub(crate) type FileHits = Vec<(usize, [u32; 5])>;
 
-/// Each file's frequencies of a query's terms, as (query index, frequency per field), all in
-/// one buffer (a query may find most files of a tree).
+/// The frequencies of a query's terms in the files that hold any, as (query index, frequency
+/// per field), all in one buffer; sized by the files the terms reach, not by the tree.
 #[derive(Debug, Default)]
 pub(crate) struct Hits {
-    /// Where each file's hits start in `all`; one more entry than there are files.
-    at: Vec<usize>,
+    /// The files with hits, ascending, each with where its hits start in `all`.
+    files: Vec<(usize, usize)>,
     all: Vec<(usize, [u32; 5])>,
 }
 
 impl Hits {
     /// The hits of file `i`.
+    #[cfg(test)]
     pub(crate) fn of(&self, i: usize) -> &[(usize, [u32; 5])] {
-        match (self.at.get(i), self.at.get(i + 1)) {
-            (Some(&start), Some(&end)) => self.all.get(start..end).unwrap_or_default(),
-            _ => &[],
+        match self.files.binary_search_by_key(&i, |f| f.0) {
+            Ok(k) => &self.all[self.files[k].1..self.end(k)],
+            Err(_) => &[],
         }
+    }
+
+    /// Where the hits of the `k`-th file with hits end.
+    fn end(&self, k: usize) -> usize {
+        self.files.get(k + 1).map_or(self.all.len(), |f| f.1)
+    }
+
+    /// Each file with hits, ascending, with its hits.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (usize, &[(usize, [u32; 5])])> {
+        (0..self.files.len()).map(|k| (self.files[k].0, &self.all[self.files[k].1..self.end(k)]))
     }
 
     /// The hits of every file.
@@ -58,14 +70,112 @@ impl Hits {
 
     /// The hits of each file, in file order.
     pub(crate) fn from_files(files: Vec<FileHits>) -> Hits {
-        let mut at = Vec::with_capacity(files.len() + 1);
-        at.push(0);
-        let mut all = Vec::with_capacity(files.iter().map(Vec::len).sum());
-        for f in files {
-            all.extend(f);
-            at.push(all.len());
+        let mut hits =
+            Hits { files: Vec::new(), all: Vec::with_capacity(files.iter().map(Vec::len).sum()) };
+        for (i, f) in files.into_iter().enumerate().filter(|(_, f)| !f.is_empty()) {
+            hits.files.push((i, hits.all.len()));
+            hits.all.extend(f);
         }
-        Hits { at, all }
+        hits
+    }
+
+    /// The hits of `entries` (file, query index, frequencies), sorted by file and in their
+    /// order within each file.
+    fn from_entries(mut entries: Vec<(u32, u32, [u32; 5])>) -> Hits {
+        // Stable, and each term's files come in runs mostly ascending: a merge of runs.
+        entries.sort_by_key(|e| e.0);
+        let mut hits = Hits { files: Vec::new(), all: Vec::with_capacity(entries.len()) };
+        for (f, q, tf) in entries {
+            if hits.files.last().is_none_or(|l| l.0 != f as usize) {
+                hits.files.push((f as usize, hits.all.len()));
+            }
+            hits.all.push((q as usize, tf));
+        }
+        hits
+    }
+}
+
+/// What the ranking reads of every file, made once per index by a process that keeps it: the
+/// files by the name they go by ([`file_name_key_into`]), and the collection's size and field
+/// lengths.
+#[derive(Debug, Default)]
+pub(crate) struct FileKeys {
+    /// How many files the index held when they were made.
+    pub(super) files: usize,
+    /// Files not left out of the collection.
+    pub(crate) collection: usize,
+    /// Each field's length summed over every file.
+    pub(crate) field_sums: [u64; 5],
+    /// A hash of each file's name with the file, sorted (so each name's files come in file
+    /// order); files left out are not there.
+    by_name: Vec<(u64, u32)>,
+}
+
+impl FileKeys {
+    pub(super) fn build(files: &[FileRec]) -> FileKeys {
+        let mut keys = FileKeys { files: files.len(), ..FileKeys::default() };
+        let mut key = String::new();
+        for (i, f) in files.iter().enumerate() {
+            for (sum, len) in keys.field_sums.iter_mut().zip(f.field_len) {
+                *sum += u64::from(len);
+            }
+            if f.class != FileClass::LeftOut {
+                keys.collection += 1;
+                key.clear();
+                file_name_key_into(&f.path, &mut key);
+                keys.by_name.push((name_hash(&key), i as u32));
+            }
+        }
+        keys.by_name.sort_unstable();
+        keys
+    }
+
+    /// The files whose name is `name`, in file order (`files`: the index's files).
+    pub(crate) fn named(&self, files: &[FileRec], name: &str) -> Vec<usize> {
+        let h = name_hash(name);
+        let start = self.by_name.partition_point(|e| e.0 < h);
+        let mut key = String::new();
+        let mut same = |i: usize| {
+            key.clear();
+            files.get(i).is_some_and(|f| {
+                file_name_key_into(&f.path, &mut key);
+                key == name
+            })
+        };
+        (self.by_name[start..].iter())
+            .take_while(|e| e.0 == h)
+            .map(|e| e.1 as usize)
+            .filter(|&i| same(i))
+            .collect()
+    }
+
+    /// Bytes they hold.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.by_name.len() * std::mem::size_of::<(u64, u32)>()
+    }
+}
+
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(name)
+}
+
+/// The name a file goes by: its stem, or its directory's name for the files that stand
+/// for their directory; lower case, without `-` and `_`.
+/// Written to `key`.
+pub(crate) fn file_name_key_into(path: &str, key: &mut String) {
+    let mut comps = path.rsplit('/');
+    let file = comps.next().unwrap_or("");
+    let stem = file.split('.').next().unwrap_or(file);
+    let name = match stem {
+        "index" | "mod" | "lib" | "__init__" | "init" | "main" => comps.next().unwrap_or(stem),
+        _ => stem,
+    };
+    if name.is_ascii() {
+        let bytes = name.bytes().filter(|c| *c != b'-' && *c != b'_');
+        key.extend(bytes.map(|c| char::from(c.to_ascii_lowercase())));
+    } else {
+        key.extend(name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase));
     }
 }
 
@@ -200,54 +310,31 @@ impl TermLists {
         if files != self.files {
             return None;
         }
-        // The files read since answer from their own postings.
-        let mut is_fresh = vec![false; files];
-        let fresh: Vec<(usize, FileHits)> = (self.fresh.iter())
-            .filter(|&&f| (f as usize) < files)
-            .map(|&f| {
-                is_fresh[f as usize] = true;
-                let mut hits = Vec::new();
-                match_postings(part(f as usize), query, &mut hits);
-                (f as usize, hits)
-            })
-            .collect();
-        // The files of the query's terms, each at its place now (a file read since is not).
-        let listed = |each: &mut dyn FnMut(usize, usize, [u32; 5])| {
-            for &(id, q) in query {
-                let t = id as usize;
-                let (Some(&start), Some(&end)) = (self.starts.get(t), self.starts.get(t + 1))
-                else {
-                    continue;
-                };
-                let list = self.bytes.get(start as usize..end as usize).unwrap_or(&[]);
-                // A list is a posting list whose "terms" are file ids.
-                for (file, tf) in PostingIter::new(list) {
-                    let now = self.map.get(file as usize).copied().unwrap_or(GONE) as usize;
-                    if is_fresh.get(now) == Some(&false) {
-                        each(now, q, tf);
-                    }
+        // The files of the query's terms, each at its place now; a file read since answers
+        // from its own postings instead.
+        let is_fresh = |f: usize| self.fresh.binary_search(&(f as u32)).is_ok();
+        let mut entries: Vec<(u32, u32, [u32; 5])> = Vec::new();
+        for &(id, q) in query {
+            let t = id as usize;
+            let (Some(&start), Some(&end)) = (self.starts.get(t), self.starts.get(t + 1)) else {
+                continue;
+            };
+            let list = self.bytes.get(start as usize..end as usize).unwrap_or(&[]);
+            // A list is a posting list whose "terms" are file ids.
+            for (file, tf) in PostingIter::new(list) {
+                let now = self.map.get(file as usize).copied().unwrap_or(GONE);
+                if (now as usize) < files && !is_fresh(now as usize) {
+                    entries.push((now, q as u32, tf));
                 }
             }
-        };
-        // Counted, then written in place.
-        let mut at = vec![0usize; files + 1];
-        listed(&mut |f, _, _| at[f + 1] += 1);
-        for (f, hits) in &fresh {
-            at[f + 1] += hits.len();
         }
-        for f in 0..files {
-            at[f + 1] += at[f];
+        let mut hits = Vec::new();
+        for &f in self.fresh.iter().filter(|&&f| (f as usize) < files) {
+            hits.clear();
+            match_postings(part(f as usize), query, &mut hits);
+            entries.extend(hits.iter().map(|&(q, tf)| (f, q as u32, tf)));
         }
-        let mut all = vec![(0, [0; 5]); at[files]];
-        let mut next = at[..files].to_vec();
-        listed(&mut |f, q, tf| {
-            all[next[f]] = (q, tf);
-            next[f] += 1;
-        });
-        for (f, hits) in fresh {
-            all[next[f]..next[f] + hits.len()].copy_from_slice(&hits);
-        }
-        Some(Hits { at, all })
+        Some(Hits::from_entries(entries))
     }
 
     /// Bytes the lists hold.

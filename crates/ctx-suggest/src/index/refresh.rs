@@ -151,6 +151,7 @@ impl Index {
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
         let Listed { mut files, at, todo, mut change, mut stats, started } = listed;
         let kept = (self.lists.take(), self.path_order.take());
+        self.keys.take();
         let mut interner = Interner {
             base_terms: self.data.terms.len(),
             base_syms: self.data.symbols.len(),
