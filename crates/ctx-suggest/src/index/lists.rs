@@ -106,9 +106,10 @@ pub(crate) struct FileKeys {
     pub(crate) collection: usize,
     /// Each field's length summed over every file.
     pub(crate) field_sums: [u64; 5],
-    /// A hash of each file's name with the file, sorted (so each name's files come in file
-    /// order); files left out are not there.
-    by_name: Vec<(u64, u32)>,
+    /// A hash of each file's name (32 bits) above the file's place, sorted, so that each
+    /// name's files come together in file order; files left out are not there. A hash shared
+    /// by other names costs a comparison of their keys, not a wrong answer.
+    by_name: Vec<u64>,
 }
 
 impl FileKeys {
@@ -123,7 +124,7 @@ impl FileKeys {
                 keys.collection += 1;
                 key.clear();
                 file_name_key_into(&f.path, &mut key);
-                keys.by_name.push((name_hash(&key), i as u32));
+                keys.by_name.push(name_hash(&key) << 32 | i as u64);
             }
         }
         keys.by_name.sort_unstable();
@@ -133,7 +134,7 @@ impl FileKeys {
     /// The files whose name is `name`, in file order (`files`: the index's files).
     pub(crate) fn named(&self, files: &[FileRec], name: &str) -> Vec<usize> {
         let h = name_hash(name);
-        let start = self.by_name.partition_point(|e| e.0 < h);
+        let start = self.by_name.partition_point(|&e| e >> 32 < h);
         let mut key = String::new();
         let mut same = |i: usize| {
             key.clear();
@@ -143,21 +144,22 @@ impl FileKeys {
             })
         };
         (self.by_name[start..].iter())
-            .take_while(|e| e.0 == h)
-            .map(|e| e.1 as usize)
+            .take_while(|&&e| e >> 32 == h)
+            .map(|&e| (e & u64::from(u32::MAX)) as usize)
             .filter(|&i| same(i))
             .collect()
     }
 
     /// Bytes they hold.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.by_name.len() * std::mem::size_of::<(u64, u32)>()
+        self.by_name.len() * 8
     }
 }
 
+/// 32 bits of a hash of a file's name.
 fn name_hash(name: &str) -> u64 {
     use std::hash::BuildHasher;
-    foldhash::fast::FixedState::default().hash_one(name)
+    foldhash::fast::FixedState::default().hash_one(name) >> 32
 }
 
 /// The name a file goes by: its stem, or its directory's name for the files that stand
@@ -476,6 +478,49 @@ mod tests {
         assert!(want.iter().all(|h| !h.is_empty()));
         let found = lists.hits(&query, index.len(), |_| &[]).unwrap();
         assert_eq!((0..index.len()).map(|i| found.of(i).to_vec()).collect::<Vec<_>>(), want);
+    }
+
+    /// The files by name answer as every file's key does, left-out files aside; the hits of
+    /// a query hold the files its terms reach and no others.
+    #[test]
+    fn the_files_by_name_and_the_hits_follow_what_they_find() {
+        let (_tree, _sandbox, index) = built();
+        index.keep_term_lists();
+        let (files, keys) = (index.files(), index.file_keys().unwrap());
+        assert_eq!(keys.collection, files.len());
+        for name in ["retry", "http", "readme", "src", "nothing", ""] {
+            let want: Vec<usize> = (0..files.len())
+                .filter(|&i| {
+                    let mut key = String::new();
+                    file_name_key_into(&files[i].path, &mut key);
+                    key == name
+                })
+                .collect();
+            assert_eq!(keys.named(files, name), want, "{name}");
+        }
+        let retry = index.term_ids(&["retri"])[0].unwrap();
+        let hits = index.term_lists().unwrap().hits(&[(retry, 0)], files.len(), |_| &[]).unwrap();
+        let reached: Vec<usize> = hits.iter().map(|(f, _)| f).collect();
+        assert_eq!(reached.len(), 2, "{reached:?}");
+        assert_eq!(hits.files.len(), hits.iter().count());
+    }
+
+    /// The attack: file names whose hashes collide (here every file's entry given one hash).
+    /// What must not happen: a file of another name counted as named by the prompt.
+    #[test]
+    fn names_sharing_a_hash_are_told_apart() {
+        let (_tree, _sandbox, index) = built();
+        let files = index.files();
+        let mut keys = FileKeys::build(files);
+        let h = name_hash("retry");
+        keys.by_name = (0..files.len() as u64).map(|i| h << 32 | i).collect();
+        let retry: Vec<usize> =
+            (0..files.len()).filter(|&i| files[i].path == "src/retry.rs").collect();
+        assert_eq!(keys.named(files, "retry"), retry);
+        assert!(keys.named(files, "http").is_empty());
+        // A place past the files (a tampered entry) names nothing.
+        keys.by_name.push(h << 32 | u64::from(u32::MAX));
+        assert_eq!(keys.named(files, "retry"), retry);
     }
 
     /// The attack: a damaged (or tampered) index whose postings name terms past the table,
