@@ -83,25 +83,56 @@ pub(crate) struct Scored {
     pub(crate) why: Vec<String>,
     /// Query terms that matched (indices into the terms [`rank`] returns), with their
     /// weight × idf.
-    pub(crate) matched: Vec<(u32, f64)>,
+    pub(crate) matched: Matched,
+}
+
+/// A scored file's matched terms: its share of one buffer that all the files of a ranking
+/// share, so that a file's record costs no allocation of its own.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Matched {
+    all: Option<std::sync::Arc<[(u32, f64)]>>,
+    range: std::ops::Range<usize>,
+}
+
+impl std::ops::Deref for Matched {
+    type Target = [(u32, f64)];
+
+    fn deref(&self) -> &[(u32, f64)] {
+        self.all.as_deref().and_then(|a| a.get(self.range.clone())).unwrap_or_default()
+    }
 }
 
 /// The scored files of a question: only the files its terms, bonuses and walk reach, each at
 /// its slot, so that a question's state follows them and not the tree.
 #[derive(Default)]
 struct Board {
+    /// The files the terms reached (the first `hit` slots, in file order), then the others.
     slots: Vec<Scored>,
+    hit: usize,
+    /// The slots of the files the terms did not reach.
     at: FxHashMap<usize, usize>,
 }
 
 impl Board {
+    /// The slot of file `i`, if it has one.
+    fn slot(&self, i: usize) -> Option<usize> {
+        match self.slots[..self.hit].binary_search_by_key(&i, |s| s.file) {
+            Ok(k) => Some(k),
+            Err(_) => self.at.get(&i).copied(),
+        }
+    }
+
     /// The record of file `i`, made with a score of 0 when it has none.
     fn get(&mut self, i: usize) -> &mut Scored {
-        let slots = &mut self.slots;
-        let k = *self.at.entry(i).or_insert_with(|| {
-            slots.push(Scored { file: i, score: 0.0, why: Vec::new(), matched: Vec::new() });
-            slots.len() - 1
-        });
+        let k = match self.slot(i) {
+            Some(k) => k,
+            None => {
+                let empty = Matched::default();
+                self.slots.push(Scored { file: i, score: 0.0, why: Vec::new(), matched: empty });
+                self.at.insert(i, self.slots.len() - 1);
+                self.slots.len() - 1
+            }
+        };
         &mut self.slots[k]
     }
 }
@@ -164,10 +195,11 @@ pub(crate) fn rank(
         })
         .collect();
     let mut board = Board::default();
+    let mut all_matched: Vec<(u32, f64)> = Vec::with_capacity(hits.all().len());
     for (i, file_hits) in hits.iter() {
         let f = &files[i];
         let mut score = 0.0;
-        let mut matched = Vec::with_capacity(file_hits.len());
+        let start = all_matched.len();
         for (q, tf) in file_hits {
             let mut t = 0.0;
             for k in 0..FIELDS.len() {
@@ -178,16 +210,21 @@ pub(crate) fn rank(
             }
             let s = qterms[*q].1 * idf[*q] * t * (w.k1 + 1.0) / (w.k1 + t);
             score += s;
-            matched.push((*q as u32, s));
+            all_matched.push((*q as u32, s));
         }
-        board.at.insert(i, board.slots.len());
+        let matched = Matched { all: None, range: start..all_matched.len() };
         board.slots.push(Scored { file: i, score, why: Vec::new(), matched });
     }
+    board.hit = board.slots.len();
     drop(hits);
+    let all_matched: std::sync::Arc<[(u32, f64)]> = all_matched.into();
+    for s in &mut board.slots {
+        s.matched.all = Some(all_matched.clone());
+    }
     let best = board.slots.iter().map(|s| s.score).fold(0.0, f64::max).max(1e-9);
     if explain {
         for s in &mut board.slots {
-            let mut m = s.matched.clone();
+            let mut m = s.matched.to_vec();
             m.sort_by(|a, b| b.1.total_cmp(&a.1));
             if !m.is_empty() {
                 let terms: Vec<String> = m
@@ -434,23 +471,22 @@ fn propagate(
     explain: bool,
 ) {
     let files = index.files();
-    let score = |i: usize, board: &Board| board.at.get(&i).map_or(0.0, |&k| board.slots[k].score);
-    let mut order: Vec<usize> =
-        board.slots.iter().filter(|s| s.score > 0.0).map(|s| s.file).collect();
+    let mut best: Vec<(f64, usize)> =
+        board.slots.iter().filter(|s| s.score > 0.0).map(|s| (s.score, s.file)).collect();
     // Best first, ties in file order: a total order, so the 20 best are picked first and
     // sorted alone.
-    let better =
-        |&a: &usize, &b: &usize| score(b, board).total_cmp(&score(a, board)).then(a.cmp(&b));
-    if order.len() > SEEDS {
-        order.select_nth_unstable_by(SEEDS, better);
-        order.truncate(SEEDS);
+    let better = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    if best.len() > SEEDS {
+        best.select_nth_unstable_by(SEEDS, better);
+        best.truncate(SEEDS);
     }
-    order.sort_unstable_by(better);
-    let total: f64 = order.iter().map(|&i| score(i, board)).sum();
+    best.sort_unstable_by(better);
+    let order: Vec<usize> = best.iter().map(|b| b.1).collect();
+    let total: f64 = best.iter().map(|b| b.0).sum();
     if total <= 0.0 {
         return;
     }
-    let seed: FxHashMap<usize, f64> = order.iter().map(|&i| (i, score(i, board) / total)).collect();
+    let seed: FxHashMap<usize, f64> = best.iter().map(|&(s, i)| (i, s / total)).collect();
     let seed_of = |i: usize| seed.get(&i).copied().unwrap_or(0.0);
     let graph = Graph::new(index);
     let mut memo: FxHashMap<usize, (Vec<(usize, f64)>, f64)> = FxHashMap::default();
