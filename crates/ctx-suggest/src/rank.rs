@@ -4,7 +4,7 @@
 
 use crate::classify::FileClass;
 use crate::hash::FxHashMap;
-use crate::index::{FIELDS, FileRec, Hits, Index};
+use crate::index::{FIELDS, FileRec, Hits, Index, file_name_key_into};
 use crate::query::{Query, Wants};
 
 /// The ranking's weights; [`Weights::default`] holds the values decided on
@@ -83,11 +83,82 @@ pub(crate) struct Scored {
     pub(crate) why: Vec<String>,
     /// Query terms that matched (indices into the terms [`rank`] returns), with their
     /// weight × idf.
-    pub(crate) matched: Vec<(u32, f64)>,
+    pub(crate) matched: Matched,
 }
 
-/// Scores every file; returns them best first, and the query terms found in the index (the
-/// [`Scored::matched`] terms point into it).
+/// A scored file's matched terms: its share of one buffer that all the files of a ranking
+/// share, so that a file's record costs no allocation of its own.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Matched {
+    all: Option<std::sync::Arc<[(u32, f64)]>>,
+    range: std::ops::Range<usize>,
+}
+
+impl std::ops::Deref for Matched {
+    type Target = [(u32, f64)];
+
+    fn deref(&self) -> &[(u32, f64)] {
+        self.all.as_deref().and_then(|a| a.get(self.range.clone())).unwrap_or_default()
+    }
+}
+
+/// The scored files of a question: only the files its terms, bonuses and walk reach, each at
+/// its slot, so that a question's state follows them and not the tree.
+#[derive(Default)]
+struct Board {
+    /// The files the terms reached (the first `hit` slots, in file order), then the others.
+    slots: Vec<Scored>,
+    hit: usize,
+    /// The slots of the files the terms did not reach.
+    at: FxHashMap<usize, usize>,
+}
+
+impl Board {
+    /// The slot of file `i`, if it has one.
+    fn slot(&self, i: usize) -> Option<usize> {
+        match self.slots[..self.hit].binary_search_by_key(&i, |s| s.file) {
+            Ok(k) => Some(k),
+            Err(_) => self.at.get(&i).copied(),
+        }
+    }
+
+    /// The record of file `i`, made with a score of 0 when it has none.
+    fn get(&mut self, i: usize) -> &mut Scored {
+        let k = match self.slot(i) {
+            Some(k) => k,
+            None => {
+                let empty = Matched::default();
+                self.slots.push(Scored { file: i, score: 0.0, why: Vec::new(), matched: empty });
+                self.at.insert(i, self.slots.len() - 1);
+                self.slots.len() - 1
+            }
+        };
+        &mut self.slots[k]
+    }
+}
+
+/// The size of the collection (files not left out) and each field's average length: kept with
+/// the index by a process that keeps it, else counted.
+fn collection(index: &Index) -> (usize, [f64; 5]) {
+    let files = index.files();
+    let (n, sums) = match index.file_keys() {
+        Some(keys) => (keys.collection, keys.field_sums.map(|s| s as f64)),
+        None => {
+            let n = files.iter().filter(|f| f.class != FileClass::LeftOut).count();
+            let mut avg = [0f64; 5];
+            for f in files {
+                for (k, len) in f.field_len.iter().enumerate() {
+                    avg[k] += f64::from(*len);
+                }
+            }
+            (n, avg)
+        }
+    };
+    (n, sums.map(|a| (a / n as f64).max(1.0)))
+}
+
+/// Scores the files the prompt reaches; returns them best first, and the query terms found in
+/// the index (the [`Scored::matched`] terms point into it).
 pub(crate) fn rank(
     index: &Index,
     query: &Query,
@@ -96,7 +167,7 @@ pub(crate) fn rank(
 ) -> (Vec<Scored>, Vec<String>) {
     let files = index.files();
     // Files left out (data, lock and generated files) are no part of the collection.
-    let n = files.iter().filter(|f| f.class != FileClass::LeftOut).count();
+    let (n, avg) = collection(index);
     if n == 0 {
         return (Vec::new(), Vec::new());
     }
@@ -110,20 +181,11 @@ pub(crate) fn rank(
             qterms.push((t.term.clone(), t.weight, 0usize));
         }
     }
-    let mut avg = [0f64; 5];
-    for f in files {
-        for (k, len) in f.field_len.iter().enumerate() {
-            avg[k] += f64::from(*len);
-        }
-    }
     let mut sorted: Vec<(u32, usize)> = qid.into_iter().collect();
     sorted.sort_unstable();
     let hits = scan_postings(index, &sorted);
     for (q, _) in hits.all() {
         qterms[*q].2 += 1;
-    }
-    for a in &mut avg {
-        *a = (*a / n as f64).max(1.0);
     }
     let idf: Vec<f64> = qterms
         .iter()
@@ -132,31 +194,37 @@ pub(crate) fn rank(
             ((n as f64 - df + 0.5) / (df + 0.5) + 1.0).ln()
         })
         .collect();
-    let mut scored: Vec<Scored> = files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let mut score = 0.0;
-            let mut matched = Vec::with_capacity(hits.of(i).len());
-            for (q, tf) in hits.of(i) {
-                let mut t = 0.0;
-                for k in 0..FIELDS.len() {
-                    if tf[k] > 0 {
-                        let norm = 1.0 - w.b[k] + w.b[k] * f64::from(f.field_len[k]) / avg[k];
-                        t += w.field[k] * f64::from(tf[k]) / norm;
-                    }
+    let mut board = Board::default();
+    let mut all_matched: Vec<(u32, f64)> = Vec::with_capacity(hits.all().len());
+    for (i, file_hits) in hits.iter() {
+        let f = &files[i];
+        let mut score = 0.0;
+        let start = all_matched.len();
+        for (q, tf) in file_hits {
+            let mut t = 0.0;
+            for k in 0..FIELDS.len() {
+                if tf[k] > 0 {
+                    let norm = 1.0 - w.b[k] + w.b[k] * f64::from(f.field_len[k]) / avg[k];
+                    t += w.field[k] * f64::from(tf[k]) / norm;
                 }
-                let s = qterms[*q].1 * idf[*q] * t * (w.k1 + 1.0) / (w.k1 + t);
-                score += s;
-                matched.push((*q as u32, s));
             }
-            Scored { file: i, score, why: Vec::new(), matched }
-        })
-        .collect();
-    let best = scored.iter().map(|s| s.score).fold(0.0, f64::max).max(1e-9);
+            let s = qterms[*q].1 * idf[*q] * t * (w.k1 + 1.0) / (w.k1 + t);
+            score += s;
+            all_matched.push((*q as u32, s));
+        }
+        let matched = Matched { all: None, range: start..all_matched.len() };
+        board.slots.push(Scored { file: i, score, why: Vec::new(), matched });
+    }
+    board.hit = board.slots.len();
+    drop(hits);
+    let all_matched: std::sync::Arc<[(u32, f64)]> = all_matched.into();
+    for s in &mut board.slots {
+        s.matched.all = Some(all_matched.clone());
+    }
+    let best = board.slots.iter().map(|s| s.score).fold(0.0, f64::max).max(1e-9);
     if explain {
-        for s in &mut scored {
-            let mut m = s.matched.clone();
+        for s in &mut board.slots {
+            let mut m = s.matched.to_vec();
             m.sort_by(|a, b| b.1.total_cmp(&a.1));
             if !m.is_empty() {
                 let terms: Vec<String> = m
@@ -169,13 +237,13 @@ pub(crate) fn rank(
         }
     }
     let bonus = Bonus { index, query, w, best, explain };
-    identifier_bonus(&bonus, &mut scored);
-    path_bonus(&bonus, &mut scored);
-    name_bonus(&bonus, &mut scored);
-    let mult: Vec<f64> = files.iter().map(|f| demotion(f.class, query.wants, &w.demote)).collect();
-    for s in &mut scored {
+    identifier_bonus(&bonus, &mut board);
+    path_bonus(&bonus, &mut board);
+    name_bonus(&bonus, &mut board);
+    let mult = |i: usize| demotion(files[i].class, query.wants, &w.demote);
+    for s in &mut board.slots {
         let class = files[s.file].class;
-        let m = mult[s.file];
+        let m = mult(s.file);
         if m < 1.0 && s.score > 0.0 {
             s.score *= m;
             if explain {
@@ -184,8 +252,9 @@ pub(crate) fn rank(
         }
     }
     if w.graph > 0.0 {
-        propagate(index, w, &mult, &mut scored, explain);
+        propagate(index, w, &mult, &mut board, explain);
     }
+    let mut scored = board.slots;
     scored.retain(|s| s.score > 0.0);
     let scored = best_first(index, scored);
     (scored, qterms.into_iter().map(|(term, _, _)| term).collect())
@@ -234,7 +303,7 @@ fn demotion(class: FileClass, wants: Wants, d: &Demotions) -> f64 {
 
 /// Files that define an identifier written in the prompt gain, the more
 /// so the fewer files define it.
-fn identifier_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
+fn identifier_bonus(bonus: &Bonus<'_>, scored: &mut Board) {
     let Bonus { index, query, w, best, explain } = *bonus;
     if w.ident <= 0.0 {
         return;
@@ -259,28 +328,30 @@ fn identifier_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
         }
         let share = weight / (files.len() as f64).sqrt();
         for i in files.map(|i| i as usize) {
-            scored[i].score += w.ident * best * share;
+            let s = scored.get(i);
+            s.score += w.ident * best * share;
             if explain {
-                scored[i].why.push(format!("defines `{name}` (+{:.2})", w.ident * best * share));
+                s.why.push(format!("defines `{name}` (+{:.2})", w.ident * best * share));
             }
         }
     }
 }
 
 /// Files whose path the prompt names (as a whole or as a suffix) gain.
-fn path_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
+fn path_bonus(bonus: &Bonus<'_>, scored: &mut Board) {
     let Bonus { index, query, w, best, explain } = *bonus;
     let files = index.files();
     for p in &query.paths {
+        let (suffix, prefix, inner) = (format!("/{p}"), format!("{p}/"), format!("/{p}/"));
         let matching: Vec<usize> = files
             .iter()
             .enumerate()
             .filter(|(_, f)| {
                 f.class != FileClass::LeftOut
                     && (f.path == *p
-                        || f.path.ends_with(&format!("/{p}"))
-                        || f.path.starts_with(&format!("{p}/"))
-                        || f.path.contains(&format!("/{p}/")))
+                        || f.path.ends_with(&suffix)
+                        || f.path.starts_with(&prefix)
+                        || f.path.contains(&inner))
             })
             .map(|(i, _)| i)
             .collect();
@@ -335,64 +406,53 @@ struct Bonus<'a> {
 
 /// Shares `gain` among the files of `matching`, each getting `gain / √n` (so a name that
 /// many files match counts less for each), with `why` for `--explain`.
-fn spread(scored: &mut [Scored], matching: &[usize], gain: f64, why: Option<String>) {
+fn spread(scored: &mut Board, matching: &[usize], gain: f64, why: Option<String>) {
     let share = 1.0 / (matching.len().max(1) as f64).sqrt();
     for &i in matching {
-        scored[i].score += gain * share;
+        let s = scored.get(i);
+        s.score += gain * share;
         if let Some(why) = &why {
-            scored[i].why.push(why.clone());
+            s.why.push(why.clone());
         }
     }
 }
 
 /// Files named by a word of the prompt gain, the more so the fewer files
 /// share the name.
-fn name_bonus(bonus: &Bonus<'_>, scored: &mut [Scored]) {
+fn name_bonus(bonus: &Bonus<'_>, scored: &mut Board) {
     let Bonus { index, query, w, best, explain } = *bonus;
     let files = index.files();
     if w.name <= 0.0 || query.names.is_empty() {
         return;
     }
-    // The files of each name, in file order; each file's name made in one buffer.
-    let mut named: Vec<Vec<usize>> = vec![Vec::new(); query.names.len()];
-    let mut key = String::new();
-    for (i, f) in files.iter().enumerate() {
-        if f.class == FileClass::LeftOut {
-            continue;
-        }
-        key.clear();
-        file_name_key_into(&f.path, &mut key);
-        for (k, name) in query.names.iter().enumerate() {
-            if key == *name {
-                named[k].push(i);
+    // The files of each name, in file order: from the files by name kept with the index, else
+    // each file's name made in one buffer.
+    let named: Vec<Vec<usize>> = match index.file_keys() {
+        Some(keys) => query.names.iter().map(|name| keys.named(files, name)).collect(),
+        None => {
+            let mut named: Vec<Vec<usize>> = vec![Vec::new(); query.names.len()];
+            let mut key = String::new();
+            for (i, f) in files.iter().enumerate() {
+                if f.class == FileClass::LeftOut {
+                    continue;
+                }
+                key.clear();
+                file_name_key_into(&f.path, &mut key);
+                for (k, name) in query.names.iter().enumerate() {
+                    if key == *name {
+                        named[k].push(i);
+                    }
+                }
             }
+            named
         }
-    }
+    };
     for (name, matching) in query.names.iter().zip(named) {
         if matching.len() <= 12 {
             let share = 1.0 / (matching.len().max(1) as f64).sqrt();
             let why = format!("named `{name}` (+{:.2})", w.name * best * share);
             spread(scored, &matching, w.name * best, explain.then_some(why));
         }
-    }
-}
-
-/// The name a file goes by: its stem, or its directory's name for the files that stand
-/// for their directory; lower case, without `-` and `_`.
-/// Written to `key`.
-fn file_name_key_into(path: &str, key: &mut String) {
-    let mut comps = path.rsplit('/');
-    let file = comps.next().unwrap_or("");
-    let stem = file.split('.').next().unwrap_or(file);
-    let name = match stem {
-        "index" | "mod" | "lib" | "__init__" | "init" | "main" => comps.next().unwrap_or(stem),
-        _ => stem,
-    };
-    if name.is_ascii() {
-        let bytes = name.bytes().filter(|c| *c != b'-' && *c != b'_');
-        key.extend(bytes.map(|c| char::from(c.to_ascii_lowercase())));
-    } else {
-        key.extend(name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase));
     }
 }
 
@@ -403,50 +463,48 @@ fn file_name_key_into(path: &str, key: &mut String) {
 ///
 /// The walk is sparse: only files the walk reaches are expanded, so its cost
 /// follows the neighbourhood of the best files, not the size of the tree.
-fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], explain: bool) {
+fn propagate(
+    index: &Index,
+    w: &Weights,
+    mult: &dyn Fn(usize) -> f64,
+    board: &mut Board,
+    explain: bool,
+) {
     let files = index.files();
-    let n = files.len();
-    let mut order: Vec<usize> = (0..n).filter(|&i| scored[i].score > 0.0).collect();
+    let mut best: Vec<(f64, usize)> =
+        board.slots.iter().filter(|s| s.score > 0.0).map(|s| (s.score, s.file)).collect();
     // Best first, ties in file order: a total order, so the 20 best are picked first and
     // sorted alone.
-    let better =
-        |&a: &usize, &b: &usize| scored[b].score.total_cmp(&scored[a].score).then(a.cmp(&b));
-    if order.len() > SEEDS {
-        order.select_nth_unstable_by(SEEDS, better);
-        order.truncate(SEEDS);
+    let better = |a: &(f64, usize), b: &(f64, usize)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    if best.len() > SEEDS {
+        best.select_nth_unstable_by(SEEDS, better);
+        best.truncate(SEEDS);
     }
-    order.sort_unstable_by(better);
-    let total: f64 = order.iter().map(|&i| scored[i].score).sum();
+    best.sort_unstable_by(better);
+    let order: Vec<usize> = best.iter().map(|b| b.1).collect();
+    let total: f64 = best.iter().map(|b| b.0).sum();
     if total <= 0.0 {
         return;
     }
-    let mut seed = vec![0.0; n];
-    for &i in &order {
-        seed[i] = scored[i].score / total;
-    }
+    let seed: FxHashMap<usize, f64> = best.iter().map(|&(s, i)| (i, s / total)).collect();
+    let seed_of = |i: usize| seed.get(&i).copied().unwrap_or(0.0);
     let graph = Graph::new(index);
     let mut memo: FxHashMap<usize, (Vec<(usize, f64)>, f64)> = FxHashMap::default();
-    // Dense ranks, with the list of files they are non-zero for, in ascending order.
-    let mut rank = seed.clone();
+    // The ranks of the files they are non-zero for (`active`, in ascending order).
+    let mut rank: FxHashMap<usize, f64> = seed.clone();
     let mut active: Vec<usize> = order.clone();
     active.sort_unstable();
-    let mut next = vec![0.0; n];
-    let mut reached = vec![false; n];
     for _ in 0..ITERATIONS {
+        // The ranks of the next step; a file is reached when it has one.
+        let mut next: FxHashMap<usize, f64> = FxHashMap::default();
         let mut touched: Vec<usize> = Vec::new();
-        let mut touch = |i: usize, touched: &mut Vec<usize>| {
-            if !reached[i] {
-                reached[i] = true;
-                touched.push(i);
-            }
-        };
         for &i in &order {
-            next[i] = (1.0 - w.damping) * seed[i];
-            touch(i, &mut touched);
+            next.insert(i, (1.0 - w.damping) * seed_of(i));
+            touched.push(i);
         }
         let mut dangling = 0.0;
         for &a in &active {
-            let r = rank[a];
+            let r = rank.get(&a).copied().unwrap_or(0.0);
             if r < PRUNE_BELOW {
                 dangling += r;
                 continue;
@@ -457,44 +515,37 @@ fn propagate(index: &Index, w: &Weights, mult: &[f64], scored: &mut [Scored], ex
                 continue;
             }
             for &(b, x) in edges.iter() {
-                if !reached[b] {
-                    reached[b] = true;
+                let nb = next.entry(b).or_insert_with(|| {
                     touched.push(b);
-                    next[b] = 0.0;
-                }
-                next[b] += w.damping * r * x / *out;
+                    0.0
+                });
+                *nb += w.damping * r * x / *out;
             }
         }
         for &i in &order {
-            next[i] += w.damping * dangling * seed[i];
-        }
-        for &a in &active {
-            rank[a] = 0.0;
+            *next.entry(i).or_default() += w.damping * dangling * seed_of(i);
         }
         touched.sort_unstable();
-        for &i in &touched {
-            rank[i] = next[i];
-            next[i] = 0.0;
-            reached[i] = false;
-        }
+        rank = next;
         active = touched;
     }
-    let best_rank = active.iter().map(|&i| rank[i]).fold(0.0, f64::max);
-    let best_score = scored.iter().map(|s| s.score).fold(0.0, f64::max);
+    let rank_of = |i: usize| rank.get(&i).copied().unwrap_or(0.0);
+    let best_rank = active.iter().map(|&i| rank_of(i)).fold(0.0, f64::max);
+    let best_score = board.slots.iter().map(|s| s.score).fold(0.0, f64::max);
     if best_rank <= 0.0 {
         return;
     }
-    for s in scored.iter_mut() {
+    for s in board.slots.iter_mut() {
         s.score *= 1.0 - w.graph;
     }
     for &i in &active {
-        let s = &mut scored[i];
+        let s = board.get(i);
         let before = s.score / (1.0 - w.graph).max(1e-9);
-        s.score += w.graph * rank[i] / best_rank * best_score * mult[i];
-        if explain && seed[i] == 0.0 && s.score > before {
+        s.score += w.graph * rank_of(i) / best_rank * best_score * mult(i);
+        if explain && seed_of(i) == 0.0 && s.score > before {
             let (edges, _) = memo.entry(i).or_insert_with(|| graph.neighbours(i, w.reverse));
             let mut via: Vec<&str> = Vec::new();
-            for (b, _) in edges.iter().filter(|(b, _)| seed[*b] > 0.0) {
+            for (b, _) in edges.iter().filter(|(b, _)| seed_of(*b) > 0.0) {
                 let path = files[*b].path.as_str();
                 if !via.contains(&path) && via.len() < 3 {
                     via.push(path);

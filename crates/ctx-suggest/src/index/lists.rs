@@ -11,6 +11,7 @@
 use super::change::{Change, GONE};
 use super::postings::{PostingIter, match_postings, put_varint, split_postings};
 use super::{FileRec, Index};
+use crate::classify::FileClass;
 
 /// The files of each term, as varints: the file id's delta from the term's previous file, a
 /// byte of the fields present, then a frequency per present field; with what keeps them
@@ -33,22 +34,33 @@ pub(crate) struct TermLists {
 /// One file's frequencies of a query's terms: (query index, frequency per field).
 pub(crate) type FileHits = Vec<(usize, [u32; 5])>;
 
-/// Each file's frequencies of a query's terms, as (query index, frequency per field), all in
-/// one buffer (a query may find most files of a tree).
+/// The frequencies of a query's terms in the files that hold any, as (query index, frequency
+/// per field), all in one buffer; sized by the files the terms reach, not by the tree.
 #[derive(Debug, Default)]
 pub(crate) struct Hits {
-    /// Where each file's hits start in `all`; one more entry than there are files.
-    at: Vec<usize>,
+    /// The files with hits, ascending, each with where its hits start in `all`.
+    files: Vec<(usize, usize)>,
     all: Vec<(usize, [u32; 5])>,
 }
 
 impl Hits {
     /// The hits of file `i`.
+    #[cfg(test)]
     pub(crate) fn of(&self, i: usize) -> &[(usize, [u32; 5])] {
-        match (self.at.get(i), self.at.get(i + 1)) {
-            (Some(&start), Some(&end)) => self.all.get(start..end).unwrap_or_default(),
-            _ => &[],
+        match self.files.binary_search_by_key(&i, |f| f.0) {
+            Ok(k) => &self.all[self.files[k].1..self.end(k)],
+            Err(_) => &[],
         }
+    }
+
+    /// Where the hits of the `k`-th file with hits end.
+    fn end(&self, k: usize) -> usize {
+        self.files.get(k + 1).map_or(self.all.len(), |f| f.1)
+    }
+
+    /// Each file with hits, ascending, with its hits.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (usize, &[(usize, [u32; 5])])> {
+        (0..self.files.len()).map(|k| (self.files[k].0, &self.all[self.files[k].1..self.end(k)]))
     }
 
     /// The hits of every file.
@@ -58,14 +70,114 @@ impl Hits {
 
     /// The hits of each file, in file order.
     pub(crate) fn from_files(files: Vec<FileHits>) -> Hits {
-        let mut at = Vec::with_capacity(files.len() + 1);
-        at.push(0);
-        let mut all = Vec::with_capacity(files.iter().map(Vec::len).sum());
-        for f in files {
-            all.extend(f);
-            at.push(all.len());
+        let mut hits =
+            Hits { files: Vec::new(), all: Vec::with_capacity(files.iter().map(Vec::len).sum()) };
+        for (i, f) in files.into_iter().enumerate().filter(|(_, f)| !f.is_empty()) {
+            hits.files.push((i, hits.all.len()));
+            hits.all.extend(f);
         }
-        Hits { at, all }
+        hits
+    }
+
+    /// The hits of `entries` (file, query index, frequencies), sorted by file and in their
+    /// order within each file.
+    fn from_entries(mut entries: Vec<(u32, u32, [u32; 5])>) -> Hits {
+        // Stable, and each term's files come in runs mostly ascending: a merge of runs.
+        entries.sort_by_key(|e| e.0);
+        let mut hits = Hits { files: Vec::new(), all: Vec::with_capacity(entries.len()) };
+        for (f, q, tf) in entries {
+            if hits.files.last().is_none_or(|l| l.0 != f as usize) {
+                hits.files.push((f as usize, hits.all.len()));
+            }
+            hits.all.push((q as usize, tf));
+        }
+        hits
+    }
+}
+
+/// What the ranking reads of every file, made once per index by a process that keeps it: the
+/// files by the name they go by ([`file_name_key_into`]), and the collection's size and field
+/// lengths.
+#[derive(Debug, Default)]
+pub(crate) struct FileKeys {
+    /// How many files the index held when they were made.
+    pub(super) files: usize,
+    /// Files not left out of the collection.
+    pub(crate) collection: usize,
+    /// Each field's length summed over every file.
+    pub(crate) field_sums: [u64; 5],
+    /// A hash of each file's name (32 bits) above the file's place, sorted, so that each
+    /// name's files come together in file order; files left out are not there. A hash shared
+    /// by other names costs a comparison of their keys, not a wrong answer.
+    by_name: Vec<u64>,
+}
+
+impl FileKeys {
+    pub(super) fn build(files: &[FileRec]) -> FileKeys {
+        let mut keys = FileKeys { files: files.len(), ..FileKeys::default() };
+        let mut key = String::new();
+        for (i, f) in files.iter().enumerate() {
+            for (sum, len) in keys.field_sums.iter_mut().zip(f.field_len) {
+                *sum += u64::from(len);
+            }
+            if f.class != FileClass::LeftOut {
+                keys.collection += 1;
+                key.clear();
+                file_name_key_into(&f.path, &mut key);
+                keys.by_name.push(name_hash(&key) << 32 | i as u64);
+            }
+        }
+        keys.by_name.sort_unstable();
+        keys
+    }
+
+    /// The files whose name is `name`, in file order (`files`: the index's files).
+    pub(crate) fn named(&self, files: &[FileRec], name: &str) -> Vec<usize> {
+        let h = name_hash(name);
+        let start = self.by_name.partition_point(|&e| e >> 32 < h);
+        let mut key = String::new();
+        let mut same = |i: usize| {
+            key.clear();
+            files.get(i).is_some_and(|f| {
+                file_name_key_into(&f.path, &mut key);
+                key == name
+            })
+        };
+        (self.by_name[start..].iter())
+            .take_while(|&&e| e >> 32 == h)
+            .map(|&e| (e & u64::from(u32::MAX)) as usize)
+            .filter(|&i| same(i))
+            .collect()
+    }
+
+    /// Bytes they hold.
+    pub(crate) fn heap_bytes(&self) -> usize {
+        self.by_name.len() * 8
+    }
+}
+
+/// 32 bits of a hash of a file's name.
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(name) >> 32
+}
+
+/// The name a file goes by: its stem, or its directory's name for the files that stand
+/// for their directory; lower case, without `-` and `_`.
+/// Written to `key`.
+pub(crate) fn file_name_key_into(path: &str, key: &mut String) {
+    let mut comps = path.rsplit('/');
+    let file = comps.next().unwrap_or("");
+    let stem = file.split('.').next().unwrap_or(file);
+    let name = match stem {
+        "index" | "mod" | "lib" | "__init__" | "init" | "main" => comps.next().unwrap_or(stem),
+        _ => stem,
+    };
+    if name.is_ascii() {
+        let bytes = name.bytes().filter(|c| *c != b'-' && *c != b'_');
+        key.extend(bytes.map(|c| char::from(c.to_ascii_lowercase())));
+    } else {
+        key.extend(name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase));
     }
 }
 
@@ -200,54 +312,31 @@ impl TermLists {
         if files != self.files {
             return None;
         }
-        // The files read since answer from their own postings.
-        let mut is_fresh = vec![false; files];
-        let fresh: Vec<(usize, FileHits)> = (self.fresh.iter())
-            .filter(|&&f| (f as usize) < files)
-            .map(|&f| {
-                is_fresh[f as usize] = true;
-                let mut hits = Vec::new();
-                match_postings(part(f as usize), query, &mut hits);
-                (f as usize, hits)
-            })
-            .collect();
-        // The files of the query's terms, each at its place now (a file read since is not).
-        let listed = |each: &mut dyn FnMut(usize, usize, [u32; 5])| {
-            for &(id, q) in query {
-                let t = id as usize;
-                let (Some(&start), Some(&end)) = (self.starts.get(t), self.starts.get(t + 1))
-                else {
-                    continue;
-                };
-                let list = self.bytes.get(start as usize..end as usize).unwrap_or(&[]);
-                // A list is a posting list whose "terms" are file ids.
-                for (file, tf) in PostingIter::new(list) {
-                    let now = self.map.get(file as usize).copied().unwrap_or(GONE) as usize;
-                    if is_fresh.get(now) == Some(&false) {
-                        each(now, q, tf);
-                    }
+        // The files of the query's terms, each at its place now; a file read since answers
+        // from its own postings instead.
+        let is_fresh = |f: usize| self.fresh.binary_search(&(f as u32)).is_ok();
+        let mut entries: Vec<(u32, u32, [u32; 5])> = Vec::new();
+        for &(id, q) in query {
+            let t = id as usize;
+            let (Some(&start), Some(&end)) = (self.starts.get(t), self.starts.get(t + 1)) else {
+                continue;
+            };
+            let list = self.bytes.get(start as usize..end as usize).unwrap_or(&[]);
+            // A list is a posting list whose "terms" are file ids.
+            for (file, tf) in PostingIter::new(list) {
+                let now = self.map.get(file as usize).copied().unwrap_or(GONE);
+                if (now as usize) < files && !is_fresh(now as usize) {
+                    entries.push((now, q as u32, tf));
                 }
             }
-        };
-        // Counted, then written in place.
-        let mut at = vec![0usize; files + 1];
-        listed(&mut |f, _, _| at[f + 1] += 1);
-        for (f, hits) in &fresh {
-            at[f + 1] += hits.len();
         }
-        for f in 0..files {
-            at[f + 1] += at[f];
+        let mut hits = Vec::new();
+        for &f in self.fresh.iter().filter(|&&f| (f as usize) < files) {
+            hits.clear();
+            match_postings(part(f as usize), query, &mut hits);
+            entries.extend(hits.iter().map(|&(q, tf)| (f, q as u32, tf)));
         }
-        let mut all = vec![(0, [0; 5]); at[files]];
-        let mut next = at[..files].to_vec();
-        listed(&mut |f, q, tf| {
-            all[next[f]] = (q, tf);
-            next[f] += 1;
-        });
-        for (f, hits) in fresh {
-            all[next[f]..next[f] + hits.len()].copy_from_slice(&hits);
-        }
-        Some(Hits { at, all })
+        Some(Hits::from_entries(entries))
     }
 
     /// Bytes the lists hold.
@@ -389,6 +478,49 @@ mod tests {
         assert!(want.iter().all(|h| !h.is_empty()));
         let found = lists.hits(&query, index.len(), |_| &[]).unwrap();
         assert_eq!((0..index.len()).map(|i| found.of(i).to_vec()).collect::<Vec<_>>(), want);
+    }
+
+    /// The files by name answer as every file's key does, left-out files aside; the hits of
+    /// a query hold the files its terms reach and no others.
+    #[test]
+    fn the_files_by_name_and_the_hits_follow_what_they_find() {
+        let (_tree, _sandbox, index) = built();
+        index.keep_term_lists();
+        let (files, keys) = (index.files(), index.file_keys().unwrap());
+        assert_eq!(keys.collection, files.len());
+        for name in ["retry", "http", "readme", "src", "nothing", ""] {
+            let want: Vec<usize> = (0..files.len())
+                .filter(|&i| {
+                    let mut key = String::new();
+                    file_name_key_into(&files[i].path, &mut key);
+                    key == name
+                })
+                .collect();
+            assert_eq!(keys.named(files, name), want, "{name}");
+        }
+        let retry = index.term_ids(&["retri"])[0].unwrap();
+        let hits = index.term_lists().unwrap().hits(&[(retry, 0)], files.len(), |_| &[]).unwrap();
+        let reached: Vec<usize> = hits.iter().map(|(f, _)| f).collect();
+        assert_eq!(reached.len(), 2, "{reached:?}");
+        assert_eq!(hits.files.len(), hits.iter().count());
+    }
+
+    /// The attack: file names whose hashes collide (here every file's entry given one hash).
+    /// What must not happen: a file of another name counted as named by the prompt.
+    #[test]
+    fn names_sharing_a_hash_are_told_apart() {
+        let (_tree, _sandbox, index) = built();
+        let files = index.files();
+        let mut keys = FileKeys::build(files);
+        let h = name_hash("retry");
+        keys.by_name = (0..files.len() as u64).map(|i| h << 32 | i).collect();
+        let retry: Vec<usize> =
+            (0..files.len()).filter(|&i| files[i].path == "src/retry.rs").collect();
+        assert_eq!(keys.named(files, "retry"), retry);
+        assert!(keys.named(files, "http").is_empty());
+        // A place past the files (a tampered entry) names nothing.
+        keys.by_name.push(h << 32 | u64::from(u32::MAX));
+        assert_eq!(keys.named(files, "retry"), retry);
     }
 
     /// The attack: a damaged (or tampered) index whose postings name terms past the table,

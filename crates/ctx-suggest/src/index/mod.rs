@@ -28,7 +28,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use blob::{Blob, GraphParts};
-pub(crate) use lists::Hits;
+pub(crate) use lists::{Hits, file_name_key_into};
 use names::{Names, Table, lookup};
 pub use partial::MAX_PARTIAL_FOLDERS;
 pub(crate) use parts::DefRec;
@@ -174,6 +174,9 @@ pub struct Index {
     /// Each file's place in the order of the paths as strings, built with the lists; dropped
     /// by any change.
     path_order: std::sync::OnceLock<Vec<u32>>,
+    /// The files by the name they go by and the collection's statistics, built with the
+    /// lists; dropped by any change.
+    keys: std::sync::OnceLock<lists::FileKeys>,
     /// What updates changed in the symbol graph since it was built ([`graph::Patch`]).
     patch: Option<Box<graph::Patch>>,
     /// The stored file as this index last loaded or stored it; `change` is then what changed
@@ -261,6 +264,12 @@ impl Index {
             }
             order
         });
+        self.keys.get_or_init(|| lists::FileKeys::build(&self.data.files));
+    }
+
+    /// The files by name and the collection's statistics, when they are kept.
+    pub(crate) fn file_keys(&self) -> Option<&lists::FileKeys> {
+        self.keys.get().filter(|k| k.files == self.data.files.len())
     }
 
     /// Each file's place in the order of the paths as strings, when it is kept.
@@ -271,7 +280,8 @@ impl Index {
     /// Bytes the postings by term hold in memory (0 when they are not built).
     pub fn term_lists_bytes(&self) -> usize {
         let order = self.path_order.get().map_or(0, |o| o.len() * 4);
-        self.lists.get().map_or(0, lists::TermLists::heap_bytes) + order
+        let keys = self.keys.get().map_or(0, lists::FileKeys::heap_bytes);
+        self.lists.get().map_or(0, lists::TermLists::heap_bytes) + order + keys
     }
 
     /// The postings by term, when they are built.

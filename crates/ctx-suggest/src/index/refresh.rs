@@ -264,6 +264,7 @@ impl Index {
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
         let Listed { mut files, at, todo, mut change, stats, started } = listed;
         let kept = (self.lists.take(), self.path_order.take());
+        self.keys.take();
         let mut intake = Intake { it: self.interner(), sink: Sink::Memory(Vec::new()), stats };
         self.read_in(
             sandbox,

@@ -104,6 +104,7 @@ impl Index {
     pub(super) fn apply_log(&mut self, log: &[u8], base_sum: u64) -> (usize, bool) {
         self.lists.take();
         self.path_order.take();
+        self.keys.take();
         let mut at = 0;
         let mut applied = 0;
         // The graph follows each segment in place; once it cannot, it is built after the last.
