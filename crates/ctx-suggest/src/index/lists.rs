@@ -131,6 +131,35 @@ impl FileKeys {
         keys
     }
 
+    /// Follows an update that read the files at places `fresh` again and left every path at
+    /// its place (`files`: the index's files after it): the statistics counted again (one
+    /// pass over the records, no name made), the files by name kept. False, nothing kept,
+    /// when the list's length moved or a file read again went in or out of the collection.
+    pub(super) fn follow(&mut self, files: &[FileRec], fresh: &[u32]) -> bool {
+        if files.len() != self.files {
+            return false;
+        }
+        let mut key = String::new();
+        for &place in fresh {
+            let Some(f) = files.get(place as usize) else { return false };
+            key.clear();
+            file_name_key_into(&f.path, &mut key);
+            let entry = name_hash(&key) << 32 | u64::from(place);
+            if self.by_name.binary_search(&entry).is_ok() != (f.class != FileClass::LeftOut) {
+                return false;
+            }
+        }
+        self.field_sums = [0; 5];
+        self.collection = 0;
+        for f in files {
+            for (sum, len) in self.field_sums.iter_mut().zip(f.field_len) {
+                *sum += u64::from(len);
+            }
+            self.collection += usize::from(f.class != FileClass::LeftOut);
+        }
+        true
+    }
+
     /// The files whose name is `name`, in file order (`files`: the index's files).
     pub(crate) fn named(&self, files: &[FileRec], name: &str) -> Vec<usize> {
         let h = name_hash(name);
@@ -503,6 +532,27 @@ mod tests {
         let reached: Vec<usize> = hits.iter().map(|(f, _)| f).collect();
         assert_eq!(reached.len(), 2, "{reached:?}");
         assert_eq!(hits.files.len(), hits.iter().count());
+    }
+
+    /// A file saved again keeps the files by name and counts the statistics again; an update
+    /// that adds a file drops them. Either way they are what a fresh build of them gives.
+    #[test]
+    fn the_files_by_name_follow_a_file_saved_again() {
+        let (tree, sandbox, mut index) = built();
+        index.keep_term_lists();
+        std::fs::write(
+            tree.path().join("src/http.rs"),
+            "/// Sends two requests.\npub fn send() { send(); }\n// and more words\n",
+        )
+        .unwrap();
+        index.refresh(&sandbox).unwrap();
+        let keys = index.file_keys().expect("kept through a file saved again");
+        let fresh = FileKeys::build(index.files());
+        assert_eq!((keys.collection, keys.field_sums), (fresh.collection, fresh.field_sums));
+        assert_eq!(keys.by_name, fresh.by_name);
+        std::fs::write(tree.path().join("src/new.rs"), "pub fn added() {}\n").unwrap();
+        index.refresh(&sandbox).unwrap();
+        assert!(index.file_keys().is_none(), "a file added moves the places");
     }
 
     /// The attack: file names whose hashes collide (here every file's entry given one hash).

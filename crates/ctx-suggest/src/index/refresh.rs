@@ -264,7 +264,7 @@ impl Index {
     pub(super) fn take_in(&mut self, sandbox: &Sandbox, listed: Listed<'_>) -> Result<UpdateStats> {
         let Listed { mut files, at, todo, mut change, stats, started } = listed;
         let kept = (self.lists.take(), self.path_order.take());
-        self.keys.take();
+        let keys = self.keys.take();
         let mut intake = Intake { it: self.interner(), sink: Sink::Memory(Vec::new()), stats };
         self.read_in(
             sandbox,
@@ -298,6 +298,19 @@ impl Index {
         });
         self.data.files.splice(at..at, files);
         change.fresh = todo.iter().map(|&(i, _)| (at + i) as u32).collect();
+        // The files by name stay when every path kept its place: the files read are the files
+        // dropped, by path (a file saved again, the usual change).
+        if let Some(mut keys) = keys
+            && change.removed.len() == change.fresh.len()
+            && {
+                let removed: FxHashSet<&str> = change.removed.iter().map(String::as_str).collect();
+                let files = &self.data.files;
+                change.fresh.iter().all(|&p| removed.contains(files[p as usize].path.as_str()))
+            }
+            && keys.follow(&self.data.files, &change.fresh)
+        {
+            self.keys = keys.into();
+        }
         self.settle(change, &mut stats, base_terms, kept);
         stats.elapsed = started.elapsed();
         Ok(stats)
