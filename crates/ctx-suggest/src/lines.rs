@@ -26,6 +26,14 @@ pub(crate) struct Scored {
     pub(crate) weight: f64,
 }
 
+/// The lines of `text`, how many, and `cap` made at least 1; `None` for an empty text, which
+/// gets no range and no piece.
+fn lines_of(text: &str, cap: u32) -> Option<(Vec<&str>, u32, u32)> {
+    let lines: Vec<&str> = text.lines().collect();
+    let total = u32::try_from(lines.len()).unwrap_or(u32::MAX);
+    (total > 0).then_some((lines, total, cap.max(1)))
+}
+
 /// The ranges of a file built around its evidence, best first: each line that scored for
 /// the prompt and each definition whose name did is taken with the innermost definition
 /// around it that fits in `cap` lines (else with three lines of context), blocks that touch
@@ -41,12 +49,7 @@ pub(crate) fn ranges(
     cap: u32,
     most: usize,
 ) -> Vec<Scored> {
-    let lines: Vec<&str> = text.lines().collect();
-    let total = u32::try_from(lines.len()).unwrap_or(u32::MAX);
-    let cap = cap.max(1);
-    if total == 0 {
-        return Vec::new();
-    }
+    let Some((lines, total, cap)) = lines_of(text, cap) else { return Vec::new() };
     let weights = evidence(&lines, defs, matched, named);
     let sum: f64 = weights.iter().sum();
     if total <= cap {
@@ -175,12 +178,7 @@ pub(crate) fn pieces(
     named: impl Fn(&DefRec) -> f64,
     cap: u32,
 ) -> Vec<Piece> {
-    let lines: Vec<&str> = text.lines().collect();
-    let total = u32::try_from(lines.len()).unwrap_or(u32::MAX);
-    let cap = cap.max(1);
-    if total == 0 {
-        return Vec::new();
-    }
+    let Some((lines, total, cap)) = lines_of(text, cap) else { return Vec::new() };
     let mut weights = evidence(&lines, defs, matched, named);
     if weights.iter().sum::<f64>() <= 0.0 {
         weights[0] = 1.0;
