@@ -5,9 +5,10 @@
 //! loads from 4 MB, most of them misses) and a multi-token piece a lookup per pair merged.
 //!
 //! Exact: an entry holds the whole piece and its length, and answers only a piece equal to it;
-//! a piece that maps to a taken slot replaces its entry. Two tables: pieces of up to 14 bytes
-//! (two words an entry) and of up to 30 (four words), which are rarer (long identifiers,
-//! indentation) but cost a rank lookup a pair merged when counted.
+//! a piece that maps to a taken slot replaces its entry. Three tables: pieces of up to 6 bytes
+//! (one word an entry: most pieces, and a table half the size of one of two words misses the
+//! cache less), of 7 to 14 (two words) and of 15 to 30 (four words), which are rarer (long
+//! identifiers, indentation) but cost a rank lookup a pair merged when counted.
 
 /// The bits of an entry's last word that hold the rest of the piece and its length.
 const KEY_MASK: u64 = (1 << 56) - 1;
@@ -93,6 +94,9 @@ mod tests {
     #[test]
     fn words_are_the_same_near_the_end_and_far_from_it() {
         let text = b"abcdefghijklmnopqrstuvwxyz";
+        for len in 2..=Memo::<1>::MAX_LEN {
+            assert_eq!(words::<1>(text, len), words::<1>(&text[..len], len), "{len}");
+        }
         for len in 2..=Memo::<2>::MAX_LEN {
             assert_eq!(words::<2>(text, len), words::<2>(&text[..len], len), "{len}");
         }
@@ -119,6 +123,20 @@ mod tests {
         assert_eq!(memo.count(b"ab\0", 2, &mut count), 2);
         // The second `abc` and the second `ab` were answered from the table.
         assert_eq!(calls, 4);
+        // One word an entry: six bytes, the length and the count.
+        let mut tiny = Memo::<1>::new(4);
+        let calls = std::cell::Cell::new(0);
+        let count = |piece: &[u8]| {
+            calls.set(calls.get() + 1);
+            piece.len()
+        };
+        assert_eq!(tiny.count(b"abcdef!", 6, count), 6);
+        assert_eq!(tiny.count(b"abcdef", 6, count), 6);
+        assert_eq!(calls.get(), 1);
+        // Not by a piece of the same length or a shorter one of the same bytes.
+        assert_eq!(tiny.count(b"abcdeg", 6, count), 6);
+        assert_eq!(tiny.count(b"abcde", 5, count), 5);
+        assert_eq!(calls.get(), 3);
         let mut long = Memo::<4>::new(4);
         let mut calls = 0;
         let mut count = |piece: &[u8]| {
