@@ -320,11 +320,13 @@ fn best_step(c: &Candidate, state: &State, worth: f64, wrap: usize, left: isize)
     if let Some(whole) = c.whole {
         consider(Step::Whole, worth - now, as_signed(whole + wrap) - as_signed(state.tokens));
     }
-    // The outline view, only as a file's first sight: in place of its first piece, or of its
-    // peek line.
-    if first && let Some((share, tokens)) = outline_share(c) {
-        let cost = as_signed(tokens + wrap) - as_signed(state.tokens);
-        consider(Step::Outline, value(worth, share) - now, cost);
+    // The outline view, only as a file's first sight: in place of its first piece (not of its
+    // peek line, whose file is seen already).
+    if first
+        && !state.peeked
+        && let Some((share, tokens)) = outline_share(c)
+    {
+        consider(Step::Outline, value(worth, share), as_signed(tokens + wrap));
     }
     pick
 }
@@ -645,13 +647,14 @@ mod outline_tests {
         let json = serde_json::to_value(&chosen[0]).unwrap();
         assert_eq!(json["view"], "outline");
         assert_eq!(json["lines"][0]["start"], 11);
-        // Seen first by its peek line, the file is then shown as its outline view in the peek's
-        // place (the view's tokens and tags, counted once).
+        // Seen first by its peek line, the file goes on by its pieces, not by its outline
+        // view: the first piece is the one that holds the peek line.
         let mut peeked = spread(Some((900, shown.clone())));
         peeked.peek = Some((11, 5));
         let chosen = choose(&[peeked], 1000, &|_| 10);
-        assert_eq!(chosen[0].view, View::Outline(shown.clone()));
-        assert_eq!(chosen[0].tokens, 910);
+        let View::Ranges(ranges) = &chosen[0].view else { panic!("{chosen:?}") };
+        assert_eq!(ranges[0], LineRange { start: 1, end: 40 }, "{chosen:?}");
+        assert!(chosen[0].tokens <= 1000);
         // Without an outline view, two ranges.
         let chosen = choose(&[spread(None)], 1000, &|_| 10);
         assert!(matches!(&chosen[0].view, View::Ranges(r) if r.len() == 2), "{chosen:?}");
