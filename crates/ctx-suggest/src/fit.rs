@@ -1,6 +1,6 @@
-//! Choosing what of the ranked files fills a token budget: per file, nothing, some of its
-//! ranges, its outline with its ranges, or the whole file, by value per token. No I/O: the
-//! candidates come measured ([`crate::Index::candidates`]).
+//! Choosing what of the ranked files fills a token budget: per file, nothing, its peek line,
+//! some of its ranges, its outline with its ranges, or the whole file, by value per token.
+//! No I/O: the candidates come measured ([`crate::Index::candidates`]).
 
 use serde::Serialize;
 
@@ -29,6 +29,9 @@ pub struct Candidate {
     /// tokens its content is held to, and the ranges it shows beside the outline
     /// ([`crate::reduce`]).
     pub outline: Option<(usize, Vec<LineRange>)>,
+    /// Its cheapest sight, offered in a budget of at least [`crate::reduce::VIEW_MIN_BUDGET`]
+    /// tokens: the line with the most evidence (in the piece with the most), and its tokens.
+    pub peek: Option<(u32, usize)>,
 }
 
 /// Files measured at a time by [`crate::Index::candidates`].
@@ -126,15 +129,18 @@ struct State {
     whole: bool,
     /// Whether its outline view is (its first sight, in place of any piece).
     outline: bool,
+    /// Whether its peek line is (its first sight, before any piece).
+    peeked: bool,
     /// The share of the file the pieces hold.
     share: f64,
     tokens: usize,
 }
 
-/// A step of [`choose`]: a piece of a file, the whole file in place of its pieces, or its
-/// outline view as its first sight.
+/// A step of [`choose`]: a piece of a file, the whole file in place of its pieces, or, as its
+/// first sight, its peek line or its outline view.
 #[derive(Clone, Copy)]
 enum Step {
+    Peek,
     Piece(usize),
     Whole,
     Outline,
@@ -157,7 +163,11 @@ const OUTLINE_SHARE: f64 = 0.2;
 /// pieces hold a share of it, [`EVIDENCE`] by the evidence near them and the rest by their
 /// lines, and the value of a share is concave (`value`: a first glimpse, then the share).
 /// So a piece near the evidence comes before one far from it, and returns diminish along a
-/// file. Each range shown costs `overhead(path)` tokens besides its lines (its tags, as
+/// file. A file whose candidate has a peek line (its line with the most evidence) can be
+/// first seen by that line alone, worth a glimpse: the cheapest sight of a file, so that in
+/// a large budget the files ranked lower are seen without taking the lines of the first;
+/// the piece that holds the line then takes its place. Each range shown costs
+/// `overhead(path)` tokens besides its lines (its tags, as
 /// measured by the caller): a piece next to one taken joins its range and costs no more
 /// tags, one between two taken joins them and saves a range's. The result lists the files
 /// in rank order, each whole or as its ranges in line order (pieces that touch joined); a
@@ -216,19 +226,23 @@ pub fn choose(
                 state.share += candidates[i].share(p);
             }
             Step::Whole => state.whole = true,
+            Step::Peek => state.peeked = true,
             Step::Outline => state.outline = true,
         }
     }
     candidates
         .iter()
         .zip(states)
-        .filter(|(_, s)| s.whole || s.outline || s.taken.iter().any(|t| *t))
+        .filter(|(_, s)| s.whole || s.outline || s.peeked || s.taken.iter().any(|t| *t))
         .map(|(c, s)| {
             let all = s.taken.iter().all(|t| *t) && c.covered();
             let view = if s.outline {
                 View::Outline(c.outline.as_ref().map(|o| o.1.clone()).unwrap_or_default())
             } else if s.whole || all {
                 View::Whole
+            } else if !s.taken.iter().any(|t| *t) {
+                let line = c.peek.map_or(1, |p| p.0);
+                View::Ranges(vec![LineRange { start: line, end: line }])
             } else {
                 View::Ranges(joined(c, &s.taken))
             };
@@ -253,13 +267,16 @@ struct Best {
 
 /// The step of file `c` (in `state`, worth `worth`, each range costing `wrap` tokens of
 /// tags) with the most value per token among those that cost at most `left` (the first of
-/// equals): a piece (the one with the most evidence while the file has none), or the whole
-/// file.
+/// equals): its peek line or its outline view as its first sight, a piece (while the file
+/// has none, the one with the most evidence, or after its peek line the one that holds it),
+/// or the whole file.
 fn best_step(c: &Candidate, state: &State, worth: f64, wrap: usize, left: isize) -> Option<Best> {
     if state.whole || state.outline {
         return None;
     }
-    let now = value(worth, state.share);
+    // Seen by its peek line alone: worth a glimpse.
+    let seen = state.share <= 0.0 && state.peeked;
+    let now = if seen { worth * GLIMPSE } else { value(worth, state.share) };
     let mut pick: Option<Best> = None;
     let mut consider = |step: Step, gain: f64, cost: isize| {
         if gain <= 0.0 || cost > left {
@@ -270,9 +287,15 @@ fn best_step(c: &Candidate, state: &State, worth: f64, wrap: usize, left: isize)
             pick = Some(Best { ratio, step, cost });
         }
     };
-    // A file is first seen by its piece with the most evidence.
+    // A file is first seen by its peek line, or by its piece with the most evidence; after
+    // its peek line, by the piece that holds that line.
     let first = state.share <= 0.0;
-    let lead = c.lead();
+    let lead = if seen {
+        let line = c.peek.map_or(0, |p| p.0);
+        c.ranges.iter().position(|r| r.0.start <= line && line <= r.0.end)
+    } else {
+        c.lead()
+    };
     for (p, &(_, _, tokens)) in c.ranges.iter().enumerate() {
         if state.taken[p] || (first && Some(p) != lead) {
             continue;
@@ -280,14 +303,29 @@ fn best_step(c: &Candidate, state: &State, worth: f64, wrap: usize, left: isize)
         let gain = value(worth, state.share + c.share(p)) - now;
         let joins = usize::from(p > 0 && state.taken[p - 1] && c.touch(p - 1))
             + usize::from(state.taken.get(p + 1) == Some(&true) && c.touch(p));
-        let cost = as_signed(tokens) + as_signed(wrap) * (1 - as_signed(joins));
+        let cost = if seen {
+            // The piece takes the peek line's place: its tags are paid, its line counted.
+            as_signed(tokens) - as_signed(c.peek.map_or(0, |p| p.1))
+        } else {
+            as_signed(tokens) + as_signed(wrap) * (1 - as_signed(joins))
+        };
         consider(Step::Piece(p), gain, cost);
+    }
+    if first
+        && !state.peeked
+        && let Some((_, tokens)) = c.peek
+    {
+        consider(Step::Peek, worth * GLIMPSE, as_signed(tokens + wrap));
     }
     if let Some(whole) = c.whole {
         consider(Step::Whole, worth - now, as_signed(whole + wrap) - as_signed(state.tokens));
     }
-    // The outline view, only as a file's first sight: in place of its first piece.
-    if first && let Some((share, tokens)) = outline_share(c) {
+    // The outline view, only as a file's first sight: in place of its first piece (not of its
+    // peek line, whose file is seen already).
+    if first
+        && !state.peeked
+        && let Some((share, tokens)) = outline_share(c)
+    {
         consider(Step::Outline, value(worth, share), as_signed(tokens + wrap));
     }
     pick
@@ -341,6 +379,7 @@ mod tests {
                 .map(|&(start, end, w, t)| (LineRange { start, end }, w, t))
                 .collect(),
             outline: None,
+            peek: None,
         }
     }
 
@@ -500,6 +539,81 @@ mod tests {
 }
 
 #[cfg(test)]
+mod peek_tests {
+    use super::*;
+
+    /// A long file of forty pieces of ten lines and 100 tokens, its evidence in piece `at`
+    /// fading on each side, and its peek line, the first of that piece, of 5 tokens.
+    fn peeked(path: &str, score: f64, at: u32) -> Candidate {
+        let weights: Vec<f64> = (0..40_u32).map(|i| 0.5_f64.powi(i.abs_diff(at) as i32)).collect();
+        let sum: f64 = weights.iter().sum();
+        Candidate {
+            path: path.to_owned(),
+            score,
+            summary: String::new(),
+            lines: 400,
+            whole: None,
+            ranges: (0..40)
+                .map(|i| {
+                    (
+                        LineRange { start: i * 10 + 1, end: i * 10 + 10 },
+                        weights[i as usize] / sum,
+                        100,
+                    )
+                })
+                .collect(),
+            outline: None,
+            peek: Some((at * 10 + 1, 5)),
+        }
+    }
+
+    #[test]
+    fn a_file_is_first_seen_by_its_peek_line_and_its_piece_then_takes_its_place() {
+        // The peek first (a glimpse for 15 tokens), then the piece that holds its line: the
+        // line and the tags are counted once (five pieces and one wrapper: 510).
+        let chosen = choose(&[peeked("a.rs", 10.0, 20)], 600, &|_| 10);
+        assert_eq!(chosen[0].view, View::Ranges(vec![LineRange { start: 181, end: 230 }]));
+        assert_eq!(chosen[0].tokens, 510);
+    }
+
+    #[test]
+    fn a_file_ranked_lower_is_seen_by_its_peek_line_alone() {
+        let candidates = [peeked("a.rs", 10.0, 20), peeked("b.rs", 9.0, 5)];
+        let chosen = choose(&candidates, 150, &|_| 10);
+        assert_eq!(chosen.len(), 2, "{chosen:?}");
+        assert_eq!(chosen[0].view, View::Ranges(vec![LineRange { start: 201, end: 210 }]));
+        assert_eq!(chosen[0].tokens, 110);
+        assert_eq!(chosen[1].view, View::Ranges(vec![LineRange { start: 51, end: 51 }]));
+        assert_eq!(chosen[1].tokens, 15);
+    }
+
+    #[test]
+    fn many_peeked_files_never_pass_the_budget() {
+        // The attack: sixty files whose peek costs one token (and a line longer than its
+        // piece, which would make taking the piece cost less than nothing). What must not
+        // happen: a pass over the budget, a file shown twice, or a peek beside its own piece.
+        let candidates: Vec<Candidate> = (0..60)
+            .map(|i| {
+                let mut c = peeked(&format!("f{i}.rs"), 60.0 - f64::from(i), i % 40);
+                c.peek = Some((c.peek.unwrap().0, if i % 7 == 0 { 500 } else { 1 }));
+                c
+            })
+            .collect();
+        for budget in [0, 1, 10, 11, 100, 2000, 8000, 40_000] {
+            let chosen = choose(&candidates, budget, &|_| 10);
+            let spent: usize = chosen.iter().map(|c| c.tokens).sum();
+            assert!(spent <= budget, "{budget}: {spent}");
+            for c in &chosen {
+                if let View::Ranges(r) = &c.view {
+                    assert!(r.windows(2).all(|w| w[0].end + 1 < w[1].start), "{r:?}");
+                }
+            }
+            assert_eq!(choose(&candidates, budget, &|_| 10), chosen);
+        }
+    }
+}
+
+#[cfg(test)]
 mod outline_tests {
     use super::*;
 
@@ -517,6 +631,7 @@ mod outline_tests {
             whole: None,
             ranges,
             outline,
+            peek: None,
         }
     }
 
@@ -532,6 +647,14 @@ mod outline_tests {
         let json = serde_json::to_value(&chosen[0]).unwrap();
         assert_eq!(json["view"], "outline");
         assert_eq!(json["lines"][0]["start"], 11);
+        // Seen first by its peek line, the file goes on by its pieces, not by its outline
+        // view: the first piece is the one that holds the peek line.
+        let mut peeked = spread(Some((900, shown.clone())));
+        peeked.peek = Some((11, 5));
+        let chosen = choose(&[peeked], 1000, &|_| 10);
+        let View::Ranges(ranges) = &chosen[0].view else { panic!("{chosen:?}") };
+        assert_eq!(ranges[0], LineRange { start: 1, end: 40 }, "{chosen:?}");
+        assert!(chosen[0].tokens <= 1000);
         // Without an outline view, two ranges.
         let chosen = choose(&[spread(None)], 1000, &|_| 10);
         assert!(matches!(&chosen[0].view, View::Ranges(r) if r.len() == 2), "{chosen:?}");

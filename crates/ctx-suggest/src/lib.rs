@@ -230,7 +230,11 @@ impl Index {
         let defs: Vec<index::DefRec> = self.defs(file).collect();
         let cap = (opts.max_lines / 2).max(1);
         let named = |d: &index::DefRec| self.named(d, &matched);
-        let pieces = lines::pieces(&text, &defs, &matched, named, cap);
+        let (pieces, peak) = lines::pieces_and_peak(&text, &defs, &matched, named, cap);
+        // A file's cheapest sight, its peek line, in a budget large enough to show many files.
+        let peek = (budget >= reduce::VIEW_MIN_BUDGET).then(|| {
+            (peak, ctx_tokens::count(lines_of(&text, LineRange { start: peak, end: peak })))
+        });
         // The summary names what the piece with the most evidence holds.
         let best = pieces.iter().max_by(|a, b| {
             a.evidence.total_cmp(&b.evidence).then(b.range.start.cmp(&a.range.start))
@@ -284,6 +288,7 @@ impl Index {
             },
             whole,
             ranges,
+            peek,
         })
     }
 

@@ -171,6 +171,7 @@ const SPREAD: f64 = 20.0;
 /// are worth more than the lines far from it. A file
 /// where nothing scored takes its first line as its evidence (its head: imports, the
 /// module's doc, its first definitions). An empty file has no piece.
+#[cfg(test)]
 pub(crate) fn pieces(
     text: &str,
     defs: &[DefRec],
@@ -178,7 +179,19 @@ pub(crate) fn pieces(
     named: impl Fn(&DefRec) -> f64,
     cap: u32,
 ) -> Vec<Piece> {
-    let Some((lines, total, cap)) = lines_of(text, cap) else { return Vec::new() };
+    pieces_and_peak(text, defs, matched, named, cap).0
+}
+
+/// [`pieces`], and the line with the most evidence in the piece with the most (the first of
+/// equals): a file's cheapest sight.
+pub(crate) fn pieces_and_peak(
+    text: &str,
+    defs: &[DefRec],
+    matched: &[(String, f64)],
+    named: impl Fn(&DefRec) -> f64,
+    cap: u32,
+) -> (Vec<Piece>, u32) {
+    let Some((lines, total, cap)) = lines_of(text, cap) else { return (Vec::new(), 1) };
     let mut weights = evidence(&lines, defs, matched, named);
     if weights.iter().sum::<f64>() <= 0.0 {
         weights[0] = 1.0;
@@ -206,7 +219,7 @@ pub(crate) fn pieces(
     }
     let after = !cores.is_empty();
     Gap { start: next, end: total, after, before: false }.split(cap, &starts, &mut ranges);
-    ranges
+    let out: Vec<Piece> = ranges
         .into_iter()
         .map(|range| {
             let lines = range.start as usize - 1..range.end as usize;
@@ -219,7 +232,23 @@ pub(crate) fn pieces(
             };
             Piece { range, evidence }
         })
-        .collect()
+        .collect();
+    let mut lead: Option<&Piece> = None;
+    for p in &out {
+        if lead.is_none_or(|l| p.evidence > l.evidence) {
+            lead = Some(p);
+        }
+    }
+    let peak = lead.map_or(1, |l| {
+        let mut best = l.range.start;
+        for line in l.range.start..=l.range.end {
+            if weights[line as usize - 1] > weights[best as usize - 1] {
+                best = line;
+            }
+        }
+        best
+    });
+    (out, peak)
 }
 
 /// `mass` spread to the lines around it: each line's mass fades by a factor of e every
@@ -533,6 +562,25 @@ mod tests {
         assert_eq!(lead.range, LineRange { start: 463, end: 470 }, "{got:?}");
         // A run of lines is cut before a definition that starts in its second half.
         assert!(got.iter().any(|p| p.range == LineRange { start: 281, end: 309 }), "{got:?}");
+    }
+
+    #[test]
+    fn the_peak_is_the_line_with_the_most_evidence_in_the_lead_piece() {
+        let mut lines = vec!["filler"; 600];
+        lines[462] = "fn abort_all() {";
+        lines[465] = "    retry";
+        let text = lines.join("\n");
+        let defs = [def(463, 470), def(310, 320)];
+        let named = |d: &DefRec| if d.start == 463 { 5.0 } else { 0.0 };
+        let (got, peak) = pieces_and_peak(&text, &defs, &matched(&["retry"]), named, 40);
+        assert_eq!(got, pieces(&text, &defs, &matched(&["retry"]), named, 40));
+        // The definition's first line holds twice its name's weight, more than `retry`.
+        assert_eq!(peak, 463);
+        // Nothing scored: the head.
+        let (_, peak) = pieces_and_peak(&text, &defs, &matched(&["zzz"]), |_| 0.0, 40);
+        assert_eq!(peak, 1);
+        // An empty file has no piece; its peak names no line that a piece holds.
+        assert!(pieces_and_peak("", &[], &matched(&["retry"]), |_| 0.0, 40).0.is_empty());
     }
 
     #[test]
