@@ -13,7 +13,7 @@ use crate::{Error, Options, paths};
 
 /// The magic bytes of a stored index, then a format version.
 const MAGIC: &[u8; 8] = b"CTXSRC\0\0";
-const VERSION: u32 = 5;
+const VERSION: u32 = 6;
 
 impl SourceIndex {
     /// Loads like [`SourceIndex::load`], served from `store` when the stored index was built
@@ -86,7 +86,13 @@ impl SourceIndex {
             && self.stamps.len()
                 <= options.max_projects.saturating_mul(66).saturating_add(1 + also)
             && (self.top_names.is_empty() || self.top_names.len() == self.roots.len())
-            && self.warnings.is_sound();
+            && self.warnings.is_sound()
+            && self.listed.as_deref().is_none_or(|l| {
+                l.files <= self.files.len()
+                    && l.counts.len() == self.projects.len()
+                    && l.warnings.is_sound()
+                    && l.left_out <= self.left_out
+            });
         let in_range = self.files.iter().all(|f| f.project < self.projects.len())
             && self
                 .pending
