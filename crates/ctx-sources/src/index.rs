@@ -133,6 +133,9 @@ pub struct SourceIndex {
     /// store entry, and checked again when it is read back.
     pub(crate) key: String,
     pub(crate) projects: Vec<Project>,
+    /// Stored by folder: each folder once, then each file's folder and name
+    /// (`cache::packed`).
+    #[serde(with = "crate::cache::packed")]
     pub(crate) files: Vec<SourceFile>,
     pub(crate) roots: Vec<String>,
     /// The literal folders of the wildcard items that counted when the roots were chosen: with

@@ -59,16 +59,27 @@ pub(crate) fn source_roots<'a>(
     home: Option<&str>,
 ) -> (Vec<String>, usize) {
     let outside = |p: &&str| !paths::within(p, workspace) && native(p);
-    let mut dirs: Vec<&str> = files.filter(outside).map(paths::parent).collect();
-    dirs.extend(folders.filter(outside));
+    // Each folder with how many of the files and folders it stands for, a run of neighbours
+    // (the files of one folder sit together) counted once, so that the rule looks at
+    // folders rather than files.
+    let mut weighed: Vec<(&str, usize)> = Vec::new();
+    for dir in files.filter(outside).map(paths::parent).chain(folders.filter(outside)) {
+        match weighed.last_mut() {
+            Some((last, count)) if *last == dir => *count += 1,
+            _ => weighed.push((dir, 1)),
+        }
+    }
+    let dirs: Vec<&str> = weighed.iter().map(|(dir, _)| *dir).collect();
     let mut roots = Vec::new();
     cluster(&dirs, home, &mut roots);
     roots.sort();
     roots.dedup();
     let more = roots.len().saturating_sub(MAX_SOURCE_ROOTS);
     if more > 0 {
-        // The roots that hold the most of the folders stay.
-        let held = |root: &String| dirs.iter().filter(|d| paths::within(d, root)).count();
+        // The roots that hold the most of the files and folders stay.
+        let held = |root: &String| {
+            weighed.iter().filter(|(d, _)| paths::within(d, root)).map(|(_, n)| n).sum::<usize>()
+        };
         let mut counted: Vec<(usize, String)> = roots.into_iter().map(|r| (held(&r), r)).collect();
         counted.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         roots = counted.into_iter().take(MAX_SOURCE_ROOTS).map(|(_, r)| r).collect();
