@@ -262,7 +262,7 @@ impl Element<'_> {
     /// The value of the attribute of local name `name`, entities expanded and white space
     /// normalised as XML says; a value naming an entity XML does not predefine, or a
     /// character it does not allow, is an error.
-    fn attribute(&self, name: &str) -> Result<Option<String>, String> {
+    fn attribute(&self, name: &str) -> Result<Option<std::borrow::Cow<'_, str>>, String> {
         for attribute in self.start.attributes() {
             let attribute = attribute.map_err(|e| e.to_string())?;
             if attribute.key.local_name().into_inner() == name {
@@ -274,11 +274,21 @@ impl Element<'_> {
                         "the value of {name} holds a character XML does not allow"
                     ));
                 }
-                return Ok(Some(value.into_owned()));
+                return Ok(Some(value));
             }
         }
         Ok(None)
     }
+}
+
+/// Whether `bytes` hold a control character XML does not allow (all but tab, line feed and
+/// carriage return): in blocks without a branch per byte, so that it runs at memory speed.
+fn control(bytes: &[u8]) -> bool {
+    bytes.chunks(64).any(|block| {
+        block.iter().fold(false, |found, &b| {
+            found | ((b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\r'))
+        })
+    })
 }
 
 /// Whether XML 1.0 allows `c` in a document.
@@ -306,8 +316,8 @@ struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     fn new(text: &'a str) -> Result<Reader<'a>, (u32, String)> {
-        if let Some(at) = text.bytes().position(|b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r'))
-        {
+        if control(text.as_bytes()) {
+            let at = text.bytes().position(|b| control(&[b])).unwrap_or_default();
             let line = line_no(bytecount::count(&text.as_bytes()[..at], b'\n'));
             return Err((line, "a control character, which XML does not allow".to_owned()));
         }
