@@ -63,7 +63,30 @@ pub(crate) fn source_roots<'a>(
     // (the files of one folder sit together) counted once, so that the rule looks at
     // folders rather than files.
     let mut weighed: Vec<(&str, usize)> = Vec::new();
-    for dir in files.filter(outside).map(paths::parent).chain(folders.filter(outside)) {
+    // A file in the same folder as the one before is inside or outside as that one is,
+    // unless the workspace lies below that folder (then it depends on the name).
+    let mut previous: Option<(&str, bool)> = None;
+    for file in files {
+        let dir = paths::parent(file);
+        let counted = match previous {
+            Some((last, counted)) if last == dir => counted,
+            _ => {
+                let counted = outside(&file);
+                let by_folder =
+                    !paths::within(workspace, dir) || workspace.trim_end_matches('/') == dir;
+                previous = by_folder.then_some((dir, counted));
+                counted
+            }
+        };
+        if !counted {
+            continue;
+        }
+        match weighed.last_mut() {
+            Some((last, count)) if *last == dir => *count += 1,
+            _ => weighed.push((dir, 1)),
+        }
+    }
+    for dir in folders.filter(outside) {
         match weighed.last_mut() {
             Some((last, count)) if *last == dir => *count += 1,
             _ => weighed.push((dir, 1)),
@@ -137,6 +160,17 @@ mod tests {
 
     fn roots_of(files: &[&str], workspace: &str, home: Option<&str>) -> Vec<String> {
         source_roots(files.iter().copied(), std::iter::empty(), workspace, home).0
+    }
+
+    #[test]
+    fn files_of_one_folder_count_alike_unless_the_workspace_lies_in_it() {
+        // Runs of one folder are looked at once; beside the workspace, each file by itself.
+        let files =
+            ["/w/b/build", "/w/b/x.c", "/w/b/y.c", "/src/a.c", "/src/b.c", "/w/b/build/z.c"];
+        let mut reversed = files;
+        reversed.reverse();
+        assert_eq!(roots_of(&files, "/w/b/build", None), ["/src", "/w/b"]);
+        assert_eq!(roots_of(&reversed, "/w/b/build", None), ["/src", "/w/b"]);
     }
 
     #[test]
