@@ -694,6 +694,22 @@ mod tests {
     }
 
     #[test]
+    fn a_project_nested_two_hundred_thousand_deep_is_read_without_recursion() {
+        // The stream keeps one flag per open element: no stack grows with the nesting.
+        let depth = 200_000;
+        let xml = format!(
+            "<Project>{}<ItemGroup><ClCompile Include=\"a.c\"/></ItemGroup>{}</Project>",
+            "<a>".repeat(depth),
+            "</a>".repeat(depth)
+        );
+        let items = parse_project(&xml, &DIRS).unwrap();
+        assert_eq!(items.entries, [Entry::File { path: "/b/app/a.c".into(), line: 1 }]);
+        // Unclosed, or closed by another name: refused with the line.
+        assert!(parse_project(&"<a>".repeat(depth), &DIRS).is_err());
+        assert_eq!(parse_project("<Project>\n<a></b></Project>", &DIRS).map_err(|e| e.0), Err(2));
+    }
+
+    #[test]
     fn bad_xml_is_an_error_and_a_dtd_is_refused() {
         assert!(parse_project("<Project>", &DIRS).is_err());
         let dtd = "<!DOCTYPE p [<!ENTITY a \"aaaa\">]><Project/>";
