@@ -465,6 +465,17 @@ mod tests {
                 });
             }),
             Box::new(|i| i.workspace = "/".into()),
+            // What it held before its wildcards were walked, out of range.
+            Box::new(|i| {
+                let mut listed = crate::index::Listed::of(i);
+                listed.files = i.files.len() + 1;
+                i.listed = Some(Box::new(listed));
+            }),
+            Box::new(|i| {
+                let mut listed = crate::index::Listed::of(i);
+                listed.counts.push(7);
+                i.listed = Some(Box::new(listed));
+            }),
         ];
         for attack in attacks {
             let mut index = stored.tampered(attack);
