@@ -133,6 +133,9 @@ pub struct SourceIndex {
     /// store entry, and checked again when it is read back.
     pub(crate) key: String,
     pub(crate) projects: Vec<Project>,
+    /// Stored by folder: each folder once, then each file's folder and name
+    /// (`cache::packed`).
+    #[serde(with = "crate::cache::packed")]
     pub(crate) files: Vec<SourceFile>,
     pub(crate) roots: Vec<String>,
     /// The literal folders of the wildcard items that counted when the roots were chosen: with
@@ -153,6 +156,9 @@ pub struct SourceIndex {
     /// Per source root, the names of the entries directly in it, listed when the
     /// index was verified: a bare name joined to a root is checked against them.
     pub(crate) top_names: Vec<Vec<String>>,
+    /// With wildcard items, what the index held before their walks, so that a stored index
+    /// walks their folders again ([`SourceIndex::verify`]) rather than serve what they held.
+    pub(crate) listed: Option<Box<Listed>>,
     /// The maps from a file name and from a root-relative path to the files, built on the
     /// first lookup (a report such as `ctx sources` makes none).
     #[serde(skip)]
@@ -163,6 +169,27 @@ pub struct SourceIndex {
     /// Never stored; an index verified without all its roots is not stored either.
     #[serde(skip)]
     pub(crate) closed: Vec<Warning>,
+}
+
+/// What an index held before its wildcard items were walked: its first `files` files (those
+/// the projects list), each project's count, the warnings, the files the cap left out.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub(crate) struct Listed {
+    pub(crate) files: usize,
+    pub(crate) counts: Vec<usize>,
+    pub(crate) warnings: Warnings,
+    pub(crate) left_out: usize,
+}
+
+impl Listed {
+    pub(crate) fn of(index: &SourceIndex) -> Listed {
+        Listed {
+            files: index.files.len(),
+            counts: index.projects.iter().map(|p| p.files).collect(),
+            warnings: index.warnings.clone(),
+            left_out: index.left_out,
+        }
+    }
 }
 
 /// What an index holds, for reports (`ctx sources --format json`, the MCP `sources` tool).

@@ -161,15 +161,21 @@ pub(crate) fn par_map<T: Sync, R: Send>(
         return items.iter().map(&f).collect();
     }
     let f = &f;
+    let mut parts: Vec<&[T]> = items.chunks(chunk).collect();
+    // The last share is the calling thread's own, which would otherwise only wait.
+    let last = parts.pop().unwrap_or_default();
     std::thread::scope(|scope| {
-        let parts: Vec<_> = items
-            .chunks(chunk)
+        let spawned: Vec<_> = parts
+            .into_iter()
             .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
             .collect();
-        parts
-            .into_iter()
-            .flat_map(|p| p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
-            .collect()
+        let own: Vec<R> = last.iter().map(f).collect();
+        let mut out: Vec<R> = Vec::with_capacity(items.len());
+        for p in spawned {
+            out.extend(p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+        }
+        out.extend(own);
+        out
     })
 }
 

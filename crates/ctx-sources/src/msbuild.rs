@@ -97,92 +97,354 @@ pub(crate) fn parse_slnx(text: &str, solution_dir: &str) -> Result<Vec<ProjectRe
 /// The items of a project file: a `.vcxproj`, its `.filters`, a `.vcxitems` or a `.csproj`.
 /// Item groups under any `Condition` are all taken (the union of the configurations).
 /// A document that does not parse is an error: its line and what is wrong.
+///
+/// The document is read as a stream of events (quick-xml), so that the elements that are
+/// not items (an `ObjectFileName` per configuration on every item, in CMake's projects) cost
+/// a scan and no node of a tree; what a tree's parser refuses is refused here too (see
+/// [`Reader`]).
 pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, (u32, String)> {
-    let doc = parse_xml(text)?;
-    let lines = Lines::new(text);
-    let root = doc.root_element();
-    let sdk = attribute(&root, "Sdk").is_some()
-        || root.children().any(|n| n.has_tag_name("Sdk") || is_sdk_import(&n));
-    let mut items = Items::default();
-    let mut removed: Vec<String> = Vec::new();
-    let mut ignored = (0usize, 0u32);
-    let mut implicit = true;
-    for node in root.descendants().filter(roxmltree::Node::is_element) {
-        let name = node.tag_name().name();
-        let line = || lines.of(node.range().start);
-        if name == "Import" {
-            let project = attribute(&node, "Project").unwrap_or_default();
-            if project.to_ascii_lowercase().ends_with(".vcxitems") {
-                match expanded(project, dirs, dirs.this_file) {
-                    Ok(path) => items.imports.push((path, line())),
-                    Err(why) => items.warnings.push((line(), format!("import skipped: {why}"))),
-                }
-            }
-            continue;
-        }
-        if name == "EnableDefaultCompileItems" || name == "EnableDefaultItems" {
-            implicit &= !node.text().is_some_and(|t| t.trim().eq_ignore_ascii_case("false"));
-            continue;
-        }
-        let in_item_group = node.parent_element().is_some_and(|p| p.has_tag_name("ItemGroup"));
-        if !in_item_group || !(CPP_ITEMS.contains(&name) || CS_ITEMS.contains(&name)) {
-            continue;
-        }
-        if let Some(remove) = attribute(&node, "Remove") {
-            if name == "Compile" {
-                for p in split(remove).filter_map(|p| expanded(p, dirs, dirs.project).ok()) {
-                    if removed.contains(&p) {
-                        continue;
-                    }
-                    if removed.len() < MAX_REMOVED {
-                        removed.push(p);
-                    } else {
-                        ignored = (ignored.0 + 1, if ignored.1 == 0 { line() } else { ignored.1 });
-                    }
-                }
-            }
-            continue;
-        }
-        let Some(include) = attribute(&node, "Include") else { continue };
-        let line = line();
-        for part in split(include) {
-            match expanded(part, dirs, dirs.project) {
-                Ok(path) if paths::has_wildcard(&path) => {
-                    items.entries.push(Entry::Pattern { pattern: path, exclude: 0, line });
-                }
-                Ok(path) => items.entries.push(Entry::File { path, line }),
-                Err(why) => items.warnings.push((line, format!("{name} skipped: {why}"))),
-            }
-        }
+    let mut reader = Reader::new(text)?;
+    let mut read = Read::default();
+    while let Some(element) = reader.next_element()? {
+        read.element(&element, dirs, &mut reader)?;
     }
-    if ignored.0 > 0 {
-        let why =
-            format!("{} more `Compile Remove` patterns ignored (at most {MAX_REMOVED})", ignored.0);
-        items.warnings.push((ignored.1, why));
+    if let Some(text) = reader.captured.take() {
+        read.default_items(&text);
     }
-    if !removed.is_empty() {
-        let set = crate::walk::Patterns::new(&removed);
-        items.entries.retain(|e| match e {
-            Entry::File { path, .. } => !set.matches(path),
-            Entry::Pattern { .. } => true,
-        });
-    }
-    if sdk && implicit {
-        let mut exclude =
-            vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
-        exclude.extend(removed.iter().cloned());
-        let pattern = format!("{}/**/*.cs", dirs.project);
-        items.entries.insert(0, Entry::Pattern { pattern, exclude: 1, line: 1 });
-        items.excludes = vec![removed, exclude];
-    } else {
-        items.excludes = vec![removed];
-    }
-    Ok(items)
+    Ok(read.finish(dirs))
 }
 
-/// `<Import Project="Sdk.props" Sdk="Microsoft.NET.Sdk" />`, the long form of an SDK project.
-fn is_sdk_import(node: &roxmltree::Node<'_, '_>) -> bool {
-    node.has_tag_name("Import") && attribute(node, "Sdk").is_some()
+/// What [`parse_project`] has gathered so far.
+#[derive(Default)]
+struct Read {
+    items: Items,
+    removed: Vec<String>,
+    /// `Compile Remove` patterns past [`MAX_REMOVED`]: how many, and the line of the first.
+    ignored: (usize, u32),
+    /// Whether `EnableDefaultCompileItems` (or `EnableDefaultItems`) is `false`.
+    off: bool,
+    /// Whether it is an SDK-style project (`<Project Sdk=…>`).
+    sdk: bool,
+}
+
+impl Read {
+    fn element(
+        &mut self,
+        element: &Element<'_>,
+        dirs: &Dirs<'_>,
+        reader: &mut Reader<'_>,
+    ) -> Result<(), (u32, String)> {
+        if let Some(text) = reader.captured.take() {
+            self.default_items(&text);
+        }
+        let name = element.name();
+        let at = element.at;
+        let attribute = |reader: &mut Reader<'_>, name: &str| {
+            element.attribute(name).map_err(|why| reader.fail(at, &why))
+        };
+        let sdk_attribute = |reader: &mut Reader<'_>| attribute(reader, "Sdk").map(|a| a.is_some());
+        if element.depth == 0 && sdk_attribute(reader)? {
+            self.sdk = true;
+        }
+        if element.depth == 1 && (name == "Sdk" || (name == "Import" && sdk_attribute(reader)?)) {
+            self.sdk = true;
+        }
+        if name == "Import" {
+            let project = attribute(reader, "Project")?.unwrap_or_default();
+            if project.to_ascii_lowercase().ends_with(".vcxitems") {
+                let line = reader.line(element.at);
+                match expanded(&project, dirs, dirs.this_file) {
+                    Ok(path) => self.items.imports.push((path, line)),
+                    Err(why) => self.items.warnings.push((line, format!("import skipped: {why}"))),
+                }
+            }
+            return Ok(());
+        }
+        if name == "EnableDefaultCompileItems" || name == "EnableDefaultItems" {
+            reader.capture = !element.empty;
+            return Ok(());
+        }
+        if !element.in_item_group || !(CPP_ITEMS.contains(&name) || CS_ITEMS.contains(&name)) {
+            return Ok(());
+        }
+        if let Some(remove) = attribute(reader, "Remove")? {
+            if name == "Compile" {
+                let line = reader.line(element.at);
+                self.remove(&remove, dirs, line);
+            }
+            return Ok(());
+        }
+        let Some(include) = attribute(reader, "Include")? else { return Ok(()) };
+        let line = reader.line(element.at);
+        for part in split(&include) {
+            match expanded(part, dirs, dirs.project) {
+                Ok(path) if paths::has_wildcard(&path) => {
+                    self.items.entries.push(Entry::Pattern { pattern: path, exclude: 0, line });
+                }
+                Ok(path) => self.items.entries.push(Entry::File { path, line }),
+                Err(why) => self.items.warnings.push((line, format!("{name} skipped: {why}"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// The first text of an `EnableDefaultCompileItems` or `EnableDefaultItems`: `false`
+    /// turns the implicit items off.
+    fn default_items(&mut self, text: &str) {
+        self.off |= text.trim().eq_ignore_ascii_case("false");
+    }
+
+    /// A `Compile Remove` list: each pattern once, at most [`MAX_REMOVED`].
+    fn remove(&mut self, remove: &str, dirs: &Dirs<'_>, line: u32) {
+        for p in split(remove).filter_map(|p| expanded(p, dirs, dirs.project).ok()) {
+            if self.removed.contains(&p) {
+                continue;
+            }
+            if self.removed.len() < MAX_REMOVED {
+                self.removed.push(p);
+            } else {
+                let first = if self.ignored.1 == 0 { line } else { self.ignored.1 };
+                self.ignored = (self.ignored.0 + 1, first);
+            }
+        }
+    }
+
+    /// The items, the removed files left out, the implicit pattern of an SDK project first.
+    fn finish(self, dirs: &Dirs<'_>) -> Items {
+        let Read { mut items, removed, ignored, off, sdk, .. } = self;
+        if ignored.0 > 0 {
+            let why = format!(
+                "{} more `Compile Remove` patterns ignored (at most {MAX_REMOVED})",
+                ignored.0
+            );
+            items.warnings.push((ignored.1, why));
+        }
+        if !removed.is_empty() {
+            let set = crate::walk::Patterns::new(&removed);
+            items.entries.retain(|e| match e {
+                Entry::File { path, .. } => !set.matches(path),
+                Entry::Pattern { .. } => true,
+            });
+        }
+        if sdk && !off {
+            let mut exclude =
+                vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
+            exclude.extend(removed.iter().cloned());
+            let pattern = format!("{}/**/*.cs", dirs.project);
+            items.entries.insert(0, Entry::Pattern { pattern, exclude: 1, line: 1 });
+            items.excludes = vec![removed, exclude];
+        } else {
+            items.excludes = vec![removed];
+        }
+        items
+    }
+}
+
+/// One start tag (`<a …>` or `<a …/>`).
+struct Element<'a> {
+    start: quick_xml::events::BytesStart<'a>,
+    /// Its byte offset in the document.
+    at: usize,
+    /// How many elements hold it (0 for the root).
+    depth: usize,
+    /// Whether the element that holds it is an `ItemGroup`.
+    in_item_group: bool,
+    /// Whether it closes itself (`<a/>`).
+    empty: bool,
+}
+
+impl Element<'_> {
+    /// Its local name (the namespace prefix left out).
+    fn name(&self) -> &str {
+        self.start.local_name().into_inner()
+    }
+
+    /// The value of the attribute of local name `name`, entities expanded and white space
+    /// normalised as XML says; a value naming an entity XML does not predefine, or a
+    /// character it does not allow, is an error.
+    fn attribute(&self, name: &str) -> Result<Option<std::borrow::Cow<'_, str>>, String> {
+        for attribute in self.start.attributes() {
+            let attribute = attribute.map_err(|e| e.to_string())?;
+            if attribute.key.local_name().into_inner() == name {
+                let value = attribute
+                    .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .map_err(|e| e.to_string())?;
+                if !value.chars().all(xml_char) {
+                    return Err(format!(
+                        "the value of {name} holds a character XML does not allow"
+                    ));
+                }
+                return Ok(Some(value));
+            }
+        }
+        Ok(None)
+    }
+}
+
+/// Whether `bytes` hold a control character XML does not allow (all but tab, line feed and
+/// carriage return): in blocks without a branch per byte, so that it runs at memory speed.
+fn control(bytes: &[u8]) -> bool {
+    bytes.chunks(64).any(|block| {
+        block.iter().fold(false, |found, &b| {
+            found | ((b < 0x20) & (b != b'\t') & (b != b'\n') & (b != b'\r'))
+        })
+    })
+}
+
+/// Whether XML 1.0 allows `c` in a document.
+fn xml_char(c: char) -> bool {
+    !matches!(c, '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{fffe}' | '\u{ffff}')
+}
+
+/// A project document as a stream of start tags, checked as a tree's parser checks it: one
+/// root element, every element closed by its own name, no text beside the root, no document
+/// type declaration (no entity is ever defined), only the entities XML predefines and
+/// character references that name a character XML allows, no control characters, unique
+/// attributes on every element.
+struct Reader<'a> {
+    text: &'a str,
+    inner: quick_xml::Reader<&'a [u8]>,
+    /// For each open element, whether it is an `ItemGroup`.
+    open: Vec<bool>,
+    roots: usize,
+    /// Whether the first text of the element just opened is to be kept, and that text.
+    capture: bool,
+    captured: Option<String>,
+    /// The line of [`Reader::line_at`], so that lines are counted once, forwards.
+    line_at: (usize, u32),
+}
+
+impl<'a> Reader<'a> {
+    fn new(text: &'a str) -> Result<Reader<'a>, (u32, String)> {
+        if control(text.as_bytes()) {
+            let at = text.bytes().position(|b| control(&[b])).unwrap_or_default();
+            let line = line_no(bytecount::count(&text.as_bytes()[..at], b'\n'));
+            return Err((line, "a control character, which XML does not allow".to_owned()));
+        }
+        let inner = quick_xml::Reader::from_str(text);
+        Ok(Reader {
+            text,
+            inner,
+            open: Vec::new(),
+            roots: 0,
+            capture: false,
+            captured: None,
+            line_at: (0, 1),
+        })
+    }
+
+    /// The 1-based line of a byte offset at or after the last one asked for.
+    fn line(&mut self, at: usize) -> u32 {
+        let (from, line) = self.line_at;
+        let at = at.clamp(from, self.text.len());
+        let more = bytecount::count(&self.text.as_bytes()[from..at], b'\n');
+        let line = line.saturating_add(u32::try_from(more).unwrap_or(u32::MAX));
+        self.line_at = (at, line);
+        line
+    }
+
+    fn fail(&mut self, at: usize, why: &str) -> (u32, String) {
+        let line = self.line(at);
+        (line, clip(why))
+    }
+
+    /// The next start tag, or `None` at the end of a document that holds together.
+    fn next_element(&mut self) -> Result<Option<Element<'a>>, (u32, String)> {
+        use quick_xml::events::Event;
+        loop {
+            let at = usize::try_from(self.inner.buffer_position()).unwrap_or(usize::MAX);
+            let event = match self.inner.read_event() {
+                Ok(event) => event,
+                Err(e) => {
+                    let at = usize::try_from(self.inner.error_position()).unwrap_or(at);
+                    return Err(self.fail(at, &e.to_string()));
+                }
+            };
+            let capture = std::mem::take(&mut self.capture);
+            let text = match event {
+                Event::Start(start) => return self.start(start, at, false).map(Some),
+                Event::Empty(start) => return self.start(start, at, true).map(Some),
+                Event::End(_) => {
+                    self.open.pop();
+                    continue;
+                }
+                Event::Text(text) if self.open.is_empty() => {
+                    if text.bytes().all(|b| b.is_ascii_whitespace()) {
+                        continue;
+                    }
+                    return Err(self.fail(at, "text outside the root element"));
+                }
+                Event::Text(text) => text.xml10_content(),
+                Event::CData(data) => data.xml10_content(),
+                Event::GeneralRef(reference) => match reference_text(&reference) {
+                    Some(text) => std::borrow::Cow::Owned(text),
+                    None => {
+                        let why = "an unknown entity or a character XML does not allow";
+                        return Err(self.fail(at, why));
+                    }
+                },
+                Event::DocType(_) => {
+                    return Err(self.fail(at, "a document type declaration is not allowed"));
+                }
+                Event::Decl(_) | Event::PI(_) | Event::Comment(_) => continue,
+                Event::Eof if self.roots == 1 && self.open.is_empty() => return Ok(None),
+                Event::Eof => {
+                    let at = self.text.len();
+                    return Err(self.fail(at, "the document ends before its root element does"));
+                }
+            };
+            if self.open.is_empty() {
+                return Err(self.fail(at, "text outside the root element"));
+            }
+            if capture {
+                self.captured.get_or_insert_default().push_str(&text);
+                self.capture = true;
+            }
+        }
+    }
+
+    /// A start tag at `at`: the second root, or attributes that do not hold together, fail
+    /// the document.
+    fn start(
+        &mut self,
+        start: quick_xml::events::BytesStart<'a>,
+        at: usize,
+        empty: bool,
+    ) -> Result<Element<'a>, (u32, String)> {
+        if self.open.is_empty() {
+            self.roots += 1;
+            if self.roots > 1 {
+                return Err(self.fail(at, "a second root element"));
+            }
+        }
+        for attribute in start.attributes() {
+            if let Err(e) = attribute {
+                return Err(self.fail(at, &e.to_string()));
+            }
+        }
+        let item_group = start.local_name().into_inner() == "ItemGroup";
+        let element = Element {
+            start,
+            at,
+            depth: self.open.len(),
+            in_item_group: self.open.last() == Some(&true),
+            empty,
+        };
+        if !empty {
+            self.open.push(item_group);
+        }
+        Ok(element)
+    }
+}
+
+/// The text an entity reference in text stands for: one XML predefines, or a reference to a
+/// character XML allows; `None` for anything else.
+fn reference_text(reference: &quick_xml::events::BytesRef<'_>) -> Option<String> {
+    match reference.resolve_char_ref() {
+        Ok(Some(c)) => xml_char(c).then(|| c.to_string()),
+        Ok(None) => quick_xml::escape::resolve_predefined_entity(reference).map(str::to_owned),
+        Err(_) => None,
+    }
 }
 
 /// A path, properties expanded, joined to `base` (the project's folder for items, as MSBuild
@@ -233,6 +495,98 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    /// The tree parser the stream parser is held to (roxmltree, every element a node).
+    fn tree_parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, (u32, String)> {
+        let doc = parse_xml(text)?;
+        let lines = Lines::new(text);
+        let root = doc.root_element();
+        let sdk = attribute(&root, "Sdk").is_some()
+            || root.children().any(|n| n.has_tag_name("Sdk") || is_sdk_import(&n));
+        let mut items = Items::default();
+        let mut removed: Vec<String> = Vec::new();
+        let mut ignored = (0usize, 0u32);
+        let mut implicit = true;
+        for node in root.descendants().filter(roxmltree::Node::is_element) {
+            let name = node.tag_name().name();
+            let line = || lines.of(node.range().start);
+            if name == "Import" {
+                let project = attribute(&node, "Project").unwrap_or_default();
+                if project.to_ascii_lowercase().ends_with(".vcxitems") {
+                    match expanded(project, dirs, dirs.this_file) {
+                        Ok(path) => items.imports.push((path, line())),
+                        Err(why) => items.warnings.push((line(), format!("import skipped: {why}"))),
+                    }
+                }
+                continue;
+            }
+            if name == "EnableDefaultCompileItems" || name == "EnableDefaultItems" {
+                implicit &= !node.text().is_some_and(|t| t.trim().eq_ignore_ascii_case("false"));
+                continue;
+            }
+            let in_item_group = node.parent_element().is_some_and(|p| p.has_tag_name("ItemGroup"));
+            if !in_item_group || !(CPP_ITEMS.contains(&name) || CS_ITEMS.contains(&name)) {
+                continue;
+            }
+            if let Some(remove) = attribute(&node, "Remove") {
+                if name == "Compile" {
+                    for p in split(remove).filter_map(|p| expanded(p, dirs, dirs.project).ok()) {
+                        if removed.contains(&p) {
+                            continue;
+                        }
+                        if removed.len() < MAX_REMOVED {
+                            removed.push(p);
+                        } else {
+                            ignored =
+                                (ignored.0 + 1, if ignored.1 == 0 { line() } else { ignored.1 });
+                        }
+                    }
+                }
+                continue;
+            }
+            let Some(include) = attribute(&node, "Include") else { continue };
+            let line = line();
+            for part in split(include) {
+                match expanded(part, dirs, dirs.project) {
+                    Ok(path) if paths::has_wildcard(&path) => {
+                        items.entries.push(Entry::Pattern { pattern: path, exclude: 0, line });
+                    }
+                    Ok(path) => items.entries.push(Entry::File { path, line }),
+                    Err(why) => items.warnings.push((line, format!("{name} skipped: {why}"))),
+                }
+            }
+        }
+        if ignored.0 > 0 {
+            let why = format!(
+                "{} more `Compile Remove` patterns ignored (at most {MAX_REMOVED})",
+                ignored.0
+            );
+            items.warnings.push((ignored.1, why));
+        }
+        if !removed.is_empty() {
+            let set = crate::walk::Patterns::new(&removed);
+            items.entries.retain(|e| match e {
+                Entry::File { path, .. } => !set.matches(path),
+                Entry::Pattern { .. } => true,
+            });
+        }
+        if sdk && implicit {
+            let mut exclude =
+                vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
+            exclude.extend(removed.iter().cloned());
+            let pattern = format!("{}/**/*.cs", dirs.project);
+            items.entries.insert(0, Entry::Pattern { pattern, exclude: 1, line: 1 });
+            items.excludes = vec![removed, exclude];
+        } else {
+            items.excludes = vec![removed];
+        }
+        Ok(items)
+    }
+
+    /// `<Import Project="Sdk.props" Sdk="Microsoft.NET.Sdk" />`, the long form of an SDK project.
+    fn is_sdk_import(node: &roxmltree::Node<'_, '_>) -> bool {
+        node.has_tag_name("Import") && attribute(node, "Sdk").is_some()
+    }
 
     const DIRS: Dirs<'static> = Dirs { solution: "/b", project: "/b/app", this_file: "/b/app" };
 
@@ -340,6 +694,22 @@ mod tests {
     }
 
     #[test]
+    fn a_project_nested_two_hundred_thousand_deep_is_read_without_recursion() {
+        // The stream keeps one flag per open element: no stack grows with the nesting.
+        let depth = 200_000;
+        let xml = format!(
+            "<Project>{}<ItemGroup><ClCompile Include=\"a.c\"/></ItemGroup>{}</Project>",
+            "<a>".repeat(depth),
+            "</a>".repeat(depth)
+        );
+        let items = parse_project(&xml, &DIRS).unwrap();
+        assert_eq!(items.entries, [Entry::File { path: "/b/app/a.c".into(), line: 1 }]);
+        // Unclosed, or closed by another name: refused with the line.
+        assert!(parse_project(&"<a>".repeat(depth), &DIRS).is_err());
+        assert_eq!(parse_project("<Project>\n<a></b></Project>", &DIRS).map_err(|e| e.0), Err(2));
+    }
+
+    #[test]
     fn bad_xml_is_an_error_and_a_dtd_is_refused() {
         assert!(parse_project("<Project>", &DIRS).is_err());
         let dtd = "<!DOCTYPE p [<!ENTITY a \"aaaa\">]><Project/>";
@@ -444,6 +814,18 @@ mod tests {
             prop_assert!(items.entries.len() + items.imports.len() + items.warnings.len() <= text.len() / 2 + 2);
             for s in strings {
                 prop_assert!(s.len() <= 8 * text.len() + 600, "{} of {}", s.len(), text.len());
+            }
+        }
+
+        /// The stream parser reads what the tree parser reads: the same items, imports,
+        /// warnings and lines of a document the tree parser takes, and a refusal of one it
+        /// refuses.
+        #[test]
+        fn the_stream_parser_reads_as_the_tree_parser(text in pieces()) {
+            let stream = parse_project(&text, &DIRS);
+            match tree_parse_project(&text, &DIRS) {
+                Ok(tree) => prop_assert_eq!(stream, Ok(tree)),
+                Err(_) => prop_assert!(stream.is_err(), "{:?} taken: {:?}", text, stream),
             }
         }
 

@@ -26,7 +26,13 @@ pub(crate) enum Unexpanded {
 /// `$(MSBuildThisFileDirectory)` with a trailing separator, `$(MSBuildProjectDirectory)`
 /// without), names are case-insensitive as in MSBuild; any other `$(…)`, `%(…)` or `@(…)` is
 /// refused.
-pub(crate) fn expand(raw: &str, dirs: &Dirs<'_>) -> Result<String, Unexpanded> {
+pub(crate) fn expand<'r>(
+    raw: &'r str,
+    dirs: &Dirs<'_>,
+) -> Result<std::borrow::Cow<'r, str>, Unexpanded> {
+    if !raw.contains(['$', '%', '@']) {
+        return Ok(std::borrow::Cow::Borrowed(raw));
+    }
     let mut out = String::with_capacity(raw.len());
     let mut rest = raw;
     while let Some(at) = rest.find(['$', '%', '@']) {
@@ -51,7 +57,7 @@ pub(crate) fn expand(raw: &str, dirs: &Dirs<'_>) -> Result<String, Unexpanded> {
         rest = &body[end + 1..];
     }
     out.push_str(rest);
-    Ok(out)
+    Ok(std::borrow::Cow::Owned(out))
 }
 
 /// Whether `path` is absolute: POSIX (`/x`) or a Windows drive path (`C:/x`, `C:\x`).
@@ -70,12 +76,28 @@ pub(crate) fn drive(path: &str) -> Option<u8> {
 /// normalises it lexically: `\` → `/`, empty and `.` components dropped, `..` applied (never
 /// above the root). `None` for an empty path.
 pub(crate) fn absolute(base: &str, path: &str) -> Option<String> {
-    let path = path.trim().replace('\\', "/");
+    let path = path.trim();
     if path.is_empty() {
         return None;
     }
-    let joined = if is_absolute(&path) { path } else { format!("{base}/{path}") };
-    Some(normalize(&joined))
+    let mut joined = String::with_capacity(base.len() + 1 + path.len());
+    if !(is_absolute(path) || path.starts_with('\\')) {
+        joined.push_str(base);
+        joined.push('/');
+    }
+    for (i, piece) in path.split('\\').enumerate() {
+        if i > 0 {
+            joined.push('/');
+        }
+        joined.push_str(piece);
+    }
+    // Most paths are normal as written (a CMake project's are absolute): kept as they are.
+    // (a drive letter is upper-cased by `normalize`).
+    if is_normal(&joined) && !joined.starts_with(|c: char| c.is_ascii_lowercase()) {
+        Some(joined)
+    } else {
+        Some(normalize(&joined))
+    }
 }
 
 /// Lexical normalisation of an absolute path with `/` separators (see [`absolute`]).
@@ -84,17 +106,26 @@ pub(crate) fn normalize(path: &str) -> String {
         Some(letter) => (format!("{}:", char::from(letter)), &path[2..]),
         None => (String::new(), path),
     };
-    let mut parts: Vec<&str> = Vec::new();
+    let mut out = prefix;
+    out.reserve(rest.len() + 1);
+    let base = out.len();
     for part in rest.split('/') {
         match part {
             "" | "." => {}
             ".." => {
-                parts.pop();
+                let cut = out[base..].rfind('/').map_or(base, |i| base + i);
+                out.truncate(cut);
             }
-            _ => parts.push(part),
+            _ => {
+                out.push('/');
+                out.push_str(part);
+            }
         }
     }
-    format!("{prefix}/{}", parts.join("/"))
+    if out.len() == base {
+        out.push('/');
+    }
+    out
 }
 
 /// Whether `path` is absolute and already as [`normalize`] leaves it (no empty, `.` or `..`
@@ -218,5 +249,50 @@ mod tests {
         assert!(within("/x/y", "/"));
         assert_eq!(relative_to("/src/a/b.c", "/src"), "a/b.c");
         assert_eq!(relative_to("/x/y", "/"), "x/y");
+    }
+
+    /// Joining and normalising as they were written first: a copy of the path with `\` as
+    /// `/`, joined, then its components gathered and joined again.
+    fn absolute_as_first_written(base: &str, path: &str) -> Option<String> {
+        let path = path.trim().replace('\\', "/");
+        if path.is_empty() {
+            return None;
+        }
+        let joined = if is_absolute(&path) { path } else { format!("{base}/{path}") };
+        let (prefix, rest) = match drive(&joined) {
+            Some(letter) => (format!("{}:", char::from(letter)), &joined[2..]),
+            None => (String::new(), joined.as_str()),
+        };
+        let mut parts: Vec<&str> = Vec::new();
+        for part in rest.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    parts.pop();
+                }
+                _ => parts.push(part),
+            }
+        }
+        Some(format!("{prefix}/{}", parts.join("/")))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 4096, ..Default::default() })]
+        /// The join and normalisation done in one buffer give what the first version gave,
+        /// and a normal path.
+        #[test]
+        fn absolute_paths_are_joined_and_normalised_as_first_written(
+            base in proptest::sample::select(vec!["/b/app", "C:/b", "/", "d:/"]),
+            parts in proptest::collection::vec(proptest::sample::select(vec![
+                "/", "\\", "..", ".", "a", "b.c", "C:", "c:\\", " ", "é", "//", "$", "x y",
+            ]), 0..12),
+        ) {
+            let path = parts.concat();
+            let now = absolute(base, &path);
+            proptest::prop_assert_eq!(&now, &absolute_as_first_written(base, &path));
+            if let Some(now) = now {
+                proptest::prop_assert!(is_normal(&now), "{}", now);
+            }
+        }
     }
 }

@@ -59,16 +59,50 @@ pub(crate) fn source_roots<'a>(
     home: Option<&str>,
 ) -> (Vec<String>, usize) {
     let outside = |p: &&str| !paths::within(p, workspace) && native(p);
-    let mut dirs: Vec<&str> = files.filter(outside).map(paths::parent).collect();
-    dirs.extend(folders.filter(outside));
+    // Each folder with how many of the files and folders it stands for, a run of neighbours
+    // (the files of one folder sit together) counted once, so that the rule looks at
+    // folders rather than files.
+    let mut weighed: Vec<(&str, usize)> = Vec::new();
+    // A file in the same folder as the one before is inside or outside as that one is,
+    // unless the workspace lies below that folder (then it depends on the name).
+    let mut previous: Option<(&str, bool)> = None;
+    for file in files {
+        let dir = paths::parent(file);
+        let counted = match previous {
+            Some((last, counted)) if last == dir => counted,
+            _ => {
+                let counted = outside(&file);
+                let by_folder =
+                    !paths::within(workspace, dir) || workspace.trim_end_matches('/') == dir;
+                previous = by_folder.then_some((dir, counted));
+                counted
+            }
+        };
+        if !counted {
+            continue;
+        }
+        match weighed.last_mut() {
+            Some((last, count)) if *last == dir => *count += 1,
+            _ => weighed.push((dir, 1)),
+        }
+    }
+    for dir in folders.filter(outside) {
+        match weighed.last_mut() {
+            Some((last, count)) if *last == dir => *count += 1,
+            _ => weighed.push((dir, 1)),
+        }
+    }
+    let dirs: Vec<&str> = weighed.iter().map(|(dir, _)| *dir).collect();
     let mut roots = Vec::new();
     cluster(&dirs, home, &mut roots);
     roots.sort();
     roots.dedup();
     let more = roots.len().saturating_sub(MAX_SOURCE_ROOTS);
     if more > 0 {
-        // The roots that hold the most of the folders stay.
-        let held = |root: &String| dirs.iter().filter(|d| paths::within(d, root)).count();
+        // The roots that hold the most of the files and folders stay.
+        let held = |root: &String| {
+            weighed.iter().filter(|(d, _)| paths::within(d, root)).map(|(_, n)| n).sum::<usize>()
+        };
         let mut counted: Vec<(usize, String)> = roots.into_iter().map(|r| (held(&r), r)).collect();
         counted.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         roots = counted.into_iter().take(MAX_SOURCE_ROOTS).map(|(_, r)| r).collect();
@@ -126,6 +160,17 @@ mod tests {
 
     fn roots_of(files: &[&str], workspace: &str, home: Option<&str>) -> Vec<String> {
         source_roots(files.iter().copied(), std::iter::empty(), workspace, home).0
+    }
+
+    #[test]
+    fn files_of_one_folder_count_alike_unless_the_workspace_lies_in_it() {
+        // Runs of one folder are looked at once; beside the workspace, each file by itself.
+        let files =
+            ["/w/b/build", "/w/b/x.c", "/w/b/y.c", "/src/a.c", "/src/b.c", "/w/b/build/z.c"];
+        let mut reversed = files;
+        reversed.reverse();
+        assert_eq!(roots_of(&files, "/w/b/build", None), ["/src", "/w/b"]);
+        assert_eq!(roots_of(&reversed, "/w/b/build", None), ["/src", "/w/b"]);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use ctx_diagnostics::Code;
 use ctx_fs::{Location, RootKind, Sandbox, WalkOptions};
 
 use crate::bounds::Bounds;
-use crate::index::{FileState, Pending, SourceFile, SourceIndex, paths_of_os};
+use crate::index::{FileState, Listed, Pending, SourceFile, SourceIndex, paths_of_os};
 use crate::load::Seen;
 use crate::paths;
 use crate::walk::{self, Found, Patterns, Rests, Unwalked, Walks};
@@ -40,14 +40,37 @@ impl SourceIndex {
             })
             .collect();
         if self.verified {
+            self.walk_again(sandbox);
             self.forget_maps();
             return;
         }
-        self.expand(sandbox);
-        self.check_states(sandbox);
+        self.check_states(sandbox, 0);
         self.top_names = self.roots.iter().map(|root| top_names(sandbox, root)).collect();
+        if !self.pending.is_empty() {
+            self.listed = Some(Box::new(Listed::of(self)));
+        }
+        self.expand(sandbox);
+        let listed = self.listed.as_ref().map_or(self.files.len(), |l| l.files);
+        self.check_states(sandbox, listed);
         self.verified = true;
         self.forget_maps();
+    }
+
+    /// The wildcard items of a verified index expanded again: what the walks found before
+    /// is dropped (the files past those the projects list, their counts and warnings) and
+    /// the folders walked anew, so that a stored index sees a file added, removed or renamed
+    /// under a wildcard as a fresh build does.
+    fn walk_again(&mut self, sandbox: &Sandbox) {
+        let Some(listed) = self.listed.as_deref() else { return };
+        let Listed { files, counts, warnings, left_out } = listed.clone();
+        self.files.truncate(files);
+        for (project, count) in self.projects.iter_mut().zip(counts) {
+            project.files = count;
+        }
+        self.warnings = warnings;
+        self.left_out = left_out;
+        self.expand(sandbox);
+        self.check_states(sandbox, files);
     }
 
     /// Expands the wildcard items: their folders each walked once (a few at a time, on every
@@ -55,10 +78,15 @@ impl SourceIndex {
     /// budget lasts.
     fn expand(&mut self, sandbox: &Sandbox) {
         let pending = std::mem::take(&mut self.pending);
+        self.expand_items(sandbox, &pending);
+        self.pending = pending;
+    }
+
+    fn expand_items(&mut self, sandbox: &Sandbox, pending: &[Pending]) {
         if pending.is_empty() {
             return;
         }
-        let plan = Plan::of(&pending, &self.exclusions);
+        let plan = Plan::of(pending, &self.exclusions);
         let walks = Walks::new(sandbox, Bounds::of(self.max_files).walk);
         let mut seen = Seen::of(&self.files);
         let (mut full, mut unwalked) = (0usize, 0usize);
@@ -74,7 +102,7 @@ impl SourceIndex {
             });
             for (g, found) in share.iter().zip(found) {
                 match found {
-                    Ok(found) => self.add_found(&pending, g, found, &mut seen),
+                    Ok(found) => self.add_found(pending, g, found, &mut seen),
                     Err(Unwalked::Budget) => unwalked += g.members.len(),
                     Err(why) => {
                         for &i in &g.members {
@@ -140,11 +168,13 @@ impl SourceIndex {
         self.warnings.push(Warning::new(&p.file, p.line, message));
     }
 
-    /// The state of each file on disk, with the disk's spelling when only its case differs.
-    fn check_states(&mut self, sandbox: &Sandbox) {
-        let states = states_of(sandbox, &self.files);
+    /// The state on disk of each file from `from` on, with the disk's spelling when only its
+    /// case differs.
+    fn check_states(&mut self, sandbox: &Sandbox, from: usize) {
+        let from = from.min(self.files.len());
+        let states = states_of(sandbox, &self.files[from..]);
         let mut corrector = Corrector::new(sandbox, Bounds::of(self.max_files).walk);
-        for (file, state) in self.files.iter_mut().zip(states) {
+        for (file, state) in self.files[from..].iter_mut().zip(states) {
             file.state = state;
             if file.state != FileState::Missing
                 || paths::drive(&file.path).is_some() != cfg!(windows)

@@ -207,6 +207,53 @@ fn a_stored_index_is_served_until_a_project_file_changes() {
 }
 
 #[test]
+fn a_stored_index_sees_a_file_added_or_removed_under_a_wildcard_folder() {
+    let (_tmp, root) = fixture("oos");
+    let cache = TempDir::new().unwrap();
+    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let build = format!("{root}/build");
+    let workspace = sandbox(&build, &[]);
+    let warm = |store: &Store| {
+        let mut index =
+            SourceIndex::load_cached(&workspace, "FreeCAD.sln", &options(None), store).unwrap();
+        let cached = index.cached();
+        index.verify(&sandbox(&build, index.source_roots()));
+        (index, cached)
+    };
+    let (built, cached) = warm(&store);
+    assert!(!cached);
+    built.save(&store).unwrap();
+    let globbed = |index: &SourceIndex| {
+        let mut names: Vec<String> = index
+            .files()
+            .iter()
+            .filter(|f| f.path.contains("/Glob/"))
+            .map(|f| f.path.rsplit('/').next().unwrap().to_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let app = |index: &SourceIndex| index.projects()[0].files;
+    let (again, cached) = warm(&store);
+    assert!(cached);
+    assert_eq!(globbed(&again), ["a.cpp", "b.cpp"]);
+    assert_eq!((again.files(), app(&again)), (built.files(), app(&built)));
+    // A file added under the wildcard's folder, and one removed: seen by the stored index, the
+    // project's count and the warnings as a fresh build has them.
+    std::fs::write(format!("{root}/src/Glob/c.cpp"), "// c\n").unwrap();
+    std::fs::remove_file(format!("{root}/src/Glob/a.cpp")).unwrap();
+    let (changed, cached) = warm(&store);
+    assert!(cached, "the project files did not change");
+    assert_eq!(globbed(&changed), ["b.cpp", "c.cpp"]);
+    let fresh = load(&build, "FreeCAD.sln").0;
+    assert_eq!((changed.files(), app(&changed)), (fresh.files(), app(&fresh)));
+    assert_eq!(warnings(&changed), warnings(&fresh));
+    // Twice over, the same.
+    let (twice, _) = warm(&store);
+    assert_eq!(twice.files(), fresh.files());
+}
+
+#[test]
 fn a_stored_index_serves_only_the_workspace_and_options_it_was_built_for() {
     let (_tmp, root) = fixture("oos");
     let cache = TempDir::new().unwrap();

@@ -70,6 +70,32 @@ fn run(cmd: &mut Command) -> (i32, String, String) {
 }
 
 #[test]
+fn a_stored_index_sees_a_file_added_under_a_wildcard_folder_and_a_project_edited() {
+    let build = Build::new();
+    build.keep_only("FreeCAD.sln");
+    // Trusted once; then run as the user runs it, the index stored by the run before.
+    let json = |cmd: &mut Command| -> Value {
+        let (code, out, err) = run(cmd.args(["sources", "--format", "json"]));
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str(&out).unwrap()
+    };
+    assert_eq!(json(&mut build.ctx())["files"], 10);
+    let warm = json(&mut build.untrusted_ctx());
+    assert_eq!((warm["cached"].as_bool(), warm["files"].as_u64()), (Some(true), Some(10)));
+    // A file added under the folder of `..\..\src\Glob\*.cpp`: seen by the stored index.
+    std::fs::write(format!("{}/src/Glob/c.cpp", build.root), "// c\n").unwrap();
+    let warm = json(&mut build.untrusted_ctx());
+    assert_eq!((warm["cached"].as_bool(), warm["files"].as_u64()), (Some(true), Some(11)));
+    assert_eq!(warm["projects"][0]["files"], 11);
+    // A project edited: built again.
+    let project = format!("{}/build/Gui/Gui.vcxproj", build.root);
+    let text = std::fs::read_to_string(&project).unwrap();
+    std::fs::write(&project, text.replace("</Project>", "<!-- edited --></Project>")).unwrap();
+    let rebuilt = json(&mut build.untrusted_ctx());
+    assert_eq!((rebuilt["cached"].as_bool(), rebuilt["files"].as_u64()), (Some(false), Some(11)));
+}
+
+#[test]
 fn sources_reports_the_index_and_caches_it() {
     let build = Build::new();
     build.keep_only("FreeCAD.sln");
