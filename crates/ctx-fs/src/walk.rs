@@ -354,13 +354,13 @@ impl<'a> Walker<'a> {
         let Node { canonical, shown, depth } = node;
         self.visited.insert(canonical.clone());
         let mut names = Vec::new();
-        match dir.entries() {
+        match list_names(&dir) {
             Ok(entries) => {
                 for entry in entries {
-                    match entry.map(|e| e.file_name()) {
-                        Ok(Ok(name)) => names.push(name),
+                    match entry {
+                        Ok(Some(name)) => names.push(name),
                         // A name that is not UTF-8 cannot be named in ctx.
-                        Ok(Err(_)) => self.skip(&shown, SkipReason::BadName),
+                        Ok(None) => self.skip(&shown, SkipReason::BadName),
                         Err(e) => self.skip(&shown, SkipReason::of_io(&e)),
                     }
                 }
@@ -672,6 +672,43 @@ impl<'a> Walker<'a> {
             via_symlink,
         });
     }
+}
+
+/// The names in the folder `dir`, but `.` and `..`: each a name, `None` for one that is not
+/// UTF-8, or the error that ended the listing.
+type Listing = Vec<std::io::Result<Option<String>>>;
+
+/// Lists the folder `dir` with `getdents64` into one buffer, a string a name and nothing else
+/// per entry (a listing through cap-std duplicates the handle twice and allocates a few times
+/// an entry).
+#[cfg(target_os = "linux")]
+fn list_names(dir: &Dir) -> std::io::Result<Listing> {
+    use rustix::fs::{Mode, OFlags, RawDir, openat};
+    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let fd = openat(dir, c".", flags, Mode::empty())?;
+    let mut buf = vec![std::mem::MaybeUninit::<u8>::uninit(); 32 * 1024];
+    let mut raw = RawDir::new(&fd, &mut buf);
+    let mut names = Vec::new();
+    while let Some(entry) = raw.next() {
+        match entry {
+            Ok(entry) => match entry.file_name().to_bytes() {
+                b"." | b".." => {}
+                name => names.push(Ok(std::str::from_utf8(name).ok().map(str::to_owned))),
+            },
+            Err(e) => {
+                names.push(Err(e.into()));
+                break;
+            }
+        }
+    }
+    Ok(names)
+}
+
+/// Lists the folder `dir` through cap-std.
+#[cfg(not(target_os = "linux"))]
+fn list_names(dir: &Dir) -> std::io::Result<Listing> {
+    let entries = dir.entries()?;
+    Ok(entries.map(|e| e.map(|e| e.file_name().ok())).collect())
 }
 
 /// Whether the deepest matcher with an opinion ignores `path` (`!`
