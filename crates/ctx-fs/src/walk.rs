@@ -858,3 +858,31 @@ fn inode_of(md: &cap_std::fs::Metadata) -> u64 {
 fn inode_of(_: &cap_std::fs::Metadata) -> u64 {
     0
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// An entry's paths made in place are those joined from its components, from every
+        /// folder an ignore file may lie in, for every entry of a folder in turn.
+        #[test]
+        fn paths_made_in_place_are_the_joined_components(
+            canonical in proptest::collection::vec("[a-z.]{1,4}", 0..5),
+            link in proptest::option::of(proptest::collection::vec("[A-Z]{1,3}", 0..4)),
+            names in proptest::collection::vec("[a-zA-Z_.-]{1,6}", 1..4),
+        ) {
+            let shown = link.unwrap_or_else(|| canonical.clone());
+            let mut at = Paths::new(&canonical, &shown);
+            for name in &names {
+                at.set(name);
+                let child = at.child(&canonical, name);
+                proptest::prop_assert_eq!(at.path(), child.join("/"));
+                proptest::prop_assert_eq!(at.shown_path(), at.child(&shown, name).join("/"));
+                for len in 0..=canonical.len() {
+                    proptest::prop_assert_eq!(at.from(len), child[..].from(len));
+                }
+            }
+        }
+    }
+}
