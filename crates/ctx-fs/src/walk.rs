@@ -679,22 +679,42 @@ impl<'a> Walker<'a> {
 type Listing = Vec<std::io::Result<Option<String>>>;
 
 /// Lists the folder `dir` with `getdents64` into one buffer, a string a name and nothing else
-/// per entry (a listing through cap-std duplicates the handle twice and allocates a few times
-/// an entry).
+/// per entry (a listing through cap-std opens the folder twice more and allocates a few times
+/// an entry): from the walk's own handle, or, when that handle cannot be read (opened as a
+/// path only), from the folder opened again through it.
 #[cfg(target_os = "linux")]
 fn list_names(dir: &Dir) -> std::io::Result<Listing> {
-    use rustix::fs::{Mode, OFlags, RawDir, openat};
-    let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let fd = openat(dir, c".", flags, Mode::empty())?;
+    use rustix::fs::{Mode, OFlags, openat};
     let mut buf = vec![std::mem::MaybeUninit::<u8>::uninit(); 32 * 1024];
-    let mut raw = RawDir::new(&fd, &mut buf);
-    let mut names = Vec::new();
+    match read_names(dir, &mut buf) {
+        Err(rustix::io::Errno::BADF) => {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd = openat(dir, c".", flags, Mode::empty())?;
+            Ok(read_names(&fd, &mut buf)?)
+        }
+        listed => Ok(listed?),
+    }
+}
+
+/// The names `fd` lists from its start (see [`list_names`]); an error before the first
+/// entry is the listing's.
+#[cfg(target_os = "linux")]
+fn read_names(
+    fd: impl std::os::fd::AsFd,
+    buf: &mut [std::mem::MaybeUninit<u8>],
+) -> rustix::io::Result<Listing> {
+    let mut raw = rustix::fs::RawDir::new(fd, buf);
+    let (mut names, mut first) = (Vec::new(), true);
     while let Some(entry) = raw.next() {
         match entry {
             Ok(entry) => match entry.file_name().to_bytes() {
-                b"." | b".." => {}
-                name => names.push(Ok(std::str::from_utf8(name).ok().map(str::to_owned))),
+                b"." | b".." => first = false,
+                name => {
+                    first = false;
+                    names.push(Ok(std::str::from_utf8(name).ok().map(str::to_owned)));
+                }
             },
+            Err(e) if first => return Err(e),
             Err(e) => {
                 names.push(Err(e.into()));
                 break;
