@@ -555,7 +555,9 @@ fn every_kind_of_change_is_seen_by_the_next_query() {
         std::fs::File::options().write(true).open(path).unwrap().set_modified(time).unwrap();
     };
     let modified = |path: &Path| std::fs::metadata(path).unwrap().modified().unwrap();
-    let changes: Vec<(&str, Box<dyn Fn()>, (usize, usize))> = vec![
+    // What changed, the change, and the files then read and dropped.
+    type Change<'a> = (&'a str, Box<dyn Fn() + 'a>, (usize, usize));
+    let changes: Vec<Change> = vec![
         ("nothing", Box::new(|| {}), (0, 0)),
         (
             "rewritten in place, same length, another time",
