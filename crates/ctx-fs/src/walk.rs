@@ -714,6 +714,8 @@ fn read_names(
                     names.push(Ok(std::str::from_utf8(name).ok().map(str::to_owned)));
                 }
             },
+            // A folder removed while it is listed has no entries left (as cap-std lists it).
+            Err(rustix::io::Errno::NOENT) => break,
             Err(e) if first => return Err(e),
             Err(e) => {
                 names.push(Err(e.into()));
