@@ -297,6 +297,8 @@ struct Walker<'a> {
     /// Why the walked directory itself could not be listed: the walk fails rather than
     /// showing it empty.
     failed: Option<std::io::Error>,
+    /// The buffer folders are listed into, kept from one to the next.
+    dents: Vec<std::mem::MaybeUninit<u8>>,
 }
 
 impl<'a> Walker<'a> {
@@ -311,6 +313,7 @@ impl<'a> Walker<'a> {
             options: WalkOptions::of(sandbox),
             out: Walk::default(),
             failed: None,
+            dents: Vec::new(),
         }
     }
 
@@ -353,24 +356,22 @@ impl<'a> Walker<'a> {
     fn visit(&mut self, dir: Dir, node: Node, via: bool) {
         let Node { canonical, shown, depth } = node;
         self.visited.insert(canonical.clone());
-        let mut names = Vec::new();
-        match list_names(&dir) {
-            Ok(entries) => {
-                for entry in entries {
-                    match entry {
-                        Ok(Some(name)) => names.push(name),
-                        // A name that is not UTF-8 cannot be named in ctx.
-                        Ok(None) => self.skip(&shown, SkipReason::BadName),
-                        Err(e) => self.skip(&shown, SkipReason::of_io(&e)),
-                    }
-                }
-            }
+        let listing = match list_names(&dir, &mut self.dents) {
+            Ok(listing) => listing,
             Err(e) if depth == 0 => {
                 self.failed = Some(e);
                 return;
             }
             Err(e) => return self.skip(&shown, SkipReason::of_io(&e)),
+        };
+        // A name that is not UTF-8 cannot be named in ctx.
+        for _ in 0..listing.bad_names {
+            self.skip(&shown, SkipReason::BadName);
         }
+        if let Some(e) = &listing.error {
+            self.skip(&shown, SkipReason::of_io(e));
+        }
+        let mut names: Vec<&str> = listing.names().collect();
         names.sort_unstable();
         // The listing says which ignore files the directory holds: only those are opened.
         let chain = self.chain(&canonical, Some((&dir, &names)));
@@ -384,35 +385,35 @@ impl<'a> Walker<'a> {
                 return;
             }
             self.out.looked += 1;
-            at.set(&name);
+            at.set(name);
             if settings.skip_hidden && name.starts_with('.') {
                 // A hidden entry stays out unless an ignore file brings it back by name.
-                let is_dir = dir.symlink_metadata(&name).is_ok_and(|md| md.is_dir());
+                let is_dir = dir.symlink_metadata(name).is_ok_and(|md| md.is_dir());
                 if !whitelisted(&chain, &at, is_dir) {
                     continue;
                 }
             }
-            if path::check_name(&name).is_err() {
-                self.skip(&at.child(&shown, &name), SkipReason::BadName);
+            if path::check_name(name).is_err() {
+                self.skip(&at.child(&shown, name), SkipReason::BadName);
                 continue;
             }
             let denied = match clean {
                 true => {
                     let parent = canonical.last().map_or("", String::as_str);
-                    self.sandbox.deny.check_entry(parent, &name, at.path())
+                    self.sandbox.deny.check_entry(parent, name, at.path())
                 }
-                false => self.sandbox.deny.check(&at.child(&canonical, &name)),
+                false => self.sandbox.deny.check(&at.child(&canonical, name)),
             };
             if denied.is_some() {
                 // Under a glob, a denied file is worth a note only if the glob would have
                 // taken it (a `server.pem` is no refusal for `*.rs`).
-                let child_shown = at.child(&shown, &name);
-                if !self.glob_passes_by(&dir, &name, &child_shown) {
+                let child_shown = at.child(&shown, name);
+                if !self.glob_passes_by(&dir, name, &child_shown) {
                     self.skip(&child_shown, SkipReason::Denied);
                 }
                 continue;
             }
-            let md = match dir.symlink_metadata(&name) {
+            let md = match dir.symlink_metadata(name) {
                 Ok(md) => md,
                 Err(_) => continue,
             };
@@ -426,22 +427,22 @@ impl<'a> Walker<'a> {
                 if ignored(&chain, &at, false) || ignored(&chain, &at, true) {
                     continue;
                 }
-                self.visit_link(&canonical, node(&name));
+                self.visit_link(&canonical, node(name));
             } else if md.is_dir() {
-                if settings.skip_dirs.contains(&name) || ignored(&chain, &at, true) {
+                if settings.skip_dirs.iter().any(|d| d == name) || ignored(&chain, &at, true) {
                     continue;
                 }
-                self.enter(Source::Child(&dir, &name, via), node(&name), &md);
+                self.enter(Source::Child(&dir, name, via), node(name), &md);
             } else if md.is_file() {
                 if ignored(&chain, &at, false) {
                     continue;
                 }
                 match self.filter {
                     None => self.push_file(&at, &md, depth, via),
-                    Some(_) => self.push(node(&name), FileKind::File, &md, via),
+                    Some(_) => self.push(node(name), FileKind::File, &md, via),
                 }
             } else if !ignored(&chain, &at, false) {
-                self.skip(&at.child(&shown, &name), SkipReason::NotRegular);
+                self.skip(&at.child(&shown, name), SkipReason::NotRegular);
             }
         }
     }
@@ -549,7 +550,7 @@ impl<'a> Walker<'a> {
     fn chain(
         &mut self,
         dir: &[String],
-        listed: Option<(&Dir, &[String])>,
+        listed: Option<(&Dir, &[&str])>,
     ) -> Vec<(usize, Arc<Gitignore>)> {
         let mut chain = Vec::new();
         for len in 0..=dir.len() {
@@ -582,7 +583,7 @@ impl<'a> Walker<'a> {
 
     /// Reads the ignore files of one directory through its handle; with the directory's entry
     /// names, only the ignore files among them.
-    fn load(&self, handle: Option<&Dir>, dir: &[String], names: Option<&[String]>) -> Matcher {
+    fn load(&self, handle: Option<&Dir>, dir: &[String], names: Option<&[&str]>) -> Matcher {
         let handle = handle?;
         let settings = &self.sandbox.ignore;
         let mut builder = GitignoreBuilder::new("/");
@@ -674,23 +675,45 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// The names in the folder `dir`, but `.` and `..`: each a name, `None` for one that is not
-/// UTF-8, or the error that ended the listing.
-type Listing = Vec<std::io::Result<Option<String>>>;
+/// The names in a folder, but `.` and `..`, in one string; how many were not UTF-8, and the
+/// error that ended the listing, if one did after it began.
+#[derive(Default)]
+struct Listing {
+    text: String,
+    names: Vec<(usize, usize)>,
+    bad_names: usize,
+    error: Option<std::io::Error>,
+}
 
-/// Lists the folder `dir` with `getdents64` into one buffer, a string a name and nothing else
-/// per entry (a listing through cap-std opens the folder twice more and allocates a few times
-/// an entry): from the walk's own handle, or, when that handle cannot be read (opened as a
-/// path only), from the folder opened again through it.
+impl Listing {
+    fn push(&mut self, name: &[u8]) {
+        match std::str::from_utf8(name) {
+            Ok(name) => {
+                self.names.push((self.text.len(), name.len()));
+                self.text.push_str(name);
+            }
+            Err(_) => self.bad_names += 1,
+        }
+    }
+
+    fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(|&(start, len)| &self.text[start..start + len])
+    }
+}
+
+/// Lists the folder `dir` with `getdents64` into `buf` (kept from one folder to the next), its
+/// names into one string (a listing through cap-std opens the folder twice more and allocates
+/// a few times an entry): from the walk's own handle, or, when that handle cannot be read
+/// (opened as a path only), from the folder opened again through it.
 #[cfg(target_os = "linux")]
-fn list_names(dir: &Dir) -> std::io::Result<Listing> {
+fn list_names(dir: &Dir, buf: &mut Vec<std::mem::MaybeUninit<u8>>) -> std::io::Result<Listing> {
     use rustix::fs::{Mode, OFlags, openat};
-    let mut buf = vec![std::mem::MaybeUninit::<u8>::uninit(); 32 * 1024];
-    match read_names(dir, &mut buf) {
+    buf.resize(32 * 1024, std::mem::MaybeUninit::uninit());
+    match read_names(dir, buf) {
         Err(rustix::io::Errno::BADF) => {
             let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
             let fd = openat(dir, c".", flags, Mode::empty())?;
-            Ok(read_names(&fd, &mut buf)?)
+            Ok(read_names(&fd, buf)?)
         }
         listed => Ok(listed?),
     }
@@ -704,33 +727,43 @@ fn read_names(
     buf: &mut [std::mem::MaybeUninit<u8>],
 ) -> rustix::io::Result<Listing> {
     let mut raw = rustix::fs::RawDir::new(fd, buf);
-    let (mut names, mut first) = (Vec::new(), true);
+    let (mut listing, mut first) = (Listing::default(), true);
     while let Some(entry) = raw.next() {
         match entry {
-            Ok(entry) => match entry.file_name().to_bytes() {
-                b"." | b".." => first = false,
-                name => {
-                    first = false;
-                    names.push(Ok(std::str::from_utf8(name).ok().map(str::to_owned)));
+            Ok(entry) => {
+                first = false;
+                match entry.file_name().to_bytes() {
+                    b"." | b".." => {}
+                    name => listing.push(name),
                 }
-            },
+            }
             // A folder removed while it is listed has no entries left (as cap-std lists it).
             Err(rustix::io::Errno::NOENT) => break,
             Err(e) if first => return Err(e),
             Err(e) => {
-                names.push(Err(e.into()));
+                listing.error = Some(e.into());
                 break;
             }
         }
     }
-    Ok(names)
+    Ok(listing)
 }
 
 /// Lists the folder `dir` through cap-std.
 #[cfg(not(target_os = "linux"))]
-fn list_names(dir: &Dir) -> std::io::Result<Listing> {
-    let entries = dir.entries()?;
-    Ok(entries.map(|e| e.map(|e| e.file_name().ok())).collect())
+fn list_names(dir: &Dir, _: &mut Vec<std::mem::MaybeUninit<u8>>) -> std::io::Result<Listing> {
+    let mut listing = Listing::default();
+    for entry in dir.entries()? {
+        match entry.map(|e| e.file_name()) {
+            Ok(Ok(name)) => listing.push(name.as_bytes()),
+            Ok(Err(_)) => listing.bad_names += 1,
+            Err(e) => {
+                listing.error = Some(e);
+                break;
+            }
+        }
+    }
+    Ok(listing)
 }
 
 /// Whether the deepest matcher with an opinion ignores `path` (`!`
