@@ -45,6 +45,30 @@ impl DenyList {
         }
         None
     }
+
+    /// [`DenyList::check`] of the entry `name` of a folder that is not denied itself
+    /// (`check` of its components said `None`): `parent` is the folder's last component
+    /// (empty at the root) and `path` the entry's whole path, its components joined by `/`.
+    /// Every rule but the ones on the last component already passed on the folder's, so only
+    /// those are tried: what a walk asks of each entry, without a string per component.
+    pub(crate) fn check_entry(&self, parent: &str, name: &str, path: &str) -> Option<&'static str> {
+        if let Some(reason) = builtin_comp(&lower(parent), &lower(name)) {
+            return Some(reason);
+        }
+        if !self.globs.is_empty() && self.globs.is_match(path) {
+            return Some("matches a deny glob");
+        }
+        None
+    }
+}
+
+/// `name` in lower case, borrowed when it is already.
+fn lower(name: &str) -> std::borrow::Cow<'_, str> {
+    if name.bytes().any(|b| b.is_ascii_uppercase() || !b.is_ascii()) {
+        std::borrow::Cow::Owned(name.to_lowercase())
+    } else {
+        std::borrow::Cow::Borrowed(name)
+    }
 }
 
 const ENV_ALLOWED: [&str; 3] = [".env.example", ".env.sample", ".env.template"];
@@ -87,24 +111,32 @@ fn builtin<S: AsRef<str>>(comps: &[S]) -> Option<&'static str> {
     let mut parent = String::new();
     for comp in comps {
         let name = comp.as_ref().to_lowercase();
-        let name = name.as_str();
-        if name == ".git" {
-            return Some("git metadata");
+        if let Some(reason) = builtin_comp(&parent, &name) {
+            return Some(reason);
         }
-        if (name == ".env" || name.starts_with(".env.")) && !ENV_ALLOWED.contains(&name) {
-            return Some("environment file");
-        }
-        if CREDENTIALS.contains(&name) || CREDENTIALS_IN.contains(&(parent.as_str(), name)) {
-            return Some("credential store");
-        }
-        if name.starts_with("id_rsa")
-            || name.starts_with("id_ed25519")
-            || name.ends_with(".pem")
-            || name.ends_with(".key")
-        {
-            return Some("private key");
-        }
-        parent = name.to_owned();
+        parent = name;
+    }
+    None
+}
+
+/// The built-in rules on one component, `name`, in the folder `parent` (both in lower case;
+/// `parent` empty for a first component).
+fn builtin_comp(parent: &str, name: &str) -> Option<&'static str> {
+    if name == ".git" {
+        return Some("git metadata");
+    }
+    if (name == ".env" || name.starts_with(".env.")) && !ENV_ALLOWED.contains(&name) {
+        return Some("environment file");
+    }
+    if CREDENTIALS.contains(&name) || CREDENTIALS_IN.contains(&(parent, name)) {
+        return Some("credential store");
+    }
+    if name.starts_with("id_rsa")
+        || name.starts_with("id_ed25519")
+        || name.ends_with(".pem")
+        || name.ends_with(".key")
+    {
+        return Some("private key");
     }
     None
 }
@@ -172,5 +204,55 @@ mod tests {
         assert!(denied(&list, "db/x.SQLite"));
         assert!(!denied(&list, "docs/secrets.md"));
         assert!(DenyList::new(&["a[".into()]).is_err());
+    }
+
+    /// Names that the rules look at, in every case, and plain ones.
+    fn component() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let names = [
+            ".git",
+            ".GIT",
+            ".env",
+            ".env.local",
+            ".env.example",
+            ".ENV.Sample",
+            ".ssh",
+            ".aws",
+            ".config",
+            "gcloud",
+            "GH",
+            "hosts.yml",
+            ".docker",
+            "config.json",
+            "id_rsa.pub",
+            "server.PEM",
+            "tls.key",
+            "secrets",
+            "x.sqlite",
+            "src",
+            "a",
+            "Straße",
+            "İd_rsa",
+        ];
+        prop_oneof![
+            proptest::sample::select(names.to_vec()).prop_map(str::to_owned),
+            "[a-zA-Z_.-]{1,8}",
+        ]
+    }
+
+    proptest::proptest! {
+        /// The check of a walk's entry in a folder that passed is the check of its whole path.
+        #[test]
+        fn an_entry_is_checked_as_its_whole_path(
+            comps in proptest::collection::vec(component(), 1..6),
+        ) {
+            let list = DenyList::new(&["secrets".into(), "**/*.sqlite".into()]).unwrap();
+            let (name, folder) = comps.split_last().unwrap();
+            if list.check(folder).is_none() {
+                let parent = folder.last().map_or("", String::as_str);
+                let path = comps.join("/");
+                proptest::prop_assert_eq!(list.check_entry(parent, name, &path), list.check(&comps));
+            }
+        }
     }
 }

@@ -88,6 +88,7 @@ mod decode;
 mod deny;
 mod error;
 pub mod image;
+mod listing;
 mod location;
 mod overlay;
 mod path;

@@ -15,6 +15,7 @@ use crate::location::{FileKind, Location, RootId};
 use crate::path;
 use cap_std::fs::Metadata;
 
+use crate::listing::list_names;
 use crate::sandbox::{Sandbox, open_file_nofollow};
 
 /// One entry a walk found.
@@ -297,6 +298,8 @@ struct Walker<'a> {
     /// Why the walked directory itself could not be listed: the walk fails rather than
     /// showing it empty.
     failed: Option<std::io::Error>,
+    /// The buffer folders are listed into, kept from one to the next.
+    dents: Vec<std::mem::MaybeUninit<u8>>,
 }
 
 impl<'a> Walker<'a> {
@@ -311,6 +314,7 @@ impl<'a> Walker<'a> {
             options: WalkOptions::of(sandbox),
             out: Walk::default(),
             failed: None,
+            dents: Vec::new(),
         }
     }
 
@@ -353,82 +357,93 @@ impl<'a> Walker<'a> {
     fn visit(&mut self, dir: Dir, node: Node, via: bool) {
         let Node { canonical, shown, depth } = node;
         self.visited.insert(canonical.clone());
-        let mut names = Vec::new();
-        match dir.entries() {
-            Ok(entries) => {
-                for entry in entries {
-                    match entry.map(|e| e.file_name()) {
-                        Ok(Ok(name)) => names.push(name),
-                        // A name that is not UTF-8 cannot be named in ctx.
-                        Ok(Err(_)) => self.skip(&shown, SkipReason::BadName),
-                        Err(e) => self.skip(&shown, SkipReason::of_io(&e)),
-                    }
-                }
-            }
+        let listing = match list_names(&dir, &mut self.dents) {
+            Ok(listing) => listing,
             Err(e) if depth == 0 => {
                 self.failed = Some(e);
                 return;
             }
             Err(e) => return self.skip(&shown, SkipReason::of_io(&e)),
+        };
+        // A name that is not UTF-8 cannot be named in ctx.
+        for _ in 0..listing.bad_names {
+            self.skip(&shown, SkipReason::BadName);
         }
+        if let Some(e) = &listing.error {
+            self.skip(&shown, SkipReason::of_io(e));
+        }
+        let mut names: Vec<&str> = listing.names().collect();
         names.sort_unstable();
         // The listing says which ignore files the directory holds: only those are opened.
         let chain = self.chain(&canonical, Some((&dir, &names)));
         let settings = &self.sandbox.ignore;
+        // Each entry's paths are made in one buffer from the folder's, not as components.
+        let mut at = Paths::new(&canonical, &shown);
+        // An entry of a folder that passed the deny list is checked on its last component.
+        let clean = self.sandbox.deny.check(&canonical).is_none();
         for name in names {
             if self.counted_enough() {
                 return;
             }
             self.out.looked += 1;
+            at.set(name);
             if settings.skip_hidden && name.starts_with('.') {
                 // A hidden entry stays out unless an ignore file brings it back by name.
-                let mut path = canonical.clone();
-                path.push(name.clone());
-                let is_dir = dir.symlink_metadata(&name).is_ok_and(|md| md.is_dir());
-                if !whitelisted(&chain, &path, is_dir) {
+                let is_dir = dir.symlink_metadata(name).is_ok_and(|md| md.is_dir());
+                if !whitelisted(&chain, &at, is_dir) {
                     continue;
                 }
             }
-            let mut child_shown = shown.clone();
-            child_shown.push(name.clone());
-            if path::check_name(&name).is_err() {
-                self.skip(&child_shown, SkipReason::BadName);
+            if path::check_name(name).is_err() {
+                self.skip(&at.child(&shown, name), SkipReason::BadName);
                 continue;
             }
-            let mut child = canonical.clone();
-            child.push(name.clone());
-            if self.sandbox.deny.check(&child).is_some() {
+            let denied = match clean {
+                true => {
+                    let parent = canonical.last().map_or("", String::as_str);
+                    self.sandbox.deny.check_entry(parent, name, at.path())
+                }
+                false => self.sandbox.deny.check(&at.child(&canonical, name)),
+            };
+            if denied.is_some() {
                 // Under a glob, a denied file is worth a note only if the glob would have
                 // taken it (a `server.pem` is no refusal for `*.rs`).
-                if !self.glob_passes_by(&dir, &name, &child_shown) {
+                let child_shown = at.child(&shown, name);
+                if !self.glob_passes_by(&dir, name, &child_shown) {
                     self.skip(&child_shown, SkipReason::Denied);
                 }
                 continue;
             }
-            let md = match dir.symlink_metadata(&name) {
+            let md = match dir.symlink_metadata(name) {
                 Ok(md) => md,
                 Err(_) => continue,
             };
             let depth = depth + 1;
+            let node = |name: &str| Node {
+                canonical: at.child(&canonical, name),
+                shown: at.child(&shown, name),
+                depth,
+            };
             if md.is_symlink() {
-                if ignored(&chain, &child, false) || ignored(&chain, &child, true) {
+                if ignored(&chain, &at, false) || ignored(&chain, &at, true) {
                     continue;
                 }
-                let node = Node { canonical: child, shown: child_shown, depth };
-                self.visit_link(&canonical, node);
+                self.visit_link(&canonical, node(name));
             } else if md.is_dir() {
-                if settings.skip_dirs.contains(&name) || ignored(&chain, &child, true) {
+                if settings.skip_dirs.iter().any(|d| d == name) || ignored(&chain, &at, true) {
                     continue;
                 }
-                let node = Node { canonical: child, shown: child_shown, depth };
-                self.enter(Source::Child(&dir, &name, via), node, &md);
+                self.enter(Source::Child(&dir, name, via), node(name), &md);
             } else if md.is_file() {
-                if !ignored(&chain, &child, false) {
-                    let node = Node { canonical: child, shown: child_shown, depth };
-                    self.push(node, FileKind::File, &md, via);
+                if ignored(&chain, &at, false) {
+                    continue;
                 }
-            } else if !ignored(&chain, &child, false) {
-                self.skip(&child_shown, SkipReason::NotRegular);
+                match self.filter {
+                    None => self.push_file(&at, &md, depth, via),
+                    Some(_) => self.push(node(name), FileKind::File, &md, via),
+                }
+            } else if !ignored(&chain, &at, false) {
+                self.skip(&at.child(&shown, name), SkipReason::NotRegular);
             }
         }
     }
@@ -536,14 +551,14 @@ impl<'a> Walker<'a> {
     fn chain(
         &mut self,
         dir: &[String],
-        listed: Option<(&Dir, &[String])>,
+        listed: Option<(&Dir, &[&str])>,
     ) -> Vec<(usize, Arc<Gitignore>)> {
         let mut chain = Vec::new();
         for len in 0..=dir.len() {
-            let key = dir[..len].to_vec();
-            let matcher = match self.matchers.get(&key) {
+            let matcher = match self.matchers.get(&dir[..len]) {
                 Some(m) => m.clone(),
                 None => {
+                    let key = dir[..len].to_vec();
                     let m = match listed {
                         Some((handle, names)) if len == dir.len() => {
                             self.load(Some(handle), &key, Some(names))
@@ -569,7 +584,7 @@ impl<'a> Walker<'a> {
 
     /// Reads the ignore files of one directory through its handle; with the directory's entry
     /// names, only the ignore files among them.
-    fn load(&self, handle: Option<&Dir>, dir: &[String], names: Option<&[String]>) -> Matcher {
+    fn load(&self, handle: Option<&Dir>, dir: &[String], names: Option<&[&str]>) -> Matcher {
         let handle = handle?;
         let settings = &self.sandbox.ignore;
         let mut builder = GitignoreBuilder::new("/");
@@ -610,6 +625,26 @@ impl<'a> Walker<'a> {
         builder.build().ok().map(Arc::new)
     }
 
+    /// [`Walker::push`] of a file of a walk without a glob, whose paths `at` holds.
+    fn push_file(&mut self, at: &Paths, md: &cap_std::fs::Metadata, depth: usize, via: bool) {
+        if self.out.entries.len() >= self.options.max_entries {
+            self.out.truncated = true;
+            self.out.omitted += 1;
+            self.out.omitted_files += 1;
+            return;
+        }
+        self.out.entries.push(WalkEntry {
+            path: Utf8PathBuf::from(at.shown_path()),
+            location: Location { root: self.root, path: Utf8PathBuf::from(at.path()) },
+            kind: FileKind::File,
+            len: md.len(),
+            modified: md.modified().ok().map(|t| t.into_std()),
+            inode: inode_of(md),
+            depth,
+            via_symlink: via,
+        });
+    }
+
     fn push(&mut self, node: Node, kind: FileKind, md: &cap_std::fs::Metadata, via_symlink: bool) {
         let Node { canonical, shown, depth } = node;
         if let Some(filter) = &self.filter {
@@ -643,21 +678,127 @@ impl<'a> Walker<'a> {
 
 /// Whether the deepest matcher with an opinion ignores `path` (`!`
 /// negation in a deeper file wins over a shallower ignore).
-fn ignored(chain: &[(usize, Arc<Gitignore>)], path: &[String], is_dir: bool) -> bool {
+fn ignored<R: Relative + ?Sized>(
+    chain: &[(usize, Arc<Gitignore>)],
+    path: &R,
+    is_dir: bool,
+) -> bool {
     verdict(chain, path, is_dir) == Some(true)
 }
 
 /// Whether an ignore file names `path` with a `!` rule, which brings back even a hidden entry
 /// (`!/.github/` in ruff's `.ignore`), as the `ignore` crate does.
-fn whitelisted(chain: &[(usize, Arc<Gitignore>)], path: &[String], is_dir: bool) -> bool {
+fn whitelisted<R: Relative + ?Sized>(
+    chain: &[(usize, Arc<Gitignore>)],
+    path: &R,
+    is_dir: bool,
+) -> bool {
     verdict(chain, path, is_dir) == Some(false)
 }
 
+/// A path inside the root that ignore files are matched against from the folder they lie in.
+trait Relative {
+    /// The path from its `len`th component on, joined by `/`.
+    fn from(&self, len: usize) -> std::borrow::Cow<'_, str>;
+}
+
+impl Relative for [String] {
+    fn from(&self, len: usize) -> std::borrow::Cow<'_, str> {
+        std::borrow::Cow::Owned(self[len.min(self.len())..].join("/"))
+    }
+}
+
+/// The paths of the entries of one listed folder, made in place: its canonical path and the
+/// path it is shown under, each joined by `/`, with where each of its components starts;
+/// [`Paths::set`] puts an entry's name after both.
+struct Paths {
+    /// The folder's canonical path, then `/` and the entry's name.
+    path: String,
+    /// Where the canonical path's components start, then where the entry's name starts.
+    starts: Vec<usize>,
+    /// Components of the folder's canonical path.
+    comps: usize,
+    /// The folder's length in `path`.
+    folder: usize,
+    /// The path the folder is shown under, then `/` and the entry's name; `None` when it is
+    /// the canonical one.
+    shown: Option<(String, usize)>,
+}
+
+impl Paths {
+    fn new(canonical: &[String], shown: &[String]) -> Paths {
+        let mut path = String::new();
+        let mut starts = Vec::with_capacity(canonical.len() + 1);
+        for comp in canonical {
+            if !path.is_empty() {
+                path.push('/');
+            }
+            starts.push(path.len());
+            path.push_str(comp);
+        }
+        let folder = path.len();
+        let shown = (shown != canonical).then(|| {
+            let joined = shown.join("/");
+            let len = joined.len();
+            (joined, len)
+        });
+        Paths { path, comps: canonical.len(), starts, folder, shown }
+    }
+
+    /// Makes the paths those of the folder's entry `name`.
+    fn set(&mut self, name: &str) {
+        fn put(path: &mut String, folder: usize, name: &str) -> usize {
+            path.truncate(folder);
+            if folder > 0 {
+                path.push('/');
+            }
+            let start = path.len();
+            path.push_str(name);
+            start
+        }
+        let start = put(&mut self.path, self.folder, name);
+        self.starts.truncate(self.comps);
+        self.starts.push(start);
+        if let Some((shown, folder)) = &mut self.shown {
+            put(shown, *folder, name);
+        }
+    }
+
+    /// The entry's canonical path.
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The path the entry is shown under.
+    fn shown_path(&self) -> &str {
+        self.shown.as_ref().map_or(&self.path, |(shown, _)| shown)
+    }
+
+    /// The components `folder` and then `name`, for a node or a report.
+    fn child(&self, folder: &[String], name: &str) -> Vec<String> {
+        let mut comps = Vec::with_capacity(folder.len() + 1);
+        comps.extend(folder.iter().cloned());
+        comps.push(name.to_owned());
+        comps
+    }
+}
+
+impl Relative for Paths {
+    fn from(&self, len: usize) -> std::borrow::Cow<'_, str> {
+        let start = self.starts.get(len).copied().unwrap_or(self.path.len());
+        std::borrow::Cow::Borrowed(&self.path[start..])
+    }
+}
+
 /// The deepest ignore file's opinion of `path`: ignored, brought back, or none.
-fn verdict(chain: &[(usize, Arc<Gitignore>)], path: &[String], is_dir: bool) -> Option<bool> {
+fn verdict<R: Relative + ?Sized>(
+    chain: &[(usize, Arc<Gitignore>)],
+    path: &R,
+    is_dir: bool,
+) -> Option<bool> {
     for (len, matcher) in chain.iter().rev() {
-        let relative = path[*len..].join("/");
-        let m = matcher.matched(&relative, is_dir);
+        let relative = path.from(*len);
+        let m = matcher.matched(&*relative, is_dir);
         if m.is_ignore() {
             return Some(true);
         }
@@ -681,4 +822,32 @@ fn inode_of(md: &cap_std::fs::Metadata) -> u64 {
 #[cfg(not(unix))]
 fn inode_of(_: &cap_std::fs::Metadata) -> u64 {
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// An entry's paths made in place are those joined from its components, from every
+        /// folder an ignore file may lie in, for every entry of a folder in turn.
+        #[test]
+        fn paths_made_in_place_are_the_joined_components(
+            canonical in proptest::collection::vec("[a-z.]{1,4}", 0..5),
+            link in proptest::option::of(proptest::collection::vec("[A-Z]{1,3}", 0..4)),
+            names in proptest::collection::vec("[a-zA-Z_.-]{1,6}", 1..4),
+        ) {
+            let shown = link.unwrap_or_else(|| canonical.clone());
+            let mut at = Paths::new(&canonical, &shown);
+            for name in &names {
+                at.set(name);
+                let child = at.child(&canonical, name);
+                proptest::prop_assert_eq!(at.path(), child.join("/"));
+                proptest::prop_assert_eq!(at.shown_path(), at.child(&shown, name).join("/"));
+                for len in 0..=canonical.len() {
+                    proptest::prop_assert_eq!(at.from(len), child[..].from(len));
+                }
+            }
+        }
+    }
 }

@@ -108,3 +108,63 @@ fn a_marker_is_seen_but_never_read() {
     }
     assert!(!sb.holds(&dir("repo/sub"), ".."));
 }
+
+/// A walk, serial or on every core, never lists a denied entry however deep, in whatever
+/// case, brought back by an ignore file or matched by a deny glob: each is reported as denied
+/// (a denied folder once, not entered), and only the others are listed.
+#[test]
+fn a_walk_lists_no_denied_entry_at_any_depth() {
+    use ctx_fs::{FileKind, SkipReason};
+    let fx = Fixture::new();
+    fx.write(".ignore", "!.env\n!.env.local\n!.env.example\n");
+    for path in [
+        "src/a/b/server.PEM",
+        "src/a/ID_RSA",
+        "src/a/b/tls.Key",
+        "src/Id_Ed25519.pub",
+        "src/a/.env",
+        "src/a/.env.local",
+        "secrets/x.md",
+        "data/deep/x.SQLite",
+        "src/a/b/ok.rs",
+        "src/.env.example",
+        "src/ok.md",
+        "data/deep/y.md",
+        "docs/secrets.md",
+    ] {
+        fx.write(path, "x");
+    }
+    let sb = fx.builder().deny("secrets").deny("**/*.sqlite").open(cap_std::ambient_authority());
+    let sb = sb.unwrap();
+    let mut denied = vec![
+        "data/deep/x.SQLite",
+        "secrets",
+        "src/Id_Ed25519.pub",
+        "src/a/.env",
+        "src/a/.env.local",
+        "src/a/ID_RSA",
+        "src/a/b/server.PEM",
+        "src/a/b/tls.Key",
+    ];
+    denied.sort_unstable();
+    let listed =
+        ["data/deep/y.md", "docs/secrets.md", "src/.env.example", "src/a/b/ok.rs", "src/ok.md"];
+    for walk in [sb.walk(&sb.workspace()), sb.walk_parallel(&sb.workspace())] {
+        let walk = walk.unwrap();
+        let files: Vec<&str> = walk
+            .entries
+            .iter()
+            .filter(|e| e.kind == FileKind::File)
+            .map(|e| e.path.as_str())
+            .collect();
+        assert_eq!(files, listed);
+        let mut reported: Vec<&str> = walk
+            .skipped
+            .iter()
+            .filter(|s| s.reason == SkipReason::Denied)
+            .map(|s| s.path.as_str())
+            .collect();
+        reported.sort_unstable();
+        assert_eq!(reported, denied);
+    }
+}

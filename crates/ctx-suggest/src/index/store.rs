@@ -42,8 +42,8 @@ impl Index {
     /// `f` first runs on the stored index while the workspace is walked for changes; when
     /// the walk finds none (the common case of a query), that answer is returned, so a query
     /// on a warm index costs the longer of the walk and the query, not their sum. When
-    /// anything changed, or the stored index turns out damaged (its checksum is checked on
-    /// the walk's thread), `f` runs again on the updated or rebuilt index: `f` may run twice,
+    /// anything changed, or the stored index turns out damaged (its checksum is checked after
+    /// the first run, while the walk goes on), `f` runs again on the updated or rebuilt index: `f` may run twice,
     /// and only the answer of an index known to be current and whole is returned. The first
     /// run holds the store's lock on this index, so `f` must not open or save an index of
     /// the same workspace in `store`.
@@ -63,23 +63,21 @@ impl Index {
         let stored_version = mapped.as_deref().and_then(|m| Index::version_of(m));
         // A stored index is used for this root with these settings only.
         let fits = |index: &Index| index.data.root == root && index.settings() == settings;
-        // The walk that finds changed files, then the checksum of the stored index, run while
-        // the index is decoded, its log applied, and asked; the answer is dropped if the
-        // checksum fails.
-        let (checked, stored) = std::thread::scope(|scope| {
-            let checked = scope.spawn(|| {
-                let walk = sandbox.walk_parallel(&sandbox.workspace());
-                (walk, mapped.as_deref().map(|m| Index::intact(m)))
-            });
+        // The walk that finds changed files runs while the index is decoded, its log applied,
+        // asked, and then its checksum checked (the walk, the longer, is left to end alone);
+        // the answer is dropped if the checksum fails.
+        let (walk, stored, intact) = std::thread::scope(|scope| {
+            let walk = scope.spawn(|| sandbox.walk_parallel(&sandbox.workspace()));
             let decoded = mapped.clone().and_then(Index::load);
             let early = match &decoded {
                 Some((index, _)) if fits(index) && !index.is_empty() => Some(f(index)),
                 _ => None,
             };
-            (checked.join(), (decoded, early))
+            let intact = mapped.as_deref().map(|m| Index::intact(m));
+            (walk.join(), (decoded, early), intact)
         });
-        let (walk, intact) = match checked {
-            Ok(checked) => checked,
+        let walk = match walk {
+            Ok(walk) => walk,
             Err(panic) => std::panic::resume_unwind(panic),
         };
         let walk = walk.map_err(Error::fs)?;
@@ -132,7 +130,7 @@ impl Index {
             return Ok(stats);
         }
         let mut stats = self.refresh_from(sandbox, &walk)?;
-        drop(walk);
+        super::refresh::drop_aside(walk);
         let changed = stats.indexed > 0 || stats.removed > 0;
         let unmerged = loaded.is_some_and(|l| !l.log_whole);
         // An empty workspace is stored once, so that the next query finds its index.

@@ -532,3 +532,97 @@ fn a_cold_build_of_an_empty_workspace_is_stored_once() {
     let (_, stats) = Index::open(&sandbox, &store).unwrap();
     assert_eq!((stats.indexed, stats.rebuilt_corrupt), (0, false));
 }
+
+/// A query on the stored index after one change of each kind, made between queries: the
+/// stamps compared in the walk's order, a change in the middle of that order ends the
+/// comparison there and the rest is found by path; each answer is a fresh index's.
+#[cfg(unix)]
+#[test]
+fn every_kind_of_change_is_seen_by_the_next_query() {
+    let files: Vec<(String, String)> = ["a/one", "b/two", "c/three", "d/four", "f/six"]
+        .iter()
+        .map(|name| (format!("{name}.rs"), format!("/// Shared {name}.\npub fn shared() {{}}\n")))
+        .collect();
+    let refs: Vec<(&str, &str)> = files.iter().map(|(p, b)| (p.as_str(), b.as_str())).collect();
+    let Setup { tree, cache: _cache, sandbox, store } = setup(&refs);
+    let root = tree.path().to_owned();
+    let opts = Options::default().explain(true);
+    let ask = |index: &Index| (index.len(), index.suggest(&sandbox, "shared secretword", &opts));
+    Index::open(&sandbox, &store).unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(outside.path().join("leak.rs"), "pub fn secretword() {}\n").unwrap();
+    let set_time = |path: &Path, time: std::time::SystemTime| {
+        std::fs::File::options().write(true).open(path).unwrap().set_modified(time).unwrap();
+    };
+    let modified = |path: &Path| std::fs::metadata(path).unwrap().modified().unwrap();
+    // What changed, the change, and the files then read and dropped.
+    type Change<'a> = (&'a str, Box<dyn Fn() + 'a>, (usize, usize));
+    let changes: Vec<Change> = vec![
+        ("nothing", Box::new(|| {}), (0, 0)),
+        (
+            "rewritten in place, same length, another time",
+            Box::new(|| {
+                let path = root.join("b/two.rs");
+                let before = modified(&path);
+                std::fs::write(&path, "/// Shared B/TWO.\npub fn shared() {}\n").unwrap();
+                set_time(&path, before + std::time::Duration::from_secs(3));
+            }),
+            (1, 0),
+        ),
+        (
+            "replaced by a file of the same length and time",
+            Box::new(|| {
+                let path = root.join("c/three.rs");
+                let before = modified(&path);
+                let new = root.join("c/three.tmp");
+                std::fs::write(&new, "/// Shared C/THREE.\npub fn shared() {}\n").unwrap();
+                set_time(&new, before);
+                std::fs::rename(&new, &path).unwrap();
+            }),
+            (1, 0),
+        ),
+        (
+            "added in the middle",
+            Box::new(|| {
+                std::fs::write(root.join("b/two_more.rs"), "pub fn shared() {}\n").unwrap()
+            }),
+            (1, 0),
+        ),
+        ("removed", Box::new(|| std::fs::remove_file(root.join("a/one.rs")).unwrap()), (0, 1)),
+        (
+            "renamed",
+            Box::new(|| std::fs::rename(root.join("d/four.rs"), root.join("d/five.rs")).unwrap()),
+            (1, 1),
+        ),
+        (
+            "a folder moved",
+            Box::new(|| std::fs::rename(root.join("b"), root.join("e")).unwrap()),
+            (2, 2),
+        ),
+        ("ignored", Box::new(|| std::fs::write(root.join(".gitignore"), "c/\n").unwrap()), (0, 1)),
+        (
+            "a link in the root",
+            Box::new(|| std::os::unix::fs::symlink("f/six.rs", root.join("link.rs")).unwrap()),
+            (1, 0),
+        ),
+        (
+            "a link out of the root, and a cycle",
+            Box::new(|| {
+                std::os::unix::fs::symlink(outside.path(), root.join("f/out")).unwrap();
+                std::os::unix::fs::symlink(outside.path().join("leak.rs"), root.join("leak.rs"))
+                    .unwrap();
+                std::os::unix::fs::symlink("..", root.join("f/loop")).unwrap();
+            }),
+            (0, 0),
+        ),
+    ];
+    for (what, change, (indexed, removed)) in changes {
+        change();
+        let (_, stats, found) =
+            Index::open_with(&sandbox, &store, SymbolSource::Scan, ask).unwrap();
+        assert_eq!((stats.indexed, stats.removed), (indexed, removed), "{what}");
+        let (fresh, _) = Index::build(&sandbox).unwrap();
+        assert_eq!(found, ask(&fresh), "{what}");
+        assert!(found.1.iter().all(|s| s.path != "leak.rs" && !s.path.contains("out/")), "{what}");
+    }
+}

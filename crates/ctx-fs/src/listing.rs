@@ -1,0 +1,101 @@
+//! A folder's listing for a walk: its names in one string, read with `getdents64` on Linux
+//! (through cap-std elsewhere).
+
+use cap_std::fs_utf8::Dir;
+
+/// The names in a folder, but `.` and `..`, in one string; how many were not UTF-8, and the
+/// error that ended the listing, if one did after it began.
+#[derive(Default)]
+pub(crate) struct Listing {
+    text: String,
+    names: Vec<(usize, usize)>,
+    pub(crate) bad_names: usize,
+    pub(crate) error: Option<std::io::Error>,
+}
+
+impl Listing {
+    fn push(&mut self, name: &[u8]) {
+        match std::str::from_utf8(name) {
+            Ok(name) => {
+                self.names.push((self.text.len(), name.len()));
+                self.text.push_str(name);
+            }
+            Err(_) => self.bad_names += 1,
+        }
+    }
+
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(|&(start, len)| &self.text[start..start + len])
+    }
+}
+
+/// Lists the folder `dir` with `getdents64` into `buf` (kept from one folder to the next), its
+/// names into one string (a listing through cap-std opens the folder twice more and allocates
+/// a few times an entry): from the walk's own handle, or, when that handle cannot be read
+/// (opened as a path only), from the folder opened again through it.
+#[cfg(target_os = "linux")]
+pub(crate) fn list_names(
+    dir: &Dir,
+    buf: &mut Vec<std::mem::MaybeUninit<u8>>,
+) -> std::io::Result<Listing> {
+    use rustix::fs::{Mode, OFlags, openat};
+    buf.resize(32 * 1024, std::mem::MaybeUninit::uninit());
+    match read_names(dir, buf) {
+        Err(rustix::io::Errno::BADF) => {
+            let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+            let fd = openat(dir, c".", flags, Mode::empty())?;
+            Ok(read_names(&fd, buf)?)
+        }
+        listed => Ok(listed?),
+    }
+}
+
+/// The names `fd` lists from its start (see [`list_names`]); an error before the first
+/// entry is the listing's.
+#[cfg(target_os = "linux")]
+fn read_names(
+    fd: impl std::os::fd::AsFd,
+    buf: &mut [std::mem::MaybeUninit<u8>],
+) -> rustix::io::Result<Listing> {
+    let mut raw = rustix::fs::RawDir::new(fd, buf);
+    let (mut listing, mut first) = (Listing::default(), true);
+    while let Some(entry) = raw.next() {
+        match entry {
+            Ok(entry) => {
+                first = false;
+                match entry.file_name().to_bytes() {
+                    b"." | b".." => {}
+                    name => listing.push(name),
+                }
+            }
+            // A folder removed while it is listed has no entries left (as cap-std lists it).
+            Err(rustix::io::Errno::NOENT) => break,
+            Err(e) if first => return Err(e),
+            Err(e) => {
+                listing.error = Some(e.into());
+                break;
+            }
+        }
+    }
+    Ok(listing)
+}
+
+/// Lists the folder `dir` through cap-std.
+#[cfg(not(target_os = "linux"))]
+pub(crate) fn list_names(
+    dir: &Dir,
+    _: &mut Vec<std::mem::MaybeUninit<u8>>,
+) -> std::io::Result<Listing> {
+    let mut listing = Listing::default();
+    for entry in dir.entries()? {
+        match entry.map(|e| e.file_name()) {
+            Ok(Ok(name)) => listing.push(name.as_bytes()),
+            Ok(Err(_)) => listing.bad_names += 1,
+            Err(e) => {
+                listing.error = Some(e);
+                break;
+            }
+        }
+    }
+    Ok(listing)
+}
