@@ -29,6 +29,135 @@ pub(crate) struct TermLists {
     fresh: Vec<u32>,
     /// How many files the index holds now.
     files: usize,
+    /// Each term's list in blocks of [`BLOCK`] files, all terms' blocks one after the other.
+    blocks: Vec<Block>,
+    /// Where each term's blocks start in `blocks`; one more entry than there are terms.
+    first_block: Vec<u32>,
+    /// How many files each term's list holds.
+    counts: Vec<u32>,
+    /// Each field's average length over the collection when the lists were built.
+    avg: [f64; 5],
+    /// The files the lists were built on that are gone or read since (ascending): their
+    /// entries are passed over.
+    dead: Vec<u32>,
+    /// The same, one bit a file the lists were built on.
+    dead_bits: Vec<u64>,
+}
+
+/// Files of a term's list in one block: a query looking for a file passes over the blocks that
+/// end before it without decoding them.
+const BLOCK: usize = if cfg!(test) { 4 } else { 64 };
+
+/// The field weights (path, definitions, references, comments, body) the bounds of the lists
+/// are made with: the default ranking's, which takes them from here.
+pub(crate) const BOUND_FIELD: [f64; 5] = [3.0, 3.0, 1.0, 1.0, 1.0];
+
+/// The length normalisation of each field the bounds of the lists are made with (the default
+/// ranking's).
+pub(crate) const BOUND_B: [f64; 5] = [0.3, 0.5, 0.75, 0.75, 0.75];
+
+/// A block of a term's list.
+#[derive(Clone, Copy, Debug, Default)]
+struct Block {
+    /// The last file of the block (as the lists were built).
+    last: u32,
+    /// At least what the term weighs in any file of the block: BM25F's weighted, normalised
+    /// frequency `t` with [`BOUND_FIELD`], [`BOUND_B`] and the averages at the build, rounded
+    /// up.
+    max_t: f32,
+    /// Where its first entry starts in the lists' bytes.
+    at: u64,
+}
+
+/// What a term weighs in a file: each field's frequency weighted and normalised by the
+/// field's length against its average, summed (BM25F before its saturation).
+pub(crate) fn weighted(
+    tf: &[u32; 5],
+    len: &[u32; 5],
+    field: &[f64; 5],
+    b: &[f64; 5],
+    avg: &[f64; 5],
+) -> f64 {
+    let mut t = 0.0;
+    for k in 0..5 {
+        if tf[k] > 0 {
+            let norm = 1.0 - b[k] + b[k] * f64::from(len[k]) / avg[k];
+            t += field[k] * f64::from(tf[k]) / norm;
+        }
+    }
+    t
+}
+
+/// `x` as an `f32` no smaller than it.
+fn up(x: f64) -> f32 {
+    let v = x as f32;
+    if f64::from(v) < x { v.next_up() } else { v }
+}
+
+/// The end of a cursor's list.
+pub(crate) const END: u32 = u32::MAX;
+
+/// A reader of one term's list, file by file in the order the lists were built (the order of
+/// the files now), passing over the files that are gone or read since.
+pub(crate) struct Cursor<'a> {
+    it: PostingIter<'a>,
+    bytes: &'a [u8],
+    blocks: &'a [Block],
+    /// Where the term's list starts in the lists' bytes.
+    base: u64,
+    dead: &'a [u64],
+    /// Entries decoded so far, dead ones included.
+    read: usize,
+    /// The current file, as the lists were built ([`TermLists::place`] gives its place now);
+    /// [`END`] past the last.
+    pub(crate) file: u32,
+    /// Its frequency per field.
+    pub(crate) tf: [u32; 5],
+}
+
+impl Cursor<'_> {
+    /// Moves to the next file that is still there.
+    pub(crate) fn next(&mut self) {
+        loop {
+            let Some((file, tf)) = self.it.next() else {
+                self.file = END;
+                return;
+            };
+            self.read += 1;
+            if !is_set(self.dead, file) {
+                (self.file, self.tf) = (file, tf);
+                return;
+            }
+        }
+    }
+
+    /// Moves to the first file at or after `target`, passing over the blocks that end before
+    /// it.
+    pub(crate) fn seek(&mut self, target: u32) {
+        if self.file >= target {
+            return;
+        }
+        let cur = self.read.saturating_sub(1) / BLOCK;
+        let rest = self.blocks.get(cur..).unwrap_or(&[]);
+        let to = cur + rest.partition_point(|b| b.last < target);
+        if to >= self.blocks.len() {
+            self.file = END;
+            return;
+        }
+        if to > cur {
+            let at = usize::try_from(self.blocks[to].at - self.base).unwrap_or(usize::MAX);
+            self.it = PostingIter::resume(self.bytes, at, self.blocks[to - 1].last);
+            self.read = to * BLOCK;
+        }
+        while self.file < target {
+            self.next();
+        }
+    }
+}
+
+/// Whether bit `i` of `bits` is set.
+fn is_set(bits: &[u64], i: u32) -> bool {
+    bits.get(i as usize / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
 }
 
 /// One file's frequencies of a query's terms: (query index, frequency per field).
@@ -210,6 +339,23 @@ pub(crate) fn file_name_key_into(path: &str, key: &mut String) {
     }
 }
 
+/// Files gone or read since the lists were built beyond which a term's files still there
+/// are counted by reading its list, not by a look in a block for each.
+const MAX_DEAD_LOOKUPS: usize = 256;
+
+/// Each field's average length over the collection (the files not left out), at least 1, as
+/// the ranking counts it.
+pub(crate) fn averages(files: &[FileRec]) -> [f64; 5] {
+    let n = files.iter().filter(|f| f.class != FileClass::LeftOut).count();
+    let mut avg = [0f64; 5];
+    for f in files {
+        for (k, len) in f.field_len.iter().enumerate() {
+            avg[k] += f64::from(*len);
+        }
+    }
+    avg.map(|a| (a / n.max(1) as f64).max(1.0))
+}
+
 /// Files read since the lists were built, beyond which they are dropped (and built again):
 /// each is looked up in its own postings by every query.
 const MAX_FRESH: usize = 4096;
@@ -239,40 +385,50 @@ fn varint_len(n: u32) -> u64 {
 }
 
 impl TermLists {
-    /// The lists of an index of `terms` terms whose files' postings parts are `files`, in
-    /// file order, in two passes over them: one to size each term's list, one to fill them.
-    /// Their size follows the postings' (a few bytes more a posting at most), whatever a
+    /// The lists of an index of `terms` terms whose files are `files` (`part`: a file's
+    /// postings part), in two passes over their postings: one to size each term's list, one
+    /// to fill them and their blocks. Their size follows the postings' (a few bytes more a
+    /// posting at most, and a block of 16 bytes every [`BLOCK`] postings or term), whatever a
     /// damaged index holds.
     pub(super) fn build<'a>(
-        files: impl Iterator<Item = &'a [u8]> + Clone,
+        files: &'a [FileRec],
+        part: impl Fn(&'a FileRec) -> &'a [u8],
         terms: usize,
     ) -> TermLists {
-        let count = files.clone().count();
+        let count = files.len();
         let map = (0..count).map(|i| u32::try_from(i).unwrap_or(GONE)).collect();
         // Pass 1: the bytes of each term's list, kept in `starts` shifted by one.
         let mut starts = vec![0u64; terms + 1];
+        let mut counts = vec![0u32; terms];
         let mut last = vec![0u32; terms];
-        for (i, part) in files.clone().enumerate() {
+        for (i, f) in files.iter().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
-            for (id, tf) in postings_of(part, terms) {
+            for (id, tf) in postings_of(part(f), terms) {
                 let t = id as usize;
                 let tfs: u64 = tf.iter().filter(|n| **n > 0).map(|n| varint_len(*n)).sum();
                 starts[t + 1] += varint_len(i - last[t]) + 1 + tfs;
+                counts[t] = counts[t].saturating_add(1);
                 last[t] = i;
             }
         }
+        let mut first_block = vec![0u32; terms + 1];
         for t in 0..terms {
             starts[t + 1] += starts[t];
+            let blocks = (counts[t] as usize).div_ceil(BLOCK);
+            first_block[t + 1] = first_block[t].saturating_add(u32::try_from(blocks).unwrap_or(0));
         }
-        // Pass 2: each list written at its place.
+        let avg = averages(files);
+        // Pass 2: each list written at its place, its blocks with it.
         let total = usize::try_from(starts[terms]).unwrap_or(usize::MAX);
         let mut bytes = vec![0u8; total];
+        let mut blocks = vec![Block::default(); first_block[terms] as usize];
         let mut at: Vec<u64> = starts[..terms].to_vec();
+        let mut written = vec![0u32; terms];
         last.fill(0);
         let mut one = Vec::with_capacity(32);
-        for (i, part) in files.enumerate() {
+        for (i, f) in files.iter().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
-            for (id, tf) in postings_of(part, terms) {
+            for (id, tf) in postings_of(part(f), terms) {
                 let t = id as usize;
                 one.clear();
                 put_varint(&mut one, i - last[t]);
@@ -281,13 +437,35 @@ impl TermLists {
                 for n in tf.iter().filter(|n| **n > 0) {
                     put_varint(&mut one, *n);
                 }
+                let b = &mut blocks[first_block[t] as usize + written[t] as usize / BLOCK];
+                if written[t] as usize % BLOCK == 0 {
+                    b.at = at[t];
+                }
+                b.last = i;
+                let weight = weighted(&tf, &f.field_len, &BOUND_FIELD, &BOUND_B, &avg);
+                b.max_t = b.max_t.max(up(weight));
+                written[t] += 1;
                 let from = at[t] as usize;
                 bytes[from..from + one.len()].copy_from_slice(&one);
                 at[t] += one.len() as u64;
                 last[t] = i;
             }
         }
-        TermLists { starts, bytes, map, fresh: Vec::new(), files: count }
+        let files = count;
+        let (dead, dead_bits) = (Vec::new(), Vec::new());
+        TermLists {
+            starts,
+            bytes,
+            map,
+            fresh: Vec::new(),
+            files,
+            blocks,
+            first_block,
+            counts,
+            avg,
+            dead,
+            dead_bits,
+        }
     }
 
     /// Follows an update that kept the term ids: `before` files were there, `moved` maps each
@@ -325,7 +503,127 @@ impl TermLists {
             }
         }
         (self.fresh, self.files) = (read_since, files);
+        self.mark_dead();
         true
+    }
+
+    /// Finds the files the lists were built on that are gone or read since.
+    fn mark_dead(&mut self) {
+        let mut fresh = vec![0u64; self.files.div_ceil(64)];
+        for &f in &self.fresh {
+            if let Some(w) = fresh.get_mut(f as usize / 64) {
+                *w |= 1 << (f % 64);
+            }
+        }
+        self.dead.clear();
+        for (built, &now) in self.map.iter().enumerate() {
+            if now as usize >= self.files || is_set(&fresh, now) {
+                self.dead.push(built as u32);
+            }
+        }
+        self.dead_bits =
+            vec![0u64; if self.dead.is_empty() { 0 } else { self.map.len().div_ceil(64) }];
+        for &d in &self.dead {
+            self.dead_bits[d as usize / 64] |= 1 << (d % 64);
+        }
+    }
+
+    /// Whether the lists are of an index of `files` files.
+    pub(crate) fn fits(&self, files: usize) -> bool {
+        files == self.files
+    }
+
+    /// The files read since the lists were built (places now, ascending): the lists pass
+    /// over them, their own postings answer for them.
+    pub(crate) fn fresh(&self) -> &[u32] {
+        &self.fresh
+    }
+
+    /// The place now of file `built` as the lists were built.
+    pub(crate) fn place(&self, built: u32) -> usize {
+        self.map.get(built as usize).map_or(usize::MAX, |&p| p as usize)
+    }
+
+    /// The blocks of term `term`.
+    fn blocks_of(&self, term: u32) -> &[Block] {
+        let t = term as usize;
+        match (self.first_block.get(t), self.first_block.get(t + 1)) {
+            (Some(&a), Some(&b)) => self.blocks.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// A reader of term `term`'s list, at its first file still there.
+    pub(crate) fn cursor(&self, term: u32) -> Cursor<'_> {
+        let t = term as usize;
+        let bytes = match (self.starts.get(t), self.starts.get(t + 1)) {
+            (Some(&a), Some(&b)) => self.bytes.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        };
+        // The blocks say where they start in all the lists' bytes: here, in the term's.
+        let base = self.starts.get(t).copied().unwrap_or(0);
+        let blocks = self.blocks_of(term);
+        let mut cursor = Cursor {
+            it: PostingIter::new(bytes),
+            bytes,
+            blocks,
+            base,
+            dead: &self.dead_bits,
+            read: 0,
+            file: 0,
+            tf: [0; 5],
+        };
+        cursor.next();
+        cursor
+    }
+
+    /// How many files term `term`'s list holds that are still there (the files read since
+    /// are counted apart).
+    pub(crate) fn live(&self, term: u32) -> usize {
+        let all = self.counts.get(term as usize).copied().unwrap_or(0) as usize;
+        if self.dead.is_empty() || all == 0 {
+            return all;
+        }
+        let mut cursor = self.cursor(term);
+        if self.dead.len() > MAX_DEAD_LOOKUPS {
+            let mut live = 0;
+            while cursor.file != END {
+                live += 1;
+                cursor.next();
+            }
+            return live;
+        }
+        // Each file gone: a look in the one block that may hold it.
+        let blocks = self.blocks_of(term);
+        let mut gone = 0;
+        for &d in &self.dead {
+            let k = blocks.partition_point(|b| b.last < d);
+            let Some(block) = blocks.get(k) else { break };
+            let prev = if k == 0 { 0 } else { blocks[k - 1].last };
+            let at = usize::try_from(block.at - cursor.base).unwrap_or(usize::MAX);
+            let mut it = PostingIter::resume(cursor.bytes, at, prev);
+            gone += usize::from((0..BLOCK).map_while(|_| it.next()).any(|(f, _)| f == d));
+        }
+        all.saturating_sub(gone)
+    }
+
+    /// At least what term `term` weighs (BM25F's `t`) in any file of its list still there,
+    /// for the field weights `field` and normalisations `b` and the averages `avg` now:
+    /// infinite for weights other than the ones the bounds were made with.
+    pub(crate) fn max_t(&self, term: u32, field: &[f64; 5], b: &[f64; 5], avg: &[f64; 5]) -> f64 {
+        let max = self.blocks_of(term).iter().map(|b| b.max_t).fold(0f32, f32::max);
+        f64::from(max) * self.growth(field, b, avg)
+    }
+
+    /// How much more a term may weigh in a file now than when the bounds were made: a field
+    /// whose average length grew normalises a file's frequency by less, by at most the
+    /// growth; infinite for weights other than the bounds'.
+    pub(crate) fn growth(&self, field: &[f64; 5], b: &[f64; 5], avg: &[f64; 5]) -> f64 {
+        if *field != BOUND_FIELD || *b != BOUND_B {
+            return f64::INFINITY;
+        }
+        let grow = (0..5).map(|k| (avg[k] / self.avg[k]).max(1.0)).fold(1.0, f64::max);
+        if grow.is_finite() { grow * (1.0 + 1e-6) } else { f64::INFINITY }
     }
 
     /// Each file's frequencies of the query terms `query` (term id and query index, sorted by

@@ -28,7 +28,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use blob::{Blob, GraphParts};
-pub(crate) use lists::{Hits, file_name_key_into};
+pub(crate) use lists::{
+    BOUND_B, BOUND_FIELD, Cursor, END, FileHits, Hits, TermLists, file_name_key_into, weighted,
+};
 use names::{Names, Table, lookup};
 pub use partial::MAX_PARTIAL_FOLDERS;
 pub(crate) use parts::DefRec;
@@ -249,10 +251,9 @@ impl Index {
     /// its answers are the same with them or without.
     pub fn keep_term_lists(&self) {
         self.lists.get_or_init(|| {
-            let parts = self.data.files.iter().map(|f| self.postings_part(f));
             // A damaged table may say it holds more names than its bytes can.
             let terms = self.term_count().min(self.data.terms.byte_len());
-            lists::TermLists::build(parts, terms)
+            lists::TermLists::build(&self.data.files, |f| self.postings_part(f), terms)
         });
         self.path_order.get_or_init(|| {
             let files = &self.data.files;
