@@ -359,14 +359,25 @@ fn rank_best(q: &Question<'_>, text: &mut Text<'_>, k: usize) -> Option<(Vec<Sco
         slots.push(Scored { file: *i, score, why: Vec::new(), matched: m });
     }
     let growth = lists.growth(&w.field, &w.b, &text.avg);
+    // What a term gives at most a file it weighs at most `t` in, as the blocks say.
+    let saturate: Vec<Box<dyn Fn(f64) -> f64>> = sorted
+        .iter()
+        .map(|&(_, at)| {
+            let (wi, k1) = (text.weight[at] * text.idf[at], w.k1);
+            Box::new(move |t: f64| {
+                let t = if growth.is_finite() { t * growth } else { f64::INFINITY };
+                let bound =
+                    if t.is_finite() { wi * t * (k1 + 1.0) / (k1 + t) } else { wi * (k1 + 1.0) };
+                bound * (1.0 + 1e-9)
+            }) as Box<dyn Fn(f64) -> f64>
+        })
+        .collect();
     let terms: Vec<top::Term<'_>> = sorted
         .iter()
-        .map(|&(id, at)| {
-            let t = lists.max_t(id, &w.field, &w.b, &text.avg) * growth;
-            let wi = text.weight[at] * text.idf[at];
-            let bound =
-                if t.is_finite() { wi * t * (w.k1 + 1.0) / (w.k1 + t) } else { wi * (w.k1 + 1.0) };
-            top::Term { q: at, cursor: lists.cursor(id), bound: bound * (1.0 + 1e-9) }
+        .zip(&saturate)
+        .map(|(&(id, at), saturate)| {
+            let bound = saturate(lists.max_t(id));
+            top::Term { q: at, cursor: lists.cursor(id), bound, saturate: saturate.as_ref() }
         })
         .collect();
     let is_apart = |i: usize| apart.binary_search_by_key(&i, |a| a.0).is_ok();

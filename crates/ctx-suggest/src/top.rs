@@ -16,6 +16,9 @@ pub(crate) struct Term<'a> {
     pub(crate) cursor: Cursor<'a>,
     /// At least the score it gives any file of its list (every score it gives is ≥ 0).
     pub(crate) bound: f64,
+    /// The bound of the score it gives a file it weighs `t` in (BM25F's `t`, before the
+    /// lists' growth): a block's bound from the block's [`Cursor::block`].
+    pub(crate) saturate: &'a dyn Fn(f64) -> f64,
 }
 
 /// How the files are scored and which are scored apart.
@@ -117,6 +120,8 @@ pub(crate) fn top(mut terms: Vec<Term<'_>>, s: &Scoring<'_>, floor: &[f64], best
     // The terms before `weak` in `order` cannot bring a file among the best by themselves.
     let mut weak = 0;
     let mut got: Vec<(usize, f64)> = Vec::with_capacity(m);
+    // Each term's block and its bound, once worked out.
+    let mut blocks: Vec<(usize, f64)> = vec![(usize::MAX, 0.0); m];
     loop {
         let theta = seen.theta();
         while weak < m && prefix[weak] < theta {
@@ -126,6 +131,28 @@ pub(crate) fn top(mut terms: Vec<Term<'_>>, s: &Scoring<'_>, floor: &[f64], best
         let Some(file) = order[weak..].iter().map(|&j| terms[j].cursor.file).min() else { break };
         if file == END {
             break;
+        }
+        // The bounds of the blocks the file is in first: most files end there, before their
+        // record is read.
+        let mut bound = if weak == 0 { 0.0 } else { prefix[weak - 1] };
+        for &j in &order[weak..] {
+            let t = &terms[j];
+            if t.cursor.file == file {
+                let (block, max_t) = t.cursor.block();
+                if blocks[j].0 != block {
+                    blocks[j] = (block, (t.saturate)(max_t).min(t.bound));
+                }
+                bound += blocks[j].1;
+            }
+        }
+        if bound * SLACK < theta && bound * SLACK < seen.text {
+            for &j in &order[weak..] {
+                if terms[j].cursor.file == file {
+                    terms[j].cursor.next();
+                }
+            }
+            out.pruned = true;
+            continue;
         }
         let place = s.lists.place(file);
         let apart = (s.apart)(place);
@@ -147,6 +174,10 @@ pub(crate) fn top(mut terms: Vec<Term<'_>>, s: &Scoring<'_>, floor: &[f64], best
         }
         let eff = (s.demotion)(place).min(1.0);
         let cut = |bound: f64| eff * bound * SLACK < theta && bound * SLACK < seen.text;
+        if cut(partial + if weak == 0 { 0.0 } else { prefix[weak - 1] }) {
+            out.pruned = true;
+            continue;
+        }
         let mut pruned = false;
         for r in (0..weak).rev() {
             let j = order[r];

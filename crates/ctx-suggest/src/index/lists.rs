@@ -153,6 +153,13 @@ impl Cursor<'_> {
             self.next();
         }
     }
+
+    /// The block of the current file, and what the term weighs in it at most
+    /// ([`Block::max_t`]).
+    pub(crate) fn block(&self) -> (usize, f64) {
+        let cur = self.read.saturating_sub(1) / BLOCK;
+        (cur, self.blocks.get(cur).map_or(f64::INFINITY, |b| f64::from(b.max_t)))
+    }
 }
 
 /// Whether bit `i` of `bits` is set.
@@ -608,11 +615,10 @@ impl TermLists {
     }
 
     /// At least what term `term` weighs (BM25F's `t`) in any file of its list still there,
-    /// for the field weights `field` and normalisations `b` and the averages `avg` now:
-    /// infinite for weights other than the ones the bounds were made with.
-    pub(crate) fn max_t(&self, term: u32, field: &[f64; 5], b: &[f64; 5], avg: &[f64; 5]) -> f64 {
-        let max = self.blocks_of(term).iter().map(|b| b.max_t).fold(0f32, f32::max);
-        f64::from(max) * self.growth(field, b, avg)
+    /// with the weights and averages the bounds were made with ([`TermLists::growth`] says
+    /// how much more it may weigh now).
+    pub(crate) fn max_t(&self, term: u32) -> f64 {
+        f64::from(self.blocks_of(term).iter().map(|b| b.max_t).fold(0f32, f32::max))
     }
 
     /// How much more a term may weigh in a file now than when the bounds were made: a field
