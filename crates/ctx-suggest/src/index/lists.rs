@@ -587,12 +587,17 @@ impl TermLists {
     /// How many files term `term`'s list holds that are still there (the files read since
     /// are counted apart).
     pub(crate) fn live(&self, term: u32) -> usize {
+        self.live_with(term, MAX_DEAD_LOOKUPS)
+    }
+
+    /// [`TermLists::live`], the list read whole past `lookups` files gone.
+    fn live_with(&self, term: u32, lookups: usize) -> usize {
         let all = self.counts.get(term as usize).copied().unwrap_or(0) as usize;
         if self.dead.is_empty() || all == 0 {
             return all;
         }
         let mut cursor = self.cursor(term);
-        if self.dead.len() > MAX_DEAD_LOOKUPS {
+        if self.dead.len() > lookups {
             let mut live = 0;
             while cursor.file != END {
                 live += 1;
@@ -674,7 +679,15 @@ impl TermLists {
 
     /// Bytes the lists hold.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.bytes.len() + self.starts.len() * 8 + (self.map.len() + self.fresh.len()) * 4
+        let blocks = self.blocks.len() * std::mem::size_of::<Block>();
+        let per_term = (self.first_block.len() + self.counts.len()) * 4;
+        let dead = self.dead.len() * 4 + self.dead_bits.len() * 8;
+        self.bytes.len()
+            + self.starts.len() * 8
+            + (self.map.len() + self.fresh.len()) * 4
+            + blocks
+            + per_term
+            + dead
     }
 }
 
@@ -857,6 +870,55 @@ mod tests {
         std::fs::write(tree.path().join("src/new.rs"), "pub fn added() {}\n").unwrap();
         index.refresh(&sandbox).unwrap();
         assert!(index.file_keys().is_none(), "a file added moves the places");
+    }
+
+    /// After files are saved again, added and removed (the lists following), each term's
+    /// files still there are counted the same by a look in a block for each file gone and by
+    /// reading the list, and are what the lists find less the files read since; a reader
+    /// sought to each of them lands on it.
+    #[test]
+    fn the_files_still_there_are_counted_and_found_through_the_blocks() {
+        let (tree, sandbox, mut index) = built();
+        for i in 0..12 {
+            let text = format!("/// Retries {i}.\npub fn retry_{i}() {{ send(); }}\n");
+            std::fs::write(tree.path().join(format!("src/more{i}.rs")), text).unwrap();
+        }
+        index.refresh(&sandbox).unwrap();
+        index.keep_term_lists();
+        std::fs::write(tree.path().join("src/more3.rs"), "pub fn other() {}\n").unwrap();
+        std::fs::remove_file(tree.path().join("src/more7.rs")).unwrap();
+        std::fs::write(tree.path().join("src/more5.rs"), "/// Retries.\npub fn retry() {}\n")
+            .unwrap();
+        index.refresh(&sandbox).unwrap();
+        let lists = index.term_lists().expect("kept through the update");
+        assert!(!lists.dead.is_empty() && !lists.fresh.is_empty());
+        for term in 0..index.term_count() as u32 {
+            let found = lists
+                .hits(&[(term, 0)], index.len(), |f| index.postings_part(&index.files()[f]))
+                .unwrap();
+            let fresh = found.iter().filter(|(f, _)| lists.fresh.contains(&(*f as u32))).count();
+            let live = found.iter().count() - fresh;
+            assert_eq!(lists.live_with(term, 0), live, "term {term}, the list read");
+            assert_eq!(lists.live_with(term, usize::MAX), live, "term {term}, by blocks");
+            let mut cursor = lists.cursor(term);
+            let mut places = Vec::new();
+            while cursor.file != END {
+                places.push(lists.place(cursor.file));
+                cursor.next();
+            }
+            let want: Vec<usize> = found
+                .iter()
+                .map(|(f, _)| f)
+                .filter(|f| !lists.fresh.contains(&(*f as u32)))
+                .collect();
+            assert_eq!(places, want, "term {term}");
+            for (k, &p) in want.iter().enumerate() {
+                let mut sought = lists.cursor(term);
+                let built = (0..lists.map.len() as u32).find(|&b| lists.place(b) == p).unwrap();
+                sought.seek(built);
+                assert_eq!(lists.place(sought.file), p, "term {term}, file {k}");
+            }
+        }
     }
 
     /// The attack: file names whose hashes collide (here every file's entry given one hash).
