@@ -267,6 +267,10 @@ mod tests {
         (dir, sandbox, index)
     }
 
+    /// A ranked file as the comparison sees it: its path, its score's bits, its reasons, its
+    /// matched terms with their scores' bits.
+    type Shown = (String, u64, Vec<String>, Vec<(u32, u64)>);
+
     /// The first `k` files of a ranking that stopped early are the whole ranking's first
     /// ones: the same files, scores to the bit, reasons and matched terms.
     fn same_start(index: &Index, prompt: &str, k: usize) -> bool {
@@ -276,7 +280,7 @@ mod tests {
         let best: Ranked = rank(index, &query, &w, true, Some(k));
         assert!(all.whole);
         assert_eq!(best.terms, all.terms);
-        let shown = |r: &Ranked, n: usize| -> Vec<(String, u64, Vec<String>, Vec<(u32, u64)>)> {
+        let shown = |r: &Ranked, n: usize| -> Vec<Shown> {
             r.files
                 .iter()
                 .take(n)

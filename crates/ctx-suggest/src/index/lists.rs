@@ -445,7 +445,7 @@ impl TermLists {
                     put_varint(&mut one, *n);
                 }
                 let b = &mut blocks[first_block[t] as usize + written[t] as usize / BLOCK];
-                if written[t] as usize % BLOCK == 0 {
+                if (written[t] as usize).is_multiple_of(BLOCK) {
                     b.at = at[t];
                 }
                 b.last = i;
