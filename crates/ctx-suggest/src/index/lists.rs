@@ -9,6 +9,7 @@
 //! were built on to their place now.
 
 use super::change::{Change, GONE};
+use super::names::{Names, lookup};
 use super::postings::{PostingIter, match_postings, put_varint, split_postings};
 use super::{FileRec, Index};
 use crate::classify::FileClass;
@@ -42,6 +43,22 @@ pub(crate) struct TermLists {
     dead: Vec<u32>,
     /// The same, one bit a file the lists were built on.
     dead_bits: Vec<u64>,
+    /// The terms by their names' hashes.
+    finder: TermFinder,
+}
+
+/// The terms of the table by a hash of their names, made with the lists, so that a question
+/// finds its terms by binary searches instead of a pass over every name.
+#[derive(Debug, Default)]
+struct TermFinder {
+    /// 32 bits of a hash of each name above its id, sorted: a name's ids come together, the
+    /// first first.
+    by_hash: Vec<u64>,
+    /// Where each name starts in the table's bytes, by id.
+    at: Vec<u32>,
+    /// The bytes of the table when they were made: the names added since are looked for in
+    /// one pass over them.
+    bytes: usize,
 }
 
 /// Files of a term's list in one block: a query looking for a file passes over the blocks that
@@ -327,6 +344,12 @@ fn name_hash(name: &str) -> u64 {
     foldhash::fast::FixedState::default().hash_one(name) >> 32
 }
 
+/// 32 bits of a hash of a term's name.
+fn bytes_hash(name: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(name) >> 32
+}
+
 /// The name a file goes by: its stem, or its directory's name for the files that stand
 /// for their directory; lower case, without `-` and `_`.
 /// Written to `key`.
@@ -472,6 +495,7 @@ impl TermLists {
             avg,
             dead,
             dead_bits,
+            finder: TermFinder::default(),
         }
     }
 
@@ -512,6 +536,54 @@ impl TermLists {
         (self.fresh, self.files) = (read_since, files);
         self.mark_dead();
         true
+    }
+
+    /// The lists, with the terms of `table` (the term table they were built with) by hash.
+    pub(super) fn with_terms(mut self, table: &Names) -> TermLists {
+        let mut finder = TermFinder { bytes: table.byte_len(), ..TermFinder::default() };
+        let mut at = 0usize;
+        for (id, name) in table.iter_bytes().enumerate() {
+            let (Ok(id), Ok(start)) = (u32::try_from(id), u32::try_from(at)) else {
+                return self;
+            };
+            finder.by_hash.push(bytes_hash(name) << 32 | u64::from(id));
+            finder.at.push(start);
+            at += name.len() + 1;
+        }
+        finder.by_hash.sort_unstable();
+        self.finder = finder;
+        self
+    }
+
+    /// The ids of `names` in `table` (the term table now, which has only grown since the lists
+    /// were made, as the lists are kept only while the term ids are): each the first id of its
+    /// name, as one pass over the table finds it. `None` when the table does not fit.
+    pub(super) fn term_ids(&self, table: &Names, names: &[&str]) -> Option<Vec<Option<u32>>> {
+        let f = &self.finder;
+        if f.at.is_empty() || table.byte_len() < f.bytes {
+            return None;
+        }
+        let mut found: Vec<Option<u32>> = names
+            .iter()
+            .map(|name| {
+                let h = bytes_hash(name.as_bytes());
+                let start = f.by_hash.partition_point(|&e| e >> 32 < h);
+                (f.by_hash[start..].iter())
+                    .take_while(|&&e| e >> 32 == h)
+                    .map(|&e| e as u32)
+                    .find(|&id| table.name_at(f.at[id as usize] as usize) == name.as_bytes())
+            })
+            .collect();
+        // Names added since: one pass over them alone.
+        let missing: Vec<usize> = (0..names.len()).filter(|&i| found[i].is_none()).collect();
+        if !missing.is_empty() && table.byte_len() > f.bytes {
+            let wanted: Vec<&str> = missing.iter().map(|&i| names[i]).collect();
+            let first = u32::try_from(f.at.len()).ok()?;
+            for (&i, id) in missing.iter().zip(lookup(table.iter_bytes_from(f.bytes), &wanted)) {
+                found[i] = id.map(|id| id + first);
+            }
+        }
+        Some(found)
     }
 
     /// Finds the files the lists were built on that are gone or read since.
@@ -682,12 +754,14 @@ impl TermLists {
         let blocks = self.blocks.len() * std::mem::size_of::<Block>();
         let per_term = (self.first_block.len() + self.counts.len()) * 4;
         let dead = self.dead.len() * 4 + self.dead_bits.len() * 8;
+        let finder = self.finder.by_hash.len() * 8 + self.finder.at.len() * 4;
         self.bytes.len()
             + self.starts.len() * 8
             + (self.map.len() + self.fresh.len()) * 4
             + blocks
             + per_term
             + dead
+            + finder
     }
 }
 
@@ -919,6 +993,37 @@ mod tests {
                 assert_eq!(lists.place(sought.file), p, "term {term}, file {k}");
             }
         }
+    }
+
+    /// A question's terms are found by their hashes as one pass over the table finds them,
+    /// before and after an update that adds terms (found then in a pass over the new ones).
+    #[test]
+    fn terms_are_found_by_hash_as_by_a_pass() {
+        let (tree, sandbox, mut index) = built();
+        for i in 0..12 {
+            let text = format!("/// Retries {i}.\npub fn retry_{i}() {{ send(); }}\n");
+            std::fs::write(tree.path().join(format!("src/more{i}.rs")), text).unwrap();
+        }
+        index.refresh(&sandbox).unwrap();
+        index.keep_term_lists();
+        let check = |index: &Index| {
+            let mut names: Vec<String> = index.data.terms.iter().map(str::to_owned).collect();
+            names.extend(["absent", "", "zzzz", "retri"].map(str::to_owned));
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let lists = index.term_lists().expect("kept");
+            let found = lists.term_ids(&index.data.terms, &names).expect("the table fits");
+            assert_eq!(found, lookup(index.data.terms.iter_bytes(), &names));
+            assert_eq!(index.term_ids(&names), found);
+        };
+        check(&index);
+        let before = index.term_count();
+        std::fs::write(tree.path().join("src/more4.rs"), "pub fn send() { brandnew(); }\n")
+            .unwrap();
+        index.refresh(&sandbox).unwrap();
+        assert!(index.term_count() > before, "the update adds terms");
+        check(&index);
+        let found = index.term_ids(&["brandnew"]);
+        assert!(found[0].is_some_and(|id| id as usize >= before), "{found:?}");
     }
 
     /// The attack: file names whose hashes collide (here every file's entry given one hash).
