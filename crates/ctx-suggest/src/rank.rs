@@ -190,8 +190,13 @@ pub(crate) struct Text<'a> {
 impl Text<'_> {
     /// The score term `q` gives file `i` with frequencies `tf`.
     pub(crate) fn score(&self, q: usize, tf: &[u32; 5], i: usize) -> f64 {
+        self.score_len(q, tf, &self.files[i].field_len)
+    }
+
+    /// The score term `q` gives a file with field lengths `len` and frequencies `tf`.
+    pub(crate) fn score_len(&self, q: usize, tf: &[u32; 5], len: &[u32; 5]) -> f64 {
         let w = self.w;
-        let t = weighted(tf, &self.files[i].field_len, &w.field, &w.b, &self.avg);
+        let t = weighted(tf, len, &w.field, &w.b, &self.avg);
         self.weight[q] * self.idf[q] * t * (w.k1 + 1.0) / (w.k1 + t)
     }
 
@@ -381,9 +386,12 @@ fn rank_best(q: &Question<'_>, text: &mut Text<'_>, k: usize) -> Option<(Vec<Sco
         })
         .collect();
     let is_apart = |i: usize| apart.binary_search_by_key(&i, |a| a.0).is_ok();
-    let score = |at: usize, tf: &[u32; 5], i: usize| text.score(at, tf, i);
+    // A file of the lists kept its lengths and class since they were built (a file read
+    // since is scored apart): the lists' copies of them are read in file order.
+    let score = |at: usize, tf: &[u32; 5], f: u32| text.score_len(at, tf, lists.lengths(f));
+    let by_class = |f: u32| demotion(lists.class(f), query.wants, &w.demote);
     let k = k.max(SEEDS);
-    let scoring = top::Scoring { lists, score: &score, demotion: &mult, apart: &is_apart, k };
+    let scoring = top::Scoring { lists, score: &score, demotion: &by_class, apart: &is_apart, k };
     let found = top::top(terms, &scoring, &floor, best);
     for (i, score, range) in found.files {
         let range = range.start + matched.len()..range.end + matched.len();

@@ -24,10 +24,11 @@ pub(crate) struct Term<'a> {
 /// How the files are scored and which are scored apart.
 pub(crate) struct Scoring<'a> {
     pub(crate) lists: &'a TermLists,
-    /// The score term `q` gives the file at a place with these frequencies.
-    pub(crate) score: &'a dyn Fn(usize, &[u32; 5], usize) -> f64,
-    /// The multiplier of the file at a place, by its class (in 0..=1).
-    pub(crate) demotion: &'a dyn Fn(usize) -> f64,
+    /// The score term `q` gives a file of the lists (as they were built) with these
+    /// frequencies.
+    pub(crate) score: &'a dyn Fn(usize, &[u32; 5], u32) -> f64,
+    /// The multiplier of a file of the lists, by its class (in 0..=1).
+    pub(crate) demotion: &'a dyn Fn(u32) -> f64,
     /// Files scored apart (their places), passed over here.
     pub(crate) apart: &'a dyn Fn(usize) -> bool,
     /// How many of the best files are wanted.
@@ -162,7 +163,7 @@ pub(crate) fn top(mut terms: Vec<Term<'_>>, s: &Scoring<'_>, floor: &[f64], best
             let t = &mut terms[j];
             if t.cursor.file == file {
                 if !apart {
-                    let score = (s.score)(t.q, &t.cursor.tf, place);
+                    let score = (s.score)(t.q, &t.cursor.tf, file);
                     partial += score;
                     got.push((j, score));
                 }
@@ -172,7 +173,8 @@ pub(crate) fn top(mut terms: Vec<Term<'_>>, s: &Scoring<'_>, floor: &[f64], best
         if apart {
             continue;
         }
-        let eff = (s.demotion)(place).min(1.0);
+        let m = (s.demotion)(file);
+        let eff = m.min(1.0);
         let cut = |bound: f64| eff * bound * SLACK < theta && bound * SLACK < seen.text;
         if cut(partial + if weak == 0 { 0.0 } else { prefix[weak - 1] }) {
             out.pruned = true;
@@ -190,7 +192,7 @@ pub(crate) fn top(mut terms: Vec<Term<'_>>, s: &Scoring<'_>, floor: &[f64], best
             }
             t.cursor.seek(file);
             if t.cursor.file == file {
-                let score = (s.score)(t.q, &t.cursor.tf, place);
+                let score = (s.score)(t.q, &t.cursor.tf, file);
                 partial += score;
                 got.push((j, score));
             }
@@ -208,7 +210,7 @@ pub(crate) fn top(mut terms: Vec<Term<'_>>, s: &Scoring<'_>, floor: &[f64], best
             out.matched.push((terms[j].q as u32, score));
         }
         seen.text = seen.text.max(text);
-        seen.push(demoted(text, (s.demotion)(place)));
+        seen.push(demoted(text, m));
         out.files.push((place, text, start..out.matched.len()));
     }
     if order.iter().any(|&j| terms[j].cursor.file != END) {

@@ -45,6 +45,10 @@ pub(crate) struct TermLists {
     dead_bits: Vec<u64>,
     /// The terms by their names' hashes.
     finder: TermFinder,
+    /// Each file's field lengths and class, as the lists were built (a file kept since keeps
+    /// them), so that the ranking reads them in file order instead of each file's record.
+    lengths: Vec<[u32; 5]>,
+    classes: Vec<FileClass>,
 }
 
 /// The terms of the table by a hash of their names, made with the lists, so that a question
@@ -481,14 +485,13 @@ impl TermLists {
                 last[t] = i;
             }
         }
-        let files = count;
         let (dead, dead_bits) = (Vec::new(), Vec::new());
         TermLists {
             starts,
             bytes,
             map,
             fresh: Vec::new(),
-            files,
+            files: count,
             blocks,
             first_block,
             counts,
@@ -496,6 +499,8 @@ impl TermLists {
             dead,
             dead_bits,
             finder: TermFinder::default(),
+            lengths: files.iter().map(|f| f.field_len).collect(),
+            classes: files.iter().map(|f| f.class).collect(),
         }
     }
 
@@ -616,6 +621,16 @@ impl TermLists {
     /// over them, their own postings answer for them.
     pub(crate) fn fresh(&self) -> &[u32] {
         &self.fresh
+    }
+
+    /// The field lengths of file `built` (as the lists were built).
+    pub(crate) fn lengths(&self, built: u32) -> &[u32; 5] {
+        self.lengths.get(built as usize).unwrap_or(&[0; 5])
+    }
+
+    /// The class of file `built` (as the lists were built).
+    pub(crate) fn class(&self, built: u32) -> FileClass {
+        self.classes.get(built as usize).copied().unwrap_or(FileClass::Unreadable)
     }
 
     /// The place now of file `built` as the lists were built.
@@ -755,6 +770,7 @@ impl TermLists {
         let per_term = (self.first_block.len() + self.counts.len()) * 4;
         let dead = self.dead.len() * 4 + self.dead_bits.len() * 8;
         let finder = self.finder.by_hash.len() * 8 + self.finder.at.len() * 4;
+        let per_file = self.lengths.len() * 20 + self.classes.len();
         self.bytes.len()
             + self.starts.len() * 8
             + (self.map.len() + self.fresh.len()) * 4
@@ -762,6 +778,7 @@ impl TermLists {
             + per_term
             + dead
             + finder
+            + per_file
     }
 }
 
