@@ -6,7 +6,10 @@
 //! and each `NAME=VALUE` overrides one weight (`graph=0.3`, `field.0=2`);
 //! several values separated by `,` run one line each. `TUNE_PROMPT_FIELD=prompt_noscope`
 //! ranks with the prompts without their conventional-commit prefix; `TUNE_SYMBOLS=tree-sitter`
-//! takes the symbols from tree-sitter instead of the scanner.
+//! takes the symbols from tree-sitter instead of the scanner. `TUNE_COMPARE_LISTS=LIMIT`
+//! instead ranks every prompt with `--explain` and that limit twice, from every file's postings
+//! and then from the postings by term (where the ranking stops early), and counts the answers
+//! that differ.
 #![allow(clippy::disallowed_methods, clippy::print_stdout, missing_docs)]
 
 use std::collections::{BTreeMap, HashMap};
@@ -45,6 +48,23 @@ fn main() {
         }
     }
     println!("indexed {} trees in {:.1}s", indexes.len(), started.elapsed().as_secs_f64());
+    if let Ok(limit) = std::env::var("TUNE_COMPARE_LISTS") {
+        let opts = Options::default().limit(limit.parse().expect("a limit")).explain(true);
+        let answer = |q: &serde_json::Value| {
+            let repo = q["repo"].as_str().unwrap().replace('/', "+");
+            let root = trees.join(repo).join(q["parent"].as_str().unwrap());
+            let (sandbox, index) = &indexes[root.to_string_lossy().as_ref()];
+            index.suggest(sandbox, q[field.as_str()].as_str().unwrap(), &opts)
+        };
+        let whole: Vec<_> = queries.iter().map(answer).collect();
+        indexes.values().for_each(|(_, index)| index.keep_term_lists());
+        let started = std::time::Instant::now();
+        let best: Vec<_> = queries.iter().map(answer).collect();
+        let differ = whole.iter().zip(&best).filter(|(a, b)| a != b).count();
+        let secs = started.elapsed().as_secs_f64();
+        println!("{} prompts, {differ} answers differ ({secs:.2}s with the lists)", queries.len());
+        return;
+    }
     for weights in combinations(&grid) {
         let (label, w) = weights;
         let mut per_repo: BTreeMap<String, [f64; 6]> = BTreeMap::new();

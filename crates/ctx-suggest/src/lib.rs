@@ -45,6 +45,7 @@ mod rank;
 pub mod reduce;
 pub mod symbols;
 pub mod tokenize;
+mod top;
 
 pub use classify::{FileClass, classify, is_data_path, is_generated};
 pub use error::{Error, ErrorKind, Result};
@@ -141,18 +142,30 @@ impl Index {
     /// The files and line ranges that matter for `prompt`, best first.
     pub fn suggest(&self, sandbox: &Sandbox, prompt: &str, opts: &Options) -> Vec<Suggestion> {
         let query = query::Query::parse(prompt);
-        let (ranked, terms) = rank::rank(self, &query, &opts.weights, opts.explain);
+        // The best files first; the whole ranking only if they run out before the answer is
+        // full (files passed over for the budget or for being empty).
+        let ranking = rank::rank(self, &query, &opts.weights, opts.explain, Some(opts.limit));
+        let (terms, mut whole) = (ranking.terms, ranking.whole);
         let mut out = Vec::new();
         let mut budget = opts.max_tokens;
-        let mut ranked = ranked.into_iter();
+        let mut ranked = ranking.files.into_iter();
+        let mut taken = 0;
         // The windows of as many files as are still wanted, on every core; a file over the
         // token budget is passed over and the next ones are taken. A window is counted only up
         // to what the budget had left when its round began: what goes past it cannot fit.
         while out.len() < opts.limit {
-            let round: Vec<rank::Scored> = ranked.by_ref().take(opts.limit - out.len()).collect();
+            let want = opts.limit - out.len();
+            let mut round: Vec<rank::Scored> = ranked.by_ref().take(want).collect();
+            if round.len() < want && !whole {
+                let mut all = rank::rank(self, &query, &opts.weights, opts.explain, None).files;
+                all.drain(..taken.min(all.len()));
+                (ranked, whole) = (all.into_iter(), true);
+                round = ranked.by_ref().take(want).collect();
+            }
             if round.is_empty() {
                 break;
             }
+            taken += round.len();
             let left_at_start = budget;
             let windows = par::map(&round, 2, |scored| {
                 self.window(sandbox, scored, &terms, opts.max_lines, left_at_start)
@@ -195,8 +208,9 @@ impl Index {
         budget: usize,
     ) -> Vec<fit::Candidate> {
         let query = query::Query::parse(prompt);
-        let (ranked, terms) = rank::rank(self, &query, &opts.weights, false);
-        let round: Vec<rank::Scored> = ranked.into_iter().take(opts.limit).collect();
+        let ranking = rank::rank(self, &query, &opts.weights, false, Some(opts.limit));
+        let terms = ranking.terms;
+        let round: Vec<rank::Scored> = ranking.files.into_iter().take(opts.limit).collect();
         let mut out = Vec::new();
         // The tokens the measured files could fill: whole, or all their ranges.
         let mut material = 0usize;

@@ -4,8 +4,12 @@
 
 use crate::classify::FileClass;
 use crate::hash::FxHashMap;
-use crate::index::{FIELDS, FileRec, Hits, Index, file_name_key_into};
+use crate::index::{
+    BOUND_B, BOUND_FIELD, FileHits, FileRec, Hits, Index, file_name_key_into, match_postings,
+    weighted,
+};
 use crate::query::{Query, Wants};
+use crate::top;
 
 /// The ranking's weights; [`Weights::default`] holds the values decided on
 /// the development set (docs/suggest.md).
@@ -61,8 +65,8 @@ pub struct Demotions {
 impl Default for Weights {
     fn default() -> Weights {
         Weights {
-            field: [3.0, 3.0, 1.0, 1.0, 1.0],
-            b: [0.3, 0.5, 0.75, 0.75, 0.75],
+            field: BOUND_FIELD,
+            b: BOUND_B,
             k1: 1.2,
             ident: 0.5,
             path: 1.0,
@@ -122,6 +126,12 @@ impl Board {
         }
     }
 
+    /// Puts in the record of a file that has none.
+    fn push(&mut self, s: Scored) {
+        self.at.insert(s.file, self.slots.len());
+        self.slots.push(s);
+    }
+
     /// The record of file `i`, made with a score of 0 when it has none.
     fn get(&mut self, i: usize) -> &mut Scored {
         let k = match self.slot(i) {
@@ -157,66 +167,311 @@ fn collection(index: &Index) -> (usize, [f64; 5]) {
     (n, sums.map(|a| (a / n as f64).max(1.0)))
 }
 
-/// Scores the files the prompt reaches; returns them best first, and the query terms found in
-/// the index (the [`Scored::matched`] terms point into it).
+/// A ranking: the scored files best first and the query terms found in the index (the
+/// [`Scored::matched`] terms point into them).
+pub(crate) struct Ranked {
+    pub(crate) files: Vec<Scored>,
+    pub(crate) terms: Vec<String>,
+    /// Whether `files` are every file the prompt reaches; else they are the first ones of
+    /// that list, as many as asked for at least.
+    pub(crate) whole: bool,
+}
+
+/// The text score (BM25F) of a question's terms in a file.
+pub(crate) struct Text<'a> {
+    files: &'a [FileRec],
+    w: &'a Weights,
+    avg: [f64; 5],
+    /// Each term's weight in the prompt and its idf.
+    weight: Vec<f64>,
+    idf: Vec<f64>,
+}
+
+impl Text<'_> {
+    /// The score term `q` gives file `i` with frequencies `tf`.
+    pub(crate) fn score(&self, q: usize, tf: &[u32; 5], i: usize) -> f64 {
+        self.score_len(q, tf, &self.files[i].field_len)
+    }
+
+    /// The score term `q` gives a file with field lengths `len` and frequencies `tf`.
+    pub(crate) fn score_len(&self, q: usize, tf: &[u32; 5], len: &[u32; 5]) -> f64 {
+        let w = self.w;
+        let t = weighted(tf, len, &w.field, &w.b, &self.avg);
+        self.weight[q] * self.idf[q] * t * (w.k1 + 1.0) / (w.k1 + t)
+    }
+
+    /// A file's score and the score of each term that matched (pushed to `matched`).
+    fn of(&self, i: usize, hits: &[(usize, [u32; 5])], matched: &mut Vec<(u32, f64)>) -> f64 {
+        let mut score = 0.0;
+        for (q, tf) in hits {
+            let s = self.score(*q, tf, i);
+            score += s;
+            matched.push((*q as u32, s));
+        }
+        score
+    }
+}
+
+/// What a ranking looks at: the index, the query, the weights, whether to explain, the query
+/// terms found in the index (their names, and their ids with their indices, sorted by id) and
+/// the size of the collection.
+#[derive(Clone, Copy)]
+struct Question<'a> {
+    index: &'a Index,
+    query: &'a Query,
+    w: &'a Weights,
+    explain: bool,
+    names: &'a [String],
+    sorted: &'a [(u32, usize)],
+    n: usize,
+}
+
+/// Scores the files the prompt reaches and returns them best first: every one, or, with
+/// `top`, at least the `top` best (the first ones of the whole ranking, the same files with
+/// the same scores and reasons), scoring only the files that can be among them when the
+/// index keeps its postings by term (docs/suggest.md, "Stopping early").
 pub(crate) fn rank(
     index: &Index,
     query: &Query,
     w: &Weights,
     explain: bool,
-) -> (Vec<Scored>, Vec<String>) {
+    top: Option<usize>,
+) -> Ranked {
     let files = index.files();
     // Files left out (data, lock and generated files) are no part of the collection.
     let (n, avg) = collection(index);
     if n == 0 {
-        return (Vec::new(), Vec::new());
+        return Ranked { files: Vec::new(), terms: Vec::new(), whole: true };
     }
-    // Query terms by id, with idf and document frequency.
+    // Query terms by id, with their weights.
     let mut qid: FxHashMap<u32, usize> = FxHashMap::default();
-    let mut qterms = Vec::new();
-    let names: Vec<&str> = query.terms.iter().map(|t| t.term.as_str()).collect();
-    for (t, id) in query.terms.iter().zip(index.term_ids(&names)) {
+    let (mut names, mut weight) = (Vec::new(), Vec::new());
+    let words: Vec<&str> = query.terms.iter().map(|t| t.term.as_str()).collect();
+    for (t, id) in query.terms.iter().zip(index.term_ids(&words)) {
         if let Some(id) = id {
-            qid.insert(id, qterms.len());
-            qterms.push((t.term.clone(), t.weight, 0usize));
+            qid.insert(id, names.len());
+            names.push(t.term.clone());
+            weight.push(t.weight);
         }
     }
     let mut sorted: Vec<(u32, usize)> = qid.into_iter().collect();
     sorted.sort_unstable();
-    let hits = scan_postings(index, &sorted);
-    for (q, _) in hits.all() {
-        qterms[*q].2 += 1;
+    let mut text = Text { files, w, avg, weight, idf: Vec::new() };
+    let question = Question { index, query, w, explain, names: &names, sorted: &sorted, n };
+    if let Some(k) = top
+        && let Some((files, whole)) = rank_best(&question, &mut text, k)
+    {
+        return Ranked { files, terms: names, whole };
     }
-    let idf: Vec<f64> = qterms
-        .iter()
-        .map(|(_, _, df)| {
-            let df = *df as f64;
-            ((n as f64 - df + 0.5) / (df + 0.5) + 1.0).ln()
-        })
-        .collect();
+    let hits = scan_postings(index, &sorted);
+    let mut df = vec![0usize; names.len()];
+    for (q, _) in hits.all() {
+        df[*q] += 1;
+    }
+    text.idf = idf(n, &df);
     let mut board = Board::default();
     let mut all_matched: Vec<(u32, f64)> = Vec::with_capacity(hits.all().len());
     for (i, file_hits) in hits.iter() {
-        let f = &files[i];
-        let mut score = 0.0;
         let start = all_matched.len();
-        for (q, tf) in file_hits {
-            let mut t = 0.0;
-            for k in 0..FIELDS.len() {
-                if tf[k] > 0 {
-                    let norm = 1.0 - w.b[k] + w.b[k] * f64::from(f.field_len[k]) / avg[k];
-                    t += w.field[k] * f64::from(tf[k]) / norm;
-                }
-            }
-            let s = qterms[*q].1 * idf[*q] * t * (w.k1 + 1.0) / (w.k1 + t);
-            score += s;
-            all_matched.push((*q as u32, s));
-        }
+        let score = text.of(i, file_hits, &mut all_matched);
         let matched = Matched { all: None, range: start..all_matched.len() };
         board.slots.push(Scored { file: i, score, why: Vec::new(), matched });
     }
-    board.hit = board.slots.len();
     drop(hits);
+    let gains = gains(index, query, w);
+    let files = finish(&question, board, all_matched, &gains, None).unwrap_or_default();
+    Ranked { files, terms: names, whole: true }
+}
+
+/// Each term's idf, from its document frequency in a collection of `n` files.
+fn idf(n: usize, df: &[usize]) -> Vec<f64> {
+    df.iter()
+        .map(|&df| {
+            let df = df as f64;
+            ((n as f64 - df + 0.5) / (df + 0.5) + 1.0).ln()
+        })
+        .collect()
+}
+
+/// Most terms a question may have for the ranking to stop early (each file it looks at
+/// costs a pass over them).
+const MAX_TERMS: usize = 64;
+
+/// Whether the weights keep every score a sum of parts that are never below 0 and grow with
+/// what they add up, the demotions at most 1: what stopping early needs to be exact.
+fn bounded(w: &Weights) -> bool {
+    let d = &w.demote;
+    let finite = |x: f64| x.is_finite() && x >= 0.0;
+    w.k1.is_finite()
+        && w.k1 > 0.0
+        && w.field.iter().all(|f| finite(*f))
+        && w.b.iter().all(|b| (0.0..1.0).contains(b))
+        && [w.ident, w.path, w.name, w.damping, w.reverse].into_iter().all(finite)
+        && (0.0..1.0).contains(&w.graph)
+        && [d.test, d.doc, d.lock, d.generated, d.other].iter().all(|m| (0.0..=1.0).contains(m))
+}
+
+/// The best `k` files of a question (at least: ties and the files a bonus goes to come too),
+/// scored from the postings by term with MaxScore ([`crate::top`]), and whether they are every
+/// file it reaches; `None` when the index keeps no lists or the question cannot stop early
+/// exactly, for the whole ranking to answer.
+fn rank_best(q: &Question<'_>, text: &mut Text<'_>, k: usize) -> Option<(Vec<Scored>, bool)> {
+    let Question { index, query, w, sorted, .. } = *q;
+    let lists = index.term_lists()?;
+    let files = index.files();
+    let positive = |x: &f64| x.is_finite() && *x > 0.0;
+    let usable = lists.fits(files.len()) && (1..=MAX_TERMS).contains(&sorted.len());
+    if !usable || !bounded(w) || !text.weight.iter().all(positive) {
+        return None;
+    }
+    // A file's frequencies of the terms, from its own postings.
+    let own = |i: usize| {
+        let mut hits = Vec::new();
+        match_postings(index.postings_part(&files[i]), sorted, &mut hits);
+        hits
+    };
+    // The files read since the lists were built answer from their own postings.
+    let mut apart: Vec<(usize, FileHits)> =
+        lists.fresh().iter().map(|&f| (f as usize, own(f as usize))).collect();
+    let mut df = vec![0usize; q.names.len()];
+    for &(id, at) in sorted {
+        df[at] = lists.live(id);
+    }
+    for (_, hits) in &apart {
+        for (at, _) in hits {
+            df[*at] += 1;
+        }
+    }
+    text.idf = idf(q.n, &df);
+    if !text.idf.iter().all(positive) {
+        return None;
+    }
+    // The files a bonus goes to are scored whole, apart.
+    let gains = gains(index, query, w);
+    for g in &gains {
+        apart.extend(g.files.iter().map(|&f| (f, own(f))));
+    }
+    apart.sort_by_key(|a| a.0);
+    apart.dedup_by_key(|a| a.0);
+    let mult = |i: usize| demotion(files[i].class, query.wants, &w.demote);
+    let (mut slots, mut matched, mut floor, mut best) = (Vec::new(), Vec::new(), Vec::new(), 0f64);
+    for (i, hits) in apart.iter().filter(|a| !a.1.is_empty()) {
+        let start = matched.len();
+        let score = text.of(*i, hits, &mut matched);
+        floor.push(top::demoted(score, mult(*i)));
+        best = best.max(score);
+        let m = Matched { all: None, range: start..matched.len() };
+        slots.push(Scored { file: *i, score, why: Vec::new(), matched: m });
+    }
+    let growth = lists.growth(&w.field, &w.b, &text.avg);
+    // What a term gives at most a file it weighs at most `t` in, as the blocks say.
+    let saturate: Vec<Box<dyn Fn(f64) -> f64>> = sorted
+        .iter()
+        .map(|&(_, at)| {
+            let (wi, k1) = (text.weight[at] * text.idf[at], w.k1);
+            Box::new(move |t: f64| {
+                let t = if growth.is_finite() { t * growth } else { f64::INFINITY };
+                let bound =
+                    if t.is_finite() { wi * t * (k1 + 1.0) / (k1 + t) } else { wi * (k1 + 1.0) };
+                bound * (1.0 + 1e-9)
+            }) as Box<dyn Fn(f64) -> f64>
+        })
+        .collect();
+    let terms: Vec<top::Term<'_>> = sorted
+        .iter()
+        .zip(&saturate)
+        .map(|(&(id, at), saturate)| {
+            let bound = saturate(lists.max_t(id));
+            top::Term { q: at, cursor: lists.cursor(id), bound, saturate: saturate.as_ref() }
+        })
+        .collect();
+    let is_apart = |i: usize| apart.binary_search_by_key(&i, |a| a.0).is_ok();
+    // A file of the lists kept its lengths and class since they were built (a file read
+    // since is scored apart): the lists' copies of them are read in file order.
+    let score = |at: usize, tf: &[u32; 5], f: u32| text.score_len(at, tf, lists.lengths(f));
+    let by_class = |f: u32| demotion(lists.class(f), query.wants, &w.demote);
+    let k = k.max(SEEDS);
+    let scoring = top::Scoring { lists, score: &score, demotion: &by_class, apart: &is_apart, k };
+    let found = top::top(terms, &scoring, &floor, best);
+    for (i, score, range) in found.files {
+        let range = range.start + matched.len()..range.end + matched.len();
+        slots.push(Scored {
+            file: i,
+            score,
+            why: Vec::new(),
+            matched: Matched { all: None, range },
+        });
+    }
+    matched.extend_from_slice(&found.matched);
+    slots.sort_unstable_by_key(|s| s.file);
+    let board = Board { slots, hit: 0, at: FxHashMap::default() };
+    if !found.pruned {
+        return Some((finish(q, board, matched, &gains, None)?, true));
+    }
+    // A file the walk reaches that was not scored, scored as the whole ranking would.
+    let exact = |i: usize| {
+        let mut matched = Vec::new();
+        let score = text.of(i, &own(i), &mut matched);
+        let range = 0..matched.len();
+        let mut s = Scored {
+            file: i,
+            score,
+            why: Vec::new(),
+            matched: Matched { all: Some(matched.into()), range },
+        };
+        if q.explain {
+            explain_terms(&mut s, q.names);
+        }
+        demote(&mut s, mult(i), files[i].class, q.explain);
+        s
+    };
+    let unscored = Unscored { below: found.below, k, exact: &exact };
+    Some((finish(q, board, matched, &gains, Some(&unscored))?, false))
+}
+
+/// What a ranking that stopped early knows of the files it did not score: their scores
+/// before the walk are below `below`; `exact` scores one of them as the whole ranking would
+/// (up to its demotion); the first `k` files are wanted.
+struct Unscored<'a> {
+    below: f64,
+    k: usize,
+    exact: &'a dyn Fn(usize) -> Scored,
+}
+
+/// Explains a file's text score: its best matched terms.
+fn explain_terms(s: &mut Scored, names: &[String]) {
+    let mut m = s.matched.to_vec();
+    m.sort_by(|a, b| b.1.total_cmp(&a.1));
+    if !m.is_empty() {
+        let terms: Vec<String> =
+            m.iter().take(6).map(|(q, v)| format!("{} {v:.2}", names[*q as usize])).collect();
+        s.why.push(format!("terms: {}", terms.join(", ")));
+    }
+}
+
+/// Demotes a file by its class's multiplier `m`.
+fn demote(s: &mut Scored, m: f64, class: FileClass, explain: bool) {
+    if m < 1.0 && s.score > 0.0 {
+        s.score *= m;
+        if explain {
+            s.why.push(format!("{} file: ×{m}", class.name()));
+        }
+    }
+}
+
+/// The steps after the text score: the bonuses `gains`, the demotions, the walk, the order.
+/// With `unscored`, the first `unscored.k` files, exact, or `None` when the files not
+/// scored could be among them.
+fn finish(
+    q: &Question<'_>,
+    mut board: Board,
+    all_matched: Vec<(u32, f64)>,
+    gains: &[Gain],
+    unscored: Option<&Unscored<'_>>,
+) -> Option<Vec<Scored>> {
+    let Question { index, query, w, explain, .. } = *q;
+    let files = index.files();
+    board.hit = board.slots.len();
     let all_matched: std::sync::Arc<[(u32, f64)]> = all_matched.into();
     for s in &mut board.slots {
         s.matched.all = Some(all_matched.clone());
@@ -224,40 +479,28 @@ pub(crate) fn rank(
     let best = board.slots.iter().map(|s| s.score).fold(0.0, f64::max).max(1e-9);
     if explain {
         for s in &mut board.slots {
-            let mut m = s.matched.to_vec();
-            m.sort_by(|a, b| b.1.total_cmp(&a.1));
-            if !m.is_empty() {
-                let terms: Vec<String> = m
-                    .iter()
-                    .take(6)
-                    .map(|(q, v)| format!("{} {v:.2}", qterms[*q as usize].0))
-                    .collect();
-                s.why.push(format!("terms: {}", terms.join(", ")));
-            }
+            explain_terms(s, q.names);
         }
     }
-    let bonus = Bonus { index, query, w, best, explain };
-    identifier_bonus(&bonus, &mut board);
-    path_bonus(&bonus, &mut board);
-    name_bonus(&bonus, &mut board);
+    apply_gains(gains, best, explain, &mut board);
     let mult = |i: usize| demotion(files[i].class, query.wants, &w.demote);
     for s in &mut board.slots {
-        let class = files[s.file].class;
-        let m = mult(s.file);
-        if m < 1.0 && s.score > 0.0 {
-            s.score *= m;
-            if explain {
-                s.why.push(format!("{} file: ×{m}", class.name()));
-            }
-        }
+        demote(s, mult(s.file), files[s.file].class, explain);
     }
-    if w.graph > 0.0 {
-        propagate(index, w, &mult, &mut board, explain);
-    }
+    let scale =
+        if w.graph > 0.0 { propagate(index, w, &mult, &mut board, explain, unscored) } else { 1.0 };
     let mut scored = board.slots;
     scored.retain(|s| s.score > 0.0);
-    let scored = best_first(index, scored);
-    (scored, qterms.into_iter().map(|(term, _, _)| term).collect())
+    let mut scored = best_first(index, scored);
+    if let Some(u) = unscored {
+        // A file not scored ends below `below × scale`: the first `k` must end above it.
+        let last = scored.get(u.k.checked_sub(1)?)?;
+        if last.score <= u.below * scale {
+            return None;
+        }
+        scored.truncate(u.k);
+    }
+    Some(scored)
 }
 
 /// The scored files best first, ties in the order of their paths.
@@ -301,71 +544,6 @@ fn demotion(class: FileClass, wants: Wants, d: &Demotions) -> f64 {
     }
 }
 
-/// Files that define an identifier written in the prompt gain, the more
-/// so the fewer files define it.
-fn identifier_bonus(bonus: &Bonus<'_>, scored: &mut Board) {
-    let Bonus { index, query, w, best, explain } = *bonus;
-    if w.ident <= 0.0 {
-        return;
-    }
-    // In the prompt's order, so that explanations come out the same every time.
-    let mut wanted: Vec<(u32, f64, &str)> = Vec::new();
-    let names: Vec<&str> = query.idents.iter().map(|(i, _)| i.as_str()).collect();
-    for ((ident, weight), sym) in query.idents.iter().zip(index.symbol_ids(&names)) {
-        if let Some(sym) = sym
-            && !wanted.iter().any(|(s, _, _)| *s == sym)
-        {
-            wanted.push((sym, *weight, ident));
-        }
-    }
-    if wanted.is_empty() {
-        return;
-    }
-    for (sym, weight, name) in wanted {
-        let files = index.definers(sym);
-        if files.len() > 20 {
-            continue;
-        }
-        let share = weight / (files.len() as f64).sqrt();
-        for i in files.map(|i| i as usize) {
-            let s = scored.get(i);
-            s.score += w.ident * best * share;
-            if explain {
-                s.why.push(format!("defines `{name}` (+{:.2})", w.ident * best * share));
-            }
-        }
-    }
-}
-
-/// Files whose path the prompt names (as a whole or as a suffix) gain.
-fn path_bonus(bonus: &Bonus<'_>, scored: &mut Board) {
-    let Bonus { index, query, w, best, explain } = *bonus;
-    let files = index.files();
-    for p in &query.paths {
-        let (suffix, prefix, inner) = (format!("/{p}"), format!("{p}/"), format!("/{p}/"));
-        let matching: Vec<usize> = files
-            .iter()
-            .enumerate()
-            .filter(|(_, f)| {
-                f.class != FileClass::LeftOut
-                    && (f.path == *p
-                        || f.path.ends_with(&suffix)
-                        || f.path.starts_with(&prefix)
-                        || f.path.contains(&inner))
-            })
-            .map(|(i, _)| i)
-            .collect();
-        if matching.len() <= 50 {
-            spread(
-                scored,
-                &matching,
-                w.path * best,
-                explain.then(|| format!("path mentioned: {p}")),
-            );
-        }
-    }
-}
-
 /// Each file's frequencies of the query terms (`query`: term id and query index, sorted by
 /// id), as (query index, frequency per field): from the postings by term when the index keeps
 /// them, else from every file's postings, the files shared among the cores.
@@ -393,34 +571,113 @@ fn scan_postings(index: &Index, query: &[(u32, usize)]) -> Hits {
 /// Below this many files a share, the postings are scanned on one thread.
 const PARALLEL_MIN_FILES: usize = 2048;
 
-/// What the bonuses for identifiers, paths and file names of the prompt look at: the index,
-/// the query, the weights, the best BM25F score, and whether to explain.
-#[derive(Clone, Copy)]
-struct Bonus<'a> {
-    index: &'a Index,
-    query: &'a Query,
-    w: &'a Weights,
-    best: f64,
-    explain: bool,
+/// A bonus of the prompt: each of its files gains `weight × best × share`, where `best` is
+/// the best text score.
+struct Gain {
+    files: Vec<usize>,
+    weight: f64,
+    share: f64,
+    why: Why,
 }
 
-/// Shares `gain` among the files of `matching`, each getting `gain / √n` (so a name that
-/// many files match counts less for each), with `why` for `--explain`.
-fn spread(scored: &mut Board, matching: &[usize], gain: f64, why: Option<String>) {
-    let share = 1.0 / (matching.len().max(1) as f64).sqrt();
-    for &i in matching {
-        let s = scored.get(i);
-        s.score += gain * share;
-        if let Some(why) = &why {
-            s.why.push(why.clone());
+/// What a bonus is for.
+enum Why {
+    /// A file defines an identifier of the prompt.
+    Defines(String),
+    /// A file's path is written in the prompt.
+    Path(String),
+    /// A file is named by a word of the prompt.
+    Named(String),
+}
+
+/// The bonuses of the prompt, in the order they are given: identifiers, paths, names.
+fn gains(index: &Index, query: &Query, w: &Weights) -> Vec<Gain> {
+    let mut gains = identifier_gains(index, query, w);
+    path_gains(index, query, w, &mut gains);
+    name_gains(index, query, w, &mut gains);
+    gains
+}
+
+/// Gives the bonuses, `best` being the best text score.
+fn apply_gains(gains: &[Gain], best: f64, explain: bool, board: &mut Board) {
+    for g in gains {
+        let gain = g.weight * best;
+        for &i in &g.files {
+            let s = board.get(i);
+            s.score += gain * g.share;
+            if explain {
+                s.why.push(match &g.why {
+                    Why::Defines(name) => format!("defines `{name}` (+{:.2})", gain * g.share),
+                    Why::Path(p) => format!("path mentioned: {p}"),
+                    Why::Named(name) => format!("named `{name}` (+{:.2})", gain * g.share),
+                });
+            }
         }
     }
 }
 
+/// Files that define an identifier written in the prompt gain, the more
+/// so the fewer files define it.
+fn identifier_gains(index: &Index, query: &Query, w: &Weights) -> Vec<Gain> {
+    if w.ident <= 0.0 {
+        return Vec::new();
+    }
+    // In the prompt's order, so that explanations come out the same every time.
+    let mut wanted: Vec<(u32, f64, &str)> = Vec::new();
+    let names: Vec<&str> = query.idents.iter().map(|(i, _)| i.as_str()).collect();
+    for ((ident, weight), sym) in query.idents.iter().zip(index.symbol_ids(&names)) {
+        if let Some(sym) = sym
+            && !wanted.iter().any(|(s, _, _)| *s == sym)
+        {
+            wanted.push((sym, *weight, ident));
+        }
+    }
+    let mut gains = Vec::new();
+    for (sym, weight, name) in wanted {
+        let files = index.definers(sym);
+        if files.len() > 20 {
+            continue;
+        }
+        let share = weight / (files.len() as f64).sqrt();
+        let files: Vec<usize> = files.map(|i| i as usize).collect();
+        gains.push(Gain { files, weight: w.ident, share, why: Why::Defines(name.to_owned()) });
+    }
+    gains
+}
+
+/// Files whose path the prompt names (as a whole or as a suffix) gain.
+fn path_gains(index: &Index, query: &Query, w: &Weights, gains: &mut Vec<Gain>) {
+    let files = index.files();
+    for p in &query.paths {
+        let (suffix, prefix, inner) = (format!("/{p}"), format!("{p}/"), format!("/{p}/"));
+        let matching: Vec<usize> = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.class != FileClass::LeftOut
+                    && (f.path == *p
+                        || f.path.ends_with(&suffix)
+                        || f.path.starts_with(&prefix)
+                        || f.path.contains(&inner))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if matching.len() <= 50 {
+            gains.push(spread(matching, w.path, Why::Path(p.clone())));
+        }
+    }
+}
+
+/// A bonus shared among the files of `matching`, each getting `1 / √n` of it (so a name
+/// that many files match counts less for each).
+fn spread(matching: Vec<usize>, weight: f64, why: Why) -> Gain {
+    let share = 1.0 / (matching.len().max(1) as f64).sqrt();
+    Gain { files: matching, weight, share, why }
+}
+
 /// Files named by a word of the prompt gain, the more so the fewer files
 /// share the name.
-fn name_bonus(bonus: &Bonus<'_>, scored: &mut Board) {
-    let Bonus { index, query, w, best, explain } = *bonus;
+fn name_gains(index: &Index, query: &Query, w: &Weights, gains: &mut Vec<Gain>) {
     let files = index.files();
     if w.name <= 0.0 || query.names.is_empty() {
         return;
@@ -449,9 +706,7 @@ fn name_bonus(bonus: &Bonus<'_>, scored: &mut Board) {
     };
     for (name, matching) in query.names.iter().zip(named) {
         if matching.len() <= 12 {
-            let share = 1.0 / (matching.len().max(1) as f64).sqrt();
-            let why = format!("named `{name}` (+{:.2})", w.name * best * share);
-            spread(scored, &matching, w.name * best, explain.then_some(why));
+            gains.push(spread(matching, w.name, Why::Named(name.clone())));
         }
     }
 }
@@ -469,8 +724,88 @@ fn propagate(
     mult: &dyn Fn(usize) -> f64,
     board: &mut Board,
     explain: bool,
-) {
-    let files = index.files();
+    unscored: Option<&Unscored<'_>>,
+) -> f64 {
+    let Some(mut walk) = walk(index, w, board) else { return 1.0 };
+    let rank = std::mem::take(&mut walk.rank);
+    let rank_of = |i: usize| rank.get(&i).copied().unwrap_or(0.0);
+    let best_rank = walk.active.iter().map(|&i| rank_of(i)).fold(0.0, f64::max);
+    let best_score = board.slots.iter().map(|s| s.score).fold(0.0, f64::max);
+    if best_rank <= 0.0 {
+        return 1.0;
+    }
+    let scale = 1.0 - w.graph;
+    for s in board.slots.iter_mut() {
+        s.score *= scale;
+    }
+    let gain = |i: usize| w.graph * rank_of(i) / best_rank * best_score * mult(i);
+    let active = std::mem::take(&mut walk.active);
+    // With a ranking that stopped early, the files it did not score come last.
+    let mut later = Vec::new();
+    for &i in &active {
+        if unscored.is_some() && board.slot(i).is_none() {
+            later.push(i);
+            continue;
+        }
+        walk.add(index, board.get(i), gain(i), w, explain);
+    }
+    if let Some(u) = unscored
+        && !later.is_empty()
+    {
+        // One can be among the first `k` only if its score before the walk, at most
+        // `below`, and its share of the walk pass the `k`-th score so far.
+        let mut scores: Vec<f64> =
+            board.slots.iter().map(|s| s.score).filter(|&s| s > 0.0).collect();
+        let cut = match u.k.checked_sub(1).filter(|&k| k < scores.len()) {
+            Some(k) => *scores.select_nth_unstable_by(k, |a, b| b.total_cmp(a)).1,
+            None => f64::NEG_INFINITY,
+        };
+        for i in later {
+            if u.below * scale + gain(i) >= cut {
+                let mut s = (u.exact)(i);
+                s.score *= scale;
+                walk.add(index, &mut s, gain(i), w, explain);
+                board.push(s);
+            }
+        }
+    }
+    scale
+}
+
+/// What the walk found: the files it reached (`active`, ascending) and their ranks, the
+/// seeds' shares of the restart, and the edges of the files it expanded.
+struct Walk<'a> {
+    rank: FxHashMap<usize, f64>,
+    active: Vec<usize>,
+    seed: FxHashMap<usize, f64>,
+    memo: FxHashMap<usize, (Vec<(usize, f64)>, f64)>,
+    graph: Graph<'a>,
+}
+
+impl Walk<'_> {
+    /// Adds a file's share of the walk, `gain`, to its score, and says why.
+    fn add(&mut self, index: &Index, s: &mut Scored, gain: f64, w: &Weights, explain: bool) {
+        let i = s.file;
+        let before = s.score / (1.0 - w.graph).max(1e-9);
+        s.score += gain;
+        let seed_of = |i: usize| self.seed.get(&i).copied().unwrap_or(0.0);
+        if explain && seed_of(i) == 0.0 && s.score > before {
+            let graph = &self.graph;
+            let (edges, _) = self.memo.entry(i).or_insert_with(|| graph.neighbours(i, w.reverse));
+            let mut via: Vec<&str> = Vec::new();
+            for (b, _) in edges.iter().filter(|(b, _)| seed_of(*b) > 0.0) {
+                let path = index.files()[*b].path.as_str();
+                if !via.contains(&path) && via.len() < 3 {
+                    via.push(path);
+                }
+            }
+            s.why.push(format!("linked to {} (+{:.2})", via.join(", "), s.score - before));
+        }
+    }
+}
+
+/// The walk from the best files of `board`; `None` when none has a score.
+fn walk<'a>(index: &'a Index, w: &Weights, board: &Board) -> Option<Walk<'a>> {
     let mut best: Vec<(f64, usize)> =
         board.slots.iter().filter(|s| s.score > 0.0).map(|s| (s.score, s.file)).collect();
     // Best first, ties in file order: a total order, so the 20 best are picked first and
@@ -484,7 +819,7 @@ fn propagate(
     let order: Vec<usize> = best.iter().map(|b| b.1).collect();
     let total: f64 = best.iter().map(|b| b.0).sum();
     if total <= 0.0 {
-        return;
+        return None;
     }
     let seed: FxHashMap<usize, f64> = best.iter().map(|&(s, i)| (i, s / total)).collect();
     let seed_of = |i: usize| seed.get(&i).copied().unwrap_or(0.0);
@@ -529,31 +864,7 @@ fn propagate(
         rank = next;
         active = touched;
     }
-    let rank_of = |i: usize| rank.get(&i).copied().unwrap_or(0.0);
-    let best_rank = active.iter().map(|&i| rank_of(i)).fold(0.0, f64::max);
-    let best_score = board.slots.iter().map(|s| s.score).fold(0.0, f64::max);
-    if best_rank <= 0.0 {
-        return;
-    }
-    for s in board.slots.iter_mut() {
-        s.score *= 1.0 - w.graph;
-    }
-    for &i in &active {
-        let s = board.get(i);
-        let before = s.score / (1.0 - w.graph).max(1e-9);
-        s.score += w.graph * rank_of(i) / best_rank * best_score * mult(i);
-        if explain && seed_of(i) == 0.0 && s.score > before {
-            let (edges, _) = memo.entry(i).or_insert_with(|| graph.neighbours(i, w.reverse));
-            let mut via: Vec<&str> = Vec::new();
-            for (b, _) in edges.iter().filter(|(b, _)| seed_of(*b) > 0.0) {
-                let path = files[*b].path.as_str();
-                if !via.contains(&path) && via.len() < 3 {
-                    via.push(path);
-                }
-            }
-            s.why.push(format!("linked to {} (+{:.2})", via.join(", "), s.score - before));
-        }
-    }
+    Some(Walk { rank, active, seed, memo, graph })
 }
 
 /// The symbol graph, as the index stores it: the files defining each symbol and the files

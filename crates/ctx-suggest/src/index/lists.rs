@@ -9,6 +9,7 @@
 //! were built on to their place now.
 
 use super::change::{Change, GONE};
+use super::names::{Names, lookup};
 use super::postings::{PostingIter, match_postings, put_varint, split_postings};
 use super::{FileRec, Index};
 use crate::classify::FileClass;
@@ -29,6 +30,162 @@ pub(crate) struct TermLists {
     fresh: Vec<u32>,
     /// How many files the index holds now.
     files: usize,
+    /// Each term's list in blocks of [`BLOCK`] files, all terms' blocks one after the other.
+    blocks: Vec<Block>,
+    /// Where each term's blocks start in `blocks`; one more entry than there are terms.
+    first_block: Vec<u32>,
+    /// How many files each term's list holds.
+    counts: Vec<u32>,
+    /// Each field's average length over the collection when the lists were built.
+    avg: [f64; 5],
+    /// The files the lists were built on that are gone or read since (ascending): their
+    /// entries are passed over.
+    dead: Vec<u32>,
+    /// The same, one bit a file the lists were built on.
+    dead_bits: Vec<u64>,
+    /// The terms by their names' hashes.
+    finder: TermFinder,
+    /// Each file's field lengths and class, as the lists were built (a file kept since keeps
+    /// them), so that the ranking reads them in file order instead of each file's record.
+    lengths: Vec<[u32; 5]>,
+    classes: Vec<FileClass>,
+}
+
+/// The terms of the table by a hash of their names, made with the lists, so that a question
+/// finds its terms by binary searches instead of a pass over every name.
+#[derive(Debug, Default)]
+struct TermFinder {
+    /// 32 bits of a hash of each name above its id, sorted: a name's ids come together, the
+    /// first first.
+    by_hash: Vec<u64>,
+    /// Where each name starts in the table's bytes, by id.
+    at: Vec<u32>,
+    /// The bytes of the table when they were made: the names added since are looked for in
+    /// one pass over them.
+    bytes: usize,
+}
+
+/// Files of a term's list in one block: a query looking for a file passes over the blocks that
+/// end before it without decoding them.
+const BLOCK: usize = if cfg!(test) { 4 } else { 64 };
+
+/// The field weights (path, definitions, references, comments, body) the bounds of the lists
+/// are made with: the default ranking's, which takes them from here.
+pub(crate) const BOUND_FIELD: [f64; 5] = [3.0, 3.0, 1.0, 1.0, 1.0];
+
+/// The length normalisation of each field the bounds of the lists are made with (the default
+/// ranking's).
+pub(crate) const BOUND_B: [f64; 5] = [0.3, 0.5, 0.75, 0.75, 0.75];
+
+/// A block of a term's list.
+#[derive(Clone, Copy, Debug, Default)]
+struct Block {
+    /// The last file of the block (as the lists were built).
+    last: u32,
+    /// At least what the term weighs in any file of the block: BM25F's weighted, normalised
+    /// frequency `t` with [`BOUND_FIELD`], [`BOUND_B`] and the averages at the build, rounded
+    /// up.
+    max_t: f32,
+    /// Where its first entry starts in the lists' bytes.
+    at: u64,
+}
+
+/// What a term weighs in a file: each field's frequency weighted and normalised by the
+/// field's length against its average, summed (BM25F before its saturation).
+pub(crate) fn weighted(
+    tf: &[u32; 5],
+    len: &[u32; 5],
+    field: &[f64; 5],
+    b: &[f64; 5],
+    avg: &[f64; 5],
+) -> f64 {
+    let mut t = 0.0;
+    for k in 0..5 {
+        if tf[k] > 0 {
+            let norm = 1.0 - b[k] + b[k] * f64::from(len[k]) / avg[k];
+            t += field[k] * f64::from(tf[k]) / norm;
+        }
+    }
+    t
+}
+
+/// `x` as an `f32` no smaller than it.
+fn up(x: f64) -> f32 {
+    let v = x as f32;
+    if f64::from(v) < x { v.next_up() } else { v }
+}
+
+/// The end of a cursor's list.
+pub(crate) const END: u32 = u32::MAX;
+
+/// A reader of one term's list, file by file in the order the lists were built (the order of
+/// the files now), passing over the files that are gone or read since.
+pub(crate) struct Cursor<'a> {
+    it: PostingIter<'a>,
+    bytes: &'a [u8],
+    blocks: &'a [Block],
+    /// Where the term's list starts in the lists' bytes.
+    base: u64,
+    dead: &'a [u64],
+    /// Entries decoded so far, dead ones included.
+    read: usize,
+    /// The current file, as the lists were built ([`TermLists::place`] gives its place now);
+    /// [`END`] past the last.
+    pub(crate) file: u32,
+    /// Its frequency per field.
+    pub(crate) tf: [u32; 5],
+}
+
+impl Cursor<'_> {
+    /// Moves to the next file that is still there.
+    pub(crate) fn next(&mut self) {
+        loop {
+            let Some((file, tf)) = self.it.next() else {
+                self.file = END;
+                return;
+            };
+            self.read += 1;
+            if !is_set(self.dead, file) {
+                (self.file, self.tf) = (file, tf);
+                return;
+            }
+        }
+    }
+
+    /// Moves to the first file at or after `target`, passing over the blocks that end before
+    /// it.
+    pub(crate) fn seek(&mut self, target: u32) {
+        if self.file >= target {
+            return;
+        }
+        let cur = self.read.saturating_sub(1) / BLOCK;
+        let rest = self.blocks.get(cur..).unwrap_or(&[]);
+        let to = cur + rest.partition_point(|b| b.last < target);
+        if to >= self.blocks.len() {
+            self.file = END;
+            return;
+        }
+        if to > cur {
+            let at = usize::try_from(self.blocks[to].at - self.base).unwrap_or(usize::MAX);
+            self.it = PostingIter::resume(self.bytes, at, self.blocks[to - 1].last);
+            self.read = to * BLOCK;
+        }
+        while self.file < target {
+            self.next();
+        }
+    }
+
+    /// The block of the current file, and what the term weighs in it at most
+    /// ([`Block::max_t`]).
+    pub(crate) fn block(&self) -> (usize, f64) {
+        let cur = self.read.saturating_sub(1) / BLOCK;
+        (cur, self.blocks.get(cur).map_or(f64::INFINITY, |b| f64::from(b.max_t)))
+    }
+}
+
+/// Whether bit `i` of `bits` is set.
+fn is_set(bits: &[u64], i: u32) -> bool {
+    bits.get(i as usize / 64).is_some_and(|w| w >> (i % 64) & 1 == 1)
 }
 
 /// One file's frequencies of a query's terms: (query index, frequency per field).
@@ -191,6 +348,12 @@ fn name_hash(name: &str) -> u64 {
     foldhash::fast::FixedState::default().hash_one(name) >> 32
 }
 
+/// 32 bits of a hash of a term's name.
+fn bytes_hash(name: &[u8]) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::default().hash_one(name) >> 32
+}
+
 /// The name a file goes by: its stem, or its directory's name for the files that stand
 /// for their directory; lower case, without `-` and `_`.
 /// Written to `key`.
@@ -208,6 +371,23 @@ pub(crate) fn file_name_key_into(path: &str, key: &mut String) {
     } else {
         key.extend(name.chars().filter(|c| *c != '-' && *c != '_').flat_map(char::to_lowercase));
     }
+}
+
+/// Files gone or read since the lists were built beyond which a term's files still there
+/// are counted by reading its list, not by a look in a block for each.
+const MAX_DEAD_LOOKUPS: usize = 256;
+
+/// Each field's average length over the collection (the files not left out), at least 1, as
+/// the ranking counts it.
+pub(crate) fn averages(files: &[FileRec]) -> [f64; 5] {
+    let n = files.iter().filter(|f| f.class != FileClass::LeftOut).count();
+    let mut avg = [0f64; 5];
+    for f in files {
+        for (k, len) in f.field_len.iter().enumerate() {
+            avg[k] += f64::from(*len);
+        }
+    }
+    avg.map(|a| (a / n.max(1) as f64).max(1.0))
 }
 
 /// Files read since the lists were built, beyond which they are dropped (and built again):
@@ -239,40 +419,50 @@ fn varint_len(n: u32) -> u64 {
 }
 
 impl TermLists {
-    /// The lists of an index of `terms` terms whose files' postings parts are `files`, in
-    /// file order, in two passes over them: one to size each term's list, one to fill them.
-    /// Their size follows the postings' (a few bytes more a posting at most), whatever a
+    /// The lists of an index of `terms` terms whose files are `files` (`part`: a file's
+    /// postings part), in two passes over their postings: one to size each term's list, one
+    /// to fill them and their blocks. Their size follows the postings' (a few bytes more a
+    /// posting at most, and a block of 16 bytes every [`BLOCK`] postings or term), whatever a
     /// damaged index holds.
     pub(super) fn build<'a>(
-        files: impl Iterator<Item = &'a [u8]> + Clone,
+        files: &'a [FileRec],
+        part: impl Fn(&'a FileRec) -> &'a [u8],
         terms: usize,
     ) -> TermLists {
-        let count = files.clone().count();
+        let count = files.len();
         let map = (0..count).map(|i| u32::try_from(i).unwrap_or(GONE)).collect();
         // Pass 1: the bytes of each term's list, kept in `starts` shifted by one.
         let mut starts = vec![0u64; terms + 1];
+        let mut counts = vec![0u32; terms];
         let mut last = vec![0u32; terms];
-        for (i, part) in files.clone().enumerate() {
+        for (i, f) in files.iter().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
-            for (id, tf) in postings_of(part, terms) {
+            for (id, tf) in postings_of(part(f), terms) {
                 let t = id as usize;
                 let tfs: u64 = tf.iter().filter(|n| **n > 0).map(|n| varint_len(*n)).sum();
                 starts[t + 1] += varint_len(i - last[t]) + 1 + tfs;
+                counts[t] = counts[t].saturating_add(1);
                 last[t] = i;
             }
         }
+        let mut first_block = vec![0u32; terms + 1];
         for t in 0..terms {
             starts[t + 1] += starts[t];
+            let blocks = (counts[t] as usize).div_ceil(BLOCK);
+            first_block[t + 1] = first_block[t].saturating_add(u32::try_from(blocks).unwrap_or(0));
         }
-        // Pass 2: each list written at its place.
+        let avg = averages(files);
+        // Pass 2: each list written at its place, its blocks with it.
         let total = usize::try_from(starts[terms]).unwrap_or(usize::MAX);
         let mut bytes = vec![0u8; total];
+        let mut blocks = vec![Block::default(); first_block[terms] as usize];
         let mut at: Vec<u64> = starts[..terms].to_vec();
+        let mut written = vec![0u32; terms];
         last.fill(0);
         let mut one = Vec::with_capacity(32);
-        for (i, part) in files.enumerate() {
+        for (i, f) in files.iter().enumerate() {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
-            for (id, tf) in postings_of(part, terms) {
+            for (id, tf) in postings_of(part(f), terms) {
                 let t = id as usize;
                 one.clear();
                 put_varint(&mut one, i - last[t]);
@@ -281,13 +471,37 @@ impl TermLists {
                 for n in tf.iter().filter(|n| **n > 0) {
                     put_varint(&mut one, *n);
                 }
+                let b = &mut blocks[first_block[t] as usize + written[t] as usize / BLOCK];
+                if (written[t] as usize).is_multiple_of(BLOCK) {
+                    b.at = at[t];
+                }
+                b.last = i;
+                let weight = weighted(&tf, &f.field_len, &BOUND_FIELD, &BOUND_B, &avg);
+                b.max_t = b.max_t.max(up(weight));
+                written[t] += 1;
                 let from = at[t] as usize;
                 bytes[from..from + one.len()].copy_from_slice(&one);
                 at[t] += one.len() as u64;
                 last[t] = i;
             }
         }
-        TermLists { starts, bytes, map, fresh: Vec::new(), files: count }
+        let (dead, dead_bits) = (Vec::new(), Vec::new());
+        TermLists {
+            starts,
+            bytes,
+            map,
+            fresh: Vec::new(),
+            files: count,
+            blocks,
+            first_block,
+            counts,
+            avg,
+            dead,
+            dead_bits,
+            finder: TermFinder::default(),
+            lengths: files.iter().map(|f| f.field_len).collect(),
+            classes: files.iter().map(|f| f.class).collect(),
+        }
     }
 
     /// Follows an update that kept the term ids: `before` files were there, `moved` maps each
@@ -325,7 +539,189 @@ impl TermLists {
             }
         }
         (self.fresh, self.files) = (read_since, files);
+        self.mark_dead();
         true
+    }
+
+    /// The lists, with the terms of `table` (the term table they were built with) by hash.
+    pub(super) fn with_terms(mut self, table: &Names) -> TermLists {
+        let mut finder = TermFinder { bytes: table.byte_len(), ..TermFinder::default() };
+        let mut at = 0usize;
+        for (id, name) in table.iter_bytes().enumerate() {
+            let (Ok(id), Ok(start)) = (u32::try_from(id), u32::try_from(at)) else {
+                return self;
+            };
+            finder.by_hash.push(bytes_hash(name) << 32 | u64::from(id));
+            finder.at.push(start);
+            at += name.len() + 1;
+        }
+        finder.by_hash.sort_unstable();
+        self.finder = finder;
+        self
+    }
+
+    /// The ids of `names` in `table` (the term table now, which has only grown since the lists
+    /// were made, as the lists are kept only while the term ids are): each the first id of its
+    /// name, as one pass over the table finds it. `None` when the table does not fit.
+    pub(super) fn term_ids(&self, table: &Names, names: &[&str]) -> Option<Vec<Option<u32>>> {
+        let f = &self.finder;
+        if f.at.is_empty() || table.byte_len() < f.bytes {
+            return None;
+        }
+        let mut found: Vec<Option<u32>> = names
+            .iter()
+            .map(|name| {
+                let h = bytes_hash(name.as_bytes());
+                let start = f.by_hash.partition_point(|&e| e >> 32 < h);
+                (f.by_hash[start..].iter())
+                    .take_while(|&&e| e >> 32 == h)
+                    .map(|&e| e as u32)
+                    .find(|&id| table.name_at(f.at[id as usize] as usize) == name.as_bytes())
+            })
+            .collect();
+        // Names added since: one pass over them alone.
+        let missing: Vec<usize> = (0..names.len()).filter(|&i| found[i].is_none()).collect();
+        if !missing.is_empty() && table.byte_len() > f.bytes {
+            let wanted: Vec<&str> = missing.iter().map(|&i| names[i]).collect();
+            let first = u32::try_from(f.at.len()).ok()?;
+            for (&i, id) in missing.iter().zip(lookup(table.iter_bytes_from(f.bytes), &wanted)) {
+                found[i] = id.map(|id| id + first);
+            }
+        }
+        Some(found)
+    }
+
+    /// Finds the files the lists were built on that are gone or read since.
+    fn mark_dead(&mut self) {
+        let mut fresh = vec![0u64; self.files.div_ceil(64)];
+        for &f in &self.fresh {
+            if let Some(w) = fresh.get_mut(f as usize / 64) {
+                *w |= 1 << (f % 64);
+            }
+        }
+        self.dead.clear();
+        for (built, &now) in self.map.iter().enumerate() {
+            if now as usize >= self.files || is_set(&fresh, now) {
+                self.dead.push(built as u32);
+            }
+        }
+        self.dead_bits =
+            vec![0u64; if self.dead.is_empty() { 0 } else { self.map.len().div_ceil(64) }];
+        for &d in &self.dead {
+            self.dead_bits[d as usize / 64] |= 1 << (d % 64);
+        }
+    }
+
+    /// Whether the lists are of an index of `files` files.
+    pub(crate) fn fits(&self, files: usize) -> bool {
+        files == self.files
+    }
+
+    /// The files read since the lists were built (places now, ascending): the lists pass
+    /// over them, their own postings answer for them.
+    pub(crate) fn fresh(&self) -> &[u32] {
+        &self.fresh
+    }
+
+    /// The field lengths of file `built` (as the lists were built).
+    pub(crate) fn lengths(&self, built: u32) -> &[u32; 5] {
+        self.lengths.get(built as usize).unwrap_or(&[0; 5])
+    }
+
+    /// The class of file `built` (as the lists were built).
+    pub(crate) fn class(&self, built: u32) -> FileClass {
+        self.classes.get(built as usize).copied().unwrap_or(FileClass::Unreadable)
+    }
+
+    /// The place now of file `built` as the lists were built.
+    pub(crate) fn place(&self, built: u32) -> usize {
+        self.map.get(built as usize).map_or(usize::MAX, |&p| p as usize)
+    }
+
+    /// The blocks of term `term`.
+    fn blocks_of(&self, term: u32) -> &[Block] {
+        let t = term as usize;
+        match (self.first_block.get(t), self.first_block.get(t + 1)) {
+            (Some(&a), Some(&b)) => self.blocks.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
+    /// A reader of term `term`'s list, at its first file still there.
+    pub(crate) fn cursor(&self, term: u32) -> Cursor<'_> {
+        let t = term as usize;
+        let bytes = match (self.starts.get(t), self.starts.get(t + 1)) {
+            (Some(&a), Some(&b)) => self.bytes.get(a as usize..b as usize).unwrap_or(&[]),
+            _ => &[],
+        };
+        // The blocks say where they start in all the lists' bytes: here, in the term's.
+        let base = self.starts.get(t).copied().unwrap_or(0);
+        let blocks = self.blocks_of(term);
+        let mut cursor = Cursor {
+            it: PostingIter::new(bytes),
+            bytes,
+            blocks,
+            base,
+            dead: &self.dead_bits,
+            read: 0,
+            file: 0,
+            tf: [0; 5],
+        };
+        cursor.next();
+        cursor
+    }
+
+    /// How many files term `term`'s list holds that are still there (the files read since
+    /// are counted apart).
+    pub(crate) fn live(&self, term: u32) -> usize {
+        self.live_with(term, MAX_DEAD_LOOKUPS)
+    }
+
+    /// [`TermLists::live`], the list read whole past `lookups` files gone.
+    fn live_with(&self, term: u32, lookups: usize) -> usize {
+        let all = self.counts.get(term as usize).copied().unwrap_or(0) as usize;
+        if self.dead.is_empty() || all == 0 {
+            return all;
+        }
+        let mut cursor = self.cursor(term);
+        if self.dead.len() > lookups {
+            let mut live = 0;
+            while cursor.file != END {
+                live += 1;
+                cursor.next();
+            }
+            return live;
+        }
+        // Each file gone: a look in the one block that may hold it.
+        let blocks = self.blocks_of(term);
+        let mut gone = 0;
+        for &d in &self.dead {
+            let k = blocks.partition_point(|b| b.last < d);
+            let Some(block) = blocks.get(k) else { break };
+            let prev = if k == 0 { 0 } else { blocks[k - 1].last };
+            let at = usize::try_from(block.at - cursor.base).unwrap_or(usize::MAX);
+            let mut it = PostingIter::resume(cursor.bytes, at, prev);
+            gone += usize::from((0..BLOCK).map_while(|_| it.next()).any(|(f, _)| f == d));
+        }
+        all.saturating_sub(gone)
+    }
+
+    /// At least what term `term` weighs (BM25F's `t`) in any file of its list still there,
+    /// with the weights and averages the bounds were made with ([`TermLists::growth`] says
+    /// how much more it may weigh now).
+    pub(crate) fn max_t(&self, term: u32) -> f64 {
+        f64::from(self.blocks_of(term).iter().map(|b| b.max_t).fold(0f32, f32::max))
+    }
+
+    /// How much more a term may weigh in a file now than when the bounds were made: a field
+    /// whose average length grew normalises a file's frequency by less, by at most the
+    /// growth; infinite for weights other than the bounds'.
+    pub(crate) fn growth(&self, field: &[f64; 5], b: &[f64; 5], avg: &[f64; 5]) -> f64 {
+        if *field != BOUND_FIELD || *b != BOUND_B {
+            return f64::INFINITY;
+        }
+        let grow = (0..5).map(|k| (avg[k] / self.avg[k]).max(1.0)).fold(1.0, f64::max);
+        if grow.is_finite() { grow * (1.0 + 1e-6) } else { f64::INFINITY }
     }
 
     /// Each file's frequencies of the query terms `query` (term id and query index, sorted by
@@ -370,7 +766,19 @@ impl TermLists {
 
     /// Bytes the lists hold.
     pub(crate) fn heap_bytes(&self) -> usize {
-        self.bytes.len() + self.starts.len() * 8 + (self.map.len() + self.fresh.len()) * 4
+        let blocks = self.blocks.len() * std::mem::size_of::<Block>();
+        let per_term = (self.first_block.len() + self.counts.len()) * 4;
+        let dead = self.dead.len() * 4 + self.dead_bits.len() * 8;
+        let finder = self.finder.by_hash.len() * 8 + self.finder.at.len() * 4;
+        let per_file = self.lengths.len() * 20 + self.classes.len();
+        self.bytes.len()
+            + self.starts.len() * 8
+            + (self.map.len() + self.fresh.len()) * 4
+            + blocks
+            + per_term
+            + dead
+            + finder
+            + per_file
     }
 }
 
@@ -553,6 +961,86 @@ mod tests {
         std::fs::write(tree.path().join("src/new.rs"), "pub fn added() {}\n").unwrap();
         index.refresh(&sandbox).unwrap();
         assert!(index.file_keys().is_none(), "a file added moves the places");
+    }
+
+    /// After files are saved again, added and removed (the lists following), each term's
+    /// files still there are counted the same by a look in a block for each file gone and by
+    /// reading the list, and are what the lists find less the files read since; a reader
+    /// sought to each of them lands on it.
+    #[test]
+    fn the_files_still_there_are_counted_and_found_through_the_blocks() {
+        let (tree, sandbox, mut index) = built();
+        for i in 0..12 {
+            let text = format!("/// Retries {i}.\npub fn retry_{i}() {{ send(); }}\n");
+            std::fs::write(tree.path().join(format!("src/more{i}.rs")), text).unwrap();
+        }
+        index.refresh(&sandbox).unwrap();
+        index.keep_term_lists();
+        std::fs::write(tree.path().join("src/more3.rs"), "pub fn other() {}\n").unwrap();
+        std::fs::remove_file(tree.path().join("src/more7.rs")).unwrap();
+        std::fs::write(tree.path().join("src/more5.rs"), "/// Retries.\npub fn retry() {}\n")
+            .unwrap();
+        index.refresh(&sandbox).unwrap();
+        let lists = index.term_lists().expect("kept through the update");
+        assert!(!lists.dead.is_empty() && !lists.fresh.is_empty());
+        for term in 0..index.term_count() as u32 {
+            let found = lists
+                .hits(&[(term, 0)], index.len(), |f| index.postings_part(&index.files()[f]))
+                .unwrap();
+            let fresh = found.iter().filter(|(f, _)| lists.fresh.contains(&(*f as u32))).count();
+            let live = found.iter().count() - fresh;
+            assert_eq!(lists.live_with(term, 0), live, "term {term}, the list read");
+            assert_eq!(lists.live_with(term, usize::MAX), live, "term {term}, by blocks");
+            let mut cursor = lists.cursor(term);
+            let mut places = Vec::new();
+            while cursor.file != END {
+                places.push(lists.place(cursor.file));
+                cursor.next();
+            }
+            let want: Vec<usize> = found
+                .iter()
+                .map(|(f, _)| f)
+                .filter(|f| !lists.fresh.contains(&(*f as u32)))
+                .collect();
+            assert_eq!(places, want, "term {term}");
+            for (k, &p) in want.iter().enumerate() {
+                let mut sought = lists.cursor(term);
+                let built = (0..lists.map.len() as u32).find(|&b| lists.place(b) == p).unwrap();
+                sought.seek(built);
+                assert_eq!(lists.place(sought.file), p, "term {term}, file {k}");
+            }
+        }
+    }
+
+    /// A question's terms are found by their hashes as one pass over the table finds them,
+    /// before and after an update that adds terms (found then in a pass over the new ones).
+    #[test]
+    fn terms_are_found_by_hash_as_by_a_pass() {
+        let (tree, sandbox, mut index) = built();
+        for i in 0..12 {
+            let text = format!("/// Retries {i}.\npub fn retry_{i}() {{ send(); }}\n");
+            std::fs::write(tree.path().join(format!("src/more{i}.rs")), text).unwrap();
+        }
+        index.refresh(&sandbox).unwrap();
+        index.keep_term_lists();
+        let check = |index: &Index| {
+            let mut names: Vec<String> = index.data.terms.iter().map(str::to_owned).collect();
+            names.extend(["absent", "", "zzzz", "retri"].map(str::to_owned));
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let lists = index.term_lists().expect("kept");
+            let found = lists.term_ids(&index.data.terms, &names).expect("the table fits");
+            assert_eq!(found, lookup(index.data.terms.iter_bytes(), &names));
+            assert_eq!(index.term_ids(&names), found);
+        };
+        check(&index);
+        let before = index.term_count();
+        std::fs::write(tree.path().join("src/more4.rs"), "pub fn send() { brandnew(); }\n")
+            .unwrap();
+        index.refresh(&sandbox).unwrap();
+        assert!(index.term_count() > before, "the update adds terms");
+        check(&index);
+        let found = index.term_ids(&["brandnew"]);
+        assert!(found[0].is_some_and(|id| id as usize >= before), "{found:?}");
     }
 
     /// The attack: file names whose hashes collide (here every file's entry given one hash).

@@ -28,7 +28,9 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use blob::{Blob, GraphParts};
-pub(crate) use lists::{Hits, file_name_key_into};
+pub(crate) use lists::{
+    BOUND_B, BOUND_FIELD, Cursor, END, FileHits, Hits, TermLists, file_name_key_into, weighted,
+};
 use names::{Names, Table, lookup};
 pub use partial::MAX_PARTIAL_FOLDERS;
 pub(crate) use parts::DefRec;
@@ -249,10 +251,10 @@ impl Index {
     /// its answers are the same with them or without.
     pub fn keep_term_lists(&self) {
         self.lists.get_or_init(|| {
-            let parts = self.data.files.iter().map(|f| self.postings_part(f));
             // A damaged table may say it holds more names than its bytes can.
             let terms = self.term_count().min(self.data.terms.byte_len());
-            lists::TermLists::build(parts, terms)
+            let lists = lists::TermLists::build(&self.data.files, |f| self.postings_part(f), terms);
+            lists.with_terms(&self.data.terms)
         });
         self.path_order.get_or_init(|| {
             let files = &self.data.files;
@@ -332,9 +334,11 @@ impl Index {
         (start < end).then(|| std::str::from_utf8(docs).ok()).flatten()
     }
 
-    /// The ids of `names` in the term table, in one pass over it.
+    /// The ids of `names` in the term table: by the terms' hashes kept with the lists, else in
+    /// one pass over it.
     pub(crate) fn term_ids(&self, names: &[&str]) -> Vec<Option<u32>> {
-        lookup(self.data.terms.iter_bytes(), names)
+        let kept = self.lists.get().and_then(|l| l.term_ids(&self.data.terms, names));
+        kept.unwrap_or_else(|| lookup(self.data.terms.iter_bytes(), names))
     }
 
     pub(crate) fn symbol(&self, id: u32) -> &str {

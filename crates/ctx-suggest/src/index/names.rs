@@ -46,6 +46,13 @@ impl Names {
         self.iter_bytes().map(|n| std::str::from_utf8(n).unwrap_or(""))
     }
 
+    /// The names from the one that starts at byte `at` on, in id order, as bytes.
+    pub(super) fn iter_bytes_from(&self, at: usize) -> impl Iterator<Item = &[u8]> {
+        let rest = self.bytes.get(at..).unwrap_or_default();
+        let body = rest.strip_suffix(&[0]).unwrap_or(rest);
+        body.split(|b| *b == 0).filter(move |_| !rest.is_empty())
+    }
+
     /// The names in id order, as bytes.
     pub(super) fn iter_bytes(&self) -> impl Iterator<Item = &[u8]> {
         let body = self.bytes.strip_suffix(&[0]).unwrap_or(&self.bytes);

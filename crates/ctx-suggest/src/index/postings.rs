@@ -128,6 +128,11 @@ impl<'a> PostingIter<'a> {
         PostingIter { bytes, pos: 0, prev: 0 }
     }
 
+    /// Decodes `bytes` from `pos`, where the entry before had id `prev`.
+    pub(super) fn resume(bytes: &'a [u8], pos: usize, prev: u32) -> PostingIter<'a> {
+        PostingIter { bytes, pos, prev }
+    }
+
     pub(super) fn varint(&mut self) -> Option<u32> {
         let mut n = 0u32;
         let mut shift = 0;
