@@ -244,10 +244,14 @@ fn char_literal_end(bytes: &[u8], i: usize) -> Option<usize> {
 /// The part of a blanked text before its in-module tests.
 fn before_tests(blank: &str) -> &str {
     let mut offset = 0;
-    let mut lines = blank.split_inclusive('\n').peekable();
+    let mut lines = blank.split_inclusive('\n');
     while let Some(line) = lines.next() {
+        // Other attributes of the module (`#[allow(…)]`) may stand between the two.
         if line.trim() == "#[cfg(test)]"
-            && lines.peek().is_some_and(|next| next.trim_start().starts_with("mod "))
+            && lines
+                .clone()
+                .find(|next| !next.trim_start().starts_with("#["))
+                .is_some_and(|next| next.trim_start().starts_with("mod "))
         {
             return &blank[..offset];
         }
@@ -492,5 +496,18 @@ mod tests {
         circles(&modules, &mut problems);
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].starts_with("x.rs, x.rs: "), "{problems:?}");
+    }
+
+    /// The in-module tests are not counted, with or without other attributes between
+    /// `#[cfg(test)]` and their `mod` line; a `#[cfg(test)]` item that is not a module is.
+    #[test]
+    fn the_tests_are_found_past_other_attributes() {
+        let plain = "fn a() {}\n\n#[cfg(test)]\nmod tests {\n    fn b() {}\n}\n";
+        let allowed =
+            "fn a() {}\n#[cfg(test)]\n#[allow(dead_code)]\nmod tests {\n    fn b() {}\n}\n";
+        let item = "fn a() {}\n#[cfg(test)]\n#[inline]\nfn b() {}\nfn c() {}\n";
+        assert_eq!(code_lines(plain), 1);
+        assert_eq!(code_lines(allowed), 1);
+        assert_eq!(code_lines(item), 5);
     }
 }
