@@ -211,33 +211,43 @@ impl Read {
 
     /// The items, the removed files left out, the implicit pattern of an SDK project first.
     fn finish(self, dirs: &Dirs<'_>) -> Items {
-        let Read { mut items, removed, ignored, off, sdk, .. } = self;
-        if ignored.0 > 0 {
-            let why = format!(
-                "{} more `Compile Remove` patterns ignored (at most {MAX_REMOVED})",
-                ignored.0
-            );
-            items.warnings.push((ignored.1, why));
-        }
-        if !removed.is_empty() {
-            let set = crate::walk::Patterns::new(&removed);
-            items.entries.retain(|e| match e {
-                Entry::File { path, .. } => !set.matches(path),
-                Entry::Pattern { .. } => true,
-            });
-        }
-        if sdk && !off {
-            let mut exclude =
-                vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
-            exclude.extend(removed.iter().cloned());
-            let pattern = format!("{}/**/*.cs", dirs.project);
-            items.entries.insert(0, Entry::Pattern { pattern, exclude: 1, line: 1 });
-            items.excludes = vec![removed, exclude];
-        } else {
-            items.excludes = vec![removed];
-        }
-        items
+        let Read { items, removed, ignored, off, sdk, .. } = self;
+        finish_items(items, removed, ignored, sdk && !off, dirs)
     }
+}
+
+/// The end of a project's items, for both readers: the note of the removals past the cap, the
+/// removed files left out, and the implicit pattern of an SDK project first (`implicit`).
+fn finish_items(
+    mut items: Items,
+    removed: Vec<String>,
+    ignored: (usize, u32),
+    implicit: bool,
+    dirs: &Dirs<'_>,
+) -> Items {
+    if ignored.0 > 0 {
+        let why =
+            format!("{} more `Compile Remove` patterns ignored (at most {MAX_REMOVED})", ignored.0);
+        items.warnings.push((ignored.1, why));
+    }
+    if !removed.is_empty() {
+        let set = crate::walk::Patterns::new(&removed);
+        items.entries.retain(|e| match e {
+            Entry::File { path, .. } => !set.matches(path),
+            Entry::Pattern { .. } => true,
+        });
+    }
+    if implicit {
+        let mut exclude =
+            vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
+        exclude.extend(removed.iter().cloned());
+        let pattern = format!("{}/**/*.cs", dirs.project);
+        items.entries.insert(0, Entry::Pattern { pattern, exclude: 1, line: 1 });
+        items.excludes = vec![removed, exclude];
+    } else {
+        items.excludes = vec![removed];
+    }
+    items
 }
 
 /// One start tag (`<a …>` or `<a …/>`).
@@ -556,31 +566,7 @@ mod tests {
                 }
             }
         }
-        if ignored.0 > 0 {
-            let why = format!(
-                "{} more `Compile Remove` patterns ignored (at most {MAX_REMOVED})",
-                ignored.0
-            );
-            items.warnings.push((ignored.1, why));
-        }
-        if !removed.is_empty() {
-            let set = crate::walk::Patterns::new(&removed);
-            items.entries.retain(|e| match e {
-                Entry::File { path, .. } => !set.matches(path),
-                Entry::Pattern { .. } => true,
-            });
-        }
-        if sdk && implicit {
-            let mut exclude =
-                vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
-            exclude.extend(removed.iter().cloned());
-            let pattern = format!("{}/**/*.cs", dirs.project);
-            items.entries.insert(0, Entry::Pattern { pattern, exclude: 1, line: 1 });
-            items.excludes = vec![removed, exclude];
-        } else {
-            items.excludes = vec![removed];
-        }
-        Ok(items)
+        Ok(super::finish_items(items, removed, ignored, sdk && implicit, dirs))
     }
 
     /// `<Import Project="Sdk.props" Sdk="Microsoft.NET.Sdk" />`, the long form of an SDK project.
