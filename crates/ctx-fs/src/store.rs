@@ -465,11 +465,17 @@ fn check(name: &str) -> Result<()> {
 mod tests {
     use super::*;
 
+    /// A store opened in a fresh temporary folder, with the folder and its path.
+    fn fresh() -> (tempfile::TempDir, Utf8PathBuf, Store) {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
+        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        (tmp, path, store)
+    }
+
     #[test]
     fn a_file_where_a_folder_is_wanted_is_named_so() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = Utf8PathBuf::from_path_buf(tmp.path().to_path_buf()).unwrap();
-        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        let (_tmp, _path, store) = fresh();
         store.write("sub", b"a file").unwrap();
         let err = store.sub("sub").unwrap_err();
         assert_eq!(err.code(), crate::Code::Io);
@@ -478,9 +484,7 @@ mod tests {
 
     #[test]
     fn a_mapped_entry_keeps_its_bytes_when_replaced() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = Utf8PathBuf::from_path_buf(tmp.path().to_path_buf()).unwrap();
-        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        let (_tmp, _path, store) = fresh();
         assert!(store.map("x").unwrap().is_none());
         store.write("empty", b"").unwrap();
         assert_eq!(&*store.map("empty").unwrap().unwrap(), b"");
@@ -515,9 +519,7 @@ mod tests {
 
     #[test]
     fn create_new_never_overwrites_and_append_adds() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
-        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        let (_tmp, path, store) = fresh();
         assert!(store.create_new("a.md", b"first").unwrap());
         assert!(!store.create_new("a.md", b"second").unwrap());
         assert_eq!(store.read("a.md").unwrap().unwrap(), b"first");
@@ -568,9 +570,7 @@ mod tests {
 
     #[test]
     fn a_streamed_write_replaces_the_entry_only_when_committed() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
-        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        let (_tmp, path, store) = fresh();
         store.write("index", b"old bytes").unwrap();
         let mapped = store.map("index").unwrap().unwrap();
         let lock = store.lock("index").unwrap();
@@ -615,9 +615,7 @@ mod tests {
 
     #[test]
     fn a_streamed_write_holds_the_lock_until_its_rename() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
-        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        let (_tmp, path, store) = fresh();
         store.write("index", b"old").unwrap();
         let lock = store.lock("index").unwrap();
         let mut w = store.writer(&lock, "index").unwrap();
@@ -676,9 +674,7 @@ mod tests {
 
     #[test]
     fn names_must_be_plain() {
-        let tmp = tempfile::tempdir().unwrap();
-        let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
-        let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
+        let (_tmp, _path, store) = fresh();
         for bad in ["", "..", "a/b", "../x", "a\\b"] {
             assert_eq!(store.write(bad, b"").unwrap_err().kind(), ErrorKind::BadPath, "{bad}");
         }

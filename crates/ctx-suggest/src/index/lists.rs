@@ -879,6 +879,18 @@ mod tests {
     use super::*;
 
     /// An index of a small tree, and the tree.
+    /// [`built`] with twelve more files, refreshed, its lists kept.
+    fn built_with_more() -> (tempfile::TempDir, ctx_fs::Sandbox, Index) {
+        let (tree, sandbox, mut index) = built();
+        for i in 0..12 {
+            let text = format!("/// Retries {i}.\npub fn retry_{i}() {{ send(); }}\n");
+            std::fs::write(tree.path().join(format!("src/more{i}.rs")), text).unwrap();
+        }
+        index.refresh(&sandbox).unwrap();
+        index.keep_term_lists();
+        (tree, sandbox, index)
+    }
+
     fn built() -> (tempfile::TempDir, ctx_fs::Sandbox, Index) {
         let tree = tempfile::tempdir().unwrap();
         for (path, text) in [
@@ -969,13 +981,7 @@ mod tests {
     /// sought to each of them lands on it.
     #[test]
     fn the_files_still_there_are_counted_and_found_through_the_blocks() {
-        let (tree, sandbox, mut index) = built();
-        for i in 0..12 {
-            let text = format!("/// Retries {i}.\npub fn retry_{i}() {{ send(); }}\n");
-            std::fs::write(tree.path().join(format!("src/more{i}.rs")), text).unwrap();
-        }
-        index.refresh(&sandbox).unwrap();
-        index.keep_term_lists();
+        let (tree, sandbox, mut index) = built_with_more();
         std::fs::write(tree.path().join("src/more3.rs"), "pub fn other() {}\n").unwrap();
         std::fs::remove_file(tree.path().join("src/more7.rs")).unwrap();
         std::fs::write(tree.path().join("src/more5.rs"), "/// Retries.\npub fn retry() {}\n")
@@ -1016,13 +1022,7 @@ mod tests {
     /// before and after an update that adds terms (found then in a pass over the new ones).
     #[test]
     fn terms_are_found_by_hash_as_by_a_pass() {
-        let (tree, sandbox, mut index) = built();
-        for i in 0..12 {
-            let text = format!("/// Retries {i}.\npub fn retry_{i}() {{ send(); }}\n");
-            std::fs::write(tree.path().join(format!("src/more{i}.rs")), text).unwrap();
-        }
-        index.refresh(&sandbox).unwrap();
-        index.keep_term_lists();
+        let (tree, sandbox, mut index) = built_with_more();
         let check = |index: &Index| {
             let mut names: Vec<String> = index.data.terms.iter().map(str::to_owned).collect();
             names.extend(["absent", "", "zzzz", "retri"].map(str::to_owned));
