@@ -64,7 +64,7 @@ pub(super) fn drop_aside(walk: Walk) {
 }
 
 /// Files read and parsed together before their terms are interned.
-const PARSE_BATCH: usize = 512;
+const PARSE_BATCH: usize = if cfg!(test) { 16 } else { 512 };
 
 /// Entries of the walk a cold build reads together before it drops them
 /// ([`Index::build_streamed`]).
@@ -249,12 +249,7 @@ impl Index {
     /// The interner of a refresh: empty maps over the tables as they are, the term table lent
     /// to it (given back by [`Index::give_back`]).
     fn interner(&mut self) -> Interner {
-        Interner {
-            base_terms: self.data.terms.len(),
-            base_syms: self.data.symbols.len(),
-            names: std::mem::take(&mut self.data.terms),
-            ..Interner::default()
-        }
+        Interner::new(std::mem::take(&mut self.data.terms), self.data.symbols.len())
     }
 
     /// Takes back the term table an interner was lent; returns the table's size before the
