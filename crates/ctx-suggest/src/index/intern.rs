@@ -134,24 +134,21 @@ pub(super) fn look_up(shared: &RwLock<Interner>, parsed: Parsed) -> Found {
         }
     }
     let names = defs.iter_mut().map(|d| std::mem::take(&mut d.name));
-    let mut names = names.chain(refs.into_iter().map(|(name, n)| {
-        found.ref_counts.push(n);
-        name
-    }));
-    let mut more = true;
-    while more {
+    let names: Vec<String> = names
+        .chain(refs.into_iter().map(|(name, n)| {
+            found.ref_counts.push(n);
+            name
+        }))
+        .collect();
+    let mut names = names.into_iter().peekable();
+    while names.peek().is_some() {
         let it = read(shared);
-        more = false;
-        for name in names.by_ref() {
+        for name in names.by_ref().take(LOOKUPS) {
             let id = it.get_sym(&name).unwrap_or_else(|| {
                 found.new_syms.push((found.syms.len() as u32, name));
                 UNSET
             });
             found.syms.push(id);
-            if found.syms.len() % LOOKUPS == 0 {
-                more = true;
-                break;
-            }
         }
     }
     found.defs = defs;
@@ -159,8 +156,8 @@ pub(super) fn look_up(shared: &RwLock<Interner>, parsed: Parsed) -> Found {
 }
 
 impl Interner {
-    /// The interner of a refresh over tables of `base_terms` terms (`names`, lent) and
-    /// `base_syms` symbols.
+    /// The interner of a refresh over the term table `names` (lent by the index) and a
+    /// symbol table of `base_syms` names.
     pub(super) fn new(names: Names, base_syms: usize) -> Interner {
         Interner {
             base_terms: names.len(),
