@@ -367,4 +367,47 @@ mod tests {
         assert_eq!(built.term_count(), serial.term_count());
         assert!(built.encode() == serial.encode());
     }
+
+    /// A hostile tree: names that are prefixes of each other, names of thousands of
+    /// characters, the same names in every file and as terms and symbols alike, text in
+    /// other scripts, files empty, binary, or over the size limit. Read on every core, it
+    /// is the serial build's, byte for byte.
+    #[test]
+    fn a_hostile_tree_is_read_like_the_serial_build() {
+        let tree = tempfile::tempdir().unwrap();
+        let root = tree.path();
+        let long = "x".repeat(5_000);
+        for i in 0..200 {
+            let dir = root.join(format!("d{}", i % 4));
+            std::fs::create_dir_all(&dir).unwrap();
+            let prefix: String = "abcdefghij".chars().take(1 + i % 10).collect();
+            let text = match i % 6 {
+                0 => String::new(),
+                1 => format!("\0binary\0{i}"),
+                2 => "word ".repeat(300_000),
+                3 => format!(
+                    "fn {prefix}() {{ {prefix}_{i}(); shared(); }}\nfn shared() {{}}\n\
+                     fn {long}{i}() {{ {long}(); }}\n// {prefix} {long}\n"
+                ),
+                4 => {
+                    format!("def {prefix}():\n    \"\"\"Été {i} ☃ \u{202e}ñ.\"\"\"\n    shared()\n")
+                }
+                _ => format!("# {prefix} {i}\nπλάτος {prefix}{i} Straße shared\n"),
+            };
+            std::fs::write(
+                dir.join(format!("f{i}.{}", ["rs", "bin", "txt", "rs", "py", "md"][i % 6])),
+                text,
+            )
+            .unwrap();
+        }
+        let sandbox = sandbox(root, Limits::default());
+        let (built, stats) = Index::build(&sandbox).unwrap();
+        assert_eq!(stats.indexed, 200);
+        let (serial, _) = serially(|| Index::build(&sandbox)).unwrap();
+        assert_eq!(
+            (built.term_count(), built.symbol_count()),
+            (serial.term_count(), serial.symbol_count())
+        );
+        assert!(built.encode() == serial.encode());
+    }
 }
