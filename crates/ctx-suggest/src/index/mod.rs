@@ -13,6 +13,7 @@ mod blob;
 mod change;
 mod edges;
 mod graph;
+mod intern;
 mod lists;
 mod names;
 mod parse;

@@ -2,6 +2,7 @@
 //! again on every core and given term and symbol ids in the files' order, the files that are
 //! gone are dropped, and the blob, the dictionary and the graph are rebuilt when worth it.
 
+use std::sync::{PoisonError, RwLock};
 use std::time::Instant;
 
 use ctx_fs::{FileKind, Sandbox, Walk, WalkEntry};
@@ -9,64 +10,16 @@ use ctx_fs::{FileKind, Sandbox, Walk, WalkEntry};
 use super::blob::{Blob, Stream};
 use super::change::{Change, moves};
 use super::edges::{Edges, WINDOW};
+use super::intern::{Found, Interner, look_up};
 use super::lists::TermLists;
 use super::names::{Names, find};
-use super::parse::{Parsed, mtime_of, parse_entry};
+use super::parse::{mtime_of, parse_entry};
 use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
 use super::postings::{encode_postings, split_postings};
 use super::{FileRec, Index, IndexSettings, UpdateStats};
 use crate::error::{Error, Result};
 use crate::hash::{FxHashMap, FxHashSet};
 use crate::symbols::SymbolSource;
-
-/// The ids of the names met in one refresh. Names of the stored tables are found by one pass
-/// over them per batch of files, so an update that reads a few files never builds a map of
-/// the whole dictionary.
-struct Interner {
-    /// Table sizes before the refresh: names added since are all in the maps.
-    base_terms: usize,
-    base_syms: usize,
-    terms: TermIds,
-    syms: FxHashMap<String, u32>,
-}
-
-/// The ids of the terms met in a refresh, without a string a term (a cold build meets about a
-/// million): each is kept by a 64-bit hash of its name with where the name lies in the
-/// dictionary, which confirms a match; a name whose hash another took first is kept with its
-/// string (hardly ever).
-#[derive(Default)]
-struct TermIds {
-    by_hash: FxHashMap<u64, (u32, usize)>,
-    clashes: FxHashMap<String, u32>,
-}
-
-impl TermIds {
-    fn hash(term: &str) -> u64 {
-        use std::hash::BuildHasher;
-        foldhash::fast::FixedState::default().hash_one(term)
-    }
-
-    /// The id of `term`, whose name lies in `terms`.
-    fn get(&self, terms: &Names, term: &str) -> Option<u32> {
-        match self.by_hash.get(&TermIds::hash(term)) {
-            Some(&(id, at)) if terms.name_at(at) == term.as_bytes() => Some(id),
-            Some(_) => self.clashes.get(term).copied(),
-            None => None,
-        }
-    }
-
-    /// Keeps `id` for `term`, whose name starts at byte `at` of the dictionary.
-    fn insert(&mut self, term: &str, id: u32, at: usize) {
-        match self.by_hash.entry(TermIds::hash(term)) {
-            std::collections::hash_map::Entry::Vacant(slot) => {
-                slot.insert((id, at));
-            }
-            std::collections::hash_map::Entry::Occupied(_) => {
-                self.clashes.insert(term.to_owned(), id);
-            }
-        }
-    }
-}
 
 /// Where the parts of the files read go: memory (placed in the blob after the interning), or
 /// the stream of a cold build with the edges of its graph.
@@ -111,7 +64,7 @@ pub(super) fn drop_aside(walk: Walk) {
 }
 
 /// Files read and parsed together before their terms are interned.
-const PARSE_BATCH: usize = 512;
+const PARSE_BATCH: usize = if cfg!(test) { 16 } else { 512 };
 
 /// Entries of the walk a cold build reads together before it drops them
 /// ([`Index::build_streamed`]).
@@ -280,7 +233,7 @@ impl Index {
             self.read_in(sandbox, &chunk, |e| e, &mut intake, first, |_, rec| files.push(rec));
         }
         let Intake { it, sink, mut stats } = intake;
-        drop(it);
+        self.give_back(it);
         let edges = match sink {
             Sink::Stream(_, edges) => edges,
             Sink::Memory(_) => Edges::default(),
@@ -293,14 +246,17 @@ impl Index {
         Ok(stats)
     }
 
-    /// The interner of a refresh: empty maps over the tables as they are.
-    fn interner(&self) -> Interner {
-        Interner {
-            base_terms: self.data.terms.len(),
-            base_syms: self.data.symbols.len(),
-            terms: TermIds::default(),
-            syms: FxHashMap::default(),
-        }
+    /// The interner of a refresh: empty maps over the tables as they are, the term table lent
+    /// to it (given back by [`Index::give_back`]).
+    fn interner(&mut self) -> Interner {
+        Interner::new(std::mem::take(&mut self.data.terms), self.data.symbols.len())
+    }
+
+    /// Takes back the term table an interner was lent; returns the table's size before the
+    /// refresh.
+    fn give_back(&mut self, it: Interner) -> usize {
+        self.data.terms = it.names;
+        it.base_terms
     }
 
     /// Reads the files of `listed.todo` on every core, gives them ids and places their parts,
@@ -321,8 +277,7 @@ impl Index {
             },
         );
         let Intake { it, sink, mut stats } = intake;
-        let base_terms = it.base_terms;
-        drop(it);
+        let base_terms = self.give_back(it);
         let fresh = match sink {
             Sink::Memory(fresh) => fresh,
             Sink::Stream(..) => Vec::new(),
@@ -361,11 +316,12 @@ impl Index {
     }
 
     /// Reads the files of `items` (each an entry of the walk, by `entry`) on every core, by
-    /// threads that live through the whole call, and interns them here in their order (so the
-    /// index does not depend on timing) and in batches, so that only the terms of a batch and
-    /// the files read ahead of it are held as strings. `put(k, rec)` takes the record of
-    /// `items[k]`, whose parts went to the intake's sink; `first` is the place of `items[0]`
-    /// in the new file list.
+    /// threads that live through the whole call, each of which also looks its file's names up
+    /// in the ids given so far ([`look_up`]); the names not found are given ids here, in the
+    /// files' order (so the index does not depend on timing) and in batches, so that only the
+    /// new names of a batch and the files read ahead of it are held as strings. `put(k, rec)`
+    /// takes the record of `items[k]`, whose parts went to the intake's sink; `first` is the
+    /// place of `items[0]` in the new file list.
     fn read_in<T: Sync>(
         &mut self,
         sandbox: &Sandbox,
@@ -376,22 +332,31 @@ impl Index {
         mut put: impl FnMut(usize, FileRec),
     ) {
         let settings = self.settings();
-        let mut batch: Vec<Parsed> = Vec::with_capacity(PARSE_BATCH.min(items.len()));
-        let mut take = |batch: &mut Vec<Parsed>, start: usize| {
-            intake.stats.indexed += batch.len();
-            self.resolve(&mut intake.it, batch);
-            for (k, parsed) in batch.drain(..).enumerate() {
+        let shared = RwLock::new(std::mem::take(&mut intake.it));
+        let mut batch: Vec<Found> = Vec::with_capacity(PARSE_BATCH.min(items.len()));
+        let (stats, sink) = (&mut intake.stats, &mut intake.sink);
+        let mut take = |batch: &mut Vec<Found>, start: usize| {
+            stats.indexed += batch.len();
+            {
+                // The readers wait while the batch's new names are given ids.
+                let mut it = shared.write().unwrap_or_else(PoisonError::into_inner);
+                self.resolve(&mut it, batch);
+                for found in batch.iter_mut() {
+                    it.assign(&mut self.data.symbols, found);
+                }
+            }
+            for (k, found) in batch.drain(..).enumerate() {
                 let slot = (first + start + k) as u32;
-                put(start + k, self.intern(&mut intake.it, parsed, &mut intake.sink, slot));
+                put(start + k, self.intern(found, sink, slot));
             }
         };
         let mut start = 0;
         crate::par::for_each_ordered(
             items,
             64,
-            |item| parse_entry(sandbox, entry(item), settings),
-            |k, parsed| {
-                batch.push(parsed);
+            |item| look_up(&shared, parse_entry(sandbox, entry(item), settings)),
+            |k, found| {
+                batch.push(found);
                 if batch.len() == PARSE_BATCH {
                     take(&mut batch, start);
                     start = k + 1;
@@ -399,6 +364,7 @@ impl Index {
             },
         );
         take(&mut batch, start);
+        intake.it = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
     }
 
     /// After the files changed: the blob and the dictionary rebuilt when worth it, the change
@@ -470,26 +436,25 @@ impl Index {
         stats.files = self.data.files.len();
     }
 
-    /// Finds the names of `parsed` that the stored tables already hold, in one pass over each.
-    /// With no stored tables (a build from nothing) there is nothing to find.
-    fn resolve(&self, it: &mut Interner, parsed: &[Parsed]) {
+    /// Finds the names of `batch` that no reader found and the stored tables already hold, in
+    /// one pass over each. With no stored tables (a build from nothing) there is nothing to
+    /// find.
+    fn resolve(&self, it: &mut Interner, batch: &[Found]) {
         if it.base_terms > 0 {
             let mut terms: FxHashSet<&[u8]> = FxHashSet::default();
-            for p in parsed {
-                let known = |t: &&String| it.terms.get(&self.data.terms, t).is_some();
-                terms.extend(
-                    p.bag.iter().map(|(t, _)| t).filter(|t| !known(t)).map(|t| t.as_bytes()),
-                );
+            for f in batch {
+                let new = f.new_terms.iter().map(|(_, t)| t.as_str());
+                let known = |t: &&str| it.terms.get(&it.names, t).is_some();
+                terms.extend(new.filter(|t| !known(t)).map(str::as_bytes));
             }
-            let table = self.data.terms.iter_bytes().take(it.base_terms);
+            let table = it.names.iter_bytes().take(it.base_terms);
             let ids = &mut it.terms;
             find(table, &mut terms, |name, id, at| ids.insert(name, id, at));
         }
         if it.base_syms > 0 {
             let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
-            for p in parsed {
-                let names = p.defs.iter().map(|d| d.name.as_str());
-                let names = names.chain(p.refs.keys().map(String::as_str));
+            for f in batch {
+                let names = f.new_syms.iter().map(|(_, s)| s.as_str());
                 syms.extend(names.filter(|n| !it.syms.contains_key(*n)).map(str::as_bytes));
             }
             let symbols = self.data.symbols.names.iter_bytes().take(it.base_syms);
@@ -500,18 +465,17 @@ impl Index {
         }
     }
 
-    /// Gives a parsed file its term and symbol ids.
-    fn intern(&mut self, it: &mut Interner, parsed: Parsed, sink: &mut Sink, slot: u32) -> FileRec {
-        let Parsed { mut rec, bag, defs, refs } = parsed;
-        // The bag is sorted by term, so that the same tree gives the same ids and bytes.
-        let mut ids: Vec<(u32, [u32; 5])> =
-            bag.into_iter().map(|(term, tf)| (self.term_id(it, term), tf)).collect();
-        ids.sort_unstable_by_key(|(id, _)| *id);
-        let mut owned = Owned { postings: encode_postings(&ids), ..Owned::default() };
+    /// Places the parts of a file whose names all have their ids.
+    fn intern(&mut self, found: Found, sink: &mut Sink, slot: u32) -> FileRec {
+        let Found { mut rec, mut terms, syms, defs, ref_counts, .. } = found;
+        // The bag was sorted by term, so that the same tree gives the same ids and bytes.
+        terms.sort_unstable_by_key(|(id, _)| *id);
+        let mut owned = Owned { postings: encode_postings(&terms), ..Owned::default() };
         let mut docs = String::new();
         let defs: Vec<DefRec> = defs
             .into_iter()
-            .map(|d| {
+            .zip(&syms)
+            .map(|(d, &sym)| {
                 let doc = match d.doc {
                     Some(doc) => {
                         let start = docs.len() as u32;
@@ -520,19 +484,13 @@ impl Index {
                     }
                     None => (0, 0),
                 };
-                DefRec {
-                    sym: self.sym_id(it, d.name),
-                    kind: self.kind_id(d.kind),
-                    start: d.start,
-                    end: d.end,
-                    doc,
-                }
+                DefRec { sym, kind: self.kind_id(d.kind), start: d.start, end: d.end, doc }
             })
             .collect();
         owned.defs = encode_defs(&defs);
         owned.docs = docs;
         let mut refs: Vec<(u32, u32)> =
-            refs.into_iter().map(|(s, n)| (self.sym_id(it, s), n)).collect();
+            syms.get(defs.len()..).unwrap_or_default().iter().copied().zip(ref_counts).collect();
         refs.sort_unstable();
         owned.refs = encode_refs(&refs);
         rec.parts = match sink {
@@ -544,26 +502,6 @@ impl Index {
             }
         };
         rec
-    }
-
-    fn term_id(&mut self, it: &mut Interner, term: String) -> u32 {
-        if let Some(id) = it.terms.get(&self.data.terms, &term) {
-            return id;
-        }
-        let id = self.data.terms.len() as u32;
-        let at = self.data.terms.push(&term);
-        it.terms.insert(&term, id, at);
-        id
-    }
-
-    fn sym_id(&mut self, it: &mut Interner, sym: String) -> u32 {
-        if let Some(&id) = it.syms.get(&sym) {
-            return id;
-        }
-        let id = self.data.symbols.len() as u32;
-        self.data.symbols.push(&sym);
-        it.syms.insert(sym, id);
-        id
     }
 
     fn kind_id(&mut self, kind: String) -> u16 {
