@@ -1,6 +1,7 @@
 //! Work shared among the cores, its results kept in order.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// `f` of each of `items`, in their order, computed on as many threads as there are cores
 /// (at most eight), each taking the next item when it finishes one; on the calling thread
@@ -39,37 +40,41 @@ pub(crate) fn map<T: Sync, R: Send>(items: &[T], min: usize, f: impl Fn(&T) -> R
 }
 
 /// `f` of each of `items` on as many threads as there are cores (at most eight), started once
-/// for all the items, while the calling thread passes each result to `consume` in the items'
-/// order as soon as it and every one before it are done. Threads that live through the whole
-/// run keep what they remember per thread (the memo of stems) from item to item. On the
-/// calling thread alone for fewer than `min` items. A panic in `f` is raised again on the
-/// calling thread.
-pub(crate) fn for_each_ordered<T: Sync, R: Send>(
-    items: &[T],
+/// for all the items, while the calling thread passes each result to `consume` with the
+/// item's place, in the items' order, as soon as it and every one before it are done. Threads
+/// that live through the whole run keep what they remember per thread (the memo of stems)
+/// from item to item. Items are taken from `items` one at a time, as the threads get to them,
+/// so an iterator that owns its items can give back their memory as it goes. On the calling
+/// thread alone when `items` says it holds fewer than `min`. A panic in `f` is raised again
+/// on the calling thread.
+pub(crate) fn for_each_ordered<T: Send, R: Send>(
+    items: impl Iterator<Item = T> + Send,
     min: usize,
-    f: impl Fn(&T) -> R + Sync,
+    f: impl Fn(T) -> R + Sync,
     mut consume: impl FnMut(usize, R),
 ) {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let threads = cores.min(8).min(items.len());
-    if threads <= 1 || items.len() < min {
-        for (k, item) in items.iter().enumerate() {
+    let most = items.size_hint().1.unwrap_or(usize::MAX);
+    let threads = cores.min(8).min(most);
+    if threads <= 1 || most < min {
+        for (k, item) in items.enumerate() {
             consume(k, f(item));
         }
         return;
     }
-    let next = AtomicUsize::new(0);
+    // The next item with its place; a thread holds the lock only to take one.
+    let source = Mutex::new(items.enumerate());
     std::thread::scope(|scope| {
         // Bounded, so that the workers stay within a few hundred items of the consumer.
         let (tx, rx) = std::sync::mpsc::sync_channel(256);
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 let tx = tx.clone();
-                let (next, f) = (&next, &f);
+                let (source, f) = (&source, &f);
                 scope.spawn(move || {
                     loop {
-                        let k = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(k) else { break };
+                        let next = source.lock().unwrap_or_else(PoisonError::into_inner).next();
+                        let Some((k, item)) = next else { break };
                         if tx.send((k, f(item))).is_err() {
                             break;
                         }
@@ -118,7 +123,7 @@ mod tests {
         let items: Vec<u64> = (0..5000).collect();
         let mut seen = Vec::new();
         super::for_each_ordered(
-            &items,
+            items.iter(),
             1,
             |n| {
                 if n % 13 == 0 {
@@ -131,7 +136,7 @@ mod tests {
         let expected: Vec<(usize, u64)> = items.iter().map(|&n| (n as usize, n * 2)).collect();
         assert_eq!(seen, expected);
         let caught = std::panic::catch_unwind(|| {
-            super::for_each_ordered(&items, 1, |n| assert_ne!(*n, 700, "item 700"), |_, ()| {});
+            super::for_each_ordered(items.iter(), 1, |n| assert_ne!(*n, 700, "item 700"), |_, ()| {});
         });
         assert!(caught.is_err(), "the panic of a worker is raised again");
     }

@@ -66,9 +66,30 @@ pub(super) fn drop_aside(walk: Walk) {
 /// Files read and parsed together before their terms are interned.
 const PARSE_BATCH: usize = if cfg!(test) { 16 } else { 512 };
 
-/// Entries of the walk a cold build reads together before it drops them
-/// ([`Index::build_streamed`]).
+/// Entries of the walk a cold build may hold beyond those left to read before it gives
+/// their memory back ([`Index::build_streamed`]).
 pub(super) const COLD_CHUNK: usize = if cfg!(test) { 100 } else { 32_768 };
+
+/// The files of a walk handed out one at a time from the end of a list kept in reverse, whose
+/// memory is given back as it empties (at most [`COLD_CHUNK`] entries' worth held beyond
+/// those left).
+struct Shrinking(Vec<WalkEntry>);
+
+impl Iterator for Shrinking {
+    type Item = WalkEntry;
+
+    fn next(&mut self) -> Option<WalkEntry> {
+        let entry = self.0.pop()?;
+        if self.0.capacity() > 2 * self.0.len() + COLD_CHUNK {
+            self.0.shrink_to_fit();
+        }
+        Some(entry)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.0.len(), Some(self.0.len()))
+    }
+}
 
 impl Index {
     /// Builds a fresh in-memory index of the sandbox's workspace, its symbols scanned
@@ -218,20 +239,14 @@ impl Index {
         let stats = UpdateStats { truncated: walk.truncated, ..UpdateStats::default() };
         let mut entries: Vec<WalkEntry> =
             walk.entries.into_iter().filter(|e| e.kind == FileKind::File).collect();
-        // Chunks are taken from the end, so that the entries left keep their place.
+        // Files are taken from the end, so that the entries left keep their place.
         entries.reverse();
         let mut files = Vec::with_capacity(entries.len());
         let mut intake =
             Intake { it: self.interner(), sink: Sink::Stream(out, Edges::default()), stats };
-        while !entries.is_empty() {
-            let mut chunk = entries.split_off(entries.len().saturating_sub(COLD_CHUNK));
-            chunk.reverse();
-            if entries.capacity() > 2 * entries.len() + COLD_CHUNK {
-                entries.shrink_to_fit();
-            }
-            let first = files.len();
-            self.read_in(sandbox, &chunk, |e| e, &mut intake, first, |_, rec| files.push(rec));
-        }
+        // One pass with threads started once: their memo of stems lasts the whole build.
+        let taken = Shrinking(entries);
+        self.read_in(sandbox, taken, |e| e, &mut intake, |_, rec| files.push(rec));
         let Intake { it, sink, mut stats } = intake;
         self.give_back(it);
         let edges = match sink {
@@ -268,10 +283,9 @@ impl Index {
         let mut intake = Intake { it: self.interner(), sink: Sink::Memory(Vec::new()), stats };
         self.read_in(
             sandbox,
-            &todo,
+            todo.iter(),
             |t| t.1,
             &mut intake,
-            0,
             |k, rec| {
                 files[todo[k].0] = Some((rec, true));
             },
@@ -320,20 +334,19 @@ impl Index {
     /// in the ids given so far ([`look_up`]); the names not found are given ids here, in the
     /// files' order (so the index does not depend on timing) and in batches, so that only the
     /// new names of a batch and the files read ahead of it are held as strings. `put(k, rec)`
-    /// takes the record of `items[k]`, whose parts went to the intake's sink; `first` is the
-    /// place of `items[0]` in the new file list.
-    fn read_in<T: Sync>(
+    /// takes the record of the `k`th item, whose parts went to the intake's sink and whose
+    /// place in the new file list is `k` (as for a cold build) or says where it goes.
+    fn read_in<T: Send>(
         &mut self,
         sandbox: &Sandbox,
-        items: &[T],
+        items: impl Iterator<Item = T> + Send,
         entry: impl Fn(&T) -> &WalkEntry + Sync,
         intake: &mut Intake<'_, '_>,
-        first: usize,
         mut put: impl FnMut(usize, FileRec),
     ) {
         let settings = self.settings();
         let shared = RwLock::new(std::mem::take(&mut intake.it));
-        let mut batch: Vec<Found> = Vec::with_capacity(PARSE_BATCH.min(items.len()));
+        let mut batch: Vec<Found> = Vec::with_capacity(PARSE_BATCH.min(items.size_hint().0));
         let (stats, sink) = (&mut intake.stats, &mut intake.sink);
         let mut take = |batch: &mut Vec<Found>, start: usize| {
             stats.indexed += batch.len();
@@ -346,7 +359,7 @@ impl Index {
                 }
             }
             for (k, found) in batch.drain(..).enumerate() {
-                let slot = (first + start + k) as u32;
+                let slot = (start + k) as u32;
                 put(start + k, self.intern(found, sink, slot));
             }
         };
@@ -354,7 +367,7 @@ impl Index {
         crate::par::for_each_ordered(
             items,
             64,
-            |item| look_up(&shared, parse_entry(sandbox, entry(item), settings)),
+            |item| look_up(&shared, parse_entry(sandbox, entry(&item), settings)),
             |k, found| {
                 batch.push(found);
                 if batch.len() == PARSE_BATCH {

@@ -437,7 +437,7 @@ mod tests {
     use crate::Options;
 
     #[test]
-    fn a_cold_build_read_a_chunk_at_a_time_is_the_build_in_memory() {
+    fn a_cold_build_that_frees_its_walk_as_it_reads_is_the_build_in_memory() {
         let (tree, cache) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let files = 3 * super::super::refresh::COLD_CHUNK + 17;
         for i in 0..files {
@@ -462,7 +462,7 @@ mod tests {
         let stored = store.read(&store_name(&opened.data.root)).unwrap().unwrap();
         assert_eq!(stats.bytes, stored.len() as u64);
         let (built, _) = Index::build(&sandbox).unwrap();
-        assert!(stored == built.encode(), "read in chunks, the index is the one built at once");
+        assert!(stored == built.encode(), "its walk freed as it reads, the index is the one built at once");
         let opts = Options::default().explain(true);
         for prompt in ["send request 250", "encode_16", "retry"] {
             let want = built.suggest(&sandbox, prompt, &opts);
