@@ -7,6 +7,7 @@ use ctx_diagnostics::Code;
 use ctx_fs::{Location, Sandbox};
 use serde::{Deserialize, Serialize};
 
+use crate::files::Files;
 use crate::keys::Maps;
 use crate::paths;
 use crate::warning::{Warning, Warnings};
@@ -133,10 +134,9 @@ pub struct SourceIndex {
     /// store entry, and checked again when it is read back.
     pub(crate) key: String,
     pub(crate) projects: Vec<Project>,
-    /// Stored by folder: each folder once, then each file's folder and name
-    /// (`cache::packed`).
-    #[serde(with = "crate::cache::packed")]
-    pub(crate) files: Vec<SourceFile>,
+    /// Stored by folder: each folder once, then each file's folder and name; a stored index
+    /// builds a path per file only when one is asked for (`files.rs`).
+    pub(crate) files: Files,
     pub(crate) roots: Vec<String>,
     /// The literal folders of the wildcard items that counted when the roots were chosen: with
     /// the files as written, what the roots are computed from (again, for a stored index).
@@ -429,7 +429,7 @@ impl SourceIndex {
             solution: &self.solution,
             also_read: &self.also,
             projects: &self.projects,
-            files: self.files.len(),
+            files: self.files.count(),
             missing: Vec::new(),
             corrected: Vec::new(),
             refused: Vec::new(),
@@ -437,17 +437,18 @@ impl SourceIndex {
             warnings: self.warnings().collect(),
             cached: self.cached,
         };
-        for f in &self.files {
-            match &f.state {
+        // Only the files not on disk as listed are named: the others need no path.
+        for f in self.files.listed() {
+            let path = f.path.unwrap_or_default();
+            match f.state {
                 FileState::Missing => {
-                    let missing =
-                        Missing { path: &f.path, project: project(f.project), line: f.line };
+                    let missing = Missing { path, project: project(f.project), line: f.line };
                     summary.missing.push(missing);
                 }
                 FileState::Corrected { written } => {
-                    summary.corrected.push(Corrected { written, path: &f.path });
+                    summary.corrected.push(Corrected { written, path });
                 }
-                FileState::Refused { .. } => summary.refused.push(&f.path),
+                FileState::Refused { .. } => summary.refused.push(path),
                 FileState::Exists => {}
             }
         }
