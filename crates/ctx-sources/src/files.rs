@@ -8,6 +8,7 @@
 use std::ops::{Deref, DerefMut};
 use std::sync::OnceLock;
 
+use serde::de::{DeserializeSeed, Error, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::index::{FileState, SourceFile};
@@ -105,6 +106,34 @@ impl Files {
 }
 
 impl Files {
+    /// How many files lie in the folder `root` (their path past `root` starts with `/`), each
+    /// folder of a packed list looked at once unless `root` reaches into its files' names.
+    pub(crate) fn count_within(&self, root: &str) -> usize {
+        let within = |parts: [&str; 3]| {
+            let mut bytes = parts.iter().flat_map(|p| p.bytes());
+            root.bytes().all(|b| bytes.next() == Some(b)) && bytes.next() == Some(b'/')
+        };
+        let sep = |dir: &str| if dir.ends_with('/') { "" } else { "/" };
+        let (None, Some(packed)) = (self.list.get(), &self.packed) else {
+            return self.iter().filter(|f| within([f.path.as_str(), "", ""])).count();
+        };
+        let by_folder: Vec<Option<bool>> = packed
+            .folders
+            .iter()
+            .map(|dir| {
+                (root.len() < dir.len() + sep(dir).len()).then(|| within([dir, sep(dir), ""]))
+            })
+            .collect();
+        (0..packed.entries.len())
+            .filter(|&i| {
+                let e = packed.entries[i];
+                let dir = packed.folders[e.folder as usize].as_str();
+                by_folder[e.folder as usize]
+                    .unwrap_or_else(|| within([dir, sep(dir), packed.name(i)]))
+            })
+            .count()
+    }
+
     /// Whether the files are still in their packed form (no path built for each).
     #[cfg(test)]
     pub(crate) fn is_packed(&self) -> bool {
@@ -226,33 +255,75 @@ impl Serialize for Files {
 
 impl<'de> Deserialize<'de> for Files {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Files, D::Error> {
-        use serde::de::Error;
-        let Stored { folders, files } = Stored::deserialize(d)?;
+        d.deserialize_struct("Stored", &["folders", "files"], StoredVisitor)
+    }
+}
+
+/// Reads [`Stored`] straight into a [`Packed`]: each file checked and put in place as it is
+/// read, with no list of them in between.
+struct StoredVisitor;
+
+impl<'de> Visitor<'de> for StoredVisitor {
+    type Value = Files;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the folders, then the files")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Files, A::Error> {
+        let folders: Vec<&'de str> =
+            seq.next_element()?.ok_or_else(|| Error::invalid_length(0, &self))?;
         if !folders.iter().all(|f| paths::is_normal(f)) {
-            return Err(D::Error::custom("a folder that is not absolute and normalised"));
+            return Err(Error::custom("a folder that is not absolute and normalised"));
         }
-        let names: usize = files.iter().map(|f| f.name.len()).sum();
-        if u32::try_from(names).is_err() || u32::try_from(files.len()).is_err() {
-            return Err(D::Error::custom("too many files"));
-        }
+        let packed = seq.next_element_seed(FilesSeed { folders: &folders })?;
+        let packed = packed.ok_or_else(|| Error::invalid_length(1, &self))?;
+        Ok(Files { packed: Some(packed), list: OnceLock::new() })
+    }
+}
+
+/// The files of [`Stored`], read against its folders.
+struct FilesSeed<'a, 'de> {
+    folders: &'a [&'de str],
+}
+
+impl<'de> DeserializeSeed<'de> for FilesSeed<'_, 'de> {
+    type Value = Packed;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Packed, D::Error> {
+        d.deserialize_seq(self)
+    }
+}
+
+impl<'de> Visitor<'de> for FilesSeed<'_, 'de> {
+    type Value = Packed;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the files")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Packed, A::Error> {
+        // The length a stored index claims is not trusted for more than a bounded start.
+        let claimed = seq.size_hint().unwrap_or(0).min(1 << 16);
         let mut packed = Packed {
-            folders: folders.iter().map(|f| (*f).to_owned()).collect(),
-            names: String::with_capacity(names),
-            entries: Vec::with_capacity(files.len()),
+            folders: self.folders.iter().map(|f| (*f).to_owned()).collect(),
+            names: String::with_capacity(claimed * 16),
+            entries: Vec::with_capacity(claimed),
             others: Vec::new(),
         };
-        for (i, File { folder, name, project, line, state }) in files.into_iter().enumerate() {
-            let dir = folders.get(folder as usize).filter(|_| plain(name));
-            let dir = dir.ok_or_else(|| D::Error::custom("a file out of its folders"))?;
-            let project = u32::try_from(project).map_err(|_| D::Error::custom("a project"))?;
+        while let Some(File { folder, name, project, line, state }) = seq.next_element()? {
+            let dir = self.folders.get(folder as usize).filter(|_| plain(name));
+            let dir = dir.ok_or_else(|| Error::custom("a file out of its folders"))?;
+            let at = u32::try_from(packed.entries.len()).map_err(|_| Error::custom("files"))?;
+            let project = u32::try_from(project).map_err(|_| Error::custom("a project"))?;
             packed.names.push_str(name);
-            let end = packed.names.len() as u32;
+            let end = u32::try_from(packed.names.len()).map_err(|_| Error::custom("names"))?;
             packed.entries.push(Entry { folder, end, project, line });
             if state != FileState::Exists {
-                packed.others.push((i as u32, state, join(dir, name)));
+                packed.others.push((at, state, join(dir, name)));
             }
         }
-        Ok(Files { packed: Some(packed), list: OnceLock::new() })
+        Ok(packed)
     }
 }
 
@@ -354,6 +425,22 @@ mod tests {
         // Stored again from its packed form, it reads back the same.
         let again = stored_and_read(&stored_and_read(&list));
         assert_eq!(*again, list);
+    }
+
+    #[test]
+    fn a_packed_list_counts_the_files_in_a_folder_as_the_list_does() {
+        let list = every_state();
+        let (read, built) = (stored_and_read(&list), Files::from(list.clone()));
+        let roots = ["/src", "/src/App", "/src/Ap", "/src/App/a.c", "/src/App/a", "/", "", "C:/x"];
+        for root in roots.into_iter().chain(["C:/", "/etc", "/src/app", "/src/App/"]) {
+            let by_hand = list
+                .iter()
+                .filter(|f| f.path.strip_prefix(root).is_some_and(|rest| rest.starts_with('/')))
+                .count();
+            assert_eq!((read.count_within(root), built.count_within(root)), (by_hand, by_hand));
+        }
+        assert_eq!(read.count_within("/src/App"), 4);
+        assert!(read.is_packed());
     }
 
     #[test]

@@ -354,6 +354,12 @@ impl SourceIndex {
         &self.files
     }
 
+    /// How many indexed files lie in the folder `root` (a source root): what the trust asked
+    /// for it shows. A stored index counts them without building their paths.
+    pub fn files_in(&self, root: &str) -> usize {
+        self.files.count_within(root)
+    }
+
     /// The source roots, absolute: each becomes a read-only root of the sandbox.
     pub fn source_roots(&self) -> &[String] {
         &self.roots
