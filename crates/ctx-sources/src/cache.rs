@@ -49,7 +49,7 @@ impl SourceIndex {
             && let Some(mut index) = decode(&bytes)
             && index.key == key
             && index.sound(&workspace, options)
-            && index.fresh(sandbox)
+            && index.fresh(sandbox, &workspace)
         {
             index.cached = true;
             return Ok(index);
@@ -115,13 +115,22 @@ impl SourceIndex {
     }
 
     /// Whether every file the index was built from is unchanged.
-    fn fresh(&self, sandbox: &Sandbox) -> bool {
+    fn fresh(&self, sandbox: &Sandbox, workspace: &str) -> bool {
         // The stamps go in shares of neighbours (a project's files sit together), each share
         // stated at once, so that a folder of several files is opened once.
         const SHARE: usize = 128;
         let shares: Vec<&[Stamp]> = self.stamps.chunks(SHARE).collect();
+        // A file in the workspace is named from it (`P0/P0.vcxproj`): the same file through the
+        // same sandbox, its path parsed and checked in two components rather than ten.
+        let from_workspace = |path: &'_ str| -> Option<usize> {
+            let rest = path.get(workspace.len()..)?.strip_prefix('/')?;
+            (paths::within(path, workspace) && !rest.is_empty()).then(|| path.len() - rest.len())
+        };
         let same = |share: &&[Stamp]| {
-            let paths: Vec<&str> = share.iter().map(|s| s.path.as_str()).collect();
+            let paths: Vec<&str> = share
+                .iter()
+                .map(|s| from_workspace(&s.path).map_or(s.path.as_str(), |at| &s.path[at..]))
+                .collect();
             let stats = sandbox.stat_many(&paths);
             share.iter().zip(stats).all(|(s, stat)| {
                 stat.ok()
