@@ -1,6 +1,7 @@
-//! The files of an index, as a list of [`SourceFile`] or, for an index read back from the
-//! store, in the packed form it was stored in (each folder once, each file as its folder's
-//! number and its name), turned into that list only when something asks for a file's path.
+//! The files of an index: [`SourceFile`] and [`FileState`], and [`Files`], a list of them
+//! or, for an index read back from the store, the packed form it was stored in (each folder
+//! once, each file as its folder's number and its name), turned into that list only when
+//! something asks for a file's path.
 //! A report such as `ctx sources` reads the files' states and counts and the roots' rule
 //! reads their folders: neither needs a path per file, so a stored index served to it builds
 //! none (15 000 strings, a fifth of a warm run, on the bench's build).
@@ -11,8 +12,70 @@ use std::sync::OnceLock;
 use serde::de::{DeserializeSeed, Error, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::index::{FileState, SourceFile};
 use crate::paths;
+use ctx_diagnostics::Code;
+
+/// What the disk says about an indexed file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum FileState {
+    /// It is there.
+    Exists,
+    /// It is not there (a stale entry, or a folder on its way is missing or is a file) in a
+    /// root that is open, or it names a drive of another platform.
+    Missing,
+    /// It is there under another case than written (`Test/x.c` for `test/x.c`); the
+    /// index holds the disk's spelling.
+    Corrected {
+        /// The path as the project wrote it.
+        written: String,
+    },
+    /// The sandbox refuses it (a denied name, a link out of its root, a file outside every
+    /// root that is open: `E_OUTSIDE` whether or not it exists); it is listed, never read.
+    Refused {
+        /// The sandbox's code.
+        #[serde(with = "code_name")]
+        code: Code,
+    },
+}
+
+/// One indexed file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceFile {
+    /// Absolute, normalised, `/`-separated.
+    pub path: String,
+    /// Index of the project that lists it first.
+    pub project: usize,
+    /// The line of that project file (or database) that names it.
+    pub line: u32,
+    /// What the disk says.
+    pub state: FileState,
+}
+
+impl SourceFile {
+    /// The path as the project wrote it (the disk may spell it otherwise).
+    pub(crate) fn written(&self) -> &str {
+        match &self.state {
+            FileState::Corrected { written } => written,
+            _ => &self.path,
+        }
+    }
+}
+
+/// A code stored by its name, so that a stored index survives a renumbering of the codes.
+pub(crate) mod code_name {
+    use ctx_diagnostics::Code;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(code: &Code, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(code.as_str())
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
+        let name = String::deserialize(d)?;
+        Code::from_name(&name).ok_or_else(|| serde::de::Error::custom("unknown code"))
+    }
+}
 
 /// The files of an index (see the module documentation). Reads and writes go through the
 /// list (`Deref`, `DerefMut`), which a packed index builds on first use; what a report and

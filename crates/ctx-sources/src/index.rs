@@ -8,6 +8,7 @@ use ctx_fs::{Location, Sandbox};
 use serde::{Deserialize, Serialize};
 
 use crate::files::Files;
+pub use crate::files::{FileState, SourceFile};
 use crate::keys::Maps;
 use crate::paths;
 use crate::warning::{Warning, Warnings};
@@ -53,53 +54,6 @@ pub struct Project {
     pub path: String,
     /// How many files it lists.
     pub files: usize,
-}
-
-/// What the disk says about an indexed file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum FileState {
-    /// It is there.
-    Exists,
-    /// It is not there (a stale entry, or a folder on its way is missing or is a file) in a
-    /// root that is open, or it names a drive of another platform.
-    Missing,
-    /// It is there under another case than written (`Test/x.c` for `test/x.c`); the
-    /// index holds the disk's spelling.
-    Corrected {
-        /// The path as the project wrote it.
-        written: String,
-    },
-    /// The sandbox refuses it (a denied name, a link out of its root, a file outside every
-    /// root that is open: `E_OUTSIDE` whether or not it exists); it is listed, never read.
-    Refused {
-        /// The sandbox's code.
-        #[serde(with = "code_name")]
-        code: Code,
-    },
-}
-
-/// One indexed file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SourceFile {
-    /// Absolute, normalised, `/`-separated.
-    pub path: String,
-    /// Index of the project that lists it first.
-    pub project: usize,
-    /// The line of that project file (or database) that names it.
-    pub line: u32,
-    /// What the disk says.
-    pub state: FileState,
-}
-
-impl SourceFile {
-    /// The path as the project wrote it (the disk may spell it otherwise).
-    pub(crate) fn written(&self) -> &str {
-        match &self.state {
-            FileState::Corrected { written } => written,
-            _ => &self.path,
-        }
-    }
 }
 
 /// A wildcard item or a folder of headers, expanded once the source roots are open.
@@ -464,21 +418,6 @@ impl SourceIndex {
     /// Whether [`SourceIndex::load_cached`] served the index from the store.
     pub fn cached(&self) -> bool {
         self.cached
-    }
-}
-
-/// A code stored by its name, so that a stored index survives a renumbering of the codes.
-pub(crate) mod code_name {
-    use ctx_diagnostics::Code;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub(crate) fn serialize<S: Serializer>(code: &Code, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(code.as_str())
-    }
-
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
-        let name = String::deserialize(d)?;
-        Code::from_name(&name).ok_or_else(|| serde::de::Error::custom("unknown code"))
     }
 }
 
