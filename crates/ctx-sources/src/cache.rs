@@ -318,6 +318,13 @@ mod tests {
         let stored = stored();
         let attacks: Vec<Attack<'_>> = vec![
             Box::new(|i| i.files[0].project = 99),
+            // A project number past what the stored form holds (32 bits), and a spelling as
+            // written that is not a normal absolute path: read from the stored form as it is.
+            Box::new(|i| i.files[0].project = usize::MAX),
+            Box::new(|i| {
+                i.files[0].state = FileState::Corrected { written: "../../etc/passwd".into() };
+            }),
+            Box::new(|i| i.files[0].state = FileState::Corrected { written: "/src/../..".into() }),
             Box::new(|i| i.files.push(stored.file("@ROOT@/src/../../../etc/passwd"))),
             Box::new(|i| i.files.push(stored.file("relative/x.c"))),
             Box::new(|i| i.top_names.push(vec!["x".into()])),
