@@ -49,7 +49,7 @@ impl SourceIndex {
             && let Some(mut index) = decode(&bytes)
             && index.key == key
             && index.sound(&workspace, options)
-            && index.fresh(sandbox)
+            && index.fresh(sandbox, &workspace)
         {
             index.cached = true;
             return Ok(index);
@@ -81,29 +81,31 @@ impl SourceIndex {
         let also = self.also.len();
         let counts = also <= 1
             && self.projects.len() <= options.max_projects.max(1) + also
-            && self.files.len() <= options.max_files
+            && self.files.count() <= options.max_files
             && self.pending.len() <= bounds.items * (1 + also)
             && self.stamps.len()
                 <= options.max_projects.saturating_mul(66).saturating_add(1 + also)
             && (self.top_names.is_empty() || self.top_names.len() == self.roots.len())
             && self.warnings.is_sound()
             && self.listed.as_deref().is_none_or(|l| {
-                l.files <= self.files.len()
+                l.files <= self.files.count()
                     && l.counts.len() == self.projects.len()
                     && l.warnings.is_sound()
                     && l.left_out <= self.left_out
             });
-        let in_range = self.files.iter().all(|f| f.project < self.projects.len())
-            && self
-                .pending
-                .iter()
-                .all(|p| p.project < self.projects.len() && p.exclude < self.exclusions.len());
+        // The files are read as stored: a path is built only for a file not on disk as
+        // listed, and their paths are normal by the way they are stored (`files.rs`).
+        let in_range = self.files.listed().all(|f| {
+            f.project < self.projects.len()
+                && match f.state {
+                    FileState::Corrected { written } => normal(written),
+                    _ => true,
+                }
+        }) && self
+            .pending
+            .iter()
+            .all(|p| p.project < self.projects.len() && p.exclude < self.exclusions.len());
         let paths = self.workspace == workspace
-            // The files' paths are normal by the way they are stored (`packed`).
-            && self.files.iter().all(|f| match &f.state {
-                FileState::Corrected { written } => normal(written),
-                _ => true,
-            })
             && self.folders.iter().all(|f| normal(f))
             && self.pending.iter().all(|p| paths::is_absolute(&p.pattern));
         counts
@@ -113,13 +115,22 @@ impl SourceIndex {
     }
 
     /// Whether every file the index was built from is unchanged.
-    fn fresh(&self, sandbox: &Sandbox) -> bool {
+    fn fresh(&self, sandbox: &Sandbox, workspace: &str) -> bool {
         // The stamps go in shares of neighbours (a project's files sit together), each share
         // stated at once, so that a folder of several files is opened once.
         const SHARE: usize = 128;
         let shares: Vec<&[Stamp]> = self.stamps.chunks(SHARE).collect();
+        // A file in the workspace is named from it (`P0/P0.vcxproj`): the same file through the
+        // same sandbox, its path parsed and checked in two components rather than ten.
+        let from_workspace = |path: &'_ str| -> Option<usize> {
+            let rest = path.get(workspace.len()..)?.strip_prefix('/')?;
+            (paths::within(path, workspace) && !rest.is_empty()).then(|| path.len() - rest.len())
+        };
         let same = |share: &&[Stamp]| {
-            let paths: Vec<&str> = share.iter().map(|s| s.path.as_str()).collect();
+            let paths: Vec<&str> = share
+                .iter()
+                .map(|s| from_workspace(&s.path).map_or(s.path.as_str(), |at| &s.path[at..]))
+                .collect();
             let stats = sandbox.stat_many(&paths);
             share.iter().zip(stats).all(|(s, stat)| {
                 stat.ok()
@@ -172,152 +183,6 @@ fn decode(bytes: &[u8]) -> Option<SourceIndex> {
         return None;
     }
     postcard::from_bytes(body).ok()
-}
-
-/// The files of an index as stored: each folder once (absolute and normalised, checked when
-/// read back), then each file as its folder's number and its name (one plain component), so
-/// that a stored index is a quarter of the size and a file's path is checked by its name.
-pub(crate) mod packed {
-    use std::collections::HashMap;
-
-    use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
-    use crate::index::{FileState, SourceFile};
-    use crate::paths;
-
-    #[derive(Serialize, Deserialize)]
-    struct Packed<'a> {
-        #[serde(borrow)]
-        folders: Vec<&'a str>,
-        #[serde(borrow)]
-        files: Vec<File<'a>>,
-    }
-
-    #[derive(Serialize, Deserialize)]
-    struct File<'a> {
-        folder: u32,
-        name: &'a str,
-        project: usize,
-        line: u32,
-        state: FileState,
-    }
-
-    pub(crate) fn serialize<S: Serializer>(files: &[SourceFile], s: S) -> Result<S::Ok, S::Error> {
-        let mut folders: Vec<&str> = Vec::new();
-        let mut numbers: HashMap<&str, u32> = HashMap::new();
-        let files = files
-            .iter()
-            .map(|f| {
-                let (folder, name) = split(&f.path);
-                let folder = *numbers.entry(folder).or_insert_with(|| {
-                    folders.push(folder);
-                    (folders.len() - 1) as u32
-                });
-                let (project, line, state) = (f.project, f.line, f.state.clone());
-                File { folder, name, project, line, state }
-            })
-            .collect();
-        Packed { folders, files }.serialize(s)
-    }
-
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
-        d: D,
-    ) -> Result<Vec<SourceFile>, D::Error> {
-        use serde::de::Error;
-        let Packed { folders, files } = Packed::deserialize(d)?;
-        if !folders.iter().all(|f| paths::is_normal(f)) {
-            return Err(D::Error::custom("a folder that is not absolute and normalised"));
-        }
-        files
-            .into_iter()
-            .map(|File { folder, name, project, line, state }| {
-                let folder = folders.get(folder as usize).filter(|_| plain(name));
-                let folder = folder.ok_or_else(|| D::Error::custom("a file out of its folders"))?;
-                let mut path = String::with_capacity(folder.len() + 1 + name.len());
-                path.push_str(folder);
-                if !folder.ends_with('/') {
-                    path.push('/');
-                }
-                path.push_str(name);
-                Ok(SourceFile { path, project, line, state })
-            })
-            .collect()
-    }
-
-    /// A path's folder and name: the name one plain component when the path is normal.
-    fn split(path: &str) -> (&str, &str) {
-        let folder = paths::parent(path);
-        (folder, path[folder.len()..].trim_start_matches('/'))
-    }
-
-    /// One component that adds no folder: not empty, no `/`, not `.` or `..`.
-    fn plain(name: &str) -> bool {
-        !name.is_empty() && name != "." && name != ".." && !name.contains('/')
-    }
-
-    #[cfg(test)]
-    mod tests {
-        use super::*;
-
-        /// A list of files stored as an index stores them.
-        #[derive(Serialize, Deserialize)]
-        struct Files {
-            #[serde(with = "super")]
-            files: Vec<SourceFile>,
-        }
-
-        /// The files a packed list decodes to, or `None`.
-        fn unpacked(folders: Vec<&str>, files: Vec<(u32, &str)>) -> Option<Vec<String>> {
-            let files = files
-                .into_iter()
-                .map(|(folder, name)| File {
-                    folder,
-                    name,
-                    project: 0,
-                    line: 1,
-                    state: FileState::Exists,
-                })
-                .collect();
-            let bytes = postcard::to_stdvec(&Packed { folders, files }).ok()?;
-            let files: Files = postcard::from_bytes(&bytes).ok()?;
-            Some(files.files.into_iter().map(|f| f.path).collect())
-        }
-
-        #[test]
-        fn a_stored_list_of_files_gives_back_only_normal_absolute_paths() {
-            let packed = |folders: Vec<&str>, files| unpacked(folders, files);
-            assert_eq!(
-                packed(vec!["/src", "/"], vec![(0, "a.c"), (1, "b.c"), (0, "c.c")]),
-                Some(vec!["/src/a.c".into(), "/b.c".into(), "/src/c.c".into()])
-            );
-            assert_eq!(packed(vec!["C:/"], vec![(0, "a.c")]), Some(vec!["C:/a.c".into()]));
-            // A name that climbs or goes down, a folder out of range or not normal: refused.
-            for name in ["..", ".", "", "x/../../etc/passwd", "a/b"] {
-                assert_eq!(packed(vec!["/src"], vec![(0, name)]), None, "{name}");
-            }
-            assert_eq!(packed(vec!["/src"], vec![(1, "a.c")]), None);
-            for folder in ["src", "/src/../etc", "/src//x", "/src/."] {
-                assert_eq!(packed(vec![folder], vec![(0, "a.c")]), None, "{folder}");
-            }
-        }
-
-        #[test]
-        fn every_normal_path_is_stored_and_given_back_as_it_was() {
-            let paths = ["/a", "/a/b.c", "C:/x/y.h", "/src/App/Application.cpp", "/"];
-            let files: Vec<SourceFile> = paths[..4]
-                .iter()
-                .map(|p| SourceFile {
-                    path: (*p).into(),
-                    project: 0,
-                    line: 1,
-                    state: FileState::Exists,
-                })
-                .collect();
-            let bytes = postcard::to_stdvec(&Files { files: files.clone() }).unwrap();
-            let back: Files = postcard::from_bytes(&bytes).unwrap();
-            assert_eq!(back.files, files);
-        }
-    }
 }
 
 #[cfg(test)]
@@ -408,6 +273,9 @@ mod tests {
         let src = format!("{}/src", stored.root);
         let mut again = stored.load();
         assert!(again.maps.get().is_none(), "a report makes no maps");
+        // Nor a path per file: the re-check, the stamps and a report read the stored form.
+        let _ = again.summary();
+        assert!(again.files.is_packed(), "a report builds no path per file");
         let sources = sandbox(&format!("{}/build", stored.root), std::slice::from_ref(&src));
         again.verify(&sources);
         let found = |index: &SourceIndex, query: &str| match index.find(query, &sources) {
@@ -450,10 +318,17 @@ mod tests {
         let stored = stored();
         let attacks: Vec<Attack<'_>> = vec![
             Box::new(|i| i.files[0].project = 99),
+            // A project number past what the stored form holds (32 bits), and a spelling as
+            // written that is not a normal absolute path: read from the stored form as it is.
+            Box::new(|i| i.files[0].project = usize::MAX),
+            Box::new(|i| {
+                i.files[0].state = FileState::Corrected { written: "../../etc/passwd".into() };
+            }),
+            Box::new(|i| i.files[0].state = FileState::Corrected { written: "/src/../..".into() }),
             Box::new(|i| i.files.push(stored.file("@ROOT@/src/../../../etc/passwd"))),
             Box::new(|i| i.files.push(stored.file("relative/x.c"))),
             Box::new(|i| i.top_names.push(vec!["x".into()])),
-            Box::new(|i| i.files = vec![stored.file("@ROOT@/src/a.c"); 60_000]),
+            Box::new(|i| i.files = vec![stored.file("@ROOT@/src/a.c"); 60_000].into()),
             Box::new(|i| {
                 i.verified = false;
                 i.pending.push(crate::index::Pending {

@@ -7,6 +7,8 @@ use ctx_diagnostics::Code;
 use ctx_fs::{Location, Sandbox};
 use serde::{Deserialize, Serialize};
 
+use crate::files::Files;
+pub use crate::files::{FileState, SourceFile};
 use crate::keys::Maps;
 use crate::paths;
 use crate::warning::{Warning, Warnings};
@@ -54,53 +56,6 @@ pub struct Project {
     pub files: usize,
 }
 
-/// What the disk says about an indexed file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[non_exhaustive]
-pub enum FileState {
-    /// It is there.
-    Exists,
-    /// It is not there (a stale entry, or a folder on its way is missing or is a file) in a
-    /// root that is open, or it names a drive of another platform.
-    Missing,
-    /// It is there under another case than written (`Test/x.c` for `test/x.c`); the
-    /// index holds the disk's spelling.
-    Corrected {
-        /// The path as the project wrote it.
-        written: String,
-    },
-    /// The sandbox refuses it (a denied name, a link out of its root, a file outside every
-    /// root that is open: `E_OUTSIDE` whether or not it exists); it is listed, never read.
-    Refused {
-        /// The sandbox's code.
-        #[serde(with = "code_name")]
-        code: Code,
-    },
-}
-
-/// One indexed file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SourceFile {
-    /// Absolute, normalised, `/`-separated.
-    pub path: String,
-    /// Index of the project that lists it first.
-    pub project: usize,
-    /// The line of that project file (or database) that names it.
-    pub line: u32,
-    /// What the disk says.
-    pub state: FileState,
-}
-
-impl SourceFile {
-    /// The path as the project wrote it (the disk may spell it otherwise).
-    pub(crate) fn written(&self) -> &str {
-        match &self.state {
-            FileState::Corrected { written } => written,
-            _ => &self.path,
-        }
-    }
-}
-
 /// A wildcard item or a folder of headers, expanded once the source roots are open.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Pending {
@@ -133,10 +88,9 @@ pub struct SourceIndex {
     /// store entry, and checked again when it is read back.
     pub(crate) key: String,
     pub(crate) projects: Vec<Project>,
-    /// Stored by folder: each folder once, then each file's folder and name
-    /// (`cache::packed`).
-    #[serde(with = "crate::cache::packed")]
-    pub(crate) files: Vec<SourceFile>,
+    /// Stored by folder: each folder once, then each file's folder and name; a stored index
+    /// builds a path per file only when one is asked for (`files.rs`).
+    pub(crate) files: Files,
     pub(crate) roots: Vec<String>,
     /// The literal folders of the wildcard items that counted when the roots were chosen: with
     /// the files as written, what the roots are computed from (again, for a stored index).
@@ -354,6 +308,12 @@ impl SourceIndex {
         &self.files
     }
 
+    /// How many indexed files lie in the folder `root` (a source root): what the trust asked
+    /// for it shows. A stored index counts them without building their paths.
+    pub fn files_in(&self, root: &str) -> usize {
+        self.files.count_within(root)
+    }
+
     /// The source roots, absolute: each becomes a read-only root of the sandbox.
     pub fn source_roots(&self) -> &[String] {
         &self.roots
@@ -429,7 +389,7 @@ impl SourceIndex {
             solution: &self.solution,
             also_read: &self.also,
             projects: &self.projects,
-            files: self.files.len(),
+            files: self.files.count(),
             missing: Vec::new(),
             corrected: Vec::new(),
             refused: Vec::new(),
@@ -437,17 +397,18 @@ impl SourceIndex {
             warnings: self.warnings().collect(),
             cached: self.cached,
         };
-        for f in &self.files {
-            match &f.state {
+        // Only the files not on disk as listed are named: the others need no path.
+        for f in self.files.listed() {
+            let path = f.path.unwrap_or_default();
+            match f.state {
                 FileState::Missing => {
-                    let missing =
-                        Missing { path: &f.path, project: project(f.project), line: f.line };
+                    let missing = Missing { path, project: project(f.project), line: f.line };
                     summary.missing.push(missing);
                 }
                 FileState::Corrected { written } => {
-                    summary.corrected.push(Corrected { written, path: &f.path });
+                    summary.corrected.push(Corrected { written, path });
                 }
-                FileState::Refused { .. } => summary.refused.push(&f.path),
+                FileState::Refused { .. } => summary.refused.push(path),
                 FileState::Exists => {}
             }
         }
@@ -457,21 +418,6 @@ impl SourceIndex {
     /// Whether [`SourceIndex::load_cached`] served the index from the store.
     pub fn cached(&self) -> bool {
         self.cached
-    }
-}
-
-/// A code stored by its name, so that a stored index survives a renumbering of the codes.
-pub(crate) mod code_name {
-    use ctx_diagnostics::Code;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub(crate) fn serialize<S: Serializer>(code: &Code, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(code.as_str())
-    }
-
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Code, D::Error> {
-        let name = String::deserialize(d)?;
-        Code::from_name(&name).ok_or_else(|| serde::de::Error::custom("unknown code"))
     }
 }
 

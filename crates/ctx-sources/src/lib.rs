@@ -21,6 +21,7 @@
 mod bounds;
 mod cache;
 mod compdb;
+mod files;
 mod index;
 mod keys;
 mod load;

@@ -103,7 +103,7 @@ impl SourceIndex {
     /// The source roots the rule gives for the files as the projects wrote them and the
     /// folders of the wildcard items, and how many more it found than an index keeps.
     pub(crate) fn roots_from_files(&self, home: Option<&str>) -> (Vec<String>, usize) {
-        let files = self.files.iter().map(SourceFile::written);
+        let files = self.files.written();
         let folders = self.folders.iter().map(String::as_str);
         roots::source_roots(files, folders, &self.workspace, home)
     }

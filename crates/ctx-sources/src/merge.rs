@@ -40,14 +40,14 @@ impl SourceIndex {
     }
 
     /// Takes in the projects, files, wildcard items, stamps and warnings of `other`.
-    fn absorb(&mut self, other: SourceIndex) {
+    fn absorb(&mut self, mut other: SourceIndex) {
         let projects = self.projects.len();
         let exclusions = self.exclusions.len();
         self.also.push(other.solution);
         self.projects.extend(other.projects);
         self.exclusions.extend(other.exclusions);
         let known: HashSet<String> = self.files.iter().map(|f| f.path.clone()).collect();
-        for mut file in other.files {
+        for mut file in std::mem::take(&mut *other.files) {
             if known.contains(&file.path) {
                 continue;
             }

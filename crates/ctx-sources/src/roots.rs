@@ -48,12 +48,13 @@ fn verdict(dir: &str, home: Option<&str>) -> Verdict {
     }
 }
 
-/// The source roots for `files` and the wildcard `folders` (absolute, normalised), sorted,
+/// The source roots for `files` (each as its folder and name) and the wildcard `folders`
+/// (absolute, normalised), sorted,
 /// at most [`MAX_SOURCE_ROOTS`], and how many more the rule found; `workspace` files are
 /// left out, and paths of the other platform's kind (drive paths on Unix, POSIX ones on
 /// Windows) name nothing on this disk and get no root.
 pub(crate) fn source_roots<'a>(
-    files: impl Iterator<Item = &'a str>,
+    files: impl Iterator<Item = (&'a str, &'a str)>,
     folders: impl Iterator<Item = &'a str>,
     workspace: &str,
     home: Option<&str>,
@@ -66,12 +67,11 @@ pub(crate) fn source_roots<'a>(
     // A file in the same folder as the one before is inside or outside as that one is,
     // unless the workspace lies below that folder (then it depends on the name).
     let mut previous: Option<(&str, bool)> = None;
-    for file in files {
-        let dir = paths::parent(file);
+    for (dir, name) in files {
         let counted = match previous {
             Some((last, counted)) if last == dir => counted,
             _ => {
-                let counted = outside(&file);
+                let counted = outside(&crate::files::join(dir, name).as_str());
                 let by_folder =
                     !paths::within(workspace, dir) || workspace.trim_end_matches('/') == dir;
                 previous = by_folder.then_some((dir, counted));
@@ -157,9 +157,10 @@ fn common_ancestor(dirs: &[&str]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::split;
 
     fn roots_of(files: &[&str], workspace: &str, home: Option<&str>) -> Vec<String> {
-        source_roots(files.iter().copied(), std::iter::empty(), workspace, home).0
+        source_roots(files.iter().map(|f| split(f)), std::iter::empty(), workspace, home).0
     }
 
     #[test]
@@ -232,7 +233,8 @@ mod tests {
             })
             .collect();
         let files: Vec<&str> = files.iter().map(String::as_str).collect();
-        let (roots, more) = source_roots(files.iter().copied(), std::iter::empty(), "/w", None);
+        let (roots, more) =
+            source_roots(files.iter().map(|f| split(f)), std::iter::empty(), "/w", None);
         assert_eq!((roots.len(), more), (MAX_SOURCE_ROOTS, 10));
         for i in 0..5 {
             assert!(roots.contains(&format!("/tmp/r{i:03}")), "the fullest roots stay");

@@ -19,7 +19,7 @@ const MAX_QUOTED: usize = 240;
 #[non_exhaustive]
 pub struct Warning {
     /// `W_SOURCES`.
-    #[serde(with = "crate::index::code_name")]
+    #[serde(with = "crate::files::code_name")]
     pub code: Code,
     /// The file it is about (a project, the solution or database), absolute; empty when it is
     /// about the index as a whole.

@@ -206,6 +206,29 @@ fn a_stored_index_is_served_until_a_project_file_changes() {
     assert!(!again.cached());
 }
 
+/// The attack: a project's folder in the workspace moved out of it (the same files, lengths and
+/// times) and a link left in its place. What must not happen: the stored index served by
+/// stamps read through the link, as if the project were still in the workspace.
+#[test]
+#[cfg(unix)]
+fn a_project_folder_turned_into_a_link_out_of_the_workspace_is_not_served_stored() {
+    let (_tmp, root) = fixture("oos");
+    let cache = TempDir::new().unwrap();
+    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let build = format!("{root}/build");
+    let workspace = sandbox(&build, &[]);
+    let load = || SourceIndex::load_cached(&workspace, "FreeCAD.sln", &options(None), &store);
+    let mut built = load().unwrap();
+    built.verify(&sandbox(&build, built.source_roots()));
+    built.save(&store).unwrap();
+    assert!(load().unwrap().cached());
+    std::fs::rename(format!("{build}/Gui"), format!("{root}/Gui-moved")).unwrap();
+    std::os::unix::fs::symlink(format!("{root}/Gui-moved"), format!("{build}/Gui")).unwrap();
+    let again = load().unwrap();
+    assert!(!again.cached(), "a stamp read through a link out of the workspace is no stamp");
+    assert!(again.projects().iter().all(|p| p.name != "Gui" || p.files == 0));
+}
+
 #[test]
 fn a_stored_index_sees_a_file_added_or_removed_under_a_wildcard_folder() {
     let (_tmp, root) = fixture("oos");

@@ -481,14 +481,11 @@ impl ContextBuilder {
         let Some(index) = index else { return Ok(asked) };
         let by = self.read_by(index);
         for root in index.source_roots() {
-            let within = |f: &&ctx_sources::SourceFile| {
-                f.path.strip_prefix(root.as_str()).is_some_and(|rest| rest.starts_with('/'))
-            };
             asked.push(crate::roots::AskedRoot {
                 path: camino::Utf8PathBuf::from(root.as_str()),
                 kind: ctx_fs::RootKind::Source,
                 asked_by: format!("{by} (source folder)"),
-                files: Some(index.files().iter().filter(within).count()),
+                files: Some(index.files_in(root)),
                 code: Code::Sources,
                 trusted: self.sources_trusted,
             });
