@@ -1,7 +1,9 @@
 //! The maps of short strings and ids that indexing and ranking fill, with foldhash's fast
-//! hasher and a fixed seed: the standard `SipHash` protects against chosen keys, which a local
-//! index does not need, and cost a tenth of a warm query; a fixed seed keeps symbol ids, and
-//! so the stored index, the same from run to run.
+//! hasher (the standard `SipHash` cost a tenth of a warm query). A map whose order is used
+//! has a fixed seed, so what is made from it is the same from run to run; a map keyed by the
+//! names read from files, whose order is never used, has a seed of its own (foldhash's
+//! random state), so that a tree whose names were made to fall into one bucket under a known
+//! seed cannot make indexing it slow.
 
 use std::collections::{HashMap, HashSet};
 
@@ -10,6 +12,13 @@ pub(crate) type FxHashMap<K, V> = HashMap<K, V, foldhash::fast::FixedState>;
 
 /// A set with foldhash's fast hasher, seeded the same in every run.
 pub(crate) type FxHashSet<K> = HashSet<K, foldhash::fast::FixedState>;
+
+/// A map with foldhash's fast hasher and a random seed of its own, for keys read from files:
+/// never iterated where the order matters.
+pub(crate) type SeededMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// A set with foldhash's fast hasher and a random seed of its own (see [`SeededMap`]).
+pub(crate) type SeededSet<K> = HashSet<K, foldhash::fast::RandomState>;
 
 /// The checksum of a stored index or segment, over `parts` one after the other (see [`Sum`]).
 pub(crate) fn payload_sum(parts: &[&[u8]]) -> u64 {
@@ -92,6 +101,24 @@ impl Sum {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn maps_of_names_read_from_files_each_have_a_seed_of_their_own() {
+        use std::hash::BuildHasher;
+        // Names made to share a bucket under one known seed: under a seed of each map's own,
+        // the hashes of one map are not another's, while the fixed maps agree from run to run.
+        let names: Vec<String> = (0..64).map(|i| format!("name_{i}")).collect();
+        let hashes = |state: &foldhash::fast::RandomState| -> Vec<u64> {
+            names.iter().map(|n| state.hash_one(n)).collect()
+        };
+        let (a, b) = (SeededMap::<String, u32>::default(), SeededSet::<String>::default());
+        assert_ne!(hashes(a.hasher()), hashes(b.hasher()), "two maps, two seeds");
+        let fixed = |m: &FxHashMap<String, u32>| -> Vec<u64> {
+            names.iter().map(|n| m.hasher().hash_one(n)).collect()
+        };
+        let (c, d) = (FxHashMap::default(), FxHashMap::default());
+        assert_eq!(fixed(&c), fixed(&d), "fixed maps hash alike");
+    }
 
     #[test]
     fn the_checksum_of_pieces_is_the_checksum_of_their_whole() {

@@ -136,7 +136,12 @@ mod tests {
         let expected: Vec<(usize, u64)> = items.iter().map(|&n| (n as usize, n * 2)).collect();
         assert_eq!(seen, expected);
         let caught = std::panic::catch_unwind(|| {
-            super::for_each_ordered(items.iter(), 1, |n| assert_ne!(*n, 700, "item 700"), |_, ()| {});
+            super::for_each_ordered(
+                items.iter(),
+                1,
+                |n| assert_ne!(*n, 700, "item 700"),
+                |_, ()| {},
+            );
         });
         assert!(caught.is_err(), "the panic of a worker is raised again");
     }

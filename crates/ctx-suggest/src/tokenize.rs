@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 use rust_stemmers::{Algorithm, Stemmer};
 
-use crate::hash::FxHashMap;
+use crate::hash::SeededMap;
 
 /// Words too common in prose or code to tell files apart.
 const STOP_WORDS: &[&str] = &[
@@ -148,7 +148,7 @@ fn stem_into(part: &str, out: &mut String) {
     }
     // Stemming is the costliest step of indexing and words repeat a lot: remember them.
     thread_local! {
-        static MEMO: RefCell<FxHashMap<String, String>> = RefCell::new(FxHashMap::default());
+        static MEMO: RefCell<SeededMap<String, String>> = RefCell::new(SeededMap::default());
     }
     MEMO.with(|memo| {
         let mut memo = memo.borrow_mut();

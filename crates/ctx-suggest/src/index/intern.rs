@@ -10,7 +10,7 @@ use std::sync::{PoisonError, RwLock, RwLockReadGuard};
 use super::FileRec;
 use super::names::{Names, Table};
 use super::parse::Parsed;
-use crate::hash::FxHashMap;
+use crate::hash::SeededMap;
 use crate::symbols::Def;
 
 /// Names a reader looks up before it lets the ordered step in again: a file of a million
@@ -27,7 +27,7 @@ pub(super) struct Interner {
     pub(super) base_terms: usize,
     pub(super) base_syms: usize,
     pub(super) terms: TermIds,
-    pub(super) syms: FxHashMap<String, u32>,
+    pub(super) syms: SeededMap<String, u32>,
     /// The index's term table, lent to the interner while files are read, so that the
     /// readers find the terms in it.
     pub(super) names: Names,
@@ -50,7 +50,7 @@ thread_local! {
 /// share one: those are kept by a hash of random seed, and each is still found at once.
 #[derive(Default)]
 pub(super) struct TermIds {
-    by_hash: FxHashMap<u64, (u32, usize)>,
+    by_hash: SeededMap<u64, (u32, usize)>,
     clashes: std::collections::HashMap<String, u32>,
 }
 

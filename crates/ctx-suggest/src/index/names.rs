@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::hash::{FxHashMap, FxHashSet};
+use crate::hash::{SeededMap, SeededSet};
 
 /// A table of names, each ended by a NUL byte in one byte string, so that a stored index
 /// decodes it with one copy instead of one allocation a name. Names never hold NUL: they are
@@ -137,7 +137,7 @@ pub(super) fn lookup<'t>(
     table: impl Iterator<Item = &'t [u8]>,
     names: &[&str],
 ) -> Vec<Option<u32>> {
-    let wanted: FxHashMap<&[u8], usize> =
+    let wanted: SeededMap<&[u8], usize> =
         names.iter().enumerate().map(|(i, n)| (n.as_bytes(), i)).collect();
     // The lengths asked for (all from 64 bytes up share a bit): most names of the table are
     // passed over without hashing them.
@@ -172,7 +172,7 @@ pub(super) fn lookup<'t>(
 /// out of `wanted`. As in [`lookup`], names are compared as bytes.
 pub(super) fn find<'t>(
     table: impl Iterator<Item = &'t [u8]>,
-    wanted: &mut FxHashSet<&[u8]>,
+    wanted: &mut SeededSet<&[u8]>,
     mut found: impl FnMut(&str, u32, usize),
 ) {
     let mut at = 0;
@@ -207,7 +207,7 @@ mod tests {
             (&b"retri"[..], &b"timeout"[..], "é".as_bytes())
         );
         assert_eq!(names.name_at(99), b"");
-        let mut wanted: FxHashSet<&[u8]> = [&b"timeout"[..], b"none"].into_iter().collect();
+        let mut wanted: SeededSet<&[u8]> = [&b"timeout"[..], b"none"].into_iter().collect();
         let mut found = Vec::new();
         find(names.iter_bytes(), &mut wanted, |n, id, at| found.push((n.to_owned(), id, at)));
         assert_eq!(found, [("timeout".to_owned(), 1, 6)]);

@@ -8,7 +8,7 @@ use ctx_fs::{Content, Sandbox, WalkEntry};
 use super::parts::Parts;
 use super::{Field, FileRec, IndexSettings};
 use crate::classify::{FileClass, classify, is_data_path, is_generated};
-use crate::hash::FxHashMap;
+use crate::hash::SeededMap;
 use crate::symbols::{self, Def, Lang};
 use crate::tokenize;
 
@@ -21,7 +21,8 @@ pub(super) struct Parsed {
     pub(super) rec: FileRec,
     pub(super) bag: Bag,
     pub(super) defs: Vec<Def>,
-    pub(super) refs: FxHashMap<String, u32>,
+    /// The names the file refers to, each with how often, in the names' order.
+    pub(super) refs: Vec<(String, u32)>,
 }
 
 /// The modification time of a walked file in nanoseconds since the epoch (0 when unknown),
@@ -51,7 +52,7 @@ pub(super) fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, settings: IndexS
     };
     let left_out = |mut rec: FileRec| {
         rec.class = FileClass::LeftOut;
-        Parsed { rec, bag: Bag::new(), defs: Vec::new(), refs: FxHashMap::default() }
+        Parsed { rec, bag: Bag::new(), defs: Vec::new(), refs: Vec::new() }
     };
     if !settings.data_files && is_data_path(path) {
         return left_out(rec);
@@ -65,12 +66,7 @@ pub(super) fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, settings: IndexS
         // Binary, too large or unreadable: listed by its path alone.
         _ => {
             rec.field_len = counter.field_len;
-            return Parsed {
-                rec,
-                bag: counter.into_bag(),
-                defs: Vec::new(),
-                refs: FxHashMap::default(),
-            };
+            return Parsed { rec, bag: counter.into_bag(), defs: Vec::new(), refs: Vec::new() };
         }
     };
     let head: String = text.chars().take(600).collect();
@@ -98,12 +94,15 @@ pub(super) fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, settings: IndexS
         }
         tokenize::for_each_term(&def.name, |t| counter.add_term(Field::Defs, t));
     }
-    let mut counted: FxHashMap<&str, u32> = FxHashMap::default();
+    let mut counted: SeededMap<&str, u32> = SeededMap::default();
     for r in syms.refs {
         counter.add_word(Field::Refs, r);
         *counted.entry(r).or_default() += 1;
     }
-    let refs = counted.into_iter().map(|(r, n)| (r.to_owned(), n)).collect();
+    // In the names' order, not the map's: the order gives new symbols their ids.
+    let mut refs: Vec<(String, u32)> =
+        counted.into_iter().map(|(r, n)| (r.to_owned(), n)).collect();
+    refs.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     rec.field_len = counter.field_len;
     Parsed { rec, bag: counter.into_bag(), defs: syms.defs, refs }
 }
@@ -113,16 +112,16 @@ pub(super) fn parse_entry(sandbox: &Sandbox, entry: &WalkEntry, settings: IndexS
 /// looking each of their terms up again, was most of the indexing work.
 #[derive(Default)]
 struct Counter<'t> {
-    slots: FxHashMap<String, u32>,
+    slots: SeededMap<String, u32>,
     counts: Vec<[u32; 5]>,
     /// Each distinct word's slots, a range of `word_slots`.
-    words: FxHashMap<&'t str, (u32, u32)>,
+    words: SeededMap<&'t str, (u32, u32)>,
     word_slots: Vec<u32>,
     field_len: [u32; 5],
 }
 
 impl<'t> Counter<'t> {
-    fn slot(slots: &mut FxHashMap<String, u32>, counts: &mut Vec<[u32; 5]>, term: &str) -> u32 {
+    fn slot(slots: &mut SeededMap<String, u32>, counts: &mut Vec<[u32; 5]>, term: &str) -> u32 {
         if let Some(&slot) = slots.get(term) {
             return slot;
         }

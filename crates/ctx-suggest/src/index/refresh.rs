@@ -18,7 +18,7 @@ use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
 use super::postings::{encode_postings, split_postings};
 use super::{FileRec, Index, IndexSettings, UpdateStats};
 use crate::error::{Error, Result};
-use crate::hash::{FxHashMap, FxHashSet};
+use crate::hash::{FxHashMap, FxHashSet, SeededSet};
 use crate::symbols::SymbolSource;
 
 /// Where the parts of the files read go: memory (placed in the blob after the interning), or
@@ -454,7 +454,7 @@ impl Index {
     /// find.
     fn resolve(&self, it: &mut Interner, batch: &[Found]) {
         if it.base_terms > 0 {
-            let mut terms: FxHashSet<&[u8]> = FxHashSet::default();
+            let mut terms: SeededSet<&[u8]> = SeededSet::default();
             for f in batch {
                 let new = f.new_terms.iter().map(|(_, t)| t.as_str());
                 let known = |t: &&str| it.terms.get(&it.names, t).is_some();
@@ -465,7 +465,7 @@ impl Index {
             find(table, &mut terms, |name, id, at| ids.insert(name, id, at));
         }
         if it.base_syms > 0 {
-            let mut syms: FxHashSet<&[u8]> = FxHashSet::default();
+            let mut syms: SeededSet<&[u8]> = SeededSet::default();
             for f in batch {
                 let names = f.new_syms.iter().map(|(_, s)| s.as_str());
                 syms.extend(names.filter(|n| !it.syms.contains_key(*n)).map(str::as_bytes));

@@ -462,7 +462,10 @@ mod tests {
         let stored = store.read(&store_name(&opened.data.root)).unwrap().unwrap();
         assert_eq!(stats.bytes, stored.len() as u64);
         let (built, _) = Index::build(&sandbox).unwrap();
-        assert!(stored == built.encode(), "its walk freed as it reads, the index is the one built at once");
+        assert!(
+            stored == built.encode(),
+            "its walk freed as it reads, the index is the one built at once"
+        );
         let opts = Options::default().explain(true);
         for prompt in ["send request 250", "encode_16", "retry"] {
             let want = built.suggest(&sandbox, prompt, &opts);
