@@ -211,12 +211,14 @@ impl Index {
         let ranking = rank::rank(self, &query, &opts.weights, false, Some(opts.limit));
         let terms = ranking.terms;
         let round: Vec<rank::Scored> = ranking.files.into_iter().take(opts.limit).collect();
+        // The prompt's words no file holds: where they would go in a file's sorted tables.
+        let new = lines::new_words(prompt, &terms);
         let mut out = Vec::new();
         // The tokens the measured files could fill: whole, or all their ranges.
         let mut material = 0usize;
         for batch in round.chunks(fit::BATCH) {
             let found = par::map(batch, 2, |scored| {
-                self.measure(sandbox, scored, (prompt, &terms), opts, budget)
+                self.measure(sandbox, scored, (prompt, &terms, &new), opts, budget)
             });
             for c in found.into_iter().flatten() {
                 material += c.material().min(budget / 2);
@@ -233,7 +235,7 @@ impl Index {
         &self,
         sandbox: &Sandbox,
         scored: &rank::Scored,
-        (prompt, terms): (&str, &[String]),
+        (prompt, terms, new): (&str, &[String], &[String]),
         opts: &Options,
         budget: usize,
     ) -> Option<fit::Candidate> {
@@ -244,7 +246,7 @@ impl Index {
         let defs: Vec<index::DefRec> = self.defs(file).collect();
         let cap = (opts.max_lines / 2).max(1);
         let named = |d: &index::DefRec| self.named(d, &matched);
-        let (pieces, peak) = lines::pieces_and_peak(&text, &defs, &matched, named, cap);
+        let (pieces, peak) = lines::pieces_and_peak(&text, &defs, (&matched, new), named, cap);
         // A file's cheapest sight, its peek line, in a budget large enough to show many files.
         let peek = (budget >= reduce::VIEW_MIN_BUDGET).then(|| {
             (peak, ctx_tokens::count(lines_of(&text, LineRange { start: peak, end: peak })))

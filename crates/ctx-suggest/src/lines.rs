@@ -179,7 +179,7 @@ pub(crate) fn pieces(
     named: impl Fn(&DefRec) -> f64,
     cap: u32,
 ) -> Vec<Piece> {
-    pieces_and_peak(text, defs, matched, named, cap).0
+    pieces_and_peak(text, defs, (matched, &[]), named, cap).0
 }
 
 /// [`pieces`], and the line with the most evidence in the piece with the most (the first of
@@ -187,12 +187,13 @@ pub(crate) fn pieces(
 pub(crate) fn pieces_and_peak(
     text: &str,
     defs: &[DefRec],
-    matched: &[(String, f64)],
+    (matched, new): (&[(String, f64)], &[String]),
     named: impl Fn(&DefRec) -> f64,
     cap: u32,
 ) -> (Vec<Piece>, u32) {
     let Some((lines, total, cap)) = lines_of(text, cap) else { return (Vec::new(), 1) };
     let mut weights = evidence(&lines, defs, matched, named);
+    insertions(&lines, matched, new, &mut weights);
     if weights.iter().sum::<f64>() <= 0.0 {
         weights[0] = 1.0;
     }
@@ -249,6 +250,125 @@ pub(crate) fn pieces_and_peak(
         best
     });
     (out, peak)
+}
+
+/// The words of `prompt` that no file of the workspace holds: each word (lower case, once)
+/// that has terms, none of which is among `known` (the prompt's terms the index has). Such a
+/// word names something new, often the entry the change adds ([`insertions`]).
+pub(crate) fn new_words(prompt: &str, known: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, word) in tokenize::words(prompt) {
+        if out.len() == MOST_NEW_WORDS {
+            break;
+        }
+        let (mut terms, mut found) = (0, false);
+        tokenize::word_terms(word, |t| {
+            terms += 1;
+            found |= known.contains(&t);
+        });
+        let lower = word.to_ascii_lowercase();
+        if terms > 0 && !found && !out.contains(&lower) {
+            out.push(lower);
+        }
+    }
+    out
+}
+
+/// Most new words of a prompt placed in a file's sorted runs: a prompt of many words the
+/// workspace lacks says little through each, and the search stays bounded.
+const MOST_NEW_WORDS: usize = 16;
+
+/// Entries a run must hold to count as sorted: fewer in order could be chance.
+const SORTED_RUN: usize = 8;
+
+/// The sort key of a line: its first word, lower-cased, when the line starts with it (after
+/// its indentation and at most two marks such as `("` or `- `), and its indentation.
+fn sort_key(line: &str) -> Option<(usize, String)> {
+    let indent = line.len() - line.trim_start().len();
+    let (at, word) = tokenize::words(line).next()?;
+    (at.saturating_sub(indent) <= 2 && word.bytes().any(|b| b.is_ascii_alphabetic()))
+        .then(|| (indent, word.to_ascii_lowercase()))
+}
+
+/// The runs of entries sorted by their key: lines at one indentation whose keys do not go
+/// down, the lines between them deeper (an entry's continuation, or a nested block with runs
+/// of its own), blank or without a key; a line less indented or a key that goes down ends a
+/// run. Only runs of at least [`SORTED_RUN`] entries with as many distinct keys are kept (a
+/// run of `use` or `import` lines is not a sorted table). Each run: its entries' lines
+/// (0-based) and keys.
+fn sorted_runs(lines: &[&str]) -> Vec<Vec<(usize, String)>> {
+    let mut runs: Vec<Vec<(usize, String)>> = Vec::new();
+    // The runs open at each indentation, the least indented first.
+    let mut open: Vec<(usize, Vec<(usize, String)>)> = Vec::new();
+    let mut close = |run: Vec<(usize, String)>| {
+        let distinct = 1 + run.windows(2).filter(|w| w[0].1 != w[1].1).count();
+        if run.len() >= SORTED_RUN && distinct >= SORTED_RUN {
+            runs.push(run);
+        }
+    };
+    for (i, line) in lines.iter().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let depth = line.len() - line.trim_start().len();
+        // A line ends the runs more indented than it.
+        while open.last().is_some_and(|(d, _)| *d > depth) {
+            close(open.pop().map(|o| o.1).unwrap_or_default());
+        }
+        let Some((_, key)) = sort_key(line) else { continue };
+        match open.last_mut() {
+            Some((d, run)) if *d == depth => {
+                if run.last().is_some_and(|(_, k)| *k > key) {
+                    close(std::mem::take(run));
+                }
+                run.push((i, key));
+            }
+            _ => open.push((depth, vec![(i, key)])),
+        }
+    }
+    while let Some((_, run)) = open.pop() {
+        close(run);
+    }
+    runs
+}
+
+/// Evidence where the prompt's new words ([`new_words`]) would go in the file's sorted runs
+/// ([`sorted_runs`]): a word that sorts between two entries of a run marks both lines, where
+/// an entry of that name would be added. Together the words weigh what one term of the
+/// prompt weighs in the file (the evidence of its lines, over the matched terms), shared
+/// alike by the words placed and, for each, by its places: the more new words, the less each
+/// says where the change lies. A word before a run's first entry or after its last is not
+/// placed (it may belong to another run). Nothing is added to a file where no term matched.
+fn insertions(lines: &[&str], matched: &[(String, f64)], new: &[String], weights: &mut [f64]) {
+    if new.is_empty() || matched.is_empty() {
+        return;
+    }
+    let runs = sorted_runs(lines);
+    let places: Vec<Vec<usize>> = new
+        .iter()
+        .map(|word| {
+            let mut at = Vec::new();
+            for run in &runs {
+                let after = run.partition_point(|(_, k)| k.as_str() <= word.as_str());
+                if after > 0 && after < run.len() {
+                    at.extend([run[after - 1].0, run[after].0]);
+                }
+            }
+            at
+        })
+        .collect();
+    let words = places.iter().filter(|p| !p.is_empty()).count();
+    if words == 0 {
+        return;
+    }
+    // What one term of the prompt weighs in the file, on all its lines together.
+    let term = weights.iter().sum::<f64>() / matched.len() as f64;
+    for at in places.iter().filter(|p| !p.is_empty()) {
+        let each = term / words as f64 / at.len() as f64;
+        for &line in at {
+            weights[line] += each;
+        }
+    }
 }
 
 /// `mass` spread to the lines around it: each line's mass fades by a factor of e every
@@ -572,15 +692,15 @@ mod tests {
         let text = lines.join("\n");
         let defs = [def(463, 470), def(310, 320)];
         let named = |d: &DefRec| if d.start == 463 { 5.0 } else { 0.0 };
-        let (got, peak) = pieces_and_peak(&text, &defs, &matched(&["retry"]), named, 40);
+        let (got, peak) = pieces_and_peak(&text, &defs, (&matched(&["retry"]), &[]), named, 40);
         assert_eq!(got, pieces(&text, &defs, &matched(&["retry"]), named, 40));
         // The definition's first line holds twice its name's weight, more than `retry`.
         assert_eq!(peak, 463);
         // Nothing scored: the head.
-        let (_, peak) = pieces_and_peak(&text, &defs, &matched(&["zzz"]), |_| 0.0, 40);
+        let (_, peak) = pieces_and_peak(&text, &defs, (&matched(&["zzz"]), &[]), |_| 0.0, 40);
         assert_eq!(peak, 1);
         // An empty file has no piece; its peak names no line that a piece holds.
-        assert!(pieces_and_peak("", &[], &matched(&["retry"]), |_| 0.0, 40).0.is_empty());
+        assert!(pieces_and_peak("", &[], (&matched(&["retry"]), &[]), |_| 0.0, 40).0.is_empty());
     }
 
     #[test]
@@ -615,5 +735,104 @@ mod tests {
     fn nothing_scored_gives_the_head() {
         let text = "a\n".repeat(300);
         assert_eq!(found(&text, &[], &["zzz"], 80), [(1, 80)]);
+    }
+
+    /// A file of code, then a sorted table of file types (one entry over three lines), then
+    /// more code; `type` is on the code's lines.
+    fn table() -> String {
+        let mut lines = vec!["fn matcher_for_type() {", "    let t = type_of(x);", "}", ""];
+        lines.push("const TYPES: &[(&str, &[&str])] = &[");
+        for entry in ["agda", "asm", "awk", "c", "cbor", "clojure", "cmake", "cpp"] {
+            lines.push(Box::leak(format!("    (\"{entry}\", &[\"*.{entry}\"]),").into_boxed_str()));
+        }
+        lines.extend(["    (\"cs\", &[", "        \"*.cs\", \"*.csx\",", "    ]),"]);
+        lines.extend(["    (\"css\", &[\"*.css\"]),", "    (\"dart\", &[\"*.dart\"]),", "];"]);
+        lines.extend(["", "fn add_type() {", "    type_of(y)", "}"]);
+        lines.join("\n")
+    }
+
+    #[test]
+    fn a_sorted_table_is_one_run_across_its_long_entries() {
+        let text = table();
+        let lines: Vec<&str> = text.lines().collect();
+        let runs = sorted_runs(&lines);
+        assert_eq!(runs.len(), 1, "{runs:?}");
+        let keys: Vec<&str> = runs[0].iter().map(|(_, k)| k.as_str()).collect();
+        assert_eq!(
+            keys,
+            ["agda", "asm", "awk", "c", "cbor", "clojure", "cmake", "cpp", "cs", "css", "dart"]
+        );
+        // Lines of one key (`use`, `import`) or out of order are no sorted table.
+        let uses = "use a::b;\n".repeat(12);
+        assert!(sorted_runs(&uses.lines().collect::<Vec<_>>()).is_empty());
+        let shuffled: Vec<String> = (0..12).map(|i| format!("k{} = 1", (i * 7) % 12)).collect();
+        let shuffled: Vec<&str> = shuffled.iter().map(String::as_str).collect();
+        assert!(sorted_runs(&shuffled).is_empty());
+    }
+
+    #[test]
+    fn a_new_word_marks_where_it_would_go_in_a_sorted_table() {
+        let text = table();
+        let matched = vec![("type".to_owned(), 1.0)];
+        let new = vec!["cshtml".to_owned()];
+        let (got, peak) = pieces_and_peak(&text, &[], (&matched, &new), |_| 0.0, 40);
+        // Between `cs` (line 14) and `css` (line 17): the lines a new entry goes between.
+        assert!(peak == 14 || peak == 17, "{peak} {got:?}");
+        let lead = got.iter().max_by(|a, b| a.evidence.total_cmp(&b.evidence)).unwrap();
+        assert!(lead.range.start <= 14 && 17 <= lead.range.end, "{got:?}");
+        let sum: f64 = got.iter().map(|p| p.evidence).sum();
+        assert!((sum - 1.0).abs() < 1e-9, "{sum}");
+        // Without the new word, the table holds no evidence of its own.
+        let (before, _) = pieces_and_peak(&text, &[], (&matched, &[]), |_| 0.0, 40);
+        assert_eq!(before, pieces(&text, &[], &matched, |_| 0.0, 40));
+        let at = |ps: &[Piece]| {
+            ps.iter().find(|p| p.range.start <= 15 && 15 <= p.range.end).unwrap().evidence
+        };
+        assert!(at(&got) > at(&before), "{got:?} {before:?}");
+    }
+
+    #[test]
+    fn a_word_outside_every_run_adds_nothing() {
+        let text = table();
+        let lines: Vec<&str> = text.lines().collect();
+        let matched = vec![("type".to_owned(), 1.0)];
+        let base = evidence(&lines, &[], &matched, |_| 0.0);
+        for new in [vec!["aaa".to_owned()], vec!["zzz".to_owned()], vec![]] {
+            let mut weights = base.clone();
+            insertions(&lines, &matched, &new, &mut weights);
+            assert_eq!(weights, base, "{new:?}");
+        }
+        // A file where no term matched gets no evidence from its tables either.
+        let mut weights = vec![0.0; lines.len()];
+        insertions(&lines, &[], &["cshtml".to_owned()], &mut weights);
+        assert!(weights.iter().all(|w| *w == 0.0));
+    }
+
+    #[test]
+    fn new_words_are_the_prompts_words_the_index_lacks() {
+        let known = vec!["add".to_owned(), "ignor".to_owned(), "type".to_owned()];
+        assert_eq!(new_words("Add a cshtml ignore type", &known), ["cshtml"]);
+        assert_eq!(new_words("add the CSHTML type, cshtml", &known), ["cshtml"]);
+        assert!(new_words("", &known).is_empty());
+        // The attack: a prompt of ten thousand words that no file holds. What must not happen:
+        // more than a bounded number of them searched in each file.
+        let long: String = (0..10_000).map(|i| format!("w{i}x ")).collect();
+        assert_eq!(new_words(&long, &known).len(), MOST_NEW_WORDS);
+    }
+
+    #[test]
+    fn a_long_sorted_file_and_many_new_words_give_bounded_pieces() {
+        // The attack: 200 000 sorted entries and the most new words, each sorting inside the
+        // run. What must not happen: pieces that overlap or pass the file, evidence that does
+        // not sum to one, or a weight that is not finite.
+        let text: String = (0..200_000).map(|i| format!("  k{i:07} = retry\n")).collect();
+        let new: Vec<String> = (0..MOST_NEW_WORDS).map(|i| format!("k{:07}x", i * 9_000)).collect();
+        let matched = vec![("retri".to_owned(), 1.0)];
+        let (got, peak) = pieces_and_peak(&text, &[], (&matched, &new), |_| 0.0, 40);
+        assert_eq!(got.last().map(|p| p.range.end), Some(200_000));
+        assert!(got.windows(2).all(|w| w[0].range.end + 1 == w[1].range.start));
+        let sum: f64 = got.iter().map(|p| p.evidence).sum();
+        assert!(sum.is_finite() && (sum - 1.0).abs() < 1e-6, "{sum}");
+        assert!((1..=200_000).contains(&peak));
     }
 }
