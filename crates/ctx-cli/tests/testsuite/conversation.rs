@@ -575,7 +575,9 @@ fn a_cut_or_torn_transcript_leaves_no_call_without_its_answer() {
             "go on",
         ]);
         assert!(err.contains("oldest turns left out"), "{provider}: {err}");
-        assert!(!body.to_string().contains("c2"), "{provider}: {body:#}");
+        // The id as a JSON string: the workspace's temporary path, in the system prompt, may
+        // hold the letters `c2`.
+        assert!(!body.to_string().contains("\"c2\""), "{provider}: {body:#}");
     }
 }
 
