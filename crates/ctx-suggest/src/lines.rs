@@ -1,6 +1,6 @@
 //! The best window of lines in a suggested file, and its one-line summary.
 
-use crate::hash::FxHashMap;
+use crate::hash::SeededMap;
 use crate::index::{DefRec, FileRec, Index};
 use crate::tokenize;
 
@@ -459,7 +459,7 @@ fn runs(start: u32, end: u32, cap: u32, starts: &[u32], out: &mut Vec<LineRange>
 fn line_weights(lines: &[&str], matched: &[(String, f64)]) -> Vec<f64> {
     // The matched terms of each distinct word, found once: words repeat a lot, and splitting
     // and stemming them again was most of a warm query.
-    let mut seen: FxHashMap<&str, Vec<usize>> = FxHashMap::default();
+    let mut seen: SeededMap<&str, Vec<usize>> = SeededMap::default();
     let mut holding = vec![0usize; matched.len()];
     let mut last = vec![usize::MAX; matched.len()];
     let found: Vec<Vec<usize>> = lines

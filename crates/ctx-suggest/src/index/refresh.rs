@@ -18,7 +18,7 @@ use super::parts::{DefRec, Owned, Parts, encode_defs, encode_refs};
 use super::postings::{encode_postings, split_postings};
 use super::{FileRec, Index, IndexSettings, UpdateStats};
 use crate::error::{Error, Result};
-use crate::hash::{FxHashMap, FxHashSet, SeededSet};
+use crate::hash::{SeededMap, SeededSet};
 use crate::symbols::SymbolSource;
 
 /// Where the parts of the files read go: memory (placed in the blob after the interning), or
@@ -183,7 +183,7 @@ impl Index {
         }
         // The rest by path: keyed by the path moved out of each record (and put back when it
         // is kept), with its place.
-        let mut old: FxHashMap<String, (u32, FileRec)> =
+        let mut old: SeededMap<String, (u32, FileRec)> =
             records.map(|(i, mut f)| (std::mem::take(&mut f.path), (i as u32, f))).collect();
         for entry in entries {
             match old.remove_entry(entry.path.as_str()) {
@@ -204,6 +204,9 @@ impl Index {
             }
         }
         stats.removed = old.len();
+        // In their places' order, not the map's.
+        let mut old: Vec<_> = old.into_iter().collect();
+        old.sort_unstable_by_key(|(_, (place, _))| *place);
         for (path, (place, rec)) in old {
             change.removed.push(path);
             change.gone.push((place, rec.parts));
@@ -316,7 +319,7 @@ impl Index {
         if let Some(mut keys) = keys
             && change.removed.len() == change.fresh.len()
             && {
-                let removed: FxHashSet<&str> = change.removed.iter().map(String::as_str).collect();
+                let removed: SeededSet<&str> = change.removed.iter().map(String::as_str).collect();
                 let files = &self.data.files;
                 change.fresh.iter().all(|&p| removed.contains(files[p as usize].path.as_str()))
             }

@@ -31,7 +31,7 @@ use super::change::{Change, Mark};
 use super::parts::{Defs, Parts, Refs};
 use super::postings::split_postings;
 use super::{FileRec, Index};
-use crate::hash::{FxHashSet, payload_sum};
+use crate::hash::{SeededSet, payload_sum};
 
 const MAGIC: &[u8; 8] = b"CTXSEGM\0";
 /// The segment format version; a segment of another version ends the log.
@@ -183,7 +183,7 @@ impl Index {
     /// Whether a segment's files fit the current ones: every tombstone names a file, once,
     /// and its places ascend within the new list.
     fn merge_fits(&self, tables: &Tables) -> bool {
-        let removed: FxHashSet<&str> = tables.removed.iter().map(String::as_str).collect();
+        let removed: SeededSet<&str> = tables.removed.iter().map(String::as_str).collect();
         if removed.len() != tables.removed.len() || tables.fresh.len() != tables.files.len() {
             return false;
         }
@@ -205,7 +205,7 @@ impl Index {
         fresh: &[u32],
         files: Vec<FileRec>,
     ) -> Vec<(u32, Parts)> {
-        let removed: FxHashSet<&str> = removed.iter().map(String::as_str).collect();
+        let removed: SeededSet<&str> = removed.iter().map(String::as_str).collect();
         let old = std::mem::take(&mut self.data.files);
         let mut gone = Vec::with_capacity(removed.len());
         let mut kept = old.into_iter().enumerate().filter_map(|(i, f)| {
