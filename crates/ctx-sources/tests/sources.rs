@@ -27,6 +27,13 @@ fn options(home: Option<&str>) -> Options {
     options
 }
 
+/// An empty store in a folder of its own (kept while the folder lives).
+fn empty_store() -> (TempDir, Store) {
+    let cache = TempDir::new().unwrap();
+    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    (cache, store)
+}
+
 /// Loads `solution` from the workspace `dir`, opens its roots and verifies it.
 fn load(dir: &str, solution: &str) -> (SourceIndex, Sandbox) {
     let workspace = sandbox(dir, &[]);
@@ -185,8 +192,7 @@ fn csharp_projects_old_and_sdk_style() {
 #[test]
 fn a_stored_index_is_served_until_a_project_file_changes() {
     let (_tmp, root) = fixture("oos");
-    let cache = TempDir::new().unwrap();
-    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let (_cache, store) = empty_store();
     let build = format!("{root}/build");
     let workspace = sandbox(&build, &[]);
     let cold = SourceIndex::load_cached(&workspace, "FreeCAD.sln", &options(None), &store).unwrap();
@@ -213,8 +219,7 @@ fn a_stored_index_is_served_until_a_project_file_changes() {
 #[cfg(unix)]
 fn a_project_folder_turned_into_a_link_out_of_the_workspace_is_not_served_stored() {
     let (_tmp, root) = fixture("oos");
-    let cache = TempDir::new().unwrap();
-    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let (_cache, store) = empty_store();
     let build = format!("{root}/build");
     let workspace = sandbox(&build, &[]);
     let load = || SourceIndex::load_cached(&workspace, "FreeCAD.sln", &options(None), &store);
@@ -232,8 +237,7 @@ fn a_project_folder_turned_into_a_link_out_of_the_workspace_is_not_served_stored
 #[test]
 fn a_stored_index_sees_a_file_added_or_removed_under_a_wildcard_folder() {
     let (_tmp, root) = fixture("oos");
-    let cache = TempDir::new().unwrap();
-    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let (_cache, store) = empty_store();
     let build = format!("{root}/build");
     let workspace = sandbox(&build, &[]);
     let warm = |store: &Store| {
@@ -279,8 +283,7 @@ fn a_stored_index_sees_a_file_added_or_removed_under_a_wildcard_folder() {
 #[test]
 fn a_stored_index_serves_only_the_workspace_and_options_it_was_built_for() {
     let (_tmp, root) = fixture("oos");
-    let cache = TempDir::new().unwrap();
-    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let (_cache, store) = empty_store();
     let build = format!("{root}/build");
     // Built from the folder above the build: the sources lie inside that workspace.
     let top = sandbox(&root, &[]);
@@ -456,8 +459,7 @@ fn a_merged_index_is_served_from_the_store_only_for_the_same_pair() {
     let (_tmp, root) = fixture("oos");
     let dir = format!("{root}/build");
     let workspace = sandbox(&dir, &[]);
-    let cache = TempDir::new().unwrap();
-    let store = Store::open(cache.path().to_str().unwrap(), cap_std::ambient_authority()).unwrap();
+    let (_cache, store) = empty_store();
     let both = ["FreeCAD.sln", "compile_commands.json"];
     let built = SourceIndex::load_cached_all(&workspace, &both, &options(None), &store).unwrap();
     assert!(!built.cached());
