@@ -19,6 +19,11 @@ pub(crate) const MAX_RANGES: usize = 4;
 /// Lines of context kept around a line that scored outside any definition that fits.
 const CONTEXT: u32 = 3;
 
+/// Lines of context the fitter's block keeps on each side of such a line: fewer than a
+/// proposed range keeps, since the pieces next to a block ([`NEAR`] lines, then more) let
+/// the fitter add the lines around it where they are worth their tokens.
+const PIECE_CONTEXT: u32 = 2;
+
 /// A range and the matched weight it holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Scored {
@@ -58,7 +63,7 @@ pub(crate) fn ranges(
     if sum <= 0.0 {
         return vec![Scored { range: LineRange { start: 1, end: cap }, weight: 0.0 }];
     }
-    let mut scored: Vec<Scored> = blocks(&weights, defs, cap)
+    let mut scored: Vec<Scored> = blocks(&weights, defs, cap, CONTEXT)
         .into_iter()
         .map(|range| {
             let weight = weights[range.start as usize - 1..range.end as usize].iter().sum();
@@ -97,9 +102,9 @@ fn evidence(
 }
 
 /// The blocks around the lines that scored, in line order and apart: each such line with
-/// the innermost definition around it that fits in `cap` lines, else with three lines of
-/// context; blocks that touch or lie within two lines are merged while they fit in `cap`.
-fn blocks(weights: &[f64], defs: &[DefRec], cap: u32) -> Vec<LineRange> {
+/// the innermost definition around it that fits in `cap` lines, else with `context` lines on
+/// each side; blocks that touch or lie within two lines are merged while they fit in `cap`.
+fn blocks(weights: &[f64], defs: &[DefRec], cap: u32, context: u32) -> Vec<LineRange> {
     let total = u32::try_from(weights.len()).unwrap_or(u32::MAX);
     let mut blocks: Vec<LineRange> = Vec::new();
     for (i, &w) in weights.iter().enumerate() {
@@ -115,7 +120,7 @@ fn blocks(weights: &[f64], defs: &[DefRec], cap: u32) -> Vec<LineRange> {
             Some(d) => LineRange { start: d.start, end: d.end.min(total) },
             None => {
                 // Context on each side, within the cap.
-                let context = CONTEXT.min((cap - 1) / 2);
+                let context = context.min((cap - 1) / 2);
                 LineRange {
                     start: line.saturating_sub(context).max(1),
                     end: (line + context).min(total),
@@ -197,7 +202,7 @@ pub(crate) fn pieces_and_peak(
     if weights.iter().sum::<f64>() <= 0.0 {
         weights[0] = 1.0;
     }
-    let cores = blocks(&weights, defs, cap);
+    let cores = blocks(&weights, defs, cap, PIECE_CONTEXT);
     // Each block's weight shared by its lines.
     let mut mass = vec![0.0; weights.len()];
     for b in &cores {
@@ -663,6 +668,26 @@ mod tests {
                 proptest::prop_assert!((sum - 1.0).abs() < 1e-9, "{}", sum);
             }
         }
+    }
+
+    #[test]
+    fn the_fitters_block_around_a_line_is_narrower_and_its_neighbours_are_pieces() {
+        let mut lines = vec!["filler"; 400];
+        lines[299] = "let x = timeout;";
+        let text = lines.join("\n");
+        let defs = [def(250, 399)];
+        // A proposed range keeps three lines on each side of a line outside a definition that
+        // fits; the fitter's block keeps two, and the lines next to it are pieces of their own.
+        assert_eq!(found(&text, &defs, &["timeout"], 80), [(297, 303)]);
+        let got = pieces(&text, &defs, &matched(&["timeout"]), |_| 0.0, 40);
+        let at = |start: u32, end: u32| got.iter().any(|p| p.range == LineRange { start, end });
+        assert!(at(298, 302) && at(294, 297) && at(303, 306), "{got:?}");
+        let lead = got.iter().max_by(|a, b| a.evidence.total_cmp(&b.evidence)).unwrap();
+        assert_eq!(lead.range, LineRange { start: 298, end: 302 }, "{got:?}");
+        // At the ends of the file the block is held to its lines.
+        let got =
+            pieces("timeout\nfiller\nfiller\nfiller\n", &[], &matched(&["timeout"]), |_| 0.0, 40);
+        assert_eq!(got[0].range, LineRange { start: 1, end: 3 }, "{got:?}");
     }
 
     /// The pieces of a 600-line file with a definition named by the prompt at line 463.
