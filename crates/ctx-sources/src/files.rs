@@ -131,16 +131,13 @@ impl Files {
     /// without building a path for the others.
     pub(crate) fn listed(&self) -> Box<dyn Iterator<Item = Brief<'_>> + '_> {
         match (self.list.get(), &self.packed) {
-            (None, Some(packed)) => {
-                let mut others = packed.others.iter().peekable();
-                Box::new(packed.entries.iter().enumerate().map(move |(i, e)| {
-                    let (state, path) = match others.next_if(|(at, ..)| *at as usize == i) {
-                        Some((_, state, path)) => (state, Some(path.as_str())),
-                        None => (EXISTS, None),
-                    };
-                    Brief { project: e.project as usize, line: e.line, state, path }
-                }))
-            }
+            (None, Some(packed)) => Box::new(packed.each().map(|(_, e, other)| {
+                let (state, path) = match other {
+                    Some((state, path)) => (state, Some(path)),
+                    None => (EXISTS, None),
+                };
+                Brief { project: e.project as usize, line: e.line, state, path }
+            })),
             _ => Box::new(self.iter().map(|f| Brief {
                 project: f.project,
                 line: f.line,
@@ -154,21 +151,14 @@ impl Files {
     /// component, or empty for a path that is a folder of its own, such as `/`).
     pub(crate) fn written(&self) -> Box<dyn Iterator<Item = (&str, &str)> + '_> {
         match (self.list.get(), &self.packed) {
-            (None, Some(packed)) => {
-                let mut others = packed.others.iter().peekable();
-                Box::new(packed.entries.iter().enumerate().map(move |(i, e)| {
-                    match others.next_if(|(at, ..)| *at as usize == i) {
-                        Some((_, FileState::Corrected { written }, _)) => split(written),
-                        _ => (packed.folders[e.folder as usize].as_str(), packed.name(i)),
-                    }
-                }))
-            }
+            (None, Some(packed)) => Box::new(packed.each().map(|(i, e, other)| match other {
+                Some((FileState::Corrected { written }, _)) => split(written),
+                _ => (packed.folders[e.folder as usize].as_str(), packed.name(i)),
+            })),
             _ => Box::new(self.iter().map(|f| split(f.written()))),
         }
     }
-}
 
-impl Files {
     /// How many files lie in the folder `root` (their path past `root` starts with `/`), each
     /// folder of a packed list looked at once unless `root` reaches into its files' names.
     pub(crate) fn count_within(&self, root: &str) -> usize {
@@ -214,15 +204,23 @@ impl Packed {
         join(&self.folders[self.entries[i].folder as usize], self.name(i))
     }
 
-    fn unpacked(&self) -> Vec<SourceFile> {
+    /// Each file's number and entry, with its state and path when it is not on disk as
+    /// listed.
+    fn each(&self) -> impl Iterator<Item = (usize, Entry, Option<(&FileState, &str)>)> + '_ {
         let mut others = self.others.iter().peekable();
-        (0..self.entries.len())
-            .map(|i| {
-                let e = self.entries[i];
+        self.entries.iter().enumerate().map(move |(i, &e)| {
+            let other = others.next_if(|(at, ..)| *at as usize == i);
+            (i, e, other.map(|(_, state, path)| (state, path.as_str())))
+        })
+    }
+
+    fn unpacked(&self) -> Vec<SourceFile> {
+        self.each()
+            .map(|(i, e, other)| {
                 let (project, line) = (e.project as usize, e.line);
-                match others.next_if(|(at, ..)| *at as usize == i) {
-                    Some((_, state, path)) => {
-                        SourceFile { path: path.clone(), project, line, state: state.clone() }
+                match other {
+                    Some((state, path)) => {
+                        SourceFile { path: path.to_owned(), project, line, state: state.clone() }
                     }
                     None => {
                         SourceFile { path: self.path(i), project, line, state: FileState::Exists }
