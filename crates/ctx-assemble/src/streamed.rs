@@ -218,8 +218,7 @@ impl Run<'_> {
         let mut column = 0u32;
         let mut ends_line = true;
         let mut spent = None;
-        // The next part is read while this one is sanitised, neutralised and written.
-        let second = stream.read_parts_ahead(|part| {
+        let second = stream.read_parts(|part| {
             if self.out.budget.stopped() {
                 // Standard output closed (or `--strict` stopped the run): nothing more is
                 // written, so nothing more is read.

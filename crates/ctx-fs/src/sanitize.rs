@@ -16,8 +16,9 @@
 //! of a file removes it there ([`crate::decode()`]), so every U+FEFF that reaches [`sanitize`]
 //! is past the start and made visible. Nothing else is altered.
 //!
-//! The common case, clean text, is one pass over the bytes with a lookup table and returns
-//! the input borrowed.
+//! The common case, clean text, is one pass over the bytes, 64 at a time, and returns the
+//! input borrowed; text with something to make visible is copied in runs between the
+//! characters rewritten.
 //!
 //! It lives beside the decoding of file text, below every crate that shows such text: the
 //! assembler (which re-exports it as `ctx_assemble::sanitize`), a conversation's history and

@@ -11,7 +11,6 @@
 
 use std::io;
 use std::ops::ControlFlow;
-use std::sync::mpsc;
 
 use crate::decode::{Sniffed, sniff};
 use crate::error::{Error, ErrorKind, Result};
@@ -97,51 +96,6 @@ impl TextStream {
     /// error ([`ErrorKind::Io`]), as is any failed read.
     pub fn read_parts(&self, part: impl FnMut(&str) -> ControlFlow<()>) -> Result<Ended> {
         self.read_range(self.start, self.len, part)
-    }
-
-    /// Reads the text as [`TextStream::read_parts`] does, handing over the same parts in the
-    /// same order with the same result, with the reading (and the check as UTF-8) on a thread
-    /// of its own one part ahead of `part`, which runs on the calling thread: for a caller
-    /// whose work on each part is worth doing beside the reading. At most three parts are
-    /// held at once, each in a buffer of its own; a file of one part is read on the calling
-    /// thread.
-    pub fn read_parts_ahead(&self, mut part: impl FnMut(&str) -> ControlFlow<()>) -> Result<Ended> {
-        if self.len() <= STREAM_PART_BYTES as u64 {
-            return self.read_parts(part);
-        }
-        // One part waits in the channel while the caller has the one before and the reader
-        // reads the one after; the buffers the caller is done with go back to the reader.
-        let (ahead, parts) = mpsc::sync_channel::<String>(1);
-        let (done, spares) = mpsc::channel::<String>();
-        std::thread::scope(|scope| {
-            let reader = scope.spawn(move || {
-                self.read_parts(|text| {
-                    let mut copy = spares.try_recv().unwrap_or_default();
-                    copy.clear();
-                    copy.push_str(text);
-                    // The caller stopped: no more reading.
-                    match ahead.send(copy) {
-                        Ok(()) => ControlFlow::Continue(()),
-                        Err(_) => ControlFlow::Break(()),
-                    }
-                })
-            });
-            let mut stopped = false;
-            for text in &parts {
-                if part(&text).is_break() {
-                    stopped = true;
-                    break;
-                }
-                // The reader may be gone: the buffer is then dropped.
-                let _ = done.send(text);
-            }
-            // A reader blocked on a full channel sees it closed and ends.
-            drop(parts);
-            let read = reader.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            // A caller that stopped ends the reading as `read_parts` ends it: whatever the
-            // part read ahead would have met is not its concern.
-            if stopped { Ok(Ended::Text) } else { read }
-        })
     }
 
     /// Tells whether the file is text, as reading it through with [`TextStream::read_parts`]

@@ -27,8 +27,7 @@ fn text_stream(sb: &Sandbox, path: &str) -> TextStream {
     }
 }
 
-/// The parts of a stream, read through; read a part ahead on a thread of its own, they are
-/// the same.
+/// The parts of a stream, read through.
 fn parts(stream: &TextStream) -> (Vec<String>, Ended) {
     let mut parts = Vec::new();
     let ended = stream
@@ -37,15 +36,6 @@ fn parts(stream: &TextStream) -> (Vec<String>, Ended) {
             ControlFlow::Continue(())
         })
         .unwrap();
-    let mut ahead = Vec::new();
-    let ended_ahead = stream
-        .read_parts_ahead(|part| {
-            ahead.push(part.to_owned());
-            ControlFlow::Continue(())
-        })
-        .unwrap();
-    assert!(ahead == parts, "the parts read ahead are the parts read in turn");
-    assert_eq!(ended_ahead, ended);
     (parts, ended)
 }
 
@@ -179,38 +169,6 @@ fn a_caller_may_stop_early() {
         })
         .unwrap();
     assert_eq!((ended, seen), (Ended::Text, 1));
-    let mut seen = 0;
-    let ended = text_stream(&sb, "big.txt")
-        .read_parts_ahead(|_| {
-            seen += 1;
-            if seen == 3 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
-        })
-        .unwrap();
-    assert_eq!((ended, seen), (Ended::Text, 3));
-}
-
-/// A caller that panics while the reader is a part ahead, blocked on handing it over: the
-/// panic comes back to the caller, and the reading thread ends instead of waiting forever.
-#[test]
-fn a_caller_that_panics_leaves_no_reader_waiting() {
-    let fx = Fixture::new();
-    fx.write("big.txt", "x\n".repeat(8 * STREAM_PART_BYTES));
-    let sb = unlimited(&fx);
-    let stream = text_stream(&sb, "big.txt");
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            stream.read_parts_ahead(|_| {
-                // Let the reader fill the channel and block on the next part.
-                std::thread::sleep(std::time::Duration::from_millis(20));
-                panic!("the caller fails")
-            })
-        }));
-        let _ = tx.send(caught.is_err());
-    });
-    // A hang guard, not a timing: a deadlock turns into a failure.
-    let panicked = rx.recv_timeout(std::time::Duration::from_secs(60));
-    assert_eq!(panicked, Ok(true));
 }
 
 #[test]
@@ -231,7 +189,6 @@ fn a_file_that_changes_length_is_an_error() {
     for stream in streams {
         for err in [
             stream.read_parts(|_| ControlFlow::Continue(())).unwrap_err(),
-            stream.read_parts_ahead(|_| ControlFlow::Continue(())).unwrap_err(),
             stream.check().unwrap_err(),
         ] {
             assert_eq!(err.code(), Code::Io);
