@@ -165,3 +165,17 @@ fn generated(out: &mut impl Write, bytes: u64) -> Result<u64> {
     }
     Ok(written)
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_piped_run_reads_all_the_output_and_fails_with_the_command() {
+        // More than a pipe holds: the run ends only if the output is read.
+        let mut loud = Command::new("head");
+        loud.args(["-c", "4000000", "/dev/zero"]);
+        assert!(piped(loud).is_ok());
+        assert!(piped(Command::new("false")).is_err());
+    }
+}
