@@ -553,6 +553,16 @@ const PAIRS: &[Pair] = &[
         target: Some(Target::RatioAtMost(2.5)),
     },
     Pair {
+        label: "ctx expand @big.txt, read through a pipe",
+        bench: process::BIG_PIPE,
+        baseline: Some(Baseline {
+            label: "cat, read through a pipe",
+            bench: process::BIG_CAT_PIPE,
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::RatioAtMost(2.5)),
+    },
+    Pair {
         label: "ctx assemble big.md (includes big.txt)",
         bench: process::BIG_ASSEMBLE,
         baseline: Some(Baseline { label: "cat", bench: process::BIG_CAT, ratio: Ratio::Time }),

@@ -230,7 +230,10 @@ impl Run<'_> {
             }
             if let Some(first) = line.as_mut() {
                 tally.add(part, &clean, *first, column);
-                *first = first.saturating_add(newlines(part.as_bytes()));
+                // Once the first of each kind is known, later lines are not counted.
+                if !tally.settled() {
+                    *first = first.saturating_add(newlines(part.as_bytes()));
+                }
             }
             column = match memchr::memrchr(b'\n', part.as_bytes()) {
                 Some(nl) => chars(&part[nl + 1..]),

@@ -16,8 +16,9 @@
 //! of a file removes it there ([`crate::decode()`]), so every U+FEFF that reaches [`sanitize`]
 //! is past the start and made visible. Nothing else is altered.
 //!
-//! The common case, clean text, is one pass over the bytes with a lookup table and returns
-//! the input borrowed.
+//! The common case, clean text, is one pass over the bytes, 64 at a time, and returns the
+//! input borrowed; text with something to make visible is copied in runs between the
+//! characters rewritten.
 //!
 //! It lives beside the decoding of file text, below every crate that shows such text: the
 //! assembler (which re-exports it as `ctx_assemble::sanitize`), a conversation's history and
@@ -122,6 +123,12 @@ impl Tally {
         self.counts[1] += found.control;
     }
 
+    /// Whether the first of each kind was met: the parts after it change only the counts, so
+    /// the line they start on no longer matters.
+    pub fn settled(&self) -> bool {
+        self.first.iter().all(Option::is_some)
+    }
+
     /// The warnings of the whole text, as [`Sanitized::warnings_at`] gives them for a text
     /// sanitised at once.
     pub fn warnings(&self) -> Vec<(Code, u32, u32, String)> {
@@ -164,49 +171,67 @@ static LEAD: [bool; 256] = {
 
 /// The offset of the first character at or after `from` that [`sanitize`] makes visible.
 ///
-/// Clean text is the common case, so eight bytes are looked at together (the bit tricks
-/// of "Bit Twiddling Hacks", Sean Eron Anderson): a word with no byte below 0x09, none
-/// equal to 0x0B, none in 0x0E..0x20 and none at 0x7F or above holds nothing suspect and
-/// is skipped whole, so tabs and line ends do not slow the search. In the other blocks the
-/// [`LEAD`] bytes are marked without a branch, and each is checked with the bytes after it
-/// ([`hidden_at`]): text full of other characters with the same lead bytes (Latin-1
+/// Clean text is the common case, so blocks of [`BLOCK`] bytes are looked at together: a
+/// block where no byte is [`suspect`] holds nothing to make visible and is skipped whole
+/// (the compiler checks its bytes sixteen at a time, or 32 with AVX2), so tabs and line ends
+/// do not slow the search. In the other blocks each [`LEAD`] byte is checked with the bytes
+/// after it ([`hidden_at`]): text full of other characters with the same lead bytes (Latin-1
 /// symbols, dashes and quotes, full-width punctuation) is never decoded.
 fn next_hidden(bytes: &[u8], from: usize) -> Option<usize> {
-    let scan = |part: &[u8], offset: usize| {
-        let mut marked = part
-            .iter()
-            .enumerate()
-            .fold(0u32, |mask, (i, &b)| mask | (u32::from(LEAD[usize::from(b)]) << i));
-        while marked != 0 {
-            let at = offset + marked.trailing_zeros() as usize;
-            if hidden_at(bytes, at) {
-                return Some(at);
-            }
-            marked &= marked - 1;
-        }
-        None
-    };
-    let mut blocks = bytes[from..].chunks_exact(32);
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the processor has AVX2, the one thing the function asks beyond what any
+        // caller may do; its body is the safe code of `next_hidden_in`.
+        #[allow(unsafe_code)]
+        return unsafe { next_hidden_avx2(bytes, from) };
+    }
+    next_hidden_in(bytes, from)
+}
+
+/// [`next_hidden_in`] compiled for AVX2: the same search, twice the bytes an instruction.
+/// Half the time of the baseline's on a large file of source text.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+fn next_hidden_avx2(bytes: &[u8], from: usize) -> Option<usize> {
+    next_hidden_in(bytes, from)
+}
+
+/// The search of [`next_hidden`], for any processor.
+#[inline(always)]
+fn next_hidden_in(bytes: &[u8], from: usize) -> Option<usize> {
+    let found = |at: usize| LEAD[usize::from(bytes[at])] && hidden_at(bytes, at);
+    let (blocks, _) = bytes[from..].as_chunks::<BLOCK>();
     let mut offset = from;
-    for block in &mut blocks {
+    for block in blocks {
         if block_suspect(block)
-            && let Some(at) = scan(block, offset)
+            && let Some(at) = (offset..offset + BLOCK).find(|&at| found(at))
         {
             return Some(at);
         }
-        offset += 32;
+        offset += BLOCK;
     }
-    scan(blocks.remainder(), offset)
+    (offset..bytes.len()).find(|&at| found(at))
 }
 
-/// Whether a block of 32 bytes may hold a [`LEAD`] byte; `false` means it certainly does not.
+/// How many bytes [`next_hidden`] looks at together.
+const BLOCK: usize = 64;
+
+/// Whether a block may hold a [`LEAD`] byte; `false` means it certainly does not.
 #[inline(always)]
-fn block_suspect(block: &[u8]) -> bool {
-    block
-        .chunks_exact(8)
-        .map(|w| suspect_bits(u64::from_ne_bytes(w.try_into().unwrap_or([0; 8]))))
-        .fold(0, |a, b| a | b)
-        != 0
+fn block_suspect(block: &[u8; BLOCK]) -> bool {
+    // No early exit and no table: the loop becomes vector compares.
+    block.iter().fold(0u8, |any, &b| any | u8::from(suspect(b))) != 0
+}
+
+/// Whether `b` may be a [`LEAD`] byte: exact below 0x80 (a C0 control other than tab, line
+/// feed, form feed and carriage return, or DEL), and `true` for every byte from 0x80.
+#[inline(always)]
+fn suspect(b: u8) -> bool {
+    // Below 0x20 or from 0x7F: one more than the byte, read as signed, is below 0x21.
+    let outside = i8::from_ne_bytes([b.wrapping_add(1)]) < 0x21;
+    // Tab, line feed, form feed and carriage return: 0x09..=0x0D but 0x0B.
+    let spacing = (b.wrapping_sub(0x09) < 5) & (b != 0x0b);
+    outside & !spacing
 }
 
 /// Whether the character starting at `at`, a [`LEAD`] byte, is one to make visible
@@ -230,30 +255,6 @@ fn hidden_at(bytes: &[u8], at: usize) -> bool {
         // C0 controls but tab, line feed, form feed and carriage return; DEL.
         _ => true,
     }
-}
-
-/// Non-zero when some byte of `word` is below 0x09, equal to 0x0B, in 0x0E..0x20, or at
-/// 0x7F and above; exact about whether one exists (not about which).
-///
-/// The tests run on the word plus one in every byte, where DEL joins the bytes from 0x80
-/// (whose high bit is set) and the others move up by one: below 0x0A, 0x0C, 0x0F..=0x20.
-/// A carry (from 0xFF) or a borrow (from a byte below 0x0A or equal to 0x0C) changes only
-/// bytes above one that is flagged already, and a term that flags a byte whose high bit is
-/// set adds nothing; so the terms need no masking of their own.
-fn suspect_bits(word: u64) -> u64 {
-    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
-    const HIGH: u64 = ONES * 0x80;
-    const LOW7: u64 = ONES * 0x7f;
-    let up = word.wrapping_add(ONES);
-    // "Has less than n".
-    let below = up.wrapping_sub(ONES * 0x0a);
-    // "Has zero" of the word xor 0x0C in every byte.
-    let vertical_tab = (up ^ (ONES * 0x0c)).wrapping_sub(ONES);
-    // "Has between m and n", exclusive, on the low seven bits: 0x0E < b < 0x21.
-    let seven = up & LOW7;
-    let between =
-        (ONES * (127 + 0x21)).wrapping_sub(seven) & seven.wrapping_add(ONES * (127 - 0x0e));
-    (below | vertical_tab | between | up) & HIGH
 }
 
 /// Whether `text` may hold something [`sanitize`] would make visible; `false` means it
@@ -280,56 +281,57 @@ fn class(c: char) -> Option<Code> {
 /// Makes hidden and control characters in `text` visible.
 pub fn sanitize(text: &str) -> Sanitized<'_> {
     let bytes = text.as_bytes();
-    // Fast path: find the first character that needs rewriting, if any.
-    let Some(first) = next_hidden(bytes, 0) else {
-        return Sanitized {
-            text: Cow::Borrowed(text),
-            hidden: 0,
-            hidden_line: 0,
-            control: 0,
-            control_line: 0,
-            first_at: [None; 2],
-        };
-    };
     let mut out = Sanitized {
-        text: Cow::Borrowed(""),
+        text: Cow::Borrowed(text),
         hidden: 0,
         hidden_line: 0,
         control: 0,
         control_line: 0,
         first_at: [None; 2],
     };
+    // Fast path: find the first character that needs rewriting, if any.
+    let Some(first) = next_hidden(bytes, 0) else {
+        return out;
+    };
     let mut buf = String::with_capacity(text.len() + 16);
-    buf.push_str(&text[..first]);
-    let mut line = 1 + u32::try_from(bytes[..first].iter().filter(|&&b| b == b'\n').count())
-        .unwrap_or(u32::MAX - 1);
-    for (offset, c) in text[first..].char_indices() {
-        let at = first + offset;
-        match class(c) {
+    // The text up to `copied` is in `buf`; the line of `counted` is `line`.
+    let (mut copied, mut counted, mut line) = (0, 0, 1u32);
+    let mut next = Some(first);
+    // From one character to make visible to the next: the clean text between is copied whole.
+    while let Some(at) = next {
+        buf.push_str(&text[copied..at]);
+        let Some(c) = text[at..].chars().next() else { break };
+        copied = at + c.len_utf8();
+        next = next_hidden(bytes, copied);
+        let kind = match class(c) {
+            Some(Code::HiddenText) => 0,
+            Some(_) => 1,
             None => {
-                if c == '\n' {
-                    line = line.saturating_add(1);
-                }
                 buf.push(c);
+                continue;
             }
-            Some(Code::HiddenText) => {
-                if out.hidden == 0 {
-                    out.hidden_line = line;
-                    out.first_at[0] = Some(at);
-                }
-                out.hidden += 1;
-                let _ = write!(buf, "\\u{{{:X}}}", u32::from(c));
-            }
-            Some(_) => {
-                if out.control == 0 {
-                    out.control_line = line;
-                    out.first_at[1] = Some(at);
-                }
-                out.control += 1;
-                let _ = write!(buf, "\\u{{{:x}}}", u32::from(c));
+        };
+        if out.first_at[kind].is_none() {
+            // Lines are counted only for the first of each kind.
+            let ends = memchr::memchr_iter(b'\n', &bytes[counted..at]).count();
+            line = line.saturating_add(u32::try_from(ends).unwrap_or(u32::MAX));
+            counted = at;
+            out.first_at[kind] = Some(at);
+            if kind == 0 {
+                out.hidden_line = line;
+            } else {
+                out.control_line = line;
             }
         }
+        if kind == 0 {
+            out.hidden += 1;
+            let _ = write!(buf, "\\u{{{:X}}}", u32::from(c));
+        } else {
+            out.control += 1;
+            let _ = write!(buf, "\\u{{{:x}}}", u32::from(c));
+        }
     }
+    buf.push_str(&text[copied..]);
     out.text = Cow::Owned(buf);
     out
 }
@@ -459,8 +461,8 @@ mod tests {
     #[test]
     fn the_block_filter_sees_every_lead_byte_at_every_position() {
         for b in 0..=255u8 {
-            for at in 0..32 {
-                let mut block = [b'a'; 32];
+            for at in 0..BLOCK {
+                let mut block = [b'a'; BLOCK];
                 block[at] = b;
                 // Exact for the bytes below 0x80; every byte from 0x80 is let through.
                 let want = LEAD[usize::from(b)] || b >= 0x80;
@@ -524,6 +526,8 @@ mod tests {
             let plain = (from..bytes.len())
                 .find(|&i| LEAD[usize::from(bytes[i])] && hidden_at(&bytes, i));
             prop_assert_eq!(next_hidden(&bytes, from), plain);
+            // Whichever build of the search the processor runs, the other agrees.
+            prop_assert_eq!(next_hidden_in(&bytes, from), plain);
         }
 
         /// Clean text comes back borrowed and unchanged.
@@ -532,6 +536,50 @@ mod tests {
             let s = sanitize(&text);
             prop_assert!(matches!(s.text, Cow::Borrowed(_)));
             prop_assert_eq!(s.text.as_ref(), text.as_str());
+        }
+
+        /// The rewrite that copies clean runs whole gives what rewriting character by
+        /// character gives: the text, the counts and the line of the first of each kind.
+        #[test]
+        fn the_rewrite_agrees_with_a_character_by_character_one(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    4 => "[a-z <>]{0,80}",
+                    2 => Just("\n".to_owned()),
+                    1 => "[\u{0}-\u{1f}\u{7f}-\u{9f}]",
+                    1 => "[\u{200b}-\u{200d}\u{2060}\u{202a}-\u{202e}\u{2066}-\u{2069}\u{feff}\u{e0000}-\u{e007f}]",
+                    1 => "[\u{a0}-\u{3000}\u{e0080}]",
+                ],
+                0..40,
+            ),
+        ) {
+            let text = pieces.concat();
+            let s = sanitize(&text);
+            let (mut want, mut line) = (String::new(), 1u32);
+            let (mut counts, mut lines) = ([0usize; 2], [0u32; 2]);
+            for c in text.chars() {
+                match class(c) {
+                    None => want.push(c),
+                    Some(code) => {
+                        let kind = usize::from(code == Code::Control);
+                        counts[kind] += 1;
+                        if lines[kind] == 0 {
+                            lines[kind] = line;
+                        }
+                        if kind == 0 {
+                            want.push_str(&format!("\\u{{{:X}}}", u32::from(c)));
+                        } else {
+                            want.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+                        }
+                    }
+                }
+                if c == '\n' {
+                    line += 1;
+                }
+            }
+            prop_assert_eq!(s.text.as_ref(), want.as_str());
+            prop_assert_eq!((s.hidden, s.control), (counts[0], counts[1]));
+            prop_assert_eq!((s.hidden_line, s.control_line), (lines[0], lines[1]));
         }
 
         /// The output never contains a character to hide, and the counts match the input.

@@ -2,8 +2,8 @@
 //! ([`Sandbox::text_stream`](crate::Sandbox::text_stream)).
 //!
 //! A caller that only passes a file's text on (a whole-file attachment written out) does not
-//! need it in memory at once. A [`TextStream`] reads it in parts of about a mebibyte into one
-//! buffer, checks each part as UTF-8 while the part is still in the processor's cache, and
+//! need it in memory at once. A [`TextStream`] reads it in parts of a quarter of a mebibyte into
+//! one buffer, checks each part as UTF-8 while the part is still in the processor's cache, and
 //! hands it over. Whether a file is UTF-8 text depends on all of its bytes (invalid UTF-8
 //! anywhere makes it binary or text in a legacy encoding, which only a whole read tells), so a
 //! caller reads the stream twice: once to learn that, writing nothing, then again to write it. Both reads check every byte; a file that changed between them in a
@@ -151,12 +151,12 @@ impl TextStream {
             // next read), else the whole read with its incomplete last character held back.
             let newline = if end_of_file { None } else { memchr::memrchr(b'\n', &buf[..filled]) };
             let (text, cut) = match newline {
-                Some(nl) => match std::str::from_utf8(&buf[..=nl]) {
+                Some(nl) => match utf8(&buf[..=nl]) {
                     Ok(text) => (text, nl + 1),
                     Err(_) => return Ok(Ended::Binary),
                 },
                 None => {
-                    let text = match std::str::from_utf8(&buf[..filled]) {
+                    let text = match utf8(&buf[..filled]) {
                         Ok(text) => text,
                         Err(e) if e.error_len().is_none() && !end_of_file => {
                             std::str::from_utf8(&buf[..e.valid_up_to()])
@@ -204,6 +204,16 @@ impl TextStream {
 
     fn changed(&self) -> Error {
         Error::new(ErrorKind::Io, &self.written).with_detail("the file changed while it was read")
+    }
+}
+
+/// `bytes` as text when they are UTF-8, as [`std::str::from_utf8`] says: checked with the
+/// processor's vector instructions (chosen at run time), and again by the standard library
+/// only when that check fails, for where and why.
+fn utf8(bytes: &[u8]) -> std::result::Result<&str, std::str::Utf8Error> {
+    match simdutf8::basic::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(_) => std::str::from_utf8(bytes),
     }
 }
 

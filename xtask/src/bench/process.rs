@@ -9,7 +9,8 @@
 //!   then both to a file in the data directory (cat in chunks of 1000 arguments, its times
 //!   summed), each run of one right after the other's;
 //! - `ctx expand @big.txt` of one 200 MiB file of real source text with the limits off, and
-//!   `ctx assemble` of a document that includes it, beside `cat big.txt`, all to /dev/null;
+//!   `ctx assemble` of a document that includes it, beside `cat big.txt`, all to /dev/null,
+//!   then the expansion and `cat` read through a pipe;
 //! - `ctx expand @src/` of the assembly tree under budgets, beside the same without one;
 //! - `ctx rules --agent all` on a project of 200 agents' rule files, beside the process start
 //!   (`ctx check` of a one-line document);
@@ -42,7 +43,7 @@ mod sources;
 mod suggest;
 
 pub(super) use attacks::{SHAPES as ATTACKS, START as ATTACK_START};
-pub(super) use big::{BIG, BIG_ASSEMBLE, BIG_CAT, BIG_PEAK};
+pub(super) use big::{BIG, BIG_ASSEMBLE, BIG_CAT, BIG_CAT_PIPE, BIG_PEAK, BIG_PIPE};
 pub(super) use budget::{BETWEEN, BETWEEN_PEAK, COUNTED, SMALL, UNBUDGETED};
 pub(super) use messages::{MESSAGES, MESSAGES_BASELINE, MESSAGES_PEAK};
 pub(super) use rules::{RULES, RULES_PEAK, RULES_START};

@@ -211,3 +211,81 @@ fn large_files_in_a_directory_stream_in_place() {
         assert!(first < streamed.find("retry_with_timeout").unwrap() && first < last);
     }
 }
+
+/// A large file full of characters to make visible, one at the start and one at the end of
+/// every line (parts end at line ends, so one stands on each side of every part boundary)
+/// and every 997 bytes of a line longer than a part (which ends inside it): the streamed
+/// output is the whole read's, and its content is the file with each such character
+/// written as its escape, counted exactly, as a plain character by character rewrite says.
+#[test]
+fn characters_to_make_visible_at_part_boundaries_come_out_as_a_whole_read() {
+    let rare =
+        ['\u{1b}', '\u{200B}', '\u{202E}', '\u{7f}', '\u{9b}', '\u{E0041}', '\u{FEFF}', '\u{b}'];
+    let mut text = String::from("first line\n");
+    let mut i = 0usize;
+    while text.len() < 9 << 20 {
+        text.push(rare[i % rare.len()]);
+        text.push_str(&"x".repeat(i % 301));
+        text.push_str(" é ");
+        text.push(rare[(i + 3) % rare.len()]);
+        text.push('\n');
+        i += 1;
+        if i == 20_000 {
+            let long: String = (0..700_000)
+                .map(|k| if k % 997 == 0 { rare[k % rare.len()] } else { 'y' })
+                .collect();
+            text.push_str(&long);
+            text.push('\n');
+        }
+    }
+    let (mut want, mut counts, mut first_lines, mut line) =
+        (String::new(), [0usize; 2], [0u32; 2], 1u32);
+    for c in text.chars() {
+        let kind = match c {
+            '\u{200B}' | '\u{202E}' | '\u{E0041}' | '\u{FEFF}' => Some(0),
+            '\u{1b}' | '\u{7f}' | '\u{9b}' | '\u{b}' => Some(1),
+            _ => None,
+        };
+        match kind {
+            None => want.push(c),
+            Some(kind) => {
+                counts[kind] += 1;
+                if first_lines[kind] == 0 {
+                    first_lines[kind] = line;
+                }
+                let code = u32::from(c);
+                want.push_str(&if kind == 0 {
+                    format!("\\u{{{code:X}}}")
+                } else {
+                    format!("\\u{{{code:x}}}")
+                });
+            }
+        }
+        line += u32::from(c == '\n');
+    }
+    let cases = [
+        (Mode::Append, Format::Xml),
+        (Mode::Append, Format::Markdown),
+        (Mode::Inline, Format::Inline),
+    ];
+    the_same_either_way(&text, &cases);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.rs"), &text).unwrap();
+    std::fs::write(dir.path().join("main.md"), "@[big.rs]\n").unwrap();
+    let asm = assembler(dir.path(), Mode::Append, Format::Xml, true);
+    let mut out = Vec::new();
+    let assembly = asm.assemble_file_to("main.md", &mut out).unwrap();
+    assert_eq!(assembly.stats.streamed, 1);
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains(&want), "the content is the file with each character escaped");
+    let found: Vec<(Code, u32, String)> =
+        assembly.diagnostics.iter().map(|d| (d.code, d.line, d.message.clone())).collect();
+    let hidden = "hidden unicode characters (tag, bidi control or zero-width) made visible";
+    let control = "control characters made visible";
+    let mut expected = vec![
+        (Code::HiddenText, first_lines[0], format!("{} {hidden} in big.rs", counts[0])),
+        (Code::Control, first_lines[1], format!("{} {control} in big.rs", counts[1])),
+    ];
+    expected.sort_by_key(|(_, line, _)| *line);
+    assert_eq!(found, expected);
+}

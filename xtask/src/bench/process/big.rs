@@ -2,12 +2,14 @@
 //! another, generated lines when it has too few): the release `ctx expand @big.txt` with the
 //! limits off (`--max-tokens 0` too) and `ctx assemble` of a document that includes it, process
 //! start included, beside `cat big.txt` in the same run, all to /dev/null, runs interleaved,
-//! and the peak resident set of the expansion.
+//! and the peak resident set of the expansion; then the expansion and `cat` again with their
+//! output read through a pipe (by this process, as a consumer of the output would).
 
 use std::fs;
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use super::{Measured, Memory, Sizes, Source, Value, cached, cargo_home, copy_sources, seconds};
 use crate::Result;
@@ -16,6 +18,8 @@ pub(in crate::bench) const BIG: &str = "process/big_file";
 pub(in crate::bench) const BIG_ASSEMBLE: &str = "process/big_file_assemble";
 pub(in crate::bench) const BIG_CAT: &str = "process/big_file_cat";
 pub(in crate::bench) const BIG_PEAK: &str = "process/big_file_peak_rss";
+pub(in crate::bench) const BIG_PIPE: &str = "process/big_file_pipe";
+pub(in crate::bench) const BIG_CAT_PIPE: &str = "process/big_file_cat_pipe";
 
 const BYTES: u64 = 200 * 1024 * 1024;
 
@@ -26,22 +30,29 @@ pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured
     let memory = Memory::probe(data);
     println!(
         "big file: {} runs each of `ctx expand @big.txt`, `ctx assemble big.md` and `cat big.txt` \
-         in {} ({source})",
+         in {} ({source}), and of the expansion and `cat` through a pipe",
         sizes.runs,
         dir.display()
     );
     let limit = (2 * BYTES).to_string();
     let limits = ["--max-lines", "0", "--max-output-bytes", "0", "--max-tokens", "0", "-q"];
-    let (mut times, mut peak) = ([Vec::new(), Vec::new(), Vec::new()], None);
+    let (mut times, mut peak) = ([(); 5].map(|()| Vec::new()), None);
     for run in 0..=sizes.runs {
-        let mut expand = Command::new(ctx);
-        expand.args(["expand", "@big.txt", "--max-file-bytes", &limit]).args(limits);
+        let expand = || {
+            let mut expand = Command::new(ctx);
+            expand.args(["expand", "@big.txt", "--max-file-bytes", &limit]).args(limits);
+            expand.current_dir(&dir);
+            expand
+        };
+        let cat = || {
+            let mut cat = Command::new("cat");
+            cat.arg("big.txt").current_dir(&dir);
+            cat
+        };
         let mut assemble = Command::new(ctx);
         assemble.args(["assemble", "big.md", "--max-file-bytes", &limit]).args(limits);
-        let mut cat = Command::new("cat");
-        cat.arg("big.txt");
-        for (i, mut cmd) in [expand, assemble, cat].into_iter().enumerate() {
-            cmd.current_dir(&dir);
+        assemble.current_dir(&dir);
+        for (i, cmd) in [expand(), assemble, cat()].into_iter().enumerate() {
             let (time, rss) = memory.run(cmd, data, None)?;
             if run > 0 {
                 times[i].push(time);
@@ -50,15 +61,25 @@ pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured
                 }
             }
         }
+        for (i, cmd) in [(3, expand()), (4, cat())] {
+            let time = piped(cmd)?;
+            if run > 0 {
+                times[i].push(time);
+            }
+        }
     }
     let detail = |what: &str| {
         format!("one 200 MiB file of {source} text{what} to /dev/null, median of {}", sizes.runs)
     };
-    let [expand, assemble, cat] = &times;
+    let [expand, assemble, cat, expand_pipe, cat_pipe] = &times;
+    let piped =
+        format!("one 200 MiB file of {source} text read through a pipe, median of {}", sizes.runs);
     let mut measured = vec![
         seconds(BIG, expand, Some(BYTES), Some(detail(""))),
         seconds(BIG_ASSEMBLE, assemble, Some(BYTES), Some(detail(", included by a document"))),
         seconds(BIG_CAT, cat, Some(BYTES), None),
+        seconds(BIG_PIPE, expand_pipe, Some(BYTES), Some(piped)),
+        seconds(BIG_CAT_PIPE, cat_pipe, Some(BYTES), None),
     ];
     if let Some(peak) = peak {
         measured.push(Measured {
@@ -73,6 +94,23 @@ pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured
         });
     }
     Ok(measured)
+}
+
+/// Runs `cmd` with its output read through a pipe and thrown away, returning its wall-clock
+/// time (process start and the last read included); a command that fails is an error.
+fn piped(mut cmd: Command) -> Result<Duration> {
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::null());
+    let start = Instant::now();
+    let mut child = cmd.spawn()?;
+    if let Some(mut out) = child.stdout.take() {
+        std::io::copy(&mut out, &mut std::io::sink())?;
+    }
+    let status = child.wait()?;
+    let time = start.elapsed();
+    if !status.success() {
+        return Err(format!("`{}` failed: {status}", crate::display(&cmd)).into());
+    }
+    Ok(time)
 }
 
 /// `big.txt`, exactly [`BYTES`] long: the registry's sources one after another, cut at a
@@ -126,4 +164,18 @@ fn generated(out: &mut impl Write, bytes: u64) -> Result<u64> {
         written += take as u64;
     }
     Ok(written)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_piped_run_reads_all_the_output_and_fails_with_the_command() {
+        // More than a pipe holds: the run ends only if the output is read.
+        let mut loud = Command::new("head");
+        loud.args(["-c", "4000000", "/dev/zero"]);
+        assert!(piped(loud).is_ok());
+        assert!(piped(Command::new("false")).is_err());
+    }
 }
