@@ -89,7 +89,39 @@ fn evidence(
     matched: &[(String, f64)],
     named: impl Fn(&DefRec) -> f64,
 ) -> Vec<f64> {
-    let mut weights = line_weights(lines, matched);
+    let weights = line_weights(lines, matched).0;
+    with_names(weights, defs, named)
+}
+
+/// The evidence of [`evidence`] for the fitter's pieces: each line's matched weight times the
+/// square root of how many distinct terms of the prompt meet on it, so that the lines where
+/// the prompt's words meet weigh more than as many lines that each hold one of them (term
+/// proximity, as in ranked retrieval), without one line of many words taking all.
+fn evidence_met(
+    lines: &[&str],
+    defs: &[DefRec],
+    matched: &[(String, f64)],
+    named: impl Fn(&DefRec) -> f64,
+) -> Vec<f64> {
+    let (mut weights, found) = line_weights(lines, matched);
+    let mut seen = vec![usize::MAX; matched.len()];
+    for (i, (weight, terms)) in weights.iter_mut().zip(&found).enumerate() {
+        let mut distinct = 0u32;
+        for &m in terms {
+            if seen[m] != i {
+                seen[m] = i;
+                distinct += 1;
+            }
+        }
+        if distinct > 1 {
+            *weight *= f64::from(distinct).sqrt();
+        }
+    }
+    with_names(weights, defs, named)
+}
+
+/// `weights` and twice the weight of a definition's name on its first line.
+fn with_names(mut weights: Vec<f64>, defs: &[DefRec], named: impl Fn(&DefRec) -> f64) -> Vec<f64> {
     for d in defs {
         let w = named(d);
         if w > 0.0
@@ -197,7 +229,7 @@ pub(crate) fn pieces_and_peak(
     cap: u32,
 ) -> (Vec<Piece>, u32) {
     let Some((lines, total, cap)) = lines_of(text, cap) else { return (Vec::new(), 1) };
-    let mut weights = evidence(&lines, defs, matched, named);
+    let mut weights = evidence_met(&lines, defs, matched, named);
     insertions(&lines, matched, new, &mut weights);
     if weights.iter().sum::<f64>() <= 0.0 {
         weights[0] = 1.0;
@@ -460,8 +492,9 @@ fn runs(start: u32, end: u32, cap: u32, starts: &[u32], out: &mut Vec<LineRange>
 
 /// The matched weight of each line: each matched word's weight, times how rare its term is
 /// among the file's lines (`ln(1 + lines / lines holding it)`), so that a term on every other
-/// line of a file says less about where in it a change lies than one on three of its lines.
-fn line_weights(lines: &[&str], matched: &[(String, f64)]) -> Vec<f64> {
+/// line of a file says less about where in it a change lies than one on three of its lines;
+/// and the matched terms of each line, by their place in `matched`.
+fn line_weights(lines: &[&str], matched: &[(String, f64)]) -> (Vec<f64>, Vec<Vec<usize>>) {
     // The matched terms of each distinct word, found once: words repeat a lot, and splitting
     // and stemming them again was most of a warm query.
     let mut seen: SeededMap<&str, Vec<usize>> = SeededMap::default();
@@ -499,7 +532,7 @@ fn line_weights(lines: &[&str], matched: &[(String, f64)]) -> Vec<f64> {
         .zip(&holding)
         .map(|((_, v), &n)| v * (1.0 + total / n.max(1) as f64).ln())
         .collect();
-    found.iter().map(|terms| terms.iter().map(|&m| rarity[m]).sum()).collect()
+    (found.iter().map(|terms| terms.iter().map(|&m| rarity[m]).sum()).collect(), found)
 }
 
 /// `kind name, name: first doc line`, from the definitions in the range
@@ -726,6 +759,45 @@ mod tests {
         assert_eq!(peak, 1);
         // An empty file has no piece; its peak names no line that a piece holds.
         assert!(pieces_and_peak("", &[], (&matched(&["retry"]), &[]), |_| 0.0, 40).0.is_empty());
+    }
+
+    #[test]
+    fn the_line_where_the_prompt_words_meet_leads_the_pieces() {
+        // Two lines that each hold one word of the prompt, and one line far from them where
+        // both meet: alone they weigh the same in all (each term as rare), but the fitter's
+        // first sight and peek line go where the words meet.
+        let mut lines = vec!["filler"; 300];
+        lines[49] = "let a = socket;";
+        lines[99] = "let b = timeout;";
+        lines[249] = "socket(timeout);";
+        lines[250] = "socket(x);";
+        lines[150] = "timeout(y);";
+        let text = lines.join("\n");
+        let terms = matched(&["socket", "timeout"]);
+        let plain = evidence(&lines, &[], &terms, |_| 0.0);
+        let met = evidence_met(&lines, &[], &terms, |_| 0.0);
+        assert_eq!(met[49], plain[49]);
+        assert!((met[249] - plain[249] * 2f64.sqrt()).abs() < 1e-9, "{met:?}");
+        let (pieces, peak) = pieces_and_peak(&text, &[], (&terms, &[]), |_| 0.0, 40);
+        assert_eq!(peak, 250);
+        let lead = pieces.iter().max_by(|a, b| a.evidence.total_cmp(&b.evidence)).unwrap();
+        assert!(lead.range.start <= 250 && 250 <= lead.range.end, "{pieces:?}");
+        // The ranges `ctx suggest` proposes keep the plain evidence.
+        let lone = ranges(&text, &[], &terms, |_| 0.0, 80, MAX_RANGES);
+        assert!(lone.iter().any(|s| s.range.start <= 50 && 50 <= s.range.end), "{lone:?}");
+    }
+
+    #[test]
+    fn a_word_repeated_on_a_line_is_not_a_meeting() {
+        // The attack: one term written many times on one line. What must not happen: that
+        // line counted as many terms meeting (its weight is its words', not more).
+        let lines = ["socket socket socket socket", "filler", "socket timeout"];
+        let terms = matched(&["socket", "timeout"]);
+        let plain = evidence(&lines, &[], &terms, |_| 0.0);
+        let met = evidence_met(&lines, &[], &terms, |_| 0.0);
+        assert_eq!(met[0], plain[0]);
+        assert_eq!(met[1], 0.0);
+        assert!(met[2] > plain[2]);
     }
 
     #[test]
