@@ -556,6 +556,14 @@ mod tests {
         }
 
         #[test]
+        fn ascii_splitter_agrees_on_long_runs(
+            text in "([a-z]{0,24}|[ ]{0,24}|[A-Z\n\t'.é語\u{a0}]){0,12}"
+        ) {
+            splits_agree(&text, &mut SPLITTER.create_cache());
+            proptest::prop_assert_eq!(count(&text), count_plain(&text));
+        }
+
+        #[test]
         fn the_fast_count_is_the_plain_one(text in proptest::prelude::any::<String>()) {
             proptest::prop_assert_eq!(count(&text), count_plain(&text));
         }
