@@ -247,6 +247,22 @@ mod tests {
         }
     }
 
+    /// A megabyte-long word or run of spaces, the attack on a splitter that would rescan: one
+    /// piece found in one pass, its end where the byte loop puts it.
+    #[test]
+    fn a_megabyte_run_is_one_piece() {
+        let word = vec![b'q'; 1 << 20];
+        assert_eq!(piece(&word, 0), Some(word.len()));
+        let mut spaces = vec![b' '; 1 << 20];
+        assert_eq!(piece(&spaces, 0), Some(spaces.len()));
+        spaces.push(b'x');
+        // `\s+(?!\S)`: the last space goes with the word after it.
+        assert_eq!(piece(&spaces, 0), Some(spaces.len() - 2));
+        // A letter of another script inside the first word read may go on with the run.
+        assert_eq!(run_lower("qqqqqéqqqqqqqqqq".as_bytes(), 0), None);
+        assert_eq!(run_lower("qqqqq-qqqqqqqqqq".as_bytes(), 0), Some(5));
+    }
+
     proptest::proptest! {
         #[test]
         fn word_runs_are_the_byte_runs(
