@@ -429,15 +429,19 @@ impl Budget {
             return n;
         }
         let n = ctx_tokens::count(text);
-        self.known(text, n);
+        if self.contents.len() < MAX_FRAMES {
+            self.contents.insert(key, n);
+        }
+        self.written_next(text, n);
         n
     }
 
     /// Remembers the count of content counted elsewhere (in parallel, for a directory).
     pub(crate) fn known(&mut self, text: &str, n: usize) {
-        let key = (hash(text), text.len());
+        // Hashed only while there is room to keep it: past [`MAX_FRAMES`] pieces, hashing
+        // every file of a large directory would keep nothing.
         if self.contents.len() < MAX_FRAMES {
-            self.contents.insert(key, n);
+            self.contents.insert((hash(text), text.len()), n);
         }
         self.written_next(text, n);
     }

@@ -65,6 +65,74 @@ fn run(text: &[u8], mut at: usize, classes: u8) -> Option<usize> {
     }
 }
 
+/// The high bit of every byte of a word.
+const HIGH: u64 = 0x8080_8080_8080_8080;
+
+/// Every byte of a word set to `b`.
+const fn splat(b: u8) -> u64 {
+    u64::from_le_bytes([b; 8])
+}
+
+/// The eight bytes of `text` from `at` as a little-endian word, when there are eight.
+#[inline]
+fn word(text: &[u8], at: usize) -> Option<u64> {
+    let bytes: [u8; 8] = text.get(at..at.checked_add(8)?)?.try_into().ok()?;
+    Some(u64::from_le_bytes(bytes))
+}
+
+/// The high bit of each byte of `x` that is a lower-case ASCII letter. No byte's sum carries
+/// into the next: the high bits are cleared before the additions, and each sum stays below
+/// 256.
+#[inline]
+fn lower_bytes(x: u64) -> u64 {
+    let low = x & !HIGH;
+    // At least `a` (0x61 + 0x1f = 0x80), at least `{` (0x7b + 0x05 = 0x80), and ASCII.
+    let from_a = low.wrapping_add(splat(0x1f));
+    let from_brace = low.wrapping_add(splat(0x05));
+    from_a & !from_brace & !x & HIGH
+}
+
+/// The high bit of each byte of `x` that is an ASCII space.
+#[inline]
+fn space_bytes(x: u64) -> u64 {
+    // The bytes that differ from a space are those left non-zero by the xor; a byte is zero
+    // when adding 0x7f to its low bits leaves the high bit clear and its own high bit is clear.
+    let diff = x ^ splat(b' ');
+    !((diff & !HIGH).wrapping_add(splat(0x7f)) | diff) & HIGH
+}
+
+/// The end of the run of lower-case letters from `at`, as [`run`] finds it with
+/// [`LOWER`], eight bytes at a time: a word's letters are most of the bytes of prose and code.
+#[inline]
+fn run_lower(text: &[u8], mut at: usize) -> Option<usize> {
+    while let Some(x) = word(text, at) {
+        let stop = !lower_bytes(x) & HIGH;
+        if stop != 0 {
+            let end = at + (stop.trailing_zeros() / 8) as usize;
+            return (class(text, end) != FOREIGN).then_some(end);
+        }
+        at += 8;
+    }
+    run(text, at, LOWER)
+}
+
+/// The first byte from `at` that is not an ASCII space (the end of the text when there is
+/// none), eight bytes at a time: indentation is most of the white space of code.
+#[inline]
+fn skip_spaces(text: &[u8], mut at: usize) -> usize {
+    while let Some(x) = word(text, at) {
+        let stop = !space_bytes(x) & HIGH;
+        if stop != 0 {
+            return at + (stop.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    while text.get(at) == Some(&b' ') {
+        at += 1;
+    }
+    at
+}
+
 /// The end of the piece that starts at `at` (`at < text.len()`), as the patterns of o200k.rs
 /// would split it, or `None` when that depends on a byte that is not ASCII.
 #[inline]
@@ -88,7 +156,7 @@ pub(crate) fn piece(text: &[u8], at: usize) -> Option<usize> {
     };
     if let Some(start) = letters {
         let upper = run(text, start, UPPER)?;
-        let end = run(text, upper, LOWER)?;
+        let end = run_lower(text, upper)?;
         return contraction(text, end);
     }
     if c == DIGIT {
@@ -123,9 +191,11 @@ pub(crate) fn piece(text: &[u8], at: usize) -> Option<usize> {
         return Some(end);
     }
     // White space: `\s*[\r\n]+`, then `\s+$`, then `\s+(?!\S)`, then `\s+`.
-    let end = run(text, at, SPACE)?;
-    if let Some(last) = text[at..end].iter().rposition(|&b| b == b'\r' || b == b'\n') {
-        return Some(at + last + 1);
+    // The spaces first, a word at a time: no line ending is among them.
+    let spaces = skip_spaces(text, at);
+    let end = run(text, spaces, SPACE)?;
+    if let Some(last) = text[spaces..end].iter().rposition(|&b| b == b'\r' || b == b'\n') {
+        return Some(spaces + last + 1);
     }
     if end == text.len() || end - at == 1 {
         return Some(end);
@@ -154,4 +224,56 @@ fn contraction(text: &[u8], end: usize) -> Option<usize> {
         Some(b'l') if lower(end + 2)? == Some(b'l') => end + 3,
         _ => end,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_word_masks_agree_with_the_classes_on_every_byte() {
+        for b in 0..=255u8 {
+            // The byte in every lane, beside neighbours that would carry into it if a sum did.
+            for other in [0u8, 0x7f, 0x80, 0xff, b'a', b' '] {
+                let x = u64::from_le_bytes([other, b, other, b, other, other, b, other]);
+                let lanes = |mask: u64| mask.to_le_bytes().map(|lane| lane == 0x80);
+                let lower = lanes(lower_bytes(x));
+                let space = lanes(space_bytes(x));
+                for (i, lane) in x.to_le_bytes().into_iter().enumerate() {
+                    assert_eq!(lower[i], lane.is_ascii_lowercase(), "{b:#x} {other:#x} {i}");
+                    assert_eq!(space[i], lane == b' ', "{b:#x} {other:#x} {i}");
+                }
+            }
+        }
+    }
+
+    /// A megabyte-long word or run of spaces, the attack on a splitter that would rescan: one
+    /// piece found in one pass, its end where the byte loop puts it.
+    #[test]
+    fn a_megabyte_run_is_one_piece() {
+        let word = vec![b'q'; 1 << 20];
+        assert_eq!(piece(&word, 0), Some(word.len()));
+        let mut spaces = vec![b' '; 1 << 20];
+        assert_eq!(piece(&spaces, 0), Some(spaces.len()));
+        spaces.push(b'x');
+        // `\s+(?!\S)`: the last space goes with the word after it.
+        assert_eq!(piece(&spaces, 0), Some(spaces.len() - 2));
+        // A letter of another script inside the first word read may go on with the run.
+        assert_eq!(run_lower("qqqqqéqqqqqqqqqq".as_bytes(), 0), None);
+        assert_eq!(run_lower("qqqqq-qqqqqqqqqq".as_bytes(), 0), Some(5));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn word_runs_are_the_byte_runs(
+            text in "[a-z]{0,20}[ a-zA-Z\n\té語\u{a0}]{0,4}[ ]{0,20}[a-z \t]{0,20}"
+        ) {
+            let bytes = text.as_bytes();
+            for at in 0..=bytes.len() {
+                proptest::prop_assert_eq!(run_lower(bytes, at), run(bytes, at, LOWER));
+                let spaces = at + bytes[at..].iter().take_while(|&&b| b == b' ').count();
+                proptest::prop_assert_eq!(skip_spaces(bytes, at), spaces);
+            }
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! The counts of short pieces met before, kept per thread: the pieces of code and prose repeat
+//! The counts of short pieces met before: the pieces of code and prose repeat
 //! heavily (` the`, `self`, `);\n`, an identifier used on every line), and a piece found here
 //! costs one load from a table that stays in the processor's cache, where a piece counted
 //! costs at least one lookup in the rank table (hash slots, offsets and token bytes: three
@@ -7,8 +7,12 @@
 //! Exact: an entry holds the whole piece and its length, and answers only a piece equal to it;
 //! a piece that maps to a taken slot replaces its entry. Three tables: pieces of up to 6 bytes
 //! (one word an entry: most pieces, and a table half the size of one of two words misses the
-//! cache less), of 7 to 14 (two words) and of 15 to 30 (four words), which are rarer (long
-//! identifiers, indentation) but cost a rank lookup a pair merged when counted.
+//! cache less; one table for every thread, [`Shared`], since an entry of one word is read and
+//! written whole), of 7 to 14 (two words) and of 15 to 30 (four words), which are rarer (long
+//! identifiers, indentation) but cost a rank lookup a pair merged when counted, one of each a
+//! thread ([`Memo`]).
+
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// The bits of an entry's last word that hold the rest of the piece and its length.
 const KEY_MASK: u64 = (1 << 56) - 1;
@@ -63,6 +67,49 @@ impl<const W: usize> Memo<W> {
     }
 }
 
+/// A table of one word an entry, as [`Memo<1>`], shared by every thread that counts: the
+/// pieces of up to six bytes are most pieces, and the threads of one run meet the same ones,
+/// so each thread finds what the others counted, and the cores' caches hold one table instead
+/// of one a thread. An entry is one word, read and written whole: a thread never sees half of
+/// another's entry.
+pub(crate) struct Shared {
+    slots: Box<[AtomicU64]>,
+    bits: u32,
+}
+
+impl Shared {
+    /// The longest piece remembered, in bytes.
+    pub(crate) const MAX_LEN: usize = Memo::<1>::MAX_LEN;
+
+    /// A table of `1 << bits` slots.
+    pub(crate) fn new(bits: u32) -> Shared {
+        Shared { slots: (0..1u64 << bits).map(|_| AtomicU64::new(0)).collect(), bits }
+    }
+
+    /// The count of the piece of `len` bytes (2 to [`Shared::MAX_LEN`]) at the start of
+    /// `tail`, from the table or from `count`, which is then remembered.
+    #[inline]
+    pub(crate) fn count(
+        &self,
+        tail: &[u8],
+        len: usize,
+        count: impl FnOnce(&[u8]) -> usize,
+    ) -> usize {
+        debug_assert!((2..=Self::MAX_LEN).contains(&len) && len <= tail.len());
+        let key = words::<1>(tail, len)[0] | (len as u64) << 48;
+        let h = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let slot = &self.slots[(h >> (64 - self.bits)) as usize];
+        let stored = slot.load(Ordering::Relaxed);
+        if stored & KEY_MASK == key {
+            return (stored >> 56) as usize;
+        }
+        let n = count(&tail[..len]);
+        slot.store(key | (n as u64) << 56, Ordering::Relaxed);
+        n
+    }
+}
+
 /// The first `len` bytes of `tail` (at most `8 * W - 2`) as `W` little-endian words, the
 /// bytes past `len` zero.
 #[inline]
@@ -105,6 +152,46 @@ mod tests {
             assert_eq!(words::<4>(&text, len), words::<4>(&text[..len], len), "{len}");
         }
         assert_eq!(words::<2>(b"ab", 2), [0x6261, 0]);
+    }
+
+    #[test]
+    fn the_shared_table_answers_only_the_same_piece() {
+        let shared = Shared::new(4);
+        let calls = std::cell::Cell::new(0);
+        let count = |piece: &[u8]| {
+            calls.set(calls.get() + 1);
+            piece.len()
+        };
+        assert_eq!(shared.count(b"abcdef!", 6, count), 6);
+        assert_eq!(shared.count(b"abcdef", 6, count), 6);
+        assert_eq!(calls.get(), 1);
+        assert_eq!(shared.count(b"abcdeg", 6, count), 6);
+        assert_eq!(shared.count(b"abcde", 5, count), 5);
+        assert_eq!(shared.count(b"ab\0", 2, count), 2);
+        assert_eq!(calls.get(), 4);
+    }
+
+    /// Threads racing on a table of four slots, each piece's count its own (not its length):
+    /// whatever one thread reads while another writes, the answer is the piece's.
+    #[test]
+    fn threads_racing_on_the_shared_table_never_get_another_pieces_count() {
+        let shared = Shared::new(2);
+        let pieces: Vec<Vec<u8>> = (0..64u8)
+            .map(|i| (0..2 + usize::from(i % 5)).map(|k| b'a' + (i + k as u8) % 26).collect())
+            .collect();
+        // A count that tells the pieces apart: a sum of their bytes, within a byte.
+        let own = |piece: &[u8]| piece.iter().map(|&b| usize::from(b)).sum::<usize>() % 200 + 1;
+        std::thread::scope(|scope| {
+            for t in 0..4 {
+                let (shared, pieces) = (&shared, &pieces);
+                scope.spawn(move || {
+                    for round in 0..2000 {
+                        let piece = &pieces[(round * 7 + t * 13) % pieces.len()];
+                        assert_eq!(shared.count(piece, piece.len(), own), own(piece));
+                    }
+                });
+            }
+        });
     }
 
     #[test]

@@ -20,7 +20,7 @@ use regex_automata::nfa::thompson::{self, WhichCaptures};
 use regex_automata::{Anchored, Input};
 
 use crate::ascii;
-use crate::memo::Memo;
+use crate::memo::{Memo, Shared};
 use crate::table::{self, EMPTY, MAX_TOKEN_LEN, RANK_BITS, SLOTS, TOKENS};
 
 static TABLE: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/o200k.table"));
@@ -157,12 +157,18 @@ thread_local! {
 
 struct State {
     dfa: Cache,
-    /// Counts of pieces of up to 6 bytes, of 7 to 14, then of 15 to 30.
-    tiny_memo: Memo<1>,
+    /// Counts of pieces of 7 to 14 bytes, then of 15 to 30 (those of up to 6 are in
+    /// [`TINY_MEMO_SHARED`]).
     memo: Memo<2>,
     long_memo: Memo<4>,
     scratch: Scratch,
 }
+
+/// Counts of pieces of up to 6 bytes, most pieces, for every thread: 256 KiB of one word an
+/// entry (a table of two words an entry for them and the pieces of 7 to 14 bytes counted 1.1x
+/// the CPU: its loads missed the cache twice as often). The threads of a run meet the same
+/// short pieces, and one table in the cores' caches misses them less than one a thread.
+static TINY_MEMO_SHARED: LazyLock<Shared> = LazyLock::new(|| Shared::new(15));
 
 /// The states of threads that ended counting (the workers of `count_many`), for the next
 /// threads: their DFA states and counts met stay warm from one call to the next. At most
@@ -176,11 +182,8 @@ impl State {
         let spare = SPARE.lock().ok().and_then(|mut spare| spare.pop());
         spare.unwrap_or_else(|| State {
             dfa: SPLITTER.create_cache(),
-            // 256 KiB of one word an entry for the pieces of up to 6 bytes, most of them
-            // (a table of two words an entry for them all counted 1.1x the CPU: its loads
-            // missed the cache twice as often), then 512 KiB (on the cargo registry's
-            // sources, 8 192 slots counted 10% slower, 65 536 3% faster), then 256 KiB.
-            tiny_memo: Memo::new(15),
+            // 512 KiB for the pieces of 7 to 14 bytes (on the cargo registry's sources,
+            // 8 192 slots counted 10% slower, 65 536 3% faster), then 256 KiB.
             memo: Memo::new(15),
             long_memo: Memo::new(13),
             scratch: Scratch::default(),
@@ -234,6 +237,7 @@ pub(crate) fn count_at_most(text: &str, max: usize) -> Option<usize> {
     STATE.with(|cell| {
         let mut cell = cell.borrow_mut();
         let state = cell.get_or_insert_with(State::new);
+        let tiny = &*TINY_MEMO_SHARED;
         let bytes = text.as_bytes();
         let (mut at, mut total) = (0, 0usize);
         while at < bytes.len() {
@@ -250,7 +254,7 @@ pub(crate) fn count_at_most(text: &str, max: usize) -> Option<usize> {
             total += match len {
                 // Every single byte is a token.
                 ..=1 => len,
-                2..=TINY_MEMO => state.tiny_memo.count(&bytes[at..], len, count_piece_short),
+                2..=TINY_MEMO => tiny.count(&bytes[at..], len, count_piece_short),
                 SHORT_MEMO_MIN..=SHORT_MEMO => {
                     state.memo.count(&bytes[at..], len, count_piece_short)
                 }
@@ -553,6 +557,14 @@ mod tests {
         #[test]
         fn ascii_splitter_agrees(text in "[ -~\t\n\r\u{b}\u{c}é語\u{a0}ſ\u{301}٣]{0,60}") {
             splits_agree(&text, &mut SPLITTER.create_cache());
+        }
+
+        #[test]
+        fn ascii_splitter_agrees_on_long_runs(
+            text in "([a-z]{0,24}|[ ]{0,24}|[A-Z\n\t'.é語\u{a0}]){0,12}"
+        ) {
+            splits_agree(&text, &mut SPLITTER.create_cache());
+            proptest::prop_assert_eq!(count(&text), count_plain(&text));
         }
 
         #[test]
