@@ -307,7 +307,10 @@ impl Sandbox {
 
     /// The location of `name` in the folder whose canonical components are `canonical`, the
     /// deny list applied to the whole: for an entry a listing or a look from the folder showed
-    /// to be a regular file or a directory.
+    /// to be a regular file or a directory. The folder was opened by [`Sandbox::traverse`],
+    /// which refuses a denied folder, so only the rules of the entry are left to try
+    /// ([`DenyList::check_entry`], held to `check` of the whole path by a property test), and
+    /// the path is built once, with no string per component.
     fn entry_in(
         &self,
         root: RootId,
@@ -315,11 +318,17 @@ impl Sandbox {
         name: String,
         written: &str,
     ) -> Result<Location> {
-        let mut comps = canonical.to_vec();
-        comps.push(name);
-        match self.deny.check(&comps) {
+        let len = canonical.iter().map(|c| c.len() + 1).sum::<usize>() + name.len();
+        let mut path = String::with_capacity(len);
+        for comp in canonical {
+            path.push_str(comp);
+            path.push('/');
+        }
+        path.push_str(&name);
+        let parent = canonical.last().map_or("", String::as_str);
+        match self.deny.check_entry(parent, &name, &path) {
             Some(reason) => Err(Error::new(ErrorKind::Denied, written).with_detail(reason)),
-            None => Ok(Location::new(root, &comps)),
+            None => Ok(Location { root, path: path.into() }),
         }
     }
 

@@ -150,37 +150,82 @@ fn candidates(sandbox: &Sandbox, dir: &Location) -> Vec<String> {
         .collect()
 }
 
-/// `f` of each item, in order, the items shared among the cores in runs of at least
-/// `min_share` (fewer stay on the calling thread).
+/// `f` of each item, in order, the items shared among the cores when there are at least
+/// `min_share` for each (fewer stay on the calling thread). Each thread, the calling one
+/// included, takes the next item not yet taken, so that a thread the machine runs less
+/// (other processes share the cores) does less of the work rather than hold up the rest.
 pub(crate) fn par_map<T: Sync, R: Send>(
     items: &[T],
     min_share: usize,
     f: impl Fn(&T) -> R + Sync,
 ) -> Vec<R> {
-    let chunk = items.len().div_ceil(threads()).max(min_share.max(1));
-    if chunk >= items.len() {
+    let used = threads().min(items.len().div_ceil(min_share.max(1)));
+    if used <= 1 {
         return items.iter().map(&f).collect();
     }
-    let f = &f;
-    let mut parts: Vec<&[T]> = items.chunks(chunk).collect();
-    // The last share is the calling thread's own, which would otherwise only wait.
-    let last = parts.pop().unwrap_or_default();
-    std::thread::scope(|scope| {
-        let spawned: Vec<_> = parts
-            .into_iter()
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        let own: Vec<R> = last.iter().map(f).collect();
-        let mut out: Vec<R> = Vec::with_capacity(items.len());
-        for p in spawned {
-            out.extend(p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(i) else { return done };
+            done.push((i, f(item)));
         }
-        out.extend(own);
-        out
+    };
+    std::thread::scope(|scope| {
+        let spawned: Vec<_> = (1..used).map(|_| scope.spawn(&work)).collect();
+        let own = work();
+        let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+        for p in spawned {
+            let done = p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for (i, r) in done {
+                slots[i] = Some(r);
+            }
+        }
+        for (i, r) in own {
+            slots[i] = Some(r);
+        }
+        // Each item was taken by exactly one thread.
+        slots.into_iter().flatten().collect()
     })
 }
 
 /// How many threads [`par_map`] shares work among.
 pub(crate) fn threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::par_map;
+
+    #[test]
+    fn par_map_gives_each_result_in_order_and_calls_each_item_once() {
+        for n in [0usize, 1, 2, 3, 17, 300, 1000] {
+            for min_share in [0, 1, 4, 16, 2000] {
+                let items: Vec<usize> = (0..n).collect();
+                let calls = AtomicUsize::new(0);
+                let out = par_map(&items, min_share, |&i| {
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    i * 3
+                });
+                assert_eq!(out, items.iter().map(|i| i * 3).collect::<Vec<_>>());
+                assert_eq!(calls.load(Ordering::Relaxed), n);
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_in_a_worker_reaches_the_caller() {
+        let items: Vec<usize> = (0..64).collect();
+        let caught = std::panic::catch_unwind(|| {
+            par_map(&items, 1, |&i| {
+                assert!(i != 40, "item 40");
+                i
+            })
+        });
+        assert!(caught.is_err());
+    }
 }

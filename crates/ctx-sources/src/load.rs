@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ctx_fs::{Location, Sandbox};
+use ctx_fs::{Location, Sandbox, Text};
 
 use crate::bounds::Bounds;
 use crate::cache::{key_of, stamp_of};
@@ -55,16 +55,17 @@ impl SourceIndex {
         index.stamps.extend(stamp_of(sandbox, &location, &solution));
         let lower = solution.to_ascii_lowercase();
         if lower.ends_with(".json") {
-            let units = compdb::parse(&text, &dir).map_err(|e| Error::config(&solution, e))?;
+            let units =
+                compdb::parse(text.as_str(), &dir).map_err(|e| Error::config(&solution, e))?;
             drop(text);
             let name = "compile_commands".to_owned();
             index.projects.push(Project { name, path: solution, files: 0 });
             index.add_units(units);
         } else if lower.ends_with(".sln") || lower.ends_with(".slnx") {
             let refs = if lower.ends_with(".sln") {
-                msbuild::parse_sln(&text, &dir)
+                msbuild::parse_sln(text.as_str(), &dir)
             } else {
-                msbuild::parse_slnx(&text, &dir).map_err(|(line, why)| {
+                msbuild::parse_slnx(text.as_str(), &dir).map_err(|(line, why)| {
                     Error::config(&solution, format!("line {line}: {why}"))
                 })?
             };
@@ -475,11 +476,11 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
                 files.push(ToRead { path: filters, dir: project_dir.clone(), named: None });
             }
         }
-        reading.bytes.fetch_add(text.len(), Ordering::Relaxed);
+        reading.bytes.fetch_add(text.as_str().len(), Ordering::Relaxed);
         read.stamps.extend(stamp_of(sandbox, &location, &path));
         let dirs =
             Dirs { solution: reading.solution_dir, project: &project_dir, this_file: &this_dir };
-        match msbuild::parse_project(&text, &dirs) {
+        match msbuild::parse_project(text.as_str(), &dirs) {
             Ok(items) => {
                 reading.items.fetch_add(items.entries.len(), Ordering::Relaxed);
                 for (import, line) in &items.imports {
@@ -510,11 +511,12 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
     read
 }
 
-/// Reads a text file of the index's inputs through the sandbox.
-pub(crate) fn read_text(sandbox: &Sandbox, path: &str) -> Result<(Location, String), Error> {
+/// Reads a text file of the index's inputs through the sandbox: the sandbox's own text, shared
+/// rather than copied.
+pub(crate) fn read_text(sandbox: &Sandbox, path: &str) -> Result<(Location, Text), Error> {
     let (location, content) = sandbox.read_path(path, None).map_err(Error::fs)?;
     match content.text() {
-        Some(text) => Ok((location, text.to_string())),
+        Some(text) => Ok((location, text.clone())),
         None => Err(Error::config(path, "binary content".into())),
     }
 }
