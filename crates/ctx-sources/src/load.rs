@@ -22,9 +22,9 @@ use crate::{Error, Options, compdb, roots};
 /// at most.
 const MAX_FILES_PER_PROJECT: usize = 64;
 
-/// Projects read at once per thread. The parsed items of one share are held together before
-/// they are merged; the reading budget, checked before each project, bounds them whatever the
-/// share, which is large enough that starting its threads costs little.
+/// Projects read ahead per thread: at most this many times the threads are parsed and not yet
+/// merged at once; the reading budget, checked before each project, bounds them whatever
+/// the window.
 const SHARE_PER_THREAD: usize = 64;
 
 /// Most distinct wildcard items of an index; past it the rest are left out with a warning.
@@ -131,27 +131,20 @@ impl SourceIndex {
         let mut merge = Merge::default();
         let mut unread = 0;
         let mut first_failure = None;
-        for share in refs.chunks(crate::threads() * SHARE_PER_THREAD) {
-            if reading.spent() {
-                unread += share.len();
-                for r in share {
-                    self.projects.push(Project {
-                        name: r.name.clone(),
-                        path: r.path.clone(),
-                        files: 0,
-                    });
-                }
-                continue;
-            }
-            let reads = crate::par_map(share, 4, |r| read_project(&reading, r));
-            for (r, read) in share.iter().zip(reads) {
+        // A project past the budget is not read (`read_project` says so) and counts as
+        // unread; each is merged in the solution's order as soon as it and those before it are.
+        crate::par_in_order(
+            &refs,
+            crate::threads() * SHARE_PER_THREAD,
+            |r| read_project(&reading, r),
+            |r, read| {
                 unread += usize::from(read.unread);
                 if self.projects.is_empty() {
                     first_failure.clone_from(&read.failure);
                 }
                 self.merge(r, read, &mut merge);
-            }
-        }
+            },
+        );
         if unread > 0 {
             let b = reading.bounds;
             self.warnings.push(Warning::new(
@@ -440,6 +433,8 @@ struct ToRead {
     path: String,
     dir: String,
     named: Option<(String, u32)>,
+    /// Its text, when it was read ahead (the `.filters` beside the project).
+    text: Option<(Location, Text)>,
 }
 
 fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
@@ -450,11 +445,12 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
     }
     let sandbox = reading.sandbox;
     let project_dir = paths::parent(&r.path).to_owned();
-    let mut files = vec![ToRead { path: r.path.clone(), dir: project_dir.clone(), named: None }];
+    let mut files =
+        vec![ToRead { path: r.path.clone(), dir: project_dir.clone(), named: None, text: None }];
     let mut i = 0;
-    while let Some(ToRead { path, dir: this_dir, named }) = files.get(i).cloned() {
+    while let Some(ToRead { path, dir: this_dir, named, text }) = files.get(i).cloned() {
         i += 1;
-        let (location, text) = match read_text(sandbox, &path) {
+        let (location, text) = match text.map_or_else(|| read_text(sandbox, &path), Ok) {
             Ok(read) => read,
             Err(err) => {
                 read.warnings.push(match named {
@@ -469,11 +465,15 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
                 continue;
             }
         };
-        // The `.filters` beside a project that could be read comes next, before its imports.
+        // The `.filters` beside a project that could be read comes next, before its imports;
+        // one the sandbox does not resolve (not there, refused) is not read, silently. It is
+        // read at once, and resolved alone only when that fails, to tell a file that is not
+        // there from one that could not be read: one open where there were two.
         if i == 1 && r.path.to_ascii_lowercase().ends_with(".vcxproj") {
-            let filters = format!("{}.filters", r.path);
-            if sandbox.resolve(&filters, None).is_ok() {
-                files.push(ToRead { path: filters, dir: project_dir.clone(), named: None });
+            let path = format!("{}.filters", r.path);
+            let text = read_text(sandbox, &path).ok();
+            if text.is_some() || sandbox.resolve(&path, None).is_ok() {
+                files.push(ToRead { path, dir: project_dir.clone(), named: None, text });
             }
         }
         reading.bytes.fetch_add(text.as_str().len(), Ordering::Relaxed);
@@ -489,7 +489,7 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
                     {
                         let dir = paths::parent(import).to_owned();
                         let named = Some((path.clone(), *line));
-                        files.push(ToRead { path: import.clone(), dir, named });
+                        files.push(ToRead { path: import.clone(), dir, named, text: None });
                     }
                 }
                 for (line, why) in &items.warnings {
