@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use ctx_fs::{Location, Sandbox, Text};
 
 use crate::bounds::Bounds;
-use crate::cache::{key_of, stamp_of};
+use crate::cache::{key_of, stamp_of, stamps_of};
 use crate::index::{
     FileState, Pending, Project, SourceFile, SourceIndex, Stamp, absolute_of, workspace_of,
 };
@@ -119,10 +119,11 @@ impl SourceIndex {
         refs: Vec<ProjectRef>,
     ) -> Option<String> {
         let refs = self.distinct(refs);
-        let solution = self.solution.clone();
+        let (solution, workspace) = (self.solution.clone(), self.workspace.clone());
         let reading = Reading {
             sandbox,
             solution: &solution,
+            workspace: &workspace,
             solution_dir,
             bounds: Bounds::of(self.max_files),
             items: AtomicUsize::new(0),
@@ -400,6 +401,7 @@ fn exact_hash(path: &str) -> u64 {
 struct Reading<'a> {
     sandbox: &'a Sandbox,
     solution: &'a str,
+    workspace: &'a str,
     solution_dir: &'a str,
     bounds: Bounds,
     items: AtomicUsize,
@@ -447,10 +449,12 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
     let project_dir = paths::parent(&r.path).to_owned();
     let mut files =
         vec![ToRead { path: r.path.clone(), dir: project_dir.clone(), named: None, text: None }];
+    // The files read, stated together once read (a project and its `.filters` share a folder).
+    let mut stamped = Vec::new();
     let mut i = 0;
     while let Some(ToRead { path, dir: this_dir, named, text }) = files.get(i).cloned() {
         i += 1;
-        let (location, text) = match text.map_or_else(|| read_text(sandbox, &path), Ok) {
+        let (_, text) = match text.map_or_else(|| read_text(sandbox, &path), Ok) {
             Ok(read) => read,
             Err(err) => {
                 read.warnings.push(match named {
@@ -477,7 +481,7 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
             }
         }
         reading.bytes.fetch_add(text.as_str().len(), Ordering::Relaxed);
-        read.stamps.extend(stamp_of(sandbox, &location, &path));
+        stamped.push(path.clone());
         let dirs =
             Dirs { solution: reading.solution_dir, project: &project_dir, this_file: &this_dir };
         match msbuild::parse_project(text.as_str(), &dirs) {
@@ -508,6 +512,7 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
             break;
         }
     }
+    read.stamps = stamps_of(sandbox, &stamped, reading.workspace);
     read
 }
 
