@@ -206,7 +206,7 @@ pub(crate) fn par_map_taking<T: Sync, R: Send>(
         }
     };
     std::thread::scope(|scope| {
-        let spawned: Vec<_> = (1..used).map(|_| scope.spawn(&work)).collect();
+        let spawned: Vec<_> = (1..used).map(|_| scope.spawn(work)).collect();
         let own = work();
         let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
         for p in spawned {

@@ -292,10 +292,10 @@ impl Element<'_> {
         for attribute in self.start.attributes() {
             let attribute = attribute.map_err(|e| e.to_string())?;
             let key = attribute.key.local_name().into_inner();
-            if let Some(i) = names.iter().position(|&n| n == key) {
-                if found[i].is_none() {
-                    found[i] = Some(attribute);
-                }
+            if let Some(i) = names.iter().position(|&n| n == key)
+                && found[i].is_none()
+            {
+                found[i] = Some(attribute);
             }
         }
         Ok(found)
