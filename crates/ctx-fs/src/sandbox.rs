@@ -983,3 +983,39 @@ mod fast {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::read_sized;
+
+    fn file_of(bytes: &[u8]) -> (tempfile::TempDir, std::fs::File) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, bytes).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        (dir, file)
+    }
+
+    /// A file read with the length its metadata gave is read whole; one that grew since (a
+    /// length smaller than it is) is read on, and neither is read past the limit, whatever
+    /// length the metadata said.
+    #[test]
+    fn a_sized_read_gives_the_whole_file_and_never_more_than_its_limit() {
+        let bytes: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        for (len, limit, want) in [
+            (100_000, u64::MAX, 100_000),
+            (100_000, 100_001, 100_000),
+            (10, u64::MAX, 100_000),
+            (0, 100_001, 100_000),
+            (10, 50_001, 50_001),
+            (100_000, 50_001, 50_001),
+            (200_000, 20, 20),
+            (100_000, 0, 0),
+        ] {
+            let (_dir, file) = file_of(&bytes);
+            let read = read_sized(file, len, limit).unwrap();
+            assert_eq!(read.len(), want, "{len} {limit}");
+            assert_eq!(read, bytes[..want], "{len} {limit}");
+        }
+    }
+}
