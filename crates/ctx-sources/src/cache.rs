@@ -120,17 +120,8 @@ impl SourceIndex {
         // stated at once, so that a folder of several files is opened once.
         const SHARE: usize = 128;
         let shares: Vec<&[Stamp]> = self.stamps.chunks(SHARE).collect();
-        // A file in the workspace is named from it (`P0/P0.vcxproj`): the same file through the
-        // same sandbox, its path parsed and checked in two components rather than ten.
-        let from_workspace = |path: &'_ str| -> Option<usize> {
-            let rest = path.get(workspace.len()..)?.strip_prefix('/')?;
-            (paths::within(path, workspace) && !rest.is_empty()).then(|| path.len() - rest.len())
-        };
         let same = |share: &&[Stamp]| {
-            let paths: Vec<&str> = share
-                .iter()
-                .map(|s| from_workspace(&s.path).map_or(s.path.as_str(), |at| &s.path[at..]))
-                .collect();
+            let paths: Vec<&str> = share.iter().map(|s| named(&s.path, workspace)).collect();
             let stats = sandbox.stat_many(&paths);
             share.iter().zip(stats).all(|(s, stat)| {
                 stat.ok()
@@ -138,7 +129,7 @@ impl SourceIndex {
                     .is_some_and(|now| now == *s)
             })
         };
-        !self.stamps.is_empty() && crate::par_map(&shares, 1, same).into_iter().all(|s| s)
+        !self.stamps.is_empty() && crate::par_map_taking(&shares, 1, same).into_iter().all(|s| s)
     }
 }
 
@@ -152,6 +143,26 @@ pub(crate) fn key_of(solution: &str, workspace: &str, options: &Options) -> Stri
 /// The length and modification time of a file read to build the index.
 pub(crate) fn stamp_of(sandbox: &Sandbox, location: &Location, path: &str) -> Option<Stamp> {
     stamp_from(&sandbox.stat(location).ok()?, path)
+}
+
+/// The stamps of the files at `paths` (absolute), in order, those that cannot be stated left
+/// out: a folder that holds several of them opened once ([`Sandbox::stat_many`]), as a stored
+/// index's stamps are checked.
+pub(crate) fn stamps_of(sandbox: &Sandbox, paths: &[String], workspace: &str) -> Vec<Stamp> {
+    let named: Vec<&str> = paths.iter().map(|p| named(p, workspace)).collect();
+    let stats = sandbox.stat_many(&named);
+    paths.iter().zip(stats).filter_map(|(p, stat)| stamp_from(&stat.ok()?.1, p)).collect()
+}
+
+/// How a file read into an index is named to the sandbox: from the workspace when it lies in
+/// it (`P0/P0.vcxproj`: the same file through the same sandbox, its path parsed and checked
+/// in two components rather than ten), else by its absolute path.
+fn named<'a>(path: &'a str, workspace: &str) -> &'a str {
+    let rest = path.get(workspace.len()..).and_then(|r| r.strip_prefix('/'));
+    match rest {
+        Some(rest) if paths::within(path, workspace) && !rest.is_empty() => rest,
+        _ => path,
+    }
 }
 
 /// The stamp of `path` from its metadata.

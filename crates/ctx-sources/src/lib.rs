@@ -151,7 +151,9 @@ fn candidates(sandbox: &Sandbox, dir: &Location) -> Vec<String> {
 }
 
 /// `f` of each item, in order, the items shared among the cores in runs of at least
-/// `min_share` (fewer stay on the calling thread).
+/// `min_share` (fewer stay on the calling thread), each thread's run fixed before it starts:
+/// the wildcard walks, which share one budget, are shared so (the first runs on spawned
+/// threads, the last on the calling one).
 pub(crate) fn par_map<T: Sync, R: Send>(
     items: &[T],
     min_share: usize,
@@ -180,7 +182,240 @@ pub(crate) fn par_map<T: Sync, R: Send>(
     })
 }
 
+/// `f` of each item, in order, the items shared among the cores when there are at least
+/// `min_share` for each (fewer stay on the calling thread). Each thread, the calling one
+/// included, takes the next item not yet taken, so that a thread the machine runs less
+/// (other processes share the cores) does less of the work rather than hold up the rest: for
+/// work whose results do not depend on which thread does what first.
+pub(crate) fn par_map_taking<T: Sync, R: Send>(
+    items: &[T],
+    min_share: usize,
+    f: impl Fn(&T) -> R + Sync,
+) -> Vec<R> {
+    let used = threads().min(items.len().div_ceil(min_share.max(1)));
+    if used <= 1 {
+        return items.iter().map(&f).collect();
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let work = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(item) = items.get(i) else { return done };
+            done.push((i, f(item)));
+        }
+    };
+    std::thread::scope(|scope| {
+        let spawned: Vec<_> = (1..used).map(|_| scope.spawn(work)).collect();
+        let own = work();
+        let mut slots: Vec<Option<R>> = std::iter::repeat_with(|| None).take(items.len()).collect();
+        for p in spawned {
+            let done = p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            for (i, r) in done {
+                slots[i] = Some(r);
+            }
+        }
+        for (i, r) in own {
+            slots[i] = Some(r);
+        }
+        // Each item was taken by exactly one thread.
+        slots.into_iter().flatten().collect()
+    })
+}
+
+/// `take` of each item and its `f`, in order, on the calling thread, while every thread (the
+/// calling one included, when it has nothing to take) computes `f` of the next items: at most
+/// `window` items past the last one taken are computed ahead, so that what is held waiting is
+/// bounded whatever the items, and no thread waits for a share to end before it goes on.
+pub(crate) fn par_in_order<T: Sync, R: Send>(
+    items: &[T],
+    window: usize,
+    f: impl Fn(&T) -> R + Sync,
+    mut take: impl FnMut(&T, R),
+) {
+    use std::sync::{Condvar, Mutex, PoisonError};
+    let window = window.max(1);
+    let threads = threads();
+    if threads <= 1 || items.len() < 2 {
+        for item in items {
+            take(item, f(item));
+        }
+        return;
+    }
+    /// The items claimed (`next`), taken (`taken`), and those done and not yet taken.
+    struct State<R> {
+        next: usize,
+        taken: usize,
+        done: Vec<Option<R>>,
+        /// A thread panicked: the item it held will never be done.
+        failed: bool,
+        /// Threads waiting for a change: a change wakes them only when there are some.
+        waiting: usize,
+    }
+    /// Tells the others that its thread panicked, so that none waits for it.
+    struct Guard<'a, R> {
+        state: &'a Mutex<State<R>>,
+        changed: &'a Condvar,
+    }
+    impl<R> Drop for Guard<'_, R> {
+        fn drop(&mut self) {
+            if std::thread::panicking() {
+                self.state.lock().unwrap_or_else(PoisonError::into_inner).failed = true;
+                self.changed.notify_all();
+            }
+        }
+    }
+    let done = std::iter::repeat_with(|| None).take(items.len()).collect();
+    let state = Mutex::new(State { next: 0, taken: 0, done, failed: false, waiting: 0 });
+    let changed = Condvar::new();
+    let lock = || state.lock().unwrap_or_else(PoisonError::into_inner);
+    /// Waits for a change, counted among the waiting meanwhile.
+    fn wait<'a, R>(
+        changed: &Condvar,
+        mut s: std::sync::MutexGuard<'a, State<R>>,
+    ) -> std::sync::MutexGuard<'a, State<R>> {
+        s.waiting += 1;
+        let mut s = changed.wait(s).unwrap_or_else(PoisonError::into_inner);
+        s.waiting -= 1;
+        s
+    }
+    let finish = |i: usize, r: R| {
+        let mut s = lock();
+        s.done[i] = Some(r);
+        if s.waiting > 0 {
+            changed.notify_all();
+        }
+    };
+    let worker = || {
+        let _guard = Guard { state: &state, changed: &changed };
+        loop {
+            let mut s = lock();
+            while s.next < items.len() && s.next >= s.taken + window && !s.failed {
+                s = wait(&changed, s);
+            }
+            if s.next >= items.len() || s.failed {
+                return;
+            }
+            let i = s.next;
+            s.next += 1;
+            drop(s);
+            finish(i, f(&items[i]));
+        }
+    };
+    std::thread::scope(|scope| {
+        let _spawned: Vec<_> = (1..threads.min(items.len())).map(|_| scope.spawn(worker)).collect();
+        let _guard = Guard { state: &state, changed: &changed };
+        loop {
+            let mut s = lock();
+            let t = s.taken;
+            if t >= items.len() || s.failed {
+                return;
+            }
+            if let Some(r) = s.done[t].take() {
+                s.taken += 1;
+                if s.waiting > 0 {
+                    changed.notify_all();
+                }
+                drop(s);
+                take(&items[t], r);
+            } else if s.next < items.len() && s.next < t + window {
+                let i = s.next;
+                s.next += 1;
+                drop(s);
+                finish(i, f(&items[i]));
+            } else {
+                drop(wait(&changed, s));
+            }
+        }
+    });
+}
+
 /// How many threads [`par_map`] shares work among.
 pub(crate) fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get()).min(8)
+    // Asked once: each answer reads the process's control-group limits (several files).
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()).min(8))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::{par_map, par_map_taking};
+
+    #[test]
+    fn par_map_gives_each_result_in_order_and_calls_each_item_once() {
+        for n in [0usize, 1, 2, 3, 17, 300, 1000] {
+            for min_share in [0, 1, 4, 16, 2000] {
+                let items: Vec<usize> = (0..n).collect();
+                let calls = AtomicUsize::new(0);
+                let f = |&i: &usize| {
+                    calls.fetch_add(1, Ordering::Relaxed);
+                    i * 3
+                };
+                let expected: Vec<usize> = items.iter().map(|i| i * 3).collect();
+                assert_eq!(par_map(&items, min_share, f), expected);
+                assert_eq!(par_map_taking(&items, min_share, f), expected);
+                assert_eq!(calls.load(Ordering::Relaxed), 2 * n);
+            }
+        }
+    }
+
+    #[test]
+    fn par_in_order_takes_each_item_once_in_order_within_its_window() {
+        for n in [0usize, 1, 2, 3, 17, 300] {
+            for window in [0usize, 1, 2, 5, 128, 1000] {
+                let items: Vec<usize> = (0..n).collect();
+                let ahead = AtomicUsize::new(0);
+                let taken = AtomicUsize::new(0);
+                let mut seen = Vec::new();
+                super::par_in_order(
+                    &items,
+                    window,
+                    |&i| {
+                        // Never more than the window computed past what was taken.
+                        let past = i.saturating_sub(taken.load(Ordering::SeqCst));
+                        ahead.fetch_max(past, Ordering::SeqCst);
+                        i * 3
+                    },
+                    |&i, r| {
+                        assert_eq!(r, i * 3);
+                        seen.push(i);
+                        taken.store(i + 1, Ordering::SeqCst);
+                    },
+                );
+                assert_eq!(seen, items);
+                assert!(ahead.load(Ordering::SeqCst) < window.max(1), "{n} {window}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_panic_while_computing_in_order_reaches_the_caller_without_a_hang() {
+        let items: Vec<usize> = (0..64).collect();
+        let caught = std::panic::catch_unwind(|| {
+            super::par_in_order(
+                &items,
+                4,
+                |&i| {
+                    assert!(i != 9, "item 9");
+                    i
+                },
+                |_, _| {},
+            );
+        });
+        assert!(caught.is_err());
+    }
+
+    #[test]
+    fn a_panic_in_a_worker_reaches_the_caller() {
+        let items: Vec<usize> = (0..64).collect();
+        let caught = std::panic::catch_unwind(|| {
+            par_map_taking(&items, 1, |&i| {
+                assert!(i != 40, "item 40");
+                i
+            })
+        });
+        assert!(caught.is_err());
+    }
 }

@@ -6,10 +6,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use ctx_fs::{Location, Sandbox};
+use ctx_fs::{Location, Sandbox, Text};
 
 use crate::bounds::Bounds;
-use crate::cache::{key_of, stamp_of};
+use crate::cache::{key_of, stamp_of, stamps_of};
 use crate::index::{
     FileState, Pending, Project, SourceFile, SourceIndex, Stamp, absolute_of, workspace_of,
 };
@@ -22,9 +22,9 @@ use crate::{Error, Options, compdb, roots};
 /// at most.
 const MAX_FILES_PER_PROJECT: usize = 64;
 
-/// Projects read at once per thread. The parsed items of one share are held together before
-/// they are merged; the reading budget, checked before each project, bounds them whatever the
-/// share, which is large enough that starting its threads costs little.
+/// Projects read ahead per thread: at most this many times the threads are parsed and not yet
+/// merged at once; the reading budget, checked before each project, bounds them whatever
+/// the window.
 const SHARE_PER_THREAD: usize = 64;
 
 /// Most distinct wildcard items of an index; past it the rest are left out with a warning.
@@ -55,16 +55,17 @@ impl SourceIndex {
         index.stamps.extend(stamp_of(sandbox, &location, &solution));
         let lower = solution.to_ascii_lowercase();
         if lower.ends_with(".json") {
-            let units = compdb::parse(&text, &dir).map_err(|e| Error::config(&solution, e))?;
+            let units =
+                compdb::parse(text.as_str(), &dir).map_err(|e| Error::config(&solution, e))?;
             drop(text);
             let name = "compile_commands".to_owned();
             index.projects.push(Project { name, path: solution, files: 0 });
             index.add_units(units);
         } else if lower.ends_with(".sln") || lower.ends_with(".slnx") {
             let refs = if lower.ends_with(".sln") {
-                msbuild::parse_sln(&text, &dir)
+                msbuild::parse_sln(text.as_str(), &dir)
             } else {
-                msbuild::parse_slnx(&text, &dir).map_err(|(line, why)| {
+                msbuild::parse_slnx(text.as_str(), &dir).map_err(|(line, why)| {
                     Error::config(&solution, format!("line {line}: {why}"))
                 })?
             };
@@ -118,10 +119,11 @@ impl SourceIndex {
         refs: Vec<ProjectRef>,
     ) -> Option<String> {
         let refs = self.distinct(refs);
-        let solution = self.solution.clone();
+        let (solution, workspace) = (self.solution.clone(), self.workspace.clone());
         let reading = Reading {
             sandbox,
             solution: &solution,
+            workspace: &workspace,
             solution_dir,
             bounds: Bounds::of(self.max_files),
             items: AtomicUsize::new(0),
@@ -130,27 +132,20 @@ impl SourceIndex {
         let mut merge = Merge::default();
         let mut unread = 0;
         let mut first_failure = None;
-        for share in refs.chunks(crate::threads() * SHARE_PER_THREAD) {
-            if reading.spent() {
-                unread += share.len();
-                for r in share {
-                    self.projects.push(Project {
-                        name: r.name.clone(),
-                        path: r.path.clone(),
-                        files: 0,
-                    });
-                }
-                continue;
-            }
-            let reads = crate::par_map(share, 4, |r| read_project(&reading, r));
-            for (r, read) in share.iter().zip(reads) {
+        // A project past the budget is not read (`read_project` says so) and counts as
+        // unread; each is merged in the solution's order as soon as it and those before it are.
+        crate::par_in_order(
+            &refs,
+            crate::threads() * SHARE_PER_THREAD,
+            |r| read_project(&reading, r),
+            |r, read| {
                 unread += usize::from(read.unread);
                 if self.projects.is_empty() {
                     first_failure.clone_from(&read.failure);
                 }
                 self.merge(r, read, &mut merge);
-            }
-        }
+            },
+        );
         if unread > 0 {
             let b = reading.bounds;
             self.warnings.push(Warning::new(
@@ -406,6 +401,7 @@ fn exact_hash(path: &str) -> u64 {
 struct Reading<'a> {
     sandbox: &'a Sandbox,
     solution: &'a str,
+    workspace: &'a str,
     solution_dir: &'a str,
     bounds: Bounds,
     items: AtomicUsize,
@@ -439,6 +435,8 @@ struct ToRead {
     path: String,
     dir: String,
     named: Option<(String, u32)>,
+    /// Its text, when it was read ahead (the `.filters` beside the project).
+    text: Option<(Location, Text)>,
 }
 
 fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
@@ -449,11 +447,14 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
     }
     let sandbox = reading.sandbox;
     let project_dir = paths::parent(&r.path).to_owned();
-    let mut files = vec![ToRead { path: r.path.clone(), dir: project_dir.clone(), named: None }];
+    let mut files =
+        vec![ToRead { path: r.path.clone(), dir: project_dir.clone(), named: None, text: None }];
+    // The files read, stated together once read (a project and its `.filters` share a folder).
+    let mut stamped = Vec::new();
     let mut i = 0;
-    while let Some(ToRead { path, dir: this_dir, named }) = files.get(i).cloned() {
+    while let Some(ToRead { path, dir: this_dir, named, text }) = files.get(i).cloned() {
         i += 1;
-        let (location, text) = match read_text(sandbox, &path) {
+        let (_, text) = match text.map_or_else(|| read_text(sandbox, &path), Ok) {
             Ok(read) => read,
             Err(err) => {
                 read.warnings.push(match named {
@@ -468,18 +469,22 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
                 continue;
             }
         };
-        // The `.filters` beside a project that could be read comes next, before its imports.
+        // The `.filters` beside a project that could be read comes next, before its imports;
+        // one the sandbox does not resolve (not there, refused) is not read, silently. It is
+        // read at once, and resolved alone only when that fails, to tell a file that is not
+        // there from one that could not be read: one open where there were two.
         if i == 1 && r.path.to_ascii_lowercase().ends_with(".vcxproj") {
-            let filters = format!("{}.filters", r.path);
-            if sandbox.resolve(&filters, None).is_ok() {
-                files.push(ToRead { path: filters, dir: project_dir.clone(), named: None });
+            let path = format!("{}.filters", r.path);
+            let text = read_text(sandbox, &path).ok();
+            if text.is_some() || sandbox.resolve(&path, None).is_ok() {
+                files.push(ToRead { path, dir: project_dir.clone(), named: None, text });
             }
         }
-        reading.bytes.fetch_add(text.len(), Ordering::Relaxed);
-        read.stamps.extend(stamp_of(sandbox, &location, &path));
+        reading.bytes.fetch_add(text.as_str().len(), Ordering::Relaxed);
+        stamped.push(path.clone());
         let dirs =
             Dirs { solution: reading.solution_dir, project: &project_dir, this_file: &this_dir };
-        match msbuild::parse_project(&text, &dirs) {
+        match msbuild::parse_project(text.as_str(), &dirs) {
             Ok(items) => {
                 reading.items.fetch_add(items.entries.len(), Ordering::Relaxed);
                 for (import, line) in &items.imports {
@@ -488,7 +493,7 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
                     {
                         let dir = paths::parent(import).to_owned();
                         let named = Some((path.clone(), *line));
-                        files.push(ToRead { path: import.clone(), dir, named });
+                        files.push(ToRead { path: import.clone(), dir, named, text: None });
                     }
                 }
                 for (line, why) in &items.warnings {
@@ -507,14 +512,16 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
             break;
         }
     }
+    read.stamps = stamps_of(sandbox, &stamped, reading.workspace);
     read
 }
 
-/// Reads a text file of the index's inputs through the sandbox.
-pub(crate) fn read_text(sandbox: &Sandbox, path: &str) -> Result<(Location, String), Error> {
+/// Reads a text file of the index's inputs through the sandbox: the sandbox's own text, shared
+/// rather than copied.
+pub(crate) fn read_text(sandbox: &Sandbox, path: &str) -> Result<(Location, Text), Error> {
     let (location, content) = sandbox.read_path(path, None).map_err(Error::fs)?;
     match content.text() {
-        Some(text) => Ok((location, text.to_string())),
+        Some(text) => Ok((location, text.clone())),
         None => Err(Error::config(path, "binary content".into())),
     }
 }

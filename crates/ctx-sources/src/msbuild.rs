@@ -167,14 +167,19 @@ impl Read {
         if !element.in_item_group || !(CPP_ITEMS.contains(&name) || CS_ITEMS.contains(&name)) {
             return Ok(());
         }
-        if let Some(remove) = attribute(reader, "Remove")? {
+        // `Remove` first, as MSBuild takes it: an item with one includes nothing.
+        let [remove, include] =
+            element.find(["Remove", "Include"]).map_err(|why| reader.fail(at, &why))?;
+        if let Some(remove) = remove {
+            let remove = value(&remove, "Remove").map_err(|why| reader.fail(at, &why))?;
             if name == "Compile" {
                 let line = reader.line(element.at);
                 self.remove(&remove, dirs, line);
             }
             return Ok(());
         }
-        let Some(include) = attribute(reader, "Include")? else { return Ok(()) };
+        let Some(include) = include else { return Ok(()) };
+        let include = value(&include, "Include").map_err(|why| reader.fail(at, &why))?;
         let line = reader.line(element.at);
         for part in split(&include) {
             match expanded(part, dirs, dirs.project) {
@@ -273,22 +278,44 @@ impl Element<'_> {
     /// normalised as XML says; a value naming an entity XML does not predefine, or a
     /// character it does not allow, is an error.
     fn attribute(&self, name: &str) -> Result<Option<std::borrow::Cow<'_, str>>, String> {
+        let [found] = self.find([name])?;
+        found.map(|a| value(&a, name)).transpose()
+    }
+
+    /// The first attribute of each local name of `names`, in one pass over the tag, their
+    /// values not yet looked at ([`value`]).
+    fn find<const N: usize>(
+        &self,
+        names: [&str; N],
+    ) -> Result<[Option<quick_xml::events::attributes::Attribute<'_>>; N], String> {
+        let mut found = [const { None }; N];
         for attribute in self.start.attributes() {
             let attribute = attribute.map_err(|e| e.to_string())?;
-            if attribute.key.local_name().into_inner() == name {
-                let value = attribute
-                    .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                    .map_err(|e| e.to_string())?;
-                if !value.chars().all(xml_char) {
-                    return Err(format!(
-                        "the value of {name} holds a character XML does not allow"
-                    ));
-                }
-                return Ok(Some(value));
+            let key = attribute.key.local_name().into_inner();
+            if let Some(i) = names.iter().position(|&n| n == key)
+                && found[i].is_none()
+            {
+                found[i] = Some(attribute);
             }
         }
-        Ok(None)
+        Ok(found)
     }
+}
+
+/// The value of the attribute `attribute` (of local name `name`), entities expanded and white
+/// space normalised as XML says; a value naming an entity XML does not predefine, or a
+/// character it does not allow, is an error.
+fn value<'a>(
+    attribute: &quick_xml::events::attributes::Attribute<'a>,
+    name: &str,
+) -> Result<std::borrow::Cow<'a, str>, String> {
+    let value = attribute
+        .normalized_value(quick_xml::XmlVersion::Implicit1_0)
+        .map_err(|e| e.to_string())?;
+    if !value.chars().all(xml_char) {
+        return Err(format!("the value of {name} holds a character XML does not allow"));
+    }
+    Ok(value)
 }
 
 /// Whether `bytes` hold a control character XML does not allow (all but tab, line feed and
@@ -384,10 +411,13 @@ impl<'a> Reader<'a> {
                     }
                     return Err(self.fail(at, "text outside the root element"));
                 }
-                Event::Text(text) => text.xml10_content(),
-                Event::CData(data) => data.xml10_content(),
+                // A text is only looked at when it is kept: nothing in it can fail the
+                // document (control characters were refused before the first event, and a
+                // reference is an event of its own).
+                Event::Text(text) => capture.then(|| text.xml10_content()),
+                Event::CData(data) => capture.then(|| data.xml10_content()),
                 Event::GeneralRef(reference) => match reference_text(&reference) {
-                    Some(text) => std::borrow::Cow::Owned(text),
+                    Some(text) => Some(std::borrow::Cow::Owned(text)),
                     None => {
                         let why = "an unknown entity or a character XML does not allow";
                         return Err(self.fail(at, why));
@@ -406,7 +436,7 @@ impl<'a> Reader<'a> {
             if self.open.is_empty() {
                 return Err(self.fail(at, "text outside the root element"));
             }
-            if capture {
+            if let (true, Some(text)) = (capture, text) {
                 self.captured.get_or_insert_default().push_str(&text);
                 self.capture = true;
             }

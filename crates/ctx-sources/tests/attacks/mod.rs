@@ -412,3 +412,40 @@ fn thousands_of_removes_and_wildcards_stay_bounded() {
     assert!(text.contains("19744 more `Compile Remove` patterns ignored (at most 256)"), "{text}");
     assert!(text.contains("977 more wildcard items left out"), "{text}");
 }
+
+/// A `.filters` is read at once and resolved alone only when that fails: one that is not
+/// there, or that leads out of the workspace, is passed over in silence and nothing of it is
+/// read; one that is there and cannot be read (a folder) is a warning, as before.
+#[test]
+fn a_filters_file_missing_leading_out_or_unreadable_is_told_apart() {
+    let (_tmp, root) = shape();
+    let (_outside, elsewhere) = shape();
+    write(&format!("{elsewhere}/src/secret.c"), "int secret;\n");
+    write(
+        &format!("{elsewhere}/x.vcxproj.filters"),
+        &project("  <ClCompile Include=\"src\\secret.c\" />\n"),
+    );
+    let mut sln = String::new();
+    for name in ["a", "b", "c"] {
+        write(&format!("{root}/src/{name}.c"), "int x;\n");
+        let item = format!("  <ClCompile Include=\"..\\src\\{name}.c\" />\n");
+        write(&format!("{root}/build/{name}.vcxproj"), &project(&item));
+        sln.push_str(&sln_line(name, &format!("{name}.vcxproj")));
+    }
+    std::fs::create_dir_all(format!("{root}/build/a.vcxproj.filters")).unwrap();
+    std::os::unix::fs::symlink(
+        format!("{elsewhere}/x.vcxproj.filters"),
+        format!("{root}/build/c.vcxproj.filters"),
+    )
+    .unwrap();
+    write(&format!("{root}/build/all.sln"), &sln);
+    let top = root.clone();
+    let index = guarded(60, move || build(&top, "build/all.sln", &options(None)));
+    let text: String = warnings(&index).iter().map(|w| format!("{w}\n")).collect();
+    assert!(text.contains("a.vcxproj.filters") && text.contains("not read"), "{text}");
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(!text.contains(&elsewhere), "{text}");
+    let files: Vec<String> = index.files().iter().map(|f| f.path.clone()).collect();
+    assert_eq!(files.len(), 3, "{files:?}");
+    assert!(files.iter().all(|f| !f.contains("secret")), "{files:?}");
+}
