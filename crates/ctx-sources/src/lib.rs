@@ -151,9 +151,8 @@ fn candidates(sandbox: &Sandbox, dir: &Location) -> Vec<String> {
 }
 
 /// `f` of each item, in order, the items shared among the cores in runs of at least
-/// `min_share` (fewer stay on the calling thread), each thread's run fixed before it starts:
-/// the wildcard walks, which share one budget, are shared so (the first runs on spawned
-/// threads, the last on the calling one).
+/// `min_share` (fewer stay on the calling thread), each thread's run fixed before it starts
+/// (the first runs on spawned threads, the last on the calling one).
 pub(crate) fn par_map<T: Sync, R: Send>(
     items: &[T],
     min_share: usize,

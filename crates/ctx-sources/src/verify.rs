@@ -4,6 +4,7 @@
 //! root's own entries.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ctx_diagnostics::Code;
 use ctx_fs::{Location, RootKind, Sandbox, WalkOptions};
@@ -87,23 +88,54 @@ impl SourceIndex {
             return;
         }
         let plan = Plan::of(pending, &self.exclusions);
-        let walks = Walks::new(sandbox, Bounds::of(self.max_files).walk);
+        let mut walks = Walks::new(sandbox, Bounds::of(self.max_files).walk);
         let mut seen = Seen::of(&self.files);
         let (mut full, mut unwalked) = (0usize, 0usize);
+        let expand = |walks: &Walks<'_>, g: &Group, cap: usize| {
+            let exclude: Vec<Option<&Patterns>> =
+                g.members.iter().map(|&i| plan.exclusions.get(pending[i].exclude)).collect();
+            walks.expand(&g.folder, &plan.compiled[g.rests], &exclude, cap)
+        };
         for share in plan.groups.chunks(crate::threads() * 256) {
             if self.files.len() >= self.max_files {
                 full += share.iter().map(|g| g.members.len()).sum::<usize>();
                 continue;
             }
-            let found = crate::par_map(share, 16, |g| {
-                let exclude: Vec<Option<&Patterns>> =
-                    g.members.iter().map(|&i| plan.exclusions.get(pending[i].exclude)).collect();
-                walks.expand(&g.folder, &plan.compiled[g.rests], &exclude)
+            // The share's walks run on every core, each with the cap the budget left at the
+            // share's start gives, while what they cost in all stays within that budget (a
+            // walk not run past it is run below if the budget still pays for it); they are
+            // then charged in the items' order, and a walk that a smaller cap would have cut
+            // is made again with that cap, so the index is what walks one after another give.
+            let ahead = Walks::cap(walks.left());
+            let unspent = AtomicUsize::new(walks.left());
+            let walked = crate::par_map(share, 16, |g| {
+                if unspent.load(Ordering::Relaxed) == 0 {
+                    return None;
+                }
+                let found = expand(&walks, g, ahead);
+                if let Ok(found) = &found {
+                    let _ = unspent.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                        Some(left.saturating_sub(found.spent))
+                    });
+                }
+                Some(found)
             });
-            for (g, found) in share.iter().zip(found) {
+            for (g, found) in share.iter().zip(walked) {
+                if walks.left() == 0 {
+                    unwalked += g.members.len();
+                    continue;
+                }
+                let cap = Walks::cap(walks.left());
+                let found = match found {
+                    Some(Ok(found)) if found.holds_for(cap) => Ok(found),
+                    Some(Err(why)) => Err(why),
+                    _ => expand(&walks, g, cap),
+                };
                 match found {
-                    Ok(found) => self.add_found(pending, g, found, &mut seen),
-                    Err(Unwalked::Budget) => unwalked += g.members.len(),
+                    Ok(found) => {
+                        walks.charge(&found);
+                        self.add_found(pending, g, found, &mut seen);
+                    }
                     Err(why) => {
                         for &i in &g.members {
                             self.warn_unwalked(&pending[i], &g.folder, why);
@@ -162,7 +194,6 @@ impl SourceIndex {
             Unwalked::Outside => "its folder is outside the open roots".to_owned(),
             Unwalked::Missing => format!("its folder {} is missing or is a file", clip(folder)),
             Unwalked::Refused(code) => format!("its folder is refused ({code})"),
-            Unwalked::Budget => "the walk budget is spent".to_owned(),
         };
         let message = format!("wildcard `{}` not expanded: {why}", clip(&p.pattern));
         self.warnings.push(Warning::new(&p.file, p.line, message));

@@ -1,8 +1,6 @@
 //! Wildcard items, expanded through the sandbox: one walk per distinct folder, within a budget
 //! of entries shared by every walk of an index.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use camino::Utf8Path;
 use ctx_diagnostics::Code;
 use ctx_fs::{COUNT_PAST_LIMIT, FileKind, Location, Sandbox, WalkOptions};
@@ -51,8 +49,6 @@ pub(crate) enum Unwalked {
     Missing,
     /// The sandbox refuses it otherwise (a denied name…).
     Refused(Code),
-    /// The walk budget is spent.
-    Budget,
 }
 
 /// The files one walk found for the patterns of one folder.
@@ -61,6 +57,18 @@ pub(crate) struct Found {
     pub(crate) files: Vec<(String, usize)>,
     /// Whether the walk stopped at its share of the budget.
     pub(crate) truncated: bool,
+    /// What the walk costs the budget: the folder itself and every entry it looked at.
+    pub(crate) spent: usize,
+    /// The entries the walk listed (none for a listing of one folder, which has no cap): a
+    /// walk that was not truncated is the walk any cap of at least this many would give.
+    pub(crate) listed: usize,
+}
+
+impl Found {
+    /// Whether this walk, made with a larger cap, is the one a cap of `cap` entries makes.
+    pub(crate) fn holds_for(&self, cap: usize) -> bool {
+        !self.truncated && self.listed <= cap
+    }
 }
 
 /// The patterns of one folder, compiled once for every folder that has the same: the rests
@@ -92,39 +100,47 @@ impl Rests {
 }
 
 /// The walks of one index build: every entry a walk lists (folders too), and each walk
-/// itself, is taken from one budget.
+/// itself, is taken from one budget, in the order of the items, whatever the order the walks
+/// ran in: a walk's cap is its share of what the walks before it left, so the index is the
+/// same on every run, however the threads were timed.
 pub(crate) struct Walks<'s> {
     sandbox: &'s Sandbox,
-    left: AtomicUsize,
+    left: usize,
 }
 
 impl<'s> Walks<'s> {
     pub(crate) fn new(sandbox: &'s Sandbox, budget: usize) -> Walks<'s> {
-        Walks { sandbox, left: AtomicUsize::new(budget) }
+        Walks { sandbox, left: budget }
     }
 
-    fn left(&self) -> usize {
-        self.left.load(Ordering::Relaxed)
+    /// What the walks charged so far left of the budget.
+    pub(crate) fn left(&self) -> usize {
+        self.left
     }
 
-    fn spend(&self, entries: usize) {
-        let _ = self.left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
-            Some(left.saturating_sub(entries))
-        });
+    /// The cap of a walk made with `left` entries of the budget left: a walk past its limit
+    /// goes on counting up to [`COUNT_PAST_LIMIT`] times the limit, so its share is cut to
+    /// what the budget can pay for whole.
+    pub(crate) fn cap(left: usize) -> usize {
+        (left / (COUNT_PAST_LIMIT + 1)).max(1)
+    }
+
+    /// Takes what a walk cost from the budget.
+    pub(crate) fn charge(&mut self, found: &Found) {
+        self.left = self.left.saturating_sub(found.spent);
     }
 
     /// The files under `folder` matching one of `rests`, minus what that rest's
     /// `exclude[i]` excludes, listed with the sandbox's rules (ignore files, hidden and
-    /// denied entries, links that lead out).
+    /// denied entries, links that lead out), the walk listing at most `cap` entries; nothing
+    /// is charged ([`Walks::charge`]).
     pub(crate) fn expand(
         &self,
         folder: &str,
         rests: &Rests,
         exclude: &[Option<&Patterns>],
+        cap: usize,
     ) -> Result<Found, Unwalked> {
-        if self.left() == 0 {
-            return Err(Unwalked::Budget);
-        }
         // The folder as written: opening it for the listing or walk resolves it (links
         // followed within the roots), so it is not resolved first as well.
         let location =
@@ -136,16 +152,17 @@ impl<'s> Walks<'s> {
         if let Some(depth) = rests.depth {
             options = options.max_depth(depth);
         }
-        // A walk past its limit goes on counting up to COUNT_PAST_LIMIT times the limit, so
-        // its share is cut to what the budget can pay for whole.
-        let share = (self.left() / (COUNT_PAST_LIMIT + 1)).max(1);
         let walk = self
             .sandbox
-            .walk_with(&location, options.max_entries(share))
+            .walk_with(&location, options.max_entries(cap))
             .map_err(|e| unwalked(e.code()))?;
-        self.spend(1 + walk.entries.len() + walk.omitted);
         let base = folder.trim_end_matches('/');
-        let mut found = Found { files: Vec::new(), truncated: walk.truncated };
+        let mut found = Found {
+            files: Vec::new(),
+            truncated: walk.truncated,
+            spent: 1 + walk.entries.len() + walk.omitted,
+            listed: walk.entries.len(),
+        };
         let mut hits = Vec::new();
         for entry in walk.files() {
             let Some(relative) = relative(&entry.path, location.path()) else { continue };
@@ -174,9 +191,9 @@ impl Walks<'_> {
         exclude: &[Option<&Patterns>],
     ) -> Result<Found, Unwalked> {
         let names = self.sandbox.names(location).map_err(|e| unwalked(e.code()))?;
-        self.spend(1 + names.len());
         let base = folder.trim_end_matches('/');
-        let mut found = Found { files: Vec::new(), truncated: false };
+        let mut found =
+            Found { files: Vec::new(), truncated: false, spent: 1 + names.len(), listed: 0 };
         let mut hits = Vec::new();
         for name in names.iter().filter(|n| !n.starts_with('.')) {
             rests.globs.matches_into(name, &mut hits);

@@ -182,6 +182,43 @@ fn wildcards_share_one_walk_budget() {
     assert!(text.contains("wildcard items not expanded: the walk budget"), "{text}");
 }
 
+/// The walks run on every core, but the budget is charged in the items' order: which items
+/// are expanded, cut or left out is the same on every run, however the threads were timed.
+#[test]
+fn the_walk_budget_cuts_the_same_items_on_every_run() {
+    let (_tmp, root) = shape();
+    for i in 0..6_000 {
+        write(&format!("{root}/src/d{}/f{i}.c", i / 50), "int x;\n");
+    }
+    // Many folders of one size, then one that walks them all, then many again: the budget
+    // runs out among walks that run at once.
+    let mut items = String::new();
+    for i in 0..60 {
+        let _ = writeln!(items, "  <ClCompile Include=\"..\\src\\d{i}\\**\\*.c\" />");
+    }
+    items.push_str("  <ClCompile Include=\"..\\src\\**\\*.c\" />\n");
+    for i in 60..120 {
+        let _ = writeln!(items, "  <ClCompile Include=\"..\\src\\d{i}\\**\\*.c\" />");
+    }
+    write(&format!("{root}/build/b.vcxproj"), &project(&items));
+    let mut options = options(None);
+    options.max_files = 1_000;
+    let runs: Vec<(Vec<String>, Vec<String>)> = (0..6)
+        .map(|_| {
+            let (top, options) = (root.clone(), options.clone());
+            let index = guarded(60, move || build(&top, "build/b.vcxproj", &options));
+            let files = index.files().iter().map(|f| f.path.clone()).collect();
+            let warnings = warnings(&index).iter().map(|w| format!("{w}")).collect();
+            (files, warnings)
+        })
+        .collect();
+    let text = runs[0].1.join("\n");
+    assert!(text.contains("wildcard items not expanded: the walk budget"), "{text}");
+    for run in &runs[1..] {
+        assert_eq!(run, &runs[0]);
+    }
+}
+
 #[test]
 fn a_database_of_20000_directories_lists_each_folder_once() {
     let (_tmp, root) = shape();
