@@ -372,7 +372,9 @@ mod tests {
                     &items,
                     window,
                     |&i| {
-                        // Never more than the window computed past what was taken.
+                        // Never more than the window computed past what was taken. The
+                        // item being taken counts as taken once the scheduler hands it over,
+                        // a moment before `taken` below says so: hence `<=`, not `<`.
                         let past = i.saturating_sub(taken.load(Ordering::SeqCst));
                         ahead.fetch_max(past, Ordering::SeqCst);
                         i * 3
@@ -384,7 +386,7 @@ mod tests {
                     },
                 );
                 assert_eq!(seen, items);
-                assert!(ahead.load(Ordering::SeqCst) < window.max(1), "{n} {window}");
+                assert!(ahead.load(Ordering::SeqCst) <= window.max(1), "{n} {window}");
             }
         }
     }
