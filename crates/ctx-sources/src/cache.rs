@@ -129,7 +129,7 @@ impl SourceIndex {
                     .is_some_and(|now| now == *s)
             })
         };
-        !self.stamps.is_empty() && crate::par_map_taking(&shares, 1, same).into_iter().all(|s| s)
+        !self.stamps.is_empty() && crate::par_map(&shares, 1, same).into_iter().all(|s| s)
     }
 }
 

@@ -150,43 +150,12 @@ fn candidates(sandbox: &Sandbox, dir: &Location) -> Vec<String> {
         .collect()
 }
 
-/// `f` of each item, in order, the items shared among the cores in runs of at least
-/// `min_share` (fewer stay on the calling thread), each thread's run fixed before it starts
-/// (the first runs on spawned threads, the last on the calling one).
-pub(crate) fn par_map<T: Sync, R: Send>(
-    items: &[T],
-    min_share: usize,
-    f: impl Fn(&T) -> R + Sync,
-) -> Vec<R> {
-    let chunk = items.len().div_ceil(threads()).max(min_share.max(1));
-    if chunk >= items.len() {
-        return items.iter().map(&f).collect();
-    }
-    let f = &f;
-    let mut parts: Vec<&[T]> = items.chunks(chunk).collect();
-    // The last share is the calling thread's own, which would otherwise only wait.
-    let last = parts.pop().unwrap_or_default();
-    std::thread::scope(|scope| {
-        let spawned: Vec<_> = parts
-            .into_iter()
-            .map(|part| scope.spawn(move || part.iter().map(f).collect::<Vec<R>>()))
-            .collect();
-        let own: Vec<R> = last.iter().map(f).collect();
-        let mut out: Vec<R> = Vec::with_capacity(items.len());
-        for p in spawned {
-            out.extend(p.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-        }
-        out.extend(own);
-        out
-    })
-}
-
 /// `f` of each item, in order, the items shared among the cores when there are at least
 /// `min_share` for each (fewer stay on the calling thread). Each thread, the calling one
 /// included, takes the next item not yet taken, so that a thread the machine runs less
 /// (other processes share the cores) does less of the work rather than hold up the rest: for
 /// work whose results do not depend on which thread does what first.
-pub(crate) fn par_map_taking<T: Sync, R: Send>(
+pub(crate) fn par_map<T: Sync, R: Send>(
     items: &[T],
     min_share: usize,
     f: impl Fn(&T) -> R + Sync,
@@ -340,7 +309,7 @@ pub(crate) fn threads() -> usize {
 mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
 
-    use super::{par_map, par_map_taking};
+    use super::par_map;
 
     #[test]
     fn par_map_gives_each_result_in_order_and_calls_each_item_once() {
@@ -354,8 +323,7 @@ mod tests {
                 };
                 let expected: Vec<usize> = items.iter().map(|i| i * 3).collect();
                 assert_eq!(par_map(&items, min_share, f), expected);
-                assert_eq!(par_map_taking(&items, min_share, f), expected);
-                assert_eq!(calls.load(Ordering::Relaxed), 2 * n);
+                assert_eq!(calls.load(Ordering::Relaxed), n);
             }
         }
     }
@@ -412,7 +380,7 @@ mod tests {
     fn a_panic_in_a_worker_reaches_the_caller() {
         let items: Vec<usize> = (0..64).collect();
         let caught = std::panic::catch_unwind(|| {
-            par_map_taking(&items, 1, |&i| {
+            par_map(&items, 1, |&i| {
                 assert!(i != 40, "item 40");
                 i
             })

@@ -251,7 +251,7 @@ fn top_names(sandbox: &Sandbox, root: &str) -> Vec<String> {
 fn states_of(sandbox: &Sandbox, files: &[SourceFile]) -> Vec<FileState> {
     const SHARE: usize = 256;
     let shares: Vec<&[SourceFile]> = files.chunks(SHARE).collect();
-    let states = crate::par_map_taking(&shares, 16, |share| {
+    let states = crate::par_map(&shares, 16, |share| {
         let written: Vec<&str> = share.iter().map(|f| f.path.as_str()).collect();
         let resolved = sandbox.resolve_many(&written);
         share.iter().zip(resolved).map(|(f, r)| state_of(&f.path, r)).collect::<Vec<_>>()
