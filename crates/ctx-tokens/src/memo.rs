@@ -47,13 +47,8 @@ impl<const W: usize> Memo<W> {
         count: impl FnOnce(&[u8]) -> usize,
     ) -> usize {
         debug_assert!((2..=Self::MAX_LEN).contains(&len) && len <= tail.len());
-        let mut key = words::<W>(tail, len);
-        key[W - 1] |= (len as u64) << 48;
-        let h = key
-            .iter()
-            .fold(0u64, |h, &w| (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let slot = &mut self.slots[(h >> (64 - self.bits)) as usize];
+        let key = key::<W>(tail, len);
+        let slot = &mut self.slots[slot_of(&key, self.bits)];
         let mut stored = *slot;
         stored[W - 1] &= KEY_MASK;
         if stored == key {
@@ -61,8 +56,9 @@ impl<const W: usize> Memo<W> {
         }
         let n = count(&tail[..len]);
         // A piece of at most 254 bytes has at most as many tokens: the count fits its byte.
-        key[W - 1] |= (n as u64) << 56;
-        *slot = key;
+        let mut entry = key;
+        entry[W - 1] |= (n as u64) << 56;
+        *slot = entry;
         n
     }
 }
@@ -96,10 +92,9 @@ impl Shared {
         count: impl FnOnce(&[u8]) -> usize,
     ) -> usize {
         debug_assert!((2..=Self::MAX_LEN).contains(&len) && len <= tail.len());
-        let key = words::<1>(tail, len)[0] | (len as u64) << 48;
-        let h = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let slot = &self.slots[(h >> (64 - self.bits)) as usize];
+        let key = key::<1>(tail, len);
+        let slot = &self.slots[slot_of(&key, self.bits)];
+        let key = key[0];
         let stored = slot.load(Ordering::Relaxed);
         if stored & KEY_MASK == key {
             return (stored >> 56) as usize;
@@ -108,6 +103,25 @@ impl Shared {
         slot.store(key | (n as u64) << 56, Ordering::Relaxed);
         n
     }
+}
+
+/// The key of the piece of `len` bytes at the start of `tail`: its bytes as [`words`], with
+/// its length at bit 48 of the last word.
+#[inline]
+fn key<const W: usize>(tail: &[u8], len: usize) -> [u64; W] {
+    let mut key = words::<W>(tail, len);
+    key[W - 1] |= (len as u64) << 48;
+    key
+}
+
+/// The slot of `key` in a table of `1 << bits` slots.
+#[inline]
+fn slot_of<const W: usize>(key: &[u64; W], bits: u32) -> usize {
+    let h = key
+        .iter()
+        .fold(0u64, |h, &w| (h ^ w).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(29))
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (h >> (64 - bits)) as usize
 }
 
 /// The first `len` bytes of `tail` (at most `8 * W - 2`) as `W` little-endian words, the
