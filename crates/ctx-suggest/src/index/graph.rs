@@ -625,6 +625,35 @@ mod follow_tests {
         }
     }
 
+    /// A file removed, stored, then written again and removed again before the next store: no
+    /// file changed since that store, but the file's parts and names were added in between.
+    /// What must not happen: a store that writes nothing, leaving a stored index that loads as
+    /// another one than the index held.
+    #[test]
+    fn a_file_read_and_dropped_between_stores_is_stored_as_held() {
+        let mut tree = Tree::new();
+        for i in 0..4 {
+            tree.apply(&(i, Some(vec![(true, i as u8)])));
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let root = cache.path().to_str().unwrap();
+        let store = ctx_fs::Store::open(root, cap_std::ambient_authority()).unwrap();
+        let (mut index, _) = Index::build(&tree.sandbox).unwrap();
+        index.store(&store).unwrap();
+        for (op, store_now) in
+            [((1, None), true), ((1, Some(vec![(true, 5), (false, 2)])), false), ((1, None), true)]
+        {
+            let changed = tree.apply(&op);
+            assert!(index.refresh_paths(&tree.sandbox, &[&changed]).unwrap().is_some());
+            if store_now {
+                let bytes = index.store(&store).unwrap();
+                let now = std::fs::read(single_file(cache.path())).unwrap();
+                assert_eq!(bytes, now.len() as u64);
+                assert_eq!(Index::decode(&now).unwrap().encode(), index.encode());
+            }
+        }
+    }
+
     fn ops() -> impl Strategy<Value = Vec<Op>> {
         let items = proptest::collection::vec((any::<bool>(), 0u8..6), 0..5);
         let op = (0usize..12, proptest::option::weighted(0.8, items));

@@ -212,10 +212,14 @@ impl Index {
             Some((sum, (HEADER + payload.len()) as u64, log.len() as u64))
         });
         let stored = self.stored.filter(|s| on_disk == Some((s.base_sum, s.base_len, s.log_len)));
-        let nothing =
-            self.change.as_ref().is_none_or(|c| c.removed.is_empty() && c.fresh.is_empty());
-        // Nothing to store (what changed is kept for the next time, if anything was read and
-        // dropped again since).
+        // Nothing to store: no file changed and the tables and blob are the stored ones. A file
+        // read and dropped again since leaves no file changed but its parts and new names
+        // behind, and those go in a segment, so that the stored index is the one held.
+        let mark = self.mark();
+        let nothing = self
+            .change
+            .as_ref()
+            .is_none_or(|c| c.removed.is_empty() && c.fresh.is_empty() && c.before == mark);
         if let Some(stored) = stored
             && nothing
         {
