@@ -157,7 +157,9 @@ impl Run<'_> {
             let first = self.assembly.references.len();
             self.item_cap = attachment.max_tokens;
             self.item_ranges.clone_from(&attachment.ranges);
+            self.item_last = n + 1 == list.len();
             self.request(doc, Body { text: &raw, line_offset, byte_offset: 0 }, &request);
+            self.item_last = false;
             self.item_cap = None;
             self.item_ranges.clear();
             for record in &mut self.assembly.references[first..] {

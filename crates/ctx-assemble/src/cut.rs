@@ -141,6 +141,11 @@ impl LeftOut {
         }
     }
 
+    /// Whether nothing was left out so far.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.listed.is_empty() && self.more == 0
+    }
+
     /// The note, when something was left out.
     pub(crate) fn note(&self, max: usize, tokenizer: Tokenizer) -> Option<String> {
         (!self.listed.is_empty() || self.more > 0)

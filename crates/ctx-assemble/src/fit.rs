@@ -71,10 +71,15 @@ impl Run<'_> {
         }
         let note_reserve = self.out.budget.note_reserve();
         // A Markdown fence may grow with the content: two tokens of slack.
-        let frame = self.out.budget.frame_tokens(&overhead) + 2 + note_reserve;
-        let Some(avail) =
-            self.out.budget.left(0).checked_sub(frame).map(|a| a.min(cap.unwrap_or(a)))
-        else {
+        let frame = self.out.budget.frame_tokens(&overhead) + 2;
+        let left = self.out.budget.left(0);
+        let within =
+            |reserve: usize| left.checked_sub(frame + reserve).map(|a| a.min(cap.unwrap_or(a)));
+        // The run's last item, placed whole, needs no room for a closing note: nothing after
+        // it can be left out (unless something before it was). Cut or left out, it keeps
+        // that room, for its marker or its note, as every other item does.
+        let last = self.item_last && place == Place::Entry && self.out.left_out.is_empty();
+        let Some(room) = within(if last { 0 } else { note_reserve }) else {
             // Not even the frame fits: left out, uncounted.
             return self.left_out(path, item, note);
         };
@@ -87,10 +92,13 @@ impl Run<'_> {
             }
             None => self.out.budget.content_tokens(&text),
         };
-        if total_tokens <= avail {
+        if total_tokens <= room {
             self.count_placed(Some(total_tokens), item);
             return Fitted::Place(text);
         }
+        let Some(avail) = within(note_reserve) else {
+            return self.left_out(path, item, note);
+        };
         let kept = Kept {
             path,
             tool: matches!(probe, Entry::Tool { .. }),

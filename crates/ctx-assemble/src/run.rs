@@ -114,6 +114,10 @@ pub(crate) struct Run<'a> {
     pub(crate) item_cap: Option<usize>,
     /// The ranges the item at hand keeps first when it is reduced (an attachment's).
     pub(crate) item_ranges: Vec<crate::record::Lines>,
+    /// Whether the item at hand is the run's last (its last attachment): content placed
+    /// whole then needs no room kept for a closing note, since nothing after it can be left
+    /// out.
+    pub(crate) item_last: bool,
     /// The message of the `E_BUDGET` that stopped the run, once it has.
     pub(crate) budget_stop: Option<String>,
     /// In the directory or glob expansion being written: the first file the token budget
@@ -167,6 +171,7 @@ impl<'a> Run<'a> {
             prompt: None,
             item_cap: None,
             item_ranges: Vec::new(),
+            item_last: false,
             budget_stop: None,
             dir_drop: None,
             hints: resolve::Hints::default(),

@@ -79,6 +79,7 @@ proptest! {
         format in format(),
         directory in any::<bool>(),
         reduced in prop::sample::select(vec![0usize, 1, 4, 40, 4000]),
+        attached in prop::collection::vec((0usize..8, any::<bool>()), 0..4),
     ) {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("d")).unwrap();
@@ -96,7 +97,19 @@ proptest! {
         options.limits.max_tokens = budget;
         let assembler = assembler(dir.path(), options)
             .with_reducer(Arc::new(Careless { times: reduced }));
-        let assembly = assembler.assemble_str(&prompt, "-");
+        // Attachments after the prompt's own mentions, whole or a range, the last of which
+        // keeps no room for a closing note when it fits whole.
+        let list: Vec<_> = attached
+            .iter()
+            .map(|&(m, whole)| {
+                // A range within the file (a failed reference is reported past the budget).
+                let m = m % files.len();
+                let lines = (!whole && files[m].lines().count() >= 9)
+                    .then_some(Lines { start: 2, end: 9 });
+                ctx_assemble::Attachment::suggested(format!("d/f{m}.txt"), lines)
+            })
+            .collect();
+        let assembly = assembler.assemble_str_with(&prompt, "-", list.as_slice().into());
         prop_assert!(!assembly.content.contains('\u{202E}'), "a hidden character in the output");
         let out = assembly.content.replacen(&prompt, "", 1);
         let n = ctx_tokens::count(&out);
@@ -283,4 +296,42 @@ fn the_count_taken_as_read_never_stands_for_a_changed_text() {
             assert!(ahead.stats.tokens.is_some_and(|n| n > 0));
         }
     }
+}
+
+/// The last attachment placed whole needs no room for a closing note, since nothing after it
+/// can be left out: a plan that fills the budget (but for two tokens of slack) comes whole. Any other attachment,
+/// or the last one after one was left out, keeps that room: what does not fit is cut with its
+/// marker, and the output stays within the budget with every cut and drop said in it.
+#[test]
+fn the_last_attachment_fills_the_budget_without_room_for_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = (1..=40).map(|i| format!("line {i} of a with some words here\n")).collect();
+    std::fs::write(dir.path().join("a.txt"), &text).unwrap();
+    std::fs::write(dir.path().join("b.txt"), "one line\n").unwrap();
+    let run = |budget: usize, list: &[&str]| {
+        let mut options = Options::for_prompt();
+        options.limits.max_tokens = budget;
+        let list: Vec<_> =
+            list.iter().map(|p| ctx_assemble::Attachment::suggested(*p, None)).collect();
+        assembler(dir.path(), options).assemble_str_with("see", "-", list.as_slice().into())
+    };
+    let tokens =
+        |a: &ctx_assemble::Assembly| ctx_tokens::count(a.content.strip_prefix("see").unwrap());
+    for list in [&["a.txt"][..], &["b.txt", "a.txt"]] {
+        let exact = tokens(&run(0, list));
+        // Two tokens of slack: a Markdown fence may grow with the content.
+        let fitted = run(exact + 2, list);
+        assert_eq!(tokens(&fitted), exact, "{list:?}");
+        assert!(fitted.references.iter().all(|r| r.cut.is_none() && r.dropped == 0), "{list:?}");
+        // A token less: the last is cut, with its marker, within the budget.
+        let under = run(exact - 1, list);
+        assert!(tokens(&under) < exact, "{list:?}");
+        assert!(under.content.contains("reached: kept lines 1-"), "{}", under.content);
+    }
+    // Not the last: the room for the note is kept, so the same budget cuts it.
+    let exact = tokens(&run(0, &["a.txt", "b.txt"]));
+    let first = run(exact + 2, &["a.txt", "b.txt"]);
+    assert!(tokens(&first) <= exact);
+    assert!(first.references[0].cut.is_some(), "{}", first.content);
+    assert!(first.content.contains("reached: kept lines 1-"), "{}", first.content);
 }
