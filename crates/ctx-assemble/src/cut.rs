@@ -167,16 +167,35 @@ fn left_out_note(max: usize, tokenizer: Tokenizer, listed: &str, more: usize) ->
     )
 }
 
+/// The line that ends a list of failures cut short by the token budget, counting the rest.
+pub(crate) fn failures_more(more: usize) -> String {
+    format!("{more} more not listed (token budget spent; the diagnostics name each)")
+}
+
+/// The list of failures at its shortest: its heading and the line that counts them.
+fn failures_shortest() -> String {
+    format!("\n\nSome files could not be loaded:\n- W_BUDGET: {}\n", failures_more(usize::MAX))
+}
+
 /// The o200k tokens the budget keeps for the closing note: its longest form, each byte of a
 /// listed path counted as a token.
 pub(crate) fn note_reserve(max: usize, tokenizer: Tokenizer) -> usize {
     ctx_tokens::count(&left_out_note(max, tokenizer, ", ", usize::MAX)) + LISTED_BYTES
 }
 
-/// A bound in bytes of the closing note (so of its tokens: an o200k token is at least one
-/// byte), for deciding without counting.
+/// The o200k tokens the budget keeps, once a reference has failed, for the list of failures
+/// at its shortest.
+pub(crate) fn failures_reserve() -> usize {
+    static TOKENS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *TOKENS.get_or_init(|| ctx_tokens::count(&failures_shortest()))
+}
+
+/// A bound in bytes of what ends the output, the closing note and the list of failures at
+/// its shortest (so of its tokens: an o200k token is at least one byte), for deciding without
+/// counting.
 pub(crate) fn note_bytes(max: usize, tokenizer: Tokenizer) -> usize {
-    left_out_note(max, tokenizer, ", ", usize::MAX).len() + LISTED_BYTES
+    let note = left_out_note(max, tokenizer, ", ", usize::MAX).len();
+    note + LISTED_BYTES + failures_shortest().len()
 }
 
 /// The number of lines of a text (a last line without an ending counts).

@@ -69,16 +69,17 @@ impl Run<'_> {
             self.count_placed(tokens, item);
             return Fitted::Place(text);
         }
-        let note_reserve = self.out.budget.note_reserve();
+        let note_reserve = self.out.closing_reserve();
         // A Markdown fence may grow with the content: two tokens of slack.
         let frame = self.out.budget.frame_tokens(&overhead) + 2;
         let left = self.out.budget.left(0);
         let within =
             |reserve: usize| left.checked_sub(frame + reserve).map(|a| a.min(cap.unwrap_or(a)));
         // The run's last item, placed whole, needs no room for a closing note: nothing after
-        // it can be left out (unless something before it was). Cut or left out, it keeps
-        // that room, for its marker or its note, as every other item does.
-        let last = self.item_last && place == Place::Entry && self.out.left_out.is_empty();
+        // it can be left out (unless something before it was, or failed, to be said after
+        // it). Cut or left out, it keeps that room, for its marker or its note, as every
+        // other item does.
+        let last = self.item_last && place == Place::Entry && self.out.nothing_to_close();
         let Some(room) = within(if last { 0 } else { note_reserve }) else {
             // Not even the frame fits: left out, uncounted.
             return self.left_out(path, item, note);

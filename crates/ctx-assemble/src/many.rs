@@ -104,7 +104,7 @@ impl Run<'_> {
         if self.out.budget.fits_bytes(overhead.len() + crate::cut::note_bytes(max, tokenizer)) {
             return true;
         }
-        let reserve = self.out.budget.note_reserve();
+        let reserve = self.out.closing_reserve();
         let free = self.out.budget.left(0);
         if ctx_tokens::count_at_most(&overhead, free.saturating_sub(reserve)).is_some() {
             return true;

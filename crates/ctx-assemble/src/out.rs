@@ -445,6 +445,23 @@ impl<'s> Out<'s> {
         self.emit(pieces)
     }
 
+    /// Whether nothing is waiting to be said at the end of the section: no file the budget
+    /// left out without a note of its own, no failure to list.
+    pub(crate) fn nothing_to_close(&self) -> bool {
+        self.left_out.is_empty() && self.failures.is_empty()
+    }
+
+    /// The o200k tokens every decision of the budget keeps for what ends the output: the
+    /// closing note, and once a reference has failed, the list of failures at its shortest
+    /// (its heading and the line that counts them).
+    pub(crate) fn closing_reserve(&mut self) -> usize {
+        let failures = match self.failures.is_empty() {
+            true => 0,
+            false => crate::cut::failures_reserve(),
+        };
+        self.budget.note_reserve() + failures
+    }
+
     /// Lists a failed reference after the attachments (append mode, where the format lists
     /// them).
     pub(crate) fn failure(&mut self, failure: Failure) {
@@ -483,14 +500,10 @@ impl<'s> Out<'s> {
         if std::mem::take(&mut self.in_directory) {
             self.printer.directory_close(&mut head, None);
         }
-        let mut tail = Pieces::default();
-        if !self.inline {
-            if self.opened {
-                self.printer.attachments_close(&mut tail);
-            }
-            let failures = std::mem::take(&mut self.failures);
-            self.printer.failures(&mut tail, &failures, self.opened);
-        }
+        let failures = match self.inline {
+            true => Vec::new(),
+            false => std::mem::take(&mut self.failures),
+        };
         for part in head.parts() {
             self.write_unbudgeted(part);
         }
@@ -501,14 +514,63 @@ impl<'s> Out<'s> {
             if !self.at_line_start {
                 note.insert(0, '\n');
             }
-            let after = ctx_tokens::count(&tail.parts().concat());
+            let after = ctx_tokens::count(&self.section_end(&[]));
             if ctx_tokens::count_at_most(&note, self.budget.room(after)).is_some() {
                 self.write_unbudgeted(&note);
             }
         }
-        for part in tail.parts() {
-            self.write_unbudgeted(part);
+        let room = self.budget.limited().then(|| self.budget.room(0));
+        let listed = self.failures_within(failures, room);
+        let end = self.section_end(&listed);
+        self.write_unbudgeted(&end);
+    }
+
+    /// What ends a section in append mode: the attachments' end, then `failures` listed.
+    fn section_end(&self, failures: &[Failure]) -> String {
+        let mut tail = Pieces::default();
+        if !self.inline {
+            if self.opened {
+                self.printer.attachments_close(&mut tail);
+            }
+            self.printer.failures(&mut tail, failures, self.opened);
         }
+        tail.parts().concat()
+    }
+
+    /// The failures to list at the end of a section, as many as `room` tokens hold with the
+    /// section's end: those that fit, in order, then one line that counts the rest (the
+    /// diagnostics name each); none when not even that line fits, leaving the saying to the
+    /// diagnostics. Without a budget (`None`), all.
+    fn failures_within(&self, failures: Vec<Failure>, room: Option<usize>) -> Vec<Failure> {
+        let Some(room) = room.filter(|_| !failures.is_empty()) else { return failures };
+        let fits =
+            |list: &[Failure]| ctx_tokens::count_at_most(&self.section_end(list), room).is_some();
+        if fits(&failures) {
+            return failures;
+        }
+        let with_more = |k: usize| {
+            let mut list = failures[..k].to_vec();
+            list.push(Failure {
+                reference: String::new(),
+                code: Code::TokenBudget,
+                message: crate::cut::failures_more(failures.len() - k),
+            });
+            list
+        };
+        if !fits(&with_more(0)) {
+            return Vec::new();
+        }
+        // The most failures listed with the line that counts the rest: a search, since the
+        // list's tokens grow with the failures it holds.
+        let (mut lo, mut hi) = (0, failures.len());
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            match fits(&with_more(mid)) {
+                true => lo = mid,
+                false => hi = mid,
+            }
+        }
+        with_more(lo)
     }
 }
 

@@ -102,10 +102,10 @@ proptest! {
         let list: Vec<_> = attached
             .iter()
             .map(|&(m, whole)| {
-                // A range within the file (a failed reference is reported past the budget).
+                // A range past a short file's end fails: the list of failures is within the
+                // budget too.
                 let m = m % files.len();
-                let lines = (!whole && files[m].lines().count() >= 9)
-                    .then_some(Lines { start: 2, end: 9 });
+                let lines = (!whole).then_some(Lines { start: 2, end: 9 });
                 ctx_assemble::Attachment::suggested(format!("d/f{m}.txt"), lines)
             })
             .collect();
@@ -123,6 +123,19 @@ proptest! {
             }
             if record.dropped > 0 && budget >= 200 {
                 prop_assert!(out.contains(&spent), "{}", out);
+            }
+            // A failure is listed, or counted in the line that ends the list, or the budget
+            // was spent by content and notes before it failed (the room kept for what ends the
+            // output went to the note of what was left out).
+            if let Some(error) = record.error.as_ref().filter(|_| budget >= 200) {
+                let listed = format!("- @{}: {}", record.raw.trim_start_matches('@'), error.code);
+                prop_assert!(
+                    out.contains(&listed)
+                        || out.contains("more not listed (token budget spent")
+                        || out.contains(&spent),
+                    "{listed} {error:?}\n{}",
+                    out
+                );
             }
         }
     }
@@ -334,4 +347,40 @@ fn the_last_attachment_fills_the_budget_without_room_for_a_note() {
     assert!(tokens(&first) <= exact);
     assert!(first.references[0].cut.is_some(), "{}", first.content);
     assert!(first.content.contains("reached: kept lines 1-"), "{}", first.content);
+}
+
+/// Attack: a prompt of many references that fail (ranges past a file's end), under a small
+/// budget. What must not happen: a list of failures past the budget. The list holds what
+/// fits, in order, then a line that counts the rest; the diagnostics name every failure; and
+/// without a budget every failure is listed.
+#[test]
+fn the_list_of_failures_stays_within_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one line\n").unwrap();
+    let mut prompt = String::from("see");
+    for i in 0..40 {
+        prompt.push_str(&format!(" @a.txt#L{}-{}", i + 5, i + 9));
+    }
+    for format in [Format::Inline, Format::Xml, Format::Markdown, Format::Json] {
+        for budget in [0, 60, 200, 1000] {
+            let mut options = Options { format, ..Options::for_prompt() };
+            options.limits.max_tokens = budget;
+            let assembly = assembler(dir.path(), options).assemble_str(&prompt, "-");
+            let out = assembly.content.replacen(&prompt, "", 1);
+            let errors = assembly.diagnostics.iter().filter(|d| d.code.as_str() == "E_RANGE");
+            assert_eq!(errors.count(), 40, "{format:?} {budget}");
+            let listed = out.matches("- @a.txt#L").count();
+            if budget == 0 {
+                assert_eq!(listed, 40, "{format:?}: {out}");
+                continue;
+            }
+            let n = ctx_tokens::count(&out);
+            assert!(n <= budget, "{format:?}: {n} tokens over {budget}: {out}");
+            if budget >= 200 {
+                assert!(out.contains("- @a.txt#L5-9: E_RANGE"), "{format:?}: {out}");
+                let more = format!("{} more not listed (token budget spent", 40 - listed);
+                assert!(listed < 40 && out.contains(&more), "{format:?} {budget}: {out}");
+            }
+        }
+    }
 }
