@@ -168,13 +168,14 @@ fn left_out_note(max: usize, tokenizer: Tokenizer, listed: &str, more: usize) ->
 }
 
 /// The line that ends a list of failures cut short by the token budget, counting the rest.
-pub(crate) fn failures_more(more: usize) -> String {
-    format!("{more} more not listed (token budget spent; the diagnostics name each)")
+pub(crate) fn failures_more(more: usize, listed: usize) -> String {
+    let more = if listed == 0 { format!("{more}") } else { format!("{more} more") };
+    format!("{more} not listed (token budget spent; the diagnostics name each)")
 }
 
 /// The list of failures at its shortest: its heading and the line that counts them.
 fn failures_shortest() -> String {
-    format!("\n\nSome files could not be loaded:\n- W_BUDGET: {}\n", failures_more(usize::MAX))
+    format!("\n\nSome files could not be loaded:\n- W_BUDGET: {}\n", failures_more(usize::MAX, 1))
 }
 
 /// The o200k tokens the budget keeps for the closing note: its longest form, each byte of a

@@ -553,7 +553,7 @@ impl<'s> Out<'s> {
             list.push(Failure {
                 reference: String::new(),
                 code: Code::TokenBudget,
-                message: crate::cut::failures_more(failures.len() - k),
+                message: crate::cut::failures_more(failures.len() - k, k),
             });
             list
         };
