@@ -887,7 +887,8 @@ mod tests {
         let text = format!("---\n{yaml}---\nbody");
         let start = Instant::now();
         let parsed = parse(&text);
-        assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+        // A guard against the expansion, not a speed test: expanded, it would take hours.
+        assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
         assert_eq!(parsed.body, "body");
         assert!(parsed.front_matter.is_none());
         assert_eq!(parsed.diagnostics[0].code, Code::FrontMatter);
@@ -905,7 +906,8 @@ mod tests {
         assert!(text.len() < 64 * 1024);
         let start = Instant::now();
         let parsed = parse(&text);
-        assert!(start.elapsed() < Duration::from_secs(2), "{:?}", start.elapsed());
+        // A guard against the expansion, not a speed test: expanded, it would take hours.
+        assert!(start.elapsed() < Duration::from_secs(20), "{:?}", start.elapsed());
         assert!(parsed.diagnostics[0].message.contains("more than 100000 values"));
     }
 

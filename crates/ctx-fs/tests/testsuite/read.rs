@@ -20,7 +20,8 @@ fn fifo_does_not_block() {
     let loc = sb.resolve("pipe", None).unwrap();
     assert_eq!(code(sb.read_text(&loc)), Some(Code::NotRegular));
     assert_eq!(sb.stat(&loc).unwrap().kind, FileKind::Other);
-    assert!(start.elapsed() < Duration::from_millis(500), "{:?}", start.elapsed());
+    // A hang guard, not a speed test: a blocking open would never return.
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
 }
 
 #[test]
@@ -38,7 +39,8 @@ fn socket_and_device() {
         );
     }
     assert_eq!(code(read(&sb, "/dev/zero")), Some(Code::NotRegular));
-    assert!(start.elapsed() < Duration::from_millis(500));
+    // A hang guard, not a speed test: reading a device whole would never end.
+    assert!(start.elapsed() < Duration::from_secs(10));
 }
 
 #[test]
