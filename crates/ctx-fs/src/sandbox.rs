@@ -25,8 +25,9 @@ use crate::stream::{Streamed, TextStream};
 /// A folder of a root, by its components as written.
 type Folder = (RootId, Vec<String>);
 
-/// Names asked for by folder, each with its place among the paths asked.
-type ByFolder = HashMap<Folder, Vec<(usize, String)>>;
+/// Names asked for by folder, each with its place among the paths asked, in the order the
+/// folders were first met.
+type ByFolder = Vec<(Folder, Vec<(usize, String)>)>;
 
 /// How many symbolic links one resolution follows before it reports a loop.
 pub const MAX_SYMLINK_HOPS: usize = 40;
@@ -337,6 +338,13 @@ impl Sandbox {
     /// [`Sandbox::stat_many`]; the answer of a path that names no entry of a folder (a
     /// lexical error, the root itself, a last `..`) is settled at once, by `alone` past the
     /// lexical checks.
+    ///
+    /// A path written as the path before it up to its last `/`, then a plain name, names an
+    /// entry of the same folder: the folder's lexical work is not done again (a project's
+    /// files are listed folder by folder). The name is checked as [`path::parse`] checks each
+    /// component, and it may not be the last component of a root (which would make the path
+    /// a root of its own, as [`Sandbox::lexical`] finds); a property test holds the answers to
+    /// `resolve`'s.
     fn by_folder<T>(
         &self,
         written: &[&str],
@@ -344,12 +352,47 @@ impl Sandbox {
     ) -> (Vec<Option<Result<T>>>, ByFolder) {
         let mut out: Vec<Option<Result<T>>> = written.iter().map(|_| None).collect();
         let mut folders = ByFolder::new();
+        let mut places: HashMap<Folder, usize> = HashMap::new();
+        let root_names: Vec<&str> = self
+            .roots
+            .iter()
+            .flat_map(|r| [r.canonical.last(), r.given.last()])
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        // The folder of the last path settled by name: its written prefix (through the `/`)
+        // and its place in `folders`.
+        let mut last: Option<(&str, usize)> = None;
         for (i, w) in written.iter().enumerate() {
+            let same_folder = last.and_then(|(prefix, place)| {
+                let name = w.strip_prefix(prefix)?;
+                let plain = !matches!(name, "" | "." | "..")
+                    && path::check_name(name).is_ok()
+                    && w.len() <= path::MAX_PATH_BYTES
+                    && !root_names.contains(&name);
+                plain.then_some((name, place))
+            });
+            if let Some((name, place)) = same_folder {
+                folders[place].1.push((i, name.to_owned()));
+                continue;
+            }
+            last = None;
             match self.lexical(w, None) {
                 Err(e) => out[i] = Some(Err(e)),
                 Ok((root, mut comps)) => match comps.pop() {
                     Some(name) if name != ".." => {
-                        folders.entry((root, comps)).or_default().push((i, name));
+                        let place = *places.entry((root, comps)).or_insert_with_key(|key| {
+                            folders.push((key.clone(), Vec::new()));
+                            folders.len() - 1
+                        });
+                        // Written as a prefix and this name, with no separator to rewrite.
+                        if !w.contains('\\')
+                            && let Some(prefix) = w.strip_suffix(name.as_str())
+                            && prefix.ends_with('/')
+                        {
+                            last = Some((prefix, place));
+                        }
+                        folders[place].1.push((i, name));
                     }
                     _ => out[i] = Some(alone(w)),
                 },

@@ -114,3 +114,46 @@ fn a_root_inside_the_workspace_never_leads_out_of_it() {
     let location = sb.resolve("lib.md", Some(&ctx_fs::Location::root_of(vendor))).unwrap();
     assert!(matches!(sb.read_text(&location).unwrap(), ctx_fs::Content::Text { .. }));
 }
+
+/// Paths asked together, folder by folder, where one names a root nested in the workspace
+/// (`vendor`, allowed on its own): `resolve_many` must find that root as `resolve` does, not
+/// take the path for an entry of the folder before it. The paths in one folder are written
+/// one after another, as a project lists them, so that the folder's lexical work is shared.
+#[test]
+fn paths_asked_together_find_a_nested_root_as_each_does() {
+    let fx = Fixture::new();
+    fx.write("vendor/lib.md", "vendored\n");
+    fx.write("a.md", "a\n");
+    fx.write("b.md", "b\n");
+    let sb = fx.builder().allow(fx.path("vendor")).open(cap_std::ambient_authority()).unwrap();
+    let ws = fx.ws.as_str();
+    let written: Vec<String> = [
+        format!("{ws}/a.md"),
+        format!("{ws}/b.md"),
+        format!("{ws}/vendor"),
+        format!("{ws}/vendor/lib.md"),
+        format!("{ws}/missing.md"),
+        "a.md".to_owned(),
+        "vendor".to_owned(),
+        "b.md".to_owned(),
+        format!("{ws}/a.md"),
+        format!("{ws}/.git"),
+        format!("{ws}/a.md/"),
+        format!("{ws}/.."),
+    ]
+    .into();
+    let refs: Vec<&str> = written.iter().map(String::as_str).collect();
+    for (w, (many, stat)) in
+        refs.iter().zip(sb.resolve_many(&refs).into_iter().zip(sb.stat_many(&refs)))
+    {
+        let each = sb.resolve(w, None);
+        match (&many, &each) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{w}"),
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{w}"),
+            _ => panic!("{w}: many {many:?}, each {each:?}"),
+        }
+        assert_eq!(stat.map(|(l, _)| l).ok(), each.ok(), "{w}");
+    }
+    let vendor = sb.resolve(&format!("{ws}/vendor"), None).unwrap();
+    assert_ne!(vendor.root(), sb.workspace().root(), "the nested root is its own");
+}
