@@ -289,7 +289,10 @@ impl Element<'_> {
         names: [&str; N],
     ) -> Result<[Option<quick_xml::events::attributes::Attribute<'_>>; N], String> {
         let mut found = [const { None }; N];
-        for attribute in self.start.attributes() {
+        // The names were checked once for the whole tag ([`attributes_hold`]).
+        let mut attributes = self.start.attributes();
+        attributes.with_checks(false);
+        for attribute in attributes {
             let attribute = attribute.map_err(|e| e.to_string())?;
             let key = attribute.key.local_name().into_inner();
             if let Some(i) = names.iter().position(|&n| n == key)
@@ -457,10 +460,8 @@ impl<'a> Reader<'a> {
                 return Err(self.fail(at, "a second root element"));
             }
         }
-        for attribute in start.attributes() {
-            if let Err(e) = attribute {
-                return Err(self.fail(at, &e.to_string()));
-            }
+        if let Err(why) = attributes_hold(&start) {
+            return Err(self.fail(at, &why));
         }
         let item_group = start.local_name().into_inner() == "ItemGroup";
         let element = Element {
@@ -475,6 +476,31 @@ impl<'a> Reader<'a> {
         }
         Ok(element)
     }
+}
+
+/// Whether the attributes of a start tag hold together: each well formed, no name given
+/// twice. The names are compared here rather than by quick-xml, whose check keeps them in a
+/// vector allocated for every tag; a tag has a few attributes, so comparing each with those
+/// before it costs less.
+fn attributes_hold(start: &quick_xml::events::BytesStart<'_>) -> Result<(), String> {
+    /// Names compared without a vector; a tag with more takes one.
+    const ON_STACK: usize = 8;
+    let mut seen: [&str; ON_STACK] = [""; ON_STACK];
+    let mut more: Vec<&str> = Vec::new();
+    let mut attributes = start.attributes();
+    attributes.with_checks(false);
+    for (count, attribute) in attributes.enumerate() {
+        let key = attribute.map_err(|e| e.to_string())?.key.into_inner();
+        let before = seen[..count.min(ON_STACK)].iter().chain(&more);
+        if before.clone().any(|k| *k == key) {
+            return Err(format!("the attribute {} is given twice", clip(key)));
+        }
+        match seen.get_mut(count) {
+            Some(slot) => *slot = key,
+            None => more.push(key),
+        }
+    }
+    Ok(())
 }
 
 /// The text an entity reference in text stands for: one XML predefines, or a reference to a
@@ -730,6 +756,36 @@ mod tests {
         assert!(parse_project("<Project>", &DIRS).is_err());
         let dtd = "<!DOCTYPE p [<!ENTITY a \"aaaa\">]><Project/>";
         assert!(parse_project(dtd, &DIRS).is_err());
+    }
+
+    /// An attribute given twice on any element fails the document, as a tree parser finds,
+    /// among a few attributes or past the ones compared without a vector; distinct names
+    /// (a prefix makes another name) hold.
+    #[test]
+    fn an_attribute_given_twice_fails_the_document() {
+        let tag =
+            |attrs: &str| format!("<Project><ItemGroup><None {attrs}/></ItemGroup></Project>");
+        let many: String = (0..12).map(|i| format!("a{i}=\"{i}\" ")).collect();
+        for attrs in [
+            "Include=\"a.c\" Include=\"b.c\"".to_owned(),
+            "Condition=\"1\" Include=\"a.c\" Condition=\"2\"".to_owned(),
+            format!("{many}a3=\"again\""),
+            format!("{many}a11=\"again\""),
+            format!("{many}b=\"1\" b=\"2\""),
+        ] {
+            let text = tag(&attrs);
+            assert!(parse_project(&text, &DIRS).is_err(), "{attrs}");
+            assert!(tree_parse_project(&text, &DIRS).is_err(), "{attrs}");
+        }
+        for attrs in [many.clone(), "Include=\"a.c\" x:Include=\"b.c\" xmlns:x=\"u\"".to_owned()] {
+            let text = tag(&attrs);
+            assert_eq!(
+                parse_project(&text, &DIRS).is_ok(),
+                tree_parse_project(&text, &DIRS).is_ok(),
+                "{attrs}"
+            );
+            assert!(parse_project(&text, &DIRS).is_ok(), "{attrs}");
+        }
     }
 
     /// Text made of the pieces that solutions and projects are made of, hostile ones included

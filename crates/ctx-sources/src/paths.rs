@@ -30,7 +30,8 @@ pub(crate) fn expand<'r>(
     raw: &'r str,
     dirs: &Dirs<'_>,
 ) -> Result<std::borrow::Cow<'r, str>, Unexpanded> {
-    if !raw.contains(['$', '%', '@']) {
+    // Searched as bytes: each sigil is ASCII, so never part of another character.
+    if memchr::memchr3(b'$', b'%', b'@', raw.as_bytes()).is_none() {
         return Ok(std::borrow::Cow::Borrowed(raw));
     }
     let mut out = String::with_capacity(raw.len());
@@ -156,7 +157,7 @@ pub(crate) fn is_normal(path: &str) -> bool {
 
 /// The folder of an absolute path (`/` for a file at the root).
 pub(crate) fn parent(path: &str) -> &str {
-    match path.rfind('/') {
+    match memchr::memrchr(b'/', path.as_bytes()) {
         Some(0) => "/",
         Some(i) if i == 2 && drive(path).is_some() => &path[..3],
         Some(i) => &path[..i],
@@ -196,7 +197,8 @@ pub(crate) fn relative_to<'a>(path: &'a str, dir: &str) -> &'a str {
 
 /// Whether a path holds wildcard characters (`*`, `?`).
 pub(crate) fn has_wildcard(path: &str) -> bool {
-    path.contains(['*', '?'])
+    // Searched as bytes: `*` and `?` are ASCII, so never part of another character.
+    memchr::memchr2(b'*', b'?', path.as_bytes()).is_some()
 }
 
 #[cfg(test)]
