@@ -86,7 +86,7 @@ pub(crate) fn absolute(base: &str, path: &str) -> Option<String> {
         joined.push_str(base);
         joined.push('/');
     }
-    for (i, piece) in path.split('\\').enumerate() {
+    for (i, piece) in pieces(path, b'\\').enumerate() {
         if i > 0 {
             joined.push('/');
         }
@@ -101,6 +101,19 @@ pub(crate) fn absolute(base: &str, path: &str) -> Option<String> {
     }
 }
 
+/// The pieces of `text` between the bytes `sep` (an ASCII separator, so never part of
+/// another character), as `str::split` gives them, found with `memchr`.
+fn pieces(text: &str, sep: u8) -> impl Iterator<Item = &str> {
+    debug_assert!(sep.is_ascii());
+    let ends = memchr::memchr_iter(sep, text.as_bytes()).chain([text.len()]);
+    let mut start = 0;
+    ends.map(move |end| {
+        let piece = &text[start..end];
+        start = end + 1;
+        piece
+    })
+}
+
 /// Lexical normalisation of an absolute path with `/` separators (see [`absolute`]).
 pub(crate) fn normalize(path: &str) -> String {
     let (prefix, rest) = match drive(path) {
@@ -110,11 +123,11 @@ pub(crate) fn normalize(path: &str) -> String {
     let mut out = prefix;
     out.reserve(rest.len() + 1);
     let base = out.len();
-    for part in rest.split('/') {
+    for part in pieces(rest, b'/') {
         match part {
             "" | "." => {}
             ".." => {
-                let cut = out[base..].rfind('/').map_or(base, |i| base + i);
+                let cut = memchr::memrchr(b'/', &out.as_bytes()[base..]).map_or(base, |i| base + i);
                 out.truncate(cut);
             }
             _ => {
@@ -203,7 +216,21 @@ pub(crate) fn has_wildcard(path: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        /// The pieces found with `memchr` are the ones `str::split` gives, on any text.
+        #[test]
+        fn pieces_are_splits(text in "[a/\\\\é.日]{0,24}") {
+            for sep in ['/', '\\'] {
+                let want: Vec<&str> = text.split(sep).collect();
+                let got: Vec<&str> = pieces(&text, sep as u8).collect();
+                prop_assert_eq!(got, want);
+            }
+        }
+    }
 
     const DIRS: Dirs<'static> = Dirs { solution: "/b", project: "/b/app", this_file: "/b/shared" };
 
