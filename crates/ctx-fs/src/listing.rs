@@ -1,23 +1,33 @@
-//! A folder's listing for a walk: its names in one string, read with `getdents64` on Linux
-//! (through cap-std elsewhere).
+//! A folder's listing for a walk: its names in one string, with the type of each entry the
+//! listing gives, read with `getdents64` on Linux (through cap-std elsewhere).
 
 use cap_std::fs_utf8::Dir;
 
-/// The names in a folder, but `.` and `..`, in one string; how many were not UTF-8, and the
-/// error that ended the listing, if one did after it began.
+/// What a listing says an entry is, without following a link: a regular file, a folder, or
+/// anything else (a link, a special file, or a type the file system does not give in its
+/// listings, which only a look at the entry tells).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    File,
+    Dir,
+    Other,
+}
+
+/// The names in a folder, but `.` and `..`, in one string, with their kinds; how many were
+/// not UTF-8, and the error that ended the listing, if one did after it began.
 #[derive(Default)]
 pub(crate) struct Listing {
     text: String,
-    names: Vec<(usize, usize)>,
+    names: Vec<(usize, usize, Kind)>,
     pub(crate) bad_names: usize,
     pub(crate) error: Option<std::io::Error>,
 }
 
 impl Listing {
-    fn push(&mut self, name: &[u8]) {
+    fn push(&mut self, name: &[u8], kind: Kind) {
         match std::str::from_utf8(name) {
             Ok(name) => {
-                self.names.push((self.text.len(), name.len()));
+                self.names.push((self.text.len(), name.len(), kind));
                 self.text.push_str(name);
             }
             Err(_) => self.bad_names += 1,
@@ -25,7 +35,12 @@ impl Listing {
     }
 
     pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
-        self.names.iter().map(|&(start, len)| &self.text[start..start + len])
+        self.entries().map(|(name, _)| name)
+    }
+
+    /// Each name with the kind the listing gave it.
+    pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, Kind)> {
+        self.names.iter().map(|&(start, len, kind)| (&self.text[start..start + len], kind))
     }
 }
 
@@ -63,9 +78,14 @@ fn read_names(
         match entry {
             Ok(entry) => {
                 first = false;
+                let kind = match entry.file_type() {
+                    rustix::fs::FileType::RegularFile => Kind::File,
+                    rustix::fs::FileType::Directory => Kind::Dir,
+                    _ => Kind::Other,
+                };
                 match entry.file_name().to_bytes() {
                     b"." | b".." => {}
-                    name => listing.push(name),
+                    name => listing.push(name, kind),
                 }
             }
             // A folder removed while it is listed has no entries left (as cap-std lists it).
@@ -88,9 +108,14 @@ pub(crate) fn list_names(
 ) -> std::io::Result<Listing> {
     let mut listing = Listing::default();
     for entry in dir.entries()? {
-        match entry.map(|e| e.file_name()) {
-            Ok(Ok(name)) => listing.push(name.as_bytes()),
-            Ok(Err(_)) => listing.bad_names += 1,
+        let kind = |e: &cap_std::fs_utf8::DirEntry| match e.file_type() {
+            Ok(t) if t.is_file() => Kind::File,
+            Ok(t) if t.is_dir() => Kind::Dir,
+            _ => Kind::Other,
+        };
+        match entry.map(|e| (e.file_name(), kind(&e))) {
+            Ok((Ok(name), kind)) => listing.push(name.as_bytes(), kind),
+            Ok((Err(_), _)) => listing.bad_names += 1,
             Err(e) => {
                 listing.error = Some(e);
                 break;

@@ -15,6 +15,7 @@ use crate::cache::{Cached, Fingerprint, RACY_WINDOW};
 use crate::decode::{self, BINARY_SNIFF_BYTES, Content};
 use crate::deny::DenyList;
 use crate::error::{Error, ErrorKind, Result};
+use crate::listing::{Kind, Listing, list_names};
 use crate::location::{Location, RootId, RootKind, Stat};
 use crate::overlay::Overlay;
 use crate::path::{self, Anchor};
@@ -260,15 +261,20 @@ impl Sandbox {
         /// Below this many names in one folder, opening each is cheaper than a listing.
         const MIN_LISTED: usize = 4;
         let (mut out, folders) = self.by_folder(written, |w| self.resolve(w, None));
+        let mut buf = Vec::new();
         for ((root, parent), names) in folders {
-            let listed = if names.len() >= MIN_LISTED { self.list(root, parent) } else { None };
+            let listed = match names.len() >= MIN_LISTED {
+                true => self.list(root, parent, &mut buf),
+                false => None,
+            };
+            let kinds: Option<HashMap<&str, Kind>> =
+                listed.as_ref().map(|(_, listing)| listing.entries().collect());
             for (i, name) in names {
-                let from_listing = listed.as_ref().and_then(|(canonical, kinds)| {
-                    let kind = kinds.get(&name)?;
-                    if !(kind.is_file() || kind.is_dir()) {
+                let from_listing = listed.as_ref().zip(kinds.as_ref()).and_then(|(l, kinds)| {
+                    if !matches!(kinds.get(name.as_str())?, Kind::File | Kind::Dir) {
                         return None;
                     }
-                    Some(self.entry_in(root, canonical, name, written[i]))
+                    Some(self.entry_in(root, &l.0, name, written[i]))
                 });
                 out[i] = Some(from_listing.unwrap_or_else(|| self.resolve(written[i], None)));
             }
@@ -401,27 +407,23 @@ impl Sandbox {
         (out, folders)
     }
 
-    /// The canonical components of the folder at `comps` and the type of each entry in it
-    /// (from the listing, without following links); `None` when it cannot be listed whole.
+    /// The canonical components of the folder at `comps` and its listing, with the type of
+    /// each entry as the listing gives it (a link not followed; `buf` is kept from one
+    /// folder to the next); `None` when it cannot be listed whole.
     fn list(
         &self,
         root: RootId,
         comps: Vec<String>,
-    ) -> Option<(Vec<String>, HashMap<String, cap_std::fs::FileType>)> {
+        buf: &mut Vec<std::mem::MaybeUninit<u8>>,
+    ) -> Option<(Vec<String>, Listing)> {
         let (canonical, dir) = self.traverse::<Dir>(root, comps, "").ok()?;
-        let mut kinds = HashMap::new();
-        for entry in dir.entries().ok()? {
-            let entry = entry.ok()?;
-            if let (Ok(name), Ok(kind)) = (entry.file_name(), entry.file_type()) {
-                kinds.insert(name, kind);
-            }
-        }
+        let listing = list_names(&dir, buf).ok().filter(|l| l.error.is_none())?;
         // A folder may be listable but not searchable (read permission without execute): its
         // names show, yet nothing in it can be opened, as `resolve` would find.
-        if let Some(name) = kinds.keys().next() {
+        if let Some(name) = listing.names().next() {
             dir.symlink_metadata(name).ok()?;
         }
-        Some((canonical, kinds))
+        Some((canonical, listing))
     }
 
     /// The names in the folder at `dir`, sorted, as one read of its listing gives them:
