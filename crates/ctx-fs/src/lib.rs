@@ -90,6 +90,7 @@ mod error;
 pub mod image;
 mod listing;
 mod location;
+mod many;
 mod overlay;
 mod path;
 mod root;
