@@ -576,8 +576,18 @@ const PAIRS: &[Pair] = &[
         target: Some(Target::MibAtMost(300.0)),
     },
     Pair {
-        label: "ctx expand @src/, a budget between its tokens and its bytes",
+        label: "ctx expand @src/, a budget between its tokens and its bytes, cold",
         bench: process::BETWEEN,
+        baseline: Some(Baseline {
+            label: "no budget",
+            bench: process::UNBUDGETED,
+            ratio: Ratio::Time,
+        }),
+        target: Some(Target::RatioAtMost(2.0)),
+    },
+    Pair {
+        label: "ctx expand @src/, a budget between its tokens and its bytes, counts remembered",
+        bench: process::BETWEEN_WARM,
         baseline: Some(Baseline {
             label: "no budget",
             bench: process::UNBUDGETED,
@@ -596,8 +606,18 @@ const PAIRS: &[Pair] = &[
         target: Some(Target::RatioAtMost(2.0)),
     },
     Pair {
-        label: "ctx expand @src/ --tokens --format json",
+        label: "ctx expand @src/ --tokens --format json, cold",
         bench: process::COUNTED,
+        baseline: Some(Baseline {
+            label: "no budget",
+            bench: process::UNBUDGETED,
+            ratio: Ratio::Time,
+        }),
+        target: None,
+    },
+    Pair {
+        label: "ctx expand @src/ --tokens --format json, counts remembered",
+        bench: process::COUNTED_WARM,
         baseline: Some(Baseline {
             label: "no budget",
             bench: process::UNBUDGETED,

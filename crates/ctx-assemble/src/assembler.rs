@@ -68,6 +68,8 @@ pub struct Assembler {
     resolver: Option<Arc<dyn Resolver>>,
     reducer: Option<Arc<dyn Reducer>>,
     front_matter: Arc<FrontMatterMemo>,
+    /// Token counts remembered by content, across runs when the caller stores them.
+    known_counts: Option<Arc<ctx_tokens::KnownCounts>>,
 }
 
 impl std::fmt::Debug for Assembler {
@@ -108,7 +110,20 @@ impl Assembler {
             resolver: None,
             reducer: None,
             front_matter: Arc::default(),
+            known_counts: None,
         }
+    }
+
+    /// Counts content through `known`: a text whose count it remembers is not counted again
+    /// (the caller keeps the table between runs: `KnownCounts::to_bytes`).
+    pub fn with_known_counts(mut self, known: Arc<ctx_tokens::KnownCounts>) -> Assembler {
+        self.known_counts = Some(known);
+        self
+    }
+
+    /// The token counts remembered by content, when there are.
+    pub fn known_counts(&self) -> Option<&Arc<ctx_tokens::KnownCounts>> {
+        self.known_counts.as_ref()
     }
 
     /// Replaces the tools.
@@ -310,7 +325,8 @@ impl Assembler {
                 Selected { text, whole: None, first_line: 1, lead: "", encoding: None }
             }
         };
-        let mut run = Run::new(self.setup(), Out::new(&self.options, sink));
+        let mut run =
+            Run::new(self.setup(), Out::new(&self.options, self.known_counts.clone(), sink));
         if let LoadedText::Given(text) = &loaded.text {
             // A text that is not a file is a prompt: a file it mentions is reduced for it.
             run.prompt = Some(text);

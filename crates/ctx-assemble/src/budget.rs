@@ -143,6 +143,8 @@ pub(crate) struct Budget {
     ends: Vec<usize>,
     /// Counts what was written beside the writing, a chunk at a time (started with the first).
     counter: Option<ctx_tokens::Background>,
+    /// Counts of content remembered by its bytes, across runs when the caller stores them.
+    pub(crate) known: Option<std::sync::Arc<ctx_tokens::KnownCounts>>,
     /// Bytes handed to the counter and not counted yet: each is at least a token.
     inflight_bytes: usize,
     /// Whether what is written now is the prompt's own text, which the budget never counts.
@@ -181,6 +183,7 @@ impl Budget {
             pending: String::new(),
             ends: Vec::new(),
             counter: None,
+            known: None,
             inflight_bytes: 0,
             exempt: false,
             tokens_total: 0,
@@ -428,12 +431,29 @@ impl Budget {
             self.last = Some((text.as_ptr() as usize, text.len(), n));
             return n;
         }
-        let n = ctx_tokens::count(text);
+        let n = self.count_content(text);
         if self.contents.len() < MAX_FRAMES {
             self.contents.insert(key, n);
         }
         self.written_next(text, n);
         n
+    }
+
+    /// The o200k count of content: the one remembered for its bytes, or counted.
+    fn count_content(&self, text: &str) -> usize {
+        match &self.known {
+            Some(known) => known.count(text),
+            None => ctx_tokens::count(text),
+        }
+    }
+
+    /// The o200k counts of many pieces of content, in parallel, through the counts
+    /// remembered.
+    pub(crate) fn count_contents<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<usize> {
+        match &self.known {
+            Some(known) => known.count_many(texts),
+            None => ctx_tokens::count_many(texts),
+        }
     }
 
     /// Remembers the count of content counted elsewhere (in parallel, for a directory).

@@ -227,6 +227,8 @@ impl Run<'_> {
         // When the records count every file, the reading thread counts what it read, beside
         // the writing of the batch before.
         let count_ahead = self.out.budget.counting();
+        let known = self.out.budget.known.clone();
+        let known = known.as_deref();
         // A file written part by part is alone in its batch and not read ahead.
         let stream_from = self.stream_in_directory_from();
         let streamed = |batch: &[&WalkEntry]| {
@@ -244,7 +246,8 @@ impl Run<'_> {
                     for batch in batches(files) {
                         let contents =
                             if streamed(batch) { Vec::new() } else { read_many(sandbox, batch) };
-                        let ahead = if count_ahead { count_read(&contents) } else { Vec::new() };
+                        let ahead =
+                            if count_ahead { count_read(&contents, known) } else { Vec::new() };
                         if tx.send((batch, contents, ahead)).is_err() {
                             break;
                         }
@@ -360,7 +363,7 @@ impl Run<'_> {
                 .filter(|(_, n)| n.is_none())
                 .map(|((_, _, c), _)| c.as_ref())
                 .collect();
-            let mut rest = ctx_tokens::count_many(&refs).into_iter();
+            let mut rest = budget.count_contents(&refs).into_iter();
             counted.iter().map(|n| n.or_else(|| rest.next())).collect()
         } else {
             vec![None; texts.len()]
@@ -424,7 +427,10 @@ fn batches<'w, 'e>(files: &'w [&'e WalkEntry]) -> impl Iterator<Item = &'w [&'e 
 
 /// The token counts of the texts read, one for each of `contents` (`None` for a file that is
 /// not text), counted in parallel.
-fn count_read(contents: &[Result<Content, ctx_fs::Error>]) -> Vec<Option<usize>> {
+fn count_read(
+    contents: &[Result<Content, ctx_fs::Error>],
+    known: Option<&ctx_tokens::KnownCounts>,
+) -> Vec<Option<usize>> {
     let texts: Vec<&str> = contents
         .iter()
         .filter_map(|c| match c {
@@ -432,7 +438,11 @@ fn count_read(contents: &[Result<Content, ctx_fs::Error>]) -> Vec<Option<usize>>
             _ => None,
         })
         .collect();
-    let mut counts = ctx_tokens::count_many(&texts).into_iter();
+    let counts = match known {
+        Some(known) => known.count_many(&texts),
+        None => ctx_tokens::count_many(&texts),
+    };
+    let mut counts = counts.into_iter();
     contents
         .iter()
         .map(|c| match c {

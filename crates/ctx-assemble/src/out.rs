@@ -67,10 +67,16 @@ pub(crate) struct Out<'s> {
 }
 
 impl<'s> Out<'s> {
-    pub(crate) fn new(options: &Options, sink: &'s mut dyn Sink) -> Out<'s> {
+    pub(crate) fn new(
+        options: &Options,
+        known: Option<std::sync::Arc<ctx_tokens::KnownCounts>>,
+        sink: &'s mut dyn Sink,
+    ) -> Out<'s> {
+        let mut budget = Budget::new(options);
+        budget.known = known;
         Out {
             sink,
-            budget: Budget::new(options),
+            budget,
             printer: printer::printer(options),
             inline: options.mode == Mode::Inline,
             section: Section::Mentioned,

@@ -37,6 +37,7 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
     };
     let flushed = out.flush();
     drop(progress);
+    settings.keep_counts(&ctx);
     crate::term::unless_closed(flushed.map_err(Into::into))?;
     finish_showing_tokens(settings, &assembly, format)
 }
@@ -67,6 +68,7 @@ pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<E
         ctx.assembler().assemble_str_to(&text, "-", &mut out).map_err(ctx::Error::from)?;
     let flushed = out.flush();
     drop(progress);
+    settings.keep_counts(&ctx);
     crate::term::unless_closed(flushed.map_err(Into::into))?;
     finish_showing_tokens(settings, &assembly, format)
 }

@@ -188,6 +188,7 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
         (None, None) => {}
     }
     let built = builder.build(&prompt)?;
+    settings.keep_counts(&ctx);
     let mut reporter = Reporter::new(settings.style, settings.quiet);
     for rule in &built.system.rules {
         reporter.report_all(&rule.assembly.diagnostics);

@@ -316,6 +316,14 @@ impl Settings {
         self.build(builder)
     }
 
+    /// Stores the token counts a command took that the cache folder did not hold yet; a
+    /// cache that cannot be written costs the next run its counting, not this one its result.
+    pub(crate) fn keep_counts(&self, context: &ctx::Context) {
+        if let Err(err) = context.keep_counts() {
+            tracing::debug!(%err, "token counts not stored");
+        }
+    }
+
     /// Builds a context, its notices reported.
     fn build(&self, builder: ctx::ContextBuilder) -> anyhow::Result<ctx::Context> {
         let context = builder.build().map_err(|err| match err.kind() {
@@ -379,7 +387,7 @@ impl Settings {
             builder = builder.max_file_bytes(bytes);
         }
         if let Some(dir) = &self.cache_dir {
-            builder = builder.images_dir(dir.join("images"));
+            builder = builder.images_dir(dir.join("images")).counts_dir(dir);
         }
         builder = match &self.sources {
             _ if !self.sources_wanted => return builder,

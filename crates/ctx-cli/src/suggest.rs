@@ -283,6 +283,7 @@ fn expand_with(
     let mut out = BufWriter::new(io::stdout().lock());
     let assembly = ctx.expand_prompt_with_to(prompt, attachments, &mut out)?;
     let flushed = out.flush();
+    settings.keep_counts(ctx);
     crate::term::unless_closed(flushed.map_err(Into::into))?;
     finish(settings, &assembly)
 }

@@ -23,9 +23,12 @@
 //! ```
 
 mod ascii;
+mod known;
 mod memo;
 mod o200k;
 mod table;
+
+pub use known::{KnownCounts, MAX_ENTRIES as MAX_KNOWN_COUNTS, MIN_BYTES as MIN_KNOWN_BYTES};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -63,14 +66,23 @@ pub fn count_at_most(text: &str, max: usize) -> Option<usize> {
 /// Threads take the next text from a shared index, so one large file does not hold up the
 /// others. Small inputs are counted on the calling thread.
 pub fn count_many<S: AsRef<str> + Sync>(texts: &[S]) -> Vec<usize> {
+    count_many_by(texts, count)
+}
+
+/// [`count_many`] with `count` as the count of one text.
+fn count_many_by<S: AsRef<str> + Sync>(
+    texts: &[S],
+    count: impl Fn(&str) -> usize + Sync,
+) -> Vec<usize> {
     let threads = thread::available_parallelism().map_or(1, |n| n.get());
-    count_many_with(texts, threads, PARALLEL_THRESHOLD)
+    count_many_with(texts, threads, PARALLEL_THRESHOLD, count)
 }
 
 fn count_many_with<S: AsRef<str> + Sync>(
     texts: &[S],
     threads: usize,
     threshold: usize,
+    count: impl Fn(&str) -> usize + Sync,
 ) -> Vec<usize> {
     let total: usize = texts.iter().map(|t| t.as_ref().len()).sum();
     let threads = threads.min(texts.len());
@@ -78,7 +90,7 @@ fn count_many_with<S: AsRef<str> + Sync>(
         return texts.iter().map(|t| count(t.as_ref())).collect();
     }
     // Compile the pre-tokenisation regex once rather than racing to.
-    let _ = count(" ");
+    let _ = self::count(" ");
     let next = AtomicUsize::new(0);
     let mut counts = vec![0; texts.len()];
     let parts: Vec<Vec<(usize, usize)>> = thread::scope(|scope| {
@@ -375,7 +387,7 @@ mod tests {
         let texts: Vec<String> =
             (0..40).map(|i| format!("fn f{i}() {{ let x = {i}; }}\n").repeat(i * 3 + 1)).collect();
         let serial: Vec<usize> = texts.iter().map(|t| count(t)).collect();
-        assert_eq!(count_many_with(&texts, 3, 0), serial);
+        assert_eq!(count_many_with(&texts, 3, 0, count), serial);
         assert_eq!(count_many(&texts), serial);
         assert_eq!(count_many(&["a b", ""]), [2, 0]);
         assert_eq!(count_many::<&str>(&[]), Vec::<usize>::new());

@@ -40,6 +40,7 @@ pub struct ContextBuilder {
     sources: Option<crate::source_index::Planned>,
     sources_cache: Option<PathBuf>,
     images_dir: Option<PathBuf>,
+    counts_dir: Option<PathBuf>,
 }
 
 impl fmt::Debug for ContextBuilder {
@@ -76,6 +77,7 @@ impl Default for ContextBuilder {
             sources: None,
             sources_cache: None,
             images_dir: None,
+            counts_dir: None,
         }
     }
 }
@@ -302,6 +304,15 @@ impl ContextBuilder {
         self
     }
 
+    /// Keeps token counts between runs in `dir` (a file `token-counts` there): a text counted
+    /// once, of at least 1 KiB, is not counted again while its bytes are the same
+    /// (`ctx_tokens::KnownCounts`); [`Context::keep_counts`] stores what a run added. The
+    /// folder is read when the context is built and written only by `keep_counts`.
+    pub fn counts_dir(mut self, dir: impl AsRef<Path>) -> ContextBuilder {
+        self.counts_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
     /// Where the suggestion index takes its files' symbols from: the lexical scanner (the
     /// default, [`SymbolSource::Scan`](ctx_suggest::SymbolSource::Scan)) or tree-sitter's
     /// tags queries ([`SymbolSource::TreeSitter`](ctx_suggest::SymbolSource::TreeSitter),
@@ -416,6 +427,12 @@ impl ContextBuilder {
         let mut assembler = Assembler::new(Arc::new(sandbox), self.options)
             .with_tools(self.tools)
             .with_reducer(Arc::new(crate::reduce::OutlineReducer));
+        let counts = self.counts_dir.as_deref().and_then(camino_path).map(|dir| {
+            Arc::new(crate::counts::KeptCounts::open(camino::Utf8Path::new(&dir), authority))
+        });
+        if let Some(counts) = &counts {
+            assembler = assembler.with_known_counts(counts.known.clone());
+        }
         match (self.resolver, &index) {
             (Some(resolver), _) => assembler = assembler.with_resolver(resolver),
             (None, Some(index)) => {
@@ -437,6 +454,7 @@ impl ContextBuilder {
             ),
             sources: index,
             pasted,
+            counts,
         })
     }
 }
@@ -567,6 +585,8 @@ pub struct Context {
     pub(crate) sources: Option<Arc<ctx_sources::SourceIndex>>,
     /// The folder of pasted images, opened when first used.
     pasted: Arc<LazyStore>,
+    /// The token counts kept between runs, when a folder for them was given.
+    counts: Option<Arc<crate::counts::KeptCounts>>,
 }
 
 /// A store in a folder that is opened (and created) the first time it is asked for, so that
@@ -636,6 +656,19 @@ impl Context {
     /// The sandbox every read goes through.
     pub fn sandbox(&self) -> &Sandbox {
         self.assembler.sandbox()
+    }
+
+    /// Stores the token counts this context took that its folder did not hold yet
+    /// ([`ContextBuilder::counts_dir`]); nothing without such a folder or new counts.
+    ///
+    /// # Errors
+    ///
+    /// When the folder cannot be created or written.
+    pub fn keep_counts(&self) -> Result<(), Error> {
+        match &self.counts {
+            Some(counts) => Ok(counts.keep().map_err(ErrorKind::Fs)?),
+            None => Ok(()),
+        }
     }
 
     /// Assembles a document file (relative to the root, or absolute inside a root).

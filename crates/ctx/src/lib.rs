@@ -52,6 +52,7 @@ mod complete;
 mod config_file;
 mod context;
 mod conversations;
+mod counts;
 mod deferred;
 mod depends;
 mod error;

@@ -44,7 +44,9 @@ mod suggest;
 
 pub(super) use attacks::{SHAPES as ATTACKS, START as ATTACK_START};
 pub(super) use big::{BIG, BIG_ASSEMBLE, BIG_CAT, BIG_CAT_PIPE, BIG_PEAK, BIG_PIPE};
-pub(super) use budget::{BETWEEN, BETWEEN_PEAK, COUNTED, SMALL, UNBUDGETED};
+pub(super) use budget::{
+    BETWEEN, BETWEEN_PEAK, BETWEEN_WARM, COUNTED, COUNTED_WARM, SMALL, UNBUDGETED,
+};
 pub(super) use messages::{MESSAGES, MESSAGES_BASELINE, MESSAGES_PEAK};
 pub(super) use rules::{RULES, RULES_PEAK, RULES_START};
 pub(super) use sources::{

@@ -162,6 +162,15 @@ fn expand_tree(
     max_tokens: usize,
     count_tokens: bool,
 ) -> ctx_assemble::Assembly {
+    expand_tree_with(dir, max_tokens, count_tokens, None)
+}
+
+fn expand_tree_with(
+    dir: &std::path::Path,
+    max_tokens: usize,
+    count_tokens: bool,
+    known: Option<Arc<ctx_tokens::KnownCounts>>,
+) -> ctx_assemble::Assembly {
     let mut options = Options { format: Format::Xml, count_tokens, ..Options::for_prompt() };
     options.limits.max_tokens = max_tokens;
     options.limits.max_files = 0;
@@ -173,7 +182,11 @@ fn expand_tree(
         .limits(limits)
         .open(cap_std::ambient_authority())
         .unwrap();
-    Assembler::new(Arc::new(sandbox), options).assemble_str("see @t/", "-")
+    let mut assembler = Assembler::new(Arc::new(sandbox), options);
+    if let Some(known) = known {
+        assembler = assembler.with_known_counts(known);
+    }
+    assembler.assemble_str("see @t/", "-")
 }
 
 /// Attack: an expansion whose bytes pass the budget while its tokens do not, over many empty
@@ -385,5 +398,41 @@ fn the_list_of_failures_stays_within_the_budget() {
                 assert!(listed < 40 && out.contains(&more), "{format:?} {budget}: {out}");
             }
         }
+    }
+}
+
+/// Counts remembered by content (`ctx_tokens::KnownCounts`, kept between runs by the caller)
+/// stand for the counts they replace: a run through them writes the bytes and the records of
+/// a run that counts everything, under no budget, a budget that holds everything and one that
+/// cuts; the next run, from the table stored, finds the texts remembered and writes the same.
+#[test]
+fn counts_remembered_by_content_change_no_byte_of_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("t");
+    std::fs::create_dir(&root).unwrap();
+    for i in 0..40 {
+        let body = format!("fn f{i}() {{ let x = {i}; }}\n").repeat(40 + i);
+        std::fs::write(root.join(format!("f{i:02}.rs")), body).unwrap();
+        std::fs::write(root.join(format!("s{i:02}.rs")), format!("// {i}\n")).unwrap();
+    }
+    let whole = expand_tree(dir.path(), 0, true);
+    let tokens = ctx_tokens::count(&whole.content.replacen("see @t/", "", 1));
+    for max in [0, tokens + 1000, tokens / 2] {
+        let plain = expand_tree(dir.path(), max, true);
+        let known = Arc::new(ctx_tokens::KnownCounts::new());
+        let first = expand_tree_with(dir.path(), max, true, Some(known.clone()));
+        let stored = ctx_tokens::KnownCounts::from_stored(known.to_bytes());
+        let stored = Arc::new(stored);
+        let second = expand_tree_with(dir.path(), max, true, Some(stored.clone()));
+        for run in [&first, &second] {
+            assert_eq!(run.content, plain.content, "budget {max}");
+            assert_eq!(run.stats.tokens, plain.stats.tokens, "budget {max}");
+            let counts = |a: &ctx_assemble::Assembly| {
+                a.references.iter().map(|r| (r.path.clone(), r.tokens)).collect::<Vec<_>>()
+            };
+            assert_eq!(counts(run), counts(&plain), "budget {max}");
+        }
+        assert!(known.changed(), "the first run took counts");
+        assert!(stored.hits() > 0, "budget {max}: the second run found counts remembered");
     }
 }

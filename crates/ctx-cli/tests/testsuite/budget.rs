@@ -348,3 +348,65 @@ fn a_hundred_thousand_mentions_under_a_budget() {
     // The note lists the file once, not a hundred thousand times.
     assert!(r.stdout.matches("b.txt").count() < 100_000 + 10);
 }
+
+/// Token counts kept in the cache folder between runs (`token-counts`): a second run writes
+/// what the first wrote, records and all. Attack: whatever stands at the table's name in the
+/// cache folder (bytes that are no table, a table cut short, a link to a file elsewhere, a
+/// FIFO, a folder), the output is that of a run without a table, the run ends (a FIFO is never
+/// waited on), and the file a link points to is neither shown nor written.
+#[cfg(unix)]
+#[test]
+fn counts_kept_between_runs_change_nothing_and_a_planted_table_is_no_table() {
+    let dir = TempDir::new().unwrap();
+    for i in 0..20 {
+        let body = format!("pub fn step_{i}(x: u32) -> u32 {{ x + {i} }}\n").repeat(30 + i);
+        dir.child(format!("src/f{i:02}.rs")).write_str(&body).unwrap();
+    }
+    let cache = TempDir::new().unwrap();
+    let table = cache.path().join("token-counts");
+    let expand = || {
+        let mut cmd = ctx(&dir);
+        cmd.env("CTX_CACHE_DIR", cache.path());
+        let r = run(cmd.args(["expand", "--max-tokens", "100000", "--format", "json", "@src/"]));
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let json: Value = serde_json::from_str(&r.stdout).unwrap();
+        let refs: Vec<(Value, Value)> = json["references"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| (r["path"].clone(), r["tokens"].clone()))
+            .collect();
+        (json["content"].as_str().unwrap().to_owned(), refs, json["stats"]["tokens"].clone())
+    };
+    let first = expand();
+    assert!(first.1.iter().all(|(_, t)| t.as_u64().is_some()), "{:?}", first.1);
+    let stored = std::fs::read(&table).expect("the counts were kept");
+    assert_eq!(expand(), first, "the second run, from the table kept");
+
+    let secret = TempDir::new().unwrap();
+    let elsewhere = secret.path().join("elsewhere");
+    std::fs::write(&elsewhere, "SECRET-ELSEWHERE\n").unwrap();
+    type Plant<'a> = Box<dyn Fn() + 'a>;
+    let plants: Vec<(&str, Plant<'_>)> = vec![
+        ("garbage", Box::new(|| std::fs::write(&table, [0x5a; 4096]).unwrap())),
+        ("cut short", Box::new(|| std::fs::write(&table, &stored[..stored.len() - 3]).unwrap())),
+        ("a link", Box::new(|| std::os::unix::fs::symlink(&elsewhere, &table).unwrap())),
+        (
+            "a FIFO",
+            Box::new(|| {
+                let made = std::process::Command::new("mkfifo").arg(&table).status().unwrap();
+                assert!(made.success());
+            }),
+        ),
+        ("a folder", Box::new(|| std::fs::create_dir(&table).unwrap())),
+    ];
+    for (what, plant) in plants {
+        let _ = std::fs::remove_file(&table);
+        let _ = std::fs::remove_dir_all(&table);
+        plant();
+        let got = expand();
+        assert_eq!(got, first, "{what}");
+        assert!(!got.0.contains("SECRET-ELSEWHERE"), "{what}");
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "SECRET-ELSEWHERE\n", "{what}");
+    }
+}

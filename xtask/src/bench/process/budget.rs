@@ -7,6 +7,10 @@
 //! - a small budget (8 000 tokens): most files are left out;
 //! - no budget but the counts shown (`--tokens --format json`): every file counted for the
 //!   records.
+//!
+//! Each counting case runs cold (an empty cache folder, so no count is remembered) and, for
+//! the budget between and the counts shown, warm too (the cache folder of the runs before, so
+//! the counts of the files' texts are remembered: `ctx_tokens::KnownCounts`).
 
 use std::path::Path;
 use std::process::Command;
@@ -22,6 +26,8 @@ pub(in crate::bench) const UNBUDGETED: &str = "process/expand_unbudgeted";
 pub(in crate::bench) const BETWEEN: &str = "process/expand_budget_between";
 pub(in crate::bench) const SMALL: &str = "process/expand_budget_small";
 pub(in crate::bench) const COUNTED: &str = "process/expand_tokens_json";
+pub(in crate::bench) const BETWEEN_WARM: &str = "process/expand_budget_between_warm";
+pub(in crate::bench) const COUNTED_WARM: &str = "process/expand_tokens_json_warm";
 pub(in crate::bench) const BETWEEN_PEAK: &str = "process/expand_budget_between_peak_rss";
 
 pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured>> {
@@ -40,20 +46,31 @@ pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured
         tree.display()
     );
     let between = (bytes / 2).to_string();
-    let cases: [&[&str]; 4] = [
-        &["--max-tokens", "0"],
-        &["--max-tokens", &between],
-        &["--max-tokens", "8000"],
-        &["--max-tokens", "0", "--tokens", "--format", "json"],
+    // Each case's arguments, and whether its cache folder is kept from run to run (warm) or
+    // emptied before each (cold).
+    let cases: [(&[&str], bool); 6] = [
+        (&["--max-tokens", "0"], false),
+        (&["--max-tokens", &between], false),
+        (&["--max-tokens", "8000"], false),
+        (&["--max-tokens", "0", "--tokens", "--format", "json"], false),
+        (&["--max-tokens", &between], true),
+        (&["--max-tokens", "0", "--tokens", "--format", "json"], true),
     ];
-    let mut times: [Vec<Duration>; 4] = Default::default();
+    let (cold_cache, warm_cache) = (data.join("budget-cache-cold"), data.join("budget-cache-warm"));
+    let _ = std::fs::remove_dir_all(&warm_cache);
+    let mut times: [Vec<Duration>; 6] = Default::default();
     let mut peak = None;
     for run in 0..=sizes.runs {
-        for (case, args) in cases.iter().enumerate() {
+        for (case, (args, warm)) in cases.iter().enumerate() {
+            let cache = if *warm { &warm_cache } else { &cold_cache };
+            if !warm {
+                let _ = std::fs::remove_dir_all(cache);
+            }
             let mut cmd = Command::new(ctx);
             cmd.args(["expand", "@src/", "--max-files", "0", "--max-lines", "0"])
                 .args(["--max-output-bytes", "0", "-q"])
                 .args(*args)
+                .env("CTX_CACHE_DIR", cache)
                 .current_dir(&tree);
             let (time, rss) = memory.run_any(cmd, data)?;
             if run > 0 {
@@ -64,15 +81,19 @@ pub(super) fn run(ctx: &Path, data: &Path, sizes: &Sizes) -> Result<Vec<Measured
             }
         }
     }
+    let _ = std::fs::remove_dir_all(&cold_cache);
     let detail = |what: &str| {
         format!("{} .rs files, {what}, median of {}", grouped(files.len()), sizes.runs)
     };
-    let [none, half, small, json] = &times;
+    let [none, half, small, json, half_warm, json_warm] = &times;
+    let between_args = format!("--max-tokens {between}");
     let mut measured = vec![
         seconds(UNBUDGETED, none, Some(bytes), None),
-        seconds(BETWEEN, half, Some(bytes), Some(detail(&format!("--max-tokens {between}")))),
+        seconds(BETWEEN, half, Some(bytes), Some(detail(&between_args))),
         seconds(SMALL, small, Some(bytes), Some(detail("--max-tokens 8000"))),
         seconds(COUNTED, json, Some(bytes), Some(detail("--tokens --format json"))),
+        seconds(BETWEEN_WARM, half_warm, Some(bytes), Some(detail(&between_args))),
+        seconds(COUNTED_WARM, json_warm, Some(bytes), Some(detail("--tokens --format json"))),
     ];
     if let Some(peak) = peak {
         measured.push(Measured {
