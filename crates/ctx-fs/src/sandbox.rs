@@ -750,14 +750,21 @@ pub(crate) fn regular_within(
 /// The bytes of `file`, at most `limit`, read into a buffer of its length as the metadata
 /// gave it (`len`) and one byte more: a file that did not change is read in one call and its
 /// end seen with a second (reading to the end with a buffer of unknown size took four calls
-/// for a file of 33 KB); one that grew is read on, up to `limit`. The read goes into the
-/// buffer's spare room, which `File` fills without its bytes being zeroed first: a zeroed
-/// buffer cost a pass over memory that the read then wrote again.
+/// for a file of 33 KB); one that grew is read on, up to `limit`.
 fn read_sized(mut file: std::fs::File, len: u64, limit: u64) -> io::Result<Vec<u8>> {
     let first = len.saturating_add(1).min(limit);
-    let mut bytes = Vec::with_capacity(usize::try_from(first).unwrap_or(usize::MAX));
-    (&mut file).take(first).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 == first && first < limit {
+    let mut bytes = vec![0; usize::try_from(first).unwrap_or(usize::MAX)];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
+    if filled as u64 == first && first < limit {
         file.take(limit - first).read_to_end(&mut bytes)?;
     }
     Ok(bytes)
