@@ -18,6 +18,7 @@ fn main() {
     let source = "data/o200k_base.tiktoken.gz";
     println!("cargo::rerun-if-changed={source}");
     println!("cargo::rerun-if-changed=src/table.rs");
+    counter_revision(source);
     let gz = fs::read(source).expect("read the o200k ranks");
     let mut text = String::new();
     flate2::read::GzDecoder::new(&gz[..]).read_to_string(&mut text).expect("gunzip the ranks");
@@ -88,4 +89,20 @@ fn base64(text: &str) -> Vec<u8> {
         out.extend_from_slice(&three[..3 - pad]);
     }
     out
+}
+
+/// Names the counter that this build makes, for the counts remembered across runs
+/// (src/known.rs): FNV-1a over the ranks and every source file the counts come from, so that
+/// counts taken by one counter are never read by another.
+fn counter_revision(ranks: &str) {
+    let files =
+        [ranks, "src/table.rs", "src/o200k.rs", "src/ascii.rs", "src/memo.rs", "src/lib.rs"];
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for file in files {
+        println!("cargo::rerun-if-changed={file}");
+        for byte in fs::read(file).expect("read a source of the counter") {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    println!("cargo::rustc-env=CTX_TOKENS_COUNTER={hash:016x}");
 }

@@ -94,14 +94,6 @@ const MAX_INFLIGHT: usize = 4;
 /// Written pieces at least this long are looked up among the counts already taken.
 const LAST_MIN: usize = 256;
 
-/// A text's hash, for its count remembered.
-fn hash(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    text.hash(&mut hasher);
-    hasher.finish()
-}
-
 /// Frames whose counts a run remembers.
 const MAX_FRAMES: usize = 1024;
 
@@ -127,6 +119,9 @@ pub(crate) struct Budget {
     /// Counts of content, by its hash and length: a file mentioned again is not counted
     /// again.
     contents: std::collections::HashMap<(u64, usize), usize>,
+    /// The hash of [`Budget::contents`], keyed anew for each run, so that no file can be made
+    /// to share another's key.
+    hasher: std::collections::hash_map::RandomState,
     /// The content counted last (where its bytes lie, their length, its count), which is
     /// written next: not counted again when it is. The first piece of at least [`LAST_MIN`]
     /// bytes written after it takes it, whether it is that content or not.
@@ -175,6 +170,7 @@ impl Budget {
             note_reserve: None,
             frames: std::collections::HashMap::new(),
             contents: std::collections::HashMap::new(),
+            hasher: std::collections::hash_map::RandomState::new(),
             last: None,
             counting: options.counts_tokens(),
             written: 0,
@@ -426,7 +422,7 @@ impl Budget {
     /// The o200k count of content, remembered for content met again (at most
     /// [`MAX_FRAMES`] pieces).
     pub(crate) fn content_tokens(&mut self, text: &str) -> usize {
-        let key = (hash(text), text.len());
+        let key = (std::hash::BuildHasher::hash_one(&self.hasher, text), text.len());
         if let Some(&n) = self.contents.get(&key) {
             self.last = Some((text.as_ptr() as usize, text.len(), n));
             return n;
@@ -461,7 +457,8 @@ impl Budget {
         // Hashed only while there is room to keep it: past [`MAX_FRAMES`] pieces, hashing
         // every file of a large directory would keep nothing.
         if self.contents.len() < MAX_FRAMES {
-            self.contents.insert((hash(text), text.len()), n);
+            let key = (std::hash::BuildHasher::hash_one(&self.hasher, text), text.len());
+            self.contents.insert(key, n);
         }
         self.written_next(text, n);
     }

@@ -23,12 +23,12 @@
 //! ```
 
 mod ascii;
-mod known;
+pub mod known;
 mod memo;
 mod o200k;
 mod table;
 
-pub use known::{KnownCounts, MAX_ENTRIES as MAX_KNOWN_COUNTS, MIN_BYTES as MIN_KNOWN_BYTES};
+pub use known::KnownCounts;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;

@@ -2,10 +2,10 @@
 //! stored in ctx's cache folder as `token-counts`, mapped at the start of a run and written
 //! again at its end when the run counted texts the table did not hold.
 //!
-//! The table is read through the store's rules (no link followed, a regular file only); a
-//! table that does not hold together is no table, and the run counts everything. Two runs at
-//! once each store what they hold, one after the other under the store's lock: the last one
-//! wins, and what it did not hold is only counted again by a later run.
+//! The table is read through the store's rules (no link followed, a regular file only, at
+//! most the bytes of a full table); a table that does not hold together is no table, and the
+//! run counts everything. Two runs at once store one after the other under the store's lock,
+//! each merging its counts with the table the other stored.
 
 use std::sync::Arc;
 
@@ -28,12 +28,37 @@ impl std::fmt::Debug for KeptCounts {
     }
 }
 
-/// A mapped table, handed to the counts as their bytes.
-struct Stored(ctx_fs::Mapped);
+/// A table as stored: mapped on Unix, read elsewhere (see `ctx_fs::Mapped`).
+enum Stored {
+    #[cfg(unix)]
+    Mapped(ctx_fs::Mapped),
+    #[cfg_attr(unix, allow(dead_code))]
+    Read(Vec<u8>),
+}
 
 impl AsRef<[u8]> for Stored {
     fn as_ref(&self) -> &[u8] {
-        &self.0
+        match self {
+            #[cfg(unix)]
+            Stored::Mapped(mapped) => mapped,
+            Stored::Read(bytes) => bytes,
+        }
+    }
+}
+
+/// The table stored in `store`, when there is one no longer than a full table. On Unix it is
+/// mapped (its length checked on the opened file first); elsewhere it is read, up to that
+/// length.
+fn stored_table(store: &ctx_fs::Store) -> Option<Stored> {
+    let cap = ctx_tokens::known::MAX_STORED_BYTES as u64;
+    #[cfg(unix)]
+    {
+        let mapped = store.map(COUNTS_FILE).ok().flatten()?;
+        (mapped.len() as u64 <= cap).then_some(Stored::Mapped(mapped))
+    }
+    #[cfg(not(unix))]
+    {
+        store.read_up_to(COUNTS_FILE, cap).ok().flatten().map(Stored::Read)
     }
 }
 
@@ -44,21 +69,27 @@ impl KeptCounts {
         let stored = ctx_fs::Store::open_existing(dir, authority)
             .ok()
             .flatten()
-            .and_then(|store| store.map(COUNTS_FILE).ok().flatten());
+            .and_then(|store| stored_table(&store));
         let known = match stored {
-            Some(mapped) => KnownCounts::from_stored(Stored(mapped)),
+            Some(stored) => KnownCounts::from_stored(stored),
             None => KnownCounts::new(),
         };
         KeptCounts { dir: dir.to_owned(), authority, known: Arc::new(known) }
     }
 
-    /// Stores the table when the run counted texts it did not hold.
+    /// Stores the table when the run counted texts not stored yet, merged with the table
+    /// stored now (another run may have stored its own since this one read it).
     pub(crate) fn keep(&self) -> Result<(), ctx_fs::Error> {
         if !self.known.changed() {
             return Ok(());
         }
         let store = ctx_fs::Store::open(self.dir.clone(), self.authority)?;
         let _lock = store.lock(COUNTS_FILE)?;
-        store.write(COUNTS_FILE, &self.known.to_bytes())
+        let current = stored_table(&store);
+        let bytes = self.known.merged_bytes(current.as_ref().map_or(&[], AsRef::as_ref));
+        drop(current);
+        store.write(COUNTS_FILE, &bytes)?;
+        self.known.mark_stored();
+        Ok(())
     }
 }
