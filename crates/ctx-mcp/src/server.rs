@@ -135,14 +135,24 @@ impl Server {
         let path = string_arg(args, "path")?;
         let assembler = self.assembler(args, None)?;
         let assembly = assembler.assemble_file(path).map_err(ToolError::assemble)?;
+        self.keep_counts();
         Ok(assembly_result(&assembly))
+    }
+
+    /// Stores the token counts a call took that the cache folder did not hold yet, so that a
+    /// later call, run or server counts them no more; a folder that cannot be written costs
+    /// them their counting, never this call its answer.
+    fn keep_counts(&self) {
+        let _ = self.ctx().keep_counts();
     }
 
     fn expand(&self, args: &Map<String, Value>) -> Result<CallToolResult, ToolError> {
         let prompt = string_arg(args, "prompt")?;
         let mut assembler = self.assembler(args, Some(Format::Xml))?;
         assembler.options_mut().mode = ctx::Mode::Append;
-        Ok(assembly_result(&assembler.assemble_str(prompt, "-")))
+        let assembly = assembler.assemble_str(prompt, "-");
+        self.keep_counts();
+        Ok(assembly_result(&assembly))
     }
 
     /// Each document is checked on its own: one that cannot be read at all is listed under

@@ -67,6 +67,32 @@ fn mcp_session() {
     assert_eq!(responses[7]["result"]["resources"].as_array().unwrap().len(), 3);
 }
 
+/// The MCP server keeps the token counts of what its tools expanded under a budget in the
+/// cache folder, as the command line does, so that the next server or run takes them
+/// instead of counting.
+#[cfg(feature = "mcp")]
+#[test]
+fn mcp_keeps_the_counts_it_took() {
+    let dir = workspace();
+    let long: String = (0..80).map(|i| format!("rule {i}: keep the lines short\n")).collect();
+    dir.child("long.md").write_str(&long).unwrap();
+    let cache = TempDir::new().unwrap();
+    let script = [
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": { "name": "script", "version": "1" } } }),
+        json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }),
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "expand", "arguments": { "prompt": "see @long.md" } } }),
+    ];
+    // A budget asked for counts what is written (the default guard counts only past its
+    // bytes).
+    let mut cmd = ctx(&dir);
+    cmd.env("CTX_CACHE_DIR", cache.path()).args(["--max-tokens", "100000"]);
+    let responses = crate::util::mcp_answers(&mut cmd, &script);
+    let text = responses[1]["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("rule 79"), "{text}");
+    let table = std::fs::read(cache.path().join("token-counts")).expect("the counts were kept");
+    assert!(table.starts_with(b"CTXTOKN"), "{table:?}");
+}
+
 /// Frames a message as the LSP base protocol does.
 fn frame(message: &Value) -> String {
     let body = message.to_string();
