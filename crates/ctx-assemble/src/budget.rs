@@ -521,6 +521,17 @@ impl Budget {
         self.cuts += 1;
     }
 
+    /// Whether document text was cut: nothing bounded fits after it.
+    pub(crate) fn exhausted(&self) -> bool {
+        self.exhausted
+    }
+
+    /// Cuts document text here: nothing bounded is written after it.
+    pub(crate) fn exhaust(&mut self) {
+        self.exhausted = true;
+        self.cuts += 1;
+    }
+
     /// Whether this is the first cut of document text to report: true once per run.
     pub(crate) fn first_text_cut(&mut self) -> bool {
         !std::mem::replace(&mut self.text_warned, true)

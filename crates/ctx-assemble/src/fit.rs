@@ -121,6 +121,48 @@ impl Run<'_> {
         self.shorten(&text, kept, avail, item, note)
     }
 
+    /// Writes what a failed item leaves in place in inline output (its marker, or its source
+    /// text). In the text of an included document it is part of that text, and the token
+    /// budget bounds it as it bounds the text: past the point where the budget cut the
+    /// document it is left out (its diagnostic still names the failure), and one that does
+    /// not fit ends the document's text there, with the budget's marker when that fits. What
+    /// the top-level document's own failures leave is its own text, never cut.
+    pub(crate) fn leave_in_place(&mut self, item: &Item<'_>, left: &str) {
+        if self.chain.len() <= 1 || !self.out.budget.limited() {
+            self.out.write_unbudgeted(left);
+            return;
+        }
+        if self.out.budget.exhausted() {
+            return;
+        }
+        let name = self.chain.last().map(|(_, name)| name.clone()).unwrap_or_default();
+        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let mut marker = crate::cut::text_marker(max, tokenizer, &name);
+        let closing = self.out.closing();
+        if !self.out.budget.fits_bytes(left.len() + marker.len() + closing.len() + 1) {
+            let reserve = ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1;
+            let room = self.out.budget.left(reserve);
+            if ctx_tokens::count_at_most(left, room).is_none() {
+                self.out.budget.exhaust();
+                if self.out.budget.first_text_cut() {
+                    let message = format!(
+                        "token budget of {max} ({tokenizer}) reached in {name}; included content after this point is left out"
+                    );
+                    self.diagnose_item(item, Code::TokenBudget, message);
+                }
+                if !self.out.at_line_start() {
+                    marker.insert(0, '\n');
+                }
+                let room = self.out.budget.room(ctx_tokens::count(&closing));
+                if ctx_tokens::count_at_most(&marker, room).is_some() {
+                    self.text(&marker, false);
+                }
+                return;
+            }
+        }
+        self.out.write_unbudgeted(left);
+    }
+
     /// Adds the tokens of content placed (whole or cut; not what the budget left out) to its
     /// record and the run's total, when the run counts.
     pub(crate) fn count_placed(&mut self, o200k: Option<usize>, item: &mut Item<'_>) {

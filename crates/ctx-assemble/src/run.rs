@@ -245,7 +245,7 @@ impl<'a> Run<'a> {
 
     /// Writes the document's own text (whole in append mode); the prompt's own text
     /// (`prompt`) is not counted against the token budget.
-    fn text(&mut self, text: &str, prompt: bool) {
+    pub(crate) fn text(&mut self, text: &str, prompt: bool) {
         self.out.budget.set_exempt(prompt);
         let written = self.out.text(text);
         self.out.budget.set_exempt(false);
@@ -410,9 +410,9 @@ impl<'a> Run<'a> {
         item.record.error = Some(ErrorRecord { code, message: message.clone() });
         if self.out.inline() {
             match self.opts().on_error {
-                OnError::Marker => self.out.write_unbudgeted(&error_marker(code, &message)),
-                // The source text as written, past a spent budget too: it is the document's own.
-                OnError::Keep => self.out.write_unbudgeted(item.raw),
+                OnError::Marker => self.leave_in_place(item, &error_marker(code, &message)),
+                // The source text as written: the document's own, bounded as its text is.
+                OnError::Keep => self.leave_in_place(item, item.raw),
                 OnError::Drop => {}
             }
         } else {

@@ -436,3 +436,43 @@ fn counts_remembered_by_content_change_no_byte_of_the_output() {
         assert!(stored.hits() > 0, "budget {max}: the second run found counts remembered");
     }
 }
+
+/// Attack: an included document of 40 references that all fail, assembled in place under
+/// budgets from tiny to ample. What each failure leaves in the included document's text (its
+/// marker) is part of that text: within the budget it is written on its own line; past it the
+/// document's text ends with the budget's marker, and what is written stays within the budget
+/// (the top-level document's own text aside). The diagnostics name every failure whatever the
+/// budget.
+#[test]
+fn failures_in_an_included_document_stay_within_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub: String = std::iter::once("# Rules\n".to_owned())
+        .chain((0..40).map(|i| format!("@[missing{i}.md]\n")))
+        .collect();
+    std::fs::write(dir.path().join("sub.md"), sub).unwrap();
+    std::fs::write(dir.path().join("main.md"), "# Main\n@[sub.md]\n").unwrap();
+    for max in [0, 20, 50, 120, 300, 100_000] {
+        let mut options = Options::default();
+        options.limits.max_tokens = max;
+        let assembly = assembler(dir.path(), options).assemble_file("main.md").unwrap();
+        let out = &assembly.content;
+        let missing =
+            assembly.diagnostics.iter().filter(|d| d.code.as_str() == "E_NOT_FOUND").count();
+        assert_eq!(missing, 40, "budget {max}: every failure is named");
+        assert!(!out.contains("--><!--"), "budget {max}: markers glued together:\n{out}");
+        let markers = out.matches("<!-- ctx: E_NOT_FOUND").count();
+        if max == 0 || max == 100_000 {
+            assert_eq!(markers, 40, "budget {max}:\n{out}");
+            continue;
+        }
+        let n = ctx_tokens::count(&out.replacen("# Main\n", "", 1));
+        assert!(n <= max, "budget {max}: {n} tokens:\n{out}");
+        assert!(markers < 40, "budget {max}:\n{out}");
+        // The budget's marker where it fits (about 30 tokens); W_BUDGET in any case.
+        if max >= 50 {
+            assert!(out.contains("reached in sub.md"), "budget {max}: the cut is said:\n{out}");
+        }
+        let said = assembly.diagnostics.iter().filter(|d| d.code.as_str() == "W_BUDGET").count();
+        assert_eq!(said, 1, "budget {max}");
+    }
+}
