@@ -476,3 +476,43 @@ fn failures_in_an_included_document_stay_within_the_budget() {
         assert_eq!(said, 1, "budget {max}");
     }
 }
+
+/// A line of an included document: words, a reference to a file that is not there, or one
+/// to another document (a cycle, or one that is there).
+fn doc_line() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => prop::collection::vec(prop::sample::select(WORDS), 0..10).prop_map(|w| w.join(" ")),
+        1 => (0usize..50).prop_map(|i| format!("@[missing{i}.md]")),
+        1 => (0usize..4).prop_map(|i| format!("@[d{i}.md]")),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Documents assembled in place that include documents of text, failing references and
+    /// each other (cycles too), under budgets from tiny to ample: what is written beside the
+    /// top-level document's own text stays within the budget, whatever fails where, and no
+    /// two markers share a line.
+    #[test]
+    fn included_documents_with_failures_stay_within_the_budget(
+        docs in prop::collection::vec(prop::collection::vec(doc_line(), 0..30), 1..4),
+        budget in prop::sample::select(vec![1usize, 10, 30, 60, 120, 300, 1000]),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, lines) in docs.iter().enumerate() {
+            let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+            std::fs::write(dir.path().join(format!("d{i}.md")), text).unwrap();
+        }
+        let root: String = (0..docs.len()).map(|i| format!("@[d{i}.md]\n")).collect();
+        std::fs::write(dir.path().join("main.md"), &root).unwrap();
+        let mut options = Options::default();
+        options.limits.max_tokens = budget;
+        let assembly = assembler(dir.path(), options).assemble_file("main.md").unwrap();
+        let out = &assembly.content;
+        // The top-level document's own text is its line breaks: a token each at most.
+        let n = ctx_tokens::count(out);
+        prop_assert!(n <= budget + docs.len(), "{n} tokens over a budget of {budget}:\n{out}");
+        prop_assert!(!out.contains("--><!--"), "markers glued together:\n{out}");
+    }
+}
