@@ -128,6 +128,10 @@ impl Run<'_> {
     /// not fit ends the document's text there, with the budget's marker when that fits. What
     /// the top-level document's own failures leave is its own text, never cut.
     pub(crate) fn leave_in_place(&mut self, item: &Item<'_>, left: &str) {
+        // A reference's source text (`--on-error keep`) is document text: what it hides is
+        // made visible, as in the text around it (the item's error names it).
+        let left = crate::sanitize::sanitize(left).text;
+        let left = left.as_ref();
         if self.chain.len() <= 1 || !self.out.budget.limited() {
             self.out.write_unbudgeted(left);
             return;

@@ -341,7 +341,8 @@ impl<'a> Run<'a> {
 
     /// Writes document text that starts at `line` and `column` of its file, sanitised,
     /// reporting hidden characters where they are; text of an included document counts
-    /// against the token budget.
+    /// against the token budget as it is written (made visible and numbered), so that what
+    /// the budget kept is what goes out.
     fn write_text(&mut self, doc: &Doc, text: &str, (line, column): (u32, u32)) {
         let bounded = self.chain.len() > 1;
         let marker = crate::cut::text_marker(
@@ -349,13 +350,19 @@ impl<'a> Run<'a> {
             self.out.budget.tokenizer(),
             &doc.name,
         );
-        let reserve = if bounded && !self.out.budget.fits_bytes(text.len()) {
+        let clean = sanitize(text);
+        let shown = if self.numbering() {
+            std::borrow::Cow::Owned(number_from(&clean.text, line, column))
+        } else {
+            std::borrow::Cow::Borrowed(clean.text.as_ref())
+        };
+        let reserve = if bounded && !self.out.budget.fits_bytes(shown.len()) {
             let closing = self.out.closing();
             ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1
         } else {
             0
         };
-        let spent = self.out.budget.text(text, bounded, reserve);
+        let spent = self.out.budget.text(&shown, bounded, reserve);
         let cut = spent.cut_from.is_some() && self.out.budget.first_text_cut();
         if cut {
             let message = format!(
@@ -372,18 +379,20 @@ impl<'a> Run<'a> {
                 1,
             ));
         }
-        let clean = sanitize(&spent.content);
-        for (code, at_line, at_column, message) in clean.warnings_at(&spent.content) {
+        // The hidden characters reported are those of the lines written: a cut keeps whole
+        // lines, and neither making text visible nor numbering it adds a line break.
+        let kept = match spent.cut_from {
+            None => text,
+            Some(_) => lines_prefix(text, spent.content.matches('\n').count()),
+        };
+        let warned = if spent.cut_from.is_some() { sanitize(kept) } else { clean.clone() };
+        for (code, at_line, at_column, message) in warned.warnings_at(kept) {
             // On the text's first line, columns count from where the text starts.
             let column = if at_line == 1 { column + at_column - 1 } else { at_column };
             let line = line + at_line.saturating_sub(1);
             self.diagnose(DiagnosticRecord::new(code, message, doc.name.clone(), line, column));
         }
-        if self.numbering() {
-            self.text(&number_from(&clean.text, line, column), !bounded);
-        } else {
-            self.text(&clean.text, !bounded);
-        }
+        self.text(&spent.content, !bounded);
         if cut {
             // The marker goes out when it fits; W_BUDGET says the same in any case.
             let mut marker = marker;
@@ -673,6 +682,15 @@ pub(crate) fn reference_text(raw: &str) -> String {
     match inner.strip_prefix('"').and_then(|rest| rest.split_once('"')) {
         Some((quoted, after)) => format!("{quoted}{after}"),
         None => inner.to_owned(),
+    }
+}
+
+/// The first `lines` lines of `text`, with their line breaks.
+fn lines_prefix(text: &str, lines: usize) -> &str {
+    match lines.checked_sub(1).and_then(|n| text.match_indices('\n').nth(n)) {
+        Some((at, _)) => &text[..=at],
+        None if lines == 0 => "",
+        None => text,
     }
 }
 

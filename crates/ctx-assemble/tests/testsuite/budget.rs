@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use ctx_assemble::record::Lines;
-use ctx_assemble::{Assembler, Format, Options, Reduce, Reduced, Reducer};
+use ctx_assemble::{Assembler, Format, OnError, Options, Reduce, Reduced, Reducer};
 use ctx_fs::Sandbox;
 use proptest::prelude::*;
 
@@ -477,36 +477,57 @@ fn failures_in_an_included_document_stay_within_the_budget() {
     }
 }
 
-/// A line of an included document: words, a reference to a file that is not there, or one
-/// to another document (a cycle, or one that is there).
+/// A line of an included document: words, a reference to a file that is not there, to
+/// another document (a cycle, or one that is there), to a text file whole or by a range, or a
+/// tool's call.
 fn doc_line() -> impl Strategy<Value = String> {
     prop_oneof![
         3 => prop::collection::vec(prop::sample::select(WORDS), 0..10).prop_map(|w| w.join(" ")),
+        // Characters made visible as `\u{…}`, several tokens each where they were one.
+        1 => (1usize..20).prop_map(|n| "\u{E0041}\u{200B}\u{1b}".repeat(n)),
         1 => (0usize..50).prop_map(|i| format!("@[missing{i}.md]")),
+        // A failing reference that hides characters in its path.
+        1 => (0usize..50).prop_map(|i| format!("@[mi\u{E0041}ss{i}\u{202E}.md]")),
         1 => (0usize..4).prop_map(|i| format!("@[d{i}.md]")),
+        1 => (0usize..3).prop_map(|i| format!("@[t{i}.txt]")),
+        1 => (0usize..3, 1u32..30, 0u32..40)
+            .prop_map(|(i, a, n)| format!("@[t{i}.txt:{a}:{}]", a + n)),
+        1 => prop::sample::select(vec![
+            r#"@[grep{"pattern":"budget"}]"#.to_owned(),
+            "@[tree{}]".to_owned(),
+            r#"@[glob{"pattern":"*.txt"}]"#.to_owned(),
+        ]),
     ]
 }
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
-    /// Documents assembled in place that include documents of text, failing references and
-    /// each other (cycles too), under budgets from tiny to ample: what is written beside the
-    /// top-level document's own text stays within the budget, whatever fails where, and no
-    /// two markers share a line.
+    /// Documents assembled in place that include documents of text (hidden characters
+    /// among it, made visible at several times their tokens), failing references, text files
+    /// whole and by ranges, tools' calls and each other (cycles too), lines numbered or not,
+    /// under budgets from tiny to ample and every `--on-error`: what is written beside the
+    /// top-level document's own text stays within the budget, whatever fails where, no two
+    /// markers share a line, and nothing hidden reaches the output.
     #[test]
     fn included_documents_with_failures_stay_within_the_budget(
         docs in prop::collection::vec(prop::collection::vec(doc_line(), 0..30), 1..4),
+        texts in prop::collection::vec(file(), 3..=3),
         budget in prop::sample::select(vec![1usize, 10, 30, 60, 120, 300, 1000]),
+        line_numbers in any::<bool>(),
+        on_error in prop::sample::select(vec![OnError::Marker, OnError::Keep, OnError::Drop]),
     ) {
         let dir = tempfile::tempdir().unwrap();
         for (i, lines) in docs.iter().enumerate() {
             let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
             std::fs::write(dir.path().join(format!("d{i}.md")), text).unwrap();
         }
+        for (i, text) in texts.iter().enumerate() {
+            std::fs::write(dir.path().join(format!("t{i}.txt")), text).unwrap();
+        }
         let root: String = (0..docs.len()).map(|i| format!("@[d{i}.md]\n")).collect();
         std::fs::write(dir.path().join("main.md"), &root).unwrap();
-        let mut options = Options::default();
+        let mut options = Options { line_numbers, on_error, ..Options::default() };
         options.limits.max_tokens = budget;
         let assembly = assembler(dir.path(), options).assemble_file("main.md").unwrap();
         let out = &assembly.content;
@@ -514,5 +535,6 @@ proptest! {
         let n = ctx_tokens::count(out);
         prop_assert!(n <= budget + docs.len(), "{n} tokens over a budget of {budget}:\n{out}");
         prop_assert!(!out.contains("--><!--"), "markers glued together:\n{out}");
+        prop_assert!(!out.contains(['\u{E0041}', '\u{202E}', '\u{1b}']), "hidden:\n{out}");
     }
 }

@@ -866,6 +866,25 @@ fn on_error_chooses_what_a_failed_item_leaves() {
     assert!(bad.stderr.contains("on_error"), "{}", bad.stderr);
 }
 
+/// Attack: a reference that hides characters in its path (a Tag character, a bidi override)
+/// fails, and `--on-error keep` leaves its source text in place, in the top-level document
+/// and in one it includes. What must not happen: a hidden character reaching the output; it
+/// is written visibly, as in the text around it.
+#[test]
+fn a_kept_reference_shows_what_it_hides() {
+    let dir = TempDir::new().unwrap();
+    dir.child("sub.md").write_str("see @[mi\u{E0041}ss.md] and @[a\u{202E}b.md]\n").unwrap();
+    dir.child("main.md").write_str("root @[r\u{202E}x.md]\n@[sub.md]\n").unwrap();
+    for budget in ["0", "100000"] {
+        let r = run(ctx(&dir)
+            .args(["assemble", "main.md", "--on-error", "keep"])
+            .args(["--max-tokens", budget]));
+        assert!(!r.stdout.contains(['\u{E0041}', '\u{202E}']), "{}", r.stdout);
+        assert!(r.stdout.contains("@[r\\u{202E}x.md]"), "{}", r.stdout);
+        assert!(r.stdout.contains("@[mi\\u{E0041}ss.md]"), "{}", r.stdout);
+    }
+}
+
 #[test]
 fn home_paths_need_the_home_directory_allowed() {
     let dir = workspace();
