@@ -538,3 +538,54 @@ proptest! {
         prop_assert!(!out.contains(['\u{E0041}', '\u{202E}', '\u{1b}']), "hidden:\n{out}");
     }
 }
+
+/// A mention of a prompt: a text file whole or by a range, a missing file, the folder, or a
+/// tool's call.
+fn mention() -> impl Strategy<Value = String> {
+    prop_oneof![
+        2 => (0usize..3).prop_map(|i| format!("@t{i}.txt")),
+        1 => (0usize..3, 1u32..30, 0u32..40).prop_map(|(i, a, n)| format!("@t{i}.txt#L{a}-{}", a + n)),
+        1 => (0usize..20).prop_map(|i| format!("@missing{i}.txt")),
+        1 => Just("@./".to_owned()),
+        1 => prop::sample::select(vec![
+            r#"@[grep{"pattern":"budget"}]"#.to_owned(),
+            "@[tree{}]".to_owned(),
+            r#"@[glob{"pattern":"*.txt"}]"#.to_owned(),
+        ]),
+    ]
+}
+
+/// A file of words with characters made visible at several times their tokens.
+fn hiding_file() -> impl Strategy<Value = String> {
+    (file(), 0usize..20).prop_map(|(text, n)| text + &"\u{E0041}\u{200B}\u{1b}\n".repeat(n))
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Prompts that mention text files (hidden characters among their words) whole and by
+    /// ranges, missing files, the folder and tools' calls, in every format, lines numbered or
+    /// not, under budgets from tiny to ample: everything written beside the prompt stays
+    /// within the budget and nothing hidden reaches the output.
+    #[test]
+    fn prompts_of_every_kind_of_mention_stay_within_the_budget(
+        texts in prop::collection::vec(hiding_file(), 3..=3),
+        mentions in prop::collection::vec(mention(), 1..8),
+        budget in prop::sample::select(vec![1usize, 10, 30, 60, 120, 300, 1000, 5000]),
+        format in format(),
+        line_numbers in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, text) in texts.iter().enumerate() {
+            std::fs::write(dir.path().join(format!("t{i}.txt")), text).unwrap();
+        }
+        let prompt = format!("look at {}", mentions.join(" and "));
+        let mut options = Options { format, line_numbers, ..Options::for_prompt() };
+        options.limits.max_tokens = budget;
+        let assembly = assembler(dir.path(), options).assemble_str(&prompt, "-");
+        let out = assembly.content.replacen(&prompt, "", 1);
+        let n = ctx_tokens::count(&out);
+        prop_assert!(n <= budget, "{n} tokens over a budget of {budget}:\n{}", assembly.content);
+        prop_assert!(!out.contains(['\u{E0041}', '\u{200B}', '\u{1b}']), "hidden:\n{out}");
+    }
+}
