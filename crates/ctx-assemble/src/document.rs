@@ -153,8 +153,10 @@ impl Run<'_> {
             }
         }
         if let Some(encoding) = selected.encoding {
-            // A note, as a failure's marker is: not counted as what the item brought.
-            self.out.write_unbudgeted(&crate::printer::encoding_marker(&resolved.path, encoding));
+            // A note, as a failure's marker is: not counted as what the item brought, but
+            // bounded by the budget as the included text it heads is.
+            let note = crate::printer::encoding_marker(&resolved.path, encoding);
+            self.note_in_text(item, &note, true, &resolved.path);
         }
         let before = self.out.budget.written();
         let tokens_before = self.out.budget.tokens_total();

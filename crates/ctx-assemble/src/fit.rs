@@ -131,17 +131,24 @@ impl Run<'_> {
         // A reference's source text (`--on-error keep`) is document text: what it hides is
         // made visible, as in the text around it (the item's error names it).
         let left = crate::sanitize::sanitize(left).text;
-        let left = left.as_ref();
-        if self.chain.len() <= 1 || !self.out.budget.limited() {
+        let name = self.chain.last().map(|(_, name)| name.clone()).unwrap_or_default();
+        self.note_in_text(item, &left, self.chain.len() > 1, &name);
+    }
+
+    /// Writes a note of ctx's own into document text in place (a failure's marker, the
+    /// encoding a document was decoded from): in the text of an included document (`bounded`,
+    /// `name`) the token budget bounds it as it bounds that text (see
+    /// [`Run::leave_in_place`]); in the top-level document's own text it is written whole.
+    pub(crate) fn note_in_text(&mut self, item: &Item<'_>, left: &str, bounded: bool, name: &str) {
+        if !bounded || !self.out.budget.limited() {
             self.out.write_unbudgeted(left);
             return;
         }
         if self.out.budget.exhausted() {
             return;
         }
-        let name = self.chain.last().map(|(_, name)| name.clone()).unwrap_or_default();
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
-        let mut marker = crate::cut::text_marker(max, tokenizer, &name);
+        let mut marker = crate::cut::text_marker(max, tokenizer, name);
         let closing = self.out.closing();
         if !self.out.budget.fits_bytes(left.len() + marker.len() + closing.len() + 1) {
             let reserve = ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1;

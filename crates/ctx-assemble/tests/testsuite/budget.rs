@@ -489,6 +489,8 @@ fn doc_line() -> impl Strategy<Value = String> {
         // A failing reference that hides characters in its path.
         1 => (0usize..50).prop_map(|i| format!("@[mi\u{E0041}ss{i}\u{202E}.md]")),
         1 => (0usize..4).prop_map(|i| format!("@[d{i}.md]")),
+        // A document in a legacy encoding: decoded, and headed by a note that says so.
+        1 => Just("@[latin1.md]".to_owned()),
         1 => (0usize..3).prop_map(|i| format!("@[t{i}.txt]")),
         1 => (0usize..3, 1u32..30, 0u32..40)
             .prop_map(|(i, a, n)| format!("@[t{i}.txt:{a}:{}]", a + n)),
@@ -525,6 +527,8 @@ proptest! {
         for (i, text) in texts.iter().enumerate() {
             std::fs::write(dir.path().join(format!("t{i}.txt")), text).unwrap();
         }
+        let latin1: Vec<u8> = b"caf\xe9 na\xefve budget\n".repeat(40);
+        std::fs::write(dir.path().join("latin1.md"), latin1).unwrap();
         let root: String = (0..docs.len()).map(|i| format!("@[d{i}.md]\n")).collect();
         std::fs::write(dir.path().join("main.md"), &root).unwrap();
         let mut options = Options { line_numbers, on_error, ..Options::default() };
