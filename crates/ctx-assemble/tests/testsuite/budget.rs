@@ -507,10 +507,11 @@ proptest! {
 
     /// Documents assembled in place that include documents of text (hidden characters
     /// among it, made visible at several times their tokens), failing references, text files
-    /// whole and by ranges, tools' calls and each other (cycles too), lines numbered or not,
-    /// under budgets from tiny to ample and every `--on-error`: what is written beside the
-    /// top-level document's own text stays within the budget, whatever fails where, no two
-    /// markers share a line, and nothing hidden reaches the output.
+    /// whole and by ranges, tools' calls, a document in a legacy encoding and each other
+    /// (cycles too), lines numbered or not, in every format, under budgets from tiny to ample
+    /// and every `--on-error`: what is written beside the top-level document's own text stays
+    /// within the budget, whatever fails where, no two markers share a line, and nothing
+    /// hidden reaches the output.
     #[test]
     fn included_documents_with_failures_stay_within_the_budget(
         docs in prop::collection::vec(prop::collection::vec(doc_line(), 0..30), 1..4),
@@ -518,6 +519,7 @@ proptest! {
         budget in prop::sample::select(vec![1usize, 10, 30, 60, 120, 300, 1000]),
         line_numbers in any::<bool>(),
         on_error in prop::sample::select(vec![OnError::Marker, OnError::Keep, OnError::Drop]),
+        format in format(),
     ) {
         let dir = tempfile::tempdir().unwrap();
         for (i, lines) in docs.iter().enumerate() {
@@ -531,7 +533,7 @@ proptest! {
         std::fs::write(dir.path().join("latin1.md"), latin1).unwrap();
         let root: String = (0..docs.len()).map(|i| format!("@[d{i}.md]\n")).collect();
         std::fs::write(dir.path().join("main.md"), &root).unwrap();
-        let mut options = Options { line_numbers, on_error, ..Options::default() };
+        let mut options = Options { line_numbers, on_error, format, ..Options::default() };
         options.limits.max_tokens = budget;
         let assembly = assembler(dir.path(), options).assemble_file("main.md").unwrap();
         let out = &assembly.content;
