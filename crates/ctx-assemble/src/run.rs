@@ -385,7 +385,14 @@ impl<'a> Run<'a> {
             None => text,
             Some(_) => lines_prefix(text, spent.content.matches('\n').count()),
         };
-        let warned = if spent.cut_from.is_some() { sanitize(kept) } else { clean.clone() };
+        let cut_clean;
+        let warned = match spent.cut_from {
+            None => &clean,
+            Some(_) => {
+                cut_clean = sanitize(kept);
+                &cut_clean
+            }
+        };
         for (code, at_line, at_column, message) in warned.warnings_at(kept) {
             // On the text's first line, columns count from where the text starts.
             let column = if at_line == 1 { column + at_column - 1 } else { at_column };
