@@ -491,6 +491,8 @@ fn doc_line() -> impl Strategy<Value = String> {
         1 => (0usize..4).prop_map(|i| format!("@[d{i}.md]")),
         // A document in a legacy encoding: decoded, and headed by a note that says so.
         1 => Just("@[latin1.md]".to_owned()),
+        // A folder: its tree and its files, binary ones among them.
+        1 => Just("@[sub/]".to_owned()),
         1 => (0usize..3).prop_map(|i| format!("@[t{i}.txt]")),
         1 => (0usize..3, 1u32..30, 0u32..40)
             .prop_map(|(i, a, n)| format!("@[t{i}.txt:{a}:{}]", a + n)),
@@ -529,6 +531,12 @@ proptest! {
         for (i, text) in texts.iter().enumerate() {
             std::fs::write(dir.path().join(format!("t{i}.txt")), text).unwrap();
         }
+        std::fs::create_dir(dir.path().join("sub")).unwrap();
+        std::fs::write(dir.path().join("sub/bin.dat"), [0u8, 159, 146, 150, 0, 1]).unwrap();
+        std::fs::write(dir.path().join("sub/empty.txt"), "").unwrap();
+        std::fs::write(dir.path().join("sub/hidden.txt"), "\u{E0041}\u{202E}x\n".repeat(30))
+            .unwrap();
+        std::fs::write(dir.path().join("sub/words.txt"), &texts[0]).unwrap();
         let latin1: Vec<u8> = b"caf\xe9 na\xefve budget\n".repeat(40);
         std::fs::write(dir.path().join("latin1.md"), latin1).unwrap();
         let root: String = (0..docs.len()).map(|i| format!("@[d{i}.md]\n")).collect();
@@ -553,6 +561,8 @@ fn mention() -> impl Strategy<Value = String> {
         1 => (0usize..3, 1u32..30, 0u32..40).prop_map(|(i, a, n)| format!("@t{i}.txt#L{a}-{}", a + n)),
         1 => (0usize..20).prop_map(|i| format!("@missing{i}.txt")),
         1 => Just("@./".to_owned()),
+        // Past the line limit: cut with the limit's marker before the budget looks at it.
+        1 => Just("@long.txt".to_owned()),
         1 => prop::sample::select(vec![
             r#"@[grep{"pattern":"budget"}]"#.to_owned(),
             "@[tree{}]".to_owned(),
@@ -570,9 +580,10 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     /// Prompts that mention text files (hidden characters among their words) whole and by
-    /// ranges, missing files, the folder and tools' calls, in every format, lines numbered or
-    /// not, under budgets from tiny to ample: everything written beside the prompt stays
-    /// within the budget and nothing hidden reaches the output.
+    /// ranges, a file past the line limit, missing files, the folder and tools' calls, in
+    /// every format, lines numbered or not, with line and file limits from none to tight,
+    /// under budgets from tiny to ample: everything written beside the prompt stays within the
+    /// budget and nothing hidden reaches the output.
     #[test]
     fn prompts_of_every_kind_of_mention_stay_within_the_budget(
         texts in prop::collection::vec(hiding_file(), 3..=3),
@@ -580,14 +591,20 @@ proptest! {
         budget in prop::sample::select(vec![1usize, 10, 30, 60, 120, 300, 1000, 5000]),
         format in format(),
         line_numbers in any::<bool>(),
+        max_files in prop::sample::select(vec![0usize, 1, 3, 200]),
+        max_lines in prop::sample::select(vec![0usize, 5, 2000]),
     ) {
         let dir = tempfile::tempdir().unwrap();
         for (i, text) in texts.iter().enumerate() {
             std::fs::write(dir.path().join(format!("t{i}.txt")), text).unwrap();
         }
+        let long: String = (1..=2500).map(|i| format!("line {i} of a long file\n")).collect();
+        std::fs::write(dir.path().join("long.txt"), long).unwrap();
         let prompt = format!("look at {}", mentions.join(" and "));
         let mut options = Options { format, line_numbers, ..Options::for_prompt() };
         options.limits.max_tokens = budget;
+        options.limits.max_files = max_files;
+        options.limits.max_lines = max_lines;
         let assembly = assembler(dir.path(), options).assemble_str(&prompt, "-");
         let out = assembly.content.replacen(&prompt, "", 1);
         let n = ctx_tokens::count(&out);
