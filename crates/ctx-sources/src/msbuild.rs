@@ -478,10 +478,12 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// Whether the attributes of a start tag hold together: each well formed, no name given
-/// twice. The names are compared here rather than by quick-xml, whose check keeps them in a
-/// vector allocated for every tag; a tag has a few attributes, so comparing each with those
-/// before it costs less.
+/// Whether the attributes of a start tag hold together: each well formed, its value one XML
+/// allows (no `<`; only references to the entities XML predefines and to characters it
+/// allows), no name given twice, whether the attribute is read or not, as a tree's parser
+/// checks them. The names are compared here rather than by quick-xml, whose check keeps them
+/// in a vector allocated for every tag; a tag has a few attributes, so comparing each with
+/// those before it costs less.
 fn attributes_hold(start: &quick_xml::events::BytesStart<'_>) -> Result<(), String> {
     /// Names compared without a vector; a tag with more takes one.
     const ON_STACK: usize = 8;
@@ -490,7 +492,18 @@ fn attributes_hold(start: &quick_xml::events::BytesStart<'_>) -> Result<(), Stri
     let mut attributes = start.attributes();
     attributes.with_checks(false);
     for (count, attribute) in attributes.enumerate() {
-        let key = attribute.map_err(|e| e.to_string())?.key.into_inner();
+        let attribute = attribute.map_err(|e| e.to_string())?;
+        let key = attribute.key.into_inner();
+        let raw = attribute.value.as_bytes();
+        if memchr::memchr(b'<', raw).is_some() {
+            return Err(format!(
+                "the value of {} holds a `<`, which XML does not allow",
+                clip(key)
+            ));
+        }
+        if memchr::memchr(b'&', raw).is_some() {
+            value(&attribute, key)?;
+        }
         let before = seen[..count.min(ON_STACK)].iter().chain(&more);
         if before.clone().any(|k| *k == key) {
             return Err(format!("the attribute {} is given twice", clip(key)));
@@ -756,6 +769,33 @@ mod tests {
         assert!(parse_project("<Project>", &DIRS).is_err());
         let dtd = "<!DOCTYPE p [<!ENTITY a \"aaaa\">]><Project/>";
         assert!(parse_project(dtd, &DIRS).is_err());
+    }
+
+    /// A value XML does not allow fails the document in any attribute, read or not, as a
+    /// tree parser finds (the property test comparing the two found `Include="<![CDATA["`).
+    #[test]
+    fn an_attribute_value_xml_does_not_allow_fails_the_document_whatever_the_attribute() {
+        // A `<` in a value, an entity XML does not define, a reference to a character it does
+        // not allow, a bare `&`: refused by a tree's parser in any attribute, read or not.
+        for value in ["<![CDATA[", "a<b", "&bogus;", "&#0;", "&#x1b;", "a & b", "&amp"] {
+            for attr in ["Include", "Condition", "Other"] {
+                let text = format!(
+                    "<Project><ItemGroup><ClCompile {attr}=\"{value}\" /></ItemGroup></Project>"
+                );
+                assert!(tree_parse_project(&text, &DIRS).is_err(), "{text}");
+                assert!(parse_project(&text, &DIRS).is_err(), "{text}");
+            }
+            let root = format!("<ClCompile Include=\"{value}\" />");
+            assert!(parse_project(&root, &DIRS).is_err(), "{root}");
+        }
+        // What XML allows stays allowed.
+        for value in ["a &amp; b", "&lt;x&gt;", "&#x41;", "a > b", "'q'"] {
+            let text = format!(
+                "<Project><ItemGroup><ClCompile Other=\"{value}\" /></ItemGroup></Project>"
+            );
+            assert!(tree_parse_project(&text, &DIRS).is_ok(), "{text}");
+            assert!(parse_project(&text, &DIRS).is_ok(), "{text}");
+        }
     }
 
     /// An attribute given twice on any element fails the document, as a tree parser finds,
