@@ -156,7 +156,9 @@ impl Run<'_> {
             // A note, as a failure's marker is: not counted as what the item brought, but
             // bounded by the budget as the included text it heads is.
             let note = crate::printer::encoding_marker(&resolved.path, encoding);
-            self.note_in_text(item, &note, true, &resolved.path);
+            if self.fits_in_text(item, &note, true, &resolved.path) {
+                self.out.write_unbudgeted(&note);
+            }
         }
         let before = self.out.budget.written();
         let tokens_before = self.out.budget.tokens_total();

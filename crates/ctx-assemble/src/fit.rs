@@ -132,46 +132,56 @@ impl Run<'_> {
         // made visible, as in the text around it (the item's error names it).
         let left = crate::sanitize::sanitize(left).text;
         let name = self.chain.last().map(|(_, name)| name.clone()).unwrap_or_default();
-        self.note_in_text(item, &left, self.chain.len() > 1, &name);
+        if self.fits_in_text(item, &left, self.chain.len() > 1, &name) {
+            self.out.write_unbudgeted(&left);
+        }
     }
 
-    /// Writes a note of ctx's own into document text in place (a failure's marker, the
-    /// encoding a document was decoded from): in the text of an included document (`bounded`,
-    /// `name`) the token budget bounds it as it bounds that text (see
-    /// [`Run::leave_in_place`]); in the top-level document's own text it is written whole.
-    pub(crate) fn note_in_text(&mut self, item: &Item<'_>, left: &str, bounded: bool, name: &str) {
+    /// Whether `left`, which goes into document text in place (a failure's marker, the note
+    /// of the encoding a document was decoded from, a mention's text left as written), is
+    /// to be written. In the text of an included document (`bounded`, `name`) the token
+    /// budget bounds it as it bounds that text (see [`Run::leave_in_place`]): when it does
+    /// not fit, the document's text ends here, with the budget's marker when that fits, and
+    /// nothing bounded is written after it. In the top-level document's own text it is.
+    pub(crate) fn fits_in_text(
+        &mut self,
+        item: &Item<'_>,
+        left: &str,
+        bounded: bool,
+        name: &str,
+    ) -> bool {
         if !bounded || !self.out.budget.limited() {
-            self.out.write_unbudgeted(left);
-            return;
+            return true;
         }
         if self.out.budget.exhausted() {
-            return;
+            return false;
         }
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
         let mut marker = crate::cut::text_marker(max, tokenizer, name);
         let closing = self.out.closing();
-        if !self.out.budget.fits_bytes(left.len() + marker.len() + closing.len() + 1) {
-            let reserve = ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1;
-            let room = self.out.budget.left(reserve);
-            if ctx_tokens::count_at_most(left, room).is_none() {
-                self.out.budget.exhaust();
-                if self.out.budget.first_text_cut() {
-                    let message = format!(
-                        "token budget of {max} ({tokenizer}) reached in {name}; included content after this point is left out"
-                    );
-                    self.diagnose_item(item, Code::TokenBudget, message);
-                }
-                if !self.out.at_line_start() {
-                    marker.insert(0, '\n');
-                }
-                let room = self.out.budget.room(ctx_tokens::count(&closing));
-                if ctx_tokens::count_at_most(&marker, room).is_some() {
-                    self.text(&marker, false);
-                }
-                return;
-            }
+        if self.out.budget.fits_bytes(left.len() + marker.len() + closing.len() + 1) {
+            return true;
         }
-        self.out.write_unbudgeted(left);
+        let reserve = ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1;
+        let room = self.out.budget.left(reserve);
+        if ctx_tokens::count_at_most(left, room).is_some() {
+            return true;
+        }
+        self.out.budget.exhaust();
+        if self.out.budget.first_text_cut() {
+            let message = format!(
+                "token budget of {max} ({tokenizer}) reached in {name}; included content after this point is left out"
+            );
+            self.diagnose_item(item, Code::TokenBudget, message);
+        }
+        if !self.out.at_line_start() {
+            marker.insert(0, '\n');
+        }
+        let room = self.out.budget.room(ctx_tokens::count(&closing));
+        if ctx_tokens::count_at_most(&marker, room).is_some() {
+            self.text(&marker, false);
+        }
+        false
     }
 
     /// Adds the tokens of content placed (whole or cut; not what the budget left out) to its

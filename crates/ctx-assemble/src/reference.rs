@@ -63,7 +63,11 @@ impl Run<'_> {
                 self.diagnose_item(item, Code::Unresolved, message.clone());
                 item.record.error =
                     Some(crate::record::ErrorRecord { code: Code::Unresolved, message });
-                if self.out.inline() {
+                // Document text, bounded by the token budget as the text around it is.
+                let name = self.chain.last().map(|(_, name)| name.clone()).unwrap_or_default();
+                if self.out.inline()
+                    && self.fits_in_text(item, item.raw, self.chain.len() > 1, &name)
+                {
                     self.write(item.raw);
                 }
                 return;

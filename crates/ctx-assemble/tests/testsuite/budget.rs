@@ -488,6 +488,8 @@ fn doc_line() -> impl Strategy<Value = String> {
         1 => (0usize..50).prop_map(|i| format!("@[missing{i}.md]")),
         // A failing reference that hides characters in its path.
         1 => (0usize..50).prop_map(|i| format!("@[mi\u{E0041}ss{i}\u{202E}.md]")),
+        // Mentions in prose that name no file: left as written, as the text around them.
+        1 => (0usize..20).prop_map(|i| format!("ask @user{i} about @param and @since")),
         1 => (0usize..4).prop_map(|i| format!("@[d{i}.md]")),
         // A document in a legacy encoding: decoded, and headed by a note that says so.
         1 => Just("@[latin1.md]".to_owned()),
