@@ -94,6 +94,18 @@ const MAX_INFLIGHT: usize = 4;
 /// Written pieces at least this long are looked up among the counts already taken.
 const LAST_MIN: usize = 256;
 
+/// The o200k counts of many texts, in parallel, through `known` when there are counts
+/// remembered.
+pub(crate) fn count_through<S: AsRef<str> + Sync>(
+    known: Option<&ctx_tokens::KnownCounts>,
+    texts: &[S],
+) -> Vec<usize> {
+    match known {
+        Some(known) => known.count_many(texts),
+        None => ctx_tokens::count_many(texts),
+    }
+}
+
 /// Frames whose counts a run remembers.
 const MAX_FRAMES: usize = 1024;
 
@@ -422,7 +434,7 @@ impl Budget {
     /// The o200k count of content, remembered for content met again (at most
     /// [`MAX_FRAMES`] pieces).
     pub(crate) fn content_tokens(&mut self, text: &str) -> usize {
-        let key = (std::hash::BuildHasher::hash_one(&self.hasher, text), text.len());
+        let key = self.content_key(text);
         if let Some(&n) = self.contents.get(&key) {
             self.last = Some((text.as_ptr() as usize, text.len(), n));
             return n;
@@ -433,6 +445,11 @@ impl Budget {
         }
         self.written_next(text, n);
         n
+    }
+
+    /// The key of content in [`Budget::contents`].
+    fn content_key(&self, text: &str) -> (u64, usize) {
+        (std::hash::BuildHasher::hash_one(&self.hasher, text), text.len())
     }
 
     /// The o200k count of content: the one remembered for its bytes, or counted.
@@ -446,10 +463,7 @@ impl Budget {
     /// The o200k counts of many pieces of content, in parallel, through the counts
     /// remembered.
     pub(crate) fn count_contents<S: AsRef<str> + Sync>(&self, texts: &[S]) -> Vec<usize> {
-        match &self.known {
-            Some(known) => known.count_many(texts),
-            None => ctx_tokens::count_many(texts),
-        }
+        count_through(self.known.as_deref(), texts)
     }
 
     /// Remembers the count of content counted elsewhere (in parallel, for a directory).
@@ -457,7 +471,7 @@ impl Budget {
         // Hashed only while there is room to keep it: past [`MAX_FRAMES`] pieces, hashing
         // every file of a large directory would keep nothing.
         if self.contents.len() < MAX_FRAMES {
-            let key = (std::hash::BuildHasher::hash_one(&self.hasher, text), text.len());
+            let key = self.content_key(text);
             self.contents.insert(key, n);
         }
         self.written_next(text, n);

@@ -438,11 +438,7 @@ fn count_read(
             _ => None,
         })
         .collect();
-    let counts = match known {
-        Some(known) => known.count_many(&texts),
-        None => ctx_tokens::count_many(&texts),
-    };
-    let mut counts = counts.into_iter();
+    let mut counts = crate::budget::count_through(known, &texts).into_iter();
     contents
         .iter()
         .map(|c| match c {
