@@ -516,10 +516,13 @@ impl<'a> Run<'a> {
                         self.text(&spent.content, true);
                     }
                 }
-                Event::Escape { raw, unescaped, .. } => {
-                    let piece = if self.out.inline() { unescaped } else { raw };
-                    self.text(piece, self.chain.len() <= 1);
+                // What an escape stands for is text of its document, bounded as the text
+                // around it is (inline); append mode keeps the prompt as written.
+                Event::Escape { raw, unescaped, span } if self.out.inline() => {
+                    let pos = positions.at(span.start + (raw.len() - unescaped.len()));
+                    self.write_text(doc, unescaped, (body.line_offset + pos.line, pos.column));
                 }
+                Event::Escape { raw, .. } => self.text(raw, self.chain.len() <= 1),
                 Event::Substitution { value, pos, .. } => {
                     let at = (body.line_offset + pos.line, pos.column);
                     self.write_text(doc, &value.clone(), at);

@@ -477,6 +477,31 @@ fn failures_in_an_included_document_stay_within_the_budget() {
     }
 }
 
+/// An escaped `@` (`\@`) of an included document is its text: past the budget's cut, none
+/// of it is written, whatever the budget and wherever the escapes fall.
+#[test]
+fn escapes_after_the_cut_of_an_included_document_are_not_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let line = "mail us at team@example.org, see \\@[notes.md] or ask \\@support @@ about it\n";
+    std::fs::write(dir.path().join("sub.md"), line.repeat(200)).unwrap();
+    std::fs::write(dir.path().join("main.md"), "# Main\n@[sub.md]\n").unwrap();
+    for max in [5, 20, 50, 120, 300, 1000] {
+        let mut options = Options::default();
+        options.limits.max_tokens = max;
+        let assembly = assembler(dir.path(), options).assemble_file("main.md").unwrap();
+        let out = &assembly.content;
+        let n = ctx_tokens::count(&out.replacen("# Main\n", "", 1));
+        assert!(n <= max, "budget {max}: {n} tokens:\n{out}");
+        if let Some(at) = out.find("reached in sub.md") {
+            let after = &out[at..];
+            let end = after.find("-->").map_or(after.len(), |e| e + 3);
+            assert_eq!(after[end..].trim(), "", "budget {max}: written after the cut:\n{out}");
+        }
+        let said = assembly.diagnostics.iter().filter(|d| d.code.as_str() == "W_BUDGET").count();
+        assert_eq!(said, 1, "budget {max}");
+    }
+}
+
 /// A line of an included document: words, a reference to a file that is not there, to
 /// another document (a cycle, or one that is there), to a text file whole or by a range, or a
 /// tool's call.
@@ -490,6 +515,8 @@ fn doc_line() -> impl Strategy<Value = String> {
         1 => (0usize..50).prop_map(|i| format!("@[mi\u{E0041}ss{i}\u{202E}.md]")),
         // Mentions in prose that name no file: left as written, as the text around them.
         1 => (0usize..20).prop_map(|i| format!("ask @user{i} about @param and @since")),
+        // Escaped `@`s: text of the document, bounded as the text around them.
+        1 => (1usize..20).prop_map(|n| "\\@team and \\@[x.md] ".repeat(n)),
         1 => (0usize..4).prop_map(|i| format!("@[d{i}.md]")),
         // A document in a legacy encoding: decoded, and headed by a note that says so.
         1 => Just("@[latin1.md]".to_owned()),
