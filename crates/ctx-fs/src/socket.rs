@@ -49,7 +49,12 @@ impl SocketDir {
     pub fn open(path: impl Into<Utf8PathBuf>, _ambient: AmbientAuthority) -> Result<SocketDir> {
         let path = path.into();
         if let Some(parent) = path.parent().filter(|p| !p.as_str().is_empty()) {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent.as_str(), e))?;
+            // Missing parents (the cache folder itself, on a first run) are private too.
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(parent)
+                .map_err(|e| Error::io(parent.as_str(), e))?;
         }
         match std::fs::DirBuilder::new().mode(0o700).create(&path) {
             Ok(()) => {}

@@ -11,6 +11,12 @@
 //! FIFO, socket or device planted under an entry's name is refused at once
 //! (`E_NOT_REGULAR`) instead of being followed or waited on; temporary files
 //! are created exclusively, so a name planted there is never written through.
+//!
+//! What a store holds is the user's own (the paths and terms of their repositories, hashes
+//! of their files' contents), so on Unix the folders a store creates, its own and any parent
+//! that was missing, are private to the user (mode 0700, as the XDG base directory
+//! specification asks of the folders it names); a folder that is already there keeps the
+//! mode it has, so a cache shared on purpose stays shared.
 
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -89,7 +95,7 @@ static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
 
 impl Store {
     /// Opens the directory at `path`, creating it (and its parents) when it
-    /// is missing.
+    /// is missing, private to the user on Unix.
     ///
     /// # Ambient Authority
     ///
@@ -97,7 +103,12 @@ impl Store {
     /// later access goes through the directory handle.
     pub fn open(path: impl Into<Utf8PathBuf>, ambient: AmbientAuthority) -> Result<Store> {
         let path = path.into();
-        Dir::create_ambient_dir_all(&path, ambient).map_err(|e| Error::io(path.as_str(), e))?;
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        let _ = ambient;
+        builder.create(&path).map_err(|e| Error::io(path.as_str(), e))?;
         let dir = Dir::open_ambient_dir(&path, ambient).map_err(|e| Error::io(path.as_str(), e))?;
         Ok(Store { dir, path })
     }
@@ -252,10 +263,14 @@ impl Store {
         file.write_all(bytes).and_then(|()| file.flush()).map_err(|e| Error::io(name, e))
     }
 
-    /// Opens the folder `name` inside the store (created when missing) as a store of its own.
+    /// Opens the folder `name` inside the store (created when missing, private to the user
+    /// on Unix) as a store of its own.
     pub fn sub(&self, name: &str) -> Result<Store> {
         check(name)?;
-        match self.dir.create_dir(name) {
+        let mut builder = cap_std::fs::DirBuilder::new();
+        #[cfg(unix)]
+        cap_std::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        match self.dir.create_dir_with(name, &builder) {
             Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => {
                 return Err(Error::io(name, e));
             }
@@ -471,6 +486,27 @@ mod tests {
         let path = Utf8PathBuf::from_path_buf(tmp.path().to_owned()).unwrap();
         let store = Store::open(&path, cap_std::ambient_authority()).unwrap();
         (tmp, path, store)
+    }
+
+    /// Another local user must not read what a store holds: the folders it makes are the
+    /// user's alone, and a folder already there keeps its mode.
+    #[cfg(unix)]
+    #[test]
+    fn the_folders_a_store_makes_are_private() {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = |p: &Utf8Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let (_tmp, path, _) = fresh();
+        let deep = path.join("cache/ctx");
+        let store = Store::open(&deep, cap_std::ambient_authority()).unwrap();
+        assert_eq!(mode(&path.join("cache")), 0o700);
+        assert_eq!(mode(&deep), 0o700);
+        store.sub("watch").unwrap();
+        assert_eq!(mode(&deep.join("watch")), 0o700);
+        let shared = path.join("shared");
+        std::fs::create_dir(&shared).unwrap();
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Store::open(&shared, cap_std::ambient_authority()).unwrap();
+        assert_eq!(mode(&shared), 0o755);
     }
 
     #[test]
