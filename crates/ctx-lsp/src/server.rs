@@ -236,9 +236,22 @@ impl Server {
         }
     }
 
-    /// How the session ends when `exit` comes (or the client goes away) now.
+    /// How the session ends when `exit` comes (or the client goes away) now. The token
+    /// counts the session took are kept for the next one (a client gone without `shutdown`
+    /// included; nothing is written when nothing new was counted).
     fn ending(&self) -> Ending {
+        self.keep_counts();
         if self.state == State::ShutDown { Ending::Shutdown } else { Ending::Abandoned }
+    }
+
+    /// Stores the token counts taken so far (docs/assembly.md, "Counts kept between runs"),
+    /// or logs why it could not: a cache that cannot be written costs the next session
+    /// time, never an answer.
+    fn keep_counts(&self) {
+        if let Err(err) = self.ctx.keep_counts() {
+            let message = ctx::assemble::sanitize::sanitize(&err.to_string()).text.into_owned();
+            tracing::warn!("token counts not kept: {message}");
+        }
     }
 
     /// Answers a request according to the state of the session.
@@ -272,6 +285,7 @@ impl Server {
             (State::Running, "shutdown") => {
                 self.state = State::ShutDown;
                 self.due = None;
+                self.keep_counts();
                 Response::new_ok(id, ())
             }
             (State::Running, _) => self.request(request),

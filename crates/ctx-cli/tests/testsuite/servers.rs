@@ -148,6 +148,48 @@ fn lsp_session() {
     assert_eq!(by_id(5)["error"]["code"], -32600, "a request after shutdown");
 }
 
+/// The language server keeps the token counts it took for the next session, when the
+/// client shuts it down and when the client goes away without a word.
+#[cfg(feature = "lsp")]
+#[test]
+fn lsp_keeps_the_counts_it_took() {
+    let dir = workspace();
+    let long: String = (0..80).map(|i| format!("// rule {i}: keep the lines short\n")).collect();
+    dir.child("long.rs").write_str(&long).unwrap();
+    let path = dir.path().canonicalize().unwrap().join("main.md");
+    let uri = format!("file://{}", path.display());
+    let open = json!({ "jsonrpc": "2.0", "method": "textDocument/didOpen", "params": { "textDocument": { "uri": uri, "languageId": "markdown", "version": 1, "text": "---\ntitle: t\n---\n@[long.rs]\n" } } });
+    let lens = json!({ "jsonrpc": "2.0", "id": 2, "method": "textDocument/codeLens", "params": { "textDocument": { "uri": uri } } });
+    let start = [
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "capabilities": {} } }),
+        json!({ "jsonrpc": "2.0", "method": "initialized", "params": {} }),
+        open,
+        lens,
+    ];
+    let shutdown = [
+        json!({ "jsonrpc": "2.0", "id": 3, "method": "shutdown" }),
+        json!({ "jsonrpc": "2.0", "method": "exit" }),
+    ];
+    for (ending, code) in [(&shutdown[..], 0), (&[][..], 1)] {
+        let cache = TempDir::new().unwrap();
+        let input: String = start.iter().chain(ending).map(frame).collect();
+        let mut cmd = ctx(&dir);
+        // A budget below the file's bytes has its tokens counted (through the kept counts).
+        cmd.env("CTX_CACHE_DIR", cache.path()).args(["--max-tokens", "2000", "lsp"]);
+        let out = cmd.write_stdin(input).output().unwrap();
+        assert_eq!(out.status.code(), Some(code), "{}", String::from_utf8_lossy(&out.stderr));
+        let messages = unframe(&String::from_utf8(out.stdout).unwrap());
+        let title =
+            messages.iter().find(|m| m["id"] == 2).unwrap()["result"][0]["command"]["title"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+        assert!(title.contains("tokens"), "{title}");
+        let table = std::fs::read(cache.path().join("token-counts")).expect("the counts were kept");
+        assert!(table.starts_with(b"CTXTOKN"), "{table:?}");
+    }
+}
+
 #[cfg(feature = "lsp")]
 #[test]
 fn lsp_exit_without_shutdown() {
