@@ -371,12 +371,19 @@ impl<'a> Run<'a> {
                 self.out.budget.tokenizer(),
                 doc.name
             );
+            // Where the cut falls: after the whole lines kept (a cut keeps whole lines).
+            let kept_lines = spent.content.matches('\n').count();
+            let at = match u32::try_from(kept_lines) {
+                Ok(0) => (line, column),
+                Ok(n) => (line.saturating_add(n), 1),
+                Err(_) => (u32::MAX, 1),
+            };
             self.diagnose(DiagnosticRecord::new(
                 Code::TokenBudget,
                 message,
                 doc.name.clone(),
-                line,
-                1,
+                at.0,
+                at.1,
             ));
         }
         // The hidden characters reported are those of the lines written: a cut keeps whole

@@ -502,6 +502,30 @@ fn escapes_after_the_cut_of_an_included_document_are_not_written() {
     }
 }
 
+/// W_BUDGET names the line where an included document's text was cut: the first line not
+/// written, not the line where the text began.
+#[test]
+fn the_warning_of_a_cut_names_the_line_where_it_falls() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub: String =
+        (1..=100).map(|i| format!("line {i} of the rules, in plain words\n")).collect();
+    std::fs::write(dir.path().join("sub.md"), sub).unwrap();
+    std::fs::write(dir.path().join("main.md"), "# Main\n@[sub.md]\n").unwrap();
+    for max in [100, 300, 600] {
+        let mut options = Options::default();
+        options.limits.max_tokens = max;
+        let assembly = assembler(dir.path(), options).assemble_file("main.md").unwrap();
+        let kept = (1..=100)
+            .take_while(|i| assembly.content.contains(&format!("line {i} of the rules")))
+            .count();
+        assert!(kept > 0 && kept < 100, "budget {max}: {kept} lines kept");
+        let warning = assembly.diagnostics.iter().find(|d| d.code.as_str() == "W_BUDGET").unwrap();
+        assert_eq!(warning.file, "sub.md", "budget {max}");
+        let line = u32::try_from(kept + 1).unwrap();
+        assert_eq!((warning.line, warning.column), (line, 1), "budget {max}");
+    }
+}
+
 /// A line of an included document: words, a reference to a file that is not there, to
 /// another document (a cycle, or one that is there), to a text file whole or by a range, or a
 /// tool's call.
