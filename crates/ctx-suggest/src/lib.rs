@@ -246,9 +246,12 @@ impl Index {
         let defs: Vec<index::DefRec> = self.defs(file).collect();
         let cap = (opts.max_lines / 2).max(1);
         let named = |d: &index::DefRec| self.named(d, &matched);
-        let (pieces, peak) = lines::pieces_and_peak(&text, &defs, (&matched, new), named, cap);
+        // A plan below the views' budget shows a few pieces and no peek line.
+        let small = budget < reduce::VIEW_MIN_BUDGET;
+        let (pieces, peak) =
+            lines::pieces_and_peak(&text, &defs, (&matched, new), named, cap, small);
         // A file's cheapest sight, its peek line, in a budget large enough to show many files.
-        let peek = (budget >= reduce::VIEW_MIN_BUDGET).then(|| {
+        let peek = (!small).then(|| {
             (peak, ctx_tokens::count(lines_of(&text, LineRange { start: peak, end: peak })))
         });
         // The summary names what the piece with the most evidence holds.

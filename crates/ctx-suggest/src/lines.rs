@@ -24,6 +24,16 @@ const CONTEXT: u32 = 3;
 /// the fitter add the lines around it where they are worth their tokens.
 const PIECE_CONTEXT: u32 = 2;
 
+/// How a term's evidence is shared among the lines that hold it in a small plan (below
+/// [`crate::reduce::VIEW_MIN_BUDGET`]): each line's weight is divided by the number of lines
+/// holding the term to this power, so a word of the prompt written on a hundred lines of a
+/// file weighs less in all than one written on one (`add '*.sass' to sass type` points at
+/// the line of `sass`, not at the doc comments full of `type`). A plan of a few pieces must
+/// land where the rare words are; a larger one takes many pieces, and there the spread of
+/// the common words says which lines around them are worth taking (on the development set,
+/// the same rule at 8 000 tokens lost what it gained at 2 000).
+const SMALL_PLAN_SHARE: f64 = 0.5;
+
 /// A range and the matched weight it holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Scored {
@@ -89,21 +99,24 @@ fn evidence(
     matched: &[(String, f64)],
     named: impl Fn(&DefRec) -> f64,
 ) -> Vec<f64> {
-    let weights = line_weights(lines, matched).0;
+    let weights = line_weights(lines, matched, 0.0).0;
     with_names(weights, defs, named)
 }
 
 /// The evidence of [`evidence`] for the fitter's pieces: each line's matched weight times the
 /// square root of how many distinct terms of the prompt meet on it, so that the lines where
 /// the prompt's words meet weigh more than as many lines that each hold one of them (term
-/// proximity, as in ranked retrieval), without one line of many words taking all.
+/// proximity, as in ranked retrieval), without one line of many words taking all. In a
+/// `small` plan a term's weight is shared among the lines that hold it ([`SMALL_PLAN_SHARE`]).
 fn evidence_met(
     lines: &[&str],
     defs: &[DefRec],
     matched: &[(String, f64)],
     named: impl Fn(&DefRec) -> f64,
+    small: bool,
 ) -> Vec<f64> {
-    let (mut weights, found) = line_weights(lines, matched);
+    let share = if small { SMALL_PLAN_SHARE } else { 0.0 };
+    let (mut weights, found) = line_weights(lines, matched, share);
     let mut seen = vec![usize::MAX; matched.len()];
     for (i, (weight, terms)) in weights.iter_mut().zip(&found).enumerate() {
         let mut distinct = 0u32;
@@ -216,20 +229,22 @@ pub(crate) fn pieces(
     named: impl Fn(&DefRec) -> f64,
     cap: u32,
 ) -> Vec<Piece> {
-    pieces_and_peak(text, defs, (matched, &[]), named, cap).0
+    pieces_and_peak(text, defs, (matched, &[]), named, cap, false).0
 }
 
 /// [`pieces`], and the line with the most evidence in the piece with the most (the first of
-/// equals): a file's cheapest sight.
+/// equals): a file's cheapest sight. `small`: for a plan below
+/// [`crate::reduce::VIEW_MIN_BUDGET`] ([`SMALL_PLAN_SHARE`]).
 pub(crate) fn pieces_and_peak(
     text: &str,
     defs: &[DefRec],
     (matched, new): (&[(String, f64)], &[String]),
     named: impl Fn(&DefRec) -> f64,
     cap: u32,
+    small: bool,
 ) -> (Vec<Piece>, u32) {
     let Some((lines, total, cap)) = lines_of(text, cap) else { return (Vec::new(), 1) };
-    let mut weights = evidence_met(&lines, defs, matched, named);
+    let mut weights = evidence_met(&lines, defs, matched, named, small);
     insertions(&lines, matched, new, &mut weights);
     if weights.iter().sum::<f64>() <= 0.0 {
         weights[0] = 1.0;
@@ -494,7 +509,11 @@ fn runs(start: u32, end: u32, cap: u32, starts: &[u32], out: &mut Vec<LineRange>
 /// among the file's lines (`ln(1 + lines / lines holding it)`), so that a term on every other
 /// line of a file says less about where in it a change lies than one on three of its lines;
 /// and the matched terms of each line, by their place in `matched`.
-fn line_weights(lines: &[&str], matched: &[(String, f64)]) -> (Vec<f64>, Vec<Vec<usize>>) {
+fn line_weights(
+    lines: &[&str],
+    matched: &[(String, f64)],
+    share: f64,
+) -> (Vec<f64>, Vec<Vec<usize>>) {
     // The matched terms of each distinct word, found once: words repeat a lot, and splitting
     // and stemming them again was most of a warm query.
     let mut seen: SeededMap<&str, Vec<usize>> = SeededMap::default();
@@ -530,7 +549,10 @@ fn line_weights(lines: &[&str], matched: &[(String, f64)]) -> (Vec<f64>, Vec<Vec
     let rarity: Vec<f64> = matched
         .iter()
         .zip(&holding)
-        .map(|((_, v), &n)| v * (1.0 + total / n.max(1) as f64).ln())
+        .map(|((_, v), &n)| {
+            let n = n.max(1) as f64;
+            v * (1.0 + total / n).ln() * n.powf(-share)
+        })
         .collect();
     (found.iter().map(|terms| terms.iter().map(|&m| rarity[m]).sum()).collect(), found)
 }
@@ -750,15 +772,44 @@ mod tests {
         let text = lines.join("\n");
         let defs = [def(463, 470), def(310, 320)];
         let named = |d: &DefRec| if d.start == 463 { 5.0 } else { 0.0 };
-        let (got, peak) = pieces_and_peak(&text, &defs, (&matched(&["retry"]), &[]), named, 40);
+        let (got, peak) =
+            pieces_and_peak(&text, &defs, (&matched(&["retry"]), &[]), named, 40, false);
         assert_eq!(got, pieces(&text, &defs, &matched(&["retry"]), named, 40));
         // The definition's first line holds twice its name's weight, more than `retry`.
         assert_eq!(peak, 463);
         // Nothing scored: the head.
-        let (_, peak) = pieces_and_peak(&text, &defs, (&matched(&["zzz"]), &[]), |_| 0.0, 40);
+        let (_, peak) =
+            pieces_and_peak(&text, &defs, (&matched(&["zzz"]), &[]), |_| 0.0, 40, false);
         assert_eq!(peak, 1);
         // An empty file has no piece; its peak names no line that a piece holds.
-        assert!(pieces_and_peak("", &[], (&matched(&["retry"]), &[]), |_| 0.0, 40).0.is_empty());
+        assert!(
+            pieces_and_peak("", &[], (&matched(&["retry"]), &[]), |_| 0.0, 40, false).0.is_empty()
+        );
+    }
+
+    /// In a small plan a common word of the prompt on a hundred lines weighs less in all than
+    /// a rare one on one line: the piece with the most evidence, and its peak, are the rare
+    /// word's; in a larger plan the common word's lines lead, as before.
+    #[test]
+    fn a_small_plan_leads_with_the_rare_word() {
+        let text: String = (1..=200)
+            .map(|i| match i {
+                1..=100 => format!("// the type number {i}\n"),
+                150 => "    (\"sass\", &[\"*.scss\"]),\n".to_owned(),
+                _ => format!("let x{i} = {i};\n"),
+            })
+            .collect();
+        let matched = vec![("sass".to_owned(), 3.84), ("type".to_owned(), 2.35)];
+        let lead = |small: bool| {
+            let (pieces, peak) = pieces_and_peak(&text, &[], (&matched, &[]), |_| 0.0, 40, small);
+            let best = pieces.iter().max_by(|a, b| a.evidence.total_cmp(&b.evidence)).unwrap();
+            (best.range, peak)
+        };
+        let (range, peak) = lead(true);
+        assert!(range.start <= 150 && 150 <= range.end, "{range:?}");
+        assert_eq!(peak, 150);
+        let (range, _) = lead(false);
+        assert!(range.end <= 100, "{range:?}");
     }
 
     #[test]
@@ -775,10 +826,10 @@ mod tests {
         let text = lines.join("\n");
         let terms = matched(&["socket", "timeout"]);
         let plain = evidence(&lines, &[], &terms, |_| 0.0);
-        let met = evidence_met(&lines, &[], &terms, |_| 0.0);
+        let met = evidence_met(&lines, &[], &terms, |_| 0.0, false);
         assert_eq!(met[49], plain[49]);
         assert!((met[249] - plain[249] * 2f64.sqrt()).abs() < 1e-9, "{met:?}");
-        let (pieces, peak) = pieces_and_peak(&text, &[], (&terms, &[]), |_| 0.0, 40);
+        let (pieces, peak) = pieces_and_peak(&text, &[], (&terms, &[]), |_| 0.0, 40, false);
         assert_eq!(peak, 250);
         let lead = pieces.iter().max_by(|a, b| a.evidence.total_cmp(&b.evidence)).unwrap();
         assert!(lead.range.start <= 250 && 250 <= lead.range.end, "{pieces:?}");
@@ -794,7 +845,7 @@ mod tests {
         let lines = ["socket socket socket socket", "filler", "socket timeout"];
         let terms = matched(&["socket", "timeout"]);
         let plain = evidence(&lines, &[], &terms, |_| 0.0);
-        let met = evidence_met(&lines, &[], &terms, |_| 0.0);
+        let met = evidence_met(&lines, &[], &terms, |_| 0.0, false);
         assert_eq!(met[0], plain[0]);
         assert_eq!(met[1], 0.0);
         assert!(met[2] > plain[2]);
@@ -872,7 +923,7 @@ mod tests {
         let text = table();
         let matched = vec![("type".to_owned(), 1.0)];
         let new = vec!["cshtml".to_owned()];
-        let (got, peak) = pieces_and_peak(&text, &[], (&matched, &new), |_| 0.0, 40);
+        let (got, peak) = pieces_and_peak(&text, &[], (&matched, &new), |_| 0.0, 40, false);
         // Between `cs` (line 14) and `css` (line 17): the lines a new entry goes between.
         assert!(peak == 14 || peak == 17, "{peak} {got:?}");
         let lead = got.iter().max_by(|a, b| a.evidence.total_cmp(&b.evidence)).unwrap();
@@ -880,7 +931,7 @@ mod tests {
         let sum: f64 = got.iter().map(|p| p.evidence).sum();
         assert!((sum - 1.0).abs() < 1e-9, "{sum}");
         // Without the new word, the table holds no evidence of its own.
-        let (before, _) = pieces_and_peak(&text, &[], (&matched, &[]), |_| 0.0, 40);
+        let (before, _) = pieces_and_peak(&text, &[], (&matched, &[]), |_| 0.0, 40, false);
         assert_eq!(before, pieces(&text, &[], &matched, |_| 0.0, 40));
         let at = |ps: &[Piece]| {
             ps.iter().find(|p| p.range.start <= 15 && 15 <= p.range.end).unwrap().evidence
@@ -925,7 +976,7 @@ mod tests {
         let text: String = (0..200_000).map(|i| format!("  k{i:07} = retry\n")).collect();
         let new: Vec<String> = (0..MOST_NEW_WORDS).map(|i| format!("k{:07}x", i * 9_000)).collect();
         let matched = vec![("retri".to_owned(), 1.0)];
-        let (got, peak) = pieces_and_peak(&text, &[], (&matched, &new), |_| 0.0, 40);
+        let (got, peak) = pieces_and_peak(&text, &[], (&matched, &new), |_| 0.0, 40, false);
         assert_eq!(got.last().map(|p| p.range.end), Some(200_000));
         assert!(got.windows(2).all(|w| w[0].range.end + 1 == w[1].range.start));
         let sum: f64 = got.iter().map(|p| p.evidence).sum();
