@@ -34,6 +34,18 @@ const PIECE_CONTEXT: u32 = 2;
 /// the same rule at 8 000 tokens lost what it gained at 2 000).
 const SMALL_PLAN_SHARE: f64 = 0.5;
 
+/// How much more a line where several words of the prompt meet weighs: its weight times the
+/// number of distinct terms on it to this power, in a small plan (below
+/// [`crate::reduce::VIEW_MIN_BUDGET`]) [`SMALL_PLAN_MEETING`], in a larger one the square
+/// root. A small plan of a few pieces does best to take the lines where the prompt's words
+/// meet; a larger one takes many pieces, and a line of one word (a new entry of a table) can
+/// be what it needs (on the development set the stronger meeting gained at 2 000 tokens and
+/// lost at 8 000, docs/suggest.md).
+const MEETING: f64 = 0.5;
+
+/// [`MEETING`] in a small plan.
+const SMALL_PLAN_MEETING: f64 = 2.0;
+
 /// A range and the matched weight it holds.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) struct Scored {
@@ -107,7 +119,8 @@ fn evidence(
 /// square root of how many distinct terms of the prompt meet on it, so that the lines where
 /// the prompt's words meet weigh more than as many lines that each hold one of them (term
 /// proximity, as in ranked retrieval), without one line of many words taking all. In a
-/// `small` plan a term's weight is shared among the lines that hold it ([`SMALL_PLAN_SHARE`]).
+/// `small` plan a term's weight is shared among the lines that hold it ([`SMALL_PLAN_SHARE`])
+/// and the meeting counts more ([`SMALL_PLAN_MEETING`]).
 fn evidence_met(
     lines: &[&str],
     defs: &[DefRec],
@@ -115,7 +128,8 @@ fn evidence_met(
     named: impl Fn(&DefRec) -> f64,
     small: bool,
 ) -> Vec<f64> {
-    let share = if small { SMALL_PLAN_SHARE } else { 0.0 };
+    let (share, meeting) =
+        if small { (SMALL_PLAN_SHARE, SMALL_PLAN_MEETING) } else { (0.0, MEETING) };
     let (mut weights, found) = line_weights(lines, matched, share);
     let mut seen = vec![usize::MAX; matched.len()];
     for (i, (weight, terms)) in weights.iter_mut().zip(&found).enumerate() {
@@ -127,7 +141,7 @@ fn evidence_met(
             }
         }
         if distinct > 1 {
-            *weight *= f64::from(distinct).sqrt();
+            *weight *= f64::from(distinct).powf(meeting);
         }
     }
     with_names(weights, defs, named)
@@ -785,6 +799,20 @@ mod tests {
         assert!(
             pieces_and_peak("", &[], (&matched(&["retry"]), &[]), |_| 0.0, 40, false).0.is_empty()
         );
+    }
+
+    /// Where two words of the prompt meet, the line weighs its terms' weights times 2 to the
+    /// power of the meeting: the square root of 2 in a larger plan, 4 in a small one.
+    #[test]
+    fn a_small_plan_weighs_the_meeting_of_words_more() {
+        let lines = ["fetch here", "budget here", "fetch the budget", "nothing"];
+        let terms = vec![("fetch".to_owned(), 1.0), ("budget".to_owned(), 1.0)];
+        for (small, factor) in [(false, 2f64.sqrt()), (true, 4.0)] {
+            let w = evidence_met(&lines, &[], &terms, |_| 0.0, small);
+            assert!((w[0] - w[1]).abs() < 1e-9, "{w:?}");
+            assert!((w[2] - factor * (w[0] + w[1])).abs() < 1e-9, "small {small}: {w:?}");
+            assert_eq!(w[3], 0.0);
+        }
     }
 
     /// In a small plan a common word of the prompt on a hundred lines weighs less in all than
