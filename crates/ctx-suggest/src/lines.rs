@@ -26,24 +26,24 @@ const PIECE_CONTEXT: u32 = 2;
 
 /// How a term's evidence is shared among the lines that hold it in a small plan (below
 /// [`crate::reduce::VIEW_MIN_BUDGET`]): each line's weight is divided by the number of lines
-/// holding the term to this power, so a word of the prompt written on a hundred lines of a
-/// file weighs less in all than one written on one (`add '*.sass' to sass type` points at
-/// the line of `sass`, not at the doc comments full of `type`). A plan of a few pieces must
+/// holding the term to this power, so that a word of the prompt written on a hundred lines
+/// of a file does not outweigh, on its many lines, a rarer one written on a single line
+/// (`add '*.sass' to sass type` points at the line of `sass`, not at the doc comments full of
+/// `type`). A plan of a few pieces must
 /// land where the rare words are; a larger one takes many pieces, and there the spread of
 /// the common words says which lines around them are worth taking (on the development set,
 /// the same rule at 8 000 tokens lost what it gained at 2 000).
 const SMALL_PLAN_SHARE: f64 = 0.5;
 
-/// How much more a line where several words of the prompt meet weighs: its weight times the
-/// number of distinct terms on it to this power, in a small plan (below
-/// [`crate::reduce::VIEW_MIN_BUDGET`]) [`SMALL_PLAN_MEETING`], in a larger one the square
-/// root. A small plan of a few pieces does best to take the lines where the prompt's words
-/// meet; a larger one takes many pieces, and a line of one word (a new entry of a table) can
-/// be what it needs (on the development set the stronger meeting gained at 2 000 tokens and
-/// lost at 8 000, docs/suggest.md).
+/// How much more a line where several words of the prompt meet weighs in a larger plan: its
+/// weight times the number of distinct terms on it to this power (the square root).
 const MEETING: f64 = 0.5;
 
-/// [`MEETING`] in a small plan.
+/// [`MEETING`] in a small plan (below [`crate::reduce::VIEW_MIN_BUDGET`]): the square. A plan
+/// of a few pieces does best to take the lines where the prompt's words meet; a larger one
+/// takes many pieces, and a line of one word (a new entry of a table) can be what it needs
+/// (on the development set the stronger meeting gained at 2 000 tokens and lost at 8 000,
+/// docs/suggest.md).
 const SMALL_PLAN_MEETING: f64 = 2.0;
 
 /// A range and the matched weight it holds.
@@ -116,7 +116,7 @@ fn evidence(
 }
 
 /// The evidence of [`evidence`] for the fitter's pieces: each line's matched weight times the
-/// square root of how many distinct terms of the prompt meet on it, so that the lines where
+/// number of distinct terms of the prompt that meet on it to the power [`MEETING`], so that the lines where
 /// the prompt's words meet weigh more than as many lines that each hold one of them (term
 /// proximity, as in ranked retrieval), without one line of many words taking all. In a
 /// `small` plan a term's weight is shared among the lines that hold it ([`SMALL_PLAN_SHARE`])
@@ -248,7 +248,7 @@ pub(crate) fn pieces(
 
 /// [`pieces`], and the line with the most evidence in the piece with the most (the first of
 /// equals): a file's cheapest sight. `small`: for a plan below
-/// [`crate::reduce::VIEW_MIN_BUDGET`] ([`SMALL_PLAN_SHARE`]).
+/// [`crate::reduce::VIEW_MIN_BUDGET`] ([`SMALL_PLAN_SHARE`], [`SMALL_PLAN_MEETING`]).
 pub(crate) fn pieces_and_peak(
     text: &str,
     defs: &[DefRec],
@@ -522,7 +522,9 @@ fn runs(start: u32, end: u32, cap: u32, starts: &[u32], out: &mut Vec<LineRange>
 /// The matched weight of each line: each matched word's weight, times how rare its term is
 /// among the file's lines (`ln(1 + lines / lines holding it)`), so that a term on every other
 /// line of a file says less about where in it a change lies than one on three of its lines;
-/// and the matched terms of each line, by their place in `matched`.
+/// and the matched terms of each line, by their place in `matched`. Each term's weight on a
+/// line is also divided by the number of lines holding it to the power `share` (0: not at
+/// all; [`SMALL_PLAN_SHARE`] in a small plan).
 fn line_weights(
     lines: &[&str],
     matched: &[(String, f64)],
