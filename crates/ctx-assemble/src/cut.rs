@@ -115,6 +115,15 @@ pub(crate) fn text_marker(max: usize, tokenizer: Tokenizer, doc: &str) -> String
     )
 }
 
+/// The `W_BUDGET` message of a cut in an included document's text (its marker is
+/// [`text_marker`]).
+pub(crate) fn text_cut_message(max: usize, tokenizer: Tokenizer, doc: &str) -> String {
+    format!(
+        "{} reached in {doc}; included content after this point is left out",
+        budget(max, tokenizer)
+    )
+}
+
 /// Paths of files left out listed in the closing note, at most this many bytes of them in
 /// all; the rest are counted.
 pub(crate) const LISTED_BYTES: usize = 40;

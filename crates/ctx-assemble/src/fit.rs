@@ -131,10 +131,16 @@ impl Run<'_> {
         // A reference's source text (`--on-error keep`) is document text: what it hides is
         // made visible, as in the text around it (the item's error names it).
         let left = crate::sanitize::sanitize(left).text;
-        let name = self.chain.last().map(|(_, name)| name.clone()).unwrap_or_default();
-        if self.fits_in_text(item, &left, self.chain.len() > 1, &name) {
+        if self.fits_in_own_text(item, &left) {
             self.out.write_unbudgeted(&left);
         }
+    }
+
+    /// [`Run::fits_in_text`] in the text of the document being expanded: bounded when it is
+    /// an included one.
+    pub(crate) fn fits_in_own_text(&mut self, item: &Item<'_>, left: &str) -> bool {
+        let name = self.chain.last().map(|(_, name)| name.clone()).unwrap_or_default();
+        self.fits_in_text(item, left, self.chain.len() > 1, &name)
     }
 
     /// Whether `left`, which goes into document text in place (a failure's marker, the note
@@ -157,7 +163,7 @@ impl Run<'_> {
             return false;
         }
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
-        let mut marker = crate::cut::text_marker(max, tokenizer, name);
+        let marker = crate::cut::text_marker(max, tokenizer, name);
         let closing = self.out.closing();
         if self.out.budget.fits_bytes(left.len() + marker.len() + closing.len() + 1) {
             return true;
@@ -169,19 +175,24 @@ impl Run<'_> {
         }
         self.out.budget.exhaust();
         if self.out.budget.first_text_cut() {
-            let message = format!(
-                "token budget of {max} ({tokenizer}) reached in {name}; included content after this point is left out"
-            );
+            let message = crate::cut::text_cut_message(max, tokenizer, name);
             self.diagnose_item(item, Code::TokenBudget, message);
         }
+        self.text_cut_marker(marker);
+        false
+    }
+
+    /// Writes the marker of a cut in document text (`marker`, [`crate::cut::text_marker`])
+    /// on a line of its own, when it fits what the budget leaves before the closing; the
+    /// `W_BUDGET` says the same in any case.
+    pub(crate) fn text_cut_marker(&mut self, mut marker: String) {
         if !self.out.at_line_start() {
             marker.insert(0, '\n');
         }
-        let room = self.out.budget.room(ctx_tokens::count(&closing));
-        if ctx_tokens::count_at_most(&marker, room).is_some() {
+        let closing = ctx_tokens::count(&self.out.closing());
+        if ctx_tokens::count_at_most(&marker, self.out.budget.room(closing)).is_some() {
             self.text(&marker, false);
         }
-        false
     }
 
     /// Adds the tokens of content placed (whole or cut; not what the budget left out) to its

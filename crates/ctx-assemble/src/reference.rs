@@ -64,10 +64,7 @@ impl Run<'_> {
                 item.record.error =
                     Some(crate::record::ErrorRecord { code: Code::Unresolved, message });
                 // Document text, bounded by the token budget as the text around it is.
-                let name = self.chain.last().map(|(_, name)| name.clone()).unwrap_or_default();
-                if self.out.inline()
-                    && self.fits_in_text(item, item.raw, self.chain.len() > 1, &name)
-                {
+                if self.out.inline() && self.fits_in_own_text(item, item.raw) {
                     self.write(item.raw);
                 }
                 return;

@@ -365,12 +365,8 @@ impl<'a> Run<'a> {
         let spent = self.out.budget.text(&shown, bounded, reserve);
         let cut = spent.cut_from.is_some() && self.out.budget.first_text_cut();
         if cut {
-            let message = format!(
-                "token budget of {} ({}) reached in {}; included content after this point is left out",
-                self.out.budget.max_tokens(),
-                self.out.budget.tokenizer(),
-                doc.name
-            );
+            let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+            let message = crate::cut::text_cut_message(max, tokenizer, &doc.name);
             // Where the cut falls: after the whole lines kept (a cut keeps whole lines).
             let kept_lines = spent.content.matches('\n').count();
             let at = match u32::try_from(kept_lines) {
@@ -408,15 +404,7 @@ impl<'a> Run<'a> {
         }
         self.text(&spent.content, !bounded);
         if cut {
-            // The marker goes out when it fits; W_BUDGET says the same in any case.
-            let mut marker = marker;
-            if !self.out.at_line_start() {
-                marker.insert(0, '\n');
-            }
-            let closing = ctx_tokens::count(&self.out.closing());
-            if ctx_tokens::count_at_most(&marker, self.out.budget.room(closing)).is_some() {
-                self.text(&marker, false);
-            }
+            self.text_cut_marker(marker);
         }
     }
 

@@ -107,7 +107,6 @@ impl Store {
         builder.recursive(true);
         #[cfg(unix)]
         std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
-        let _ = ambient;
         builder.create(&path).map_err(|e| Error::io(path.as_str(), e))?;
         let dir = Dir::open_ambient_dir(&path, ambient).map_err(|e| Error::io(path.as_str(), e))?;
         Ok(Store { dir, path })
