@@ -135,6 +135,8 @@ pub(crate) struct LeftOut {
     listed: Vec<String>,
     bytes: usize,
     more: usize,
+    /// Whether text was cut where its marker did not fit.
+    cut: bool,
 }
 
 impl LeftOut {
@@ -150,15 +152,39 @@ impl LeftOut {
         }
     }
 
-    /// Whether nothing was left out so far.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.listed.is_empty() && self.more == 0
+    /// Text was cut where the budget had no room for its marker: the closing note says so.
+    pub(crate) fn cut_unmarked(&mut self) {
+        self.cut = true;
     }
 
-    /// The note, when something was left out.
-    pub(crate) fn note(&self, max: usize, tokenizer: Tokenizer) -> Option<String> {
-        (!self.listed.is_empty() || self.more > 0)
-            .then(|| left_out_note(max, tokenizer, &self.listed.join(", "), self.more))
+    /// Whether nothing was left out so far.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.listed.is_empty() && self.more == 0 && !self.cut
+    }
+
+    /// The note, when something was left out, then its shorter forms, longest first, for a
+    /// budget too small for it (every decision keeps room for the longest form, but a budget
+    /// may be smaller than that room): the budget and what it left out, what it left out
+    /// alone, then that the budget is spent. The shorter forms name no file (`W_BUDGET` names
+    /// each) and also say when text was cut where its own marker did not fit, which happens
+    /// only under such a budget.
+    pub(crate) fn notes(&self, max: usize, tokenizer: Tokenizer) -> Vec<String> {
+        let cut = if self.cut { ", text cut" } else { "" };
+        let what = match self.listed.len() + self.more {
+            0 if self.cut => "text cut".to_owned(),
+            0 => return Vec::new(),
+            1 => format!("1 file left out{cut}"),
+            n => format!("{n} files left out{cut}"),
+        };
+        let mut notes = Vec::with_capacity(4);
+        if !self.cut {
+            notes.push(left_out_note(max, tokenizer, &self.listed.join(", "), self.more));
+        }
+        let budget = budget(max, tokenizer);
+        notes.push(format!("[... {budget} spent: {what}; raise --max-tokens ...]\n"));
+        notes.push(format!("[... {what} ...]\n"));
+        notes.push("[... budget spent ...]\n".to_owned());
+        notes
     }
 }
 

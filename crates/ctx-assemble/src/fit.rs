@@ -192,6 +192,8 @@ impl Run<'_> {
         let closing = ctx_tokens::count(&self.out.closing());
         if ctx_tokens::count_at_most(&marker, self.out.budget.room(closing)).is_some() {
             self.text(&marker, false);
+        } else {
+            self.out.left_out.cut_unmarked();
         }
     }
 

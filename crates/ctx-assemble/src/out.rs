@@ -513,16 +513,22 @@ impl<'s> Out<'s> {
         for part in head.parts() {
             self.write_unbudgeted(part);
         }
-        // The note of what the budget left out goes before the attachments' end, when the
-        // budget has room for it (a budget too small for any note leaves it to W_BUDGET).
+        // The note of what the budget left out goes before the attachments' end: the longest
+        // form the budget has room for (a budget too small for the shortest leaves it to
+        // W_BUDGET).
         let left_out = std::mem::take(&mut self.left_out);
-        if let Some(mut note) = left_out.note(self.budget.max_tokens(), self.budget.tokenizer()) {
+        let notes = left_out.notes(self.budget.max_tokens(), self.budget.tokenizer());
+        let after = match notes.is_empty() {
+            true => 0,
+            false => ctx_tokens::count(&self.section_end(&[])),
+        };
+        for mut note in notes {
             if !self.at_line_start {
                 note.insert(0, '\n');
             }
-            let after = ctx_tokens::count(&self.section_end(&[]));
             if ctx_tokens::count_at_most(&note, self.budget.room(after)).is_some() {
                 self.write_unbudgeted(&note);
+                break;
             }
         }
         let room = self.budget.limited().then(|| self.budget.room(0));

@@ -526,6 +526,48 @@ fn the_warning_of_a_cut_names_the_line_where_it_falls() {
     }
 }
 
+/// A budget smaller than the room kept for the note that ends the output (about 80 tokens)
+/// still says in the output that something was cut or left out, in the longest of the note's
+/// shorter forms that fits, from the few tokens of its shortest form up; and a prompt's
+/// expansion never passes the budget doing so.
+#[test]
+fn a_budget_too_small_for_the_note_still_says_what_it_cut() {
+    let dir = tempfile::tempdir().unwrap();
+    let long: String =
+        (1..=300).map(|i| format!("line {i} of the rules, in plain words\n")).collect();
+    std::fs::write(dir.path().join("a.md"), &long).unwrap();
+    std::fs::write(dir.path().join("b.txt"), &long).unwrap();
+    std::fs::write(dir.path().join("main.md"), "# Main\n@[a.md]\n@[b.txt]\n").unwrap();
+    let shortest = ctx_tokens::count("\n[... budget spent ...]\n");
+    for max in 1..=100 {
+        let mut options = Options::default();
+        options.limits.max_tokens = max;
+        // The document's own text (its heading, the ends of its lines) is not counted; the
+        // budget of included documents is `included_documents_with_failures_stay_within_…`'s.
+        let assembly = assembler(dir.path(), options).assemble_file("main.md").unwrap();
+        let out = assembly.content.replacen("# Main\n", "", 1);
+        let said = ["left out", "text cut", "budget spent", "reached in a.md"];
+        if max >= shortest {
+            assert!(said.iter().any(|s| out.contains(s)), "budget {max}, nothing said:\n{out}");
+        }
+        let mut options = Options::for_prompt();
+        options.limits.max_tokens = max;
+        let prompt = "see @b.txt and @a.md";
+        let assembly = assembler(dir.path(), options).assemble_str(prompt, "-");
+        let out = assembly.content.replacen(prompt, "", 1);
+        assert!(ctx_tokens::count(&out) <= max, "budget {max}:\n{out}");
+        if max >= shortest {
+            assert!(said.iter().any(|s| out.contains(s)), "budget {max}, nothing said:\n{out}");
+        }
+        // With the budget named from about 30 tokens, and the files from about 35.
+        if max >= 30 {
+            let named = out.contains("also left out b.txt, a.md");
+            let counted = format!("budget of {max} (o200k) spent: 2 files left out");
+            assert!(named || out.contains(&counted), "budget {max}:\n{out}");
+        }
+    }
+}
+
 /// A line of an included document: words, a reference to a file that is not there, to
 /// another document (a cycle, or one that is there), to a text file whole or by a range, or a
 /// tool's call.
