@@ -109,7 +109,7 @@ pub(crate) fn files_note(
 /// The marker after an included document's text that the budget cut.
 pub(crate) fn text_marker(max: usize, tokenizer: Tokenizer, doc: &str) -> String {
     format!(
-        "[... {} reached in {doc}: the rest of its included content is left out; raise \
+        "[... {} reached in {doc}: included content after this point is left out; raise \
          --max-tokens ...]\n",
         budget(max, tokenizer),
     )
@@ -187,6 +187,10 @@ impl LeftOut {
         notes
     }
 }
+
+/// The short form of the closing note at its longest but for the count: its bytes are the
+/// room a cut of document text keeps for it (`Run::short_note_room`).
+pub(crate) const SHORT_NOTE: &str = "\n[... 999 files left out, text cut ...]\n";
 
 /// The note ending the output that lists files left out with no note of their own.
 fn left_out_note(max: usize, tokenizer: Tokenizer, listed: &str, more: usize) -> String {

@@ -165,10 +165,11 @@ impl Run<'_> {
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
         let marker = crate::cut::text_marker(max, tokenizer, name);
         let closing = self.out.closing();
-        if self.out.budget.fits_bytes(left.len() + marker.len() + closing.len() + 1) {
+        let short_note = self.short_note_room();
+        if self.out.budget.fits_bytes(left.len() + marker.len() + closing.len() + 1 + short_note) {
             return true;
         }
-        let reserve = ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1;
+        let reserve = ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1 + short_note;
         let room = self.out.budget.left(reserve);
         if ctx_tokens::count_at_most(left, room).is_some() {
             return true;
@@ -182,6 +183,16 @@ impl Run<'_> {
         false
     }
 
+    /// The o200k tokens (bounded by bytes) a cut of document text keeps beside its marker for
+    /// the short form of the closing note, when files were left out before it with no note of
+    /// their own: the marker speaks only of what comes after the cut.
+    pub(crate) fn short_note_room(&self) -> usize {
+        match self.out.left_out.is_empty() {
+            true => 0,
+            false => crate::cut::SHORT_NOTE.len(),
+        }
+    }
+
     /// Writes the marker of a cut in document text (`marker`, [`crate::cut::text_marker`])
     /// on a line of its own, when it fits what the budget leaves before the closing; the
     /// `W_BUDGET` says the same in any case.
@@ -189,7 +200,8 @@ impl Run<'_> {
         if !self.out.at_line_start() {
             marker.insert(0, '\n');
         }
-        let closing = ctx_tokens::count(&self.out.closing());
+        // Files left out before the cut keep room for the closing note that says so.
+        let closing = ctx_tokens::count(&self.out.closing()) + self.short_note_room();
         if ctx_tokens::count_at_most(&marker, self.out.budget.room(closing)).is_some() {
             self.text(&marker, false);
         } else {

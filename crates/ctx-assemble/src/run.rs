@@ -358,7 +358,7 @@ impl<'a> Run<'a> {
         };
         let reserve = if bounded && !self.out.budget.fits_bytes(shown.len()) {
             let closing = self.out.closing();
-            ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1
+            ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1 + self.short_note_room()
         } else {
             0
         };

@@ -568,6 +568,44 @@ fn a_budget_too_small_for_the_note_still_says_what_it_cut() {
     }
 }
 
+/// A file left out inside an included document before its text is cut is named, or counted,
+/// by the note that ends the output: the cut's marker speaks only of what comes after it, so
+/// the cut keeps room for the note's short form. The files included after the cut are what
+/// the marker says is left out.
+#[test]
+fn a_file_left_out_before_a_cut_is_still_said() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.rs"), "fn tiny() {}\n").unwrap();
+    let code: String = (0..60)
+        .map(|i| format!("pub fn thing_{i}(a: u32) -> u32 {{\n    a * {i}\n}}\n\n"))
+        .collect();
+    std::fs::write(dir.path().join("code.rs"), code).unwrap();
+    let doc: String = (0..30).map(|i| format!("doc line {i}.\n")).collect();
+    std::fs::write(dir.path().join("doc.md"), format!("Doc intro.\n@[small.rs]\n{doc}")).unwrap();
+    std::fs::write(dir.path().join("top.md"), "@[doc.md]\n@[small.rs]\n@[code.rs:10:40]\n")
+        .unwrap();
+    let mut checked = 0;
+    for max in 10..=200 {
+        let mut options = Options::default();
+        options.limits.max_tokens = max;
+        let assembly = assembler(dir.path(), options).assemble_file("top.md").unwrap();
+        let out = &assembly.content;
+        let before_cut = assembly
+            .diagnostics
+            .iter()
+            .any(|d| d.file == "doc.md" && d.line == 2 && d.message.contains("small.rs left out"));
+        if before_cut {
+            checked += 1;
+            let said = ["also left out", "file left out", "files left out", "budget spent"];
+            assert!(said.iter().any(|s| out.contains(s)), "budget {max}, not said:\n{out}");
+        }
+        if out.contains("reached in doc.md") {
+            assert!(out.contains("included content after this point is left out"), "{out}");
+        }
+    }
+    assert!(checked > 20, "{checked} budgets left the file out before the cut");
+}
+
 /// A line of an included document: words, a reference to a file that is not there, to
 /// another document (a cycle, or one that is there), to a text file whole or by a range, or a
 /// tool's call.
