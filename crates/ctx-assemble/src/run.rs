@@ -356,9 +356,10 @@ impl<'a> Run<'a> {
         } else {
             std::borrow::Cow::Borrowed(clean.text.as_ref())
         };
-        let reserve = if bounded && !self.out.budget.fits_bytes(shown.len()) {
+        let short_note = self.short_note_room();
+        let reserve = if bounded && !self.out.budget.fits_bytes(shown.len() + short_note) {
             let closing = self.out.closing();
-            ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1 + self.short_note_room()
+            ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1 + short_note
         } else {
             0
         };
