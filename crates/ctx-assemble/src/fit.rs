@@ -169,8 +169,7 @@ impl Run<'_> {
         if self.out.budget.fits_bytes(left.len() + marker.len() + closing.len() + 1 + short_note) {
             return true;
         }
-        let reserve = ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1 + short_note;
-        let room = self.out.budget.left(reserve);
+        let room = self.out.budget.left(self.text_cut_reserve(&marker));
         if ctx_tokens::count_at_most(left, room).is_some() {
             return true;
         }
@@ -181,6 +180,15 @@ impl Run<'_> {
         }
         self.text_cut_marker(marker);
         false
+    }
+
+    /// The o200k tokens a piece of document text that may be cut leaves in the budget: the
+    /// closing, the cut's `marker` on a line of its own, and the short note's room.
+    pub(crate) fn text_cut_reserve(&self, marker: &str) -> usize {
+        ctx_tokens::count(&self.out.closing())
+            + ctx_tokens::count(marker)
+            + 1
+            + self.short_note_room()
     }
 
     /// The o200k tokens (bounded by bytes) a cut of document text keeps beside its marker for

@@ -356,13 +356,8 @@ impl<'a> Run<'a> {
         } else {
             std::borrow::Cow::Borrowed(clean.text.as_ref())
         };
-        let short_note = self.short_note_room();
-        let reserve = if bounded && !self.out.budget.fits_bytes(shown.len() + short_note) {
-            let closing = self.out.closing();
-            ctx_tokens::count(&closing) + ctx_tokens::count(&marker) + 1 + short_note
-        } else {
-            0
-        };
+        let fits = self.out.budget.fits_bytes(shown.len() + self.short_note_room());
+        let reserve = if bounded && !fits { self.text_cut_reserve(&marker) } else { 0 };
         let spent = self.out.budget.text(&shown, bounded, reserve);
         let cut = spent.cut_from.is_some() && self.out.budget.first_text_cut();
         if cut {
