@@ -178,10 +178,9 @@ impl LeftOut {
         };
         let mut notes = Vec::with_capacity(4);
         if !self.cut {
-            notes.push(left_out_note(max, tokenizer, &self.listed.join(", "), self.more));
+            notes.push(left_out_note(max, tokenizer, &self.listed, self.more));
         }
-        let budget = budget(max, tokenizer);
-        notes.push(format!("[... {budget} spent: {what}; raise --max-tokens ...]\n"));
+        notes.push(counted_note(max, tokenizer, &what));
         notes.push(format!("[... {what} ...]\n"));
         notes.push("[... budget spent ...]\n".to_owned());
         notes
@@ -193,17 +192,37 @@ impl LeftOut {
 pub(crate) const SHORT_NOTE: &str = "\n[... 999 files left out, text cut ...]\n";
 
 /// The note ending the output that lists files left out with no note of their own.
-fn left_out_note(max: usize, tokenizer: Tokenizer, listed: &str, more: usize) -> String {
-    let more = match (listed.is_empty(), more) {
-        (_, 0) => String::new(),
-        (true, n) => format!("{n} files"),
-        (false, n) => format!(" and {n} more"),
+fn left_out_note(max: usize, tokenizer: Tokenizer, listed: &[String], more: usize) -> String {
+    let files = match (listed.len(), more) {
+        (0, n) => format!("{n} files"),
+        (_, 0) => listed.join(", "),
+        (_, n) => format!("{} and {n} more", listed.join(", ")),
     };
+    let them = if listed.len().saturating_add(more) == 1 { "it" } else { "them" };
     format!(
-        "[... {} spent: also left out {listed}{more}; mention them alone, or raise \
-         --max-tokens ...]\n",
+        "[... {} spent: left out {files}; mention {them} alone, or raise --max-tokens ...]\n",
         budget(max, tokenizer),
     )
+}
+
+/// The closing note's shorter form that names the budget and counts what it left out.
+fn counted_note(max: usize, tokenizer: Tokenizer, what: &str) -> String {
+    format!("[... {} spent: {what}; raise --max-tokens ...]\n", budget(max, tokenizer))
+}
+
+/// The room, in o200k tokens and in bytes, that every decision of the budget keeps for the
+/// closing note at its longest. That is the full note, each byte of a listed path standing
+/// for a token, when it takes at most a tenth of the budget; under a smaller budget it is the
+/// form that names the budget and counts the files (up to 999 of them), so that a small file is not left out
+/// only to keep room for naming the files that may come after it.
+fn reserved_note(max: usize, tokenizer: Tokenizer) -> (usize, usize) {
+    let full = left_out_note(max, tokenizer, &[", ".to_owned()], usize::MAX);
+    let full_tokens = ctx_tokens::count(&full) + LISTED_BYTES;
+    if full_tokens.saturating_mul(10) <= max {
+        return (full_tokens, full.len() + LISTED_BYTES);
+    }
+    let counted = counted_note(max, tokenizer, "999 files left out, text cut");
+    (ctx_tokens::count(&counted), counted.len())
 }
 
 /// The line that ends a list of failures cut short by the token budget, counting the rest.
@@ -217,10 +236,9 @@ fn failures_shortest() -> String {
     format!("\n\nSome files could not be loaded:\n- W_BUDGET: {}\n", failures_more(usize::MAX, 1))
 }
 
-/// The o200k tokens the budget keeps for the closing note: its longest form, each byte of a
-/// listed path counted as a token.
+/// The o200k tokens the budget keeps for the closing note ([`reserved_note`]).
 pub(crate) fn note_reserve(max: usize, tokenizer: Tokenizer) -> usize {
-    ctx_tokens::count(&left_out_note(max, tokenizer, ", ", usize::MAX)) + LISTED_BYTES
+    reserved_note(max, tokenizer).0
 }
 
 /// The o200k tokens the budget keeps, once a reference has failed, for the list of failures
@@ -234,8 +252,7 @@ pub(crate) fn failures_reserve() -> usize {
 /// its shortest (so of its tokens: an o200k token is at least one byte), for deciding without
 /// counting.
 pub(crate) fn note_bytes(max: usize, tokenizer: Tokenizer) -> usize {
-    let note = left_out_note(max, tokenizer, ", ", usize::MAX).len();
-    note + LISTED_BYTES + failures_shortest().len()
+    reserved_note(max, tokenizer).1 + failures_shortest().len()
 }
 
 /// The number of lines of a text (a last line without an ending counts).

@@ -126,13 +126,19 @@ impl Run<'_> {
     /// budget bounds it as it bounds the text: past the point where the budget cut the
     /// document it is left out (its diagnostic still names the failure), and one that does
     /// not fit ends the document's text there, with the budget's marker when that fits. What
-    /// the top-level document's own failures leave is its own text, never cut.
+    /// the top-level document's own failures leave is its own text, never cut nor counted
+    /// against the budget.
     pub(crate) fn leave_in_place(&mut self, item: &Item<'_>, left: &str) {
         // A reference's source text (`--on-error keep`) is document text: what it hides is
         // made visible, as in the text around it (the item's error names it).
         let left = crate::sanitize::sanitize(left).text;
         if self.fits_in_own_text(item, &left) {
+            // In the top-level document's own text it is that text's, and counted as that
+            // text is: not against the budget, which it is never cut by.
+            let own = self.chain.len() <= 1;
+            self.out.budget.set_exempt(own);
             self.out.write_unbudgeted(&left);
+            self.out.budget.set_exempt(false);
         }
     }
 

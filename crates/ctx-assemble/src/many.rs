@@ -56,12 +56,12 @@ impl Run<'_> {
         };
         let notes = self.expansion_notes(&walk, omitted, &path, item);
         let head = DirectoryHead { path, tree: tree_of(&rows) };
-        if !self.directory_fits(&head, files.len(), item) {
+        if !self.directory_fits(&head, notes.as_deref(), files.len(), item) {
             return;
         }
         // The directory's opening, then its files batch by batch, so an expansion of a large
         // tree holds a few batches in memory, not the tree.
-        if let Err(message) = self.out.directory_open(&head) {
+        if let Err(message) = self.out.directory_open(&head, notes.clone()) {
             return self.budget_spent_at(message, Some(item));
         }
         self.dir_drop = None;
@@ -92,14 +92,20 @@ impl Run<'_> {
         }
     }
 
-    /// Whether the token budget has room for the expansion's frame (its tree, its opening and
-    /// closing); when it has not, the expansion is left out, said in the note that ends the
+    /// Whether the token budget has room for the expansion's frame (its tree, its opening, and
+    /// its closing with its `notes`); when it has not, the expansion is left out, said in the note that ends the
     /// output and by `W_BUDGET`.
-    fn directory_fits(&mut self, head: &DirectoryHead, files: usize, item: &mut Item<'_>) -> bool {
+    fn directory_fits(
+        &mut self,
+        head: &DirectoryHead,
+        notes: Option<&str>,
+        files: usize,
+        item: &mut Item<'_>,
+    ) -> bool {
         if !self.out.budget.limited() {
             return true;
         }
-        let overhead = self.out.directory_overhead(head);
+        let overhead = self.out.directory_overhead(head, notes);
         let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
         if self.out.budget.fits_bytes(overhead.len() + crate::cut::note_bytes(max, tokenizer)) {
             return true;

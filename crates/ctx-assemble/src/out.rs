@@ -48,6 +48,9 @@ pub(crate) struct Out<'s> {
     trim_lead: bool,
     /// Whether a directory expansion is open, to be closed even when the budget stops it.
     in_directory: bool,
+    /// The notes the open directory expansion closes with (files omitted past the limit,
+    /// entries skipped): part of what closing the output writes while it is open.
+    dir_notes: Option<String>,
     /// The items being inserted with a line prefix, outermost first (assembly.md §7).
     prefixes: Vec<Prefix>,
     /// Whether the last byte written was a line ending.
@@ -83,6 +86,7 @@ impl<'s> Out<'s> {
             opened: false,
             trim_lead: false,
             in_directory: false,
+            dir_notes: None,
             prefixes: Vec::new(),
             at_line_start: false,
             line: String::new(),
@@ -109,7 +113,7 @@ impl<'s> Out<'s> {
     pub(crate) fn closing(&self) -> String {
         let mut tail = Pieces::default();
         if self.in_directory {
-            self.printer.directory_close(&mut tail, None);
+            self.printer.directory_close(&mut tail, self.dir_notes.as_deref());
         }
         if !self.inline {
             self.printer.attachments_close(&mut tail);
@@ -117,9 +121,10 @@ impl<'s> Out<'s> {
         tail.parts().concat()
     }
 
-    /// What opening and closing a directory expansion writes, then what closing the output
-    /// would: what the token budget must have room for before the expansion starts.
-    pub(crate) fn directory_overhead(&self, head: &DirectoryHead) -> String {
+    /// What opening and closing a directory expansion (with its `notes`) writes, then what
+    /// closing the output would: what the token budget must have room for before the
+    /// expansion starts.
+    pub(crate) fn directory_overhead(&self, head: &DirectoryHead, notes: Option<&str>) -> String {
         let mut pieces = Pieces::default();
         let mut escaped = Escaped::default();
         if self.inline {
@@ -130,7 +135,7 @@ impl<'s> Out<'s> {
             }
             self.printer.attachment_directory(&mut pieces, head, &mut escaped);
         }
-        self.printer.directory_close(&mut pieces, None);
+        self.printer.directory_close(&mut pieces, notes);
         let mut all = pieces.parts().concat();
         all.push_str(&self.closing());
         all
@@ -421,8 +426,13 @@ impl<'s> Out<'s> {
         }
     }
 
-    /// Opens a directory expansion, in place or as the next attachment.
-    pub(crate) fn directory_open(&mut self, head: &DirectoryHead) -> Result<(), String> {
+    /// Opens a directory expansion, in place or as the next attachment, that closes with
+    /// `notes`.
+    pub(crate) fn directory_open(
+        &mut self,
+        head: &DirectoryHead,
+        notes: Option<String>,
+    ) -> Result<(), String> {
         let was_opened = self.opened;
         let mut text = Pieces::default();
         if self.inline {
@@ -433,6 +443,7 @@ impl<'s> Out<'s> {
         }
         self.emit_opening(text, was_opened)?;
         self.in_directory = !self.budget.stopped();
+        self.dir_notes = notes;
         Ok(())
     }
 
@@ -448,6 +459,7 @@ impl<'s> Out<'s> {
         let mut pieces = Pieces::default();
         self.printer.directory_close(&mut pieces, notes);
         self.in_directory = false;
+        self.dir_notes = None;
         self.emit(pieces)
     }
 
@@ -504,7 +516,7 @@ impl<'s> Out<'s> {
     fn close_section(&mut self) {
         let mut head = Pieces::default();
         if std::mem::take(&mut self.in_directory) {
-            self.printer.directory_close(&mut head, None);
+            self.printer.directory_close(&mut head, self.dir_notes.take().as_deref());
         }
         let failures = match self.inline {
             true => Vec::new(),

@@ -561,9 +561,71 @@ fn a_budget_too_small_for_the_note_still_says_what_it_cut() {
         }
         // With the budget named from about 30 tokens, and the files from about 35.
         if max >= 30 {
-            let named = out.contains("also left out b.txt, a.md");
+            let named = out.contains("left out b.txt, a.md");
             let counted = format!("budget of {max} (o200k) spent: 2 files left out");
             assert!(named || out.contains(&counted), "budget {max}:\n{out}");
+        }
+    }
+}
+
+/// What a failed reference leaves in the top-level document's own text is that text's: it is
+/// not counted against the budget, so it never leaves a file after it out unsaid, and a small
+/// file that fits the budget is placed rather than left out to keep room for naming files.
+#[test]
+fn the_documents_own_failures_take_no_room_from_the_files_after_them() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.rs"), "fn small() {}\n").unwrap();
+    std::fs::write(dir.path().join("top.md"), "Intro.\n@[missing.md]\n@[small.rs]\n").unwrap();
+    let marker = "<!-- ctx: E_NOT_FOUND: no such file or directory: missing.md -->\n";
+    let shortest = ctx_tokens::count("\n[... budget spent ...]\n");
+    let mut placed = 0;
+    for max in 1..=120 {
+        let mut options = Options::default();
+        options.limits.max_tokens = max;
+        let assembly = assembler(dir.path(), options).assemble_file("top.md").unwrap();
+        let out = &assembly.content;
+        assert!(out.starts_with(&format!("Intro.\n{marker}")), "budget {max}:\n{out}");
+        // The line end after the reference left out is the document's own text too.
+        let added = &out["Intro.\n".len() + marker.len()..];
+        let added = added.strip_prefix('\n').unwrap_or(added);
+        assert!(ctx_tokens::count(added) <= max, "budget {max}:\n{out}");
+        if out.contains("fn small() {}") {
+            placed += 1;
+        } else if max >= shortest {
+            let said = ["left out", "budget spent"];
+            assert!(said.iter().any(|s| added.contains(s)), "budget {max}, not said:\n{out}");
+        }
+        // From a budget that holds the file and the room of the counted note, it is placed.
+        if max >= 40 {
+            assert!(out.contains("fn small() {}"), "budget {max}:\n{out}");
+        }
+    }
+    assert!(placed >= 80, "placed at {placed} budgets");
+}
+
+/// A directory expansion closes with its own notes (the files past the file limit, entries
+/// skipped) as well as the note of the files the budget left out: the room for its frame
+/// holds them, at every budget, in every format.
+#[test]
+fn a_directory_and_its_notes_stay_within_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let long: String = (1..=2500).map(|i| format!("line {i} of a long file\n")).collect();
+    std::fs::write(dir.path().join("long.txt"), long).unwrap();
+    for i in 0..3 {
+        std::fs::write(dir.path().join(format!("t{i}.txt")), "a few words\n").unwrap();
+    }
+    let prompt = "look at @./";
+    for format in [Format::Inline, Format::Markdown, Format::Xml, Format::Json] {
+        for max_files in [1, 2] {
+            for max in 1..=160 {
+                let mut options = Options { format, ..Options::for_prompt() };
+                options.limits.max_tokens = max;
+                options.limits.max_files = max_files;
+                let assembly = assembler(dir.path(), options).assemble_str(prompt, "-");
+                let out = assembly.content.replacen(prompt, "", 1);
+                let n = ctx_tokens::count(&out);
+                assert!(n <= max, "{format:?}, {max_files} files: {n} over {max}:\n{out}");
+            }
         }
     }
 }
@@ -596,7 +658,7 @@ fn a_file_left_out_before_a_cut_is_still_said() {
             .any(|d| d.file == "doc.md" && d.line == 2 && d.message.contains("small.rs left out"));
         if before_cut {
             checked += 1;
-            let said = ["also left out", "file left out", "files left out", "budget spent"];
+            let said = ["spent: left out", "file left out", "files left out", "budget spent"];
             assert!(said.iter().any(|s| out.contains(s)), "budget {max}, not said:\n{out}");
         }
         if out.contains("reached in doc.md") {

@@ -117,6 +117,11 @@ fn a_reduced_file_as_the_model_sees_it() {
 
         <file path="retry.py">
         retry.py (125 lines)
+          L3-5 def helper_0(x):
+          L7-9 def helper_1(x):
+          L11-13 def helper_2(x):
+          L15-17 def helper_3(x):
+          L19-21 def helper_4(x):
           L123-125 class Retry:
             L124-125 def backoff(self, attempt):
         [lines 120-125]
@@ -126,7 +131,7 @@ fn a_reduced_file_as_the_model_sees_it() {
         class Retry:
             def backoff(self, attempt):
                 return 2 ** attempt
-        [... token budget of 250 (o200k) reached: kept the outline (2 of 32 definitions) and lines 120-125 of 1-125 (63 of 561 tokens); the rest: @retry.py#La-b for lines a-b, or raise --max-tokens ...]
+        [... token budget of 250 (o200k) reached: kept the outline (7 of 32 definitions) and lines 120-125 of 1-125 (118 of 561 tokens); the rest: @retry.py#La-b for lines a-b, or raise --max-tokens ...]
         </file>
         </system-reminder>
     "#]]
