@@ -164,6 +164,9 @@ impl Run<'_> {
         let tokens_before = self.out.budget.tokens_total();
         let cuts_before = self.out.budget.cuts();
         let stopped_before = self.budget_stop.is_some();
+        // After a cut of document text nothing bounded is written: the document is left out,
+        // said by the cut's marker in band and by a `W_BUDGET` of its own here.
+        let left_out = self.out.budget.exhausted() && !body.text.trim().is_empty();
         if !selected.lead.is_empty() {
             self.write(selected.lead);
         }
@@ -186,6 +189,19 @@ impl Run<'_> {
         item.record.bytes = self.out.budget.written() - before;
         if self.out.budget.cuts() > cuts_before {
             item.record.truncated = true;
+        }
+        if left_out && item.record.error.is_none() {
+            item.record.truncated = true;
+            item.record.dropped += 1;
+            let budget = &self.out.budget;
+            let message = format!(
+                "token budget of {} ({}) spent: {} left out{}",
+                budget.max_tokens(),
+                budget.tokenizer(),
+                resolved.path,
+                budget.hint(),
+            );
+            self.diagnose_item(item, Code::TokenBudget, message);
         }
         if self.out.budget.counting() {
             item.record.tokens = Some(self.out.budget.tokens_total() - tokens_before);

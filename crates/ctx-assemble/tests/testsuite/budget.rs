@@ -630,6 +630,31 @@ fn a_directory_and_its_notes_stay_within_the_budget() {
     }
 }
 
+/// An included document after a cut of document text is left out as a file is: its record
+/// says `dropped` and a `W_BUDGET` of its own names it, beside the cut's.
+#[test]
+fn a_document_included_after_a_cut_is_said_to_be_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc: String = (1..=100).map(|i| format!("doc text {i}\n")).collect();
+    std::fs::write(dir.path().join("doc.md"), doc).unwrap();
+    let second: String = (1..=30).map(|i| format!("second doc {i}\n")).collect();
+    std::fs::write(dir.path().join("doc2.md"), second).unwrap();
+    std::fs::write(dir.path().join("top.md"), "Top.\n@[doc.md]\n@[doc2.md]\n").unwrap();
+    let mut options = Options::default();
+    options.limits.max_tokens = 100;
+    let assembly = assembler(dir.path(), options).assemble_file("top.md").unwrap();
+    assert!(assembly.content.contains("reached in doc.md"), "{}", assembly.content);
+    assert!(!assembly.content.contains("second doc"), "{}", assembly.content);
+    let second = assembly.references.iter().find(|r| r.path == "doc2.md").unwrap();
+    assert_eq!((second.truncated, second.dropped, second.bytes), (true, 1, 0));
+    let said = assembly.diagnostics.iter().any(|d| {
+        d.code == ctx_syntax::Code::TokenBudget
+            && d.line == 3
+            && d.message.contains("spent: doc2.md left out")
+    });
+    assert!(said, "{:#?}", assembly.diagnostics);
+}
+
 /// A file left out inside an included document before its text is cut is named, or counted,
 /// by the note that ends the output: the cut's marker speaks only of what comes after it, so
 /// the cut keeps room for the note's short form. The files included after the cut are what
