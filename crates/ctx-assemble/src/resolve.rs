@@ -463,7 +463,8 @@ impl Hints {
         if let Some(i) = self.listings.iter().position(|(l, _)| l == location) {
             return self.listings[i].1.as_deref().map(std::borrow::Cow::Borrowed);
         }
-        let walk = sandbox.walk_with(location, WalkOptions::of(sandbox).max_depth(1)).ok();
+        let options = WalkOptions::of(sandbox).max_depth(1).names_only();
+        let walk = sandbox.walk_with(location, options).ok();
         let names: Option<Vec<String>> = walk.map(|walk| {
             let entries = walk.entries.iter().filter(|e| e.depth == 1);
             entries.filter_map(|e| Some(e.path.file_name()?.to_owned())).collect()

@@ -253,8 +253,8 @@ impl Tool for Ls {
     fn call(&self, args: &Map<String, Value>, cx: &ToolContext<'_>) -> Result<String, ToolError> {
         check_keys(args, self.keys())?;
         let dir = directory_arg(cx, args)?;
-        // One level is read, not the whole tree below it.
-        let options = WalkOptions::of(cx.sandbox).max_depth(1);
+        // One level is read, not the whole tree below it, and only the names of its entries.
+        let options = WalkOptions::of(cx.sandbox).max_depth(1).names_only();
         let walk = cx.sandbox.walk_with(&dir, options).map_err(|e| ToolError::from_fs(&e))?;
         let mut dirs = Vec::new();
         let mut files = Vec::new();
@@ -340,7 +340,7 @@ impl Tool for TreeTool {
         check_keys(args, self.keys())?;
         let dir = directory_arg(cx, args)?;
         let depth = number_arg(args, "depth")?.unwrap_or(3).max(1) as usize;
-        let options = WalkOptions::of(cx.sandbox);
+        let options = WalkOptions::of(cx.sandbox).names_only();
         let options = options.max_depth(depth.min(options.max_depth));
         let walk = cx.sandbox.walk_with(&dir, options).map_err(|e| ToolError::from_fs(&e))?;
         let entries: Vec<(String, usize, bool)> = walk
@@ -665,16 +665,20 @@ impl Tool for GlobTool {
         if pattern.trim().is_empty() {
             return Err(ToolError::args("`pattern` must not be empty".to_owned()));
         }
-        // A pattern the sandbox cannot take as a glob is a bad argument, as `grep`'s is.
-        let walk = cx.sandbox.glob(pattern, Some(cx.base)).map_err(|e| match e.code() {
-            Code::BadPath => ToolError::args(format!("bad glob: {e}")),
-            _ => ToolError::from_fs(&e),
-        })?;
+        // A pattern the sandbox cannot take as a glob is a bad argument, as `grep`'s is. The
+        // tool lists names: no entry's length or time is read.
+        let options = WalkOptions::of(cx.sandbox).names_only();
+        let walk =
+            cx.sandbox.glob_with(pattern, Some(cx.base), options).map_err(|e| match e.code() {
+                Code::BadPath => ToolError::args(format!("bad glob: {e}")),
+                _ => ToolError::from_fs(&e),
+            })?;
         let mut walks = vec![walk];
         // From the workspace root, a relative pattern also matches in each source root.
         if *cx.base == cx.sandbox.workspace() && !pattern.starts_with(['/', '\\', '~']) {
             for root in source_roots(cx.sandbox) {
-                if let Ok(walk) = cx.sandbox.glob(pattern, Some(&Location::root_of(root))) {
+                let root = Location::root_of(root);
+                if let Ok(walk) = cx.sandbox.glob_with(pattern, Some(&root), options) {
                     walks.push(walk);
                 }
             }

@@ -36,8 +36,8 @@ fn is_dir(sandbox: &Sandbox, dir: &str) -> bool {
 /// a rule is an error listing the rules there are.
 pub fn active_rules(sandbox: &Sandbox, dir: &str, names: &[String]) -> Result<Vec<Rule>, Error> {
     let location = sandbox.resolve_in_workspace(dir).map_err(Error::fs)?;
-    let walk =
-        sandbox.walk_with(&location, WalkOptions::of(sandbox).max_depth(1)).map_err(Error::fs)?;
+    let options = WalkOptions::of(sandbox).max_depth(1).names_only();
+    let walk = sandbox.walk_with(&location, options).map_err(Error::fs)?;
     let mut all: Vec<Rule> = walk
         .files()
         .filter(|e| e.path.extension().is_some_and(|x| x.eq_ignore_ascii_case("md")))

@@ -11,6 +11,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::error::{Error, ErrorKind, Result};
+use crate::listing::Kind;
 use crate::location::{FileKind, Location, RootId};
 use crate::path;
 use cap_std::fs::Metadata;
@@ -158,6 +159,12 @@ pub struct WalkOptions {
     pub max_depth: usize,
     /// Most entries listed; past it the walk stops and says it was truncated.
     pub max_entries: usize,
+    /// Whether each entry's length, modification time and inode are read (a `stat` of every
+    /// entry). Without them ([`WalkOptions::names_only`]) the walk takes what an entry is from
+    /// the folder's listing where the listing says (a file or a folder, never following a
+    /// link) and looks at the entry only where it does not; `len`, `modified` and `inode`
+    /// are then 0, `None` and 0.
+    pub stats: bool,
 }
 
 impl WalkOptions {
@@ -166,7 +173,15 @@ impl WalkOptions {
         WalkOptions {
             max_depth: sandbox.limits.max_walk_depth,
             max_entries: sandbox.limits.max_walk_entries,
+            stats: true,
         }
+    }
+
+    /// The same, without the entries' lengths, times and inodes: what a listing of names
+    /// (completion, a tree, the files a pattern matches) needs, for a `stat` less an entry.
+    pub fn names_only(mut self) -> WalkOptions {
+        self.stats = false;
+        self
     }
 
     /// The same, at most `depth` levels deep.
@@ -211,6 +226,17 @@ impl Sandbox {
     /// Hidden entries are reached only when the literal prefix names them
     /// (`.github/*.yml` works, `**/.github/*.yml` finds nothing).
     pub fn glob(&self, pattern: &str, base: Option<&Location>) -> Result<Walk> {
+        self.glob_with(pattern, base, WalkOptions::of(self))
+    }
+
+    /// Walks the files matching a glob like [`Sandbox::glob`] within the limits of `options`
+    /// (a glob of names alone, [`WalkOptions::names_only`], reads no entry's length or time).
+    pub fn glob_with(
+        &self,
+        pattern: &str,
+        base: Option<&Location>,
+        options: WalkOptions,
+    ) -> Result<Walk> {
         path::parse(pattern)
             .map_err(|reason| Error::new(ErrorKind::BadPath, pattern).with_detail(reason))?;
         let normalised = pattern.replace('\\', "/");
@@ -240,6 +266,7 @@ impl Sandbox {
         let depth = if rest.contains("**") { None } else { Some(depth_parts) };
         let (canonical, handle) = self.open_dir(&start, pattern)?;
         let mut walker = Walker::new(self, start.root(), Some(GlobFilter { glob, depth }));
+        walker.options = options;
         walker.base_len = start.comps().len();
         walker.visit(handle, Node { canonical, shown: start.comps(), depth: 0 }, false);
         walker.finish(pattern)
@@ -273,6 +300,49 @@ enum Source<'d> {
     Child(&'d Dir, &'d str, bool),
     /// The target of a symbolic link, opened from the root with links resolved.
     Link,
+}
+
+/// What an entry of a listing is, never following a link.
+#[derive(Clone, Copy)]
+enum Entry {
+    File,
+    Dir,
+    Link,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+impl Entry {
+    fn of(md: &Metadata) -> Entry {
+        if md.is_symlink() {
+            Entry::Link
+        } else if md.is_dir() {
+            Entry::Dir
+        } else if md.is_file() {
+            Entry::File
+        } else {
+            Entry::Other
+        }
+    }
+}
+
+/// What a walk records of an entry besides its kind: its length, modification time and inode
+/// (all zero in a walk of names alone, [`WalkOptions::names_only`]).
+#[derive(Clone, Copy, Default)]
+struct Facts {
+    len: u64,
+    modified: Option<std::time::SystemTime>,
+    inode: u64,
+}
+
+impl Facts {
+    fn of(md: &Metadata) -> Facts {
+        Facts {
+            len: md.len(),
+            modified: md.modified().ok().map(|t| t.into_std()),
+            inode: inode_of(md),
+        }
+    }
 }
 
 /// A place a walk reached: its canonical components inside the root, the components it is
@@ -372,8 +442,9 @@ impl<'a> Walker<'a> {
         if let Some(e) = &listing.error {
             self.skip(&shown, SkipReason::of_io(e));
         }
-        let mut names: Vec<&str> = listing.names().collect();
-        names.sort_unstable();
+        let mut entries: Vec<(&str, Kind)> = listing.entries().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let names: Vec<&str> = entries.iter().map(|e| e.0).collect();
         // The listing says which ignore files the directory holds: only those are opened.
         let chain = self.chain(&canonical, Some((&dir, &names)));
         let settings = &self.sandbox.ignore;
@@ -381,7 +452,7 @@ impl<'a> Walker<'a> {
         let mut at = Paths::new(&canonical, &shown);
         // An entry of a folder that passed the deny list is checked on its last component.
         let clean = self.sandbox.deny.check(&canonical).is_none();
-        for name in names {
+        for (name, listed) in entries {
             if self.counted_enough() {
                 return;
             }
@@ -389,7 +460,11 @@ impl<'a> Walker<'a> {
             at.set(name);
             if settings.skip_hidden && name.starts_with('.') {
                 // A hidden entry stays out unless an ignore file brings it back by name.
-                let is_dir = dir.symlink_metadata(name).is_ok_and(|md| md.is_dir());
+                let is_dir = match listed {
+                    Kind::Dir => true,
+                    Kind::File => false,
+                    Kind::Other => dir.symlink_metadata(name).is_ok_and(|md| md.is_dir()),
+                };
                 if !whitelisted(&chain, &at, is_dir) {
                     continue;
                 }
@@ -414,9 +489,15 @@ impl<'a> Walker<'a> {
                 }
                 continue;
             }
-            let md = match dir.symlink_metadata(name) {
-                Ok(md) => md,
-                Err(_) => continue,
+            // What the entry is: from the listing when the walk needs no more of it, else
+            // from a look at the entry itself (never following a link).
+            let (kind, facts) = match (self.options.stats, listed) {
+                (false, Kind::File) => (Entry::File, Facts::default()),
+                (false, Kind::Dir) => (Entry::Dir, Facts::default()),
+                _ => match dir.symlink_metadata(name) {
+                    Ok(md) => (Entry::of(&md), Facts::of(&md)),
+                    Err(_) => continue,
+                },
             };
             let depth = depth + 1;
             let node = |name: &str| Node {
@@ -424,39 +505,45 @@ impl<'a> Walker<'a> {
                 shown: at.child(&shown, name),
                 depth,
             };
-            if md.is_symlink() {
-                if ignored(&chain, &at, false) || ignored(&chain, &at, true) {
-                    continue;
+            match kind {
+                Entry::Link => {
+                    if ignored(&chain, &at, false) || ignored(&chain, &at, true) {
+                        continue;
+                    }
+                    self.visit_link(&canonical, node(name));
                 }
-                self.visit_link(&canonical, node(name));
-            } else if md.is_dir() {
-                if settings.skip_dirs.iter().any(|d| d == name) || ignored(&chain, &at, true) {
-                    continue;
+                Entry::Dir => {
+                    if settings.skip_dirs.iter().any(|d| d == name) || ignored(&chain, &at, true) {
+                        continue;
+                    }
+                    self.enter(Source::Child(&dir, name, via), node(name), facts);
                 }
-                self.enter(Source::Child(&dir, name, via), node(name), &md);
-            } else if md.is_file() {
-                if ignored(&chain, &at, false) {
-                    continue;
+                Entry::File => {
+                    if ignored(&chain, &at, false) {
+                        continue;
+                    }
+                    match self.filter {
+                        None => self.push_file(&at, facts, depth, via),
+                        Some(_) => self.push(node(name), FileKind::File, facts, via),
+                    }
                 }
-                match self.filter {
-                    None => self.push_file(&at, &md, depth, via),
-                    Some(_) => self.push(node(name), FileKind::File, &md, via),
+                Entry::Other if !ignored(&chain, &at, false) => {
+                    self.skip(&at.child(&shown, name), SkipReason::NotRegular);
                 }
-            } else if !ignored(&chain, &at, false) {
-                self.skip(&at.child(&shown, name), SkipReason::NotRegular);
+                Entry::Other => {}
             }
         }
     }
 
     /// Lists a directory and descends into it within the limits.
-    fn enter(&mut self, source: Source<'_>, node: Node, md: &cap_std::fs::Metadata) {
+    fn enter(&mut self, source: Source<'_>, node: Node, facts: Facts) {
         let via_symlink = match source {
             Source::Child(_, _, via) => via,
             Source::Link => true,
         };
         let Node { canonical, shown, depth } = node;
         let listed = Node { canonical: canonical.clone(), shown: shown.clone(), depth };
-        self.push(listed, FileKind::Dir, md, via_symlink);
+        self.push(listed, FileKind::Dir, facts, via_symlink);
         if self.counted_enough() {
             return;
         }
@@ -516,9 +603,11 @@ impl<'a> Walker<'a> {
             if self.visited.contains(&target) || parent.starts_with(&target) {
                 return self.skip(&shown, SkipReason::Cycle);
             }
-            self.enter(Source::Link, Node { canonical: target, shown, depth }, &md);
+            let facts = Facts::of(&md);
+            self.enter(Source::Link, Node { canonical: target, shown, depth }, facts);
         } else if md.is_file() {
-            self.push(Node { canonical: target, shown, depth }, FileKind::File, &md, true);
+            let facts = Facts::of(&md);
+            self.push(Node { canonical: target, shown, depth }, FileKind::File, facts, true);
         } else {
             self.skip(&shown, SkipReason::NotRegular);
         }
@@ -626,7 +715,7 @@ impl<'a> Walker<'a> {
     }
 
     /// [`Walker::push`] of a file of a walk without a glob, whose paths `at` holds.
-    fn push_file(&mut self, at: &Paths, md: &cap_std::fs::Metadata, depth: usize, via: bool) {
+    fn push_file(&mut self, at: &Paths, facts: Facts, depth: usize, via: bool) {
         if self.out.entries.len() >= self.options.max_entries {
             self.out.truncated = true;
             self.out.omitted += 1;
@@ -637,15 +726,15 @@ impl<'a> Walker<'a> {
             path: Utf8PathBuf::from(at.shown_path()),
             location: Location { root: self.root, path: Utf8PathBuf::from(at.path()) },
             kind: FileKind::File,
-            len: md.len(),
-            modified: md.modified().ok().map(|t| t.into_std()),
-            inode: inode_of(md),
+            len: facts.len,
+            modified: facts.modified,
+            inode: facts.inode,
             depth,
             via_symlink: via,
         });
     }
 
-    fn push(&mut self, node: Node, kind: FileKind, md: &cap_std::fs::Metadata, via_symlink: bool) {
+    fn push(&mut self, node: Node, kind: FileKind, facts: Facts, via_symlink: bool) {
         let Node { canonical, shown, depth } = node;
         if let Some(filter) = &self.filter {
             if kind != FileKind::File {
@@ -667,9 +756,9 @@ impl<'a> Walker<'a> {
             path: join(&shown),
             location: Location::new(self.root, &canonical),
             kind,
-            len: md.len(),
-            modified: md.modified().ok().map(|t| t.into_std()),
-            inode: inode_of(md),
+            len: facts.len,
+            modified: facts.modified,
+            inode: facts.inode,
             depth,
             via_symlink,
         });

@@ -172,7 +172,7 @@ impl Workspace<'_> {
             dirs.push(location);
         }
         dirs.dedup();
-        let options = WalkOptions::of(sandbox).max_depth(1).max_entries(MAX_ENTRIES);
+        let options = WalkOptions::of(sandbox).max_depth(1).max_entries(MAX_ENTRIES).names_only();
         let mut seen = BTreeSet::new();
         let mut items = Vec::new();
         for dir in &dirs {

@@ -236,7 +236,8 @@ impl SourceIndex {
 /// The names of the entries directly in `root`, sorted.
 fn top_names(sandbox: &Sandbox, root: &str) -> Vec<String> {
     let Ok(location) = sandbox.resolve(root, None) else { return Vec::new() };
-    let Ok(walk) = sandbox.walk_with(&location, WalkOptions::of(sandbox).max_depth(1)) else {
+    let options = WalkOptions::of(sandbox).max_depth(1).names_only();
+    let Ok(walk) = sandbox.walk_with(&location, options) else {
         return Vec::new();
     };
     let mut names: Vec<String> =

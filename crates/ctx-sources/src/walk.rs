@@ -148,7 +148,8 @@ impl<'s> Walks<'s> {
         if rests.depth == Some(1) {
             return self.list(folder, &location, rests, exclude);
         }
-        let mut options = WalkOptions::of(self.sandbox);
+        // The files found are stated when the index checks them; the walk needs their names.
+        let mut options = WalkOptions::of(self.sandbox).names_only();
         if let Some(depth) = rests.depth {
             options = options.max_depth(depth);
         }

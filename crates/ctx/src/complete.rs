@@ -172,8 +172,9 @@ impl<'a> Scorer<'a> {
 /// as many threads as there are cores.
 fn walk_all(sandbox: &Sandbox) -> ctx_fs::Result<Vec<Found>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
-    let top_level = WalkOptions::of(sandbox).max_depth(1);
-    let below = WalkOptions::of(sandbox).max_entries(MAX_ENTRIES);
+    // Completion needs the names and kinds of the entries, not a `stat` of each.
+    let top_level = WalkOptions::of(sandbox).max_depth(1).names_only();
+    let below = WalkOptions::of(sandbox).max_entries(MAX_ENTRIES).names_only();
     let mut found = Vec::new();
     for root in sandbox.roots() {
         let shown = if root == RootId::WORKSPACE {

@@ -284,6 +284,51 @@ fn walk_options_bound_one_walk() {
     );
 }
 
+/// A walk of names alone (no `stat` of the entries the listing names) lists, skips, counts and
+/// stops exactly as a full walk does, through ignore files, hidden entries, links (in and out
+/// of the root, broken, in cycles), denied names, a FIFO and every limit; only the lengths,
+/// times and inodes are left empty.
+#[test]
+fn a_walk_of_names_alone_is_the_full_walk_without_stats() {
+    let fx = tree();
+    fx.write(".github/ci.yaml", "on: push").write(".ignore", "by_ignore.md\n!/.github/\n");
+    #[cfg(unix)]
+    {
+        let status = std::process::Command::new("mkfifo").arg(fx.path("pipe")).status().unwrap();
+        assert!(status.success());
+    }
+    let sb = fx.sandbox();
+    let root = sb.workspace();
+    let src = sb.resolve("src", None).unwrap();
+    let limits = [(usize::MAX, usize::MAX), (1, usize::MAX), (2, 3), (usize::MAX, 5)];
+    for dir in [&root, &src] {
+        for (depth, entries) in limits {
+            let full = WalkOptions::of(&sb).max_depth(depth).max_entries(entries);
+            let full = sb.walk_with(dir, full).unwrap();
+            let names = WalkOptions::of(&sb).max_depth(depth).max_entries(entries).names_only();
+            let names = sb.walk_with(dir, names).unwrap();
+            let facts = |w: &Walk| {
+                let entries = w.entries.iter();
+                entries
+                    .map(|e| (e.path.clone(), e.location.clone(), e.kind, e.depth, e.via_symlink))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(facts(&names), facts(&full), "{dir:?}, {depth}, {entries}");
+            assert_eq!(skipped(&names), skipped(&full));
+            let counts = |w: &Walk| (w.truncated, w.omitted, w.omitted_files, w.looked);
+            assert_eq!(counts(&names), counts(&full));
+            // Links are looked at (their targets' facts stand); nothing else is.
+            for entry in names.entries.iter().filter(|e| !e.via_symlink) {
+                assert_eq!((entry.len, entry.modified, entry.inode), (0, None, 0), "{entry:?}");
+            }
+        }
+    }
+    let all = sb.walk_with(&root, WalkOptions::of(&sb).names_only()).unwrap();
+    assert!(list(&all).contains(&".github/ci.yaml".to_owned()), "{:?}", list(&all));
+    #[cfg(unix)]
+    assert!(skipped(&all).contains(&("pipe".to_owned(), SkipReason::NotRegular)));
+}
+
 /// ruff's `.ignore` brings back a hidden folder with `!/.github/`; the `ignore` crate (and
 /// ripgrep) then walk it, and so does ctx. Other hidden entries stay out.
 #[test]
