@@ -261,7 +261,9 @@ pub(crate) fn pieces_and_peak(
     let mut weights = evidence_met(&lines, defs, matched, named, small);
     insertions(&lines, matched, new, &mut weights);
     if weights.iter().sum::<f64>() <= 0.0 {
-        weights[0] = 1.0;
+        // The head, from its first line that shows something.
+        let first = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0);
+        weights[first] = 1.0;
     }
     let cores = blocks(&weights, defs, cap, PIECE_CONTEXT);
     // Each block's weight shared by its lines.
@@ -286,7 +288,7 @@ pub(crate) fn pieces_and_peak(
     }
     let after = !cores.is_empty();
     Gap { start: next, end: total, after, before: false }.split(cap, &starts, &mut ranges);
-    let out: Vec<Piece> = ranges
+    let out: Vec<Piece> = join_blank(ranges, &lines)
         .into_iter()
         .map(|range| {
             let lines = range.start as usize - 1..range.end as usize;
@@ -307,7 +309,9 @@ pub(crate) fn pieces_and_peak(
         }
     }
     let peak = lead.map_or(1, |l| {
-        let mut best = l.range.start;
+        // A piece starts on a line that shows something, but at the head of the file.
+        let shows = |n: &u32| !lines[*n as usize - 1].trim().is_empty();
+        let mut best = (l.range.start..=l.range.end).find(shows).unwrap_or(l.range.start);
         for line in l.range.start..=l.range.end {
             if weights[line as usize - 1] > weights[best as usize - 1] {
                 best = line;
@@ -316,6 +320,33 @@ pub(crate) fn pieces_and_peak(
         best
     });
     (out, peak)
+}
+
+/// `ranges` (in line order, covering the file) with each range of blank lines alone joined to
+/// the range before it (or, at the head of the file, to the one after it): a piece that shows
+/// nothing is never offered on its own. A file of blank lines alone has no range.
+fn join_blank(ranges: Vec<LineRange>, lines: &[&str]) -> Vec<LineRange> {
+    let blank = |r: &LineRange| {
+        lines[r.start as usize - 1..r.end as usize].iter().all(|l| l.trim().is_empty())
+    };
+    let mut out: Vec<LineRange> = Vec::with_capacity(ranges.len());
+    let mut head: Option<u32> = None;
+    for mut range in ranges {
+        if blank(&range) {
+            match out.last_mut() {
+                Some(last) => last.end = range.end,
+                None => {
+                    head.get_or_insert(range.start);
+                }
+            }
+            continue;
+        }
+        if let Some(start) = head.take() {
+            range.start = start;
+        }
+        out.push(range);
+    }
+    out
 }
 
 /// The words of `prompt` that no file of the workspace holds: each word (lower case, once)
@@ -724,16 +755,27 @@ mod tests {
             let total = text.lines().count() as u32;
             let defs: Vec<DefRec> = spans.iter().map(|&(start, len)| def(start, start + len)).collect();
             let got = pieces(&text, &defs, &matched(&["retry", "timeout"]), |_| 0.0, cap);
-            proptest::prop_assert_eq!(got.is_empty(), total == 0);
+            let lines: Vec<&str> = text.lines().collect();
+            let shown = |n: u32| !lines[n as usize - 1].trim().is_empty();
+            proptest::prop_assert_eq!(got.is_empty(), !(1..=total).any(shown));
             let mut next = 1;
             for p in &got {
                 proptest::prop_assert_eq!(p.range.start, next);
                 proptest::prop_assert!(p.range.start <= p.range.end);
-                proptest::prop_assert!(p.range.end - p.range.start < cap.max(1));
+                // Every piece shows something; without the blank lines joined to it (at its
+                // end, and at the head of the file), it is within the cap.
+                let first = (p.range.start..=p.range.end).find(|&n| shown(n)).unwrap();
+                let last = (p.range.start..=p.range.end).rev().find(|&n| shown(n)).unwrap();
+                let start = if p.range.start == 1 { first } else { p.range.start };
+                proptest::prop_assert!(last - start < cap.max(1), "{:?}", p.range);
                 proptest::prop_assert!(p.evidence >= 0.0);
                 next = p.range.end + 1;
             }
-            if total > 0 {
+            if !got.is_empty() {
+                // A file's cheapest sight shows something.
+                let terms = matched(&["retry", "timeout"]);
+                let (_, peak) = pieces_and_peak(&text, &defs, (&terms, &[]), |_| 0.0, cap, false);
+                proptest::prop_assert!(shown(peak), "{}", peak);
                 proptest::prop_assert_eq!(next, total + 1);
                 let sum: f64 = got.iter().map(|p| p.evidence).sum();
                 proptest::prop_assert!((sum - 1.0).abs() < 1e-9, "{}", sum);
