@@ -27,7 +27,10 @@ pub(crate) fn run(settings: &Settings, args: &OutlineArgs) -> anyhow::Result<Exi
             .map(|(code, message)| json!({ "code": code.as_str(), "message": message }))
             .collect();
         let mut value = serde_json::to_value(&outline)?;
-        value["tokens"] = json!(ctx::tokens::count(&outline.text));
+        // Counted in the tokenizer of the budget.
+        let tokenizer = ctx.assembler().options().tokenizer;
+        value["tokens"] = json!(tokenizer.scale(ctx::tokens::count(&outline.text)));
+        value["tokenizer"] = json!(tokenizer.name());
         value["text"] = json!(outline.text);
         value["warnings"] = json!(warnings);
         visible_json(&mut value);

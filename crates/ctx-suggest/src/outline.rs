@@ -6,6 +6,8 @@
 
 use serde::Serialize;
 
+use ctx_tokens::Tokenizer;
+
 use crate::symbols::{self, Lang};
 use crate::tokenize;
 
@@ -240,12 +242,17 @@ struct Piece {
 /// included, fits `max_tokens` o200k tokens; everything without a budget. The order of the
 /// output is the order of `files`, then of lines, whatever the ranking.
 pub fn fit(files: Vec<FileOutline>, max_tokens: Option<usize>) -> Fitted {
-    fit_in(files, max_tokens, max_tokens)
+    fit_in(files, max_tokens, max_tokens.map(|n| (n, Tokenizer::O200k)))
 }
 
-/// [`fit`] within `room` tokens, the note naming `budget`: for a caller that adds lines of
-/// its own after the outline, their tokens set aside.
-pub fn fit_in(files: Vec<FileOutline>, room: Option<usize>, budget: Option<usize>) -> Fitted {
+/// [`fit`] within `room` o200k tokens, the note naming `budget` (in the tokens of its
+/// tokenizer): for a caller that adds lines of its own after the outline, their tokens set
+/// aside. When nothing fits beside the note, its shorter forms say what was left out.
+pub fn fit_in(
+    files: Vec<FileOutline>,
+    room: Option<usize>,
+    budget: Option<(usize, Tokenizer)>,
+) -> Fitted {
     let max_tokens = room;
     let mut pieces: Vec<Piece> = Vec::new();
     for (f, file) in files.iter().enumerate() {
@@ -265,18 +272,18 @@ pub fn fit_in(files: Vec<FileOutline>, room: Option<usize>, budget: Option<usize
     });
     let render_first = |k: usize| {
         let kept = keep(&files, &pieces[..k]);
-        let text = render(&kept, &files, budget);
+        let text = render(&kept, &files, budget, 0);
         (kept, text)
     };
-    let Some(budget) = max_tokens else {
+    let Some(room) = max_tokens else {
         let (kept, text) = render_first(pieces.len());
         return finish(kept, text, &files);
     };
     // Each piece costs at least a token, so no more than the budget can fit.
-    let (mut lo, mut hi) = (0, pieces.len().min(budget));
+    let (mut lo, mut hi) = (0, pieces.len().min(room));
     let fits = |k: usize| {
         let (kept, text) = render_first(k);
-        ctx_tokens::count_at_most(&text, budget).map(|_| (kept, text))
+        ctx_tokens::count_at_most(&text, room).map(|_| (kept, text))
     };
     if let Some((kept, text)) = fits(hi) {
         return finish(kept, text, &files);
@@ -292,14 +299,20 @@ pub fn fit_in(files: Vec<FileOutline>, room: Option<usize>, budget: Option<usize
             None => hi = mid,
         }
     }
-    match best {
-        Some((kept, text)) => finish(kept, text, &files),
-        None => {
-            let kept = keep(&files, &[]);
-            finish(kept, String::new(), &files)
-        }
+    if let Some((kept, text)) = best {
+        return finish(kept, text, &files);
     }
+    // Not even the note fits: its shorter forms, the longest that does.
+    let kept = keep(&files, &[]);
+    let text = (1..NOTE_FORMS)
+        .map(|form| render(&kept, &files, budget, form))
+        .find(|text| ctx_tokens::count_at_most(text, room).is_some())
+        .unwrap_or_default();
+    finish(kept, text, &files)
 }
+
+/// How many forms the note of what the budget left out has ([`render`]).
+const NOTE_FORMS: usize = 3;
 
 fn finish(kept: Vec<FileOutline>, text: String, all: &[FileOutline]) -> Fitted {
     let total: usize = all.iter().map(|f| f.entries.len()).sum();
@@ -336,8 +349,15 @@ fn keep(files: &[FileOutline], pieces: &[Piece]) -> Vec<FileOutline> {
     out
 }
 
-/// The text of `kept` (out of `all`), with the note of what the budget left out.
-fn render(kept: &[FileOutline], all: &[FileOutline], budget: Option<usize>) -> String {
+/// The text of `kept` (out of `all`), with the note of what the budget left out in its
+/// `form`: 0, the full note (what was left out of what, the budget and its tokenizer, how to
+/// get the rest); 1, what was left out; 2, that the budget is spent.
+fn render(
+    kept: &[FileOutline],
+    all: &[FileOutline],
+    budget: Option<(usize, Tokenizer)>,
+    form: usize,
+) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     for file in kept {
@@ -363,18 +383,31 @@ fn render(kept: &[FileOutline], all: &[FileOutline], budget: Option<usize>) -> S
     let shown: usize = kept.iter().map(|f| f.entries.len()).sum();
     let files_out = all.len() - kept.len();
     if (shown < total || files_out > 0)
-        && let Some(budget) = budget
+        && let Some((budget, tokenizer)) = budget
     {
         let files = match files_out {
             0 => String::new(),
             1 => " and 1 file".to_owned(),
             n => format!(" and {n} files"),
         };
-        let _ = writeln!(
-            out,
-            "[... {} of {total} definitions{files} left out to fit {budget} tokens; ask for lines with @path#Lstart-end ...]",
-            total - shown
-        );
+        let left = total - shown;
+        let definitions = if left == 1 { "definition" } else { "definitions" };
+        // With nothing listed there is no path to ask lines of.
+        let rest = if kept.is_empty() {
+            "raise the token budget"
+        } else {
+            "ask for lines with @path#Lstart-end"
+        };
+        let tokenizer = tokenizer.name();
+        let tokens = if budget == 1 { "token" } else { "tokens" };
+        let _ = match form {
+            0 => writeln!(
+                out,
+                "[... {left} of {total} {definitions}{files} left out to fit {budget} {tokens} ({tokenizer}); {rest} ...]",
+            ),
+            1 => writeln!(out, "[... {left} {definitions}{files} left out ...]"),
+            _ => writeln!(out, "[... budget spent ...]"),
+        };
     }
     out
 }

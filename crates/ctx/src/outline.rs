@@ -14,6 +14,9 @@ impl Context {
         let budget = ToolBudget::default();
         let base = self.sandbox().workspace();
         let cx = ToolContext { sandbox: self.sandbox(), base: &base, budget: &budget };
-        outline_of(&cx, paths, options.prompt.as_deref(), options.max_tokens)
+        // The budget is in the tokens of the context's tokenizer.
+        let tokenizer = self.assembler().options().tokenizer;
+        let budget = options.max_tokens.map(|n| (n, tokenizer));
+        outline_of(&cx, paths, options.prompt.as_deref(), budget)
     }
 }

@@ -20,7 +20,8 @@ pub const TOOL_MAX_TOKENS: usize = 4000;
 pub struct OutlineOptions {
     /// A prompt to rank the entries for: the entries that share its words are kept first.
     pub prompt: Option<String>,
-    /// A budget in o200k tokens for the whole text, notes included.
+    /// A budget for the whole text, notes included, in the tokens of the context's
+    /// tokenizer.
     pub max_tokens: Option<usize>,
 }
 
@@ -95,7 +96,8 @@ impl Tool for OutlineTool {
         };
         // The path must resolve: a tool call that names nothing is an error, as for `tree`.
         cx.resolve(uri)?;
-        let outline = outline_of(cx, &[uri], prompt, (max_tokens > 0).then_some(max_tokens));
+        let budget = (max_tokens > 0).then_some((max_tokens, ctx_tokens::Tokenizer::O200k));
+        let outline = outline_of(cx, &[uri], prompt, budget);
         for (code, message) in outline.warnings {
             cx.budget.warn(code, message);
         }
@@ -120,7 +122,7 @@ pub(crate) fn outline_of(
     cx: &ToolContext<'_>,
     paths: &[&str],
     prompt: Option<&str>,
-    max_tokens: Option<usize>,
+    budget: Option<(usize, ctx_tokens::Tokenizer)>,
 ) -> Outline {
     let mut got = Collected::default();
     for path in paths {
@@ -161,21 +163,39 @@ pub(crate) fn outline_of(
         notes.push('\n');
     }
     let notes_tokens = ctx_tokens::count(&notes);
-    let (room, notes) = match max_tokens {
-        Some(max) if notes_tokens > max => (Some(0), String::new()),
-        Some(max) => (Some(max - notes_tokens), notes),
+    // The room in o200k tokens; notes that do not fit beside the outline's own note give it
+    // their room (the outline says what the budget left out, the warnings what was not read).
+    let (room, mut notes) = match budget {
+        Some((max, tokenizer)) => {
+            let max = tokenizer.o200k_within(max);
+            match max.checked_sub(notes_tokens) {
+                Some(left) if left > 0 || notes_tokens == 0 => (Some(left), notes),
+                _ => (Some(max), String::new()),
+            }
+        }
         None => (None, notes),
     };
     outline::rank(&mut got.files, prompt);
-    let fitted = outline::fit_in(std::mem::take(&mut got.files), room, max_tokens);
-    if fitted.left_out > 0 || fitted.files_left_out > 0 {
+    let files = std::mem::take(&mut got.files);
+    let mut fitted = outline::fit_in(files.clone(), room, budget);
+    if (fitted.left_out > 0 || fitted.files_left_out > 0) && fitted.text.is_empty() {
+        // No room was left for saying what the budget left out: that comes first.
+        fitted = outline::fit_in(files, budget.map(|(max, t)| t.o200k_within(max)), budget);
+        notes.clear();
+    }
+    if let Some((max, tokenizer)) = budget
+        && (fitted.left_out > 0 || fitted.files_left_out > 0)
+    {
+        let plural =
+            |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         got.warnings.push((
             Code::TokenBudget,
             format!(
-                "the outline left out {} definitions and {} files to fit {} tokens",
-                fitted.left_out,
-                fitted.files_left_out,
-                max_tokens.unwrap_or(0)
+                "the outline left out {} and {} to fit {} ({})",
+                plural(fitted.left_out, "definition", "definitions"),
+                plural(fitted.files_left_out, "file", "files"),
+                plural(max, "token", "tokens"),
+                tokenizer.name(),
             ),
         ));
     }

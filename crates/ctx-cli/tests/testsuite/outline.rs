@@ -46,11 +46,44 @@ fn outline_json_and_budget() {
     let value: Value = serde_json::from_slice(&out.stdout).unwrap();
     let text = value["text"].as_str().unwrap();
     assert!(text.contains("retry_with_timeout"), "{text}");
-    assert!(text.contains("left out to fit 200 tokens"), "{text}");
+    assert!(text.contains("left out to fit 200 tokens (o200k)"), "{text}");
     assert!(value["tokens"].as_u64().unwrap() <= 200);
     assert!(value["left_out"].as_u64().unwrap() > 0);
     assert_eq!(value["warnings"][0]["code"], "W_BUDGET");
     assert!(value["files"].as_array().unwrap().iter().any(|f| f["path"] == "src/retry.rs"));
+}
+
+/// Under every budget the outline stays within it and, from the size of its shortest note,
+/// says in its text that definitions were left out: never an empty answer for a cut one, even
+/// beside the note of files of other kinds; in `anthropic-estimate` tokens too.
+#[test]
+fn a_small_budget_still_says_what_the_outline_left_out() {
+    let dir = workspace();
+    dir.child("data.bin.txt").write_str("plain words, no definitions\n").unwrap();
+    let said = ["left out", "budget spent"];
+    let shortest = 7;
+    for tokenizer in ["o200k", "anthropic-estimate"] {
+        for max in 1..=60 {
+            let max_arg = max.to_string();
+            let out = ctx_in(&dir)
+                .args(["--format", "json", "--tokenizer", tokenizer, "--max-tokens", &max_arg])
+                .args(["outline", "."])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let text = value["text"].as_str().unwrap();
+            let tokens = value["tokens"].as_u64().unwrap();
+            assert!(tokens <= max, "{tokenizer} {max}: {tokens} tokens:\n{text}");
+            assert_eq!(value["tokenizer"], tokenizer);
+            let cut =
+                value["left_out"].as_u64().unwrap() + value["files_left_out"].as_u64().unwrap();
+            let o200k_room = if tokenizer == "o200k" { max } else { max / 2 };
+            if cut > 0 && o200k_room >= shortest {
+                assert!(said.iter().any(|s| text.contains(s)), "{tokenizer} {max}:\n{text}");
+            }
+        }
+    }
 }
 
 #[test]
