@@ -205,21 +205,41 @@ pub struct Block {
 }
 
 /// The history block: a heading, then the summaries of `entries` (newest first) while they
-/// fit in `budget` tokens, then a marker saying how many were left out. Summaries are counted
-/// as they are sent, hidden characters made visible.
-pub fn block(entries: &[Entry], budget: usize) -> Block {
-    let mut out = String::from("### History\n\n");
+/// fit in `max` tokens of `tokenizer`, then a marker saying how many were left out, all of it
+/// within the budget. Summaries are counted as they are sent, hidden characters made
+/// visible. Room for the marker is kept while entries remain after the one at hand; a budget
+/// too small for the marker gets its short form, then nothing in band (the caller's
+/// `W_BUDGET` says it).
+pub fn block(entries: &[Entry], max: usize, tokenizer: ctx_tokens::Tokenizer) -> Block {
+    let budget = tokenizer.o200k_within(max);
+    let heading = "### History\n\n";
+    let marker = |left: usize| {
+        let entries = if left == 1 { "entry" } else { "entries" };
+        let tokens = if max == 1 { "token" } else { "tokens" };
+        format!(
+            "[... {left} older history {entries} left out: the history budget is {max} {tokens} \
+             ({}) ...]\n",
+            tokenizer.name()
+        )
+    };
+    let short = |left: usize| {
+        let entries = if left == 1 { "entry" } else { "entries" };
+        format!("[... {left} history {entries} left out ...]\n")
+    };
+    let reserve = ctx_tokens::count(&marker(entries.len()));
+    let mut out = String::from(heading);
     let mut spent = ctx_tokens::count(&out);
     let mut visible = Visible::default();
     let mut taken = 0;
-    for entry in entries {
+    for (i, entry) in entries.iter().enumerate() {
         let mut summary = raw_summary(entry);
         let mut seen = Visible::default();
         seen.clean(&mut summary, &|| {
             format!("history entry `{}`", sanitize(&one_line(&entry.id)).text)
         });
         let cost = ctx_tokens::count(&summary);
-        if spent + cost > budget {
+        let last = i + 1 == entries.len();
+        if spent + cost + if last { 0 } else { reserve } > budget {
             break;
         }
         spent += cost;
@@ -229,9 +249,17 @@ pub fn block(entries: &[Entry], budget: usize) -> Block {
     }
     let left = entries.len() - taken;
     if left > 0 {
-        out.push_str(&format!(
-            "[... {left} older history entries left out: the history budget is {budget} tokens ...]\n"
-        ));
+        if taken == 0 {
+            // Nothing of the history fits: no heading over nothing.
+            out.clear();
+            spent = 0;
+        }
+        let said = [marker(left), short(left)]
+            .into_iter()
+            .find(|note| spent + ctx_tokens::count(note) <= budget);
+        if let Some(note) = said {
+            out.push_str(&note);
+        }
     }
     Block { text: out, left_out: left, warnings: visible.warnings() }
 }
@@ -425,6 +453,7 @@ pub fn append_turn(store: &Store, name: &str, message: &Value) -> Result<(), Err
 
 #[cfg(test)]
 mod tests {
+    use ctx_tokens::Tokenizer;
     use proptest::strategy::Strategy;
 
     use super::*;
@@ -481,14 +510,26 @@ mod tests {
     #[test]
     fn the_block_is_cut_to_its_budget() {
         let entries = parse_mai(HISTORY).unwrap();
-        let all = block(&entries, 10_000);
+        let all = block(&entries, 10_000, ctx_tokens::Tokenizer::O200k);
         assert_eq!(all.left_out, 0);
         assert!(all.text.contains("- a1"));
         assert!(all.warnings.is_empty());
-        let Block { text: cut, left_out: left, .. } = block(&entries, 60);
+        let Block { text: cut, left_out: left, .. } = block(&entries, 60, Tokenizer::O200k);
         assert!(left >= 1, "{cut}");
-        assert!(cut.contains(&format!("[... {left} older history entries left out")), "{cut}");
-        assert!(ctx_tokens::count(&cut) <= 60 + 30, "only the marker goes past the budget");
+        assert!(cut.contains(&format!("[... {left} older history")), "{cut}");
+        // Every budget: the block within it, what it left out said from the short marker's
+        // size up.
+        let short = ctx_tokens::count("[... 9 history entries left out ...]\n");
+        for tokenizer in Tokenizer::ALL {
+            for max in 1..=400 {
+                let cut = block(&entries, max, tokenizer);
+                let tokens = tokenizer.scale(ctx_tokens::count(&cut.text));
+                assert!(tokens <= max, "{tokenizer:?} {max}: {tokens}:\n{}", cut.text);
+                if cut.left_out > 0 && tokenizer.o200k_within(max) >= short {
+                    assert!(cut.text.contains("left out"), "{tokenizer:?} {max}:\n{}", cut.text);
+                }
+            }
+        }
     }
 
     #[test]
@@ -541,7 +582,7 @@ mod tests {
             summary,
             "- e\\u{1b}]0;pwned\\u{7} \"n\\u{202E}evil\" (t - forged \"entry\")\n  prompt: p \\u{E0049}\\u{E0047} q\n  description: d\\u{200B}x\\u{2060}y\\u{FEFF}z\n  delete: src/\\u{9b}2Ja.rs\n  move: a\\u{7f} -> b result: applied\n  response: c d\n  result: not applied\n"
         );
-        let block = block(&entries, 10_000);
+        let block = block(&entries, 10_000, ctx_tokens::Tokenizer::O200k);
         assert_clean(&block.text);
         assert!(block.text.contains(&summary), "{}", block.text);
         let warnings: Vec<(Code, &str)> =

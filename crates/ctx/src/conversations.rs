@@ -331,7 +331,7 @@ impl ConversationBuilder {
         if let Some(selection) = &self.mai {
             let entries = self.read_mai()?;
             let chosen = history::select(&entries, selection).map_err(ErrorKind::Conversation)?;
-            let block = history::block(&chosen, tokenizer.o200k_within(self.history_tokens));
+            let block = history::block(&chosen, self.history_tokens, tokenizer);
             if block.left_out > 0 {
                 let left = block.left_out;
                 let message = format!("{left} history entries left out by the history budget");
