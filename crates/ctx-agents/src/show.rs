@@ -32,11 +32,10 @@ pub fn report(rules: &Rules) -> String {
     out.push('\n');
     let _ = writeln!(
         out,
-        "loaded: {} piece{}, {} bytes, {} tokens (o200k)",
-        rules.pieces.len(),
-        if rules.pieces.len() == 1 { "" } else { "s" },
-        rules.bytes(),
-        rules.tokens()
+        "loaded: {}, {}, {} (o200k)",
+        counted(rules.pieces.len() as u64, "piece"),
+        counted(rules.bytes() as u64, "byte"),
+        counted(rules.tokens() as u64, "token"),
     );
     for (i, piece) in rules.pieces.iter().enumerate() {
         let _ = writeln!(out, "  {}. {}", i + 1, piece_line(piece));
@@ -79,14 +78,19 @@ fn piece_line(piece: &Piece) -> String {
     let name = piece.name.as_deref().map(|n| format!(" \"{n}\"")).unwrap_or_default();
     let inlined = if piece.inlined { ", inside the file importing it" } else { "" };
     format!(
-        "{}:{}{name}: {}; {}; {} bytes, {} tokens{inlined}",
+        "{}:{}{name}: {}; {}; {}, {}{inlined}",
         if piece.path.is_empty() { "(generated)" } else { &piece.path },
         piece.line,
         why_text(&piece.why),
         placement_text(piece.placement),
-        piece.bytes,
-        piece.tokens
+        counted(piece.bytes as u64, "byte"),
+        counted(piece.tokens as u64, "token"),
     )
+}
+
+/// `n` and its noun, `s` added but for one.
+fn counted(n: u64, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Why a piece loads, in words.

@@ -119,6 +119,8 @@ pub(crate) struct Budget {
     max_includes: usize,
     /// The budget as given, in the tokenizer's tokens (0: none).
     max_tokens: usize,
+    /// The budget the markers name ([`Budget::max_tokens`]).
+    named: usize,
     /// The same in o200k tokens.
     max_o200k: usize,
     tokenizer: ctx_tokens::Tokenizer,
@@ -176,6 +178,7 @@ impl Budget {
             max_output: options.limits.max_output_bytes,
             max_includes: options.limits.max_includes,
             max_tokens,
+            named: options.named_budget.filter(|_| max_tokens > 0).unwrap_or(max_tokens),
             max_o200k: tokenizer.o200k_within(max_tokens),
             tokenizer,
             guard: options.default_budget,
@@ -508,9 +511,11 @@ impl Budget {
         self.counting
     }
 
-    /// The token budget as given, in the tokenizer's tokens (0: none).
+    /// The token budget as the markers, notes and warnings name it, in the tokenizer's
+    /// tokens (0: none): as given, or the larger one it is what is left of
+    /// ([`Options::named_budget`]).
     pub(crate) fn max_tokens(&self) -> usize {
-        self.max_tokens
+        self.named
     }
 
     /// Tokens of content counted for the records so far, in the tokenizer's tokens.

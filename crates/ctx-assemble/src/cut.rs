@@ -82,8 +82,10 @@ pub(crate) fn dropped_note(max: usize, tokenizer: Tokenizer, kept: &Kept<'_>) ->
     } else {
         format!("mention @{} alone, or raise --max-tokens", kept.path)
     };
+    let lines = if kept.total_lines == 1 { "line" } else { "lines" };
+    let tokens = if kept.total_tokens == 1 { "token" } else { "tokens" };
     format!(
-        "[... {} spent: {} left out ({} lines, {} tokens); {how} ...]",
+        "[... {} spent: {} left out ({} {lines}, {} {tokens}); {how} ...]",
         budget(max, tokenizer),
         kept.path,
         kept.total_lines,

@@ -138,6 +138,10 @@ pub struct Options {
     /// budget asked for: it cuts and notes the same, but does not turn counting on for the
     /// records.
     pub default_budget: bool,
+    /// The budget the markers, notes and warnings name, when `max_tokens` is what is left of
+    /// a larger one that the user set (`ctx messages` gives the prompt what the system prompt
+    /// and the history leave): they then say the budget the user knows and can raise.
+    pub named_budget: Option<usize>,
     /// The tokenizer counts and the token budget are in (default o200k).
     pub tokenizer: ctx_tokens::Tokenizer,
     /// Prefix included lines with `N: `.
@@ -163,6 +167,7 @@ impl Default for Options {
             limits: Limits::default(),
             count_tokens: false,
             default_budget: false,
+            named_budget: None,
             tokenizer: ctx_tokens::Tokenizer::O200k,
             line_numbers: false,
             on_error: OnError::Marker,

@@ -399,6 +399,8 @@ impl ConversationBuilder {
             }
             let options = assembler.options_mut();
             options.limits.max_tokens = max.saturating_sub(base).max(1);
+            // Its markers and warnings name the budget the user set, not what is left of it.
+            options.named_budget = Some(max);
             options.count_tokens = true;
         }
         let expanded = self.expand(&assembler, prompt)?;

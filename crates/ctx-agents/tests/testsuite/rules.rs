@@ -290,22 +290,22 @@ fn cursor_modes() {
         "repo",
         Some("repo/web/a.ts"),
         expect![[r#"
-        working folder: repo; for: repo/web/a.ts
-        loaded: 5 pieces, 46 bytes, 9 tokens (o200k)
-          1. repo/.cursor/rules/always.mdc:4: always; system prompt; 11 bytes, 2 tokens
-          2. repo/.cursor/rules/ask.mdc:4: listed (name or description); read when the model decides; system prompt; 12 bytes, 2 tokens
-          3. repo/.cursor/rules/ts.mdc:5: globs glob `*.ts` matched repo/web/a.ts; later, when the file is read; 7 bytes, 2 tokens
-          4. repo/AGENTS.md:1: always; system prompt; 6 bytes, 1 tokens
-          5. repo/web/AGENTS.md:1: lazy: loaded when a file of repo/web is read; later, when the file is read; 10 bytes, 2 tokens
-        not loaded:
-          - repo/.cursor/rules/plain.md: not a file this agent reads
-          - repo/.cursor/rules/manual.mdc: only when the user mentions it
-        problems:
-          repo/.cursor/rules/plain.md:1:1: warning[W_RULES_IGNORED]: Cursor reads only .mdc files in this folder; this file is ignored (hint: rename it, or move plain Markdown to AGENTS.md)
-          repo/.cursor/rules/manual.mdc:2:14: error[E_RULES_TYPE]: `alwaysApply` is a string, not a boolean; Cursor does not read it as true (hint: write alwaysApply: true, without quotes)
-          repo/.cursor/rules/ts.mdc:2:8: error[E_RULES_GLOB]: YAML reads an unquoted `*` as an alias: the front matter is not valid YAML; Cursor reads it leniently (not documented), other tools do not (hint: quote the glob: globs: "**/*.ts")
-        note: Cursor's user rules live in its settings, not in files; team rules on its dashboard: neither is shown
-        note: Cursor reads the folder it opened (the working folder): rule files above it are not read"#]],
+            working folder: repo; for: repo/web/a.ts
+            loaded: 5 pieces, 46 bytes, 9 tokens (o200k)
+              1. repo/.cursor/rules/always.mdc:4: always; system prompt; 11 bytes, 2 tokens
+              2. repo/.cursor/rules/ask.mdc:4: listed (name or description); read when the model decides; system prompt; 12 bytes, 2 tokens
+              3. repo/.cursor/rules/ts.mdc:5: globs glob `*.ts` matched repo/web/a.ts; later, when the file is read; 7 bytes, 2 tokens
+              4. repo/AGENTS.md:1: always; system prompt; 6 bytes, 1 token
+              5. repo/web/AGENTS.md:1: lazy: loaded when a file of repo/web is read; later, when the file is read; 10 bytes, 2 tokens
+            not loaded:
+              - repo/.cursor/rules/plain.md: not a file this agent reads
+              - repo/.cursor/rules/manual.mdc: only when the user mentions it
+            problems:
+              repo/.cursor/rules/plain.md:1:1: warning[W_RULES_IGNORED]: Cursor reads only .mdc files in this folder; this file is ignored (hint: rename it, or move plain Markdown to AGENTS.md)
+              repo/.cursor/rules/manual.mdc:2:14: error[E_RULES_TYPE]: `alwaysApply` is a string, not a boolean; Cursor does not read it as true (hint: write alwaysApply: true, without quotes)
+              repo/.cursor/rules/ts.mdc:2:8: error[E_RULES_GLOB]: YAML reads an unquoted `*` as an alias: the front matter is not valid YAML; Cursor reads it leniently (not documented), other tools do not (hint: quote the glob: globs: "**/*.ts")
+            note: Cursor's user rules live in its settings, not in files; team rules on its dashboard: neither is shown
+            note: Cursor reads the folder it opened (the working folder): rule files above it are not read"#]],
     );
     expect![[r#"
         <rules>
@@ -385,16 +385,16 @@ fn skills_are_checked() {
         "repo",
         None,
         expect![[r#"
-        working folder: repo
-        loaded: 2 pieces, 17 bytes, 5 tokens (o200k)
-          1. repo/.claude/skills/pdf/SKILL.md:1 "pdf": listed (name or description); read when the model decides; system prompt; 16 bytes, 4 tokens
-          2. repo/.agents/skills/Bad--Name/SKILL.md:1 "Bad--Name": listed (name or description); read when the model decides; system prompt; 1 bytes, 1 tokens
-        not loaded:
-          - repo/.agents/skills/nodesc/SKILL.md: front matter unusable (no usable name or description); dropped
-        problems:
-          repo/.agents/skills/Bad--Name/SKILL.md:2:7: error[E_RULES_SKILL]: `name` `Bad--Name` may hold only lower-case letters, digits and hyphens (hint: see agentskills.io/specification: name and description)
-          repo/.agents/skills/Bad--Name/SKILL.md:2:7: error[E_RULES_SKILL]: `name` `Bad--Name` must not start or end with a hyphen, nor hold two in a row (hint: see agentskills.io/specification: name and description)
-          repo/.agents/skills/nodesc/SKILL.md:2:1: error[E_RULES_SKILL]: no `description`: the specification requires one, and it is what the model sees (hint: see agentskills.io/specification: name and description)"#]],
+            working folder: repo
+            loaded: 2 pieces, 17 bytes, 5 tokens (o200k)
+              1. repo/.claude/skills/pdf/SKILL.md:1 "pdf": listed (name or description); read when the model decides; system prompt; 16 bytes, 4 tokens
+              2. repo/.agents/skills/Bad--Name/SKILL.md:1 "Bad--Name": listed (name or description); read when the model decides; system prompt; 1 byte, 1 token
+            not loaded:
+              - repo/.agents/skills/nodesc/SKILL.md: front matter unusable (no usable name or description); dropped
+            problems:
+              repo/.agents/skills/Bad--Name/SKILL.md:2:7: error[E_RULES_SKILL]: `name` `Bad--Name` may hold only lower-case letters, digits and hyphens (hint: see agentskills.io/specification: name and description)
+              repo/.agents/skills/Bad--Name/SKILL.md:2:7: error[E_RULES_SKILL]: `name` `Bad--Name` must not start or end with a hyphen, nor hold two in a row (hint: see agentskills.io/specification: name and description)
+              repo/.agents/skills/nodesc/SKILL.md:2:1: error[E_RULES_SKILL]: no `description`: the specification requires one, and it is what the model sees (hint: see agentskills.io/specification: name and description)"#]],
     );
     expect![[r#"
         <available_skills>
@@ -453,8 +453,8 @@ fn windsurf_subfolder_agents_md_and_one_files_problems() {
         expect![[r#"
             working folder: repo; for: repo/web/page.ts
             loaded: 2 pieces, 7 bytes, 2 tokens (o200k)
-              1. repo/AGENTS.md:1: always; system prompt; 4 bytes, 1 tokens
-              2. repo/web/agents.md:1: directory glob `repo/web/**` matched repo/web/page.ts; later, when the file is read; 3 bytes, 1 tokens
+              1. repo/AGENTS.md:1: always; system prompt; 4 bytes, 1 token
+              2. repo/web/agents.md:1: directory glob `repo/web/**` matched repo/web/page.ts; later, when the file is read; 3 bytes, 1 token
             not loaded:
               - repo/.windsurf/rules/t.md: front matter unusable (`trigger: glob` without `globs`); dropped
               - repo/api/AGENTS.md: directory repo/api/** did not match repo/web/page.ts

@@ -693,6 +693,17 @@ fn the_token_budget_covers_the_whole_request() {
         .sum();
     assert!(counted <= 600 + 600 / 10, "the request stays near its budget: {counted} tokens");
     assert!(err.contains("W_BUDGET"), "{err}");
+    // The prompt gets what the turns leave, but its marker and warnings name the budget the
+    // user set and can raise, never what was left of it.
+    let named = err.lines().filter(|l| l.contains("token budget of"));
+    assert!(named.clone().count() > 0, "{err}");
+    for line in named {
+        assert!(line.contains("token budget of 600 (o200k)"), "{err}");
+    }
+    let (body, _) =
+        ws.body(&["--max-tokens", "1500", "messages", "--history", "t.jsonl", "see @big.txt"]);
+    let user = body["messages"].as_array().unwrap().last().unwrap()["content"].to_string();
+    assert!(user.contains("token budget of 1500 (o200k)"), "{user}");
 }
 
 #[test]
