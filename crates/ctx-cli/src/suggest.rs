@@ -77,9 +77,26 @@ fn rank(
     }
 }
 
-/// [`ctx::Context::fit_prompt`] with `ctx`; when its index cannot be stored, warns and plans
-/// with the index kept in memory only.
+/// [`ctx::Context::fit_prompt`] with `ctx` within `max_tokens` of its tokenizer (the plan is
+/// made in o200k tokens; its tokens are given back in the tokenizer's); when its index cannot
+/// be stored, warns and plans with the index kept in memory only.
 fn fit(
+    settings: &Settings,
+    ctx: &ctx::Context,
+    prompt: &str,
+    max_tokens: usize,
+) -> anyhow::Result<ctx::FitPlan> {
+    let tokenizer = ctx.assembler().options().tokenizer;
+    let mut plan = fit_o200k(settings, ctx, prompt, tokenizer.o200k_within(max_tokens))?;
+    for choice in &mut plan.choices {
+        choice.tokens = tokenizer.scale(choice.tokens);
+    }
+    plan.tokens = tokenizer.scale(plan.tokens);
+    plan.own_tokens = tokenizer.scale(plan.own_tokens);
+    Ok(plan)
+}
+
+fn fit_o200k(
     settings: &Settings,
     ctx: &ctx::Context,
     prompt: &str,
@@ -98,23 +115,28 @@ fn fit(
     }
 }
 
-/// `path  whole, N tokens  summary` or `path:10-40,80-95  N tokens  summary`, one a line.
-fn render_plan(plan: &ctx::FitPlan) -> String {
+/// `path  whole, N tokens  summary` or `path:10-40,80-95  N tokens  summary`, one a line;
+/// tokens other than o200k's are named (`N tokens (anthropic-estimate)`).
+fn render_plan(plan: &ctx::FitPlan, tokenizer: ctx::tokens::Tokenizer) -> String {
+    let unit = match tokenizer {
+        ctx::tokens::Tokenizer::O200k => "tokens".to_owned(),
+        other => format!("tokens ({})", other.name()),
+    };
     let mut text = String::new();
     for c in &plan.choices {
         let head = match &c.view {
-            ctx::suggest::fit::View::Whole => format!("{}  whole, {} tokens", c.path, c.tokens),
+            ctx::suggest::fit::View::Whole => format!("{}  whole, {} {unit}", c.path, c.tokens),
             ctx::suggest::fit::View::Ranges(ranges) => {
                 let lines: Vec<String> =
                     ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
-                format!("{}:{}  {} tokens", c.path, lines.join(","), c.tokens)
+                format!("{}:{}  {} {unit}", c.path, lines.join(","), c.tokens)
             }
             ctx::suggest::fit::View::Outline(ranges) => {
                 let lines: Vec<String> =
                     ranges.iter().map(|r| format!("{}-{}", r.start, r.end)).collect();
                 let lines =
                     if lines.is_empty() { String::new() } else { format!(":{}", lines.join(",")) };
-                format!("{}{lines}  outline, {} tokens", c.path, c.tokens)
+                format!("{}{lines}  outline, {} {unit}", c.path, c.tokens)
             }
         };
         if c.summary.is_empty() {
@@ -154,7 +176,8 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
         if json {
             writeln!(out, "{}", json_pretty(&plan.choices)?)?;
         } else {
-            out.write_all(visible(&render_plan(&plan)).as_bytes())?;
+            let tokenizer = ctx.assembler().options().tokenizer;
+            out.write_all(visible(&render_plan(&plan, tokenizer)).as_bytes())?;
         }
         out.flush()?;
         std::mem::forget(ctx);

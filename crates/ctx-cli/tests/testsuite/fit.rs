@@ -256,3 +256,44 @@ fn no_outline_view_under_its_smallest_budget() {
     let plan: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(plan.as_array().unwrap().iter().all(|c| c["view"] != "outline"), "{plan}");
 }
+
+/// Under `anthropic-estimate` (twice o200k's count) a budget of 2N plans what o200k's N does,
+/// its tokens given in the estimate's: the plan is made in o200k tokens, not taken as N o200k
+/// tokens and cut down by the assembler; what `expand --auto` attaches is the same files.
+#[test]
+fn a_budget_in_the_estimate_plans_as_its_o200k_half() {
+    let dir = workspace();
+    let plan = |tokenizer: &str, budget: usize| -> Value {
+        let out = ctx_in(&dir)
+            .args(["--format", "json", "--tokenizer", tokenizer, "suggest"])
+            .args(["--max-tokens", &budget.to_string(), PROMPT])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    for budget in [400, 1500] {
+        let o200k = plan("o200k", budget);
+        let estimate = plan("anthropic-estimate", 2 * budget);
+        let (o200k, estimate) = (o200k.as_array().unwrap(), estimate.as_array().unwrap());
+        assert!(!o200k.is_empty());
+        assert_eq!(o200k.len(), estimate.len(), "{o200k:?}\n{estimate:?}");
+        for (a, b) in o200k.iter().zip(estimate) {
+            assert_eq!(
+                (&a["path"], &a["view"], &a["lines"]),
+                (&b["path"], &b["view"], &b["lines"])
+            );
+            assert_eq!(2 * a["tokens"].as_u64().unwrap(), b["tokens"].as_u64().unwrap());
+        }
+        let out = ctx_in(&dir)
+            .args(["--format", "json", "--tokenizer", "anthropic-estimate", "expand", "--auto"])
+            .args(["--max-tokens", &(2 * budget).to_string(), PROMPT])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && !stderr.contains("W_BUDGET"), "{stderr}");
+        let value: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let used = added_tokens(value["content"].as_str().unwrap());
+        assert!(used <= budget, "{budget}: {used} o200k tokens");
+    }
+}
