@@ -34,8 +34,8 @@ pub fn report(rules: &Rules) -> String {
         out,
         "loaded: {}, {}, {} (o200k)",
         counted(rules.pieces.len() as u64, "piece"),
-        counted(rules.bytes() as u64, "byte"),
-        counted(rules.tokens() as u64, "token"),
+        counted(rules.bytes(), "byte"),
+        counted(rules.tokens(), "token"),
     );
     for (i, piece) in rules.pieces.iter().enumerate() {
         let _ = writeln!(out, "  {}. {}", i + 1, piece_line(piece));
@@ -83,8 +83,8 @@ fn piece_line(piece: &Piece) -> String {
         piece.line,
         why_text(&piece.why),
         placement_text(piece.placement),
-        counted(piece.bytes as u64, "byte"),
-        counted(piece.tokens as u64, "token"),
+        counted(piece.bytes, "byte"),
+        counted(piece.tokens, "token"),
     )
 }
 

@@ -119,7 +119,7 @@ pub(crate) struct Budget {
     max_includes: usize,
     /// The budget as given, in the tokenizer's tokens (0: none).
     max_tokens: usize,
-    /// The budget the markers name ([`Budget::max_tokens`]).
+    /// The budget the markers name ([`Budget::named`]).
     named: usize,
     /// The same in o200k tokens.
     max_o200k: usize,
@@ -514,7 +514,7 @@ impl Budget {
     /// The token budget as the markers, notes and warnings name it, in the tokenizer's
     /// tokens (0: none): as given, or the larger one it is what is left of
     /// ([`Options::named_budget`]).
-    pub(crate) fn max_tokens(&self) -> usize {
+    pub(crate) fn named(&self) -> usize {
         self.named
     }
 
@@ -688,7 +688,7 @@ mod tests {
         };
         let mut b = Budget::new(&options);
         assert_eq!(b.left(0), 50);
-        assert_eq!(b.max_tokens(), 101);
+        assert_eq!(b.named(), 101);
         assert_eq!(b.add_total(7), 14);
     }
 

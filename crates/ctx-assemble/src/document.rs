@@ -196,7 +196,7 @@ impl Run<'_> {
             let budget = &self.out.budget;
             let message = format!(
                 "token budget of {} ({}) spent: {} left out{}",
-                budget.max_tokens(),
+                budget.named(),
                 budget.tokenizer(),
                 resolved.path,
                 budget.hint(),

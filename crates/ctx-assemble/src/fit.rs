@@ -55,7 +55,7 @@ impl Run<'_> {
         let overhead = self.out.overhead(probe, place);
         // Every decision keeps room for the note that may end the output (in bytes first,
         // which stand for tokens without counting anything).
-        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
         let note_bytes = crate::cut::note_bytes(max, tokenizer);
         // An item's own cap (an attachment's) holds whatever the budget leaves.
         let cap = self.item_cap;
@@ -168,7 +168,7 @@ impl Run<'_> {
         if self.out.budget.exhausted() {
             return false;
         }
-        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
         let marker = crate::cut::text_marker(max, tokenizer, name);
         let closing = self.out.closing();
         let short_note = self.short_note_room();
@@ -244,7 +244,7 @@ impl Run<'_> {
         item: &mut Item<'_>,
         note: bool,
     ) -> Fitted<'t> {
-        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
         let path = kept.path;
         self.out.budget.add_cut();
         item.record.truncated = true;
@@ -322,7 +322,7 @@ impl Run<'_> {
         item.record.dropped += 1;
         let message = format!(
             "token budget of {} ({}) spent: {path} left out{}",
-            budget.max_tokens(),
+            budget.named(),
             budget.tokenizer(),
             budget.hint(),
         );

@@ -71,7 +71,7 @@ impl Run<'_> {
         let mut notes = notes;
         if let Some((from, left_out)) = self.dir_drop.take() {
             let budget = &self.out.budget;
-            let (max, tokenizer) = (budget.max_tokens(), budget.tokenizer());
+            let (max, tokenizer) = (budget.named(), budget.tokenizer());
             item.record.truncated = true;
             item.record.dropped = left_out as u64;
             let note = crate::cut::files_note(max, tokenizer, left_out, files.len(), &from);
@@ -106,7 +106,7 @@ impl Run<'_> {
             return true;
         }
         let overhead = self.out.directory_overhead(head, notes);
-        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
         if self.out.budget.fits_bytes(overhead.len() + crate::cut::note_bytes(max, tokenizer)) {
             return true;
         }

@@ -31,7 +31,7 @@ impl Run<'_> {
         if kept.tool {
             return None;
         }
-        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
         // The marker without ranges, as many definitions as lines, for a first room; a
         // reduction whose marker turns out longer is asked for again in less room.
         let lines = usize::try_from(kept.total_lines).unwrap_or(usize::MAX);
@@ -79,7 +79,7 @@ impl Run<'_> {
         body_tokens: usize,
         item: &mut Item<'_>,
     ) {
-        let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
         self.out.budget.add_cut();
         item.record.truncated = true;
         self.count_placed(Some(body_tokens), item);

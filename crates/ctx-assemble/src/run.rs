@@ -346,7 +346,7 @@ impl<'a> Run<'a> {
     fn write_text(&mut self, doc: &Doc, text: &str, (line, column): (u32, u32)) {
         let bounded = self.chain.len() > 1;
         let marker = crate::cut::text_marker(
-            self.out.budget.max_tokens(),
+            self.out.budget.named(),
             self.out.budget.tokenizer(),
             &doc.name,
         );
@@ -361,7 +361,7 @@ impl<'a> Run<'a> {
         let spent = self.out.budget.text(&shown, bounded, reserve);
         let cut = spent.cut_from.is_some() && self.out.budget.first_text_cut();
         if cut {
-            let (max, tokenizer) = (self.out.budget.max_tokens(), self.out.budget.tokenizer());
+            let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
             let message = crate::cut::text_cut_message(max, tokenizer, &doc.name);
             // Where the cut falls: after the whole lines kept (a cut keeps whole lines).
             let kept_lines = spent.content.matches('\n').count();
