@@ -172,15 +172,16 @@ impl Workspace<'_> {
             return Vec::new();
         }
         let mut content = Vec::new();
-        if self.assemble(uri, &mut content).is_none() {
-            return Vec::new();
-        }
+        let Some(assembly) = self.assemble(uri, &mut content) else { return Vec::new() };
         let tokenizer = self.ctx.assembler().options().tokenizer;
         let tokens = tokenizer.count(&String::from_utf8_lossy(&content));
+        // A size the budget made is not the document's: the lens says so.
+        let cut = assembly.diagnostics.iter().any(|d| d.code == ctx::Code::TokenBudget);
+        let cut = if cut { ", cut by the token budget" } else { "" };
         vec![lsp::CodeLens {
             range: lsp::Range::new(lsp::Position::new(0, 0), lsp::Position::new(0, 3)),
             command: Some(lsp::Command {
-                title: format!("{tokens} tokens ({tokenizer}) assembled"),
+                title: format!("{tokens} tokens ({tokenizer}) assembled{cut}"),
                 command: ASSEMBLE_COMMAND.to_owned(),
                 arguments: Some(vec![Value::String(uri.to_string())]),
             }),

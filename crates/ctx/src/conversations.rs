@@ -392,8 +392,8 @@ impl ConversationBuilder {
             }
             if fixed > max {
                 let message = format!(
-                    "the system prompt (rules and history summary) alone takes {fixed} tokens \
-                     ({tokenizer}), more than the budget of {max}; it is sent whole"
+                    "the rules and the history summary alone take {fixed} tokens \
+                     ({tokenizer}), more than the budget of {max}; they are sent whole"
                 );
                 warnings.push(Warning::new(Code::TokenBudget, message));
             }

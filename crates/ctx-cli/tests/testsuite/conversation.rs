@@ -730,7 +730,7 @@ fn a_system_prompt_over_the_budget_is_sent_whole_with_a_warning() {
     let ws = Workspace::new();
     ws.write(".ctx/rules/a.md", "Always write tests. ".repeat(200));
     let (body, err) = ws.body(&["--max-tokens", "100", "messages", "hello"]);
-    assert!(err.contains("alone takes"), "{err}");
+    assert!(err.contains("alone take"), "{err}");
     let system = body["messages"][0]["content"].as_str().unwrap();
     assert_eq!(system.matches("Always write tests.").count(), 200);
 }
