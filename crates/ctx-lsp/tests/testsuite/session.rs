@@ -440,13 +440,13 @@ fn the_lens_says_when_the_budget_cut_the_document() {
     let dir = tempfile::tempdir().unwrap();
     let long: String = (1..=300).map(|i| format!("line {i} of a long rule\n")).collect();
     std::fs::write(dir.path().join("long.md"), long).unwrap();
-    std::fs::write(dir.path().join("main.md"), "---\ndescription: x\n---\n@[long.md]\n").unwrap();
+    let text = "---\ndescription: x\n---\n@[long.md]\n";
+    std::fs::write(dir.path().join("main.md"), text).unwrap();
     let main = uri(&dir.path().join("main.md"));
     for (max, cut) in [(0, false), (40, true)] {
         let limits = ctx::Limits { max_tokens: max, ..ctx::Limits::default() };
         let builder = ctx::Context::builder().root(dir.path()).limits(limits);
         let mut client = Client::start_with(builder);
-        let text = std::fs::read_to_string(dir.path().join("main.md")).unwrap();
         client.notify(
             "textDocument/didOpen",
             json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": text } }),
