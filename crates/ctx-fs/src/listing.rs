@@ -1,6 +1,8 @@
 //! A folder's listing for a walk: its names in one string, with the type of each entry the
-//! listing gives, read with `getdents64` on Linux (through cap-std elsewhere).
+//! listing gives, read with `getdents64` on Linux (through cap-std elsewhere); and what a walk
+//! records of an entry it looks at (its kind, length, time and inode).
 
+use cap_std::fs::Metadata;
 use cap_std::fs_utf8::Dir;
 
 /// What a listing says an entry is, without following a link: a regular file, a folder, or
@@ -42,6 +44,60 @@ impl Listing {
     pub(crate) fn entries(&self) -> impl Iterator<Item = (&str, Kind)> {
         self.names.iter().map(|&(start, len, kind)| (&self.text[start..start + len], kind))
     }
+}
+
+/// What an entry of a listing is, never following a link.
+#[derive(Clone, Copy)]
+pub(crate) enum Entry {
+    File,
+    Dir,
+    Link,
+    /// A FIFO, socket or device.
+    Other,
+}
+
+impl Entry {
+    pub(crate) fn of(md: &Metadata) -> Entry {
+        if md.is_symlink() {
+            Entry::Link
+        } else if md.is_dir() {
+            Entry::Dir
+        } else if md.is_file() {
+            Entry::File
+        } else {
+            Entry::Other
+        }
+    }
+}
+
+/// What a walk records of an entry besides its kind: its length, modification time and inode
+/// (all zero in a walk of names alone, [`crate::WalkOptions::names_only`]).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Facts {
+    pub(crate) len: u64,
+    pub(crate) modified: Option<std::time::SystemTime>,
+    pub(crate) inode: u64,
+}
+
+impl Facts {
+    pub(crate) fn of(md: &Metadata) -> Facts {
+        Facts {
+            len: md.len(),
+            modified: md.modified().ok().map(|t| t.into_std()),
+            inode: inode_of(md),
+        }
+    }
+}
+
+#[cfg(unix)]
+fn inode_of(md: &cap_std::fs::Metadata) -> u64 {
+    use cap_std::fs::MetadataExt;
+    md.ino()
+}
+
+#[cfg(not(unix))]
+fn inode_of(_: &cap_std::fs::Metadata) -> u64 {
+    0
 }
 
 /// Lists the folder `dir` with `getdents64` into `buf` (kept from one folder to the next), its

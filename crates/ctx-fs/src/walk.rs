@@ -11,7 +11,7 @@ use globset::{GlobBuilder, GlobMatcher};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::error::{Error, ErrorKind, Result};
-use crate::listing::Kind;
+use crate::listing::{Entry, Facts, Kind};
 use crate::location::{FileKind, Location, RootId};
 use crate::path;
 use cap_std::fs::Metadata;
@@ -300,49 +300,6 @@ enum Source<'d> {
     Child(&'d Dir, &'d str, bool),
     /// The target of a symbolic link, opened from the root with links resolved.
     Link,
-}
-
-/// What an entry of a listing is, never following a link.
-#[derive(Clone, Copy)]
-enum Entry {
-    File,
-    Dir,
-    Link,
-    /// A FIFO, socket or device.
-    Other,
-}
-
-impl Entry {
-    fn of(md: &Metadata) -> Entry {
-        if md.is_symlink() {
-            Entry::Link
-        } else if md.is_dir() {
-            Entry::Dir
-        } else if md.is_file() {
-            Entry::File
-        } else {
-            Entry::Other
-        }
-    }
-}
-
-/// What a walk records of an entry besides its kind: its length, modification time and inode
-/// (all zero in a walk of names alone, [`WalkOptions::names_only`]).
-#[derive(Clone, Copy, Default)]
-struct Facts {
-    len: u64,
-    modified: Option<std::time::SystemTime>,
-    inode: u64,
-}
-
-impl Facts {
-    fn of(md: &Metadata) -> Facts {
-        Facts {
-            len: md.len(),
-            modified: md.modified().ok().map(|t| t.into_std()),
-            inode: inode_of(md),
-        }
-    }
 }
 
 /// A place a walk reached: its canonical components inside the root, the components it is
@@ -900,17 +857,6 @@ fn verdict<R: Relative + ?Sized>(
 
 fn join(comps: &[String]) -> Utf8PathBuf {
     Utf8PathBuf::from(comps.join("/"))
-}
-
-#[cfg(unix)]
-fn inode_of(md: &cap_std::fs::Metadata) -> u64 {
-    use cap_std::fs::MetadataExt;
-    md.ino()
-}
-
-#[cfg(not(unix))]
-fn inode_of(_: &cap_std::fs::Metadata) -> u64 {
-    0
 }
 
 #[cfg(test)]
