@@ -117,6 +117,20 @@ impl Server {
                 options.defines.push((name.clone(), value));
             }
         }
+        if let Some(max) = args.get("max_tokens") {
+            let Some(max) = max.as_u64().and_then(|n| usize::try_from(n).ok()) else {
+                return Err(ToolError::usage("`max_tokens` must be a whole number"));
+            };
+            // Within the budget the server was started with (`ctx mcp --max-tokens`): a call
+            // may ask for less, never for more; under the default guard, for any; 0 keeps the
+            // server's.
+            let server = options.limits.max_tokens;
+            if max > 0 {
+                let chosen = server == 0 || options.default_budget;
+                options.limits.max_tokens = if chosen { max } else { max.min(server) };
+                options.default_budget = false;
+            }
+        }
         match args.get("format") {
             Some(Value::String(name)) => {
                 options.format = name.parse::<Format>().map_err(|e| ToolError::usage(&e))?;

@@ -21,6 +21,11 @@ pub(crate) fn list() -> Vec<Tool> {
     let document =
         json!({ "type": "string", "description": "the document, relative to the workspace root" });
     let prompt = json!({ "type": "string", "description": "the prompt text" });
+    let max_tokens = json!({
+        "type": "integer",
+        "minimum": 0,
+        "description": "a token budget for what the call adds, in the server's tokenizer (o200k unless started with --tokenizer): files that do not fit are cut or left out, each said in the text; never more than the budget the server was started with (0: the server's)",
+    });
     vec![
         tool(
             "assemble",
@@ -28,7 +33,7 @@ pub(crate) fn list() -> Vec<Tool> {
             "Assemble a document: every @[include], @mention and @{directive} replaced by what it names. Returns the text and the diagnostics (with ctx codes).",
             json!({
                 "type": "object",
-                "properties": { "path": document, "defines": defines, "format": format },
+                "properties": { "path": document, "defines": defines, "format": format, "max_tokens": max_tokens },
                 "required": ["path"],
             }),
         ),
@@ -38,7 +43,7 @@ pub(crate) fn list() -> Vec<Tool> {
             "Expand a prompt's @mentions: the prompt as written, then the content of each file it names (format xml by default).",
             json!({
                 "type": "object",
-                "properties": { "prompt": prompt, "defines": defines, "format": format },
+                "properties": { "prompt": prompt, "defines": defines, "format": format, "max_tokens": max_tokens },
                 "required": ["prompt"],
             }),
         ),

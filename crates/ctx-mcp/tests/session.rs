@@ -629,3 +629,47 @@ fn agent_rules_over_mcp_read_nothing_outside() {
     assert!(text.contains("\\u{202E}"), "{text}");
     assert_eq!(answers[&6]["result"]["isError"], true);
 }
+
+/// `max_tokens` on `expand` and `assemble`: the call's budget, said in the text when it cuts,
+/// never past the budget the server was started with; a budget that is not a whole number is
+/// a bad argument.
+#[test]
+fn a_call_asks_for_a_budget_within_the_servers() {
+    let dir = workspace();
+    let long: String = (1..=400).map(|i| format!("line {i} of a long file\n")).collect();
+    std::fs::write(dir.path().join("long.txt"), long).unwrap();
+    std::fs::write(dir.path().join("doc.md"), "# Doc\n@[long.txt]\n").unwrap();
+    let prompt = "see @long.txt";
+    let calls = [
+        tool(1, "expand", json!({ "prompt": prompt, "max_tokens": 80 })),
+        tool(2, "assemble", json!({ "path": "doc.md", "max_tokens": 80 })),
+        tool(3, "expand", json!({ "prompt": prompt, "max_tokens": "many" })),
+        tool(4, "expand", json!({ "prompt": prompt, "max_tokens": 0 })),
+    ];
+    let answers = session(&dir, &calls);
+    for id in [1, 2] {
+        let text = answers[&id]["result"]["content"][0]["text"].as_str().unwrap();
+        let added = text.strip_prefix(prompt).or(text.strip_prefix("# Doc\n")).unwrap();
+        assert!(ctx::tokens::count(added) <= 80, "{id}: {text}");
+        assert!(text.contains("token budget of 80 (o200k)"), "{id}: {text}");
+    }
+    assert_eq!(answers[&3]["result"]["isError"], true, "{}", answers[&3]);
+    let whole = answers[&4]["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(whole.contains("line 400 of a long file"), "{whole}");
+    // A server started with a budget of 40 keeps it against a call that asks for more.
+    let limits = ctx::Limits { max_tokens: 40, ..ctx::Limits::default() };
+    let ctx = ctx::Context::builder().root(dir.path()).limits(limits).build().unwrap();
+    let call = tool(5, "expand", json!({ "prompt": prompt, "max_tokens": 500 }));
+    let input: String =
+        [initialize("2025-06-18"), initialized(), call].iter().map(|m| format!("{m}\n")).collect();
+    let mut out = Vec::new();
+    ctx_mcp::run(&ctx, input.as_bytes(), &mut out).unwrap();
+    let answer: Value = String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|a| a["id"] == 5)
+        .unwrap();
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("token budget of 40 (o200k)"), "{text}");
+}
