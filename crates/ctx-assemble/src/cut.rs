@@ -215,8 +215,8 @@ fn counted_note(max: usize, tokenizer: Tokenizer, what: &str) -> String {
 /// The room, in o200k tokens and in bytes, that every decision of the budget keeps for the
 /// closing note at its longest. That is the full note, each byte of a listed path standing
 /// for a token, when it takes at most a tenth of the budget; under a smaller budget it is the
-/// form that names the budget and counts the files (up to 999 of them), so that a small file is not left out
-/// only to keep room for naming the files that may come after it.
+/// form that names the budget and counts the files (up to 999 of them), so that a small file
+/// is not left out only to keep room for naming the files that may come after it.
 fn reserved_note(max: usize, tokenizer: Tokenizer) -> (usize, usize) {
     let full = left_out_note(max, tokenizer, &[", ".to_owned()], usize::MAX);
     let full_tokens = ctx_tokens::count(&full) + LISTED_BYTES;

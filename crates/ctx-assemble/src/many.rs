@@ -93,8 +93,8 @@ impl Run<'_> {
     }
 
     /// Whether the token budget has room for the expansion's frame (its tree, its opening, and
-    /// its closing with its `notes`); when it has not, the expansion is left out, said in the note that ends the
-    /// output and by `W_BUDGET`.
+    /// its closing with its `notes`); when it has not, the expansion is left out, said in the
+    /// note that ends the output and by `W_BUDGET`.
     fn directory_fits(
         &mut self,
         head: &DirectoryHead,
