@@ -242,14 +242,14 @@ struct Piece {
 /// included, fits `max_tokens` o200k tokens; everything without a budget. The order of the
 /// output is the order of `files`, then of lines, whatever the ranking.
 pub fn fit(files: Vec<FileOutline>, max_tokens: Option<usize>) -> Fitted {
-    fit_in(files, max_tokens, max_tokens.map(|n| (n, Tokenizer::O200k)))
+    fit_in(&files, max_tokens, max_tokens.map(|n| (n, Tokenizer::O200k)))
 }
 
 /// [`fit`] within `room` o200k tokens, the note naming `budget` (in the tokens of its
 /// tokenizer): for a caller that adds lines of its own after the outline, their tokens set
 /// aside. When nothing fits beside the note, its shorter forms say what was left out.
 pub fn fit_in(
-    files: Vec<FileOutline>,
+    files: &[FileOutline],
     room: Option<usize>,
     budget: Option<(usize, Tokenizer)>,
 ) -> Fitted {
@@ -271,13 +271,13 @@ pub fn fit_in(
             .then(a.entry.cmp(&b.entry))
     });
     let render_first = |k: usize| {
-        let kept = keep(&files, &pieces[..k]);
-        let text = render(&kept, &files, budget, 0);
+        let kept = keep(files, &pieces[..k]);
+        let text = render(&kept, files, budget, 0);
         (kept, text)
     };
     let Some(room) = max_tokens else {
         let (kept, text) = render_first(pieces.len());
-        return finish(kept, text, &files);
+        return finish(kept, text, files);
     };
     // Each piece costs at least a token, so no more than the budget can fit.
     let (mut lo, mut hi) = (0, pieces.len().min(room));
@@ -286,7 +286,7 @@ pub fn fit_in(
         ctx_tokens::count_at_most(&text, room).map(|_| (kept, text))
     };
     if let Some((kept, text)) = fits(hi) {
-        return finish(kept, text, &files);
+        return finish(kept, text, files);
     }
     let mut best = fits(0);
     while lo + 1 < hi {
@@ -300,15 +300,15 @@ pub fn fit_in(
         }
     }
     if let Some((kept, text)) = best {
-        return finish(kept, text, &files);
+        return finish(kept, text, files);
     }
     // Not even the note fits: its shorter forms, the longest that does.
-    let kept = keep(&files, &[]);
+    let kept = keep(files, &[]);
     let text = (1..NOTE_FORMS)
-        .map(|form| render(&kept, &files, budget, form))
+        .map(|form| render(&kept, files, budget, form))
         .find(|text| ctx_tokens::count_at_most(text, room).is_some())
         .unwrap_or_default();
-    finish(kept, text, &files)
+    finish(kept, text, files)
 }
 
 /// How many forms the note of what the budget left out has ([`render`]).

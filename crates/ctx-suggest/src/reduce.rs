@@ -140,7 +140,7 @@ pub fn reduce(
 /// The outline fitted to `room` tokens, without a note of its own (the caller's marker says
 /// how many definitions it shows); `None` when not even its heading fits.
 fn fit_outline(file: &FileOutline, room: usize) -> Option<outline::Fitted> {
-    let fitted = outline::fit_in(vec![file.clone()], Some(room), None);
+    let fitted = outline::fit_in(std::slice::from_ref(file), Some(room), None);
     (!fitted.files.is_empty()).then_some(fitted)
 }
 

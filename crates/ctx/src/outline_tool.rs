@@ -176,11 +176,11 @@ pub(crate) fn outline_of(
         None => (None, notes),
     };
     outline::rank(&mut got.files, prompt);
-    let files = std::mem::take(&mut got.files);
-    let mut fitted = outline::fit_in(files.clone(), room, budget);
+    let mut fitted = outline::fit_in(&got.files, room, budget);
     if (fitted.left_out > 0 || fitted.files_left_out > 0) && fitted.text.is_empty() {
         // No room was left for saying what the budget left out: that comes first.
-        fitted = outline::fit_in(files, budget.map(|(max, t)| t.o200k_within(max)), budget);
+        let whole = budget.map(|(max, t)| t.o200k_within(max));
+        fitted = outline::fit_in(&got.files, whole, budget);
         notes.clear();
     }
     if let Some((max, tokenizer)) = budget
