@@ -645,6 +645,12 @@ fn a_call_asks_for_a_budget_within_the_servers() {
         tool(2, "assemble", json!({ "path": "doc.md", "max_tokens": 80 })),
         tool(3, "expand", json!({ "prompt": prompt, "max_tokens": "many" })),
         tool(4, "expand", json!({ "prompt": prompt, "max_tokens": 0 })),
+        // Hostile budgets: negative, fractional, past any integer, nested.
+        tool(6, "expand", json!({ "prompt": prompt, "max_tokens": -1 })),
+        tool(7, "expand", json!({ "prompt": prompt, "max_tokens": 1.5 })),
+        tool(8, "expand", json!({ "prompt": prompt, "max_tokens": 1e300 })),
+        tool(9, "assemble", json!({ "path": "doc.md", "max_tokens": { "n": 1 } })),
+        tool(10, "expand", json!({ "prompt": prompt, "max_tokens": u64::MAX })),
     ];
     let answers = session(&dir, &calls);
     for id in [1, 2] {
@@ -653,7 +659,12 @@ fn a_call_asks_for_a_budget_within_the_servers() {
         assert!(ctx::tokens::count(added) <= 80, "{id}: {text}");
         assert!(text.contains("token budget of 80 (o200k)"), "{id}: {text}");
     }
-    assert_eq!(answers[&3]["result"]["isError"], true, "{}", answers[&3]);
+    for id in [3, 6, 7, 8, 9] {
+        assert_eq!(answers[&id]["result"]["isError"], true, "{}", answers[&id]);
+    }
+    // The largest budget there is cuts nothing.
+    let all = answers[&10]["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(all.contains("line 400 of a long file"), "{all}");
     let whole = answers[&4]["result"]["content"][0]["text"].as_str().unwrap();
     assert!(whole.contains("line 400 of a long file"), "{whole}");
     // A server started with a budget of 40 keeps it against a call that asks for more.
