@@ -121,6 +121,8 @@ pub(crate) struct Budget {
     max_tokens: usize,
     /// The budget the markers name ([`Budget::named`]).
     named: usize,
+    /// The setting the markers tell the reader to raise.
+    setting: crate::options::BudgetSetting,
     /// The same in o200k tokens.
     max_o200k: usize,
     tokenizer: ctx_tokens::Tokenizer,
@@ -179,6 +181,7 @@ impl Budget {
             max_includes: options.limits.max_includes,
             max_tokens,
             named: options.named_budget.filter(|_| max_tokens > 0).unwrap_or(max_tokens),
+            setting: options.budget_setting,
             max_o200k: tokenizer.o200k_within(max_tokens),
             tokenizer,
             guard: options.default_budget,
@@ -417,8 +420,8 @@ impl Budget {
 
     /// The o200k tokens every decision keeps for the note that may end the output.
     pub(crate) fn note_reserve(&mut self) -> usize {
-        let (max, tokenizer) = (self.max_tokens, self.tokenizer);
-        *self.note_reserve.get_or_insert_with(|| crate::cut::note_reserve(max, tokenizer))
+        let (named, max) = (self.named(), self.max_o200k);
+        *self.note_reserve.get_or_insert_with(|| crate::cut::note_reserve(named, max))
     }
 
     /// The o200k count of a frame, remembered for the frames met again (at most
@@ -487,8 +490,17 @@ impl Budget {
     }
 
     /// What a `W_BUDGET` adds about the option that sets the budget.
-    pub(crate) fn hint(&self) -> &'static str {
-        if self.guard { "; the default budget: --max-tokens N changes it, 0 lifts it" } else { "" }
+    pub(crate) fn hint(&self) -> String {
+        if !self.guard {
+            return String::new();
+        }
+        let lift = if self.setting.zero_lifts { ", 0 lifts it" } else { "" };
+        format!("; the default budget: {} N changes it{lift}", self.setting.name)
+    }
+
+    /// A bound in bytes of what ends the output ([`crate::cut::note_bytes`]).
+    pub(crate) fn note_bytes(&self) -> usize {
+        crate::cut::note_bytes(self.named(), self.max_o200k)
     }
 
     /// The tokenizer of the run.
@@ -514,8 +526,8 @@ impl Budget {
     /// The token budget as the markers, notes and warnings name it, in the tokenizer's
     /// tokens (0: none): as given, or the larger one it is what is left of
     /// ([`Options::named_budget`]).
-    pub(crate) fn named(&self) -> usize {
-        self.named
+    pub(crate) fn named(&self) -> crate::cut::Named {
+        crate::cut::Named { max: self.named, tokenizer: self.tokenizer, setting: self.setting.name }
     }
 
     /// Tokens of content counted for the records so far, in the tokenizer's tokens.
@@ -688,8 +700,27 @@ mod tests {
         };
         let mut b = Budget::new(&options);
         assert_eq!(b.left(0), 50);
-        assert_eq!(b.named(), 101);
+        assert_eq!(b.named().max, 101);
         assert_eq!(b.add_total(7), 14);
+    }
+
+    #[test]
+    fn the_default_guard_names_the_setting_that_changes_it() {
+        let guard = |budget_setting| {
+            let limits = Limits { max_tokens: crate::DEFAULT_MAX_TOKENS, ..Limits::default() };
+            let options =
+                Options { limits, default_budget: true, budget_setting, ..Options::default() };
+            Budget::new(&options)
+        };
+        let flag = guard(crate::BudgetSetting::FLAG);
+        assert_eq!(flag.hint(), "; the default budget: --max-tokens N changes it, 0 lifts it");
+        assert_eq!(flag.named().to_string(), "token budget of 200000 (o200k)");
+        // A server call's 0 keeps the server's budget, so it is not offered as a way out.
+        let call = guard(crate::BudgetSetting::CALL);
+        assert_eq!(call.hint(), "; the default budget: max_tokens N changes it");
+        assert_eq!(call.named().setting, "max_tokens");
+        // A budget asked for says nothing of a default.
+        assert_eq!(budget(Limits { max_tokens: 10, ..Limits::default() }, false).hint(), "");
     }
 
     #[test]

@@ -20,27 +20,43 @@ pub(crate) struct Kept<'a> {
     pub(crate) total_tokens: u64,
 }
 
-/// The budget as the output names it: `token budget of 500 (o200k)`.
-fn budget(max: usize, tokenizer: Tokenizer) -> String {
-    format!("token budget of {max} ({tokenizer})")
+/// The budget as the output names it: its size, its tokenizer, and the setting a reader raises
+/// for a larger one.
+#[derive(Clone, Copy)]
+pub(crate) struct Named {
+    /// The budget, in the tokenizer's tokens.
+    pub(crate) max: usize,
+    pub(crate) tokenizer: Tokenizer,
+    /// The setting that gives a larger budget (`--max-tokens`, or a server's `max_tokens`).
+    pub(crate) setting: &'static str,
+}
+
+/// `token budget of 500 (o200k)`.
+impl std::fmt::Display for Named {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "token budget of {} ({})", self.max, self.tokenizer)
+    }
+}
+
+impl Named {
+    /// `raise --max-tokens`.
+    fn raise(&self) -> String {
+        format!("raise {}", self.setting)
+    }
 }
 
 /// The last line of content the budget cut.
-pub(crate) fn cut_marker(max: usize, tokenizer: Tokenizer, kept: &Kept<'_>) -> String {
+pub(crate) fn cut_marker(named: Named, kept: &Kept<'_>) -> String {
     let last = kept.first + kept.kept_lines.saturating_sub(1);
     let end = kept.first + kept.total_lines.saturating_sub(1);
     let rest = if kept.tool {
-        "the rest: raise --max-tokens".to_owned()
+        format!("the rest: {}", named.raise())
     } else {
-        format!("the rest: @{}#L{}-{end}, or raise --max-tokens", kept.path, last + 1)
+        format!("the rest: @{}#L{}-{end}, or {}", kept.path, last + 1, named.raise())
     };
     format!(
         "[... {} reached: kept lines {}-{last} of {}-{end} ({} of {} tokens); {rest} ...]",
-        budget(max, tokenizer),
-        kept.first,
-        kept.first,
-        kept.kept_tokens,
-        kept.total_tokens,
+        named, kept.first, kept.first, kept.kept_tokens, kept.total_tokens,
     )
 }
 
@@ -53,8 +69,7 @@ pub(crate) fn ranges_text(ranges: &[crate::record::Lines]) -> String {
 /// The last line of a file the budget reduced to its outline and `ranges`, `shown` of its
 /// `definitions` in the outline.
 pub(crate) fn reduced_marker(
-    max: usize,
-    tokenizer: Tokenizer,
+    named: Named,
     kept: &Kept<'_>,
     ranges: &[crate::record::Lines],
     (shown, definitions): (usize, usize),
@@ -66,64 +81,54 @@ pub(crate) fn reduced_marker(
     };
     format!(
         "[... {} reached: kept the outline ({shown} of {definitions} definitions){lines} of \
-         1-{} ({} of {} tokens); the rest: @{}#La-b for lines a-b, or raise --max-tokens ...]",
-        budget(max, tokenizer),
+         1-{} ({} of {} tokens); the rest: @{}#La-b for lines a-b, or {} ...]",
+        named,
         kept.total_lines,
         kept.kept_tokens,
         kept.total_tokens,
         kept.path,
+        named.raise(),
     )
 }
 
 /// The note in place of content the budget left out.
-pub(crate) fn dropped_note(max: usize, tokenizer: Tokenizer, kept: &Kept<'_>) -> String {
+pub(crate) fn dropped_note(named: Named, kept: &Kept<'_>) -> String {
     let how = if kept.tool {
-        "raise --max-tokens".to_owned()
+        named.raise()
     } else {
-        format!("mention @{} alone, or raise --max-tokens", kept.path)
+        format!("mention @{} alone, or {}", kept.path, named.raise())
     };
     let lines = if kept.total_lines == 1 { "line" } else { "lines" };
     let tokens = if kept.total_tokens == 1 { "token" } else { "tokens" };
     format!(
         "[... {} spent: {} left out ({} {lines}, {} {tokens}); {how} ...]",
-        budget(max, tokenizer),
-        kept.path,
-        kept.total_lines,
-        kept.total_tokens,
+        named, kept.path, kept.total_lines, kept.total_tokens,
     )
 }
 
 /// The note closing a directory or glob expansion the budget stopped.
-pub(crate) fn files_note(
-    max: usize,
-    tokenizer: Tokenizer,
-    left_out: usize,
-    total: usize,
-    from: &str,
-) -> String {
+pub(crate) fn files_note(named: Named, left_out: usize, total: usize, from: &str) -> String {
     format!(
         "[... {} spent: {left_out} of {total} files left out, from {from} on; mention them, or \
-         raise --max-tokens ...]",
-        budget(max, tokenizer),
+         {} ...]",
+        named,
+        named.raise(),
     )
 }
 
 /// The marker after an included document's text that the budget cut.
-pub(crate) fn text_marker(max: usize, tokenizer: Tokenizer, doc: &str) -> String {
+pub(crate) fn text_marker(named: Named, doc: &str) -> String {
     format!(
-        "[... {} reached in {doc}: included content after this point is left out; raise \
-         --max-tokens ...]\n",
-        budget(max, tokenizer),
+        "[... {} reached in {doc}: included content after this point is left out; {} ...]\n",
+        named,
+        named.raise(),
     )
 }
 
 /// The `W_BUDGET` message of a cut in an included document's text (its marker is
 /// [`text_marker`]).
-pub(crate) fn text_cut_message(max: usize, tokenizer: Tokenizer, doc: &str) -> String {
-    format!(
-        "{} reached in {doc}; included content after this point is left out",
-        budget(max, tokenizer)
-    )
+pub(crate) fn text_cut_message(named: Named, doc: &str) -> String {
+    format!("{} reached in {doc}; included content after this point is left out", named)
 }
 
 /// Paths of files left out listed in the closing note, at most this many bytes of them in
@@ -170,7 +175,7 @@ impl LeftOut {
     /// alone, then that the budget is spent. The shorter forms name no file (`W_BUDGET` names
     /// each) and also say when text was cut where its own marker did not fit, which happens
     /// only under such a budget.
-    pub(crate) fn notes(&self, max: usize, tokenizer: Tokenizer) -> Vec<String> {
+    pub(crate) fn notes(&self, named: Named) -> Vec<String> {
         let cut = if self.cut { ", text cut" } else { "" };
         let what = match self.listed.len() + self.more {
             0 if self.cut => "text cut".to_owned(),
@@ -180,9 +185,9 @@ impl LeftOut {
         };
         let mut notes = Vec::with_capacity(4);
         if !self.cut {
-            notes.push(left_out_note(max, tokenizer, &self.listed, self.more));
+            notes.push(left_out_note(named, &self.listed, self.more));
         }
-        notes.push(counted_note(max, tokenizer, &what));
+        notes.push(counted_note(named, &what));
         notes.push(format!("[... {what} ...]\n"));
         notes.push("[... budget spent ...]\n".to_owned());
         notes
@@ -194,7 +199,7 @@ impl LeftOut {
 pub(crate) const SHORT_NOTE: &str = "\n[... 999 files left out, text cut ...]\n";
 
 /// The note ending the output that lists files left out with no note of their own.
-fn left_out_note(max: usize, tokenizer: Tokenizer, listed: &[String], more: usize) -> String {
+fn left_out_note(named: Named, listed: &[String], more: usize) -> String {
     let files = match (listed.len(), more) {
         (0, n) => format!("{n} files"),
         (_, 0) => listed.join(", "),
@@ -202,14 +207,15 @@ fn left_out_note(max: usize, tokenizer: Tokenizer, listed: &[String], more: usiz
     };
     let them = if listed.len().saturating_add(more) == 1 { "it" } else { "them" };
     format!(
-        "[... {} spent: left out {files}; mention {them} alone, or raise --max-tokens ...]\n",
-        budget(max, tokenizer),
+        "[... {} spent: left out {files}; mention {them} alone, or {} ...]\n",
+        named,
+        named.raise(),
     )
 }
 
 /// The closing note's shorter form that names the budget and counts what it left out.
-fn counted_note(max: usize, tokenizer: Tokenizer, what: &str) -> String {
-    format!("[... {} spent: {what}; raise --max-tokens ...]\n", budget(max, tokenizer))
+fn counted_note(named: Named, what: &str) -> String {
+    format!("[... {} spent: {what}; {} ...]\n", named, named.raise())
 }
 
 /// The room, in o200k tokens and in bytes, that every decision of the budget keeps for the
@@ -217,13 +223,13 @@ fn counted_note(max: usize, tokenizer: Tokenizer, what: &str) -> String {
 /// for a token, when it takes at most a tenth of the budget; under a smaller budget it is the
 /// form that names the budget and counts the files (up to 999 of them), so that a small file
 /// is not left out only to keep room for naming the files that may come after it.
-fn reserved_note(max: usize, tokenizer: Tokenizer) -> (usize, usize) {
-    let full = left_out_note(max, tokenizer, &[", ".to_owned()], usize::MAX);
+fn reserved_note(named: Named, max: usize) -> (usize, usize) {
+    let full = left_out_note(named, &[", ".to_owned()], usize::MAX);
     let full_tokens = ctx_tokens::count(&full) + LISTED_BYTES;
     if full_tokens.saturating_mul(10) <= max {
         return (full_tokens, full.len() + LISTED_BYTES);
     }
-    let counted = counted_note(max, tokenizer, "999 files left out, text cut");
+    let counted = counted_note(named, "999 files left out, text cut");
     (ctx_tokens::count(&counted), counted.len())
 }
 
@@ -239,8 +245,8 @@ fn failures_shortest() -> String {
 }
 
 /// The o200k tokens the budget keeps for the closing note ([`reserved_note`]).
-pub(crate) fn note_reserve(max: usize, tokenizer: Tokenizer) -> usize {
-    reserved_note(max, tokenizer).0
+pub(crate) fn note_reserve(named: Named, max: usize) -> usize {
+    reserved_note(named, max).0
 }
 
 /// The o200k tokens the budget keeps, once a reference has failed, for the list of failures
@@ -253,8 +259,8 @@ pub(crate) fn failures_reserve() -> usize {
 /// A bound in bytes of what ends the output, the closing note and the list of failures at
 /// its shortest (so of its tokens: an o200k token is at least one byte), for deciding without
 /// counting.
-pub(crate) fn note_bytes(max: usize, tokenizer: Tokenizer) -> usize {
-    reserved_note(max, tokenizer).1 + failures_shortest().len()
+pub(crate) fn note_bytes(named: Named, max: usize) -> usize {
+    reserved_note(named, max).1 + failures_shortest().len()
 }
 
 /// The number of lines of a text (a last line without an ending counts).
@@ -266,6 +272,10 @@ pub(crate) fn lines(text: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn named(tokenizer: Tokenizer, setting: &'static str) -> Named {
+        Named { max: 500, tokenizer, setting }
+    }
 
     #[test]
     fn markers() {
@@ -279,18 +289,28 @@ mod tests {
             total_tokens: 3000,
         };
         assert_eq!(
-            cut_marker(500, Tokenizer::O200k, &kept),
+            cut_marker(named(Tokenizer::O200k, "--max-tokens"), &kept),
             "[... token budget of 500 (o200k) reached: kept lines 1-50 of 1-300 (480 of 3000 \
              tokens); the rest: @src/a.rs#L51-300, or raise --max-tokens ...]"
         );
         assert_eq!(
-            dropped_note(500, Tokenizer::AnthropicEstimate, &kept),
+            dropped_note(named(Tokenizer::AnthropicEstimate, "--max-tokens"), &kept),
             "[... token budget of 500 (anthropic-estimate) spent: src/a.rs left out (300 lines, \
              3000 tokens); mention @src/a.rs alone, or raise --max-tokens ...]"
         );
         let ranged = Kept { first: 100, ..kept };
-        assert!(cut_marker(500, Tokenizer::O200k, &ranged).contains("lines 100-149 of 100-399"));
-        assert!(cut_marker(500, Tokenizer::O200k, &ranged).contains("@src/a.rs#L150-399"));
+        let o200k = named(Tokenizer::O200k, "--max-tokens");
+        assert!(cut_marker(o200k, &ranged).contains("lines 100-149 of 100-399"));
+        assert!(cut_marker(o200k, &ranged).contains("@src/a.rs#L150-399"));
+        let call = named(Tokenizer::O200k, "max_tokens");
+        assert!(
+            cut_marker(call, &ranged).ends_with("@src/a.rs#L150-399, or raise max_tokens ...]")
+        );
+        let tool = Kept { tool: true, ..kept };
+        assert!(dropped_note(call, &tool).ends_with("; raise max_tokens ...]"));
+        let notes = LeftOut { listed: vec!["b.txt".into()], ..LeftOut::default() }.notes(call);
+        assert!(notes[0].ends_with("left out b.txt; mention it alone, or raise max_tokens ...]\n"));
+        assert!(notes.iter().all(|n| !n.contains("--max-tokens")));
         assert_eq!(lines(""), 0);
         assert_eq!(lines("a\nb"), 2);
         assert_eq!(lines("a\nb\n"), 2);

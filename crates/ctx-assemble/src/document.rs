@@ -194,13 +194,8 @@ impl Run<'_> {
             item.record.truncated = true;
             item.record.dropped += 1;
             let budget = &self.out.budget;
-            let message = format!(
-                "token budget of {} ({}) spent: {} left out{}",
-                budget.named(),
-                budget.tokenizer(),
-                resolved.path,
-                budget.hint(),
-            );
+            let message =
+                format!("{} spent: {} left out{}", budget.named(), resolved.path, budget.hint(),);
             self.diagnose_item(item, Code::TokenBudget, message);
         }
         if self.out.budget.counting() {

@@ -55,8 +55,7 @@ impl Run<'_> {
         let overhead = self.out.overhead(probe, place);
         // Every decision keeps room for the note that may end the output (in bytes first,
         // which stand for tokens without counting anything).
-        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
-        let note_bytes = crate::cut::note_bytes(max, tokenizer);
+        let note_bytes = self.out.budget.note_bytes();
         // An item's own cap (an attachment's) holds whatever the budget leaves.
         let cap = self.item_cap;
         if cap.is_none_or(|c| text.len() <= c)
@@ -168,8 +167,8 @@ impl Run<'_> {
         if self.out.budget.exhausted() {
             return false;
         }
-        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
-        let marker = crate::cut::text_marker(max, tokenizer, name);
+        let named = self.out.budget.named();
+        let marker = crate::cut::text_marker(named, name);
         let closing = self.out.closing();
         let short_note = self.short_note_room();
         if self.out.budget.fits_bytes(left.len() + marker.len() + closing.len() + 1 + short_note) {
@@ -181,7 +180,7 @@ impl Run<'_> {
         }
         self.out.budget.exhaust();
         if self.out.budget.first_text_cut() {
-            let message = crate::cut::text_cut_message(max, tokenizer, name);
+            let message = crate::cut::text_cut_message(named, name);
             self.diagnose_item(item, Code::TokenBudget, message);
         }
         self.text_cut_marker(marker);
@@ -244,14 +243,14 @@ impl Run<'_> {
         item: &mut Item<'_>,
         note: bool,
     ) -> Fitted<'t> {
-        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
+        let named = self.out.budget.named();
         let path = kept.path;
         self.out.budget.add_cut();
         item.record.truncated = true;
         // The marker with every number at its largest counts at least as many tokens as the
         // marker written.
         let widest = Kept { kept_lines: kept.total_lines, kept_tokens: kept.total_tokens, ..kept };
-        let reserve = ctx_tokens::count(&cut_marker(max, tokenizer, &widest)) + 1;
+        let reserve = ctx_tokens::count(&cut_marker(named, &widest)) + 1;
         let room = avail.checked_sub(reserve);
         let cut = match room {
             Some(room) => ctx_tokens::truncate_over(text, room),
@@ -259,11 +258,11 @@ impl Run<'_> {
         };
         if !cut.text.is_empty() {
             kept.kept_lines = lines(cut.text);
-            kept.kept_tokens = tokenizer.scale(cut.tokens) as u64;
+            kept.kept_tokens = named.tokenizer.scale(cut.tokens) as u64;
             self.count_placed(Some(cut.tokens), item);
-            let marker = cut_marker(max, tokenizer, &kept);
+            let marker = cut_marker(named, &kept);
             let message = format!(
-                "token budget of {max} ({tokenizer}) reached: {path} cut to {} of {} tokens, lines {}-{} of {}{}",
+                "{named} reached: {path} cut to {} of {} tokens, lines {}-{} of {}{}",
                 kept.kept_tokens,
                 kept.total_tokens,
                 kept.first,
@@ -295,7 +294,7 @@ impl Run<'_> {
         }
         item.record.dropped += 1;
         let message = format!(
-            "token budget of {max} ({tokenizer}) spent: {path} left out ({} tokens){}",
+            "{named} spent: {path} left out ({} tokens){}",
             kept.total_tokens,
             self.out.budget.hint(),
         );
@@ -303,7 +302,7 @@ impl Run<'_> {
         if !note {
             return Fitted::Dropped(None);
         }
-        let mut text = dropped_note(max, tokenizer, &kept);
+        let mut text = dropped_note(named, &kept);
         text.push('\n');
         if avail > 0 && ctx_tokens::count_at_most(&text, avail).is_some() {
             return Fitted::Dropped(Some(text));
@@ -320,12 +319,7 @@ impl Run<'_> {
         budget.add_cut();
         item.record.truncated = true;
         item.record.dropped += 1;
-        let message = format!(
-            "token budget of {} ({}) spent: {path} left out{}",
-            budget.named(),
-            budget.tokenizer(),
-            budget.hint(),
-        );
+        let message = format!("{} spent: {path} left out{}", budget.named(), budget.hint(),);
         if note {
             self.out.left_out.push(path);
         }

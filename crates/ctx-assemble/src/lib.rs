@@ -78,7 +78,7 @@ pub mod tools;
 pub use assembler::{AssembleError, Assembler};
 pub use attach::{Attachment, AttachmentReason, Attachments};
 pub use ctx_fs::sanitize;
-pub use options::{DEFAULT_MAX_TOKENS, Format, Limits, Mode, OnError, Options};
+pub use options::{BudgetSetting, DEFAULT_MAX_TOKENS, Format, Limits, Mode, OnError, Options};
 pub use record::Assembly;
 pub use reducer::{Reduce, Reduced, Reducer};
 pub use resolve::{Resolution, Resolver};

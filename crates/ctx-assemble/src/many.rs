@@ -71,10 +71,10 @@ impl Run<'_> {
         let mut notes = notes;
         if let Some((from, left_out)) = self.dir_drop.take() {
             let budget = &self.out.budget;
-            let (max, tokenizer) = (budget.named(), budget.tokenizer());
+            let named = budget.named();
             item.record.truncated = true;
             item.record.dropped = left_out as u64;
-            let note = crate::cut::files_note(max, tokenizer, left_out, files.len(), &from);
+            let note = crate::cut::files_note(named, left_out, files.len(), &from);
             // The note has room kept for it; a budget too small for it lists the expansion
             // in the note that ends the output, or leaves it to W_BUDGET.
             let room = self.out.budget.room(ctx_tokens::count(&self.out.closing()));
@@ -106,8 +106,7 @@ impl Run<'_> {
             return true;
         }
         let overhead = self.out.directory_overhead(head, notes);
-        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
-        if self.out.budget.fits_bytes(overhead.len() + crate::cut::note_bytes(max, tokenizer)) {
+        if self.out.budget.fits_bytes(overhead.len() + self.out.budget.note_bytes()) {
             return true;
         }
         let reserve = self.out.closing_reserve();
@@ -119,10 +118,8 @@ impl Run<'_> {
         item.record.truncated = true;
         item.record.dropped = files as u64;
         self.out.left_out.push(&head.path);
-        let message = format!(
-            "token budget of {max} ({tokenizer}) spent: {} left out ({files} files)",
-            head.path
-        );
+        let message =
+            format!("{} spent: {} left out ({files} files)", self.out.budget.named(), head.path);
         self.diagnose_item(item, Code::TokenBudget, message);
         false
     }

@@ -117,6 +117,24 @@ impl Default for Limits {
     }
 }
 
+/// The setting that sets the token budget, as the output names it to whoever reads it: the
+/// command line's flag, or the argument of a server's call, which an agent can give itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BudgetSetting {
+    /// Its name: `--max-tokens`, `max_tokens`.
+    pub name: &'static str,
+    /// Whether 0 through it lifts the budget (the flag's 0 does; a server call's 0 keeps the
+    /// server's budget).
+    pub zero_lifts: bool,
+}
+
+impl BudgetSetting {
+    /// The command line's `--max-tokens`.
+    pub const FLAG: BudgetSetting = BudgetSetting { name: "--max-tokens", zero_lifts: true };
+    /// The `max_tokens` argument of a server's tool call (`ctx mcp`).
+    pub const CALL: BudgetSetting = BudgetSetting { name: "max_tokens", zero_lifts: false };
+}
+
 /// Everything an assembly is asked to do besides the sandbox it reads through.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Options {
@@ -142,6 +160,9 @@ pub struct Options {
     /// a larger one that the user set (`ctx messages` gives the prompt what the system prompt
     /// and the history leave): they then say the budget the user knows and can raise.
     pub named_budget: Option<usize>,
+    /// The setting the markers, notes and warnings tell the reader to raise for a larger
+    /// budget (default the command line's `--max-tokens`).
+    pub budget_setting: BudgetSetting,
     /// The tokenizer counts and the token budget are in (default o200k).
     pub tokenizer: ctx_tokens::Tokenizer,
     /// Prefix included lines with `N: `.
@@ -168,6 +189,7 @@ impl Default for Options {
             count_tokens: false,
             default_budget: false,
             named_budget: None,
+            budget_setting: BudgetSetting::FLAG,
             tokenizer: ctx_tokens::Tokenizer::O200k,
             line_numbers: false,
             on_error: OnError::Marker,

@@ -529,7 +529,7 @@ impl<'s> Out<'s> {
         // form the budget has room for (a budget too small for the shortest leaves it to
         // W_BUDGET).
         let left_out = std::mem::take(&mut self.left_out);
-        let notes = left_out.notes(self.budget.named(), self.budget.tokenizer());
+        let notes = left_out.notes(self.budget.named());
         let after = match notes.is_empty() {
             true => 0,
             false => ctx_tokens::count(&self.section_end(&[])),

@@ -31,11 +31,11 @@ impl Run<'_> {
         if kept.tool {
             return None;
         }
-        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
+        let named = self.out.budget.named();
         // The marker without ranges, as many definitions as lines, for a first room; a
         // reduction whose marker turns out longer is asked for again in less room.
         let lines = usize::try_from(kept.total_lines).unwrap_or(usize::MAX);
-        let widest = reduced_marker(max, tokenizer, kept, &[], (lines, lines));
+        let widest = reduced_marker(named, kept, &[], (lines, lines));
         let mut room = avail.checked_sub(ctx_tokens::count(&widest) + 1)?;
         for _ in 0..ATTEMPTS {
             let file = Reduce {
@@ -55,8 +55,8 @@ impl Run<'_> {
             }
             let body_tokens = ctx_tokens::count(&body);
             let mut kept = *kept;
-            kept.kept_tokens = tokenizer.scale(body_tokens) as u64;
-            let marker = reduced_marker(max, tokenizer, &kept, &ranges, (shown, definitions));
+            kept.kept_tokens = named.tokenizer.scale(body_tokens) as u64;
+            let marker = reduced_marker(named, &kept, &ranges, (shown, definitions));
             let total = body_tokens + ctx_tokens::count(&marker) + 1;
             if total > avail {
                 // Asked again for less than it gave by what it was over.
@@ -79,7 +79,7 @@ impl Run<'_> {
         body_tokens: usize,
         item: &mut Item<'_>,
     ) {
-        let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
+        let named = self.out.budget.named();
         self.out.budget.add_cut();
         item.record.truncated = true;
         self.count_placed(Some(body_tokens), item);
@@ -88,7 +88,7 @@ impl Run<'_> {
         let and_lines =
             if lines.is_empty() { String::new() } else { format!(" and lines {lines}") };
         let message = format!(
-            "token budget of {max} ({tokenizer}) reached: {path} reduced to its outline{and_lines} \
+            "{named} reached: {path} reduced to its outline{and_lines} \
              of {} lines ({} of {} tokens){}",
             kept.total_lines,
             kept.kept_tokens,

@@ -345,11 +345,7 @@ impl<'a> Run<'a> {
     /// the budget kept is what goes out.
     fn write_text(&mut self, doc: &Doc, text: &str, (line, column): (u32, u32)) {
         let bounded = self.chain.len() > 1;
-        let marker = crate::cut::text_marker(
-            self.out.budget.named(),
-            self.out.budget.tokenizer(),
-            &doc.name,
-        );
+        let marker = crate::cut::text_marker(self.out.budget.named(), &doc.name);
         let clean = sanitize(text);
         let shown = if self.numbering() {
             std::borrow::Cow::Owned(number_from(&clean.text, line, column))
@@ -361,8 +357,8 @@ impl<'a> Run<'a> {
         let spent = self.out.budget.text(&shown, bounded, reserve);
         let cut = spent.cut_from.is_some() && self.out.budget.first_text_cut();
         if cut {
-            let (max, tokenizer) = (self.out.budget.named(), self.out.budget.tokenizer());
-            let message = crate::cut::text_cut_message(max, tokenizer, &doc.name);
+            let named = self.out.budget.named();
+            let message = crate::cut::text_cut_message(named, &doc.name);
             // Where the cut falls: after the whole lines kept (a cut keeps whole lines).
             let kept_lines = spent.content.matches('\n').count();
             let at = match u32::try_from(kept_lines) {

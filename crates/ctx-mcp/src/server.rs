@@ -117,6 +117,11 @@ impl Server {
                 options.defines.push((name.clone(), value));
             }
         }
+        // The markers and warnings name the call's `max_tokens`, which the agent can raise,
+        // unless the budget that holds is the one the server was started with.
+        if options.default_budget {
+            options.budget_setting = ctx::assemble::BudgetSetting::CALL;
+        }
         if let Some(max) = args.get("max_tokens") {
             let Some(max) = max.as_u64().and_then(|n| usize::try_from(n).ok()) else {
                 return Err(ToolError::usage("`max_tokens` must be a whole number"));
@@ -129,6 +134,9 @@ impl Server {
                 let chosen = server == 0 || options.default_budget;
                 options.limits.max_tokens = if chosen { max } else { max.min(server) };
                 options.default_budget = false;
+                if chosen || max <= server {
+                    options.budget_setting = ctx::assemble::BudgetSetting::CALL;
+                }
             }
         }
         match args.get("format") {

@@ -658,6 +658,9 @@ fn a_call_asks_for_a_budget_within_the_servers() {
         let added = text.strip_prefix(prompt).or(text.strip_prefix("# Doc\n")).unwrap();
         assert!(ctx::tokens::count(added) <= 80, "{id}: {text}");
         assert!(text.contains("token budget of 80 (o200k)"), "{id}: {text}");
+        // The agent is told to raise what it can raise: its own argument.
+        assert!(text.contains("raise max_tokens"), "{id}: {text}");
+        assert!(!text.contains("--max-tokens"), "{id}: {text}");
     }
     for id in [3, 6, 7, 8, 9] {
         assert_eq!(answers[&id]["result"]["isError"], true, "{}", answers[&id]);
@@ -683,4 +686,6 @@ fn a_call_asks_for_a_budget_within_the_servers() {
         .unwrap();
     let text = answer["result"]["content"][0]["text"].as_str().unwrap();
     assert!(text.contains("token budget of 40 (o200k)"), "{text}");
+    // That budget is the server's, which the call cannot raise.
+    assert!(text.contains("raise --max-tokens"), "{text}");
 }
