@@ -211,16 +211,25 @@ pub struct Block {
 /// too small for the marker gets its short form, then nothing in band (the caller's
 /// `W_BUDGET` says it).
 pub fn block(entries: &[Entry], max: usize, tokenizer: ctx_tokens::Tokenizer) -> Block {
+    let tokens = if max == 1 { "token" } else { "tokens" };
+    let named = format!("the history budget is {max} {tokens} ({})", tokenizer.name());
+    block_within(entries, max, &named, tokenizer)
+}
+
+/// [`block`] within `max` tokens of `tokenizer` that its marker names as `named` (`the
+/// history budget is 2000 tokens (o200k)`): a request's budget may leave the history less
+/// than its own.
+pub fn block_within(
+    entries: &[Entry],
+    max: usize,
+    named: &str,
+    tokenizer: ctx_tokens::Tokenizer,
+) -> Block {
     let budget = tokenizer.o200k_within(max);
     let heading = "### History\n\n";
     let marker = |left: usize| {
         let entries = if left == 1 { "entry" } else { "entries" };
-        let tokens = if max == 1 { "token" } else { "tokens" };
-        format!(
-            "[... {left} older history {entries} left out: the history budget is {max} {tokens} \
-             ({}) ...]\n",
-            tokenizer.name()
-        )
+        format!("[... {left} older history {entries} left out: {named} ...]\n")
     };
     let short = |left: usize| {
         let entries = if left == 1 { "entry" } else { "entries" };

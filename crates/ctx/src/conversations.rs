@@ -331,10 +331,29 @@ impl ConversationBuilder {
         if let Some(selection) = &self.mai {
             let entries = self.read_mai()?;
             let chosen = history::select(&entries, selection).map_err(ErrorKind::Conversation)?;
-            let block = history::block(&chosen, self.history_tokens, tokenizer);
+            // Within the request's budget too: the rules come first, the summary gets what
+            // they leave (a token kept for the line break between them).
+            let left_room = self.max_tokens.map(|max| {
+                let rules = tokenizer.count(&system_text) + tokenizer.count(&before_user) + 1;
+                max.saturating_sub(rules)
+            });
+            let block = match left_room {
+                Some(left) if left < self.history_tokens => {
+                    let max = self.max_tokens.unwrap_or_default();
+                    let named = format!(
+                        "the token budget of {max} ({tokenizer}) leaves {left} for the history"
+                    );
+                    history::block_within(&chosen, left, &named, tokenizer)
+                }
+                _ => history::block(&chosen, self.history_tokens, tokenizer),
+            };
             if block.left_out > 0 {
                 let left = block.left_out;
-                let message = format!("{left} history entries left out by the history budget");
+                let by = match left_room {
+                    Some(room) if room < self.history_tokens => "the token budget",
+                    _ => "the history budget",
+                };
+                let message = format!("{left} history entries left out by {by}");
                 warnings.push(Warning::new(Code::TokenBudget, message));
             }
             warnings.extend(block.warnings);
@@ -392,8 +411,8 @@ impl ConversationBuilder {
             }
             if fixed > max {
                 let message = format!(
-                    "the rules and the history summary alone take {fixed} tokens \
-                     ({tokenizer}), more than the budget of {max}; they are sent whole"
+                    "the rules alone take {fixed} tokens ({tokenizer}), more than the budget \
+                     of {max}; they are sent whole"
                 );
                 warnings.push(Warning::new(Code::TokenBudget, message));
             }

@@ -707,6 +707,35 @@ fn the_token_budget_covers_the_whole_request() {
 }
 
 #[test]
+fn the_history_summary_stays_within_the_request_budget() {
+    let ws = Workspace::new();
+    ws.write(".ctx/rules/a.md", "Short rule.\n");
+    ws.write(".mai/history.json", HISTORY);
+    let rules = {
+        let (body, _) = ws.body(&["messages", "hi"]);
+        ctx::tokens::count(&system_of(&body))
+    };
+    for max in [rules + 1, rules + 12, rules + 25, rules + 40, rules + 60] {
+        let max_text = max.to_string();
+        let args = ["--max-tokens", &max_text, "messages", "--include-history", "3", "hi"];
+        let (body, err) = ws.body(&args);
+        let system = system_of(&body);
+        // Before, the summary was sent whole (its own budget of 2000), past the request's.
+        assert!(ctx::tokens::count(&system) <= max, "{max}: {system}");
+        if !system.contains("- e1") {
+            assert!(err.contains("left out by the token budget"), "{max}: {err}");
+        }
+        if system.contains("older history") {
+            assert!(system.contains(&format!("token budget of {max} (o200k)")), "{system}");
+        }
+    }
+    // A budget that holds it all changes nothing.
+    let (body, _) = ws.body(&["--max-tokens", "5000", "messages", "--include-history", "3", "hi"]);
+    let (whole, _) = ws.body(&["messages", "--include-history", "3", "hi"]);
+    assert_eq!(system_of(&body), system_of(&whole));
+}
+
+#[test]
 fn images_in_turns_are_not_counted_as_text() {
     let ws = Workspace::new();
     // A screenshot of about 550 KB in base64: as text it would be hundreds of thousands of tokens.
