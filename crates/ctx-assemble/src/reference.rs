@@ -52,14 +52,9 @@ impl Run<'_> {
             Err(failure @ (Failure::Fs(_) | Failure::Other(Code::NotFound, _)))
                 if mention && unresolved(failure.code(), &written) =>
             {
-                // `@param` in prose is not a mistake, nor is `@a.rs:10` (a colon is refused in
-                // a name, and lines are written `#L10`): the text stays as written.
-                let message = match failure.code() {
-                    Code::BadPath => {
-                        format!("no such file: {written} (a colon is refused in a name)")
-                    }
-                    _ => failure.message(),
-                } + &crate::run::lines_hint(&written);
+                // `@param` in prose is not a mistake, nor is `@a.rs:10` (no file of that name,
+                // and lines are written `#L10`): the text stays as written.
+                let message = failure.message() + &crate::run::lines_hint(&written);
                 self.diagnose_item(item, Code::Unresolved, message.clone());
                 item.record.error =
                     Some(crate::record::ErrorRecord { code: Code::Unresolved, message });
@@ -350,8 +345,8 @@ impl Run<'_> {
 }
 
 /// Whether a mention that failed with `code` is only unresolved (a warning, its text kept): a
-/// missing file, or a path whose last colon starts a line number (`@a.rs:10`), which names no
-/// file since a colon is refused in a name.
+/// missing file, or a path the sandbox refuses whose last colon starts a line number (`@a:10`,
+/// a drive-relative path).
 fn unresolved(code: Code, written: &str) -> bool {
     code == Code::NotFound || (code == Code::BadPath && !crate::run::lines_hint(written).is_empty())
 }

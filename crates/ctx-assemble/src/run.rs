@@ -710,12 +710,17 @@ fn number_from(text: &str, line: u32, column: u32) -> String {
 /// A hint for a path written with a line after a colon (`@src/a.rs:10` names a file
 /// `a.rs:10`; lines are written `#L10`), or nothing.
 pub(crate) fn lines_hint(written: &str) -> String {
+    let number = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let range = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit() || b == b'-');
     match written.rsplit_once(':') {
-        Some((path, line))
-            if !line.is_empty() && line.bytes().all(|b| b.is_ascii_digit() || b == b'-') =>
-        {
-            format!(" (for lines, write {path}#L{line})")
-        }
+        // `a.rs:10:20`, an include's range written on a mention: lines 10 to 20.
+        Some((head, end)) if number(end) => match head.rsplit_once(':') {
+            Some((path, start)) if number(start) => {
+                format!(" (for lines, write {path}#L{start}-{end})")
+            }
+            _ => format!(" (for lines, write {head}#L{end})"),
+        },
+        Some((path, line)) if range(line) => format!(" (for lines, write {path}#L{line})"),
         _ => String::new(),
     }
 }
@@ -723,6 +728,16 @@ pub(crate) fn lines_hint(written: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_colon_range_on_a_mention_is_hinted_as_its_fragment() {
+        assert_eq!(lines_hint("a.rs:10"), " (for lines, write a.rs#L10)");
+        assert_eq!(lines_hint("a.rs:10-20"), " (for lines, write a.rs#L10-20)");
+        assert_eq!(lines_hint("a.txt:2:3"), " (for lines, write a.txt#L2-3)");
+        assert_eq!(lines_hint("x:y:3"), " (for lines, write x:y#L3)");
+        assert_eq!(lines_hint("notes:v2.md"), "");
+        assert_eq!(lines_hint("a.rs:"), "");
+    }
 
     #[test]
     fn positions_count_on_from_the_last() {

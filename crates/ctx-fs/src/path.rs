@@ -91,11 +91,18 @@ pub(crate) fn check_name(name: &str) -> Result<(), &'static str> {
     if name.contains('/') || name.contains('\\') {
         return Err("separator in name");
     }
-    // On Windows a colon in a name names a stream of a file (`a:b` is the stream `b` of `a`,
-    // `a::$DATA` its data) or a drive (`C:x`): refused on every platform, so that one policy
-    // holds everywhere (assembly.md §3).
+    // On Windows a stream's type after a colon (`a::$DATA`, `a:$INDEX_ALLOCATION`) names the
+    // file's own data, and a letter and a colon (`C:x`) a drive: refused on every platform, so
+    // that one policy holds everywhere (assembly.md §3). Any other colon is part of the name
+    // (`notes:v2.md`, which the syntax's quotes are for).
     if name.contains(':') {
-        return Err("a colon in a name, which names a drive or a stream on windows");
+        let bytes = name.as_bytes();
+        if name.contains(":$") || name.ends_with(':') {
+            return Err("an ntfs stream suffix in a name");
+        }
+        if bytes.len() >= 2 && bytes[0].is_ascii_alphabetic() && bytes[1] == b':' {
+            return Err("drive-relative path");
+        }
     }
     if name.ends_with('.') || name.ends_with(' ') {
         return Err("name ends with a dot or space");
@@ -234,14 +241,17 @@ mod tests {
             "\\\\?\\C:\\x",
             "\\??\\C:\\x",
             "//server/share",
-            // Any colon in a name: `ab:c.txt` is the stream `c.txt` of `ab` on NTFS.
-            "ab:c.txt",
-            "notes:v2.md",
-            "docs/10:30 meeting.md",
-            "a.rs:10",
+            "docs/C:x",
+            "a:",
+            "a:b:$DATA",
         ] {
             bad(p);
         }
+        // Any other colon is part of a name, as the syntax's `@["notes:v2.md":2]` says.
+        good("notes:v2.md", Anchor::Relative, 1);
+        good("ab:c.txt", Anchor::Relative, 1);
+        good("docs/10:30 meeting.md", Anchor::Relative, 2);
+        good("a.rs:10", Anchor::Relative, 1);
         good("C:\\x\\y", Anchor::Drive('C'), 2);
         good("d:/x", Anchor::Drive('D'), 1);
         good("console.md", Anchor::Relative, 1);
