@@ -39,13 +39,31 @@ fn hash_lines(input: &str) -> PResult<'_, Selector<'_>> {
     Ok((rest, Selector::Lines { start, end }))
 }
 
-/// A mention fragment: `#L…` or `#name`.
-fn fragment(input: &str) -> PResult<'_, Selector<'_>> {
-    alt((hash_lines, map(preceded(tag("#"), name), Selector::Fragment))).parse(input)
+/// Whichever of two parses of `input` takes more of it, the first on a tie: `#L2x` is the
+/// name `L2x`, not lines 2 followed by text, and `#L2` stays a line.
+fn longer<'a>(
+    first: PResult<'a, Selector<'a>>,
+    second: PResult<'a, Selector<'a>>,
+) -> PResult<'a, Selector<'a>> {
+    match (first, second) {
+        (Ok(a), Ok(b)) => Ok(if b.0.len() < a.0.len() { b } else { a }),
+        (Ok(a), Err(_)) => Ok(a),
+        (Err(_), second) => second,
+    }
 }
 
-/// The colon forms of an include range.
+/// A mention fragment: `#L…` or `#name`, whichever is longer.
+fn fragment(input: &str) -> PResult<'_, Selector<'_>> {
+    longer(hash_lines(input), map(preceded(tag("#"), name), Selector::Fragment).parse(input))
+}
+
+/// The colon forms of an include range, or an anchor (`:2x` is the anchor `2x`).
 fn colon_range(input: &str) -> PResult<'_, Selector<'_>> {
+    longer(colon_lines(input), map(preceded(tag(":"), name), Selector::Anchor).parse(input))
+}
+
+/// The colon forms of a range of lines.
+fn colon_lines(input: &str) -> PResult<'_, Selector<'_>> {
     alt((
         map(preceded(tag("::"), line), |end| Selector::Lines { start: 1, end: LineEnd::Line(end) }),
         map(
@@ -58,7 +76,6 @@ fn colon_range(input: &str) -> PResult<'_, Selector<'_>> {
             ),
             |(start, end)| Selector::Lines { start, end: end.unwrap_or(LineEnd::Line(start)) },
         ),
-        map(preceded(tag(":"), name), Selector::Anchor),
     ))
     .parse(input)
 }
@@ -258,6 +275,14 @@ mod tests {
         check("a.md#getting-started", "a.md", Some(Selector::Fragment("getting-started")));
         check("a.rs:0", "a.rs", lines(0, Some(0)));
         check("a.rs:99999999999", "a.rs", lines(u32::MAX, Some(u32::MAX)));
+        // A name that starts as a range is a name (syntax.md: `name = 1*( ALNUM | "_" | "-" )`).
+        check("la.rs#L2x", "la.rs", Some(Selector::Fragment("L2x")));
+        check("x#L2-3-4", "x", Some(Selector::Fragment("L2-3-4")));
+        check("a.rs:2x", "a.rs", Some(Selector::Anchor("2x")));
+        check("a.rs:10-20x", "a.rs", Some(Selector::Anchor("10-20x")));
+        assert_eq!(mention_fragment("#L2x"), Some(Selector::Fragment("L2x")));
+        assert_eq!(fragment_prefix("#L2x and"), Some((Selector::Fragment("L2x"), 4)));
+        assert_eq!(fragment_prefix("#L2-9."), Some((lines(2, Some(9)).unwrap(), 5)));
     }
 
     #[test]
