@@ -45,8 +45,12 @@ impl Run<'_> {
     /// Assembles the top-level document.
     pub(crate) fn top(&mut self, doc: &Doc, selected: Selected<'_>) {
         self.chain.push((doc.location.clone(), doc.name.clone()));
-        // A string (a prompt, standard input) is read as Markdown.
-        let markdown = doc.location.is_none() || is_markdown(&doc.name);
+        // A document given as a string (standard input) is read as Markdown; a prompt (append
+        // mode) is the user's text, kept exactly as written, front matter or not (syntax.md).
+        let markdown = match doc.location {
+            None => self.out.inline(),
+            Some(_) => is_markdown(&doc.name),
+        };
         if let Some(encoding) = selected.encoding {
             let message = crate::printer::encoding_message(&doc.name, encoding);
             let record = DiagnosticRecord::new(Code::Encoding, message, doc.name.clone(), 1, 1);

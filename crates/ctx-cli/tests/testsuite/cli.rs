@@ -1216,6 +1216,26 @@ fn a_colon_is_part_of_a_quoted_name() {
     assert!(!out.stdout.contains("the file"));
 }
 
+/// syntax.md: in append mode the prompt is kept exactly as written; front matter is split off
+/// Markdown files only (assembly.md §5), so a prompt that starts with `---` lines keeps them,
+/// whether given as an argument or on standard input, and says nothing of front matter.
+#[test]
+fn a_prompt_that_looks_like_front_matter_is_kept_as_written() {
+    let dir = TempDir::new().unwrap();
+    dir.child("a.txt").write_str("x\n").unwrap();
+    let prompt = "---\nplease review this\n---\nand @a.txt";
+    let r = run(ctx(&dir).args(["expand", "--", prompt]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with(prompt), "{}", r.stdout);
+    assert!(!r.stderr.contains("FRONT_MATTER"), "{}", r.stderr);
+    let r = run(ctx(&dir).arg("expand").write_stdin("---\na: b: c\n---\nhi\n"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.starts_with("---\na: b: c\n---\nhi\n"), "{}", r.stdout);
+    // A document on standard input is Markdown: its front matter is split off.
+    let r = run(ctx(&dir).args(["assemble", "-"]).write_stdin("---\ntitle: t\n---\nbody\n"));
+    assert_eq!(r.stdout, "body\n", "{}", r.stderr);
+}
+
 /// syntax.md §2: a path ending in `/` names a directory, so a file written with one is not
 /// found: an error for an include, an unresolved mention in prose.
 #[test]
