@@ -287,6 +287,21 @@ impl Assembler {
         Ok(assembly)
     }
 
+    /// The text of the document `path`, resolved and read through the sandbox as a top-level
+    /// document is (`ctx parse`): outside the roots, denied, a special file, binary or too
+    /// large is an error with its code.
+    ///
+    /// # Errors
+    ///
+    /// As [`Assembler::assemble_file`] for the document itself.
+    pub fn read_document(&self, path: &str) -> Result<String, AssembleError> {
+        let location = self.sandbox.resolve_in_workspace(path).map_err(AssembleError::Input)?;
+        match self.sandbox.read_text(&location).map_err(AssembleError::Input)? {
+            Content::Text { text, .. } => Ok(text.as_str().to_owned()),
+            _ => Err(AssembleError::Binary(path.to_owned())),
+        }
+    }
+
     /// Resolves and reads the top-level document, before anything is written: a document
     /// that cannot be read leaves the output empty, in every format.
     fn load<'t, 'a>(&self, input: Input<'t, 'a>) -> Result<Loaded<'t, 'a>, AssembleError> {

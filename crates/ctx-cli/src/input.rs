@@ -1,24 +1,10 @@
-//! Reading the top-level input: a named file or standard input, as UTF-8, and naming a
-//! document for the sandbox.
+//! Reading the top-level input from standard input, as UTF-8, and naming a document for the
+//! sandbox (a named document is read through it).
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
 
 use anyhow::{Context, bail};
-
-/// Reads `path` (`-` for standard input) as UTF-8 text of at most `cap` bytes (0: no cap),
-/// with a clear message when it is not.
-#[allow(clippy::disallowed_methods)] // The top-level input named on the command line.
-pub(crate) fn read_text(path: &Path, cap: u64) -> anyhow::Result<String> {
-    if path.as_os_str() == "-" {
-        return read_stdin(cap);
-    }
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let name = path.display().to_string();
-    let bytes = read_capped(file, cap, &name).with_context(|| format!("cannot read {name}"))?;
-    utf8(bytes, &name)
-}
 
 /// Reads at most `cap` bytes (0: no cap); one byte more is an error naming the cap.
 fn read_capped(reader: impl Read, cap: u64, name: &str) -> anyhow::Result<Vec<u8>> {
@@ -26,7 +12,10 @@ fn read_capped(reader: impl Read, cap: u64, name: &str) -> anyhow::Result<Vec<u8
     let limit = if cap == 0 { u64::MAX } else { cap + 1 };
     reader.take(limit).read_to_end(&mut bytes)?;
     if cap > 0 && bytes.len() as u64 > cap {
-        bail!("{name} is larger than the size cap of {cap} bytes (raise it with --max-file-bytes)");
+        bail!(
+            "E_TOO_LARGE: {name} is larger than the size cap of {cap} bytes (raise it with \
+             --max-file-bytes)"
+        );
     }
     Ok(bytes)
 }
@@ -34,7 +23,10 @@ fn read_capped(reader: impl Read, cap: u64, name: &str) -> anyhow::Result<Vec<u8
 /// Checks a prompt given on the command line against the size cap (0: no cap).
 pub(crate) fn check_size(text: &str, cap: u64, name: &str) -> anyhow::Result<()> {
     if cap > 0 && text.len() as u64 > cap {
-        bail!("{name} is larger than the size cap of {cap} bytes (raise it with --max-file-bytes)");
+        bail!(
+            "E_TOO_LARGE: {name} is larger than the size cap of {cap} bytes (raise it with \
+             --max-file-bytes)"
+        );
     }
     Ok(())
 }
@@ -74,7 +66,7 @@ fn utf8(mut bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {
         Ok(text) => Ok(text),
         Err(err) => {
             let at = err.utf8_error().valid_up_to();
-            bail!("{name} is not UTF-8 text (invalid byte at offset {at})")
+            bail!("W_BINARY: {name} is not UTF-8 text (invalid byte at offset {at})")
         }
     }
 }

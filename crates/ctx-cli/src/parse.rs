@@ -3,16 +3,24 @@
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use ctx::Severity;
+use ctx::{Format, Mode, Severity};
 
 use crate::cli::ParseArgs;
 use crate::settings::Settings;
 
-/// `ctx parse FILE`: JSON by default, `--format text` for the fixture dump. It reads the file
-/// directly (it is a debugging aid that resolves nothing); empty input is an empty scan.
+/// `ctx parse FILE`: JSON by default, `--format text` for the fixture dump. The file is read
+/// through the sandbox as `ctx assemble` reads its document (found from the root, refused
+/// outside the roots, denied, special or binary, with its code), but nothing in it is
+/// resolved; empty input is an empty scan.
 pub(crate) fn run(settings: &Settings, args: &ParseArgs) -> anyhow::Result<ExitCode> {
     let json = settings.json_or_text("parse", true)?;
-    let text = crate::input::read_text(&args.file, settings.input_cap())?;
+    let text = if args.file.as_os_str() == "-" {
+        crate::input::read_stdin(settings.input_cap())?
+    } else {
+        let ctx = settings.context_for(Mode::Inline, Format::Inline, Some(&args.file))?;
+        let path = crate::input::document_path(&settings.root, &args.file)?;
+        ctx.assembler().read_document(&path).map_err(ctx::Error::from)?
+    };
     let scan = ctx::syntax::scan_with(&text, &settings.options.syntax);
     let written = (|| -> anyhow::Result<()> {
         let mut out = io::stdout().lock();

@@ -85,7 +85,7 @@ impl fmt::Display for Error {
             ErrorKind::Fs(err) => write!(f, "{}: {err}", err.code()),
             ErrorKind::NotUtf8(path) => write!(f, "path is not UTF-8: {}", path.display()),
             ErrorKind::BadDefine(name) => write!(f, "not a macro name: {name:?}"),
-            ErrorKind::Binary(path) => write!(f, "binary file: {path}"),
+            ErrorKind::Binary(path) => write!(f, "W_BINARY: binary file: {path}"),
             ErrorKind::Io(err) => write!(f, "cannot write the output: {err}"),
             ErrorKind::Task(why) => write!(f, "background task failed: {why}"),
             ErrorKind::Suggest(err) => write!(f, "{}: {err}", err.code()),

@@ -99,7 +99,10 @@ fn unreadable_input_exits_2_with_a_clear_message() {
     let dir = TempDir::new().unwrap();
     let out = ctx(&dir).args(["parse", "missing.md"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read missing.md"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("E_NOT_FOUND: no such file or directory: missing.md")
+    );
 
     let out = ctx(&dir).args(["parse", "-"]).write_stdin(vec![0x66, 0xff, 0x00]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -154,7 +157,48 @@ fn assemble_reads_standard_input() {
 
     let r = run(ctx(&dir).args(["assemble", "-"]).write_stdin(vec![b'a', 0xc3]));
     assert_eq!(r.code, 2);
-    assert!(r.stderr.contains("standard input is not UTF-8 text"), "{}", r.stderr);
+    assert!(r.stderr.contains("W_BINARY: standard input is not UTF-8 text"), "{}", r.stderr);
+}
+
+/// The attack: `ctx parse` asked to read a file outside the workspace, through a link out of
+/// it, a denied file and a FIFO. What must not happen: any of their bytes printed, or a hang.
+/// It reads through the sandbox as `assemble` does: each is exit 2 with its code.
+#[cfg(unix)]
+#[test]
+fn parse_reads_through_the_sandbox() {
+    let outside = TempDir::new().unwrap();
+    outside.child("secret.md").write_str("OUTSIDE SECRET\n").unwrap();
+    let dir = TempDir::new().unwrap();
+    dir.child(".env").write_str("API_KEY=hunter2\n").unwrap();
+    dir.child("sub/doc.md").write_str("see @[a.md]\n").unwrap();
+    std::os::unix::fs::symlink(outside.child("secret.md").path(), dir.child("l.md").path())
+        .unwrap();
+    let fifo = dir.child("f.md");
+    assert!(std::process::Command::new("mkfifo").arg(fifo.path()).status().unwrap().success());
+    let secret = outside.child("secret.md").path().display().to_string();
+    for (file, code) in [
+        (secret.as_str(), "E_OUTSIDE"),
+        ("l.md", "E_OUTSIDE"),
+        (".env", "E_DENIED"),
+        ("f.md", "E_NOT_REGULAR"),
+    ] {
+        let r = run(ctx(&dir).args(["parse", file, "--format", "text"]));
+        assert_eq!(r.code, 2, "{file}: {}", r.stderr);
+        assert!(r.stderr.contains(code), "{file}: {}", r.stderr);
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(!all.contains("SECRET") && !all.contains("hunter2"), "{file}: {all}");
+    }
+    // A document is found from the root, as for `assemble`.
+    let r = run(ctx(&dir).args(["parse", "sub/doc.md", "--format", "text"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.contains("include"), "{}", r.stdout);
+    // A binary document says its code.
+    dir.child("bin.md").write_binary(b"\0\x01\x02").unwrap();
+    for command in ["parse", "assemble", "check"] {
+        let r = run(ctx(&dir).args([command, "bin.md"]));
+        assert_eq!(r.code, 2, "{command}: {}", r.stderr);
+        assert!(r.stderr.contains("W_BINARY"), "{command}: {}", r.stderr);
+    }
 }
 
 #[test]
