@@ -33,7 +33,9 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
         Some(text) => {
             ctx.assembler().assemble_str_to(text, "-", &mut out).map_err(ctx::Error::from)?
         }
-        None => ctx.assemble_to(&input::document_path(&settings.root, &args.file)?, &mut out)?,
+        None => {
+            input::document(&settings.root, &args.file, |path| ctx.assemble_to(path, &mut out))?
+        }
     };
     let flushed = out.flush();
     drop(progress);

@@ -42,11 +42,14 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
             Some(text) if file.as_os_str() == "-" => ctx
                 .assembler()
                 .assemble_str_to(text, "-", &mut io::sink())
-                .map_err(ctx::Error::from),
-            _ if auto => settings
-                .context_for(Mode::Inline, Format::Inline, Some(file))?
-                .assemble_to(&input::document_path(&settings.root, file)?, &mut io::sink()),
-            _ => ctx.assemble_to(&input::document_path(&settings.root, file)?, &mut io::sink()),
+                .map_err(|e| anyhow::Error::from(ctx::Error::from(e))),
+            _ if auto => {
+                let ctx = settings.context_for(Mode::Inline, Format::Inline, Some(file))?;
+                input::document(&settings.root, file, |path| ctx.assemble_to(path, &mut io::sink()))
+            }
+            _ => {
+                input::document(&settings.root, file, |path| ctx.assemble_to(path, &mut io::sink()))
+            }
         };
         match result {
             Ok(assembly) => {

@@ -87,6 +87,27 @@ pub(crate) fn document_path(root: &Path, file: &Path) -> anyhow::Result<String> 
     if from_cwd.exists() { to_str(&from_cwd) } else { to_str(file) }
 }
 
+/// Runs `read` on the document `file` named on the command line, at the path
+/// [`document_path`] makes of it; an error names the file as written, never the absolute path
+/// made from the current directory (which may lie outside every root).
+pub(crate) fn document<T>(
+    root: &Path,
+    file: &Path,
+    read: impl FnOnce(&str) -> Result<T, ctx::Error>,
+) -> anyhow::Result<T> {
+    let path = document_path(root, file)?;
+    read(&path).map_err(|err| as_written(err, &path, file))
+}
+
+/// `err`, about the document `file` read at `path` ([`document`]), naming it as written.
+pub(crate) fn as_written(err: ctx::Error, path: &str, file: &Path) -> anyhow::Error {
+    let written = file.display().to_string();
+    if path == written {
+        return err.into();
+    }
+    anyhow::anyhow!(err.to_string().replace(path, &written))
+}
+
 /// Whether the document `file` lies under a folder with a `book.toml` (an mdBook), looked for
 /// from its folder up to the workspace root and never above it (nothing outside the roots is
 /// looked at); for `--dialect auto`. The document is found as [`document_path`] finds it.

@@ -18,8 +18,9 @@ pub(crate) fn run(settings: &Settings, args: &ParseArgs) -> anyhow::Result<ExitC
         crate::input::read_stdin(settings.input_cap())?
     } else {
         let ctx = settings.context_for(Mode::Inline, Format::Inline, Some(&args.file))?;
-        let path = crate::input::document_path(&settings.root, &args.file)?;
-        ctx.assembler().read_document(&path).map_err(ctx::Error::from)?
+        crate::input::document(&settings.root, &args.file, |path| {
+            ctx.assembler().read_document(path).map_err(ctx::Error::from)
+        })?
     };
     let scan = ctx::syntax::scan_with(&text, &settings.options.syntax);
     let written = (|| -> anyhow::Result<()> {

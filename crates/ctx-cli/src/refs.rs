@@ -39,9 +39,9 @@ pub(crate) fn run(settings: &Settings, args: &RefsArgs) -> anyhow::Result<ExitCo
         Some(text) => {
             ctx.assembler().assemble_str_to(text, "-", &mut io::sink()).map_err(ctx::Error::from)?
         }
-        None => {
-            ctx.assemble_to(&input::document_path(&settings.root, &args.file)?, &mut io::sink())?
-        }
+        None => input::document(&settings.root, &args.file, |path| {
+            ctx.assemble_to(path, &mut io::sink())
+        })?,
     };
     drop(progress);
     let tree = tree(&assembly.references);

@@ -201,6 +201,25 @@ fn parse_reads_through_the_sandbox() {
     }
 }
 
+/// The attack: a document named from a folder outside the workspace (`--root` elsewhere).
+/// What must not happen: the error naming the absolute path it was made into, which lies
+/// outside every root; it names the file as written, in every command that reads one.
+#[test]
+fn a_document_outside_the_root_is_named_as_written() {
+    let base = TempDir::new().unwrap();
+    base.child("w/a.md").write_str("hi\n").unwrap();
+    base.child("other/z.md").write_str("OUTSIDE\n").unwrap();
+    let root = base.child("w").path().display().to_string();
+    let hidden = base.child("other").path().display().to_string();
+    for command in ["assemble", "refs", "check", "parse"] {
+        let r = run(ctx_in(base.child("other").path()).args([command, "z.md", "--root", &root]));
+        assert_eq!(r.code, 2, "{command}: {}", r.stderr);
+        assert!(r.stderr.contains("E_OUTSIDE") && r.stderr.contains("z.md"), "{}", r.stderr);
+        assert!(!r.stderr.contains(&hidden), "{command}: {}", r.stderr);
+        assert!(!r.stdout.contains("OUTSIDE"), "{command}: {}", r.stdout);
+    }
+}
+
 #[test]
 fn unreadable_top_level_document_exits_2() {
     let dir = workspace();
