@@ -81,6 +81,8 @@ pub(crate) struct Settings {
     /// The folder of what ctx keeps between runs (the suggestion index, source indexes,
     /// pasted images): `CTX_CACHE_DIR`, else the user's cache folder followed by `ctx`.
     pub(crate) cache_dir: Option<PathBuf>,
+    /// Why there is no cache folder, when the user's lies in the workspace.
+    cache_refused: Option<String>,
     /// Roots a configuration found in the workspace asks for.
     project_allow: Vec<PathBuf>,
     /// That configuration, as its roots' asker is named.
@@ -150,6 +152,22 @@ impl Settings {
         let options = options(args, &loaded)?;
         let (style, stdout_style) = styles(args.color.or(file.color).unwrap_or(ColorChoice::Auto));
         let asked_by = loaded.path.as_deref().map(|p| relative_to(p, &root));
+        let mut ignored = loaded.ignored;
+        let mut cache_refused = None;
+        let cache_dir = cache_dir().filter(|dir| {
+            let inside = in_workspace(dir, &root);
+            if inside {
+                let why = format!(
+                    "the cache folder {} lies in the workspace, where ctx never writes; set \
+                     CTX_CACHE_DIR to a folder outside it",
+                    dir.display()
+                );
+                let message = format!("{why} (indexes are kept in memory only)");
+                ignored.push(config::Ignored { at: "ctx".to_owned(), message });
+                cache_refused = Some(why);
+            }
+            !inside
+        });
         Ok(Settings {
             counts_shown: false,
             sources_wanted: true,
@@ -173,10 +191,11 @@ impl Settings {
             sources_max_files: file.sources_max_files,
             conversation: ConversationConfig::from_config(file),
             config_dir,
-            cache_dir: cache_dir(),
+            cache_dir,
+            cache_refused,
             project_allow,
             asked_by,
-            ignored: loaded.ignored,
+            ignored,
             cli_quiet: args.quiet,
             root,
         })
@@ -250,7 +269,10 @@ impl Settings {
     pub(crate) fn cache_dir(&self) -> anyhow::Result<&Path> {
         match &self.cache_dir {
             Some(dir) => Ok(dir),
-            None => bail!("no cache directory for the suggestion index (set CTX_CACHE_DIR)"),
+            None => match &self.cache_refused {
+                Some(why) => bail!("{why}"),
+                None => bail!("no cache directory for the suggestion index (set CTX_CACHE_DIR)"),
+            },
         }
     }
 
@@ -634,6 +656,15 @@ fn cache_dir() -> Option<PathBuf> {
         return Some(PathBuf::from(dir));
     }
     dirs::cache_dir().map(|d| d.join("ctx"))
+}
+
+/// Whether the folder `dir`, which need not exist yet, lies in the workspace `root`: as
+/// written, or where it really is when it exists (a link into the workspace).
+fn in_workspace(dir: &Path, root: &Path) -> bool {
+    let (Ok(dir_abs), Ok(root_abs)) = (std::path::absolute(dir), std::path::absolute(root)) else {
+        return false;
+    };
+    dir_abs.starts_with(&root_abs) || ctx::lies_in(&dir.join(".probe"), root)
 }
 
 /// `path` relative to `root` when it lies in it (as shown in warnings).
