@@ -92,9 +92,7 @@ impl Context {
     pub fn resolve(&self, query: &str) -> ResolveReport {
         let sandbox = self.sandbox();
         let mut missing = match sandbox.resolve(query, None) {
-            Ok(location) => {
-                return ResolveReport::file(query, absolute(sandbox, &location), "workspace");
-            }
+            Ok(location) => return found(sandbox, query, &location, "workspace"),
             Err(err) => err,
         };
         if missing.code() == Code::NotFound {
@@ -103,7 +101,7 @@ impl Context {
                 .filter_map(|root| sandbox.resolve(query, Some(&Location::root_of(root))).ok())
                 .collect();
             match &hits[..] {
-                [one] => return ResolveReport::file(query, absolute(sandbox, one), "workspace"),
+                [one] => return found(sandbox, query, one, "workspace"),
                 [] => {}
                 several => {
                     let mut report =
@@ -116,7 +114,13 @@ impl Context {
         if let (Some(index), Code::NotFound) = (self.source_index(), missing.code()) {
             match index.lookup(query, sandbox) {
                 Lookup::Found { path, via } => match sandbox.resolve(&path, None) {
-                    Ok(_) => return ResolveReport::file(query, path, via.name()),
+                    Ok(location) => {
+                        let mut report = found(sandbox, query, &location, via.name());
+                        if report.status == ResolveStatus::File {
+                            report.path = Some(path);
+                        }
+                        return report;
+                    }
                     Err(err) => missing = err,
                 },
                 Lookup::Ambiguous(candidates) => {
@@ -140,6 +144,26 @@ impl Context {
             ResolveStatus::Refused
         };
         ResolveReport::new(query, status, Some(missing.code()))
+    }
+}
+
+/// The report of a query that resolved to `location` by the rule `via`: a file, or, for a
+/// folder or a special file (a FIFO, a socket, a device), refused as not a regular file, as
+/// reading it would be.
+fn found(sandbox: &Sandbox, query: &str, location: &Location, via: &'static str) -> ResolveReport {
+    match sandbox.stat(location) {
+        Ok(stat) if stat.kind == ctx_fs::FileKind::File => {
+            ResolveReport::file(query, absolute(sandbox, location), via)
+        }
+        Ok(_) => ResolveReport::new(query, ResolveStatus::Refused, Some(Code::NotRegular)),
+        Err(err) => {
+            let status = if err.code() == Code::NotFound {
+                ResolveStatus::NotFound
+            } else {
+                ResolveStatus::Refused
+            };
+            ResolveReport::new(query, status, Some(err.code()))
+        }
     }
 }
 

@@ -220,6 +220,29 @@ fn a_document_outside_the_root_is_named_as_written() {
     }
 }
 
+/// cli.md: `ctx resolve` says `file` only for a file: a folder or a FIFO is refused as not a
+/// regular file (reading it would be), and the exit status says a query is not a file.
+#[cfg(unix)]
+#[test]
+fn resolve_says_file_for_files_only() {
+    let dir = TempDir::new().unwrap();
+    dir.child("d/a.txt").write_str("a\n").unwrap();
+    dir.child("b.txt").write_str("b\n").unwrap();
+    assert!(
+        std::process::Command::new("mkfifo").arg(dir.child("f").path()).status().unwrap().success()
+    );
+    let r = run(ctx(&dir).args(["resolve", "--format", "json", "b.txt"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for query in ["d", "f"] {
+        let r = run(ctx(&dir).args(["resolve", "--format", "json", "b.txt", query]));
+        assert_eq!(r.code, 1, "{query}: {}", r.stdout);
+        let json: Value = serde_json::from_str(&r.stdout).unwrap();
+        assert_eq!(json[0]["status"], "file");
+        assert_eq!(json[1]["status"], "refused", "{query}: {json}");
+        assert_eq!(json[1]["code"], "E_NOT_REGULAR", "{query}: {json}");
+    }
+}
+
 #[test]
 fn unreadable_top_level_document_exits_2() {
     let dir = workspace();
