@@ -24,15 +24,22 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
     let context =
         settings.builder_for(Mode::Inline, Format::Inline, None).trust(trust.clone()).build()?;
     let request = context.trust_request();
+    // A workspace that asks for nothing has no request of its own: it is named as the
+    // sandbox opened it.
+    let sandbox = context.sandbox();
+    let workspace = match request.workspace.as_str() {
+        "" => sandbox.root_path(sandbox.workspace().root()).to_string(),
+        named => named.to_owned(),
+    };
     let mut out = io::stdout().lock();
     if args.revoke {
         let revoked = store.revoke(&request.workspace)?;
         let said = match (json, revoked) {
-            (true, _) => crate::term::json_pretty(
-                &json!({ "workspace": request.workspace, "revoked": revoked }),
-            )?,
-            (false, true) => format!("trust revoked for {}", request.workspace),
-            (false, false) => format!("{} was not trusted; nothing to revoke", request.workspace),
+            (true, _) => {
+                crate::term::json_pretty(&json!({ "workspace": workspace, "revoked": revoked }))?
+            }
+            (false, true) => format!("trust revoked for {workspace}"),
+            (false, false) => format!("{workspace} was not trusted; nothing to revoke"),
         };
         writeln!(out, "{}", crate::term::visible(&said))?;
         return Ok(ExitCode::SUCCESS);
@@ -59,19 +66,22 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
             })
             .collect();
         let mut value = json!({
-            "workspace": request.workspace,
+            "workspace": workspace,
             "digest": request.digest(),
             "asked": asked,
             "trusted": trusted,
         });
+        let mut trusted = trusted || request.is_empty();
         if args.yes && !request.is_empty() {
             store.grant(request)?;
             value["trusted"] = json!(true);
+            trusted = true;
         }
         writeln!(out, "{}", crate::term::json_pretty(&value)?)?;
-        return Ok(ExitCode::SUCCESS);
+        // As the text says it: 1 while the folders asked for are not trusted.
+        return Ok(if trusted { ExitCode::SUCCESS } else { ExitCode::from(1) });
     }
-    let workspace = request.workspace.as_str();
+    let workspace = workspace.as_str();
     if request.is_empty() {
         writeln!(
             out,

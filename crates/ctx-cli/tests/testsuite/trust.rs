@@ -167,8 +167,11 @@ fn a_repositorys_allow_is_opened_only_once_trusted_and_only_where_it_led() {
     let listed = run(m.ctx("repo").args(["trust", "--format", "json"]));
     let json: Value = serde_json::from_str(&listed.stdout).unwrap();
     assert_eq!(json["trusted"], false);
+    // Not trusted is exit 1 in JSON as in text.
+    assert_eq!(listed.code, 1, "{}", listed.stdout);
     assert_eq!(json["asked"][0]["asked_by"], "ctx.toml (allow)");
     assert_eq!(run(m.ctx("repo").args(["trust", "--yes"])).code, 0);
+    assert_eq!(run(m.ctx("repo").args(["trust", "--format", "json"])).code, 0);
     let r = read(shared.to_str().unwrap());
     assert!(r.stdout.contains("TEAM RULES"), "{}", r.stderr);
     assert!(!r.stderr.contains("W_UNTRUSTED"), "{}", r.stderr);
@@ -188,6 +191,24 @@ fn a_repositorys_allow_is_opened_only_once_trusted_and_only_where_it_led() {
     assert_eq!(run(m.ctx("repo").args(["trust", "--revoke"])).code, 0);
     let r = read(shared.to_str().unwrap());
     assert!(!r.stdout.contains("TEAM RULES"), "{}", r.stdout);
+}
+
+/// cli.md: a workspace that asks for nothing is named, in text and JSON, and is exit 0.
+#[test]
+fn a_workspace_with_nothing_to_trust_is_named() {
+    let m = Machine::new();
+    m.write("repo/a.md", "hi\n");
+    let r = run(m.ctx("repo").arg("trust"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stdout.ends_with("repo asks for no folder outside it: nothing to trust\n"),
+        "{}",
+        r.stdout
+    );
+    let r = run(m.ctx("repo").args(["trust", "--format", "json"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let json: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert!(json["workspace"].as_str().unwrap().ends_with("/repo"), "{json}");
 }
 
 /// The attack: probing the user's disk through the warnings. What must not happen: the
