@@ -82,6 +82,19 @@ fn run() -> anyhow::Result<ExitCode> {
         || matches!(&cli.command, Command::Check(a) if a.watch)
         || matches!(&cli.command, Command::Index(a) if a.watch);
     init_logging(cli.global.verbose, cli.global.quiet, long_running);
+    // Commands whose output has one shape take no format: one given is a usage error, as a
+    // format a command does not take is (docs/cli.md).
+    let shapeless = match &cli.command {
+        Command::Completions(_) => Some("completions"),
+        Command::Init(_) => Some("init"),
+        Command::PasteImage(_) => Some("paste-image"),
+        Command::Lsp(_) => Some("lsp"),
+        Command::Mcp => Some("mcp"),
+        _ => None,
+    };
+    if let (Some(command), Some(format)) = (shapeless, cli.global.format) {
+        anyhow::bail!("ctx {command} takes no --format (`{}` was given)", format.name());
+    }
     if let Command::Completions(args) = &cli.command {
         // Generated into memory first: the generator panics when its writer fails, and a
         // closed or full standard output is an outcome to report, not a crash.

@@ -243,6 +243,26 @@ fn resolve_says_file_for_files_only() {
     }
 }
 
+/// cli.md: a format a command does not take is a usage error (exit 2), also for the commands
+/// whose output has one shape; nothing is done.
+#[test]
+fn a_command_without_formats_refuses_one() {
+    let dir = TempDir::new().unwrap();
+    for args in [
+        &["completions", "bash", "--format", "json"][..],
+        &["init", "--format", "xml"],
+        &["mcp", "--format", "markdown"],
+        &["lsp", "--format", "xml"],
+        &["paste-image", "--format", "json"],
+    ] {
+        let r = run(ctx(&dir).args(args));
+        assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);
+        assert!(r.stderr.contains("takes no --format"), "{args:?}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{args:?}: {}", r.stdout);
+    }
+    assert!(!dir.child(".ctx").exists() && !dir.child("ctx.toml").exists(), "init did nothing");
+}
+
 #[test]
 fn unreadable_top_level_document_exits_2() {
     let dir = workspace();
