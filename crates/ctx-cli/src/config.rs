@@ -225,6 +225,14 @@ pub(crate) fn load_user(root: &Path, dir: Option<&Path>) -> anyhow::Result<Optio
     }))
 }
 
+/// The line and column at the end of `path:line:col`, for ordering warnings.
+fn place_of(at: &str) -> (usize, usize) {
+    let mut parts = at.rsplitn(3, ':');
+    let col = parts.next().and_then(|c| c.parse().ok()).unwrap_or(0);
+    let line = parts.next().and_then(|l| l.parse().ok()).unwrap_or(0);
+    (line, col)
+}
+
 /// Whether the user's configuration could not be read only because there is none: no file,
 /// or no folder of the user's settings at all.
 fn absent(err: &ctx::Error) -> bool {
@@ -316,11 +324,18 @@ pub(crate) fn load(root: &Path, explicit: Option<&Path>) -> anyhow::Result<Loade
     };
     let mut config =
         parse(&read.text).map_err(|e| anyhow::anyhow!("bad configuration {shown}:{e}"))?;
+    // Warnings name a workspace's file relative to its root, as diagnostics do.
+    let named = match origin {
+        Origin::Workspace => read.path.clone(),
+        Origin::User => shown.clone(),
+    };
     let mut ignored = match origin {
-        Origin::Workspace => no_raised_bounds(&mut config, &read.text, &shown),
+        Origin::Workspace => no_raised_bounds(&mut config, &read.text, &named),
         Origin::User => Vec::new(),
     };
-    ignored.extend(unbuilt(&mut config, &read.text, &shown));
+    ignored.extend(unbuilt(&mut config, &read.text, &named));
+    // In the file's order, whatever order the checks ran in.
+    ignored.sort_by_key(|i| place_of(&i.at));
     tracing::info!(path = %shown, "configuration loaded");
     let dir = if dir.as_os_str().is_empty() { PathBuf::from(".") } else { dir };
     Ok(Loaded { config, dir, path: Some(shown), origin, ignored })
@@ -480,7 +495,7 @@ pub(crate) fn parse(text: &str) -> Result<Config, String> {
     let err = match toml::de::DeTable::parse(text) {
         Err(e) => e,
         Ok(_) => match toml::from_str::<Config>(text) {
-            Ok(config) => return Ok(config),
+            Ok(config) => return values_hold(&config, text).map(|()| config),
             Err(e) => e,
         },
     };
@@ -492,6 +507,82 @@ pub(crate) fn parse(text: &str) -> Result<Config, String> {
         Some(key) => format!("{line}:{col}: key `{key}`: {what}"),
         None => format!("{line}:{col}: {what}"),
     })
+}
+
+/// The values that name one of a few choices, the deny globs and the names of `[defines]`,
+/// checked as the settings use them: one that does not hold is an error at its place, naming
+/// the key and what it expects, never the value (as for a wrong type).
+fn values_hold(config: &Config, text: &str) -> Result<(), String> {
+    type Check = fn(&str) -> bool;
+    let choices: [(&str, Option<&String>, Check, &str); 5] = [
+        (
+            "format",
+            config.format.as_ref(),
+            |v| v.parse::<ctx::Format>().is_ok(),
+            "inline, xml, markdown, json",
+        ),
+        ("mode", config.mode.as_ref(), |v| v.parse::<ctx::Mode>().is_ok(), "inline, append"),
+        (
+            "dialect",
+            config.dialect.as_ref(),
+            |v| matches!(v, "ctx" | "mdbook" | "auto"),
+            "ctx, mdbook, auto",
+        ),
+        (
+            "on_error",
+            config.on_error.as_ref(),
+            |v| v.parse::<ctx::OnError>().is_ok(),
+            "marker, keep, drop",
+        ),
+        (
+            "tokenizer",
+            config.tokenizer.as_ref(),
+            |v| ctx::tokens::Tokenizer::from_name(v).is_some(),
+            "o200k, anthropic-estimate",
+        ),
+    ];
+    for (key, value, holds, expected) in choices {
+        if value.is_some_and(|v| !holds(v)) {
+            let (line, col) = place(text, key, None);
+            return Err(format!(
+                "{line}:{col}: key `{key}`: unknown value, expected one of: {expected}"
+            ));
+        }
+    }
+    if config.deny.iter().flatten().any(|glob| !ctx::fs::deny_glob_parses(glob)) {
+        let (line, col) = place(text, "deny", None);
+        return Err(format!("{line}:{col}: key `deny`: a glob that does not parse"));
+    }
+    for name in config.defines.iter().flat_map(BTreeMap::keys) {
+        if !ctx::preprocess::is_macro_name(name) {
+            let (line, col) = place(text, "defines", Some(name));
+            return Err(format!(
+                "{line}:{col}: key `defines`: a name that is not a macro name (letters, digits \
+                 and `_`, not starting with a digit)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The line and column of the value of `key` (or of its entry `inner`, a table's), 1:1 when it
+/// cannot be found.
+fn place(text: &str, key: &str, inner: Option<&str>) -> (usize, usize) {
+    let Ok(table) = toml::de::DeTable::parse(text) else { return (1, 1) };
+    for (k, v) in table.get_ref().iter() {
+        if k.get_ref().as_ref() != key {
+            continue;
+        }
+        let at = match (inner, v.get_ref()) {
+            (Some(inner), toml::de::DeValue::Table(entries)) => entries
+                .iter()
+                .find(|(ik, _)| ik.get_ref().as_ref() == inner)
+                .map_or(v.span().start, |(ik, _)| ik.span().start),
+            _ => v.span().start,
+        };
+        return line_col(text, at);
+    }
+    (1, 1)
 }
 
 /// The known key whose name or value holds `span`, if any.
@@ -537,7 +628,13 @@ fn describe(message: &str) -> String {
         if let Some(rest) = message.strip_prefix(prefix) {
             let found = rest.split_whitespace().next().unwrap_or("value").trim_end_matches(',');
             let expected = rest.rsplit_once(", expected ").map_or("", |(_, e)| e);
-            return format!("{what}: expected {}, found {}", kind(expected), article(found));
+            // A number out of the type's range: negative, or too large.
+            let found = match (found, rest.contains("`-")) {
+                ("integer", true) => "a negative number".to_owned(),
+                ("integer", false) if what == "invalid value" => "a number too large".to_owned(),
+                (found, _) => article(found),
+            };
+            return format!("{what}: expected {}, found {found}", kind(expected));
         }
     }
     if let Some(rest) = message.strip_prefix("unknown variant `") {
@@ -560,6 +657,7 @@ fn kind(expected: &str) -> String {
 fn article(kind: &str) -> String {
     match kind {
         "integer" => "a whole number".to_owned(),
+        "floating" => "a decimal number".to_owned(),
         "sequence" => "a list".to_owned(),
         "map" => "a table".to_owned(),
         other => format!("a {other}"),
@@ -586,6 +684,37 @@ fn without_quotes(message: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The attack: a "configuration" whose values are something else (a secret linked or
+    /// pasted in). What must not happen: the value printed back; each bad value is named by
+    /// its key and place, with what the key expects.
+    #[test]
+    fn bad_values_are_placed_and_never_quoted() {
+        for (text, want) in [
+            ("format = \"s3cr3t\"\n", "1:10: key `format`: unknown value, expected one of:"),
+            ("\nmode = \"s3cr3t\"\n", "2:8: key `mode`: unknown value"),
+            ("dialect = \"s3cr3t\"\n", "1:11: key `dialect`: unknown value"),
+            ("on_error = \"s3cr3t\"\n", "1:12: key `on_error`: unknown value"),
+            ("tokenizer = \"s3cr3t\"\n", "1:13: key `tokenizer`: unknown value"),
+            ("deny = [\"[s3cr3t\"]\n", "1:8: key `deny`: a glob that does not parse"),
+            ("[defines]\n\"s3 cr3t\" = \"1\"\n", "2:1: key `defines`: a name that is not"),
+            (
+                "max_tokens = -5\n",
+                "1:14: key `max_tokens`: invalid value: expected a whole number, found a negative number",
+            ),
+            (
+                "max_tokens = 1.5\n",
+                "1:14: key `max_tokens`: wrong type: expected a whole number, found a decimal number",
+            ),
+        ] {
+            let err = parse(text).unwrap_err();
+            assert!(err.starts_with(want), "{text:?}: {err}");
+            assert!(!err.contains("s3cr3t") && !err.contains("cr3t"), "{text:?}: {err}");
+        }
+        let good = "format = \"xml\"\nmode = \"append\"\ndialect = \"auto\"\non_error = \"keep\"\n\
+                    tokenizer = \"anthropic-estimate\"\ndeny = [\"*.secret\"]\n[defines]\nDEBUG = \"1\"\n";
+        assert!(parse(good).is_ok(), "{:?}", parse(good).err());
+    }
 
     #[test]
     fn unknown_keys_and_wrong_types_name_the_key_and_line() {

@@ -154,8 +154,10 @@ impl Settings {
         let asked_by = loaded.path.as_deref().map(|p| relative_to(p, &root));
         let mut ignored = loaded.ignored;
         let mut cache_refused = None;
+        // The user's cache folder, unless it lies in the workspace (a repository that is the
+        // home folder); a folder named with `CTX_CACHE_DIR` is the user's word.
         let cache_dir = cache_dir().filter(|dir| {
-            let inside = in_workspace(dir, &root);
+            let inside = !cache_dir_named() && in_workspace(dir, &root);
             if inside {
                 let why = format!(
                     "the cache folder {} lies in the workspace, where ctx never writes; set \
@@ -656,6 +658,11 @@ fn cache_dir() -> Option<PathBuf> {
         return Some(PathBuf::from(dir));
     }
     dirs::cache_dir().map(|d| d.join("ctx"))
+}
+
+/// Whether the cache folder is named with `CTX_CACHE_DIR`.
+fn cache_dir_named() -> bool {
+    std::env::var_os("CTX_CACHE_DIR").is_some_and(|d| !d.is_empty())
 }
 
 /// Whether the folder `dir`, which need not exist yet, lies in the workspace `root`: as

@@ -11,6 +11,12 @@ pub(crate) struct DenyList {
     globs: GlobSet,
 }
 
+/// Whether `pattern` is a deny glob the sandbox can use (so a configuration can say which of
+/// its globs does not parse, at its place, before a sandbox is built).
+pub fn deny_glob_parses(pattern: &str) -> bool {
+    GlobBuilder::new(pattern).case_insensitive(true).build().is_ok()
+}
+
 impl DenyList {
     pub(crate) fn new(patterns: &[String]) -> Result<DenyList, Error> {
         let mut builder = GlobSetBuilder::new();

@@ -116,7 +116,7 @@ pub use ctx_diagnostics::{Code, Severity};
 pub use decode::{
     BINARY_SNIFF_BYTES, CONTROL_SHARE, Content, Encoding, Legacy, decode, decode_owned,
 };
-pub use deny::builtin_denial;
+pub use deny::{builtin_denial, deny_glob_parses};
 pub use error::{Error, ErrorKind, Result};
 pub use location::{FileKind, Location, RootId, RootKind, Stat};
 pub use overlay::Overlay;

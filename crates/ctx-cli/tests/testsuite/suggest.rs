@@ -154,26 +154,34 @@ fn an_unusable_cache_ranks_without_storing() {
     assert!(String::from_utf8(out.stderr).unwrap().starts_with("warning: the suggestion index"));
 }
 
-/// The attack: a repository that is the user's home folder (or holds the cache folder some
-/// other way), so the cache would be written into the workspace. What must not happen: any
-/// file written into the workspace; the commands rank in memory, `ctx index` refuses.
+/// The attack: a repository that is the user's home folder, so the user's cache folder
+/// (`~/.cache/ctx`) would be written into the workspace. What must not happen: any file
+/// written into the workspace; the commands rank in memory, `ctx index` refuses.
 #[test]
 fn a_cache_folder_in_the_workspace_is_never_written() {
     let dir = workspace();
     let before = listing(dir.path());
-    let cache = dir.path().join(".cache/ctx");
     let want = stdout(
         ctx_in(dir.path(), TempDir::new().unwrap().path()).args(["suggest", "retry timeout"]),
     );
-    let out = ctx_in(dir.path(), &cache).args(["suggest", "retry timeout"]).output().unwrap();
+    // The user's cache folder (`~/.cache/ctx`), the home folder being the workspace.
+    let home = |cmd: &mut Command| -> Command {
+        let mut cmd = std::mem::replace(cmd, Command::cargo_bin("ctx").unwrap());
+        cmd.env_remove("CTX_CACHE_DIR").env_remove("XDG_CACHE_HOME").env("HOME", dir.path());
+        cmd
+    };
+    let cache = Path::new("unused");
+    let out = home(&mut ctx_in(dir.path(), cache)).args(["suggest", "retry timeout"]).output();
+    let out = out.unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert_eq!(String::from_utf8(out.stdout).unwrap(), want);
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("lies in the workspace"), "{stderr}");
-    let index = ctx_in(dir.path(), &cache).arg("index").output().unwrap();
+    let index = home(&mut ctx_in(dir.path(), cache)).arg("index").output().unwrap();
     assert_eq!(index.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&index.stderr).contains("CTX_CACHE_DIR"));
-    let auto = ctx_in(dir.path(), &cache).args(["expand", "--auto", "-q", "fix retry"]).output();
+    let auto =
+        home(&mut ctx_in(dir.path(), cache)).args(["expand", "--auto", "-q", "fix retry"]).output();
     assert!(auto.unwrap().status.success());
     assert_eq!(listing(dir.path()), before, "nothing written into the workspace");
 }
