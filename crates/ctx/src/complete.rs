@@ -6,7 +6,7 @@ use std::cmp::Reverse;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ctx_fs::{FileKind, Location, RootId, Sandbox, WalkEntry, WalkOptions};
+use ctx_fs::{Code, FileKind, Location, RootId, Sandbox, WalkEntry, WalkOptions};
 use nucleo_matcher::pattern::{Atom, AtomKind, CaseMatching, Normalization};
 use nucleo_matcher::{Config, Matcher, Utf32Str};
 
@@ -170,6 +170,12 @@ impl<'a> Scorer<'a> {
 
 /// Lists every path of every root: the top level of a root first, then its directories on
 /// as many threads as there are cores.
+/// Whether a folder's walk that failed with `err` is one the walk of the whole tree would
+/// have passed over: a folder that cannot be read or that went away.
+fn skippable(err: &ctx_fs::Error) -> bool {
+    matches!(err.code(), Code::Permission | Code::Io | Code::NotFound)
+}
+
 fn walk_all(sandbox: &Sandbox) -> ctx_fs::Result<Vec<Found>> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(8);
     // Completion needs the names and kinds of the entries, not a `stat` of each.
@@ -206,8 +212,13 @@ fn walk_all(sandbox: &Sandbox) -> ctx_fs::Result<Vec<Found>> {
                     scope.spawn(move || -> ctx_fs::Result<Vec<Found>> {
                         let mut out = Vec::new();
                         for dir in dirs.iter().skip(t).step_by(threads) {
-                            let walk = sandbox.walk_with(&dir.location, below)?;
-                            out.extend(walk.entries.iter().map(listed));
+                            // A folder that cannot be listed (no permission, gone since) is
+                            // passed over, as the walk of the whole tree passes it over.
+                            match sandbox.walk_with(&dir.location, below) {
+                                Ok(walk) => out.extend(walk.entries.iter().map(listed)),
+                                Err(e) if skippable(&e) => {}
+                                Err(e) => return Err(e),
+                            }
                         }
                         Ok(out)
                     })

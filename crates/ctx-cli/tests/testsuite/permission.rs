@@ -78,5 +78,11 @@ fn refused_access_is_e_permission() {
     // No absolute path of the machine is named.
     let root = dir.path().to_string_lossy();
     assert!(!stderr.contains(root.as_ref()) && !stdout.contains(root.as_ref()), "{stderr}");
+    // Completion passes over the folder it cannot list, as the walks above do.
+    let out = ctx_unprivileged(dir.path(), &["complete", "a.t"]);
+    let completions = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(completions.contains("ok/a.txt"), "{completions}");
+    assert!(!completions.contains("inner.txt"), "{completions}");
     chmod(&dir.path().join("locked"), 0o755);
 }
