@@ -126,6 +126,7 @@ impl Run<'_> {
             return;
         }
         let mut current = None;
+        self.attaching = true;
         for (n, attachment) in list.iter().enumerate() {
             if self.out.budget.stopped() {
                 break;
@@ -166,5 +167,6 @@ impl Run<'_> {
                 record.suggested = attachment.reason == AttachmentReason::Suggested;
             }
         }
+        self.attaching = false;
     }
 }

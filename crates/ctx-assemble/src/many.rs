@@ -374,6 +374,7 @@ impl Run<'_> {
         let total = texts.len();
         for (i, ((shown, encoding, clean), count)) in texts.into_iter().zip(counts).enumerate() {
             let mut entry = Entry::File {
+                written: None,
                 path: shown.clone(),
                 lines: None,
                 encoding,

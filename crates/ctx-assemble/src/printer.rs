@@ -22,6 +22,8 @@ pub(crate) enum Entry<'c> {
     File {
         /// Resolved path, shown to the reader.
         path: String,
+        /// The reference as written, for the Markdown heading ([`FileHead::written`]).
+        written: Option<String>,
         /// `start-end` of the lines taken, for the `lines` attribute.
         lines: Option<(u32, u32)>,
         /// The encoding the text was decoded from, when it was not UTF-8.
@@ -73,6 +75,10 @@ pub(crate) enum Section {
 pub(crate) struct FileHead<'a> {
     /// Resolved path, shown to the reader.
     pub(crate) path: &'a str,
+    /// The reference as written, without its `@`, brackets or quotes (`src/a.rs:10:20`), when
+    /// the entry is a reference's own file: what a Markdown heading names (`#### Source:`,
+    /// assembly.md §7); a file of a directory or an attachment has none.
+    pub(crate) written: Option<&'a str>,
     /// `start-end` of the lines taken.
     pub(crate) lines: Option<(u32, u32)>,
     /// The encoding the text was decoded from, when it was not UTF-8.
@@ -89,6 +95,41 @@ impl FileHead<'_> {
             None => self.path.to_owned(),
         }
     }
+
+    /// What a `#### Source:` heading names: the reference as written, else the label.
+    pub(crate) fn heading(&self) -> String {
+        self.written.map_or_else(|| self.label(), str::to_owned)
+    }
+}
+
+/// A reference as written without its `@`, brackets or quotes (assembly.md §7):
+/// `@[src/a.rs:10:20]` is `src/a.rs:10:20`, `@"my notes.md"#L2` is `my notes.md#L2`,
+/// `@{include "a.md"}` is `a.md`.
+pub(crate) fn as_written(raw: &str) -> String {
+    let body = raw.strip_prefix('@').unwrap_or(raw);
+    let body = match (body.strip_prefix('['), body.strip_prefix('{')) {
+        (Some(inner), _) => inner.strip_suffix(']').unwrap_or(inner),
+        (_, Some(inner)) => {
+            let inner = inner.strip_suffix('}').unwrap_or(inner).trim_start();
+            inner.strip_prefix("include").unwrap_or(inner)
+        }
+        _ => body,
+    };
+    let body = body.trim();
+    let Some(quoted) = body.strip_prefix('"') else { return body.to_owned() };
+    // The path between the quotes (`\"` and `\\` its only escapes), then what follows them.
+    let mut path = String::new();
+    let mut chars = quoted.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return format!("{path}{}", quoted[i + 1..].trim()),
+            '\\' if matches!(quoted[i + 1..].chars().next(), Some('"' | '\\')) => {
+                path.extend(chars.next().map(|(_, c)| c));
+            }
+            c => path.push(c),
+        }
+    }
+    body.to_owned()
 }
 
 /// The note written in place of a frame, in the inline format, before text that was decoded
@@ -372,8 +413,9 @@ fn failure_list(out: &mut Pieces<'_>, failures: &[Failure], lead: &str) {
 /// The file entry's parts of a file entry, as [`Entry::File`] holds them.
 fn file_head<'e>(entry: &'e Entry<'_>) -> Option<(FileHead<'e>, &'e str)> {
     match entry {
-        Entry::File { path, lines, encoding, content } => {
-            Some((FileHead { path, lines: *lines, encoding: *encoding }, content))
+        Entry::File { path, written, lines, encoding, content } => {
+            let written = written.as_deref();
+            Some((FileHead { path, written, lines: *lines, encoding: *encoding }, content))
         }
         Entry::Tool { .. } => None,
     }
@@ -384,7 +426,7 @@ fn file_head<'e>(entry: &'e Entry<'_>) -> Option<(FileHead<'e>, &'e str)> {
 fn markdown_file_frame(head: FileHead<'_>, lead: bool, fence: &str) -> Frame {
     let lead = if lead { "\n" } else { "" };
     let encoding = head.encoding.map(|e| format!("> Encoding: {e}\n")).unwrap_or_default();
-    let label = head.label();
+    let label = head.heading();
     Frame {
         head: format!("{lead}#### Source: {label}\n{encoding}\n{fence}{}\n", language(head.path)),
         tail: format!("{fence}\n"),
@@ -718,9 +760,27 @@ const JSON_HEAD: &str = "{\n  \"content\": \"";
 mod tests {
     use super::*;
 
+    #[test]
+    fn a_reference_as_written_drops_its_at_brackets_and_quotes() {
+        for (raw, written) in [
+            ("@[src/a.rs:10:20]", "src/a.rs:10:20"),
+            ("@[ g.md#t ]", "g.md#t"),
+            ("@./g.md", "./g.md"),
+            ("@a.md#L2-3", "a.md#L2-3"),
+            ("@\"my notes.md\"#L2", "my notes.md#L2"),
+            ("@\"my notes.md#L2\"", "my notes.md#L2"),
+            ("@[\"notes:v2.md\":2]", "notes:v2.md:2"),
+            ("@[\"a\\\"b.md\"]", "a\"b.md"),
+            ("@{include \"linux.md\"}", "linux.md"),
+        ] {
+            assert_eq!(as_written(raw), written, "{raw}");
+        }
+    }
+
     fn file(content: &str) -> Entry<'_> {
         Entry::File {
             path: "src/a.rs".into(),
+            written: None,
             lines: Some((1, 2)),
             encoding: None,
             content: Cow::Borrowed(content),
@@ -760,6 +820,7 @@ mod tests {
         assert_eq!(print_attachment(&Plain, &x), markdown, "labelled as in Markdown");
         let whole = Entry::File {
             path: "b.txt".into(),
+            written: None,
             lines: None,
             encoding: None,
             content: Cow::Borrowed("y\n"),
@@ -775,6 +836,7 @@ mod tests {
     fn every_format_names_the_encoding_of_decoded_text() {
         let decoded = Entry::File {
             path: "a.c".into(),
+            written: None,
             lines: None,
             encoding: Some("windows-1252"),
             content: Cow::Borrowed("café\n"),

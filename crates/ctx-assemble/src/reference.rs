@@ -163,6 +163,7 @@ impl Run<'_> {
         let clean = self.clean_content(&content, path, first_line);
         let mut entry = Entry::File {
             path: resolved.path.clone(),
+            written: self.written(item),
             lines: item.record.lines.map(|l| (l.start, l.end)),
             encoding,
             content: Cow::Borrowed(""),
@@ -180,6 +181,11 @@ impl Run<'_> {
             *content = clean;
         }
         self.place(&entry, item);
+    }
+
+    /// The reference of `item` as written, for a Markdown heading; none for an attachment.
+    pub(crate) fn written(&self, item: &Item<'_>) -> Option<String> {
+        (!self.attaching).then(|| crate::printer::as_written(item.raw))
     }
 
     /// A file that is not text: an image (by its extension) is shown as a placeholder when
@@ -204,6 +210,7 @@ impl Run<'_> {
                 item.record.bytes = content.len() as u64;
                 let entry = Entry::File {
                     path: resolved.path.clone(),
+                    written: self.written(item),
                     lines: None,
                     encoding: None,
                     content: format!("{content}\n").into(),

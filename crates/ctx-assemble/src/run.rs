@@ -118,6 +118,9 @@ pub(crate) struct Run<'a> {
     /// whole then needs no room kept for a closing note, since nothing after it can be left
     /// out.
     pub(crate) item_last: bool,
+    /// Whether the items at hand are attachments, which nobody wrote (their headings name
+    /// their paths).
+    pub(crate) attaching: bool,
     /// The message of the `E_BUDGET` that stopped the run, once it has.
     pub(crate) budget_stop: Option<String>,
     /// In the directory or glob expansion being written: the first file the token budget
@@ -170,6 +173,7 @@ impl<'a> Run<'a> {
             sites: Vec::new(),
             prompt: None,
             item_cap: None,
+            attaching: false,
             item_ranges: Vec::new(),
             item_last: false,
             budget_stop: None,

@@ -80,7 +80,7 @@ impl Run<'_> {
     /// part by part; `None` when none are. Such a file is alone in its batch (batches hold
     /// about 8 MiB), so the diagnostics come in the order of a whole read.
     pub(crate) fn stream_in_directory_from(&self) -> Option<u64> {
-        let probe = FileHead { path: "", lines: None, encoding: None };
+        let probe = FileHead { path: "", written: None, lines: None, encoding: None };
         (self.nothing_needs_all()
             && self.out.frame(Place::InDirectory, probe, &mut String::new).is_some())
         .then_some(STREAM_MIN_BYTES)
@@ -89,7 +89,8 @@ impl Run<'_> {
     /// Writes a whole file part by part when it is large and the format allows it.
     pub(crate) fn stream_file(&mut self, resolved: &Resolved, item: &mut Item<'_>) -> Outcome {
         let path = resolved.path.as_str();
-        let head = FileHead { path, lines: None, encoding: None };
+        let written = self.written(item);
+        let head = FileHead { path, written: written.as_deref(), lines: None, encoding: None };
         if self.out.frame(Place::Entry, head, &mut String::new).is_none() {
             return Outcome::Whole;
         }
@@ -130,7 +131,7 @@ impl Run<'_> {
     pub(crate) fn stream_directory_file(&mut self, entry: &WalkEntry, item: &mut Item<'_>) -> bool {
         let shown = display_in(self.sandbox(), entry.location.root(), entry.path.as_str());
         let shown = shown.as_str();
-        let head = FileHead { path: shown, lines: None, encoding: None };
+        let head = FileHead { path: shown, written: None, lines: None, encoding: None };
         let stream = match self.sandbox().text_stream(&entry.location) {
             // A token budget that may not hold it whole needs it whole, to cut it.
             Ok(Streamed::Text(stream)) if !self.stream_fits(stream.len()) => {
