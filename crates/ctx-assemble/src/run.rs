@@ -203,14 +203,7 @@ impl<'a> Run<'a> {
     /// The first write error.
     pub(crate) fn finish(mut self) -> Result<Assembly, std::io::Error> {
         self.out.finish();
-        let escaped = std::mem::take(&mut self.out.escaped);
-        if escaped.count > 0 {
-            let message = format!(
-                "{} tag{} shaped like the wrapper's escaped as &lt; in {}",
-                escaped.count,
-                if escaped.count == 1 { "" } else { "s" },
-                escaped.paths.join(", ")
-            );
+        if let Some(message) = escaped_message(&std::mem::take(&mut self.out.escaped)) {
             let file = self.chain.first().map(|c| c.1.clone()).unwrap_or_default();
             self.assembly.diagnostics.push(DiagnosticRecord::new(
                 Code::Escaped,
@@ -617,6 +610,11 @@ impl<'a> Run<'a> {
             RequestKind::Include(reference) => self.reference(doc, &reference, false, &mut item),
             RequestKind::Mention(reference) => self.reference(doc, &reference, true, &mut item),
         }
+        // Tags escaped while this item's content was written are told at the item, in the
+        // walk's order (its nested items told theirs at their own places).
+        if let Some(message) = escaped_message(&std::mem::take(&mut self.out.escaped)) {
+            self.diagnose_item(&item, Code::Escaped, message);
+        }
         let ended_line = line_end.is_some() && self.out.pop_prefix();
         let line_end = line_end.flatten();
         let record = &mut item.record;
@@ -626,6 +624,18 @@ impl<'a> Run<'a> {
         self.assembly.references[slot] = item.record;
         line_end.filter(|_| ended_line)
     }
+}
+
+/// The `W_ESCAPED` message of what was escaped, if anything was.
+fn escaped_message(escaped: &crate::printer::Escaped) -> Option<String> {
+    (escaped.count > 0).then(|| {
+        format!(
+            "{} tag{} shaped like the wrapper's escaped as &lt; in {}",
+            escaped.count,
+            if escaped.count == 1 { "" } else { "s" },
+            escaped.paths.join(", ")
+        )
+    })
 }
 
 /// Lines and columns of byte offsets of a text, counted on from the last offset asked when

@@ -361,9 +361,9 @@ fn assemble_formats_and_modes() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert!(r.stdout.contains("<file path=\"src/lib.rs\" lines=\"2-3\">"), "{}", r.stdout);
     let r = run(ctx(&dir).args(["assemble", "docs/part.md", "--format", "markdown"]));
-    // Labelled as XML labels it: the resolved path and the lines, not the reference as written.
-    assert!(r.stdout.contains("#### Source: src/lib.rs#L2-3\n"), "{}", r.stdout);
-    assert!(!r.stdout.contains("../src/lib.rs:2:3"), "{}", r.stdout);
+    // Headed by the reference as written, without its `@` and brackets (assembly.md §7).
+    assert!(r.stdout.contains("#### Source: ../src/lib.rs:2:3\n"), "{}", r.stdout);
+    assert!(!r.stdout.contains("#### Source: src/lib.rs#L2-3"), "{}", r.stdout);
     let r = run(ctx(&dir).args(["assemble", "main.md", "--format", "json", "--tokens"]));
     let json: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(json["description"], "demo");
@@ -376,7 +376,7 @@ fn assemble_formats_and_modes() {
     assert!(r.stdout.starts_with("Part with @[../src/lib.rs:2:3]\n"), "{}", r.stdout);
     // The inline format labels an attachment as Markdown does.
     assert!(
-        r.stdout.ends_with("\n#### Source: src/lib.rs#L2-3\n\n```rust\ntwo\nthree\n```\n"),
+        r.stdout.ends_with("\n#### Source: ../src/lib.rs:2:3\n\n```rust\ntwo\nthree\n```\n"),
         "{:?}",
         r.stdout
     );
