@@ -234,6 +234,10 @@ fn utf32(bytes: &[u8], unit: fn([u8; 4]) -> u32, encoding: Encoding) -> Content 
     }
 }
 
+/// The NUL bytes on one side of the code units that UTF-16 without a byte order mark needs
+/// before its order is guessed: eight characters of ASCII.
+const MIN_UNMARKED_NULS: usize = 8;
+
 /// The byte order of UTF-16 without a byte order mark that `head` (which holds a NUL byte)
 /// may be: little endian when its NUL bytes stand second in a code unit in at least a quarter
 /// of the units and more than four times as often as first, big endian the other way round;
@@ -258,6 +262,11 @@ fn unmarked_order(head: &[u8]) -> Option<Encoding> {
     // must be a quarter ASCII at least: bytes of ASCII with a NUL here and there (a list
     // of names separated by NULs) make CJK-looking characters out of ASCII pairs, with few
     // NUL bytes.
+    // A few NUL bytes tell no byte order: `a\0b\n` is binary, as NUL without a mark is
+    // (assembly.md §3), not the two characters it would decode to.
+    if first.max(second) < MIN_UNMARKED_NULS {
+        return None;
+    }
     let units = head.len() / 2;
     if second > 4 * first && 4 * second >= units {
         Some(Encoding::Utf16LeUnmarked)
@@ -373,8 +382,14 @@ mod tests {
         assert_eq!(text(b"\xFF\xFE\0\0h\0\0\0"), ("h".into(), Encoding::Utf32Le));
         assert_eq!(text(b"\0\0\xFE\xFF\0\0\0h"), ("h".into(), Encoding::Utf32Be));
         assert_eq!(text(b""), (String::new(), Encoding::Utf8));
-        assert_eq!(text(b"h\0i\0\n\0"), ("hi\n".into(), Encoding::Utf16LeUnmarked));
-        assert_eq!(text(b"\0h\0i\0\n"), ("hi\n".into(), Encoding::Utf16BeUnmarked));
+        let hello = "hello, world\n";
+        let le: Vec<u8> = hello.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        let be: Vec<u8> = hello.encode_utf16().flat_map(u16::to_be_bytes).collect();
+        assert_eq!(text(&le), (hello.into(), Encoding::Utf16LeUnmarked));
+        assert_eq!(text(&be), (hello.into(), Encoding::Utf16BeUnmarked));
+        // Too few NUL bytes to tell a byte order: binary, as NUL without a mark is.
+        assert_eq!(decode(&le[..10]), Content::Binary);
+        assert_eq!(decode(b"a\0b\n"), Content::Binary);
         assert_eq!(named(b"caf\xE9\n"), ("café\n".into(), "windows-1252"));
     }
 
@@ -444,10 +459,10 @@ mod tests {
 
     #[test]
     fn the_stream_sniff_agrees_with_decode() {
-        for head in [&b"\xFF\xFEa\0"[..], b"\xFE\xFF", b"\0\0\xFE\xFF", b"a\0b\0"] {
+        for head in [&b"\xFF\xFEa\0"[..], b"\xFE\xFF", b"\0\0\xFE\xFF", b"a\0b\0c\0d\0e\0f\0g\0h\0"] {
             assert!(matches!(sniff(head), Sniffed::Wide), "{head:?}");
         }
-        for head in [&b"a\0\0\0"[..], b"a\0b", b"\0\0"] {
+        for head in [&b"a\0\0\0"[..], b"a\0b", b"\0\0", b"a\0b\0"] {
             assert!(matches!(sniff(head), Sniffed::Binary), "{head:?}");
         }
         assert!(matches!(sniff(b"\xEF\xBB\xBFab"), Sniffed::Utf8(3)));
