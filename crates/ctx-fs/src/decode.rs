@@ -6,7 +6,8 @@
 //! 1. A UTF-32 or UTF-16 byte order mark: decoded strictly, binary on an invalid sequence.
 //! 2. A NUL byte in the first 8 KiB: UTF-16 without a byte order mark when the NUL bytes of
 //!    those 8 KiB stand on one side in at least a quarter of the code units (so mostly ASCII
-//!    text) and more than four times as often as on the other side, none makes a code unit
+//!    text), at least eight times and more than four times as often as on the other side,
+//!    none makes a code unit
 //!    with another, and the whole file decodes to text (below); binary otherwise.
 //! 3. Valid UTF-8 (a UTF-8 byte order mark stripped): the text, unchanged.
 //! 4. Anything else without a UTF-8 byte order mark: a legacy encoding, as
@@ -459,7 +460,8 @@ mod tests {
 
     #[test]
     fn the_stream_sniff_agrees_with_decode() {
-        for head in [&b"\xFF\xFEa\0"[..], b"\xFE\xFF", b"\0\0\xFE\xFF", b"a\0b\0c\0d\0e\0f\0g\0h\0"] {
+        for head in [&b"\xFF\xFEa\0"[..], b"\xFE\xFF", b"\0\0\xFE\xFF", b"a\0b\0c\0d\0e\0f\0g\0h\0"]
+        {
             assert!(matches!(sniff(head), Sniffed::Wide), "{head:?}");
         }
         for head in [&b"a\0\0\0"[..], b"a\0b", b"\0\0", b"a\0b\0"] {

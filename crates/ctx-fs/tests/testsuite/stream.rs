@@ -135,7 +135,8 @@ fn a_byte_order_mark_is_left_out() {
 fn binary_and_other_encodings_are_told() {
     let fx = Fixture::new();
     fx.write("zero.bin", b"abc\0def");
-    fx.write("utf16.txt", b"\xFF\xFEh\0i\0").write("unmarked.txt", b"h\0e\0l\0l\0o\0,\0 \0w\0o\0r\0l\0d\0\n\0");
+    fx.write("utf16.txt", b"\xFF\xFEh\0i\0")
+        .write("unmarked.txt", b"h\0e\0l\0l\0o\0,\0 \0w\0o\0r\0l\0d\0\n\0");
     let mut late = "line\n".repeat(2 * STREAM_PART_BYTES / 5).into_bytes();
     late.extend_from_slice(b"\xC3\x28 invalid\n");
     fx.write("late.txt", &late);
