@@ -619,8 +619,13 @@ fn describe(message: &str) -> String {
             .map(|k| (strsim::damerau_levenshtein(k, unknown), *k))
             .filter(|(d, k)| *d <= 2.max(k.len() / 4))
             .min();
+        // A key a typo away from a known one is named, as cli.md has it; any other is not,
+        // since a "configuration" named with `--config` may be a file of secrets whose keys
+        // are secrets too (an access key's id), and an agent may be led to name one.
         return match close {
-            Some((_, k)) => format!("unknown key (did you mean `{k}`?)"),
+            Some((_, k)) => {
+                format!("unknown key `{}` (did you mean `{k}`?)", key_name(unknown))
+            }
             None => "unknown key (the keys are listed in docs/cli.md)".to_owned(),
         };
     }
@@ -642,6 +647,20 @@ fn describe(message: &str) -> String {
         return format!("unknown value, expected {expected}");
     }
     without_quotes(message)
+}
+
+/// An unknown key as a message names it: at most 40 characters, anything but letters, digits,
+/// `_`, `-` and `.` shown as `?`.
+fn key_name(key: &str) -> String {
+    let mut named: String = key
+        .chars()
+        .take(40)
+        .map(|c| if c.is_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '?' })
+        .collect();
+    if key.chars().count() > 40 {
+        named.push('…');
+    }
+    named
 }
 
 /// serde's name of an expected type in words.
@@ -719,7 +738,11 @@ mod tests {
     #[test]
     fn unknown_keys_and_wrong_types_name_the_key_and_line() {
         let err = parse("strict = true\nmax_tokes = 3\n").unwrap_err();
-        assert_eq!(err, "2:1: unknown key (did you mean `max_tokens`?)");
+        assert_eq!(err, "2:1: unknown key `max_tokes` (did you mean `max_tokens`?)");
+        let err = parse("\"max_tokens\\u001b\" = 1\n").unwrap_err();
+        assert_eq!(err, "1:1: unknown key `max_tokens?` (did you mean `max_tokens`?)");
+        let err = parse("AKIAIOSFODNN7EXAMPLE = 1\n").unwrap_err();
+        assert_eq!(err, "1:1: unknown key (the keys are listed in docs/cli.md)");
         let err = parse("\n\nmax_tokens = \"many\"\n").unwrap_err();
         assert_eq!(
             err,

@@ -812,7 +812,7 @@ fn bad_configuration_exits_2_naming_the_key_and_line() {
     let r = run(ctx(&dir).args(["assemble", "main.md"]));
     assert_eq!(r.code, 2);
     assert!(
-        r.stderr.contains("ctx.toml:2:1: unknown key (did you mean `max_tokens`?)"),
+        r.stderr.contains("ctx.toml:2:1: unknown key `max_tokns` (did you mean `max_tokens`?)"),
         "{}",
         r.stderr
     );
