@@ -68,6 +68,8 @@ pub fn read_user_config(path: &Path) -> Result<ConfigText, Error> {
     let (Some(dir), Some(name)) = (real.parent(), real.file_name()) else {
         return Err(missing());
     };
+    // A bare name lies in the current folder.
+    let dir = if dir.as_str().is_empty() { camino::Utf8Path::new(".") } else { dir };
     let sandbox = open(dir.as_std_path(), ambient)?;
     let text = read(&sandbox, name)?.ok_or_else(missing)?;
     Ok(ConfigText { path: shown, text })

@@ -805,6 +805,19 @@ fn configuration_file_and_precedence() {
     assert_eq!(r.code, 2);
 }
 
+/// cli.md: `--config` names a file that must exist; a bare name is in the current folder.
+#[test]
+fn a_configuration_named_by_a_bare_name_is_read_or_missing() {
+    let dir = workspace();
+    let r = run(ctx(&dir).args(["--config", "nope.toml", "assemble", "main.md"]));
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("no such file: nope.toml"), "{}", r.stderr);
+    assert!(!r.stderr.contains("sandbox"), "{}", r.stderr);
+    dir.child("mine.toml").write_str("strict = true\n").unwrap();
+    let r = run(ctx(&dir).args(["--config", "mine.toml", "assemble", "main.md"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+}
+
 #[test]
 fn bad_configuration_exits_2_naming_the_key_and_line() {
     let dir = workspace();
