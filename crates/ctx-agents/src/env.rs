@@ -408,6 +408,22 @@ impl Place<'_> {
         self.sandbox.stat(&location).ok().map(|s| s.kind)
     }
 
+    /// Why `rel`, which the folder lists, is not read: the sandbox's refusal (a link that
+    /// leads out of the workspace, a denied name), so that the view names it rather than pass
+    /// over it in silence; `None` when it is missing (a dangling link too) or can be read.
+    pub(crate) fn refusal(&self, rel: &str) -> Option<crate::model::Reason> {
+        let written = if rel.is_empty() { "." } else { rel };
+        match self.sandbox.resolve(written, None) {
+            Ok(location) if location.root() == RootId::WORKSPACE => None,
+            Ok(_) => Some(crate::model::Reason::Unreadable {
+                code: ctx_fs::Code::Outside.as_str().to_owned(),
+                message: format!("{}: leads out of the workspace", self.shown(rel)),
+            }),
+            Err(err) if err.kind() == ctx_fs::ErrorKind::NotFound => None,
+            Err(err) => Some(crate::read::refusal(&err)),
+        }
+    }
+
     /// The location of `rel` in this place's sandbox, when it resolves.
     pub(crate) fn location(&self, rel: &str) -> Option<Location> {
         let written = if rel.is_empty() { "." } else { rel };

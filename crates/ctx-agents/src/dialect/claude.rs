@@ -159,6 +159,8 @@ fn memory(
 ) {
     if let Some(location) = place.location(rel) {
         load.file(view, Memory { place, location, scope, why, depth: 0 });
+    } else if let Some(reason) = place.refusal(rel) {
+        view.not_file(place.shown(rel), reason);
     }
 }
 
@@ -181,6 +183,7 @@ fn rules_dir(
             place.shown(rel)
         ));
     }
+    crate::read::skipped(view, place, &walk, &[".md"]);
     let scope = if home.is_some() { Scope::User } else { Scope::Project };
     for entry in walk.files().filter(|e| e.path.as_str().ends_with(".md")) {
         let memory =

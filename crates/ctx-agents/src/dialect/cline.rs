@@ -58,7 +58,11 @@ impl Reader for Cline {
             Some(FileKind::Dir) => {
                 folder(&mut view, &mut found, &project, &clinerules, Why::Always)
             }
-            _ => {}
+            _ => {
+                if let Some(reason) = project.refusal(&clinerules) {
+                    view.not_file(clinerules, reason);
+                }
+            }
         }
         if project.kind(&join(&cwd, ".cline/rules")) == Some(FileKind::Dir) {
             folder(&mut view, &mut found, &project, &join(&cwd, ".cline/rules"), Why::Always);

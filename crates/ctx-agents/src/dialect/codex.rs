@@ -172,6 +172,12 @@ fn project_file(
     remaining: &mut u64,
 ) {
     let project = env.project_place();
+    // A name the folder lists that ctx may not read (a link out of the workspace) is named.
+    for name in names.iter().filter(|name| env.lists(dir, name)) {
+        if let Some(reason) = project.refusal(&join(dir, name)) {
+            view.not_file(join(dir, name), reason);
+        }
+    }
     let mut found = names.iter().filter(|name| {
         env.lists(dir, name) && project.kind(&join(dir, name)) == Some(ctx_fs::FileKind::File)
     });

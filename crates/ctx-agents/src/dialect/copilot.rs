@@ -196,6 +196,7 @@ fn instructions(env: &Env<'_>, view: &mut View, root: &str) {
     let dir = join(root, ".github/instructions");
     let Some(location) = project.location(&dir) else { return };
     let Ok(walk) = project.sandbox.walk(&location) else { return };
+    crate::read::skipped(view, &project, &walk, &[".instructions.md"]);
     let mut files: Vec<String> = walk
         .files()
         .map(|e| e.path.as_str().to_owned())

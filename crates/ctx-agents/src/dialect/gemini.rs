@@ -69,7 +69,7 @@ impl Reader for Gemini {
             view.note(above_root_note("a .git folder (and, past one, GEMINI.md)"));
         }
         let root_abs = env.abs(root.as_deref().unwrap_or(&env.cwd));
-        let mut found = files(env, &chain, &names);
+        let mut found = files(env, &mut view, &chain, &names);
         // `unique.sort()`: the order of the absolute paths.
         found.sort_by_key(|a| project.abs(&a.0));
         for (rel, dir) in found {
@@ -81,7 +81,7 @@ impl Reader for Gemini {
             load(&mut view, &Found { place: &project, rel, why }, &root_abs, Placement::User);
         }
         let lazy = env.lazy_dirs();
-        for (rel, dir) in files(env, &lazy, &names) {
+        for (rel, dir) in files(env, &mut view, &lazy, &names) {
             let file = Found { place: &project, rel, why: Why::Lazy { dir } };
             load(&mut view, &file, &root_abs, Placement::Later);
         }
@@ -131,9 +131,12 @@ impl Reader for Gemini {
 fn file_names(env: &Env<'_>, view: &mut View) -> Vec<String> {
     let mut names = vec!["GEMINI.md".to_owned()];
     let project = env.project_place();
+    // The project's settings are those of the working folder (`loadSettings(process.cwd())`),
+    // not looked for upwards.
+    let project_settings = join(&env.cwd, ".gemini/settings.json");
     let places = [
         env.home_place(".gemini").map(|h| (h, "settings.json")),
-        Some((project, ".gemini/settings.json")),
+        Some((project, project_settings.as_str())),
     ];
     for (place, rel) in places.into_iter().flatten() {
         let Ok(Some(file)) = read::read(&place, rel, &mut view.budget) else { continue };
@@ -162,15 +165,23 @@ fn file_names(env: &Env<'_>, view: &mut View) -> Vec<String> {
     names
 }
 
-/// The context files of the folders `dirs`, each with its folder, names in list order.
-fn files(env: &Env<'_>, dirs: &[String], names: &[String]) -> Vec<(String, String)> {
+/// The context files of the folders `dirs`, each with its folder, names in list order; one
+/// listed that ctx may not read (a link out of the workspace) is named as not read.
+fn files(
+    env: &Env<'_>,
+    view: &mut View,
+    dirs: &[String],
+    names: &[String],
+) -> Vec<(String, String)> {
     let project = env.project_place();
     let mut out = Vec::new();
     for dir in dirs {
-        for name in names {
+        for name in names.iter().filter(|name| env.lists(dir, name)) {
             let rel = join(dir, name);
-            if env.lists(dir, name) && project.kind(&rel) == Some(ctx_fs::FileKind::File) {
+            if project.kind(&rel) == Some(ctx_fs::FileKind::File) {
                 out.push((rel, dir.clone()));
+            } else if let Some(reason) = project.refusal(&rel) {
+                view.not_file(rel, reason);
             }
         }
     }

@@ -77,6 +77,27 @@ fn rule_files_linked_outside_are_never_read() {
     for (rules, _) in &views {
         assert!(rules.pieces.iter().all(|p| p.scope == ctx_agents::Scope::User), "{}", rules.agent);
     }
+    // Never passed over in silence either: each agent names the linked files it would read
+    // as not read by ctx.
+    for (agent, files) in [
+        ("claude", &["CLAUDE.md", ".claude/rules/a.md"][..]),
+        ("codex", &["AGENTS.md"]),
+        ("gemini", &["GEMINI.md"]),
+        ("cursor", &[".cursor/rules/a.mdc", ".cursorrules"]),
+        ("copilot", &[".github/copilot-instructions.md", "AGENTS.md"]),
+        ("windsurf", &[".windsurfrules"]),
+        ("cline", &[".clinerules"]),
+    ] {
+        let (rules, _) = views.iter().find(|(r, _)| r.agent.name() == agent).unwrap();
+        for file in files {
+            assert!(
+                rules.not_loaded.iter().any(|n| n.path.ends_with(file)
+                    && matches!(n.reason, ctx_agents::Reason::Unreadable { .. })),
+                "{agent}: {file} is not named: {:?}",
+                rules.not_loaded
+            );
+        }
+    }
 }
 
 /// Imports of ../../etc/passwd, absolute, `~` and beside-the-workspace paths: named, never

@@ -166,6 +166,29 @@ fn codex_one_file_per_folder_and_the_shared_cap() {
     );
 }
 
+/// Gemini CLI: the context file names come from the working folder's `.gemini/settings.json`
+/// (`loadSettings(process.cwd())`), not from one above it.
+#[test]
+fn gemini_file_names_come_from_the_working_folders_settings() {
+    let tree = Tree::new();
+    tree.mkdir("repo/.git")
+        .write("repo/.gemini/settings.json", r#"{"context":{"fileName":"AGENTS.md"}}"#)
+        .write("repo/sub/.gemini/settings.json", r#"{"context":{"fileName":"RULES.md"}}"#)
+        .write("repo/AGENTS.md", "agents\n")
+        .write("repo/RULES.md", "rules\n")
+        .write("repo/sub/RULES.md", "sub rules\n")
+        .write("repo/other/GEMINI.md", "gemini\n");
+    let sandbox = tree.sandbox(Limits::default(), false);
+    let files = |cwd: &str| -> Vec<String> {
+        let rules = view(&sandbox, &tree.home(), Agent::Gemini, cwd, None);
+        rules.pieces.iter().map(|p| p.path.clone()).collect()
+    };
+    assert_eq!(files("repo"), ["repo/AGENTS.md"]);
+    assert_eq!(files("repo/sub"), ["repo/RULES.md", "repo/sub/RULES.md"]);
+    // No settings in the working folder: GEMINI.md, whatever the root's settings say.
+    assert_eq!(files("repo/other"), ["repo/other/GEMINI.md"]);
+}
+
 /// Gemini CLI: imports inline where they stand, five levels, refused outside the project
 /// root with a comment (observed, c-imports; a missing import there too: its comment names
 /// the absolute path, so its token count is not fixed here).
