@@ -51,7 +51,10 @@ use std::io;
 
 use ctx::{Context, Deferred};
 use rmcp::ServiceExt;
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcMessage, ProtocolVersion};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage, ProtocolVersion,
+    RequestId,
+};
 use rmcp::service::{RoleServer, ServerInitializeError, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
@@ -208,7 +211,8 @@ fn block_on(session: impl Future<Output = Result<(), Error>>) -> Result<(), Erro
 }
 
 /// A transport that lets only requests through until `initialize` has arrived, and that
-/// reports the end of the input only once every request received has been answered.
+/// reports the end of the input only once every request received has been answered or
+/// cancelled, or [`DRAIN`] has passed.
 ///
 /// rmcp ends a session whose first message is a notification or a response; a client that
 /// sends `notifications/initialized` too early, or answers something we never asked, keeps
@@ -216,18 +220,22 @@ fn block_on(session: impl Future<Output = Result<(), Error>>) -> Result<(), Erro
 ///
 /// rmcp also ends the session as soon as the input ends, dropping the answers of calls still
 /// under way: a client that writes its requests and closes its side (`ctx mcp < script`)
-/// would lose them. So after the end of the input, `receive` waits until as many answers
-/// (results or errors) have been sent as requests were received.
+/// would lose them. So after the end of the input, `receive` waits until every request
+/// received has its answer (a result or an error) or was cancelled by the client (which gets
+/// no answer), for at most [`DRAIN`].
 struct BeforeInitialize<T> {
     inner: T,
     initialized: bool,
     /// The input has ended.
     ended: bool,
-    /// Requests received and not answered yet.
-    pending: std::sync::Arc<std::sync::atomic::AtomicUsize>,
-    /// Woken at each answer sent.
+    /// The ids of the requests received and neither answered nor cancelled yet.
+    pending: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<RequestId>>>,
+    /// Woken at each answer sent and each request cancelled.
     answered: std::sync::Arc<tokio::sync::Notify>,
 }
+
+/// How long the calls under way may take to be answered once the input has ended.
+const DRAIN: std::time::Duration = std::time::Duration::from_secs(5);
 
 impl<T> BeforeInitialize<T> {
     fn new(inner: T) -> BeforeInitialize<T> {
@@ -239,18 +247,28 @@ impl<T> BeforeInitialize<T> {
             answered: Default::default(),
         }
     }
+
+    /// `id` is answered or cancelled: no longer under way.
+    fn settle(
+        pending: &std::sync::Mutex<std::collections::HashSet<RequestId>>,
+        answered: &tokio::sync::Notify,
+        id: &RequestId,
+    ) {
+        pending.lock().unwrap_or_else(|e| e.into_inner()).remove(id);
+        answered.notify_waiters();
+    }
 }
 
-/// Waits until `pending` requests are none, woken by `answered`.
+/// Waits until no request is `pending`, woken by `answered`.
 async fn drained(
-    pending: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    pending: std::sync::Arc<std::sync::Mutex<std::collections::HashSet<RequestId>>>,
     answered: std::sync::Arc<tokio::sync::Notify>,
 ) {
     loop {
         let woken = answered.notified();
         tokio::pin!(woken);
         woken.as_mut().enable();
-        if pending.load(std::sync::atomic::Ordering::Acquire) == 0 {
+        if pending.lock().unwrap_or_else(|e| e.into_inner()).is_empty() {
             return;
         }
         woken.await;
@@ -264,18 +282,17 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for BeforeInitialize<T> {
         &mut self,
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
-        use std::sync::atomic::Ordering;
-        let answer = matches!(item, JsonRpcMessage::Response(_) | JsonRpcMessage::Error(_));
+        let id = match &item {
+            JsonRpcMessage::Response(response) => Some(response.id.clone()),
+            JsonRpcMessage::Error(error) => error.id.clone(),
+            _ => None,
+        };
         let sent = self.inner.send(item);
         let (pending, answered) = (self.pending.clone(), self.answered.clone());
         async move {
             let result = sent.await;
-            if answer {
-                // Saturating: an error answer to a message that was no request counts too.
-                let _ = pending.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
-                    Some(n.saturating_sub(1))
-                });
-                answered.notify_waiters();
+            if let Some(id) = id {
+                Self::settle(&pending, &answered, &id);
             }
             result
         }
@@ -284,20 +301,36 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for BeforeInitialize<T> {
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
             if self.ended {
-                drained(self.pending.clone(), self.answered.clone()).await;
+                let drain = drained(self.pending.clone(), self.answered.clone());
+                // A call that outlives the wait is not answered: the client has left.
+                let _ = tokio::time::timeout(DRAIN, drain).await;
                 return None;
             }
             let Some(message) = self.inner.receive().await else {
                 self.ended = true;
                 continue;
             };
-            let request = matches!(message, JsonRpcMessage::Request(_));
             if !self.initialized {
                 let JsonRpcMessage::Request(request) = &message else { continue };
                 self.initialized = matches!(request.request, ClientRequest::InitializeRequest(_));
             }
-            if request {
-                self.pending.fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+            match &message {
+                JsonRpcMessage::Request(request) => {
+                    self.pending
+                        .lock()
+                        .unwrap_or_else(|e| e.into_inner())
+                        .insert(request.id.clone());
+                }
+                // A cancelled request gets no answer (rmcp drops it): not under way any more.
+                JsonRpcMessage::Notification(notification) => {
+                    if let ClientNotification::CancelledNotification(cancel) =
+                        &notification.notification
+                        && let Some(id) = &cancel.params.request_id
+                    {
+                        Self::settle(&self.pending, &self.answered, id);
+                    }
+                }
+                _ => {}
             }
             return Some(message);
         }

@@ -689,3 +689,34 @@ fn a_call_asks_for_a_budget_within_the_servers() {
     // That budget is the server's, which the call cannot raise.
     assert!(text.contains("raise --max-tokens"), "{text}");
 }
+
+/// The attack: a client that cancels its requests (an agent interrupted by its user), then
+/// closes its input. What must not happen: the server waiting forever for answers it will
+/// never send; it ends once the calls under way are answered or cancelled.
+#[test]
+fn a_cancelled_request_does_not_keep_the_server_at_the_end_of_its_input() {
+    let dir = workspace();
+    let cancel = |id: u64| json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": id } });
+    let messages = [
+        request(1, "ping", json!({})),
+        cancel(1),
+        tool(2, "assemble", json!({ "path": ".ctx/rules/main.md" })),
+        cancel(2),
+        // A cancel of an id never sent, and of one already answered, change nothing.
+        cancel(99),
+        request(3, "ping", json!({})),
+        cancel(3),
+    ];
+    let (done, finished) = std::sync::mpsc::channel();
+    let handle = std::thread::spawn(move || {
+        let answers = session(&dir, &messages);
+        let _ = done.send(());
+        answers
+    });
+    // Well within the five seconds a call under way may take at the end of the input.
+    finished
+        .recv_timeout(std::time::Duration::from_secs(4))
+        .expect("the server did not end after its input did");
+    let answers = handle.join().unwrap();
+    assert!(answers.contains_key(&0), "{answers:?}");
+}
