@@ -401,12 +401,18 @@ impl ServerHandler for Server {
         Ok(self.blocking(move |server| server.read(&uri)).await??.into())
     }
 
-    /// An unknown method: the error names it.
+    /// A method rmcp could not read: one of the protocol's whose parameters do not hold
+    /// together (`tools/call` without a name) is `InvalidParams`, so that a client does not
+    /// take the server for one without tools; any other is unknown, and the error names it.
     async fn on_custom_request(
         &self,
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        if PROTOCOL_METHODS.contains(&request.method.as_str()) {
+            let message = format!("invalid params for {}", request.method);
+            return Err(ErrorData::new(ErrorCode::INVALID_PARAMS, message, None));
+        }
         let message = format!("method not found: {}", request.method);
         Err(ErrorData::new(ErrorCode::METHOD_NOT_FOUND, message, None))
     }
@@ -420,6 +426,24 @@ impl ServerHandler for Server {
         Ok(ListPromptsResult::default())
     }
 }
+
+/// The requests of the protocol's revisions a client may send a server: one that reaches
+/// [`Server::on_custom_request`] had parameters rmcp could not read.
+const PROTOCOL_METHODS: &[&str] = &[
+    "initialize",
+    "ping",
+    "tools/list",
+    "tools/call",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+    "prompts/list",
+    "prompts/get",
+    "completion/complete",
+    "logging/setLevel",
+];
 
 fn resource_uri(location: &Location) -> String {
     format!("{URI_SCHEME}{}", location.path())

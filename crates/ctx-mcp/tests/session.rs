@@ -437,6 +437,9 @@ fn bad_input_does_not_end_the_session() {
         request(7, "nope", json!({})),
         json!([1]),
         request(8, "ping", json!({})),
+        // A method of the protocol with parameters that do not hold together.
+        request(10, "tools/call", json!({ "arguments": {} })),
+        request(11, "resources/read", json!({})),
     ];
     let mut input: String = script.iter().map(|m| format!("{m}\n")).collect();
     // Text that is not JSON is skipped without an answer.
@@ -455,7 +458,10 @@ fn bad_input_does_not_end_the_session() {
     assert_eq!(invalid[0]["error"]["code"], -32600);
     assert_eq!(by_id(8)["result"], json!({}));
     assert_eq!(by_id(9)["result"]["content"][0]["text"], "four spaces\n");
-    assert_eq!(answers.len(), 6, "{answers:?}");
+    for id in [10, 11] {
+        assert_eq!(by_id(id)["error"]["code"], -32602, "{answers:?}");
+    }
+    assert_eq!(answers.len(), 8, "{answers:?}");
 }
 
 #[test]
