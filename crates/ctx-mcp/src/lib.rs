@@ -52,8 +52,8 @@ use std::io;
 use ctx::{Context, Deferred};
 use rmcp::ServiceExt;
 use rmcp::model::{
-    ClientJsonRpcMessage, ClientNotification, ClientRequest, JsonRpcMessage, ProtocolVersion,
-    RequestId,
+    ClientJsonRpcMessage, ClientNotification, ClientRequest, ErrorData, JsonRpcError,
+    JsonRpcMessage, ProtocolVersion, RequestId,
 };
 use rmcp::service::{RoleServer, ServerInitializeError, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -312,7 +312,21 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for BeforeInitialize<T> {
             };
             if !self.initialized {
                 let JsonRpcMessage::Request(request) = &message else { continue };
-                self.initialized = matches!(request.request, ClientRequest::InitializeRequest(_));
+                match request.request {
+                    ClientRequest::InitializeRequest(_) => self.initialized = true,
+                    ClientRequest::PingRequest(_) => {}
+                    // Any other request waits for the handshake, even one that carries the
+                    // `_meta` of a revision without one: those revisions are not offered.
+                    _ => {
+                        let why = "the session is not initialized: send initialize first";
+                        let error = ErrorData::invalid_params(why, None);
+                        let answer = JsonRpcError::new(Some(request.id.clone()), error);
+                        if self.inner.send(JsonRpcMessage::Error(answer)).await.is_err() {
+                            return None;
+                        }
+                        continue;
+                    }
+                }
             }
             match &message {
                 JsonRpcMessage::Request(request) => {

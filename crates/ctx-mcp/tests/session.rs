@@ -428,8 +428,23 @@ fn a_rule_file_is_served_with_its_hidden_text_made_visible() {
 fn bad_input_does_not_end_the_session() {
     let dir = workspace();
     let script = [
-        // Before the handshake: a request gets an error, a notification is dropped.
+        // Before the handshake: a request gets an error, a notification is dropped; a call
+        // that carries the `_meta` of a revision without a handshake is no exception.
         request(1, "tools/list", json!({})),
+        tool(12, "assemble", json!({ "path": ".ctx/rules/style.md" })),
+        request(
+            13,
+            "tools/call",
+            json!({
+                "name": "assemble",
+                "arguments": { "path": ".ctx/rules/style.md" },
+                "_meta": {
+                    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}
+                }
+            }),
+        ),
+        request(14, "ping", json!({})),
         initialized(),
         initialize("2025-06-18"),
         initialized(),
@@ -458,10 +473,14 @@ fn bad_input_does_not_end_the_session() {
     assert_eq!(invalid[0]["error"]["code"], -32600);
     assert_eq!(by_id(8)["result"], json!({}));
     assert_eq!(by_id(9)["result"]["content"][0]["text"], "four spaces\n");
-    for id in [10, 11] {
+    for id in [10, 11, 12, 13] {
         assert_eq!(by_id(id)["error"]["code"], -32602, "{answers:?}");
     }
-    assert_eq!(answers.len(), 8, "{answers:?}");
+    assert_eq!(by_id(14)["result"], json!({}), "ping before initialize");
+    // The call before the handshake read nothing: only the one after it has the text.
+    let texts = answers.iter().filter(|a| a.to_string().contains("four spaces")).count();
+    assert_eq!(texts, 1, "{answers:?}");
+    assert_eq!(answers.len(), 11, "{answers:?}");
 }
 
 #[test]
