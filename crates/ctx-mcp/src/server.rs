@@ -251,10 +251,15 @@ impl Server {
 
     fn suggest(&self, args: &Map<String, Value>) -> Result<CallToolResult, ToolError> {
         let prompt = string_arg(args, "prompt")?;
+        // As the tool's schema says: a whole number from 1 to 100.
         let limit = match args.get("limit") {
-            Some(Value::Number(n)) => n.as_u64().map_or(10, |n| n.clamp(1, 100) as usize),
-            Some(_) => return Err(ToolError::usage("`limit` must be a number")),
             None => 10,
+            Some(n) => match n.as_u64().filter(|n| (1..=100).contains(n)) {
+                Some(n) => n as usize,
+                None => {
+                    return Err(ToolError::usage("`limit` must be a whole number from 1 to 100"));
+                }
+            },
         };
         let options = ctx::SuggestOptions::default().limit(limit);
         let found = self.ctx().suggest(prompt, &options).map_err(|err| ToolError {
@@ -530,7 +535,11 @@ fn string_list<'a>(
 ) -> Result<Vec<&'a str>, ToolError> {
     match args.get(name).or_else(|| args.get(single)) {
         Some(Value::String(one)) => Ok(vec![one.as_str()]),
-        Some(Value::Array(many)) => Ok(many.iter().filter_map(Value::as_str).collect()),
+        Some(Value::Array(many)) => {
+            many.iter().map(Value::as_str).collect::<Option<Vec<_>>>().ok_or_else(|| {
+                ToolError::usage(&format!("`{name}` must be a list of strings ({what})"))
+            })
+        }
         _ => Err(ToolError::usage(&format!("missing argument `{name}` ({what})"))),
     }
 }

@@ -248,8 +248,18 @@ fn suggest_ranks_the_files_of_a_prompt() {
         &[
             tool(1, "suggest", json!({ "prompt": "fix the retry timeout", "limit": 1 })),
             tool(2, "suggest", json!({ "prompt": "x", "limit": "many" })),
+            // Outside the schema's 1 to 100: a tool error, not a silent clamp.
+            tool(3, "suggest", json!({ "prompt": "x", "limit": 0 })),
+            tool(4, "suggest", json!({ "prompt": "x", "limit": -1 })),
+            tool(5, "suggest", json!({ "prompt": "x", "limit": 1000 })),
+            // A list with something else than strings.
+            tool(6, "check", json!({ "paths": [1, "src/main.rs"] })),
+            tool(7, "resolve", json!({ "queries": [1] })),
         ],
     );
+    for id in 3..=7 {
+        assert_eq!(answers[&id]["result"]["isError"], true, "{id}: {}", answers[&id]);
+    }
     let result = &answers[&1]["result"];
     assert_eq!(result["isError"], false, "{result}");
     let found = result["structuredContent"]["suggestions"].as_array().unwrap();
