@@ -5,7 +5,9 @@
 //! and the `project_doc_fallback_filenames` that exists, even empty (an empty override still
 //! claims its folder). The project files share one budget of `project_doc_max_bytes` (32 KiB):
 //! each is cut at the byte the budget ends (a character cut there is sent as U+FFFD), the
-//! ones after it are dropped, without a word to the model.
+//! ones after it are dropped, without a word to the model. Those settings come from
+//! `$CODEX_HOME/config.toml`, then from a trusted project's `.codex/config.toml` layers from
+//! its root down (all but `project_root_markers`).
 //!
 //! Sent as one user message: `# AGENTS.md instructions for CWD` and the text in
 //! `<INSTRUCTIONS>`; the global file first, then `--- project-doc ---`.
@@ -40,7 +42,7 @@ impl Reader for Codex {
 
     fn read(&self, env: &Env<'_>) -> Rules {
         let mut view = View::new(env, Agent::Codex);
-        let config = config(env, &mut view);
+        let mut config = config(env, &mut view);
         global(env, &mut view);
         let root = if config.markers.is_empty() { None } else { env.marked_root(&config.markers) };
         let chain: Vec<String> = match &root {
@@ -55,6 +57,24 @@ impl Reader for Codex {
                 vec![env.cwd.clone()]
             }
         };
+        // The project's `.codex/config.toml` layers, from the project root down, each over
+        // the one before (a trusted project's; `agents_md.rs` takes every key but the root
+        // markers from them).
+        let project = env.project_place();
+        let mut layers = Vec::new();
+        for dir in &chain {
+            let rel = join(dir, ".codex/config.toml");
+            if let Some(table) = layer(&project, &rel, &mut view) {
+                apply(&table, &mut config, false);
+                layers.push(rel);
+            }
+        }
+        if !layers.is_empty() {
+            view.note(format!(
+                "Codex reads {} only in a project the user trusts; ctx shows what it reads once trusted",
+                layers.join(", ")
+            ));
+        }
         if config.max_bytes == 0 {
             view.note("project_doc_max_bytes is 0: Codex reads no project file");
         }
@@ -107,17 +127,29 @@ fn config(env: &Env<'_>, view: &mut View) -> Config {
         markers: vec![".git".to_owned()],
     };
     let Some(home) = env.home_place(".codex") else { return config };
-    let Ok(Some(file)) = read::read(&home, "config.toml", &mut view.budget) else { return config };
-    let table: toml::Table = match file.text.parse() {
-        Ok(table) => table,
+    if let Some(table) = layer(&home, "config.toml", view) {
+        apply(&table, &mut config, true);
+    }
+    config
+}
+
+/// The table of the configuration file `rel` of `place`, when there is one that parses (one
+/// that does not is noted: Codex's defaults, or the layers before it, are assumed).
+fn layer(place: &crate::env::Place<'_>, rel: &str, view: &mut View) -> Option<toml::Table> {
+    let Ok(Some(file)) = read::read(place, rel, &mut view.budget) else { return None };
+    match file.text.parse() {
+        Ok(table) => Some(table),
         Err(_) => {
-            view.note(format!(
-                "{}: not valid TOML; Codex's defaults are assumed",
-                home.shown("config.toml")
-            ));
-            return config;
+            view.note(format!("{}: not valid TOML; it is passed over", place.shown(rel)));
+            None
         }
-    };
+    }
+}
+
+/// Takes the keys of a configuration layer that decide what Codex reads: the project layers
+/// do not set `project_root_markers` (`markers` false), which decides where they are looked
+/// for.
+fn apply(table: &toml::Table, config: &mut Config, markers: bool) {
     if let Some(n) = table.get("project_doc_max_bytes").and_then(toml::Value::as_integer) {
         config.max_bytes = u64::try_from(n).unwrap_or(0);
     }
@@ -130,10 +162,9 @@ fn config(env: &Env<'_>, view: &mut View) -> Config {
     if let Some(fallbacks) = strings("project_doc_fallback_filenames") {
         config.fallbacks = fallbacks;
     }
-    if let Some(markers) = strings("project_root_markers") {
-        config.markers = markers;
+    if let Some(list) = strings("project_root_markers").filter(|_| markers) {
+        config.markers = list;
     }
-    config
 }
 
 /// The global file: `AGENTS.override.md` when it has text, else `AGENTS.md`, trimmed.

@@ -166,6 +166,28 @@ fn codex_one_file_per_folder_and_the_shared_cap() {
     );
 }
 
+/// Codex CLI: a trusted project's `.codex/config.toml` layers, from the root down, set the
+/// fallback names and the byte cap (codex-rs `agents_md.rs` takes all but the root markers
+/// from them; developers.openai.com/codex/config-basic).
+#[test]
+fn codex_reads_the_projects_config_layers() {
+    let tree = Tree::new();
+    tree.mkdir("repo/.git")
+        .write("repo/.codex/config.toml", "project_doc_fallback_filenames = [\"CLAUDE.md\"]\n")
+        .write(
+            "repo/sub/.codex/config.toml",
+            "project_doc_max_bytes = 5\nproject_root_markers = []\n",
+        )
+        .write("repo/CLAUDE.md", "claude only\n");
+    let sandbox = tree.sandbox(Limits::default(), false);
+    let rules = view(&sandbox, &tree.home(), Agent::Codex, "repo/sub", None);
+    let texts: Vec<&str> = rules.pieces.iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(texts, ["claud"], "{rules:?}");
+    assert!(rules.notes.iter().any(|n| n.contains("repo/.codex/config.toml")), "{:?}", rules.notes);
+    // The markers of a project layer are not taken: the root is still the one `.git` marks.
+    assert_eq!(rules.pieces[0].path, "repo/CLAUDE.md");
+}
+
 /// Gemini CLI: the context file names come from the working folder's `.gemini/settings.json`
 /// (`loadSettings(process.cwd())`), not from one above it.
 #[test]
