@@ -4,7 +4,8 @@
 //! then, folder by folder, `AGENTS.md`, `CLAUDE.md` and `GEMINI.md`; each in a
 //! `<custom_instruction>` of the system message, as written. `@` imports of `AGENTS.md` and
 //! `CLAUDE.md` are inserted after their token, with no depth limit seen. The
-//! `.github/instructions/*.instructions.md` of the project root follow: those for every file
+//! `.github/instructions/*.instructions.md` of the project root (and, as documented, of the
+//! working folder and the user's `~/.copilot/instructions`) follow: those for every file
 //! (`applyTo: "**"`, or no front matter) as written, front matter and all; the others listed
 //! in a table, and sent when a file they match is read, HTML-escaped, with the rule files of
 //! the folders below the working folder.
@@ -102,7 +103,17 @@ impl Reader for Copilot {
                 }
             }
         }
-        instructions(env, &mut view, &root);
+        let instructions_of_root = join(&root, ".github/instructions");
+        instructions(env, &mut view, (&project, &instructions_of_root), &root);
+        // The working folder's too (docs.github.com: "within or below a .github/instructions
+        // directory in the current working directory"), and the user's own.
+        if env.cwd != root {
+            let here = join(&env.cwd, ".github/instructions");
+            instructions(env, &mut view, (&project, &here), &root);
+        }
+        if let Some(home) = env.home_place(".copilot") {
+            instructions(env, &mut view, (&home, "instructions"), &root);
+        }
         lazy(env, &mut view, &root);
         let mut names: Vec<String> = NAMES.iter().map(|n| (*n).to_owned()).collect();
         names.push("copilot-instructions.md".to_owned());
@@ -190,13 +201,12 @@ fn from_root(rel: &str, root: &str) -> String {
     }
 }
 
-/// The `.github/instructions/*.instructions.md` of the project root.
-fn instructions(env: &Env<'_>, view: &mut View, root: &str) {
-    let project = env.project_place();
-    let dir = join(root, ".github/instructions");
-    let Some(location) = project.location(&dir) else { return };
-    let Ok(walk) = project.sandbox.walk(&location) else { return };
-    crate::read::skipped(view, &project, &walk, &[".instructions.md"]);
+/// The `*.instructions.md` files below `dir` of `place`: the place root's and the working
+/// folder's `.github/instructions`, and the user's `~/.copilot/instructions`.
+fn instructions(env: &Env<'_>, view: &mut View, (place, dir): (&Place<'_>, &str), root: &str) {
+    let Some(location) = place.location(dir) else { return };
+    let Ok(walk) = place.sandbox.walk(&location) else { return };
+    crate::read::skipped(view, place, &walk, &[".instructions.md"]);
     let mut files: Vec<String> = walk
         .files()
         .map(|e| e.path.as_str().to_owned())
@@ -204,12 +214,17 @@ fn instructions(env: &Env<'_>, view: &mut View, root: &str) {
         .collect();
     files.sort();
     for rel in files {
-        let Some(file) = open(view, &project, &rel) else { continue };
+        let Some(file) = open(view, place, &rel) else { continue };
         let front = front::read(&file.text);
-        let shown = from_root(&rel, root);
+        let shown = match place.shown(&rel) {
+            named if named.starts_with('~') => named,
+            _ => from_root(&rel, root),
+        };
+        // As ctx names the file (the user's own with `~/`).
+        let rel_shown = place.shown(&rel);
         if let Some((message, line, column)) = &front.error {
-            view.not_file(&rel, Reason::FrontMatter { message: message.clone() });
-            view.diag(Diagnostic::new(Code::RulesFrontMatter, Agent::Copilot, &rel, (*line, *column),
+            view.not_file(&rel_shown, Reason::FrontMatter { message: message.clone() });
+            view.diag(Diagnostic::new(Code::RulesFrontMatter, Agent::Copilot, &rel_shown, (*line, *column),
                 format!("front matter does not parse ({message}); Copilot CLI does not apply the file"))
                 .hint("quote the glob: applyTo: \"**/*.ts\""));
             continue;
@@ -219,10 +234,10 @@ fn instructions(env: &Env<'_>, view: &mut View, root: &str) {
             Some(Ok(globs)) => globs,
             Some(Err(kind)) => {
                 view.not_file(
-                    &rel,
+                    &rel_shown,
                     Reason::FrontMatter { message: format!("`applyTo` is {kind}") },
                 );
-                view.diag(super::modes::wrong_type(Agent::Copilot, &rel, &front, "applyTo",
+                view.diag(super::modes::wrong_type(Agent::Copilot, &rel_shown, &front, "applyTo",
                     format!("`applyTo` is {kind}, not a string of globs; Copilot CLI does not apply the file"),
                     "write applyTo: \"**/*.ts\""));
                 continue;
@@ -234,7 +249,7 @@ fn instructions(env: &Env<'_>, view: &mut View, root: &str) {
                 Diagnostic::new(
                     Code::RulesGlob,
                     Agent::Copilot,
-                    &rel,
+                    &rel_shown,
                     front.value_at("applyTo"),
                     format!("`{}`: {}", problem.glob, problem.message),
                 )
@@ -242,16 +257,16 @@ fn instructions(env: &Env<'_>, view: &mut View, root: &str) {
             );
         }
         if globs.is_empty() || matcher.matches_all().is_some() {
-            let piece = read::piece(&project, &rel, 1, Why::Always, Placement::System, file.text);
+            let piece = read::piece(place, &rel, 1, Why::Always, Placement::System, file.text);
             view.piece(piece);
             continue;
         }
         let description = front.get("description").and_then(|v| v.as_str()).unwrap_or("");
         let row = format!("| {} | '{shown}' | {description} |\n", globs.join(","));
-        view.piece(read::piece(&project, &rel, 1, Why::Listed, Placement::System, row));
+        view.piece(read::piece(place, &rel, 1, Why::Listed, Placement::System, row));
         let Some(file_path) = env.for_path.clone() else {
             view.not_file(
-                &rel,
+                &rel_shown,
                 Reason::GlobNotMatched { key: "applyTo".to_owned(), globs, file: None },
             );
             continue;
@@ -260,12 +275,10 @@ fn instructions(env: &Env<'_>, view: &mut View, root: &str) {
             Some(glob) => {
                 let why = Why::Glob { key: "applyTo".to_owned(), glob, file: file_path };
                 let text = escape_html(&file.text);
-                view.piece(
-                    read::piece(&project, &rel, 1, why, Placement::Later, text).named(shown),
-                );
+                view.piece(read::piece(place, &rel, 1, why, Placement::Later, text).named(shown));
             }
             None => view.not_file(
-                &rel,
+                &rel_shown,
                 Reason::GlobNotMatched { key: "applyTo".to_owned(), globs, file: Some(file_path) },
             ),
         }

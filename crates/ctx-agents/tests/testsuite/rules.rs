@@ -166,6 +166,29 @@ fn codex_one_file_per_folder_and_the_shared_cap() {
     );
 }
 
+/// GitHub Copilot CLI: the `.instructions.md` files of the working folder's
+/// `.github/instructions` and of the user's `~/.copilot/instructions` apply as the project
+/// root's do (docs.github.com, "Adding custom instructions for GitHub Copilot CLI").
+#[test]
+fn copilot_reads_the_working_folders_and_the_users_instructions() {
+    let tree = Tree::new();
+    let every = "---\napplyTo: \"**\"\n---\n";
+    tree.mkdir("repo/.git")
+        .write("repo/.github/instructions/r.instructions.md", format!("{every}root\n"))
+        .write("repo/sub/.github/instructions/s.instructions.md", format!("{every}sub\n"))
+        .write("~/.copilot/instructions/u.instructions.md", format!("{every}user\n"));
+    let sandbox = tree.sandbox(Limits::default(), false);
+    let rules = view(&sandbox, &tree.home(), Agent::Copilot, "repo/sub", None);
+    let paths: Vec<&str> = rules.pieces.iter().map(|p| p.path.as_str()).collect();
+    for want in [
+        "repo/.github/instructions/r.instructions.md",
+        "repo/sub/.github/instructions/s.instructions.md",
+        "~/.copilot/instructions/u.instructions.md",
+    ] {
+        assert!(paths.contains(&want), "{want}: {paths:?}");
+    }
+}
+
 /// Codex CLI: a trusted project's `.codex/config.toml` layers, from the root down, set the
 /// fallback names and the byte cap (codex-rs `agents_md.rs` takes all but the root markers
 /// from them; developers.openai.com/codex/config-basic).
