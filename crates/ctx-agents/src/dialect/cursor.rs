@@ -38,6 +38,21 @@ impl Reader for Cursor {
                 modes::place(env, &mut view, &project, rule, &cwd, (Agent::Cursor, None));
             }
         }
+        // A subfolder's own `.cursor/rules` applies when a file of that folder is worked on
+        // (cursor.com/docs/rules, "Nested rules"), its globs from that folder.
+        for dir in env.lazy_dirs() {
+            let nested = join(&dir, ".cursor/rules");
+            for rel in modes::files_of(&mut view, &project, &nested, &[".mdc"], Agent::Cursor) {
+                if let Some(rule) =
+                    modes::read_rule(&mut view, &project, &rel, Agent::Cursor, &mode_of)
+                {
+                    modes::place(env, &mut view, &project, rule, &dir, (Agent::Cursor, None));
+                }
+            }
+        }
+        if env.for_path.is_none() {
+            view.note("Cursor also applies the .cursor/rules of a subfolder when a file there is worked on: name one with --for to see them");
+        }
         if let Some(rel) = modes::agents_md(env, &cwd) {
             modes::plain(
                 &mut view,

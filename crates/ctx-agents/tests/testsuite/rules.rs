@@ -166,6 +166,26 @@ fn codex_one_file_per_folder_and_the_shared_cap() {
     );
 }
 
+/// Cursor: a subfolder's own `.cursor/rules` applies when a file of that folder is worked on
+/// (cursor.com/docs/rules, "Nested rules"), its globs from that folder.
+#[test]
+fn cursor_applies_a_subfolders_rules_to_its_files() {
+    let tree = Tree::new();
+    tree.mkdir("repo/.git")
+        .write("repo/pkg/.cursor/rules/p.mdc", "---\nalwaysApply: true\n---\npkg rule\n")
+        .write("repo/pkg/.cursor/rules/g.mdc", "---\nglobs: src/*.ts\n---\nts rule\n")
+        .write("repo/pkg/src/x.ts", "x\n");
+    let sandbox = tree.sandbox(Limits::default(), false);
+    let rules = view(&sandbox, &tree.home(), Agent::Cursor, "repo", Some("repo/pkg/src/x.ts"));
+    let texts: Vec<&str> = rules.pieces.iter().map(|p| p.text.trim()).collect();
+    assert!(texts.contains(&"pkg rule"), "{texts:?}");
+    assert!(texts.contains(&"ts rule"), "{texts:?}");
+    // Without a file worked on, a note says where to look.
+    let rules = view(&sandbox, &tree.home(), Agent::Cursor, "repo", None);
+    assert!(rules.pieces.iter().all(|p| !p.text.contains("pkg rule")));
+    assert!(rules.notes.iter().any(|n| n.contains("--for")), "{:?}", rules.notes);
+}
+
 /// GitHub Copilot CLI: the `.instructions.md` files of the working folder's
 /// `.github/instructions` and of the user's `~/.copilot/instructions` apply as the project
 /// root's do (docs.github.com, "Adding custom instructions for GitHub Copilot CLI").
