@@ -53,7 +53,15 @@ impl Reader for Windsurf {
         let root = env.marked_root(&[".git".to_owned()]).unwrap_or_else(|| env.cwd.clone());
         let chain: Vec<String> =
             env.cwd_chain().into_iter().filter(|d| d.len() >= root.len()).collect();
-        for dir in &chain {
+        // The rules folders of the subfolders too ("all .windsurf/rules directories in the
+        // current workspace and its subdirectories"): those down to the file worked on; a
+        // note says so when there is none.
+        let mut rule_dirs = chain.clone();
+        rule_dirs.extend(env.lazy_dirs());
+        if env.for_path.is_none() {
+            view.note("Windsurf also reads the .windsurf/rules and .devin/rules of the subfolders of the working folder: name a file with --for to see those down to it");
+        }
+        for dir in &rule_dirs {
             let devin = modes::files_of(
                 &mut view,
                 &project,

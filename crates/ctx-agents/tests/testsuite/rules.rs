@@ -435,19 +435,20 @@ fn windsurf_triggers_and_caps() {
         "repo",
         None,
         expect![[r#"
-        working folder: repo
-        loaded: 3 pieces, 24016 bytes, 12005 tokens (o200k)
-          1. repo/.devin/rules/a.md:4: always; system prompt; 7 bytes, 3 tokens
-          2. repo/.windsurf/rules/big.md:4: always; system prompt; 24000 bytes, 12000 tokens
-             cut: 12000 of 12345 characters kept (cap 12000); 345 lost
-          3. repo/.windsurf/rules/decide.md:5: listed (name or description); read when the model decides; system prompt; 9 bytes, 2 tokens
-        not loaded:
-          - repo/.windsurf/rules/a.md: repo/.devin/rules/a.md takes its place
-          - repo/.windsurf/rules/odd.md: only when the user mentions it
-        problems:
-          repo/.windsurf/rules/big.md:1:1: warning[W_RULES_CAP]: 12345 characters, over Windsurf's 12000: the agent keeps the first 12000 and 345 are lost (hint: split the rule into several files)
-          repo/.windsurf/rules/odd.md:2:10: warning[W_RULES_IGNORED]: `trigger` is not one of always_on, glob, model_decision, manual: ctx takes the rule as manual (hint: write trigger: always_on)
-        note: Windsurf's system rules (/etc/windsurf/rules, deployed by an administrator) and its memories lie outside the project and were not looked at"#]],
+            working folder: repo
+            loaded: 3 pieces, 24016 bytes, 12005 tokens (o200k)
+              1. repo/.devin/rules/a.md:4: always; system prompt; 7 bytes, 3 tokens
+              2. repo/.windsurf/rules/big.md:4: always; system prompt; 24000 bytes, 12000 tokens
+                 cut: 12000 of 12345 characters kept (cap 12000); 345 lost
+              3. repo/.windsurf/rules/decide.md:5: listed (name or description); read when the model decides; system prompt; 9 bytes, 2 tokens
+            not loaded:
+              - repo/.windsurf/rules/a.md: repo/.devin/rules/a.md takes its place
+              - repo/.windsurf/rules/odd.md: only when the user mentions it
+            problems:
+              repo/.windsurf/rules/big.md:1:1: warning[W_RULES_CAP]: 12345 characters, over Windsurf's 12000: the agent keeps the first 12000 and 345 are lost (hint: split the rule into several files)
+              repo/.windsurf/rules/odd.md:2:10: warning[W_RULES_IGNORED]: `trigger` is not one of always_on, glob, model_decision, manual: ctx takes the rule as manual (hint: write trigger: always_on)
+            note: Windsurf also reads the .windsurf/rules and .devin/rules of the subfolders of the working folder: name a file with --for to see those down to it
+            note: Windsurf's system rules (/etc/windsurf/rules, deployed by an administrator) and its memories lie outside the project and were not looked at"#]],
     );
     let big = rules.pieces.iter().find(|p| p.path.ends_with("big.md")).unwrap();
     assert_eq!(big.text.chars().count(), 12_000);
