@@ -167,6 +167,23 @@ fn apply(table: &toml::Table, config: &mut Config, markers: bool) {
     }
 }
 
+fn is_too_large(reason: &Reason) -> bool {
+    matches!(reason, Reason::Unreadable { code, .. } if code == ctx_fs::Code::TooLarge.as_str())
+}
+
+/// The first `n` bytes of the file `rel` of `place` (at most what ctx's budget for a view
+/// holds), as text: what Codex reads of a file larger than the size cap when `n` bytes of
+/// its budget are left.
+fn head_of(place: &crate::env::Place<'_>, rel: &str, n: u64) -> Option<(read::File, u64)> {
+    let location = place.location(rel)?;
+    let len = place.sandbox.stat(&location).ok()?.len;
+    let n = usize::try_from(n.min(DEFAULT_MAX_BYTES.max(1 << 20))).ok()?;
+    let bytes = place.sandbox.read_prefix(&location, n).ok()?;
+    let bom = bytes.starts_with(b"\xEF\xBB\xBF");
+    let text = String::from_utf8_lossy(&bytes[if bom { 3 } else { 0 }..]).into_owned();
+    Some((read::File { text, bom }, len))
+}
+
 /// The global file: `AGENTS.override.md` when it has text, else `AGENTS.md`, trimmed.
 fn global(env: &Env<'_>, view: &mut View) {
     let Some(home) = env.home_place(".codex") else { return };
@@ -221,19 +238,32 @@ fn project_file(
         view.not_file(rel, Reason::CapSpent { cap: 0, unit: Unit::Bytes });
         return;
     }
+    // The file's length when only its head is read (a file over the size cap).
+    let mut whole = None;
     let file = match read::read(&project, &rel, &mut view.budget) {
         Ok(Some(file)) => file,
         Ok(None) => return,
+        // A file over the size cap still takes the budget: Codex reads its first bytes up to
+        // what is left, and the files after it get nothing.
+        Err(reason) if is_too_large(&reason) && *remaining > 0 => {
+            match head_of(&project, &rel, *remaining) {
+                Some((file, len)) => {
+                    whole = Some(len);
+                    file
+                }
+                None => return view.not_file(rel, reason),
+            }
+        }
         Err(reason) => return view.not_file(rel, reason),
     };
     let raw = file.raw();
-    let total = raw.len() as u64;
+    let total = whole.unwrap_or(raw.len() as u64);
     if *remaining == 0 {
         view.not_file(&rel, Reason::CapSpent { cap: config.max_bytes, unit: Unit::Bytes });
         view.diag(cap(&rel, config.max_bytes, total, 0));
         return;
     }
-    let kept = total.min(*remaining);
+    let kept = total.min(*remaining).min(raw.len() as u64);
     let text = String::from_utf8_lossy(&raw[..kept as usize]).into_owned();
     if text.trim().is_empty() {
         view.not_file(rel, Reason::Empty);

@@ -209,6 +209,23 @@ fn copilot_reads_the_working_folders_and_the_users_instructions() {
     }
 }
 
+/// Codex CLI: a project file over ctx's size cap still spends the shared budget, as Codex
+/// reads its first bytes (`agents_md.rs`, `read_agents_md`): the files after it get nothing.
+#[test]
+fn codex_spends_its_budget_on_a_file_over_the_size_cap() {
+    let tree = Tree::new();
+    tree.mkdir("repo/.git")
+        .write("repo/AGENTS.md", "y".repeat(2_000_001))
+        .write("repo/sub/AGENTS.md", "sub agents\n");
+    let sandbox = tree.sandbox(Limits::default(), false);
+    let rules = view(&sandbox, &tree.home(), Agent::Codex, "repo/sub", None);
+    assert_eq!(rules.pieces.len(), 1, "{rules:?}");
+    assert_eq!(rules.pieces[0].path, "repo/AGENTS.md");
+    assert_eq!(rules.pieces[0].text.len(), 32_768);
+    assert!(rules.not_loaded.iter().any(|n| n.path == "repo/sub/AGENTS.md"), "{rules:?}");
+    assert!(rules.diagnostics.iter().any(|d| d.code == ctx_diagnostics::Code::RulesCap));
+}
+
 /// Codex CLI: a trusted project's `.codex/config.toml` layers, from the root down, set the
 /// fallback names and the byte cap (codex-rs `agents_md.rs` takes all but the root markers
 /// from them; developers.openai.com/codex/config-basic).
