@@ -179,6 +179,10 @@ fn head_of(place: &crate::env::Place<'_>, rel: &str, n: u64) -> Option<(read::Fi
     let len = place.sandbox.stat(&location).ok()?.len;
     let n = usize::try_from(n.min(DEFAULT_MAX_BYTES.max(1 << 20))).ok()?;
     let bytes = place.sandbox.read_prefix(&location, n).ok()?;
+    // Binary bytes are left out, as a whole read would leave them.
+    if bytes.contains(&0) {
+        return None;
+    }
     let bom = bytes.starts_with(b"\xEF\xBB\xBF");
     let text = String::from_utf8_lossy(&bytes[if bom { 3 } else { 0 }..]).into_owned();
     Some((read::File { text, bom }, len))
