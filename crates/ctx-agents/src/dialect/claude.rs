@@ -326,6 +326,10 @@ fn elsewhere(env: &Env<'_>, view: &mut View, chain: &[String], fallback: bool) {
         "CLAUDE.md" | "CLAUDE.local.md" => {
             Some(Reason::WrongFolder { dir: shown_dir(dir).to_owned() })
         }
+        // Claude Code reads AGENTS.md only where no CLAUDE.md is: here one takes its place.
+        "AGENTS.md" if in_chain && !fallback => {
+            Some(Reason::Shadowed { by: "a CLAUDE.md of the working folder's chain".to_owned() })
+        }
         _ if in_chain && !(fallback && name == "AGENTS.md") => Some(Reason::NotThisAgent),
         _ => None,
     });

@@ -166,6 +166,18 @@ fn codex_one_file_per_folder_and_the_shared_cap() {
     );
 }
 
+/// Claude Code reads `AGENTS.md` only where no `CLAUDE.md` is: beside one, it is named as
+/// taken over by it, not as a file Claude Code never reads.
+#[test]
+fn claude_names_agents_md_beside_claude_md_as_taken_over() {
+    let tree = Tree::new();
+    tree.mkdir("repo/.git").write("repo/CLAUDE.md", "claude\n").write("repo/AGENTS.md", "agents\n");
+    let sandbox = tree.sandbox(Limits::default(), false);
+    let rules = view(&sandbox, &tree.home(), Agent::Claude, "repo", None);
+    let agents = rules.not_loaded.iter().find(|n| n.path == "repo/AGENTS.md").unwrap();
+    assert!(matches!(agents.reason, ctx_agents::Reason::Shadowed { .. }), "{agents:?}");
+}
+
 /// Cursor: a subfolder's own `.cursor/rules` applies when a file of that folder is worked on
 /// (cursor.com/docs/rules, "Nested rules"), its globs from that folder.
 #[test]
