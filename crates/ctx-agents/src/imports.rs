@@ -157,6 +157,8 @@ pub(crate) enum Target {
     File(Location),
     /// Inside a root, and missing.
     Missing,
+    /// Inside a root, and a folder (an agent that reads it fails as for a folder).
+    Folder,
     /// Outside every root: not looked at.
     Outside,
     /// Refused by the sandbox (denied, a bad name …).
@@ -168,7 +170,7 @@ pub(crate) enum Target {
 pub(crate) fn resolve(sandbox: &Sandbox, base: &Location, written: &str) -> Target {
     match sandbox.resolve(written, Some(base)) {
         Ok(location) => match sandbox.stat(&location) {
-            Ok(stat) if stat.kind == ctx_fs::FileKind::Dir => Target::Missing,
+            Ok(stat) if stat.kind == ctx_fs::FileKind::Dir => Target::Folder,
             _ => Target::File(location),
         },
         Err(err) if err.kind() == ErrorKind::NotFound => Target::Missing,

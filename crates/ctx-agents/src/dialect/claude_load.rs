@@ -330,7 +330,7 @@ impl Load<'_> {
                     };
                     self.file(view, next);
                 }
-                Target::Missing => {
+                Target::Missing | Target::Folder => {
                     view.not(not(Reason::ImportMissing));
                     view.diag(missing(shown, at, &token.raw));
                 }

@@ -335,9 +335,23 @@ impl Inline<'_> {
                         .hint("fix the path (relative to the importing file's folder)"));
                     out.push_str(&format!("<!-- Import failed: {raw} - ENOENT: no such file or directory, access '{lexical}' -->"));
                 }
+                // Inside the project as written, out of it where a link leads: Gemini CLI
+                // checks the real path (`validateImportPath`) and refuses it.
                 Target::Outside => {
-                    view.not(not(Reason::ImportOutside { agent_reads: true }));
-                    out.push_str(&format!("[ctx: not read: `@{raw}` lies outside ctx's roots; Gemini CLI inlines the file's content here if it exists]"));
+                    view.not(not(Reason::ImportOutside { agent_reads: false }));
+                    view.diag(Diagnostic::new(Code::RulesOutside, Agent::Gemini, shown, at,
+                        format!("`@{raw}` leads out of the project root through a link: Gemini CLI refuses it (\"path traversal attempt\") and sends a comment in its place"))
+                        .hint("import files of the project, or keep the text in the file itself"));
+                    out.push_str(&format!(
+                        "<!-- Import failed: {raw} - Path traversal attempt -->"
+                    ));
+                }
+                Target::Folder => {
+                    view.not(not(Reason::ImportMissing));
+                    view.diag(Diagnostic::new(Code::RulesImport, Agent::Gemini, shown, at,
+                        format!("`@{raw}` names a folder; Gemini CLI sends an \"import failed\" comment in its place"))
+                        .hint("import a file of the folder"));
+                    out.push_str(&format!("<!-- Import failed: {raw} - EISDIR: illegal operation on a directory, read -->"));
                 }
                 Target::Refused(err) => {
                     view.not(not(read::refusal(&err)));

@@ -283,6 +283,32 @@ fn gemini_file_names_come_from_the_working_folders_settings() {
     assert_eq!(files("repo/other"), ["repo/other/GEMINI.md"]);
 }
 
+/// Gemini CLI: an import that leaves the project through a link is refused by its real path
+/// (`validateImportPath`), and one that names a folder fails to read
+/// (`memoryImportProcessor.ts`).
+#[test]
+fn gemini_refuses_a_link_out_and_fails_on_a_folder() {
+    let tree = Tree::new();
+    tree.mkdir("repo/.git")
+        .mkdir("repo/docs")
+        .write("~/s/k", "SECRET\n")
+        .write("repo/GEMINI.md", "g @docs and @docs/link.md\n");
+    let target = tree.home.join("s/k");
+    tree.link("repo/docs/link.md", target.to_str().unwrap());
+    let sent = text(&tree, Agent::Gemini, "repo", None);
+    assert!(
+        sent.contains("<!-- Import failed: docs/link.md - Path traversal attempt -->"),
+        "{sent}"
+    );
+    assert!(
+        sent.contains(
+            "<!-- Import failed: docs - EISDIR: illegal operation on a directory, read -->"
+        ),
+        "{sent}"
+    );
+    assert!(!sent.contains("SECRET"), "{sent}");
+}
+
 /// Gemini CLI: imports inline where they stand, five levels, refused outside the project
 /// root with a comment (observed, c-imports; a missing import there too: its comment names
 /// the absolute path, so its token count is not fixed here).
