@@ -120,7 +120,8 @@ impl Workspace<'_> {
         let at = &params.text_document_position;
         let doc = self.docs.get(&at.text_document.uri)?;
         let offset = text::offset(&doc.text, at.position);
-        let line_start = doc.text[..offset].rfind('\n').map_or(0, |n| n + 1);
+        // The line as LSP counts lines (a `\r` alone ends one too).
+        let line_start = doc.text[..offset].rfind(['\n', '\r']).map_or(0, |n| n + 1);
         let line = &doc.text[line_start..offset];
         // Ranked matches depend on the whole typed path, not on a prefix of it a client could
         // filter by: the list is incomplete, so the client asks again as the person types.

@@ -4,17 +4,33 @@
 
 use lsp_types::{Position, Range};
 
+/// The byte offsets where the lines of `text` after the first start, as LSP counts lines:
+/// after every `\n`, and after a `\r` that no `\n` follows (its line endings are `\n`,
+/// `\r\n` and `\r`).
+fn lsp_line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let bytes = text.as_bytes();
+    memchr::memchr2_iter(b'\n', b'\r', bytes)
+        .filter(move |&i| !(bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n')))
+        .map(|i| i + 1)
+}
+
+/// The text of the LSP line starting at byte `start`, without its line ending.
+fn lsp_line_at(text: &str, start: usize) -> &str {
+    let rest = &text[start..];
+    memchr::memchr2(b'\n', b'\r', rest.as_bytes()).map_or(rest, |n| &rest[..n])
+}
+
 /// The byte offset of an LSP position in `text`, clamped to the end of its line (and of the
 /// text).
 pub(crate) fn offset(text: &str, position: Position) -> usize {
     let start = match position.line {
         0 => 0,
-        n => match memchr::memchr_iter(b'\n', text.as_bytes()).nth(n as usize - 1) {
-            Some(newline) => newline + 1,
+        n => match lsp_line_starts(text).nth(n as usize - 1) {
+            Some(start) => start,
             None => return text.len(),
         },
     };
-    let line = line_at(text, start);
+    let line = lsp_line_at(text, start);
     let mut units = 0;
     for (i, c) in line.char_indices() {
         if units >= position.character as usize {
@@ -33,15 +49,18 @@ pub(crate) fn offset(text: &str, position: Position) -> usize {
 #[derive(Debug)]
 pub(crate) struct LineIndex<'a> {
     text: &'a str,
-    /// The byte offset where each line starts.
+    /// The byte offset where each line starts, as LSP counts lines (`\n`, `\r\n`, `\r`).
     starts: Vec<usize>,
+    /// The same as ctx counts lines, for its diagnostics (`\n` alone).
+    ctx_starts: Vec<usize>,
     /// Whether the text is ASCII, where bytes, characters and units agree (and there are
     /// no marks).
     ascii: bool,
     marks: Vec<Mark>,
 }
 
-/// A place in a line and what lies before it in that line.
+/// A place in a line and what lies before it: the characters since its line began as ctx
+/// counts lines, the UTF-16 units since it began as LSP does.
 #[derive(Debug, Clone, Copy)]
 struct Mark {
     byte: usize,
@@ -56,25 +75,28 @@ impl<'a> LineIndex<'a> {
     /// The index of `text`: one pass over it.
     pub(crate) fn new(text: &'a str) -> LineIndex<'a> {
         let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|n| n + 1));
+        starts.extend(lsp_line_starts(text));
+        let mut ctx_starts = vec![0];
+        ctx_starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|n| n + 1));
         let mut marks = Vec::new();
         let ascii = text.is_ascii();
         if !ascii {
+            let bytes = text.as_bytes();
             let (mut chars, mut units, mut next) = (0, 0, MARK_STEP);
             for (i, c) in text.char_indices() {
                 if i >= next {
                     marks.push(Mark { byte: i, chars, units });
                     next = i + MARK_STEP;
                 }
-                if c == '\n' {
-                    (chars, units) = (0, 0);
-                } else {
-                    chars += 1;
-                    units += c.len_utf16();
+                match c {
+                    '\n' => (chars, units) = (0, 0),
+                    // A lone `\r` ends an LSP line, not one of ctx's.
+                    '\r' if bytes.get(i + 1) != Some(&b'\n') => (chars, units) = (chars + 1, 0),
+                    c => (chars, units) = (chars + 1, units + c.len_utf16()),
                 }
             }
         }
-        LineIndex { text, starts, ascii, marks }
+        LineIndex { text, starts, ctx_starts, ascii, marks }
     }
 
     /// The nearest mark at or before `offset` in the line that starts at `line_start`.
@@ -114,7 +136,9 @@ impl<'a> LineIndex<'a> {
     /// values (ctx's diagnostics), clamped to the end of the line (and of the text).
     pub(crate) fn offset_of_line_column(&self, line: u32, column: u32) -> usize {
         let text = self.text;
-        let Some(&start) = self.starts.get(line.max(1) as usize - 1) else { return text.len() };
+        let Some(&start) = self.ctx_starts.get(line.max(1) as usize - 1) else {
+            return text.len();
+        };
         let line = &text[start..];
         let line = line.find('\n').map_or(line, |n| &line[..n]);
         let line = line.strip_suffix('\r').unwrap_or(line);
@@ -137,13 +161,6 @@ impl<'a> LineIndex<'a> {
     }
 }
 
-/// The text of the line starting at byte `start`, without its line ending.
-pub(crate) fn line_at(text: &str, start: usize) -> &str {
-    let rest = &text[start..];
-    let line = rest.find('\n').map_or(rest, |n| &rest[..n]);
-    line.strip_suffix('\r').unwrap_or(line)
-}
-
 fn to_u32(n: usize) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
@@ -154,17 +171,52 @@ mod tests {
 
     use super::*;
 
+    /// The model of ctx's line: the text of the line starting at byte `start`, up to its `\n`
+    /// and without a `\r` before it.
+    fn line_at(text: &str, start: usize) -> &str {
+        let rest = &text[start..];
+        let line = rest.find('\n').map_or(rest, |n| &rest[..n]);
+        line.strip_suffix('\r').unwrap_or(line)
+    }
+
+    /// The model: where the LSP line holding `offset` starts, and its number: a line ends at
+    /// `\n`, at `\r\n` and at a `\r` alone.
+    fn lsp_line_of(text: &str, offset: usize) -> (usize, usize) {
+        let (mut line, mut start) = (0, 0);
+        for (i, c) in text[..offset].char_indices() {
+            if c == '\n' || (c == '\r' && !text[i + 1..].starts_with('\n')) {
+                (line, start) = (line + 1, i + 1);
+            }
+        }
+        (line, start)
+    }
+
     /// The model: the position of a byte offset, from the start of the text.
     fn position(text: &str, offset: usize) -> Position {
         let mut offset = offset.min(text.len());
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let before = &text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |n| n + 1);
-        let line = before.matches('\n').count();
-        let character: usize = before[line_start..].chars().map(char::len_utf16).sum();
+        let (line, line_start) = lsp_line_of(text, offset);
+        let character: usize = text[line_start..offset].chars().map(char::len_utf16).sum();
         Position::new(to_u32(line), to_u32(character))
+    }
+
+    #[test]
+    fn a_lone_carriage_return_ends_an_lsp_line_but_not_a_ctx_line() {
+        let text = "title\r@other.md\r\nnext\ré@x";
+        let index = LineIndex::new(text);
+        // LSP: `title`, `@other.md`, `next`, `é@x`.
+        assert_eq!(index.position(6), Position::new(1, 0));
+        assert_eq!(offset(text, Position::new(1, 1)), 7);
+        assert_eq!(offset(text, Position::new(1, 99)), 15);
+        assert_eq!(offset(text, Position::new(2, 0)), 17);
+        assert_eq!(offset(text, Position::new(3, 1)), 24);
+        assert_eq!(index.position(24), Position::new(3, 1));
+        // ctx: `title\r@other.md` is line 1, `next\ré@x` line 2 (columns in characters).
+        assert_eq!(index.offset_of_line_column(1, 7), 6);
+        assert_eq!(index.offset_of_line_column(2, 7), 24);
+        assert_eq!(index.position(index.offset_of_line_column(2, 7)), Position::new(3, 1));
     }
 
     /// The model: the offset of a line and a column in characters.
@@ -252,8 +304,9 @@ mod tests {
             if !text.is_ascii() {
                 dense.marks = text.char_indices().filter(|(i, _)| i % 3 == 0).map(|(i, _)| {
                     let start = text[..i].rfind('\n').map_or(0, |n| n + 1);
-                    let before = &text[start..i];
-                    Mark { byte: i, chars: before.chars().count(), units: before.chars().map(char::len_utf16).sum() }
+                    let (_, lsp_start) = lsp_line_of(&text, i);
+                    let units = text[lsp_start..i].chars().map(char::len_utf16).sum();
+                    Mark { byte: i, chars: text[start..i].chars().count(), units }
                 }).collect();
             }
             for offset in offsets {

@@ -165,6 +165,36 @@ fn an_open_included_document_wins_over_the_disk() {
     client.shutdown();
 }
 
+/// LSP's line endings are `\n`, `\r\n` and `\r`: a document with a lone `\r` (an old Mac
+/// file) gets its links on the right line, and an edit lands where the editor made it.
+#[test]
+fn a_lone_carriage_return_ends_a_line() {
+    let dir = workspace();
+    let main = uri(&dir.path().join("rules/main.md"));
+    let mut client = Client::start(dir.path());
+    let text = "title\r@[common/style.md:3:3]\r";
+    client.notify("textDocument/didOpen", json!({ "textDocument": { "uri": main, "languageId": "markdown", "version": 1, "text": text } }));
+    let links =
+        client.request("textDocument/documentLink", json!({ "textDocument": { "uri": main } }));
+    assert_eq!(links[0]["range"]["start"], json!({ "line": 1, "character": 0 }), "{links}");
+    // Replace `common/style.md:3:3` on line 1 with a file that is not there.
+    client.notify(
+        "textDocument/didChange",
+        json!({ "textDocument": { "uri": main, "version": 2 }, "contentChanges": [{
+            "range": { "start": { "line": 1, "character": 2 }, "end": { "line": 1, "character": 21 } },
+            "text": "gone.md",
+        }] }),
+    );
+    let assembled = client.request(
+        "workspace/executeCommand",
+        json!({ "command": ctx_lsp::ASSEMBLE_COMMAND, "arguments": [main] }),
+    );
+    let assembled = assembled.as_str().unwrap();
+    assert!(assembled.starts_with("title\r<!-- ctx: E_NOT_FOUND"), "{assembled:?}");
+    assert!(assembled.contains("gone.md"), "{assembled:?}");
+    client.shutdown();
+}
+
 #[test]
 fn bad_and_out_of_order_requests() {
     let dir = workspace();
