@@ -120,6 +120,13 @@ fn builtin<S: AsRef<str>>(comps: &[S]) -> Option<&'static str> {
         if let Some(reason) = builtin_comp(&parent, &name) {
             return Some(reason);
         }
+        // A name with a colon is a stream of the file named before it on Windows
+        // (`.env:x` of `.env`): denied as that file is.
+        if let Some((file, _)) = name.split_once(':')
+            && let Some(reason) = builtin_comp(&parent, file)
+        {
+            return Some(reason);
+        }
         parent = name;
     }
     None
@@ -163,6 +170,10 @@ mod tests {
             ".git",
             ".git/config",
             "a/.GIT/HEAD",
+            // A stream of a denied file on Windows (`NAME:stream`) is denied as the file is.
+            ".env:secret",
+            "keys/id_rsa:x",
+            ".git:x/config",
             ".env",
             ".ENV",
             ".env.local",

@@ -144,7 +144,7 @@ fn the_json_view() {
         .collect();
     assert_eq!(pieces, vec![("repo/CLAUDE.md", "always"), ("repo/docs/a.md", "import")]);
     assert_eq!(value["not_loaded"][0]["path"], "repo/AGENTS.md");
-    assert_eq!(value["not_loaded"][0]["reason"]["kind"], "not-this-agent");
+    assert_eq!(value["not_loaded"][0]["reason"]["kind"], "shadowed");
     assert_eq!(value["segments"][0]["placement"], "user");
     assert!(value["tokens"].as_u64().unwrap() > 0);
 }
