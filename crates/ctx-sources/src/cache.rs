@@ -13,7 +13,7 @@ use crate::{Error, Options, paths};
 
 /// The magic bytes of a stored index, then a format version.
 const MAGIC: &[u8; 8] = b"CTXSRC\0\0";
-const VERSION: u32 = 7;
+const VERSION: u32 = 8;
 
 impl SourceIndex {
     /// Loads like [`SourceIndex::load`], served from `store` when the stored index was built
@@ -123,10 +123,12 @@ impl SourceIndex {
         let same = |share: &&[Stamp]| {
             let paths: Vec<&str> = share.iter().map(|s| named(&s.path, workspace)).collect();
             let stats = sandbox.stat_many(&paths);
-            share.iter().zip(stats).all(|(s, stat)| {
-                stat.ok()
-                    .and_then(|(_, stat)| stamp_from(&stat, &s.path))
-                    .is_some_and(|now| now == *s)
+            share.iter().zip(stats).all(|(s, stat)| match stat {
+                // A file that was not there must still not be.
+                Err(err) if s.is_absent() => err.code() == ctx_fs::Code::NotFound,
+                Err(_) => false,
+                Ok(_) if s.is_absent() => false,
+                Ok((_, stat)) => stamp_from(&stat, &s.path).is_some_and(|now| now == *s),
             })
         };
         !self.stamps.is_empty() && crate::par_map(&shares, 1, same).into_iter().all(|s| s)

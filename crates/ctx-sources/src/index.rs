@@ -76,6 +76,19 @@ pub(crate) struct Stamp {
     pub(crate) mtime_ns: u128,
 }
 
+impl Stamp {
+    /// A file the index looked for and did not find (a project the solution lists, a
+    /// `.filters`, an import): the index is stale once it is there.
+    pub(crate) fn absent(path: String) -> Stamp {
+        Stamp { path, len: u64::MAX, mtime_ns: u128::MAX }
+    }
+
+    /// Whether it stands for a file that was not there.
+    pub(crate) fn is_absent(&self) -> bool {
+        self.len == u64::MAX && self.mtime_ns == u128::MAX
+    }
+}
+
 /// The files of an out-of-source build: file name → paths, path relative to a source root →
 /// path, the source roots, the projects, the stale entries.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]

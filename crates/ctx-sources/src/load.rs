@@ -461,14 +461,19 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
     let project_dir = paths::parent(&r.path).to_owned();
     let mut files =
         vec![ToRead { path: r.path.clone(), dir: project_dir.clone(), named: None, text: None }];
-    // The files read, stated together once read (a project and its `.filters` share a folder).
+    // The files read, stated together once read (a project and its `.filters` share a folder);
+    // and those that were not there, whose coming makes the index stale.
     let mut stamped = Vec::new();
+    let mut absent = Vec::new();
     let mut i = 0;
     while let Some(ToRead { path, dir: this_dir, named, text }) = files.get(i).cloned() {
         i += 1;
         let (_, text) = match text.map_or_else(|| read_text(sandbox, &path), Ok) {
             Ok(read) => read,
             Err(err) => {
+                if err.code() == ctx_fs::Code::NotFound {
+                    absent.push(path.clone());
+                }
                 read.warnings.push(match named {
                     Some((by, line)) => Warning::new(&by, line, format!("import not read: {err}")),
                     None if i > 1 => Warning::new(&path, 0, format!("not read: {err}")),
@@ -488,8 +493,14 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
         if i == 1 && r.path.to_ascii_lowercase().ends_with(".vcxproj") {
             let path = format!("{}.filters", r.path);
             let text = read_text(sandbox, &path).ok();
-            if text.is_some() || sandbox.resolve(&path, None).is_ok() {
-                files.push(ToRead { path, dir: project_dir.clone(), named: None, text });
+            let found = match &text {
+                Some(_) => Ok(()),
+                None => sandbox.resolve(&path, None).map(drop).map_err(|e| e.code()),
+            };
+            match found {
+                Ok(()) => files.push(ToRead { path, dir: project_dir.clone(), named: None, text }),
+                Err(ctx_fs::Code::NotFound) => absent.push(path),
+                Err(_) => {}
             }
         }
         reading.bytes.fetch_add(text.as_str().len(), Ordering::Relaxed);
@@ -525,6 +536,7 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
         }
     }
     read.stamps = stamps_of(sandbox, &stamped, reading.workspace);
+    read.stamps.extend(absent.into_iter().map(Stamp::absent));
     read
 }
 

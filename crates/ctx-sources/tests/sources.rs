@@ -212,6 +212,37 @@ fn a_stored_index_is_served_until_a_project_file_changes() {
     assert!(!again.cached());
 }
 
+/// A file the index looked for and did not find (a project the solution lists, a `.filters`)
+/// makes the stored index stale once it is there: a new project is read, never missed.
+#[test]
+fn a_stored_index_is_stale_once_a_missing_project_or_filters_appears() {
+    let (_tmp, root) = fixture("oos");
+    let (_cache, store) = empty_store();
+    let build = format!("{root}/build");
+    let workspace = sandbox(&build, &[]);
+    let load = || SourceIndex::load_cached(&workspace, "FreeCAD.sln", &options(None), &store);
+    let save = || {
+        let mut built = load().unwrap();
+        built.verify(&sandbox(&build, built.source_roots()));
+        built.save(&store).unwrap();
+        assert!(load().unwrap().cached());
+    };
+    save();
+    // The solution's `Lost` project, missing when the index was built, appears.
+    std::fs::create_dir_all(format!("{build}/Lost")).unwrap();
+    let project =
+        r#"<Project><ItemGroup><ClCompile Include="..\..\src\Glob\a.cpp" /></ItemGroup></Project>"#;
+    std::fs::write(format!("{build}/Lost/Lost.vcxproj"), project).unwrap();
+    let again = load().unwrap();
+    assert!(!again.cached(), "a project that appeared is read");
+    assert!(again.projects().iter().any(|p| p.name == "Lost" && p.files == 1));
+    // A `.filters` that was not there appears beside a project.
+    save();
+    let filters = format!("{build}/Lost/Lost.vcxproj.filters");
+    std::fs::write(filters, project.replace("a.cpp", "b.cpp")).unwrap();
+    assert!(!load().unwrap().cached(), "a .filters that appeared is read");
+}
+
 /// The attack: a project's folder in the workspace moved out of it (the same files, lengths and
 /// times) and a link left in its place. What must not happen: the stored index served by
 /// stamps read through the link, as if the project were still in the workspace.
