@@ -167,6 +167,19 @@ impl SourceIndex {
             );
             self.warnings.push(Warning::new(&p.file, p.line, message));
         }
+        if found.unmatched > 0 {
+            let p = &pending[g.members[0]];
+            let message = format!(
+                "wildcard `{}`: {} distinct patterns over {} are matched against its first \
+                 files only (at most {} matches a folder); {} files are not expanded",
+                clip(&p.pattern),
+                g.members.len(),
+                clip(&g.folder),
+                crate::walk::MAX_MATCHES,
+                found.unmatched
+            );
+            self.warnings.push(Warning::new(&p.file, p.line, message));
+        }
         let mut left_out = 0;
         for (path, which) in found.files {
             let p = &pending[g.members[which]];

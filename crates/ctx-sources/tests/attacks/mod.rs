@@ -160,6 +160,31 @@ fn two_thousand_identical_wildcards_are_expanded_once() {
     assert!(warnings(&index).is_empty(), "{:?}", warnings(&index));
 }
 
+/// The attack: a project of a thousand distinct wildcards over one folder (`**\*1.cpp`,
+/// `**\*2.cpp` …), each matched against every file of the walk, on every run. What must not
+/// happen: time growing with patterns times files without a bound; past two million
+/// matches a folder's files are left unexpanded, with a warning.
+#[test]
+fn a_thousand_distinct_wildcards_are_matched_within_a_bound() {
+    let (_tmp, root) = shape();
+    for i in 0..2_100 {
+        write(&format!("{root}/src/d{}/f{i}.cpp", i / 100), "int x;\n");
+    }
+    let items: String = (0..1_024)
+        .map(|i| format!("  <ClCompile Include=\"..\\src\\**\\*{i}.cpp\" />\n"))
+        .collect();
+    write(&format!("{root}/build/b.vcxproj"), &project(&items));
+    let top = root.clone();
+    let index = guarded(120, move || build(&top, "build/b.vcxproj", &options(None)));
+    let warnings = warnings(&index);
+    assert!(
+        warnings.iter().any(|w| w.message.contains("matched against its first files only")),
+        "{warnings:?}"
+    );
+    // 2 000 000 matches of 1 024 patterns: the first 1 953 files of the walk.
+    assert!(index.files().len() <= 1_953 && index.files().len() > 1_000, "{}", index.files().len());
+}
+
 #[test]
 fn wildcards_share_one_walk_budget() {
     let (_tmp, root) = shape();
