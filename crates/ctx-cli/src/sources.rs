@@ -25,7 +25,17 @@ pub(crate) fn run(settings: &Settings, args: &SourcesArgs) -> anyhow::Result<Exi
                 "several solutions or databases: {}; name one with --sln or --compile-commands",
                 found.join(", ")
             ),
-            (_, Detected::One(found)) => format!("{found} could not be read"),
+            // Read again as if named, for the reason with its code and place.
+            (_, Detected::One(found)) => {
+                let named = settings
+                    .builder_for(Mode::Inline, Format::Inline, None)
+                    .workspace_solution(&found)
+                    .build();
+                match named {
+                    Err(err) => format!("{found} could not be read: {err}"),
+                    Ok(_) => format!("{found} could not be read"),
+                }
+            }
             (_, Detected::Both(solution, database)) => {
                 format!("{solution} and {database} could not be read")
             }

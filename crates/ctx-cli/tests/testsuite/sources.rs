@@ -95,6 +95,19 @@ fn a_stored_index_sees_a_file_added_under_a_wildcard_folder_and_a_project_edited
     assert_eq!((rebuilt["cached"].as_bool(), rebuilt["files"].as_u64()), (Some(false), Some(11)));
 }
 
+/// A database found by looking that does not parse: `ctx sources` says why, with the code,
+/// the line and the column, as for one named with `--compile-commands`.
+#[test]
+fn a_broken_database_found_by_looking_says_why() {
+    let build = Build::new();
+    build.keep_only("compile_commands.json");
+    let broken = "[\n {\"directory\":\"/tmp\",\"file\":\"x.c\"}\n {\"directory\":\"/tmp\",\"file\":\"y.c\"}\n]\n";
+    std::fs::write(format!("{}/build/compile_commands.json", build.root), broken).unwrap();
+    let (code, _, err) = run(build.untrusted_ctx().arg("sources"));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("E_CONFIG") && err.contains("line 3 column 2"), "{err}");
+}
+
 #[test]
 fn sources_reports_the_index_and_caches_it() {
     let build = Build::new();
