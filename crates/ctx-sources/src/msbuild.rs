@@ -182,11 +182,11 @@ impl Read {
         let include = value(&include, "Include").map_err(|why| reader.fail(at, &why))?;
         let line = reader.line(element.at);
         for part in split(&include) {
-            match expanded(part, dirs, dirs.project) {
-                Ok(path) if paths::has_wildcard(&path) => {
+            match item_path(part, dirs, dirs.project) {
+                Ok((path, true)) => {
                     self.items.entries.push(Entry::Pattern { pattern: path, exclude: 0, line });
                 }
-                Ok(path) => self.items.entries.push(Entry::File { path, line }),
+                Ok((path, false)) => self.items.entries.push(Entry::File { path, line }),
                 Err(why) => self.items.warnings.push((line, format!("{name} skipped: {why}"))),
             }
         }
@@ -535,6 +535,23 @@ fn expanded(raw: &str, dirs: &Dirs<'_>, base: &str) -> Result<String, String> {
     paths::absolute(base, &text).ok_or_else(|| format!("`{}` is empty", clip(raw)))
 }
 
+/// An item's path and whether it is a wildcard: as [`expanded`], and, when it holds no
+/// wildcard, MSBuild's escapes taken back before it is joined and normalised (`%25` is `%`,
+/// `%2A` a `*` that is no wildcard; [`paths::unescape`]).
+fn item_path(raw: &str, dirs: &Dirs<'_>, base: &str) -> Result<(String, bool), String> {
+    let text = paths::expand(raw, dirs).map_err(|Unexpanded::Property(name)| {
+        format!("`{}` uses {}, which ctx does not expand", clip(raw), clip(&name))
+    })?;
+    let wildcard = paths::has_wildcard(&text);
+    let text = if wildcard || !text.contains('%') {
+        text
+    } else {
+        std::borrow::Cow::Owned(paths::unescape(text.into_owned()))
+    };
+    let path = paths::absolute(base, &text).ok_or_else(|| format!("`{}` is empty", clip(raw)))?;
+    Ok((path, wildcard))
+}
+
 /// The parts of an `Include` list (`a.c;b.c`).
 fn split(list: &str) -> impl Iterator<Item = &str> {
     list.split(';').map(str::trim).filter(|p| !p.is_empty())
@@ -626,11 +643,11 @@ mod tests {
             let Some(include) = attribute(&node, "Include") else { continue };
             let line = line();
             for part in split(include) {
-                match expanded(part, dirs, dirs.project) {
-                    Ok(path) if paths::has_wildcard(&path) => {
+                match super::item_path(part, dirs, dirs.project) {
+                    Ok((path, true)) => {
                         items.entries.push(Entry::Pattern { pattern: path, exclude: 0, line });
                     }
-                    Ok(path) => items.entries.push(Entry::File { path, line }),
+                    Ok((path, false)) => items.entries.push(Entry::File { path, line }),
                     Err(why) => items.warnings.push((line, format!("{name} skipped: {why}"))),
                 }
             }
@@ -668,6 +685,35 @@ mod tests {
         assert_eq!(projects[0].name, "Core");
         assert_eq!(projects[0].line, 3);
         assert_eq!(projects[1].path, "/b/app/App.csproj");
+    }
+
+    #[test]
+    fn msbuild_escapes_are_taken_back_in_a_file_but_not_in_a_wildcard() {
+        let xml = r#"<Project><ItemGroup>
+    <ClCompile Include="100%25.cpp;semi%3Bcolon.cpp" />
+    <ClInclude Include="star%2A.h" />
+    <ClCompile Include="gen\*.cpp" />
+    <ClCompile Include="odd%zz.cpp" />
+</ItemGroup></Project>"#;
+        let items = parse_project(xml, &DIRS).unwrap();
+        let entries: Vec<(&str, bool)> = items
+            .entries
+            .iter()
+            .map(|e| match e {
+                Entry::File { path, .. } => (path.as_str(), false),
+                Entry::Pattern { pattern, .. } => (pattern.as_str(), true),
+            })
+            .collect();
+        assert_eq!(
+            entries,
+            [
+                ("/b/app/100%.cpp", false),
+                ("/b/app/semi;colon.cpp", false),
+                ("/b/app/star*.h", false),
+                ("/b/app/gen/*.cpp", true),
+                ("/b/app/odd%zz.cpp", false),
+            ]
+        );
     }
 
     #[test]

@@ -209,6 +209,38 @@ pub(crate) fn relative_to<'a>(path: &'a str, dir: &str) -> &'a str {
 }
 
 /// Whether a path holds wildcard characters (`*`, `?`).
+/// An item's path with MSBuild's escapes taken back (`%25` is `%`, `%3B` `;`, `%2A` a `*`
+/// that is no wildcard): `%` then two hexadecimal digits, as Visual Studio writes a name that
+/// holds one of `%;$@'*?`. Done after the wildcard test, on a path that has none.
+pub(crate) fn unescape(path: String) -> String {
+    if !path.contains('%') {
+        return path;
+    }
+    let bytes = path.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = |b: u8| char::from(b).to_digit(16);
+        match (
+            bytes[i],
+            bytes.get(i + 1).copied().and_then(hex),
+            bytes.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(high), Some(low)) => {
+                out.push(u8::try_from(high * 16 + low).unwrap_or(b'%'));
+                i += 3;
+            }
+            (b, ..) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    // An escape of a byte that is no character of its own (`%C3` alone) leaves the path as
+    // written.
+    String::from_utf8(out).unwrap_or(path)
+}
+
 pub(crate) fn has_wildcard(path: &str) -> bool {
     // Searched as bytes: `*` and `?` are ASCII, so never part of another character.
     memchr::memchr2(b'*', b'?', path.as_bytes()).is_some()
