@@ -420,7 +420,10 @@ impl Place<'_> {
                 message: format!("{}: leads out of the workspace", self.shown(rel)),
             }),
             Err(err) if err.kind() == ctx_fs::ErrorKind::NotFound => None,
-            Err(err) => Some(crate::read::refusal(&err)),
+            Err(err) => Some(crate::model::Reason::Unreadable {
+                code: err.code().as_str().to_owned(),
+                message: err.to_string(),
+            }),
         }
     }
 

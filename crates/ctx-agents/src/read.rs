@@ -90,38 +90,6 @@ pub(crate) fn read(
     }
 }
 
-/// Names, as not read, the entries of `walk` that the walk left out for a reason worth saying
-/// (a link out of the workspace, a denied name, a special file, a refused folder) and whose
-/// names end in one of `ends`: a rule file the agent reads is never passed over in silence.
-pub(crate) fn skipped(
-    view: &mut crate::reader::View,
-    place: &crate::env::Place<'_>,
-    walk: &ctx_fs::Walk,
-    ends: &[&str],
-) {
-    use ctx_fs::SkipReason;
-    for skip in &walk.skipped {
-        let (code, why) = match skip.reason {
-            SkipReason::Denied => (Code::Denied, "a name ctx never reads"),
-            SkipReason::Outside => (Code::Outside, "a link that leads out of the workspace"),
-            SkipReason::BadName => (Code::BadPath, "a name the path rules refuse"),
-            SkipReason::NotRegular => (Code::NotRegular, "not a regular file"),
-            SkipReason::Permission => (Code::Permission, "permission denied"),
-            SkipReason::Io => (Code::Io, "could not be read"),
-            _ => continue,
-        };
-        let path = skip.path.as_str();
-        if !ends.iter().any(|e| path.ends_with(e)) {
-            continue;
-        }
-        let message = format!("{why}: {}", place.shown(path));
-        view.not_file(
-            place.shown(path),
-            Reason::Unreadable { code: code.as_str().to_owned(), message },
-        );
-    }
-}
-
 /// The reason a sandbox refusal gives.
 pub(crate) fn refusal(err: &ctx_fs::Error) -> Reason {
     Reason::Unreadable { code: err.code().as_str().to_owned(), message: err.to_string() }

@@ -183,7 +183,7 @@ fn rules_dir(
             place.shown(rel)
         ));
     }
-    crate::read::skipped(view, place, &walk, &[".md"]);
+    crate::reader::skipped(view, place, &walk, &[".md"]);
     let scope = if home.is_some() { Scope::User } else { Scope::Project };
     for entry in walk.files().filter(|e| e.path.as_str().ends_with(".md")) {
         let memory =

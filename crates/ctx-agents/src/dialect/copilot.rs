@@ -206,7 +206,7 @@ fn from_root(rel: &str, root: &str) -> String {
 fn instructions(env: &Env<'_>, view: &mut View, (place, dir): (&Place<'_>, &str), root: &str) {
     let Some(location) = place.location(dir) else { return };
     let Ok(walk) = place.sandbox.walk(&location) else { return };
-    crate::read::skipped(view, place, &walk, &[".instructions.md"]);
+    crate::reader::skipped(view, place, &walk, &[".instructions.md"]);
     let mut files: Vec<String> = walk
         .files()
         .map(|e| e.path.as_str().to_owned())

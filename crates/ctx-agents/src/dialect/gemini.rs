@@ -328,38 +328,70 @@ impl Inline<'_> {
                     out.push_str(&format!("<!-- Imported from: {raw} -->\n{content}\n<!-- End of import from: {raw} -->"));
                     piece.text = content;
                 }
-                Target::Missing => {
-                    view.not(not(Reason::ImportMissing));
-                    view.diag(Diagnostic::new(Code::RulesImport, Agent::Gemini, shown, at,
-                        format!("`@{raw}` does not resolve: no such file; Gemini CLI sends an \"import failed\" comment in its place"))
-                        .hint("fix the path (relative to the importing file's folder)"));
-                    out.push_str(&format!("<!-- Import failed: {raw} - ENOENT: no such file or directory, access '{lexical}' -->"));
-                }
-                // Inside the project as written, out of it where a link leads: Gemini CLI
-                // checks the real path (`validateImportPath`) and refuses it.
-                Target::Outside => {
-                    view.not(not(Reason::ImportOutside { agent_reads: false }));
-                    view.diag(Diagnostic::new(Code::RulesOutside, Agent::Gemini, shown, at,
-                        format!("`@{raw}` leads out of the project root through a link: Gemini CLI refuses it (\"path traversal attempt\") and sends a comment in its place"))
-                        .hint("import files of the project, or keep the text in the file itself"));
-                    out.push_str(&format!(
-                        "<!-- Import failed: {raw} - Path traversal attempt -->"
-                    ));
-                }
-                Target::Folder => {
-                    view.not(not(Reason::ImportMissing));
-                    view.diag(Diagnostic::new(Code::RulesImport, Agent::Gemini, shown, at,
-                        format!("`@{raw}` names a folder; Gemini CLI sends an \"import failed\" comment in its place"))
-                        .hint("import a file of the folder"));
-                    out.push_str(&format!("<!-- Import failed: {raw} - EISDIR: illegal operation on a directory, read -->"));
-                }
-                Target::Refused(err) => {
-                    view.not(not(read::refusal(&err)));
-                    out.push_str(&format!("[ctx: not read: `@{raw}` ({})]", err.code().as_str()));
+                other => {
+                    let note = NotInlined { raw, shown, line: token.line, at, lexical: &lexical };
+                    out.push_str(&note.record(view, other));
                 }
             }
         }
         out.push_str(&text[last..]);
         out
+    }
+}
+
+/// An import that is not inlined, where it stands: what stands in its place is told here.
+struct NotInlined<'a> {
+    raw: &'a str,
+    shown: &'a str,
+    line: u32,
+    at: (u32, u32),
+    /// Its path made absolute as written.
+    lexical: &'a str,
+}
+
+impl NotInlined<'_> {
+    fn not(&self, reason: Reason) -> NotLoaded {
+        NotLoaded::import(self.raw, self.shown, self.line, reason)
+    }
+
+    /// Notes why `target` is not inlined and returns what stands in its place: the comment
+    /// Gemini CLI sends, or ctx's note where ctx did not read the file.
+    fn record(&self, view: &mut View, target: Target) -> String {
+        let (raw, shown, at, lexical) = (self.raw, self.shown, self.at, self.lexical);
+        match target {
+            // Inlined by the caller: nothing stands in its place.
+            Target::File(_) => String::new(),
+            Target::Missing => {
+                view.not(self.not(Reason::ImportMissing));
+                view.diag(Diagnostic::new(Code::RulesImport, Agent::Gemini, shown, at,
+                    format!("`@{raw}` does not resolve: no such file; Gemini CLI sends an \"import failed\" comment in its place"))
+                    .hint("fix the path (relative to the importing file's folder)"));
+                format!(
+                    "<!-- Import failed: {raw} - ENOENT: no such file or directory, access '{lexical}' -->"
+                )
+            }
+            // Inside the project as written, out of it where a link leads: Gemini CLI
+            // checks the real path (`validateImportPath`) and refuses it.
+            Target::Outside => {
+                view.not(self.not(Reason::ImportOutside { agent_reads: false }));
+                view.diag(Diagnostic::new(Code::RulesOutside, Agent::Gemini, shown, at,
+                    format!("`@{raw}` leads out of the project root through a link: Gemini CLI refuses it (\"path traversal attempt\") and sends a comment in its place"))
+                    .hint("import files of the project, or keep the text in the file itself"));
+                format!("<!-- Import failed: {raw} - Path traversal attempt -->")
+            }
+            Target::Folder => {
+                view.not(self.not(Reason::ImportMissing));
+                view.diag(Diagnostic::new(Code::RulesImport, Agent::Gemini, shown, at,
+                    format!("`@{raw}` names a folder; Gemini CLI sends an \"import failed\" comment in its place"))
+                    .hint("import a file of the folder"));
+                format!(
+                    "<!-- Import failed: {raw} - EISDIR: illegal operation on a directory, read -->"
+                )
+            }
+            Target::Refused(err) => {
+                view.not(self.not(read::refusal(&err)));
+                format!("[ctx: not read: `@{raw}` ({})]", err.code().as_str())
+            }
+        }
     }
 }

@@ -57,7 +57,7 @@ pub(crate) fn files_of(
             place.shown(dir)
         ));
     }
-    crate::read::skipped(view, place, &walk, extensions);
+    crate::reader::skipped(view, place, &walk, extensions);
     let mut out = Vec::new();
     for entry in walk.files() {
         let rel = entry.path.as_str().to_owned();
