@@ -16,11 +16,6 @@ use crate::select;
 
 use crate::run::{Doc, Item, Run, WalkKey};
 
-/// The directory and glob expansions of one run may together look at this many times what
-/// one walk may look at ([`ctx_fs::COUNT_PAST_LIMIT`] times its entry limit): a line of
-/// distinct globs cannot multiply the cost of one walk without end.
-pub(crate) const RUN_WALKS: usize = 10;
-
 impl Run<'_> {
     /// Expands a directory or a glob: the walk, then each text file in sorted order.
     pub(crate) fn expand_many(
@@ -138,14 +133,9 @@ impl Run<'_> {
         }
         // Each walk looks at a bounded number of entries; a line of distinct globs must not
         // multiply it without end: the run's walks share a budget too.
-        let limit = self.sandbox().limits().max_walk_entries;
-        let budget = limit.saturating_mul(ctx_fs::COUNT_PAST_LIMIT * RUN_WALKS);
-        if self.walks_looked >= budget {
-            let message = format!(
-                "the directory and glob walks of this run have looked at {} entries, their \
-                 budget; {written} is not walked (--max-files 0 lifts it)",
-                self.walks_looked
-            );
+        // Tool calls' walks count too ([`crate::tool_budget::RUN_WALKS`]).
+        if let Err(why) = self.tools.walk_room(self.sandbox()) {
+            let message = format!("{why}; {written} is not walked (--max-files 0 lifts it)");
             self.fail(item, Code::Budget, message);
             return None;
         }
@@ -155,7 +145,7 @@ impl Run<'_> {
         };
         match walk {
             Ok(walk) => {
-                self.walks_looked = self.walks_looked.saturating_add(walk.looked);
+                self.tools.charge_walk(&walk);
                 let walk = std::sync::Arc::new(walk);
                 self.last_walk = Some((key, std::sync::Arc::clone(&walk)));
                 Some(walk)

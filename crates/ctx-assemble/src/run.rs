@@ -130,8 +130,6 @@ pub(crate) struct Run<'a> {
     hints: resolve::Hints,
     /// The last directory or glob walked, for the same one again.
     pub(crate) last_walk: Option<(WalkKey, std::sync::Arc<ctx_fs::Walk>)>,
-    /// The entries the run's directory and glob walks have looked at, together.
-    pub(crate) walks_looked: usize,
     /// The paths the resolver did not know, so far in the run.
     pub(crate) misses: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Diagnostics counted past [`MAX_DIAGNOSTICS`], and whether an error was kept.
@@ -181,7 +179,6 @@ impl<'a> Run<'a> {
             hints: resolve::Hints::default(),
             misses: std::sync::Mutex::default(),
             last_walk: None,
-            walks_looked: 0,
             left_out: LeftOut::default(),
             kept_error: false,
             started: Instant::now(),

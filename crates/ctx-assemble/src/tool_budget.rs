@@ -25,6 +25,12 @@ const MAX_PATTERNS: usize = 4096;
 /// budget alone would let run for hours.
 pub(crate) const MAX_SEARCH_TIME: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// The directory and glob walks of one run, its mentions' and its tools' alike, may together
+/// look at this many times what one walk may look at ([`ctx_fs::COUNT_PAST_LIMIT`] times its
+/// entry limit): a line of distinct globs, or of tool calls, cannot multiply the cost of one
+/// walk without end.
+pub(crate) const RUN_WALKS: usize = 10;
+
 /// A run's tool budget. Shared by every tool call of one assembly.
 #[derive(Debug)]
 pub struct ToolBudget {
@@ -35,6 +41,8 @@ pub struct ToolBudget {
     max_regex_bytes: usize,
     regexes: Mutex<Regexes>,
     walks: Mutex<HashMap<Location, Arc<Walk>>>,
+    /// Entries the run's walks have looked at, mentions' and tools' alike.
+    looked: std::sync::atomic::AtomicUsize,
     warnings: Mutex<Vec<(Code, String)>>,
 }
 
@@ -56,8 +64,37 @@ impl ToolBudget {
             max_regex_bytes,
             regexes: Mutex::default(),
             walks: Mutex::default(),
+            looked: std::sync::atomic::AtomicUsize::new(0),
             warnings: Mutex::default(),
         }
+    }
+
+    /// Whether the run's walks may look at more entries ([`RUN_WALKS`] times what one walk
+    /// of `sandbox` may look at); the reason when they may not.
+    pub fn walk_room(&self, sandbox: &Sandbox) -> Result<(), String> {
+        let limit = sandbox.limits().max_walk_entries;
+        let budget = limit.saturating_mul(ctx_fs::COUNT_PAST_LIMIT * RUN_WALKS);
+        let looked = self.looked.load(Ordering::Relaxed);
+        if looked >= budget {
+            return Err(format!(
+                "the directory and glob walks of this run have looked at {looked} entries, their \
+                 budget"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Counts the entries a walk looked at against the run's budget of walks.
+    pub fn charge_walk(&self, walk: &Walk) {
+        self.looked.fetch_add(walk.looked, Ordering::Relaxed);
+    }
+
+    /// [`ToolBudget::walk_room`] for a tool's walk: `E_BUDGET` when there is none.
+    pub(crate) fn admit_walk(&self, sandbox: &Sandbox) -> Result<(), ToolError> {
+        self.walk_room(sandbox).map_err(|why| ToolError {
+            code: Code::Budget,
+            message: format!("{why}; this call's walk is not made (--max-files 0 lifts it)"),
+        })
     }
 
     /// The compiled form of `pattern`, compiled once per run. A pattern over the size limit
@@ -144,17 +181,21 @@ impl ToolBudget {
         self.max_scan_bytes
     }
 
-    /// The walk of `dir`, walked once per run and shared by the calls that need it.
+    /// The walk of `dir`, walked once per run and shared by the calls that need it, within
+    /// the run's budget of walks.
     ///
     /// # Errors
     ///
-    /// When the sandbox refuses the walk.
-    pub fn walk(&self, sandbox: &Sandbox, dir: &Location) -> Result<Arc<Walk>, ctx_fs::Error> {
+    /// When the sandbox refuses the walk (its code), or the run's walks have spent their
+    /// budget (`E_BUDGET`).
+    pub fn walk(&self, sandbox: &Sandbox, dir: &Location) -> Result<Arc<Walk>, ToolError> {
         let mut walks = self.walks.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(walk) = walks.get(dir) {
             return Ok(walk.clone());
         }
-        let walk = Arc::new(sandbox.walk(dir)?);
+        self.admit_walk(sandbox)?;
+        let walk = Arc::new(sandbox.walk(dir).map_err(|e| ToolError::from_fs(&e))?);
+        self.charge_walk(&walk);
         walks.insert(dir.clone(), walk.clone());
         Ok(walk)
     }

@@ -255,7 +255,9 @@ impl Tool for Ls {
         let dir = directory_arg(cx, args)?;
         // One level is read, not the whole tree below it, and only the names of its entries.
         let options = WalkOptions::of(cx.sandbox).max_depth(1).names_only();
+        cx.budget.admit_walk(cx.sandbox)?;
         let walk = cx.sandbox.walk_with(&dir, options).map_err(|e| ToolError::from_fs(&e))?;
+        cx.budget.charge_walk(&walk);
         let mut dirs = Vec::new();
         let mut files = Vec::new();
         for entry in walk.entries.iter().filter(|e| e.depth == 1) {
@@ -342,7 +344,9 @@ impl Tool for TreeTool {
         let depth = number_arg(args, "depth")?.unwrap_or(3).max(1) as usize;
         let options = WalkOptions::of(cx.sandbox).names_only();
         let options = options.max_depth(depth.min(options.max_depth));
+        cx.budget.admit_walk(cx.sandbox)?;
         let walk = cx.sandbox.walk_with(&dir, options).map_err(|e| ToolError::from_fs(&e))?;
+        cx.budget.charge_walk(&walk);
         let entries: Vec<(String, usize, bool)> = walk
             .entries
             .iter()
@@ -401,7 +405,7 @@ impl Tool for Grep {
         let walks = match stat.kind {
             FileKind::Dir => starts
                 .iter()
-                .map(|dir| cx.budget.walk(cx.sandbox, dir).map_err(|e| ToolError::from_fs(&e)))
+                .map(|dir| cx.budget.walk(cx.sandbox, dir))
                 .collect::<Result<Vec<_>, _>>()?,
             _ => Vec::new(),
         };
@@ -668,17 +672,23 @@ impl Tool for GlobTool {
         // A pattern the sandbox cannot take as a glob is a bad argument, as `grep`'s is. The
         // tool lists names: no entry's length or time is read.
         let options = WalkOptions::of(cx.sandbox).names_only();
+        cx.budget.admit_walk(cx.sandbox)?;
         let walk =
             cx.sandbox.glob_with(pattern, Some(cx.base), options).map_err(|e| match e.code() {
                 Code::BadPath => ToolError::args(format!("bad glob: {e}")),
                 _ => ToolError::from_fs(&e),
             })?;
+        cx.budget.charge_walk(&walk);
         let mut walks = vec![walk];
         // From the workspace root, a relative pattern also matches in each source root.
         if *cx.base == cx.sandbox.workspace() && !pattern.starts_with(['/', '\\', '~']) {
             for root in source_roots(cx.sandbox) {
                 let root = Location::root_of(root);
+                if cx.budget.walk_room(cx.sandbox).is_err() {
+                    break;
+                }
                 if let Ok(walk) = cx.sandbox.glob_with(pattern, Some(&root), options) {
+                    cx.budget.charge_walk(&walk);
                     walks.push(walk);
                 }
             }

@@ -224,7 +224,6 @@ fn collect(cx: &ToolContext<'_>, path: &str, got: &mut Collected) {
                 walk_notes(cx, &walk, got);
             }
             Err(err) => {
-                let err = ToolError::from_fs(&err);
                 got.notes.push(format!("[... {path}: {} ...]", err.message));
                 got.warnings.push((err.code, err.message));
             }

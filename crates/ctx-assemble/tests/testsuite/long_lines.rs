@@ -305,3 +305,44 @@ fn a_line_of_distinct_globs_shares_one_walk_budget() {
     let walked = assembly.diagnostics.iter().filter(|d| d.code == Code::Limit).count();
     assert!(walked <= 11, "{walked} walks ran");
 }
+
+/// The attack: a document of tool calls that each walk the tree (`glob`, `ls`, `tree`),
+/// distinct or the same again, where mentions would share the run's walk budget. What must
+/// not happen: tool walks escaping that budget (a few hundred calls over a large folder took
+/// minutes); past it each call is `E_BUDGET`, and mentions after them are refused too.
+#[test]
+fn tool_walks_share_the_runs_walk_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..10 {
+        std::fs::create_dir_all(dir.path().join(format!("d{d}"))).unwrap();
+        for f in 0..30 {
+            std::fs::write(dir.path().join(format!("d{d}/f{f}.txt")), "x").unwrap();
+        }
+    }
+    let calls: String = (0..200)
+        .map(|i| match i % 3 {
+            0 => format!("@[glob{{\"pattern\":\"**/n{i}*\"}}]\n"),
+            1 => "@[ls{\"uri\":\".\"}]\n".to_owned(),
+            _ => "@[tree{\"uri\":\".\",\"depth\":5}]\n".to_owned(),
+        })
+        .collect();
+    std::fs::write(dir.path().join("main.md"), calls + "@[**/n*]\n").unwrap();
+    let mut limits = ctx_fs::Limits::default();
+    limits.max_walk_entries = 10;
+    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
+        .limits(limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    let assembly = Assembler::new(Arc::new(sandbox), Options::default()).assemble_file("main.md");
+    let assembly = assembly.unwrap();
+    let refused: Vec<_> = assembly
+        .references
+        .iter()
+        .filter(|r| r.error.as_ref().is_some_and(|e| e.code == Code::Budget))
+        .collect();
+    assert!(refused.len() > 150, "{} calls refused", refused.len());
+    assert!(refused[0].error.as_ref().unwrap().message.contains("their budget"));
+    // The mention after them finds the budget spent as well.
+    let last = assembly.references.last().unwrap();
+    assert_eq!(last.error.as_ref().map(|e| e.code), Some(Code::Budget), "{last:?}");
+}
