@@ -250,6 +250,12 @@ impl Run<'_> {
             return self.fail(item, Code::ToolUnknown, message);
         };
         let args = match serde_json::from_str::<Value>(call.args) {
+            // A key given twice would be read as its last value while the output shows both
+            // (`{"uri":"/etc/passwd","uri":"a.md"}`): refused, as front matter refuses it.
+            Ok(Value::Object(map)) if map.len() != top_keys(call.args) => {
+                let message = "a tool argument is given twice".to_owned();
+                return self.fail(item, Code::ToolArgs, message);
+            }
             Ok(Value::Object(map)) => map,
             Ok(_) => {
                 let message = "tool arguments must be a JSON object".to_owned();
@@ -356,4 +362,36 @@ impl Run<'_> {
 /// a drive-relative path).
 fn unresolved(code: Code, written: &str) -> bool {
     code == Code::NotFound || (code == Code::BadPath && !crate::run::lines_hint(written).is_empty())
+}
+
+/// How many keys the top-level object of the JSON `text` holds as written, a key given twice
+/// counted twice (0 for anything else).
+fn top_keys(text: &str) -> usize {
+    struct Count(usize);
+    impl<'de> serde::Deserialize<'de> for Count {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Count, D::Error> {
+            struct Keys;
+            impl<'de> serde::de::Visitor<'de> for Keys {
+                type Value = Count;
+                fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                    f.write_str("a JSON object")
+                }
+                fn visit_map<A: serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> Result<Count, A::Error> {
+                    let mut n = 0;
+                    while map
+                        .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                        .is_some()
+                    {
+                        n += 1;
+                    }
+                    Ok(Count(n))
+                }
+            }
+            d.deserialize_map(Keys)
+        }
+    }
+    serde_json::from_str::<Count>(text).map_or(0, |c| c.0)
 }

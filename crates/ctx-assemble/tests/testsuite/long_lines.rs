@@ -346,3 +346,21 @@ fn tool_walks_share_the_runs_walk_budget() {
     let last = assembly.references.last().unwrap();
     assert_eq!(last.error.as_ref().map(|e| e.code), Some(Code::Budget), "{last:?}");
 }
+
+/// The attack: a tool argument given twice (`{"uri":"/etc/passwd","uri":"a.md"}`), read as
+/// its last value while the output shows both, so that whoever reviews it is misled about what
+/// was read. What must not happen: the call made; it is `E_TOOL_ARGS`.
+#[test]
+fn a_tool_argument_given_twice_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.md"), "CONTENT OF A\n").unwrap();
+    let text = "@[read_file{\"uri\":\"/etc/passwd\",\"uri\":\"a.md\"}]\n";
+    let assembly = assemble_in(dir.path(), text, Options::default());
+    assert!(!assembly.content.contains("CONTENT OF A"), "{}", assembly.content);
+    let error = assembly.references[0].error.as_ref().unwrap();
+    assert_eq!(error.code, Code::ToolArgs, "{error:?}");
+    // Keys given once each, nested objects with repeated names, are fine.
+    let text = "@[read_file{\"uri\":\"a.md\"}] @[grep{\"pattern\":\"A\",\"uri\":\"a.md\"}]\n";
+    let assembly = assemble_in(dir.path(), text, Options::default());
+    assert!(assembly.references.iter().all(|r| r.error.is_none()), "{:?}", assembly.references);
+}
