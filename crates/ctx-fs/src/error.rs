@@ -172,9 +172,19 @@ impl Error {
     }
 }
 
+/// The characters of a path a message shows: a longer one (a 60 000-byte path of a hostile
+/// document) is cut, and says how much is left out.
+const SHOWN_PATH_CHARS: usize = 256;
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.kind.what(), self.path)?;
+        match self.path.char_indices().nth(SHOWN_PATH_CHARS) {
+            Some((cut, _)) => {
+                let more = self.path.len() - cut;
+                write!(f, "{}: {}… ({more} more bytes)", self.kind.what(), &self.path[..cut])?;
+            }
+            None => write!(f, "{}: {}", self.kind.what(), self.path)?,
+        }
         if let Some(detail) = &self.detail {
             write!(f, " ({detail})")?;
         }
@@ -229,4 +239,21 @@ pub(crate) fn escape(s: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The attack: a path of 60 000 bytes that the sandbox refuses. What must not happen: a
+    /// message of 60 000 bytes on every surface that shows it; it is cut, and says so.
+    #[test]
+    fn a_long_path_is_cut_in_its_message() {
+        let long = "a".repeat(60_000);
+        let message = Error::new(ErrorKind::BadPath, &long).to_string();
+        assert!(message.len() < 400, "{}", message.len());
+        assert!(message.ends_with(&format!("… ({} more bytes)", 60_000 - SHOWN_PATH_CHARS)));
+        let short = Error::new(ErrorKind::NotFound, "src/a.rs").to_string();
+        assert!(short.ends_with(": src/a.rs"), "{short}");
+    }
 }
