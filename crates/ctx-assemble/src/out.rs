@@ -584,17 +584,24 @@ impl<'s> Out<'s> {
         if !fits(&with_more(0)) {
             return Vec::new();
         }
-        // The most failures listed with the line that counts the rest: a search, since the
-        // list's tokens grow with the failures it holds.
-        let (mut lo, mut hi) = (0, failures.len());
-        while hi - lo > 1 {
-            let mid = lo + (hi - lo) / 2;
-            match fits(&with_more(mid)) {
-                true => lo = mid,
-                false => hi = mid,
-            }
+        // The most failures listed with the line that counts the rest. Each line is counted
+        // once and the search runs on their sum (a line ends with a line break, past which
+        // no token reaches); then the list found is counted whole, one failure fewer while it
+        // does not fit. Counting the whole list at every step of the search cost thousands of
+        // failures of long names seconds.
+        let base = ctx_tokens::count(&self.section_end(&with_more(0)));
+        let each: Vec<usize> =
+            failures.iter().map(|f| ctx_tokens::count(&crate::printer::failure_line(f))).collect();
+        let mut total = base;
+        let mut k = 0;
+        while k < failures.len() && total + each[k] <= room {
+            total += each[k];
+            k += 1;
         }
-        with_more(lo)
+        while k > 0 && !fits(&with_more(k)) {
+            k -= 1;
+        }
+        with_more(k)
     }
 }
 

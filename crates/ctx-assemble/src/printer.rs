@@ -398,15 +398,20 @@ fn failure_list(out: &mut Pieces<'_>, failures: &[Failure], lead: &str) {
     out.push_str(lead);
     out.push_str("Some files could not be loaded:\n");
     for f in failures {
-        // Names come from the prompt and the disk: control characters are shown, not sent.
-        let reference = crate::sanitize::sanitize(&f.reference).text;
-        let message = crate::sanitize::sanitize(&f.message).text;
-        if reference.is_empty() {
-            // Not one reference: the output budget, which stopped the rest.
-            let _ = writeln!(out, "- {}: {message}", f.code);
-        } else {
-            let _ = writeln!(out, "- @{reference}: {}: {message}", f.code);
-        }
+        out.push_str(&failure_line(f));
+    }
+}
+
+/// One line of the list of failures: `- @REF: CODE: message`.
+pub(crate) fn failure_line(f: &Failure) -> String {
+    // Names come from the prompt and the disk: control characters are shown, not sent.
+    let reference = crate::sanitize::sanitize(&f.reference).text;
+    let message = crate::sanitize::sanitize(&f.message).text;
+    if reference.is_empty() {
+        // Not one reference: the output budget, which stopped the rest.
+        format!("- {}: {message}\n", f.code)
+    } else {
+        format!("- @{reference}: {}: {message}\n", f.code)
     }
 }
 
