@@ -69,7 +69,7 @@ impl ToolBudget {
         }
     }
 
-    /// Whether the run's walks may look at more entries ([`RUN_WALKS`] times what one walk
+    /// Whether the run's walks may look at more entries (ten times what one walk
     /// of `sandbox` may look at); the reason when they may not.
     pub fn walk_room(&self, sandbox: &Sandbox) -> Result<(), String> {
         let limit = sandbox.limits().max_walk_entries;
