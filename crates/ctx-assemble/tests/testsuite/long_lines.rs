@@ -281,23 +281,10 @@ fn a_line_of_the_same_glob_walks_once() {
 /// walk budget the rest are refused with `E_BUDGET`, each once.
 #[test]
 fn a_line_of_distinct_globs_shares_one_walk_budget() {
-    let dir = tempfile::tempdir().unwrap();
-    for d in 0..10 {
-        std::fs::create_dir_all(dir.path().join(format!("d{d}"))).unwrap();
-        for f in 0..30 {
-            std::fs::write(dir.path().join(format!("d{d}/f{f}.txt")), "x").unwrap();
-        }
-    }
+    let dir = ten_folders_of_thirty();
     let text: String = (0..2000).map(|i| format!("@[**/n{i}*] ")).collect::<String>() + "\n";
     std::fs::write(dir.path().join("main.md"), &text).unwrap();
-    let mut limits = ctx_fs::Limits::default();
-    limits.max_walk_entries = 10;
-    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
-        .limits(limits)
-        .open(cap_std::ambient_authority())
-        .unwrap();
-    let assembly = Assembler::new(Arc::new(sandbox), Options::default()).assemble_file("main.md");
-    let assembly = assembly.unwrap();
+    let assembly = assemble_walking_ten(dir.path());
     let budget: Vec<_> = assembly.diagnostics.iter().filter(|d| d.code == Code::Budget).collect();
     assert!(!budget.is_empty(), "the walks stop at the run's budget");
     assert!(budget[0].message.contains("their budget"), "{}", budget[0].message);
@@ -312,13 +299,7 @@ fn a_line_of_distinct_globs_shares_one_walk_budget() {
 /// minutes); past it each call is `E_BUDGET`, and mentions after them are refused too.
 #[test]
 fn tool_walks_share_the_runs_walk_budget() {
-    let dir = tempfile::tempdir().unwrap();
-    for d in 0..10 {
-        std::fs::create_dir_all(dir.path().join(format!("d{d}"))).unwrap();
-        for f in 0..30 {
-            std::fs::write(dir.path().join(format!("d{d}/f{f}.txt")), "x").unwrap();
-        }
-    }
+    let dir = ten_folders_of_thirty();
     let calls: String = (0..200)
         .map(|i| match i % 3 {
             0 => format!("@[glob{{\"pattern\":\"**/n{i}*\"}}]\n"),
@@ -327,14 +308,7 @@ fn tool_walks_share_the_runs_walk_budget() {
         })
         .collect();
     std::fs::write(dir.path().join("main.md"), calls + "@[**/n*]\n").unwrap();
-    let mut limits = ctx_fs::Limits::default();
-    limits.max_walk_entries = 10;
-    let sandbox = Sandbox::builder(dir.path().to_str().unwrap())
-        .limits(limits)
-        .open(cap_std::ambient_authority())
-        .unwrap();
-    let assembly = Assembler::new(Arc::new(sandbox), Options::default()).assemble_file("main.md");
-    let assembly = assembly.unwrap();
+    let assembly = assemble_walking_ten(dir.path());
     let refused: Vec<_> = assembly
         .references
         .iter()
@@ -363,4 +337,27 @@ fn a_tool_argument_given_twice_is_refused() {
     let text = "@[read_file{\"uri\":\"a.md\"}] @[grep{\"pattern\":\"A\",\"uri\":\"a.md\"}]\n";
     let assembly = assemble_in(dir.path(), text, Options::default());
     assert!(assembly.references.iter().all(|r| r.error.is_none()), "{:?}", assembly.references);
+}
+
+/// Ten folders of thirty files each.
+fn ten_folders_of_thirty() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for d in 0..10 {
+        std::fs::create_dir_all(dir.path().join(format!("d{d}"))).unwrap();
+        for f in 0..30 {
+            std::fs::write(dir.path().join(format!("d{d}/f{f}.txt")), "x").unwrap();
+        }
+    }
+    dir
+}
+
+/// `main.md` of `dir` assembled in a sandbox whose walks each list at most ten entries.
+fn assemble_walking_ten(dir: &std::path::Path) -> Assembly {
+    let mut limits = ctx_fs::Limits::default();
+    limits.max_walk_entries = 10;
+    let sandbox = Sandbox::builder(dir.to_str().unwrap())
+        .limits(limits)
+        .open(cap_std::ambient_authority())
+        .unwrap();
+    Assembler::new(Arc::new(sandbox), Options::default()).assemble_file("main.md").unwrap()
 }
