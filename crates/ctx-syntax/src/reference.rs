@@ -211,6 +211,25 @@ pub fn parse_include_body(body: &str) -> Include<'_> {
 /// it does not close. Outside strings only characters that JSON allows are accepted, which
 /// keeps a scan from running far over text that is not JSON.
 pub(crate) fn json_object_len(bytes: &[u8]) -> Option<usize> {
+    match json_object_scan(bytes) {
+        JsonScan::Closed(len) => Some(len),
+        JsonScan::Open | JsonScan::Invalid => None,
+    }
+}
+
+/// How a scan of the JSON object at the start of `bytes` ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum JsonScan {
+    /// It closes after this many bytes.
+    Closed(usize),
+    /// The bytes end before it does, nothing in them out of place: cut by a limit.
+    Open,
+    /// A byte no JSON object holds there.
+    Invalid,
+}
+
+/// Scans the JSON object at the start of `bytes` ([`json_object_len`]).
+pub(crate) fn json_object_scan(bytes: &[u8]) -> JsonScan {
     debug_assert_eq!(bytes.first(), Some(&b'{'));
     let mut depth = 0usize;
     let mut i = 0;
@@ -220,27 +239,29 @@ pub(crate) fn json_object_len(bytes: &[u8]) -> Option<usize> {
             b'}' => {
                 depth -= 1;
                 if depth == 0 {
-                    return Some(i + 1);
+                    return JsonScan::Closed(i + 1);
                 }
             }
             b'"' => {
                 i += 1;
                 loop {
-                    match bytes.get(i)? {
-                        b'"' => break,
-                        b'\\' if !matches!(bytes.get(i + 1), Some(b'\n' | b'\r') | None) => i += 2,
-                        b'\\' | b'\n' | b'\r' => return None,
-                        _ => i += 1,
+                    match bytes.get(i) {
+                        None => return JsonScan::Open,
+                        Some(b'"') => break,
+                        Some(b'\\') if bytes.get(i + 1).is_none() => return JsonScan::Open,
+                        Some(b'\\') if !matches!(bytes.get(i + 1), Some(b'\n' | b'\r')) => i += 2,
+                        Some(b'\\' | b'\n' | b'\r') => return JsonScan::Invalid,
+                        Some(_) => i += 1,
                     }
                 }
             }
             b'[' | b']' | b':' | b',' | b'-' | b'+' | b'.' | b' ' | b'\t' | b'\n' | b'\r' => {}
             b if b.is_ascii_alphanumeric() => {}
-            _ => return None,
+            _ => return JsonScan::Invalid,
         }
         i += 1;
     }
-    None
+    JsonScan::Open
 }
 
 #[cfg(test)]

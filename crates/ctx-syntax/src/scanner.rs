@@ -9,8 +9,8 @@ use crate::ast::{
 use crate::code::{code_span_close, fence_indent_ok, fenced_block, run_len};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::reference::{
-    fragment_prefix, is_ident_start, json_object_len, mention_fragment, parse_include_body,
-    parse_reference, quoted_prefix, target_kind,
+    JsonScan, fragment_prefix, is_ident_start, json_object_scan, mention_fragment,
+    parse_include_body, parse_reference, quoted_prefix, target_kind,
 };
 use crate::{Options, Scan, directive};
 
@@ -448,7 +448,13 @@ impl<'a> Scanner<'a> {
             i = skip_blanks(i);
             if bytes.get(i) == Some(&b'{') {
                 let limit = (i + TOOL_ARGS_LIMIT).min(bytes.len());
-                if let Some(len) = json_object_len(&bytes[i..limit]) {
+                let scan = json_object_scan(&bytes[i..limit]);
+                // Arguments longer than the limit: the call is left as text, unterminated
+                // (never read as a path named after the tool).
+                if scan == JsonScan::Open && limit < bytes.len() {
+                    return None;
+                }
+                if let JsonScan::Closed(len) = scan {
                     let mut j = i + len;
                     while bytes.get(j).is_some_and(u8::is_ascii_whitespace) {
                         j += 1;

@@ -461,3 +461,16 @@ fn includes_alone_in_fenced_code() {
     // Off by default: append mode never expands inside code.
     assert_eq!(scan("```\n@[a.rs]\n```").items.len(), 1);
 }
+
+/// security.md, "Limits": tool-call arguments over 64 KiB are left as text with
+/// `W_UNTERMINATED`, never read as a path named after the tool.
+#[test]
+fn tool_arguments_past_their_limit_are_left_as_text() {
+    let long = format!("@[read_file{{\"uri\":\"a.md\",\"x\":\"{}\"}}] after", "a".repeat(65_600));
+    let scan = ctx_syntax::scan(&long);
+    assert!(kinds(&long).is_empty(), "{:?}", kinds(&long));
+    assert!(scan.diagnostics.iter().any(|d| d.code == ctx_syntax::Code::Unterminated));
+    // Just within the limit, it is a tool call.
+    let within = format!("@[read_file{{\"uri\":\"a.md\",\"x\":\"{}\"}}]", "a".repeat(60_000));
+    assert_eq!(kinds(&within), ["tool"]);
+}
