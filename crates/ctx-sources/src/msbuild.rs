@@ -529,21 +529,29 @@ fn reference_text(reference: &quick_xml::events::BytesRef<'_>) -> Option<String>
 /// A path, properties expanded, joined to `base` (the project's folder for items, as MSBuild
 /// does even in an imported file; the file's own folder for imports) and normalised.
 fn expanded(raw: &str, dirs: &Dirs<'_>, base: &str) -> Result<String, String> {
-    let text = paths::expand(raw, dirs).map_err(|Unexpanded::Property(name)| {
-        format!("`{}` uses {}, which ctx does not expand", clip(raw), clip(&name))
-    })?;
-    paths::absolute(base, &text).ok_or_else(|| format!("`{}` is empty", clip(raw)))
+    joined(raw, dirs, base, false).map(|(path, _)| path)
 }
 
 /// An item's path and whether it is a wildcard: as [`expanded`], and, when it holds no
 /// wildcard, MSBuild's escapes taken back before it is joined and normalised (`%25` is `%`,
 /// `%2A` a `*` that is no wildcard; [`paths::unescape`]).
 fn item_path(raw: &str, dirs: &Dirs<'_>, base: &str) -> Result<(String, bool), String> {
+    joined(raw, dirs, base, true)
+}
+
+/// `raw` with its properties expanded (escapes taken back when `unescape` and it holds no
+/// wildcard), joined to `base` and normalised; and whether it holds a wildcard.
+fn joined(
+    raw: &str,
+    dirs: &Dirs<'_>,
+    base: &str,
+    unescape: bool,
+) -> Result<(String, bool), String> {
     let text = paths::expand(raw, dirs).map_err(|Unexpanded::Property(name)| {
         format!("`{}` uses {}, which ctx does not expand", clip(raw), clip(&name))
     })?;
     let wildcard = paths::has_wildcard(&text);
-    let text = if wildcard || !text.contains('%') {
+    let text = if !unescape || wildcard || !text.contains('%') {
         text
     } else {
         std::borrow::Cow::Owned(paths::unescape(text.into_owned()))
