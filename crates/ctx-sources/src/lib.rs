@@ -23,6 +23,7 @@ mod cache;
 mod compdb;
 mod files;
 mod index;
+mod items;
 mod keys;
 mod load;
 mod lookup;

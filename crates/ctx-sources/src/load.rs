@@ -13,7 +13,8 @@ use crate::cache::{key_of, stamp_of, stamps_of};
 use crate::index::{
     FileState, Pending, Project, SourceFile, SourceIndex, Stamp, absolute_of, workspace_of,
 };
-use crate::msbuild::{self, Entry, Items, ProjectRef};
+use crate::items::{Entry, Items};
+use crate::msbuild::{self, ProjectRef};
 use crate::paths::{self, Dirs};
 use crate::warning::{Tally, Warning, clip};
 use crate::{Error, Options, compdb, roots};

@@ -3,6 +3,9 @@
 //!
 //! Elements are matched by local name, so any XML namespace (or none) is read the same way.
 
+use std::borrow::Cow;
+
+use crate::items::{Entry, Gather, Items, Kind};
 use crate::paths::{self, Dirs, Unexpanded};
 use crate::warning::clip;
 
@@ -17,45 +20,8 @@ pub(crate) struct ProjectRef {
     pub(crate) line: u32,
 }
 
-/// What a project file lists.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Items {
-    /// Files and patterns, in document order.
-    pub(crate) entries: Vec<Entry>,
-    /// Shared-items projects (`.vcxitems`) it imports, absolute, with the line of each
-    /// import.
-    pub(crate) imports: Vec<(String, u32)>,
-    /// Items left out: the line and the reason.
-    pub(crate) warnings: Vec<(u32, String)>,
-    /// The exclusion lists of the patterns (absolute patterns each), shared: the `Compile
-    /// Remove` patterns, then those and `bin/`, `obj/` for an SDK project's implicit items.
-    pub(crate) excludes: Vec<Vec<String>>,
-}
-
-/// One item of a project.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Entry {
-    /// A file, absolute and normalised, with the line that names it.
-    File { path: String, line: u32 },
-    /// A wildcard pattern (`src/**/*.cpp`), absolute, expanded later through the sandbox,
-    /// minus the patterns of [`Items::excludes`]`[exclude]`.
-    Pattern { pattern: String, exclude: usize, line: u32 },
-}
-
-/// Most distinct `Compile Remove` patterns of one project; past it the rest are ignored with a
-/// warning (each one is matched against every item and every file a wildcard finds).
-const MAX_REMOVED: usize = 256;
-
 /// The type GUID of a solution folder, which is not a project.
 const SOLUTION_FOLDER: &str = "2150E333-8FDC-42A3-9474-1A3956D46DE8";
-
-/// The items of C++ projects that name files (`Filter`, `ProjectConfiguration` and
-/// `ProjectReference` do not).
-const CPP_ITEMS: &[&str] =
-    &["ClCompile", "ClInclude", "CustomBuild", "None", "Text", "Natvis", "MASM"];
-
-/// The items of C# projects that name files.
-const CS_ITEMS: &[&str] = &["Compile", "None", "Content"];
 
 /// The projects of a classic text solution:
 /// `Project("{type}") = "Name", "rel\path.vcxproj", "{guid}"`; solution folders are skipped.
@@ -117,10 +83,7 @@ pub(crate) fn parse_project(text: &str, dirs: &Dirs<'_>) -> Result<Items, (u32, 
 /// What [`parse_project`] has gathered so far.
 #[derive(Default)]
 struct Read {
-    items: Items,
-    removed: Vec<String>,
-    /// `Compile Remove` patterns past [`MAX_REMOVED`]: how many, and the line of the first.
-    ignored: (usize, u32),
+    items: Gather,
     /// Whether `EnableDefaultCompileItems` (or `EnableDefaultItems`) is `false`.
     off: bool,
     /// Whether it is an SDK-style project (`<Project Sdk=…>`).
@@ -154,8 +117,8 @@ impl Read {
             if project.to_ascii_lowercase().ends_with(".vcxitems") {
                 let line = reader.line(element.at);
                 match expanded(&project, dirs, dirs.this_file) {
-                    Ok(path) => self.items.imports.push((path, line)),
-                    Err(why) => self.items.warnings.push((line, format!("import skipped: {why}"))),
+                    Ok(path) => self.items.import(path, line),
+                    Err(why) => self.items.warn(line, format!("import skipped: {why}")),
                 }
             }
             return Ok(());
@@ -164,32 +127,17 @@ impl Read {
             reader.capture = !element.empty;
             return Ok(());
         }
-        if !element.in_item_group || !(CPP_ITEMS.contains(&name) || CS_ITEMS.contains(&name)) {
+        let Some(kind) = element.in_item_group.then(|| Kind::of(name)).flatten() else {
             return Ok(());
-        }
-        // `Remove` first, as MSBuild takes it: an item with one includes nothing.
-        let [remove, include] =
-            element.find(["Remove", "Include"]).map_err(|why| reader.fail(at, &why))?;
-        if let Some(remove) = remove {
-            let remove = value(&remove, "Remove").map_err(|why| reader.fail(at, &why))?;
-            if name == "Compile" {
-                let line = reader.line(element.at);
-                self.remove(&remove, dirs, line);
-            }
-            return Ok(());
-        }
-        let Some(include) = include else { return Ok(()) };
-        let include = value(&include, "Include").map_err(|why| reader.fail(at, &why))?;
-        let line = reader.line(element.at);
-        for part in split(&include) {
-            match item_path(part, dirs, dirs.project) {
-                Ok((path, true)) => {
-                    self.items.entries.push(Entry::Pattern { pattern: path, exclude: 0, line });
-                }
-                Ok((path, false)) => self.items.entries.push(Entry::File { path, line }),
-                Err(why) => self.items.warnings.push((line, format!("{name} skipped: {why}"))),
-            }
-        }
+        };
+        let [remove, include, exclude] =
+            element.find(["Remove", "Include", "Exclude"]).map_err(|why| reader.fail(at, &why))?;
+        let attributes = Attributes {
+            remove: optional(remove, "Remove").map_err(|why| reader.fail(at, &why))?,
+            include: optional(include, "Include").map_err(|why| reader.fail(at, &why))?,
+            exclude: optional(exclude, "Exclude").map_err(|why| reader.fail(at, &why))?,
+        };
+        item(&mut self.items, name, kind, &attributes, reader.line(element.at), dirs);
         Ok(())
     }
 
@@ -199,60 +147,55 @@ impl Read {
         self.off |= text.trim().eq_ignore_ascii_case("false");
     }
 
-    /// A `Compile Remove` list: each pattern once, at most [`MAX_REMOVED`].
-    fn remove(&mut self, remove: &str, dirs: &Dirs<'_>, line: u32) {
-        for p in split(remove).filter_map(|p| expanded(p, dirs, dirs.project).ok()) {
-            if self.removed.contains(&p) {
-                continue;
-            }
-            if self.removed.len() < MAX_REMOVED {
-                self.removed.push(p);
-            } else {
-                let first = if self.ignored.1 == 0 { line } else { self.ignored.1 };
-                self.ignored = (self.ignored.0 + 1, first);
-            }
-        }
-    }
-
-    /// The items, the removed files left out, the implicit pattern of an SDK project first.
+    /// The items, an SDK project's implicit pattern first.
     fn finish(self, dirs: &Dirs<'_>) -> Items {
-        let Read { items, removed, ignored, off, sdk, .. } = self;
-        finish_items(items, removed, ignored, sdk && !off, dirs)
+        self.items.finish(implicit(self.sdk && !self.off, dirs))
     }
 }
 
-/// The end of a project's items, for both readers: the note of the removals past the cap, the
-/// removed files left out, and the implicit pattern of an SDK project first (`implicit`).
-fn finish_items(
-    mut items: Items,
-    removed: Vec<String>,
-    ignored: (usize, u32),
-    implicit: bool,
+/// The attributes of an item element that say what it adds or takes out.
+struct Attributes<'a> {
+    remove: Option<Cow<'a, str>>,
+    include: Option<Cow<'a, str>>,
+    exclude: Option<Cow<'a, str>>,
+}
+
+/// One item element, `name` of type `kind` at `line`, for both readers: a `Remove` takes out
+/// of its type's items (and includes nothing, as MSBuild has it), else an `Include` adds its
+/// paths minus its `Exclude` patterns.
+fn item(
+    gather: &mut Gather,
+    name: &str,
+    kind: Kind,
+    a: &Attributes<'_>,
+    line: u32,
     dirs: &Dirs<'_>,
-) -> Items {
-    if ignored.0 > 0 {
-        let why =
-            format!("{} more `Compile Remove` patterns ignored (at most {MAX_REMOVED})", ignored.0);
-        items.warnings.push((ignored.1, why));
+) {
+    let patterns = |list: &str| -> Vec<String> {
+        split(list).filter_map(|p| expanded(p, dirs, dirs.project).ok()).collect()
+    };
+    if let Some(remove) = &a.remove {
+        gather.remove(kind, patterns(remove), line);
+        return;
     }
-    if !removed.is_empty() {
-        let set = crate::walk::Patterns::new(&removed);
-        items.entries.retain(|e| match e {
-            Entry::File { path, .. } => !set.matches(path),
-            Entry::Pattern { .. } => true,
-        });
+    let Some(include) = &a.include else { return };
+    gather.include(kind, a.exclude.as_deref().map(patterns).unwrap_or_default(), line);
+    for part in split(include) {
+        match item_path(part, dirs, dirs.project) {
+            Ok((pattern, true)) => gather.entry(Entry::Pattern { pattern, exclude: 0, line }),
+            Ok((path, false)) => gather.entry(Entry::File { path, line }),
+            Err(why) => gather.warn(line, format!("{name} skipped: {why}")),
+        }
     }
-    if implicit {
-        let mut exclude =
-            vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
-        exclude.extend(removed.iter().cloned());
-        let pattern = format!("{}/**/*.cs", dirs.project);
-        items.entries.insert(0, Entry::Pattern { pattern, exclude: 1, line: 1 });
-        items.excludes = vec![removed, exclude];
-    } else {
-        items.excludes = vec![removed];
-    }
-    items
+}
+
+/// An SDK project's implicit `Compile` items, when it has them: every `**/*.cs` under its
+/// folder but `bin/` and `obj/`.
+fn implicit(on: bool, dirs: &Dirs<'_>) -> Option<(String, Vec<String>)> {
+    on.then(|| {
+        let base = vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
+        (format!("{}/**/*.cs", dirs.project), base)
+    })
 }
 
 /// One start tag (`<a …>` or `<a …/>`).
@@ -308,6 +251,14 @@ impl Element<'_> {
 /// The value of the attribute `attribute` (of local name `name`), entities expanded and white
 /// space normalised as XML says; a value naming an entity XML does not predefine, or a
 /// character it does not allow, is an error.
+/// [`value`] of an attribute that may be missing.
+fn optional<'a>(
+    attribute: Option<quick_xml::events::attributes::Attribute<'a>>,
+    name: &str,
+) -> Result<Option<Cow<'a, str>>, String> {
+    attribute.map(|a| value(&a, name)).transpose()
+}
+
 fn value<'a>(
     attribute: &quick_xml::events::attributes::Attribute<'a>,
     name: &str,
@@ -607,19 +558,17 @@ mod tests {
         let root = doc.root_element();
         let sdk = attribute(&root, "Sdk").is_some()
             || root.children().any(|n| n.has_tag_name("Sdk") || is_sdk_import(&n));
-        let mut items = Items::default();
-        let mut removed: Vec<String> = Vec::new();
-        let mut ignored = (0usize, 0u32);
+        let mut items = Gather::default();
         let mut implicit = true;
         for node in root.descendants().filter(roxmltree::Node::is_element) {
             let name = node.tag_name().name();
-            let line = || lines.of(node.range().start);
+            let line = lines.of(node.range().start);
             if name == "Import" {
                 let project = attribute(&node, "Project").unwrap_or_default();
                 if project.to_ascii_lowercase().ends_with(".vcxitems") {
                     match expanded(project, dirs, dirs.this_file) {
-                        Ok(path) => items.imports.push((path, line())),
-                        Err(why) => items.warnings.push((line(), format!("import skipped: {why}"))),
+                        Ok(path) => items.import(path, line),
+                        Err(why) => items.warn(line, format!("import skipped: {why}")),
                     }
                 }
                 continue;
@@ -629,38 +578,16 @@ mod tests {
                 continue;
             }
             let in_item_group = node.parent_element().is_some_and(|p| p.has_tag_name("ItemGroup"));
-            if !in_item_group || !(CPP_ITEMS.contains(&name) || CS_ITEMS.contains(&name)) {
-                continue;
-            }
-            if let Some(remove) = attribute(&node, "Remove") {
-                if name == "Compile" {
-                    for p in split(remove).filter_map(|p| expanded(p, dirs, dirs.project).ok()) {
-                        if removed.contains(&p) {
-                            continue;
-                        }
-                        if removed.len() < MAX_REMOVED {
-                            removed.push(p);
-                        } else {
-                            ignored =
-                                (ignored.0 + 1, if ignored.1 == 0 { line() } else { ignored.1 });
-                        }
-                    }
-                }
-                continue;
-            }
-            let Some(include) = attribute(&node, "Include") else { continue };
-            let line = line();
-            for part in split(include) {
-                match super::item_path(part, dirs, dirs.project) {
-                    Ok((path, true)) => {
-                        items.entries.push(Entry::Pattern { pattern: path, exclude: 0, line });
-                    }
-                    Ok((path, false)) => items.entries.push(Entry::File { path, line }),
-                    Err(why) => items.warnings.push((line, format!("{name} skipped: {why}"))),
-                }
-            }
+            let Some(kind) = in_item_group.then(|| Kind::of(name)).flatten() else { continue };
+            let borrowed = |name: &str| attribute(&node, name).map(Cow::Borrowed);
+            let attributes = Attributes {
+                remove: borrowed("Remove"),
+                include: borrowed("Include"),
+                exclude: borrowed("Exclude"),
+            };
+            super::item(&mut items, name, kind, &attributes, line, dirs);
         }
-        Ok(super::finish_items(items, removed, ignored, sdk && implicit, dirs))
+        Ok(items.finish(super::implicit(sdk && implicit, dirs)))
     }
 
     /// `<Import Project="Sdk.props" Sdk="Microsoft.NET.Sdk" />`, the long form of an SDK project.
@@ -782,6 +709,69 @@ mod tests {
         assert_eq!(items.entries[2], Entry::File { path: "/b/app/README.md".into(), line: 5 });
     }
 
+    /// The paths an item list comes to, wildcards with their exclusions.
+    fn listed(items: &Items) -> Vec<String> {
+        items
+            .entries
+            .iter()
+            .map(|e| match e {
+                Entry::File { path, .. } => path.clone(),
+                Entry::Pattern { pattern, exclude, .. } => {
+                    format!("{pattern} - {:?}", items.excludes[*exclude])
+                }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_remove_takes_out_earlier_items_of_its_own_type_only() {
+        // The SDK way to move a file from `Compile` to `None`: it stays listed.
+        let xml = r#"<Project><ItemGroup>
+    <Compile Include="a.cs;b.cs;gen\*.cs" />
+    <Content Include="a.cs" />
+    <Compile Remove="a.cs;gen\old\**" />
+    <None Include="a.cs" />
+    <Compile Include="a.cs;late\*.cs" />
+    <ClCompile Include="x.cpp" />
+    <ClCompile Remove="x.cpp" />
+    <ClInclude Include="x.cpp" />
+</ItemGroup></Project>"#;
+        let items = parse_project(xml, &DIRS).unwrap();
+        assert_eq!(
+            listed(&items),
+            [
+                "/b/app/b.cs",
+                "/b/app/gen/*.cs - [\"/b/app/a.cs\", \"/b/app/gen/old/**\"]",
+                "/b/app/a.cs",
+                "/b/app/a.cs",
+                "/b/app/a.cs",
+                "/b/app/late/*.cs - []",
+                "/b/app/x.cpp",
+            ]
+        );
+        assert_eq!(Ok(items), tree_parse_project(xml, &DIRS));
+    }
+
+    #[test]
+    fn an_exclude_takes_out_of_its_own_include_only() {
+        let xml = r#"<Project Sdk="Microsoft.NET.Sdk"><ItemGroup>
+    <Compile Include="a.cs;b.cs;src\**\*.cs" Exclude="b.cs;src\test\**" />
+    <None Include="b.cs" />
+    <Compile Remove="obsolete\**" />
+</ItemGroup></Project>"#;
+        let items = parse_project(xml, &DIRS).unwrap();
+        assert_eq!(
+            listed(&items),
+            [
+                "/b/app/**/*.cs - [\"/b/app/bin/**\", \"/b/app/obj/**\", \"/b/app/obsolete/**\"]",
+                "/b/app/a.cs",
+                "/b/app/src/**/*.cs - [\"/b/app/b.cs\", \"/b/app/src/test/**\", \"/b/app/obsolete/**\"]",
+                "/b/app/b.cs",
+            ]
+        );
+        assert_eq!(Ok(items), tree_parse_project(xml, &DIRS));
+    }
+
     #[test]
     fn an_sdk_project_without_default_items_lists_only_its_own() {
         let xml = r#"<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup><EnableDefaultCompileItems>false</EnableDefaultCompileItems></PropertyGroup><ItemGroup><Compile Include="a.cs" /></ItemGroup></Project>"#;
@@ -893,6 +883,9 @@ mod tests {
             "</ItemGroup>",
             "<ClCompile Include=\"",
             "<Compile Remove=\"",
+            "<Compile Include=\"",
+            "<ClCompile Remove=\"",
+            "\" Exclude=\"",
             "<None Include=\"",
             "\" />",
             "\">",

@@ -9,23 +9,37 @@ use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 /// Absolute glob patterns, matched without case as MSBuild does, `*` not crossing `/`.
 pub(crate) struct Patterns {
     set: GlobSet,
+    /// The place in the patterns given of each glob of `set` (one that does not build is
+    /// left out of it).
+    places: Vec<usize>,
 }
 
 impl Patterns {
     pub(crate) fn new(patterns: &[String]) -> Patterns {
         let mut builder = GlobSetBuilder::new();
-        for pattern in patterns {
+        let mut places = Vec::new();
+        for (place, pattern) in patterns.iter().enumerate() {
             let glob =
                 GlobBuilder::new(pattern).case_insensitive(true).literal_separator(true).build();
             if let Ok(glob) = glob {
                 builder.add(glob);
+                places.push(place);
             }
         }
-        Patterns { set: builder.build().unwrap_or_else(|_| GlobSet::empty()) }
+        let set = builder.build().unwrap_or_else(|_| GlobSet::empty());
+        Patterns { set, places }
     }
 
     pub(crate) fn matches(&self, path: &str) -> bool {
         self.set.is_match(path)
+    }
+
+    /// The places in `patterns` of those that match `path`, into `into` (cleared first).
+    pub(crate) fn matching(&self, path: &str, into: &mut Vec<usize>) {
+        self.set.matches_into(path, into);
+        for place in into.iter_mut() {
+            *place = self.places[*place];
+        }
     }
 }
 

@@ -471,8 +471,36 @@ fn thousands_of_removes_and_wildcards_stay_bounded() {
     let index = guarded(60, move || build(&top, "build/app/app.csproj", &options(None)));
     assert_eq!(index.files().len(), 1, "Program.cs by the implicit **/*.cs");
     let text: String = warnings(&index).iter().map(|w| format!("{w}\n")).collect();
-    assert!(text.contains("19744 more `Compile Remove` patterns ignored (at most 256)"), "{text}");
+    assert!(
+        text.contains("19744 more `Remove` and `Exclude` patterns ignored (at most 256)"),
+        "{text}"
+    );
     assert!(text.contains("977 more wildcard items left out"), "{text}");
+}
+
+/// A `Remove` after each wildcard gives each wildcard a longer list of exclusions (the
+/// removes written after it); their lists together are capped, and a wildcard past the cap
+/// is left out with a warning, not expanded with fewer exclusions than it has.
+#[test]
+fn interleaved_removes_and_wildcards_keep_their_exclusions_bounded() {
+    let (_tmp, root) = shape();
+    write(&format!("{root}/build/app/w0/a.cs"), "class A {}\n");
+    let long = "x".repeat(2_000);
+    let mut items = String::new();
+    for i in 0..250 {
+        let _ = writeln!(items, "<Compile Include=\"w{i}/*.cs\" />");
+        let _ = writeln!(items, "<Compile Remove=\"{long}{i}/**\" />");
+    }
+    let text = format!("<Project><ItemGroup>{items}</ItemGroup></Project>");
+    write(&format!("{root}/build/app/app.csproj"), &text);
+    let top = root.clone();
+    let index = guarded(60, move || build(&top, "build/app/app.csproj", &options(None)));
+    let text: String = warnings(&index).iter().map(|w| format!("{w}\n")).collect();
+    assert!(text.contains("/w0/*.cs` left out: the exclusion lists of its project file"), "{text}");
+    assert!(index.files().is_empty(), "{:?}", index.files());
+    // The lists kept stay within their bytes, however many wildcards share them.
+    let lines = text.lines().filter(|l| l.contains("left out: the exclusion lists")).count();
+    assert!((1..250).contains(&lines), "{lines}");
 }
 
 /// A `.filters` is read at once and resolved alone only when that fails: one that is not
