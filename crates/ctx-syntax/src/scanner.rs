@@ -290,7 +290,9 @@ impl<'a> Scanner<'a> {
     fn fenced(&mut self, at: usize, end: usize, closed: bool) {
         let code = ItemKind::Code(CodeKind::Fenced { closed });
         let first_line_end = memchr(b'\n', &self.bytes[at..end]).map(|i| at + i);
-        let inner = self.options.fence_includes || self.options.mdbook;
+        // Includes switched off are off in a fence too.
+        let fence_includes = self.options.fence_includes && self.options.includes;
+        let inner = fence_includes || self.options.mdbook;
         let (true, Some(first_line_end)) = (inner, first_line_end) else {
             self.emit(code, at, end);
             return;
@@ -306,7 +308,7 @@ impl<'a> Scanner<'a> {
                 Vec::new()
             };
             if items.is_empty()
-                && self.options.fence_includes
+                && fence_includes
                 && let Some((start, escape, stop, kind)) = self.fence_include(line_start, line_end)
             {
                 match escape {

@@ -460,6 +460,12 @@ fn includes_alone_in_fenced_code() {
     }
     // Off by default: append mode never expands inside code.
     assert_eq!(scan("```\n@[a.rs]\n```").items.len(), 1);
+    // Includes switched off (`--no-includes`) are off in a fence too, escapes with them.
+    let off = Options { includes: false, ..options };
+    for text in ["```\n@[a.rs]\n```", "```\n\\@[a.rs]\n```"] {
+        let kinds: Vec<_> = scan_with(text, &off).items.iter().map(|i| i.kind.name()).collect();
+        assert_eq!(kinds, ["code"], "{text:?}");
+    }
 }
 
 /// security.md, "Limits": tool-call arguments over 64 KiB are left as text with
