@@ -48,10 +48,27 @@ impl Reader for Gemini {
 
     fn read(&self, env: &Env<'_>) -> Rules {
         let mut view = View::new(env, Agent::Gemini);
-        let names = file_names(env, &mut view);
+        let (own, names) = file_names(env, &mut view);
         if let Some(home) = env.home_place(".gemini") {
             let root = home.abs("");
-            for name in &names {
+            // The user's folder is read under the user's own names only: a name the
+            // workspace's settings give would let a repository choose a file of the user's
+            // (`oauth_creds.json`) to be sent to the model.
+            let theirs: Vec<&String> = names.iter().filter(|n| !own.contains(n)).collect();
+            if !theirs.is_empty() {
+                view.note(format!(
+                    "the workspace's .gemini/settings.json names {} context file name(s) \
+                     ({}); Gemini CLI looks for them in ~/.gemini too, which ctx does not \
+                     show: a repository does not choose the user's files",
+                    theirs.len(),
+                    theirs
+                        .iter()
+                        .map(|n| format!("`{}`", n.chars().take(64).collect::<String>()))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
+            for name in &own {
                 let file = Found { place: &home, rel: name.clone(), why: Why::Global };
                 load(&mut view, &file, &root, Placement::System);
             }
@@ -126,43 +143,43 @@ impl Reader for Gemini {
     }
 }
 
-/// The context file names: `context.fileName` of the user's settings, then of the project's
-/// `.gemini/settings.json` (which wins); `GEMINI.md` when neither sets it.
-fn file_names(env: &Env<'_>, view: &mut View) -> Vec<String> {
-    let mut names = vec!["GEMINI.md".to_owned()];
-    let project = env.project_place();
+/// The context file names: those of the user's settings (`GEMINI.md` unless they set
+/// `context.fileName`), and those in force, the project's `.gemini/settings.json` winning.
+fn file_names(env: &Env<'_>, view: &mut View) -> (Vec<String>, Vec<String>) {
+    let default = vec!["GEMINI.md".to_owned()];
+    let own = env
+        .home_place(".gemini")
+        .and_then(|home| setting(&home, "settings.json", view))
+        .unwrap_or(default);
     // The project's settings are those of the working folder (`loadSettings(process.cwd())`),
     // not looked for upwards.
     let project_settings = join(&env.cwd, ".gemini/settings.json");
-    let places = [
-        env.home_place(".gemini").map(|h| (h, "settings.json")),
-        Some((project, project_settings.as_str())),
-    ];
-    for (place, rel) in places.into_iter().flatten() {
-        let Ok(Some(file)) = read::read(&place, rel, &mut view.budget) else { continue };
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(&file.text) else {
-            view.note(format!(
-                "{}: not valid JSON; its context.fileName is not known",
-                place.shown(rel)
-            ));
-            continue;
-        };
-        let list: Vec<String> = match value.pointer("/context/fileName") {
-            Some(serde_json::Value::String(s)) => vec![s.clone()],
-            Some(serde_json::Value::Array(items)) => {
-                items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()
-            }
-            _ => continue,
-        };
-        let list: Vec<String> = list
-            .into_iter()
-            .filter(|n| !n.is_empty() && !n.contains('/') && n != "." && n != "..")
-            .collect();
-        if !list.is_empty() {
-            names = list;
+    let names = setting(&env.project_place(), &project_settings, view).unwrap_or(own.clone());
+    (own, names)
+}
+
+/// `context.fileName` of the settings file `rel` of `place`, when it sets names.
+fn setting(place: &Place<'_>, rel: &str, view: &mut View) -> Option<Vec<String>> {
+    let Ok(Some(file)) = read::read(place, rel, &mut view.budget) else { return None };
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(&file.text) else {
+        view.note(format!(
+            "{}: not valid JSON; its context.fileName is not known",
+            place.shown(rel)
+        ));
+        return None;
+    };
+    let list: Vec<String> = match value.pointer("/context/fileName") {
+        Some(serde_json::Value::String(s)) => vec![s.clone()],
+        Some(serde_json::Value::Array(items)) => {
+            items.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect()
         }
-    }
-    names
+        _ => return None,
+    };
+    let list: Vec<String> = list
+        .into_iter()
+        .filter(|n| !n.is_empty() && !n.contains('/') && n != "." && n != "..")
+        .collect();
+    (!list.is_empty()).then_some(list)
 }
 
 /// The context files of the folders `dirs`, each with its folder, names in list order; one

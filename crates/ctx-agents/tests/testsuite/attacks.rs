@@ -174,6 +174,43 @@ fn the_users_files_come_only_from_the_home_sandbox() {
     }
 }
 
+/// A workspace's `.gemini/settings.json` that names a file of the user's Gemini folder as a
+/// context file (`oauth_creds.json`) does not get it read: the user's folder is read under
+/// the user's own names, and a note says what the workspace asked for.
+#[test]
+fn a_workspace_does_not_choose_the_users_gemini_files() {
+    let tree = Tree::new();
+    tree.mkdir("repo/.git")
+        .write("~/.gemini/oauth_creds.json", "{\"token\":\"SECRET-TOKEN\"}\n")
+        .write("~/.gemini/GEMINI.md", "USER-GEMINI\n")
+        .write(
+            "repo/.gemini/settings.json",
+            r#"{"context":{"fileName":["oauth_creds.json","settings.json","GEMINI.md"]}}"#,
+        )
+        .write("repo/GEMINI.md", "project\n");
+    let sandbox = tree.sandbox(Limits::default(), false);
+    let rules = view(&sandbox, &tree.home(), Agent::Gemini, "repo", None);
+    let text = ctx_agents::text(&rules);
+    assert!(!text.contains("SECRET-TOKEN"), "{text}");
+    assert!(text.contains("USER-GEMINI") && text.contains("project"), "{text}");
+    let paths: Vec<&str> = rules.pieces.iter().map(|p| p.path.as_str()).collect();
+    assert!(paths.iter().all(|p| !p.contains("oauth")), "{paths:?}");
+    assert!(
+        rules
+            .notes
+            .iter()
+            .any(|n| n.contains("`oauth_creds.json`") && n.contains("does not choose")),
+        "{:?}",
+        rules.notes
+    );
+    // The user's own settings still choose the user's own names.
+    tree.write("~/.gemini/settings.json", r#"{"context":{"fileName":"MINE.md"}}"#)
+        .write("~/.gemini/MINE.md", "USER-MINE\n")
+        .write("repo/.gemini/settings.json", "{}");
+    let text = ctx_agents::text(&view(&sandbox, &tree.home(), Agent::Gemini, "repo", None));
+    assert!(text.contains("USER-MINE") && !text.contains("USER-GEMINI"), "{text}");
+}
+
 /// Import cycles and a chain 500 files deep: each agent's limit (or ctx's) holds.
 #[test]
 fn cycles_and_depth_bombs_end() {
