@@ -168,8 +168,25 @@ impl Server {
         let _ = self.ctx().keep_counts();
     }
 
-    fn expand(&self, args: &Map<String, Value>) -> Result<CallToolResult, ToolError> {
+    /// The `prompt` argument, within the size cap of the server's files: a prompt is the
+    /// top-level input, capped as `ctx expand` caps one (docs/security.md, "Limits").
+    fn prompt<'a>(&self, args: &'a Map<String, Value>) -> Result<&'a str, ToolError> {
         let prompt = string_arg(args, "prompt")?;
+        let cap = self.ctx().sandbox().limits().max_file_bytes;
+        if cap > 0 && prompt.len() as u64 > cap {
+            return Err(ToolError {
+                code: Some(ctx::fs::Code::TooLarge.as_str().to_owned()),
+                message: format!(
+                    "the prompt is larger than the size cap of {cap} bytes (the server's \
+                     --max-file-bytes)"
+                ),
+            });
+        }
+        Ok(prompt)
+    }
+
+    fn expand(&self, args: &Map<String, Value>) -> Result<CallToolResult, ToolError> {
+        let prompt = self.prompt(args)?;
         let mut assembler = self.assembler(args, Some(Format::Xml))?;
         assembler.options_mut().mode = ctx::Mode::Append;
         let assembly = assembler.assemble_str(prompt, "-");
@@ -250,7 +267,7 @@ impl Server {
     }
 
     fn suggest(&self, args: &Map<String, Value>) -> Result<CallToolResult, ToolError> {
-        let prompt = string_arg(args, "prompt")?;
+        let prompt = self.prompt(args)?;
         // As the tool's schema says: a whole number from 1 to 100.
         let limit = match args.get("limit") {
             None => 10,

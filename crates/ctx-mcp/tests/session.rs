@@ -233,6 +233,31 @@ fn expand_a_long_line_of_failing_mentions() {
     assert!(size < 8 << 20, "an answer of {size} bytes");
 }
 
+/// A prompt is the top-level input: past the size cap of the server's files (1 MiB by
+/// default) it is refused as `ctx expand` refuses one, never scanned whole (a prompt of 15 MB
+/// of mentions took gigabytes).
+#[test]
+fn a_prompt_past_the_size_cap_is_refused() {
+    let dir = workspace();
+    let prompt = "@a ".repeat((1 << 20) / 3 + 1);
+    let answers = session(
+        &dir,
+        &[
+            tool(1, "expand", json!({ "prompt": prompt })),
+            tool(2, "suggest", json!({ "prompt": prompt })),
+            tool(3, "expand", json!({ "prompt": "@a ".repeat(1000) })),
+        ],
+    );
+    for id in [1, 2] {
+        let result = &answers[&id]["result"];
+        assert_eq!(result["isError"], true, "{result}");
+        assert_eq!(result["structuredContent"]["code"], "E_TOO_LARGE", "{result}");
+        let text = result["content"][0]["text"].as_str().unwrap();
+        assert!(text.contains("size cap of 1048576 bytes"), "{text}");
+    }
+    assert_eq!(answers[&3]["result"]["isError"], false);
+}
+
 #[test]
 fn suggest_ranks_the_files_of_a_prompt() {
     let dir = workspace();
