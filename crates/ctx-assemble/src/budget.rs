@@ -73,12 +73,12 @@ pub(crate) enum Stop {
     Io,
 }
 
-/// A piece of document text after the token budget: what is left of it and what it cost.
+/// A piece of document text after the token budget: what is left of it.
 pub(crate) struct Spent<T> {
     /// The content, cut when the budget ran out.
     pub(crate) content: T,
-    /// When the budget cut it: how many tokens it had before.
-    pub(crate) cut_from: Option<usize>,
+    /// Whether the budget cut it.
+    pub(crate) cut: bool,
 }
 
 /// Text written and not yet counted, handed to a thread of its own to count once it reaches
@@ -583,19 +583,26 @@ impl Budget {
         reserve: usize,
     ) -> Spent<Cow<'t, str>> {
         if piece.is_empty() {
-            return Spent { content: Cow::Borrowed(piece), cut_from: None };
+            return Spent { content: Cow::Borrowed(piece), cut: false };
         }
         let tokens = self.counting.then(|| ctx_tokens::count(piece));
         let whole = |tokens: Option<usize>, budget: &mut Budget| {
             if let Some(n) = tokens {
                 budget.add_total(n);
             }
-            Spent { content: Cow::Borrowed(piece), cut_from: None }
+            Spent { content: Cow::Borrowed(piece), cut: false }
         };
         if !bounded || self.fits_bytes(piece.len()) {
             return whole(tokens, self);
         }
         let left = self.left(reserve);
+        if left == 0 {
+            self.cuts += 1;
+            // Nothing of it fits: not counted (a word of a megabyte is costly to count, and a
+            // document can include one file many times).
+            self.exhausted = true;
+            return Spent { content: Cow::Borrowed(""), cut: true };
+        }
         let fits = match tokens {
             Some(n) => n <= left,
             None => ctx_tokens::count_at_most(piece, left).is_some(),
@@ -606,11 +613,10 @@ impl Budget {
         let cut = ctx_tokens::truncate_at_most(piece, left);
         self.cuts += 1;
         self.exhausted = true;
-        let before = tokens.unwrap_or_else(|| ctx_tokens::count(piece));
         if self.counting {
             self.add_total(cut.tokens);
         }
-        Spent { content: Cow::Owned(cut.text.to_owned()), cut_from: Some(before) }
+        Spent { content: Cow::Owned(cut.text.to_owned()), cut: true }
     }
 }
 
@@ -664,9 +670,9 @@ mod tests {
         let mut b = budget(Limits { max_tokens: 3, ..Limits::default() }, true);
         let top = b.text("one two three four five", false, 0);
         assert_eq!(top.content, "one two three four five");
-        assert!(top.cut_from.is_none());
+        assert!(!top.cut);
         let included = b.text("alpha beta gamma delta epsilon\nzeta", true, 0);
-        assert!(included.cut_from.is_some());
+        assert!(included.cut);
         assert_eq!(included.content, "");
         // Nothing bounded fits after a cut of text.
         assert_eq!(b.left(0), 0);

@@ -349,7 +349,7 @@ impl<'a> Run<'a> {
         let fits = self.out.budget.fits_bytes(shown.len() + self.short_note_room());
         let reserve = if bounded && !fits { self.text_cut_reserve(&marker) } else { 0 };
         let spent = self.out.budget.text(&shown, bounded, reserve);
-        let cut = spent.cut_from.is_some() && self.out.budget.first_text_cut();
+        let cut = spent.cut && self.out.budget.first_text_cut();
         if cut {
             let named = self.out.budget.named();
             let message = crate::cut::text_cut_message(named, &doc.name);
@@ -370,14 +370,14 @@ impl<'a> Run<'a> {
         }
         // The hidden characters reported are those of the lines written: a cut keeps whole
         // lines, and neither making text visible nor numbering it adds a line break.
-        let kept = match spent.cut_from {
-            None => text,
-            Some(_) => lines_prefix(text, spent.content.matches('\n').count()),
+        let kept = match spent.cut {
+            false => text,
+            true => lines_prefix(text, spent.content.matches('\n').count()),
         };
         let cut_clean;
-        let warned = match spent.cut_from {
-            None => &clean,
-            Some(_) => {
+        let warned = match spent.cut {
+            false => &clean,
+            true => {
                 cut_clean = sanitize(kept);
                 &cut_clean
             }
