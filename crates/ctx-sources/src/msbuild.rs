@@ -507,6 +507,14 @@ fn joined(
     } else {
         std::borrow::Cow::Owned(paths::unescape(text.into_owned()))
     };
+    // `\\server\share\x.cpp` names a network share: as a path here it would be
+    // `/server/share/x.cpp`, a folder of this machine the project never named.
+    if text.trim_start().starts_with(r"\\") || text.trim_start().starts_with("//") {
+        return Err(format!(
+            "`{}` is a UNC path (a network share), which ctx does not read",
+            clip(raw)
+        ));
+    }
     let path = paths::absolute(base, &text).ok_or_else(|| format!("`{}` is empty", clip(raw)))?;
     Ok((path, wildcard))
 }
@@ -649,6 +657,19 @@ mod tests {
                 ("/b/app/odd%zz.cpp", false),
             ]
         );
+    }
+
+    #[test]
+    fn a_unc_path_is_left_out_with_a_warning() {
+        let xml = r#"<Project><ItemGroup>
+    <ClCompile Include="\\server\share\x.cpp;//server/share/y.cpp;a.cpp" />
+    <Import Project="\\server\share\s.vcxitems" />
+</ItemGroup></Project>"#;
+        let items = parse_project(xml, &DIRS).unwrap();
+        assert_eq!(items.entries, [Entry::File { path: "/b/app/a.cpp".into(), line: 2 }]);
+        assert!(items.imports.is_empty(), "{:?}", items.imports);
+        assert_eq!(items.warnings.len(), 3, "{:?}", items.warnings);
+        assert!(items.warnings.iter().all(|(_, w)| w.contains("UNC path")), "{:?}", items.warnings);
     }
 
     #[test]
