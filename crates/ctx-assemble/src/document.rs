@@ -6,6 +6,12 @@
 use ctx_fs::Text;
 use ctx_syntax::Code;
 
+/// Stack left below which an include's expansion runs on a new segment.
+const STACK_RED_ZONE: usize = 128 * 1024;
+
+/// The size of each new segment of stack.
+const STACK_SEGMENT: usize = 2 * 1024 * 1024;
+
 use crate::is_markdown;
 use crate::record::DiagnosticRecord;
 use crate::resolve::Resolved;
@@ -176,7 +182,9 @@ impl Run<'_> {
         }
         self.chain.push((Some(resolved.location.clone()), resolved.path.clone()));
         self.sites.push(item.record.at.clone());
-        self.expand(&child, body);
+        // Each level takes a few KiB of stack; a deep chain (no depth limit, or a thread with
+        // a small stack) grows it on the heap rather than overflow it.
+        stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || self.expand(&child, body));
         self.sites.pop();
         self.chain.pop();
         if !stopped_before
