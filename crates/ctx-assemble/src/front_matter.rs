@@ -289,12 +289,15 @@ pub fn parse_with<'a>(text: &'a str, limits: &Limits) -> Parsed<'a> {
             // A note is about `params` or `description`: point at that key's line.
             let first_line = 1 + text[..split.yaml_offset].matches('\n').count() as u32;
             let key_line = |message: &str| {
-                let key = if message.starts_with("description") { "description" } else { "params" };
+                let key = if message.contains("description") { "description" } else { "params" };
+                // Both spellings given: the one ignored is the capitalized one.
+                let both = message.starts_with("both ");
                 split
                     .yaml
                     .lines()
                     .position(|line| {
-                        line.strip_prefix(key)
+                        let lower = if both { None } else { line.strip_prefix(key) };
+                        lower
                             .or_else(|| line.strip_prefix(&capitalized(key)))
                             .is_some_and(|rest| rest.trim_start().starts_with(':'))
                     })
@@ -331,6 +334,10 @@ fn yaml_error(text: &str, split: &Split<'_>, err: &serde_yaml_ng::Error) -> Opti
         at = (line, column);
         message = format!("{message} {context} that starts here");
     }
+    // A duplicate key is reported at the mapping that holds it: point at its second entry.
+    if let Some(line) = duplicate_line(split.yaml, &message, at) {
+        at = (line, at.1);
+    }
     // The offset of that line and column (in characters) of the YAML, within the file.
     let line_start: usize = split.yaml.split_inclusive('\n').take(at.0 - 1).map(str::len).sum();
     let within = split.yaml[line_start.min(split.yaml.len())..]
@@ -347,6 +354,23 @@ fn yaml_error(text: &str, split: &Split<'_>, err: &serde_yaml_ng::Error) -> Opti
         span: Span::new(offset, offset),
         pos: Position { line: number(first_line + at.0 - 1), column: number(at.1) },
     })
+}
+
+/// The line of the second entry of the key that `message` names as duplicate (`duplicate
+/// key "b"`), in the mapping at `at` (its line and column): an entry is a line
+/// whose text at that column is the key, plain or quoted, then `:`.
+fn duplicate_line(yaml: &str, message: &str, at: (usize, usize)) -> Option<usize> {
+    let key = message.split_once("duplicate key \"")?.1.rsplit_once('"')?.0;
+    let indent = at.1.checked_sub(1)?;
+    let entries = yaml.lines().enumerate().skip(at.0.checked_sub(1)?).filter(|(_, line)| {
+        let rest = line.get(indent..).unwrap_or("");
+        let before = line.get(..indent).unwrap_or("");
+        before.trim().is_empty()
+            && [key.to_owned(), format!("\"{key}\""), format!("'{key}'")].iter().any(|k| {
+                rest.strip_prefix(k.as_str()).is_some_and(|r| r.trim_start().starts_with(':'))
+            })
+    });
+    entries.map(|(i, _)| i + 1).nth(1)
 }
 
 /// The construct libyaml was reading when it failed and where it starts (1-based line and
@@ -401,7 +425,7 @@ fn extract(value: Value) -> (FrontMatter, Vec<String>) {
     };
     let mut fm = FrontMatter::default();
     let mut metadata = map.clone();
-    let description = take_either(&mut metadata, "description", "Description");
+    let description = take_either(&mut metadata, "description", "Description", &mut notes);
     match description {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) => fm.description = s,
@@ -410,7 +434,7 @@ fn extract(value: Value) -> (FrontMatter, Vec<String>) {
             type_name(&other)
         )),
     }
-    match take_either(&mut metadata, "params", "Params") {
+    match take_either(&mut metadata, "params", "Params", &mut notes) {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) => fm.params.push(s),
         Some(Value::Array(items)) => {
@@ -434,10 +458,20 @@ fn extract(value: Value) -> (FrontMatter, Vec<String>) {
     (fm, notes)
 }
 
-/// Removes both spellings of a key; the lower-case one wins when both are there.
-fn take_either(map: &mut Map<String, Value>, lower: &str, upper: &str) -> Option<Value> {
-    let upper = map.shift_remove(upper);
-    map.shift_remove(lower).or(upper)
+/// Removes both spellings of a key; the lower-case one wins when both are there, and a note
+/// says the other was ignored.
+fn take_either(
+    map: &mut Map<String, Value>,
+    lower: &str,
+    upper: &str,
+    notes: &mut Vec<String>,
+) -> Option<Value> {
+    let upper_value = map.shift_remove(upper);
+    let lower_value = map.shift_remove(lower);
+    if lower_value.is_some() && upper_value.is_some() {
+        notes.push(format!("both {lower} and {upper} are given; {upper} ignored"));
+    }
+    lower_value.or(upper_value)
 }
 
 /// How a value's type is named in messages: "a string", "a list", "null".
@@ -781,9 +815,21 @@ mod tests {
 
     #[test]
     fn lower_case_key_wins() {
-        let f = fm("---\ndescription: low\nDescription: up\n---\n");
+        let f = parse("---\ndescription: low\nDescription: up\n---\n").front_matter.unwrap();
         assert_eq!(f.description, "low");
         assert!(f.metadata.is_empty());
+        // The spelling ignored is said, at its own line.
+        let parsed = parse("---\nParams: [P]\ndescription: a\nparams: [p]\nDescription: b\n---\n");
+        let said: Vec<(u32, &str)> =
+            parsed.diagnostics.iter().map(|d| (d.pos.line, d.message.as_str())).collect();
+        assert_eq!(
+            said,
+            [
+                (5, "both description and Description are given; Description ignored"),
+                (2, "both params and Params are given; Params ignored"),
+            ]
+        );
+        assert_eq!(parsed.front_matter.unwrap().params, ["p"]);
     }
 
     #[test]
@@ -871,6 +917,10 @@ mod tests {
         let parsed = parse("---\na: 1\na: 2\n---\n");
         assert_eq!(parsed.diagnostics[0].code, Code::FrontMatter);
         assert!(parsed.diagnostics[0].message.contains("duplicate key"));
+        // At the second entry, at top level and nested.
+        let line = |text: &str| parse(text).diagnostics[0].pos.line;
+        assert_eq!(line("---\na: 1\nb: 2\nc: 3\nd: 4\nb: 5\n---\n"), 6);
+        assert_eq!(line("---\nx:\n  b: 1\n  c: 2\n  'b': 3\nb: 4\n---\n"), 5);
     }
 
     #[test]
