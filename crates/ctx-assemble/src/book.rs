@@ -20,7 +20,11 @@ static ANCHOR_END: LazyLock<Regex> =
 /// The part of `text` that `part` names.
 pub(crate) fn select<'a>(text: &'a str, part: &BookPart<'_>) -> Selection<'a> {
     if let Some(attributes) = part.playground {
-        return Selection { text: Cow::Owned(playground(text, attributes)), lines: None };
+        return Selection {
+            text: Cow::Owned(playground(text, attributes)),
+            lines: None,
+            skipped: Vec::new(),
+        };
     }
     let taken = match (part.range, part.rustdoc) {
         (BookRange::Lines { start, end }, false) => lines(text, start, end),
@@ -39,7 +43,7 @@ pub(crate) fn select<'a>(text: &'a str, part: &BookPart<'_>) -> Selection<'a> {
         }
         _ => None,
     };
-    Selection { text: Cow::Owned(taken), lines }
+    Selection { text: Cow::Owned(taken), lines, skipped: Vec::new() }
 }
 
 /// A playground: the whole file in a ` ```rust ` block whose info string carries the

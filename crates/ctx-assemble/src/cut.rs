@@ -14,10 +14,22 @@ pub(crate) struct Kept<'a> {
     pub(crate) tool: bool,
     /// The line of the file the content starts on.
     pub(crate) first: u64,
+    /// The lines of the file left out of the content after `first` (nested anchors'
+    /// markers), in order.
+    pub(crate) skipped: &'a [u32],
     pub(crate) kept_lines: u64,
     pub(crate) total_lines: u64,
     pub(crate) kept_tokens: u64,
     pub(crate) total_tokens: u64,
+}
+
+impl Kept<'_> {
+    /// The line of the file that the `k`-th line of the content (1-based) is.
+    pub(crate) fn line(&self, k: u64) -> u64 {
+        let first = u32::try_from(self.first).unwrap_or(u32::MAX);
+        let k = u32::try_from(k.max(1)).unwrap_or(u32::MAX);
+        u64::from(crate::selection::Selection::line_of(first, self.skipped, k))
+    }
 }
 
 /// The budget as the output names it: its size, its tokenizer, and the setting a reader raises
@@ -47,12 +59,13 @@ impl Named {
 
 /// The last line of content the budget cut.
 pub(crate) fn cut_marker(named: Named, kept: &Kept<'_>) -> String {
-    let last = kept.first + kept.kept_lines.saturating_sub(1);
-    let end = kept.first + kept.total_lines.saturating_sub(1);
+    let last = kept.line(kept.kept_lines);
+    let end = kept.line(kept.total_lines);
     let rest = if kept.tool {
         format!("the rest: {}", named.raise())
     } else {
-        format!("the rest: @{}#L{}-{end}, or {}", kept.path, last + 1, named.raise())
+        let next = kept.line(kept.kept_lines + 1);
+        format!("the rest: @{}#L{next}-{end}, or {}", kept.path, named.raise())
     };
     format!(
         "[... {} reached: kept lines {}-{last} of {}-{end} ({} of {} tokens); {rest} ...]",
@@ -280,6 +293,7 @@ mod tests {
     #[test]
     fn markers() {
         let kept = Kept {
+            skipped: &[],
             path: "src/a.rs",
             tool: false,
             first: 1,

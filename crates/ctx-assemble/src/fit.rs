@@ -99,6 +99,7 @@ impl Run<'_> {
         let Some(avail) = within(note_reserve) else {
             return self.left_out(path, item, note);
         };
+        let skipped = if place == Place::Entry { item.skipped.clone() } else { Vec::new() };
         let kept = Kept {
             path,
             tool: matches!(probe, Entry::Tool { .. }),
@@ -107,6 +108,7 @@ impl Run<'_> {
                 .lines
                 .filter(|_| place == Place::Entry)
                 .map_or(1, |l| u64::from(l.start)),
+            skipped: &skipped,
             kept_lines: 0,
             total_lines: file_lines(&text, item.lines_cut),
             kept_tokens: 0,
@@ -261,21 +263,18 @@ impl Run<'_> {
             kept.kept_tokens = named.tokenizer.scale(cut.tokens) as u64;
             self.count_placed(Some(cut.tokens), item);
             let marker = cut_marker(named, &kept);
+            let last = kept.line(kept.kept_lines);
             let message = format!(
-                "{named} reached: {path} cut to {} of {} tokens, lines {}-{} of {}{}",
+                "{named} reached: {path} cut to {} of {} tokens, lines {}-{last} of {}{}",
                 kept.kept_tokens,
                 kept.total_tokens,
                 kept.first,
-                kept.first + kept.kept_lines - 1,
                 kept.total_lines,
                 self.out.budget.hint(),
             );
             item.record.cut = Some(CutRecord {
                 path: path.to_owned(),
-                kept: Lines {
-                    start: kept.first as u32,
-                    end: (kept.first + kept.kept_lines - 1) as u32,
-                },
+                kept: Lines { start: kept.first as u32, end: last as u32 },
                 total_lines: kept.total_lines,
                 kept_tokens: kept.kept_tokens,
                 total_tokens: kept.total_tokens,

@@ -127,7 +127,10 @@ impl Run<'_> {
         };
         let (selected, lines): (Cow<'_, str>, Option<LineRange>) = match &reference.selector {
             Some(selector) => match select::select(&source, selector, is_markdown(path)) {
-                Ok(selection) => (selection.text, selection.lines),
+                Ok(selection) => {
+                    item.skipped = selection.skipped;
+                    (selection.text, selection.lines)
+                }
                 Err(err) => return self.fail(item, err.code(), format!("{path}: {err}")),
             },
             None => (Cow::Borrowed(&text[..]), None),
@@ -156,11 +159,13 @@ impl Run<'_> {
             Cow::Borrowed(&selected[..])
         };
         let content = if self.opts().line_numbers {
-            Cow::Owned(select::number_lines(&content, first_line))
+            Cow::Owned(select::number_lines_over(&content, first_line, &item.skipped))
         } else {
             content
         };
-        let clean = self.clean_content(&content, path, first_line);
+        let skipped = std::mem::take(&mut item.skipped);
+        let clean = self.clean_content_over(&content, path, first_line, &skipped);
+        item.skipped = skipped;
         let mut entry = Entry::File {
             path: resolved.path.clone(),
             written: self.written(item),
@@ -330,8 +335,23 @@ impl Run<'_> {
         path: &str,
         first_line: u32,
     ) -> Cow<'t, str> {
+        self.clean_content_over(content, path, first_line, &[])
+    }
+
+    /// [`Run::clean_content`] of a selection whose lines `skipped` were left out of it.
+    fn clean_content_over<'t>(
+        &mut self,
+        content: &'t str,
+        path: &str,
+        first_line: u32,
+        skipped: &[u32],
+    ) -> Cow<'t, str> {
         let clean = sanitize(content);
-        let warnings = clean.warnings_at(content);
+        let mut warnings = clean.warnings_at(content);
+        for warning in &mut warnings {
+            let line = crate::selection::Selection::line_of(first_line, skipped, warning.1);
+            warning.1 = line - first_line + 1;
+        }
         self.report_visible(warnings, path, first_line);
         clean.text
     }

@@ -89,6 +89,8 @@ pub(crate) struct Item<'t> {
     line: u32,
     /// Lines the line limit cut off the item's file (its marker stands for them).
     pub(crate) lines_cut: u64,
+    /// Lines of its selection left out of its text (nested anchors' markers), in order.
+    pub(crate) skipped: Vec<u32>,
 }
 
 /// One assembly run.
@@ -579,7 +581,15 @@ impl<'a> Run<'a> {
             dropped: 0,
         };
         let span = request.span.start..request.span.end;
-        let mut item = Item { raw, record, body, span, line: request.pos.line, lines_cut: 0 };
+        let mut item = Item {
+            raw,
+            record,
+            body,
+            span,
+            line: request.pos.line,
+            lines_cut: 0,
+            skipped: Vec::new(),
+        };
         if let Err(message) = self.out.budget.admit_include() {
             self.fail(&mut item, Code::Budget, message);
             self.assembly.references.push(item.record);

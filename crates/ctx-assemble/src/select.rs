@@ -83,6 +83,7 @@ pub fn lines(text: &str, start: u32, end: LineEnd) -> Result<Selection<'_>, Erro
     Ok(Selection {
         text: Cow::Borrowed(trim_line_end(&text[from..to])),
         lines: Some(LineRange { start, end: taken }),
+        skipped: Vec::new(),
     })
 }
 
@@ -183,7 +184,7 @@ pub fn anchor<'a>(text: &'a str, name: &str) -> Option<Selection<'a>> {
 fn join_parts<'a>(text: &'a str, parts: &[(usize, usize, u32)]) -> Selection<'a> {
     let (Some(&(first, _, first_no)), Some(&(_, last, last_no))) = (parts.first(), parts.last())
     else {
-        return Selection { text: Cow::Borrowed(""), lines: None };
+        return Selection { text: Cow::Borrowed(""), lines: None, skipped: Vec::new() };
     };
     let contiguous = parts.windows(2).all(|w| w[0].1 == w[1].0);
     let text = if contiguous {
@@ -197,7 +198,12 @@ fn join_parts<'a>(text: &'a str, parts: &[(usize, usize, u32)]) -> Selection<'a>
         out.truncate(len);
         Cow::Owned(out)
     };
-    Selection { text, lines: Some(LineRange { start: first_no, end: last_no }) }
+    // The lines of the range that are not among the parts (in order, as the parts are).
+    let mut skipped = Vec::new();
+    for pair in parts.windows(2) {
+        skipped.extend(pair[0].2 + 1..pair[1].2);
+    }
+    Selection { text, lines: Some(LineRange { start: first_no, end: last_no }), skipped }
 }
 
 /// An ATX heading: its level and its text without the `#` marks.
@@ -391,6 +397,7 @@ pub fn section<'a>(text: &'a str, name: &str) -> Option<Selection<'a>> {
     Some(Selection {
         text: Cow::Borrowed(trim_line_end(&text[start..end])),
         lines: Some(LineRange { start: first_no, end: last_no.max(first_no) }),
+        skipped: Vec::new(),
     })
 }
 
@@ -432,11 +439,23 @@ pub fn cut(text: &str, max_lines: usize) -> Cut<'_> {
 /// Prefixes every line with its number, `N: line`, counting from `first` (the number of the
 /// first line in the original file). Line endings are kept.
 pub fn number_lines(text: &str, first: u32) -> String {
+    number_lines_over(text, first, &[])
+}
+
+/// [`number_lines`] of a selection whose lines `skipped` (in order) were left out of `text`:
+/// each line keeps its own number in its file.
+pub fn number_lines_over(text: &str, first: u32, skipped: &[u32]) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 8 + 8);
-    for (no, (s, e)) in (u64::from(first)..).zip(line_spans(text)) {
+    let mut no = first;
+    let mut gaps = skipped.iter().peekable();
+    for (s, e) in line_spans(text) {
+        while gaps.next_if(|&&gap| gap <= no).is_some() {
+            no = no.saturating_add(1);
+        }
         out.push_str(&no.to_string());
         out.push_str(": ");
         out.push_str(&text[s..e]);
+        no = no.saturating_add(1);
     }
     out
 }
@@ -524,7 +543,7 @@ tail
         assert_eq!(anchor(ANCHORS, "missing"), None);
 
         let empty = anchor("ANCHOR: e\nANCHOR_END: e\n", "e").unwrap();
-        assert_eq!(empty, Selection { text: Cow::Borrowed(""), lines: None });
+        assert_eq!(empty, Selection { text: Cow::Borrowed(""), lines: None, skipped: Vec::new() });
 
         let err = select(ANCHORS, &Selector::Anchor("nope"), false).unwrap_err();
         assert_eq!(err.code(), Code::Range);

@@ -84,6 +84,45 @@ fn a_deep_chain_without_a_depth_limit_does_not_overflow_the_stack() {
     assert!(assembly.content.starts_with("L0\n") && assembly.content.ends_with("E0\n"));
 }
 
+/// An anchor's region without the marker lines of the anchors nested in it: each line keeps
+/// its own number, and a budget's cut names the lines of the file, the rest included.
+#[test]
+fn nested_anchor_markers_leave_the_line_numbers_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "fn a() {}\n// ANCHOR: setup\nlet x = 1;\n// ANCHOR: inner\nlet y = 2;\n\
+                // ANCHOR_END: inner\nlet z = 3;\n// ANCHOR_END: setup\n";
+    std::fs::write(dir.path().join("l.rs"), text).unwrap();
+    let mut body = String::from("// ANCHOR: big\n");
+    for i in 0..220 {
+        if i % 20 == 5 {
+            body.push_str(&format!("// ANCHOR: n{i}\n"));
+        }
+        body.push_str(&format!("let value_{i} = {i} * 1234567;\n"));
+        if i % 20 == 10 {
+            body.push_str(&format!("// ANCHOR_END: n{}\n", i - 5));
+        }
+    }
+    body.push_str("// ANCHOR_END: big\n");
+    std::fs::write(dir.path().join("big.rs"), &body).unwrap();
+    let mut options = Options { line_numbers: true, ..Options::default() };
+    let out = assembler(dir.path(), options.clone()).assemble_str("@l.rs#setup", "-");
+    assert!(out.content.contains("3: let x = 1;\n5: let y = 2;\n7: let z = 3;"), "{}", out.content);
+    options.limits.max_tokens = 300;
+    let out = assembler(dir.path(), options).assemble_str("@big.rs#big", "-");
+    let last_line = body.lines().count() - 1;
+    let marker = out.content.lines().find(|l| l.contains("kept lines")).unwrap();
+    assert!(marker.contains(&format!(" of 2-{last_line} ")), "{marker}");
+    // The last line kept is the number of the last line shown, the rest starts after it.
+    let shown: Vec<u32> = out
+        .content
+        .lines()
+        .filter_map(|l| l.split_once(": let ").and_then(|(n, _)| n.parse().ok()))
+        .collect();
+    let last = *shown.last().unwrap();
+    assert!(marker.contains(&format!("kept lines 2-{last} ")), "{marker} {shown:?}");
+    assert!(marker.contains(&format!("#L{}-{last_line}", last + 1)), "{marker}");
+}
+
 #[test]
 fn output_budget_stops_reading() {
     let dir = tempfile::tempdir().unwrap();
