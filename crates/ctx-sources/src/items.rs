@@ -48,6 +48,7 @@ const MAX_EXCLUDED_BYTES: usize = 1 << 20;
 
 /// The item types that name files, as [`Gather`] tells them apart.
 const KINDS: &[&str] = &[
+    // C++ (`Filter`, `ProjectConfiguration` and `ProjectReference` name no file).
     "ClCompile",
     "ClInclude",
     "CustomBuild",
@@ -55,8 +56,18 @@ const KINDS: &[&str] = &[
     "Text",
     "Natvis",
     "MASM",
+    "Midl",
+    "ResourceCompile",
+    "FxCompile",
+    "Image",
+    "Manifest",
+    "AppxManifest",
+    // C# (and XAML of both).
     "Compile",
     "Content",
+    "EmbeddedResource",
+    "Page",
+    "ApplicationDefinition",
 ];
 
 /// An item type of [`KINDS`], by its place.
@@ -69,7 +80,7 @@ impl Kind {
         KINDS.iter().position(|k| *k == name).and_then(|i| u8::try_from(i).ok()).map(Kind)
     }
 
-    fn bit(self) -> u16 {
+    fn bit(self) -> u32 {
         1 << self.0
     }
 }
@@ -166,7 +177,7 @@ impl Gather {
         let mut lists = Lists::default();
         // Backwards, so that the removes written after an entry are known when it comes:
         // `later[f]` holds a bit for each type that a `Remove` of filter `f` after it names.
-        let mut later: Vec<u16> = vec![0; filters.len()];
+        let mut later: Vec<u32> = vec![0; filters.len()];
         // Each remove met changes the lists; the list of the last (type, `Exclude`s) asked
         // is kept until then, so that a run of wildcards costs one list.
         let mut changed = 0u32;

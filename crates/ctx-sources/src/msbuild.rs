@@ -114,7 +114,7 @@ impl Read {
         }
         if name == "Import" {
             let project = attribute(reader, "Project")?.unwrap_or_default();
-            if project.to_ascii_lowercase().ends_with(".vcxitems") {
+            if shared_items(&project) {
                 let line = reader.line(element.at);
                 match expanded(&project, dirs, dirs.this_file) {
                     Ok(path) => self.items.import(path, line),
@@ -124,14 +124,21 @@ impl Read {
             return Ok(());
         }
         if name == "EnableDefaultCompileItems" || name == "EnableDefaultItems" {
-            reader.capture = !element.empty;
+            // Under a condition it holds in some configurations only: the union keeps the
+            // implicit items.
+            let conditional = element.in_condition || attribute(reader, "Condition")?.is_some();
+            reader.capture = !element.empty && !conditional;
             return Ok(());
         }
         let Some(kind) = element.in_item_group.then(|| Kind::of(name)).flatten() else {
             return Ok(());
         };
-        let [remove, include, exclude] =
-            element.find(["Remove", "Include", "Exclude"]).map_err(|why| reader.fail(at, &why))?;
+        let [remove, include, exclude, condition] = element
+            .find(["Remove", "Include", "Exclude", "Condition"])
+            .map_err(|why| reader.fail(at, &why))?;
+        // A `Remove` under a condition removes in some configurations only: the union of the
+        // configurations keeps what it names.
+        let remove = remove.filter(|_| !element.in_condition && condition.is_none());
         let attributes = Attributes {
             remove: optional(remove, "Remove").map_err(|why| reader.fail(at, &why))?,
             include: optional(include, "Include").map_err(|why| reader.fail(at, &why))?,
@@ -151,6 +158,13 @@ impl Read {
     fn finish(self, dirs: &Dirs<'_>) -> Items {
         self.items.finish(implicit(self.sdk && !self.off, dirs))
     }
+}
+
+/// Whether an `Import` names a shared-items project: a C++ `.vcxitems` or a C# `.projitems`,
+/// whose items are the importing project's.
+fn shared_items(project: &str) -> bool {
+    let lower = project.to_ascii_lowercase();
+    lower.ends_with(".vcxitems") || lower.ends_with(".projitems")
 }
 
 /// The attributes of an item element that say what it adds or takes out.
@@ -198,6 +212,11 @@ fn implicit(on: bool, dirs: &Dirs<'_>) -> Option<(String, Vec<String>)> {
     })
 }
 
+/// [`Reader::open`]: the element is an `ItemGroup`.
+const ITEM_GROUP: u8 = 1;
+/// [`Reader::open`]: the element is an `ItemGroup` or a `PropertyGroup` under a `Condition`.
+const CONDITIONAL: u8 = 2;
+
 /// One start tag (`<a …>` or `<a …/>`).
 struct Element<'a> {
     start: quick_xml::events::BytesStart<'a>,
@@ -207,6 +226,9 @@ struct Element<'a> {
     depth: usize,
     /// Whether the element that holds it is an `ItemGroup`.
     in_item_group: bool,
+    /// Whether the element that holds it is an `ItemGroup` or `PropertyGroup` under a
+    /// `Condition`.
+    in_condition: bool,
     /// Whether it closes itself (`<a/>`).
     empty: bool,
 }
@@ -295,8 +317,9 @@ fn xml_char(c: char) -> bool {
 struct Reader<'a> {
     text: &'a str,
     inner: quick_xml::Reader<&'a [u8]>,
-    /// For each open element, whether it is an `ItemGroup`.
-    open: Vec<bool>,
+    /// For each open element, whether it is an `ItemGroup` ([`ITEM_GROUP`]) and whether it
+    /// is a group under a `Condition` ([`CONDITIONAL`]).
+    open: Vec<u8>,
     roots: usize,
     /// Whether the first text of the element just opened is to be kept, and that text.
     capture: bool,
@@ -414,16 +437,28 @@ impl<'a> Reader<'a> {
         if let Err(why) = attributes_hold(&start) {
             return Err(self.fail(at, &why));
         }
-        let item_group = start.local_name().into_inner() == "ItemGroup";
+        let local = start.local_name().into_inner();
+        let item_group = local == "ItemGroup";
+        let mut flags = if item_group { ITEM_GROUP } else { 0 };
+        if !empty && (item_group || local == "PropertyGroup") {
+            let conditional = start
+                .attributes()
+                .with_checks(false)
+                .flatten()
+                .any(|a| a.key.local_name().into_inner() == "Condition");
+            flags |= if conditional { CONDITIONAL } else { 0 };
+        }
+        let parent = self.open.last().copied().unwrap_or(0);
         let element = Element {
             start,
             at,
             depth: self.open.len(),
-            in_item_group: self.open.last() == Some(&true),
+            in_item_group: parent & ITEM_GROUP != 0,
+            in_condition: parent & CONDITIONAL != 0,
             empty,
         };
         if !empty {
-            self.open.push(item_group);
+            self.open.push(flags);
         }
         Ok(element)
     }
@@ -573,7 +608,7 @@ mod tests {
             let line = lines.of(node.range().start);
             if name == "Import" {
                 let project = attribute(&node, "Project").unwrap_or_default();
-                if project.to_ascii_lowercase().ends_with(".vcxitems") {
+                if super::shared_items(project) {
                     match expanded(project, dirs, dirs.this_file) {
                         Ok(path) => items.import(path, line),
                         Err(why) => items.warn(line, format!("import skipped: {why}")),
@@ -581,15 +616,22 @@ mod tests {
                 }
                 continue;
             }
+            let parent = node.parent_element();
+            let in_condition = parent.is_some_and(|p| {
+                (p.has_tag_name("ItemGroup") || p.has_tag_name("PropertyGroup"))
+                    && attribute(&p, "Condition").is_some()
+            });
+            let conditional = in_condition || attribute(&node, "Condition").is_some();
             if name == "EnableDefaultCompileItems" || name == "EnableDefaultItems" {
-                implicit &= !node.text().is_some_and(|t| t.trim().eq_ignore_ascii_case("false"));
+                implicit &= conditional
+                    || !node.text().is_some_and(|t| t.trim().eq_ignore_ascii_case("false"));
                 continue;
             }
-            let in_item_group = node.parent_element().is_some_and(|p| p.has_tag_name("ItemGroup"));
+            let in_item_group = parent.is_some_and(|p| p.has_tag_name("ItemGroup"));
             let Some(kind) = in_item_group.then(|| Kind::of(name)).flatten() else { continue };
             let borrowed = |name: &str| attribute(&node, name).map(Cow::Borrowed);
             let attributes = Attributes {
-                remove: borrowed("Remove"),
+                remove: borrowed("Remove").filter(|_| !conditional),
                 include: borrowed("Include"),
                 exclude: borrowed("Exclude"),
             };
@@ -773,6 +815,52 @@ mod tests {
         assert_eq!(Ok(items), tree_parse_project(xml, &DIRS));
     }
 
+    /// Every configuration's items are taken (their union): a `Remove` or an
+    /// `EnableDefaultCompileItems` under a condition holds in some configurations only, so it
+    /// takes nothing out of the union.
+    #[test]
+    fn a_conditional_remove_or_default_items_switch_takes_nothing_out_of_the_union() {
+        let xml = r#"<Project Sdk="Microsoft.NET.Sdk">
+  <PropertyGroup Condition="'$(X)'=='1'"><EnableDefaultCompileItems>false</EnableDefaultCompileItems></PropertyGroup>
+  <ItemGroup>
+    <ClCompile Include="posix.cpp;win.cpp" />
+    <ClCompile Remove="posix.cpp" Condition="'$(Platform)'=='Win32'" />
+  </ItemGroup>
+  <ItemGroup Condition="'$(Platform)'=='Linux'"><ClCompile Remove="win.cpp" /></ItemGroup>
+  <ItemGroup><ClCompile Remove="gone.cpp" /><ClCompile Include="gone.cpp" /></ItemGroup>
+</Project>"#;
+        let items = parse_project(xml, &DIRS).unwrap();
+        assert_eq!(
+            listed(&items),
+            [
+                "/b/app/**/*.cs - [\"/b/app/bin/**\", \"/b/app/obj/**\"]",
+                "/b/app/posix.cpp",
+                "/b/app/win.cpp",
+                "/b/app/gone.cpp",
+            ]
+        );
+        assert_eq!(Ok(items), tree_parse_project(xml, &DIRS));
+        let off = r#"<Project Sdk="x"><PropertyGroup><EnableDefaultItems Condition="'$(X)'=='1'">false</EnableDefaultItems></PropertyGroup></Project>"#;
+        assert_eq!(parse_project(off, &DIRS).unwrap().entries.len(), 1, "the implicit pattern");
+    }
+
+    /// The items of C++/WinRT, resources and shaders, and of WPF, are files of the build; a
+    /// C# shared project's `.projitems` is imported as a `.vcxitems` is.
+    #[test]
+    fn resource_idl_xaml_and_shader_items_are_files_and_projitems_are_imported() {
+        let xml = r#"<Project><ItemGroup>
+    <Midl Include="App.idl" /><ResourceCompile Include="app.rc" /><FxCompile Include="s.hlsl" />
+    <Image Include="logo.png" /><Manifest Include="app.manifest" /><AppxManifest Include="Package.appxmanifest" />
+    <Page Include="MainWindow.xaml" /><ApplicationDefinition Include="App.xaml" /><EmbeddedResource Include="R.resx" />
+  </ItemGroup>
+  <Import Project="..\Shared\Shared.projitems" Label="Shared" />
+</Project>"#;
+        let items = parse_project(xml, &DIRS).unwrap();
+        assert_eq!(items.entries.len(), 9, "{:?}", listed(&items));
+        assert_eq!(items.imports, [("/b/Shared/Shared.projitems".to_owned(), 6)]);
+        assert_eq!(Ok(items), tree_parse_project(xml, &DIRS));
+    }
+
     #[test]
     fn an_exclude_takes_out_of_its_own_include_only() {
         let xml = r#"<Project Sdk="Microsoft.NET.Sdk"><ItemGroup>
@@ -907,6 +995,11 @@ mod tests {
             "<Compile Include=\"",
             "<ClCompile Remove=\"",
             "\" Exclude=\"",
+            "\" Condition=\"",
+            "<ItemGroup Condition=\"x\">",
+            "<PropertyGroup Condition=\"x\">",
+            "</PropertyGroup>",
+            "<EnableDefaultCompileItems>",
             "<None Include=\"",
             "\" />",
             "\">",
