@@ -78,17 +78,23 @@ pub struct InitReport {
 /// existing file is never overwritten (each is created exclusively).
 pub fn init(root: &Store) -> Result<InitReport, Error> {
     let mut report = InitReport::default();
-    let rules = root.sub(".ctx").and_then(|dot| dot.sub("rules")).map_err(Error::fs)?;
-    let files = [
-        (&rules, "default.md", ".ctx/rules/default.md", DEFAULT_RULE),
-        (root, "ctx.toml", "ctx.toml", DEFAULT_CONFIG),
-    ];
+    let dot = root.sub(".ctx").map_err(Error::fs)?;
+    let rules = dot.sub("rules").map_err(Error::fs)?;
+    let mut files = vec![(&rules, "default.md", ".ctx/rules/default.md", DEFAULT_RULE)];
+    // A `ctx.toml` would take the place of a `.ctx/config.toml` already there: it is kept.
+    let config_there = dot.read("config.toml").map_err(Error::fs)?.is_some();
+    if !config_there {
+        files.push((root, "ctx.toml", "ctx.toml", DEFAULT_CONFIG));
+    }
     for (store, name, shown, text) in files {
         if store.create_new(name, text.as_bytes()).map_err(Error::fs)? {
             report.created.push(shown.to_owned());
         } else {
             report.kept.push(shown.to_owned());
         }
+    }
+    if config_there {
+        report.kept.push(".ctx/config.toml".to_owned());
     }
     Ok(report)
 }

@@ -89,6 +89,21 @@ fn init_creates_what_is_missing_and_never_overwrites() {
     assert_eq!(json["rules"][0]["diagnostics"], json!([]));
 }
 
+/// A `.ctx/config.toml` already there is the workspace's configuration: `ctx init` writes no
+/// `ctx.toml`, which would take its place in silence.
+#[test]
+fn init_keeps_a_config_in_the_ctx_folder_in_force() {
+    let ws = Workspace::new();
+    ws.write(".ctx/config.toml", "[defines]\nX = \"v\"\n");
+    ws.write("a.md", "x=@{X}\n");
+    let (code, out, err) = ws.run(&["init"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out, "created .ctx/rules/default.md\nkept .ctx/config.toml (already there)\n");
+    assert!(!ws.dir.path().join("ctx.toml").exists());
+    let (code, out, err) = ws.run(&["assemble", "a.md"]);
+    assert_eq!((code, out.as_str()), (0, "x=v\n"), "{err}");
+}
+
 /// What `ctx init` writes for people: the comment lines of the rule's front matter and of
 /// `ctx.toml`, and any HTML comment of the rule, each without its comment marker.
 fn template_notes(ws: &Workspace) -> Vec<String> {
