@@ -46,6 +46,7 @@ pub(crate) fn system_prompt(
     for rule in &prompt.rules {
         reporter.report_all(&rule.assembly.diagnostics);
     }
+    crate::term::status_if_closed(prompt.has_errors());
     let mut out = io::stdout().lock();
     if json {
         let rules: Vec<serde_json::Value> = prompt
@@ -219,13 +220,14 @@ pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Resu
     if let (Some(view), false) = (agent_view, settings.quiet) {
         let _ = writeln!(io::stderr(), "ctx: rules: {}", crate::term::visible(&view.to_string()));
     }
-    let mut out = io::stdout().lock();
-    writeln!(out, "{}", serde_json::to_string_pretty(&body)?)?;
-    out.flush()?;
     let errors = built.system.has_errors()
         || built.agent.as_ref().is_some_and(ctx::agents::Rules::has_errors)
         || built.prompt.diagnostics.iter().any(|d| d.code.severity() == Severity::Error)
         || built.warnings.iter().any(|w| w.code.severity() == Severity::Error);
+    crate::term::status_if_closed(errors);
+    let mut out = io::stdout().lock();
+    writeln!(out, "{}", serde_json::to_string_pretty(&body)?)?;
+    out.flush()?;
     Ok(if errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 

@@ -3,7 +3,7 @@
 //!
 //! Exit status: 0 done without error diagnostics, 1 with at least one (or stopped by
 //! `--strict`), 2 for usage errors, unreadable top-level input and bad configuration. A closed
-//! standard output (`ctx assemble x | head`) is success.
+//! standard output (`ctx assemble x | head`) is no error: the status is the one the work gave.
 
 mod assemble;
 mod check;
@@ -47,7 +47,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(err) => {
             if term::is_broken_pipe(&err) {
-                return ExitCode::SUCCESS;
+                return term::closed_status();
             }
             // The chain may quote a file (a path, a name from a project file).
             let message = format!("{err:#}");

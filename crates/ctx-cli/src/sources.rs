@@ -115,6 +115,8 @@ pub(crate) fn resolve(settings: &Settings, args: &ResolveArgs) -> anyhow::Result
     let json = settings.json_or_text("resolve", false)?;
     let ctx = settings.context(Mode::Inline, Format::Inline)?;
     let reports: Vec<_> = args.queries.iter().map(|q| ctx.resolve(q)).collect();
+    let all_files = reports.iter().all(|r| r.status == ResolveStatus::File);
+    crate::term::status_if_closed(!all_files);
     let mut out = io::stdout().lock();
     if json {
         writeln!(out, "{}", json_pretty(&reports)?)?;
@@ -136,6 +138,5 @@ pub(crate) fn resolve(settings: &Settings, args: &ResolveArgs) -> anyhow::Result
         }
     }
     out.flush()?;
-    let all_files = reports.iter().all(|r| r.status == ResolveStatus::File);
     Ok(if all_files { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }

@@ -63,6 +63,21 @@ pub(crate) fn unless_closed(written: anyhow::Result<()>) -> anyhow::Result<()> {
 
 /// Whether the error comes from writing to a closed standard output (`ctx … | head`), which
 /// is not a failure.
+/// The exit status a command's work gives, set before it writes its result: a standard output
+/// closed while it writes (`ctx resolve x | head`) ends the command with this status, so that
+/// the status never depends on whether a reader is still there. 0 until a command sets it.
+static STATUS_IF_CLOSED: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);
+
+/// Sets the status of [`STATUS_IF_CLOSED`]: 1 when the work `failed`.
+pub(crate) fn status_if_closed(failed: bool) {
+    STATUS_IF_CLOSED.store(u8::from(failed), std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The status a command ends with when its standard output closed.
+pub(crate) fn closed_status() -> std::process::ExitCode {
+    std::process::ExitCode::from(STATUS_IF_CLOSED.load(std::sync::atomic::Ordering::Relaxed))
+}
+
 pub(crate) fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|cause| {
         let kind = if let Some(io) = cause.downcast_ref::<io::Error>() {

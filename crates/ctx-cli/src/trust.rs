@@ -77,6 +77,7 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
             value["trusted"] = json!(true);
             trusted = true;
         }
+        crate::term::status_if_closed(!trusted);
         writeln!(out, "{}", crate::term::json_pretty(&value)?)?;
         // As the text says it: 1 while the folders asked for are not trusted.
         return Ok(if trusted { ExitCode::SUCCESS } else { ExitCode::from(1) });
@@ -91,6 +92,7 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
         return Ok(ExitCode::SUCCESS);
     }
     let n = request.asked.len();
+    crate::term::status_if_closed(!trusted && !args.yes);
     writeln!(out, "workspace: {}", crate::term::visible(workspace))?;
     writeln!(out, "asks to open {n} folder{} outside it:", if n == 1 { "" } else { "s" })?;
     for asked in &request.asked {

@@ -92,6 +92,18 @@ fn closed_stdout_keeps_the_status_of_the_errors_found() {
     }
     let out = with_closed_stdout(&dir, &["assemble", "bad.md"]);
     assert!(stderr(&out).contains("E_NOT_FOUND"), "{}", stderr(&out));
+    // The commands that know their status before they write keep it too (a query not found,
+    // a request with errors), and a success stays one.
+    for (args, code) in [
+        (&["resolve", "nothere.c"][..], 1),
+        (&["resolve", "--format", "json", "nothere.c"], 1),
+        (&["resolve", "big.md"], 0),
+        (&["messages", "x ![a](fake.png)"], 1),
+        (&["messages", "hello"], 0),
+    ] {
+        let out = with_closed_stdout(&dir, args);
+        assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
+    }
 }
 
 #[test]
