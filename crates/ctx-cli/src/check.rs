@@ -19,8 +19,9 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     let json = settings.json_or_text("check", false)?;
     let ctx = settings.context(Mode::Inline, Format::Inline)?;
     let auto = settings.dialect == crate::cli::DialectArg::Auto;
+    // Standard input that cannot be read is one document not read, as a file would be.
     let stdin = if args.files.iter().any(|f| f.as_os_str() == "-") {
-        Some(input::read_stdin_document(settings.input_cap())?)
+        Some(input::read_stdin_document(settings.input_cap()).map_err(|e| format!("{e:#}")))
     } else {
         None
     };
@@ -39,10 +40,11 @@ pub(crate) fn run(settings: &Settings, args: &CheckArgs) -> anyhow::Result<ExitC
     for file in &args.files {
         checked += 1;
         let result = match &stdin {
-            Some(text) if file.as_os_str() == "-" => ctx
+            Some(Ok(text)) if file.as_os_str() == "-" => ctx
                 .assembler()
                 .assemble_str_to(text, "-", &mut io::sink())
                 .map_err(|e| anyhow::Error::from(ctx::Error::from(e))),
+            Some(Err(why)) if file.as_os_str() == "-" => Err(anyhow::anyhow!("{why}")),
             _ if auto => {
                 let ctx = settings.context_for(Mode::Inline, Format::Inline, Some(file))?;
                 input::document(&settings.root, file, |path| ctx.assemble_to(path, &mut io::sink()))

@@ -1407,6 +1407,15 @@ fn check_names_the_documents_it_could_not_read() {
     let r = run(ctx(&dir).args(["check", "--format", "json", "gone.md", "main.md"]));
     let json: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(json["unreadable"], serde_json::json!(["gone.md"]));
+    // Standard input that is not text is one document not read; the others are checked.
+    let r = run(ctx(&dir)
+        .args(["check", "--format", "json", "-", "main.md"])
+        .write_stdin(vec![b'c', b'a', b'f', 0xe9, b'\n']));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let json: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(json["unreadable"], serde_json::json!(["-"]));
+    assert_eq!(json["files"], 2);
+    assert!(r.stderr.contains("ctx: error: -: ") && r.stderr.contains("not UTF-8"), "{}", r.stderr);
 }
 
 /// A workspace's configuration may tighten the bounds of a run but not lift or raise them:
