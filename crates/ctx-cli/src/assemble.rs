@@ -49,13 +49,7 @@ pub(crate) fn assemble(settings: &Settings, args: &AssembleArgs) -> anyhow::Resu
 pub(crate) fn expand(settings: &Settings, args: &ExpandArgs) -> anyhow::Result<ExitCode> {
     let format = settings.assembly_format("expand", Format::Xml)?;
     let mode = settings.mode.unwrap_or(Mode::Append);
-    let text = match &args.text {
-        Some(text) => {
-            input::check_size(text, settings.input_cap(), "the prompt")?;
-            text.clone()
-        }
-        None => input::read_stdin(settings.input_cap())?,
-    };
+    let text = input::prompt(args.text.as_ref(), settings.input_cap())?;
     if args.auto || settings.autocontext.enabled {
         return crate::suggest::expand_auto(settings, &text, (mode, format));
     }

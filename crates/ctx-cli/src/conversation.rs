@@ -132,13 +132,7 @@ fn report_view(settings: &Settings, rules: &ctx::agents::Rules) {
 /// `ctx messages [PROMPT] [--provider openai|anthropic]`: the request body as JSON.
 pub(crate) fn messages(settings: &Settings, args: &MessagesArgs) -> anyhow::Result<ExitCode> {
     let provider = Provider::from(args.provider);
-    let prompt = match &args.prompt {
-        Some(text) => {
-            crate::input::check_size(text, settings.input_cap(), "the prompt")?;
-            text.clone()
-        }
-        None => crate::input::read_stdin(settings.input_cap())?,
-    };
+    let prompt = crate::input::prompt(args.prompt.as_ref(), settings.input_cap())?;
     let config = &settings.conversation;
     // The body is JSON whatever the format; `--format` chooses how the user's turn lays out
     // its attachments (xml by default, markdown or inline), and `json` means the default.

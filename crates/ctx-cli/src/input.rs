@@ -31,6 +31,18 @@ pub(crate) fn check_size(text: &str, cap: u64, name: &str) -> anyhow::Result<()>
     Ok(())
 }
 
+/// The prompt of `expand`, `messages` and `suggest`: the argument, or standard input when it is
+/// left out or is `-` (as a document named `-` is), within the size cap.
+pub(crate) fn prompt(arg: Option<&String>, cap: u64) -> anyhow::Result<String> {
+    match arg.filter(|text| text.as_str() != "-") {
+        Some(text) => {
+            check_size(text, cap, "the prompt")?;
+            Ok(text.clone())
+        }
+        None => read_stdin(cap),
+    }
+}
+
 /// Reads all of standard input as UTF-8. On a terminal, says first how to end the input, so
 /// a forgotten pipe does not look like a hang.
 pub(crate) fn read_stdin(cap: u64) -> anyhow::Result<String> {

@@ -159,13 +159,7 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
     } else {
         (Mode::Append, Format::Xml)
     };
-    let prompt = match &args.prompt {
-        Some(text) => {
-            input::check_size(text, settings.input_cap(), "the prompt")?;
-            text.clone()
-        }
-        None => input::read_stdin(settings.input_cap())?,
-    };
+    let prompt = input::prompt(args.prompt.as_ref(), settings.input_cap())?;
     let ctx = ranking_context(settings, mode, format)?;
     if let Some(max) = settings.max_tokens_arg.filter(|n| *n > 0)
         && !args.interactive

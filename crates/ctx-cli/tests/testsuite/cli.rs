@@ -1397,6 +1397,21 @@ fn completion_takes_a_backslash_as_a_separator() {
     assert_eq!(backslash.stdout, slash.stdout);
 }
 
+/// `-` as the prompt reads standard input, as `-` as a document does; it is never sent as the
+/// text "-".
+#[test]
+fn a_dash_prompt_is_read_from_standard_input() {
+    let dir = workspace();
+    let expand = run(ctx(&dir).args(["expand", "-"]).write_stdin("hello from stdin\n"));
+    assert_eq!(expand.code, 0, "{}", expand.stderr);
+    assert!(expand.stdout.contains("hello from stdin"), "{}", expand.stdout);
+    let messages = run(ctx(&dir).args(["messages", "-"]).write_stdin("hello from stdin\n"));
+    assert_eq!(messages.code, 0, "{}", messages.stderr);
+    let body: Value = serde_json::from_str(&messages.stdout).unwrap();
+    let sent = body["messages"].to_string();
+    assert!(sent.contains("hello from stdin") && !sent.contains(r#""content":"-""#), "{sent}");
+}
+
 /// `check` of a document that cannot be read: exit 2, and the summary and JSON say which.
 #[test]
 fn check_names_the_documents_it_could_not_read() {
