@@ -139,7 +139,6 @@ fn describe(r: &ReferenceRecord, tokenizer: &str) -> String {
 fn node_json(node: &Node<'_>) -> Value {
     let mut value = serde_json::to_value(node.record).unwrap_or(Value::Null);
     if let Value::Object(map) = &mut value {
-        map.remove("depth");
         map.insert("children".to_owned(), node.children.iter().map(node_json).collect());
     }
     value

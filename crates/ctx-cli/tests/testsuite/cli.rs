@@ -662,6 +662,9 @@ fn refs_draws_the_include_tree() {
     let json: Value = serde_json::from_str(&r.stdout).unwrap();
     assert_eq!(json["references"][0]["path"], "docs/part.md");
     assert_eq!(json["references"][0]["children"][0]["lines"]["start"], 2);
+    // The fields of the assembly's JSON, `depth` among them.
+    assert_eq!(json["references"][0]["depth"], 0);
+    assert_eq!(json["references"][0]["children"][0]["depth"], 1);
     let r = run(ctx(&dir).args(["refs", "broken.md"]));
     assert_eq!(r.code, 1);
     assert!(r.stdout.contains("@[missing.md]  error[E_NOT_FOUND]"), "{}", r.stdout);
