@@ -129,6 +129,7 @@ impl SourceIndex {
             bounds: Bounds::of(self.max_files),
             items: AtomicUsize::new(0),
             bytes: AtomicUsize::new(0),
+            lookups: AtomicUsize::new(0),
         };
         let mut merge = Merge::default();
         let mut unread = 0;
@@ -419,6 +420,8 @@ struct Reading<'a> {
     bounds: Bounds,
     items: AtomicUsize,
     bytes: AtomicUsize,
+    /// Project and import files looked for under another case so far.
+    lookups: AtomicUsize,
 }
 
 impl Reading<'_> {
@@ -459,7 +462,7 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
         return read;
     }
     let sandbox = reading.sandbox;
-    let project_dir = paths::parent(&r.path).to_owned();
+    let mut project_dir = paths::parent(&r.path).to_owned();
     let mut files =
         vec![ToRead { path: r.path.clone(), dir: project_dir.clone(), named: None, text: None }];
     // The files read, stated together once read (a project and its `.filters` share a folder);
@@ -467,9 +470,22 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
     let mut stamped = Vec::new();
     let mut absent = Vec::new();
     let mut i = 0;
-    while let Some(ToRead { path, dir: this_dir, named, text }) = files.get(i).cloned() {
+    while let Some(ToRead { mut path, dir: mut this_dir, named, text }) = files.get(i).cloned() {
         i += 1;
-        let (_, text) = match text.map_or_else(|| read_text(sandbox, &path), Ok) {
+        let mut read_as = text.map_or_else(|| read_text(sandbox, &path), Ok);
+        // A solution or project written on Windows may spell a file otherwise than the disk.
+        if read_as.as_ref().is_err_and(|e| e.code() == ctx_fs::Code::NotFound)
+            && let Some(found) = disk_case(reading, &path)
+            && let Ok(read) = read_text(sandbox, &found)
+        {
+            this_dir = paths::parent(&found).to_owned();
+            if i == 1 {
+                project_dir.clone_from(&this_dir);
+            }
+            path = found;
+            read_as = Ok(read);
+        }
+        let (_, text) = match read_as {
             Ok(read) => read,
             Err(err) => {
                 if err.code() == ctx_fs::Code::NotFound {
@@ -492,7 +508,7 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
         // read at once, and resolved alone only when that fails, to tell a file that is not
         // there from one that could not be read: one open where there were two.
         if i == 1 && r.path.to_ascii_lowercase().ends_with(".vcxproj") {
-            let path = format!("{}.filters", r.path);
+            let path = format!("{path}.filters");
             let text = read_text(sandbox, &path).ok();
             let found = match &text {
                 Some(_) => Ok(()),
@@ -543,6 +559,39 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
 
 /// Reads a text file of the index's inputs through the sandbox: the sandbox's own text, shared
 /// rather than copied.
+/// Most project and import files looked for under another case in one build (each costs a
+/// listing of every folder on its way).
+const MAX_CASE_LOOKUPS: usize = 256;
+
+/// `path` as the disk spells it, when it differs only in ASCII case (Windows and MSBuild
+/// compare paths without case) and each folder on the way, from the workspace, holds one
+/// name that matches; `None` past [`MAX_CASE_LOOKUPS`].
+fn disk_case(reading: &Reading<'_>, path: &str) -> Option<String> {
+    let root = reading.workspace.trim_end_matches('/');
+    if root.is_empty() || !paths::within(path, root) {
+        return None;
+    }
+    if reading.lookups.fetch_add(1, Ordering::Relaxed) >= MAX_CASE_LOOKUPS {
+        return None;
+    }
+    let mut current = root.to_owned();
+    let mut changed = false;
+    for comp in paths::relative_to(path, root).split('/') {
+        let location = reading.sandbox.resolve(&current, None).ok()?;
+        let names = reading.sandbox.names(&location).ok()?;
+        let name = if names.iter().any(|n| n == comp) {
+            comp.to_owned()
+        } else {
+            let mut found = names.iter().filter(|n| n.eq_ignore_ascii_case(comp));
+            let (Some(name), None) = (found.next(), found.next()) else { return None };
+            changed = true;
+            name.clone()
+        };
+        current = format!("{current}/{name}");
+    }
+    changed.then_some(current)
+}
+
 pub(crate) fn read_text(sandbox: &Sandbox, path: &str) -> Result<(Location, Text), Error> {
     let (location, content) = sandbox.read_path(path, None).map_err(Error::fs)?;
     match content.text() {

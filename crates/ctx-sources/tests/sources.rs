@@ -354,6 +354,32 @@ fn a_bad_solution_is_a_clear_error() {
     assert_eq!(err.code(), Code::NotFound);
 }
 
+/// A solution and its imports written on Windows spell their files otherwise than a
+/// case-sensitive disk (`App.vcxproj` for `app.vcxproj`, `Shared\Shared.vcxitems` for
+/// `shared/shared.vcxitems`): Windows and MSBuild compare paths without case, so each is
+/// read under the disk's spelling, its items relative to its real folder.
+#[test]
+fn projects_and_imports_spelled_in_another_case_are_read() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path().canonicalize().unwrap().to_str().unwrap().to_owned();
+    for dir in ["build/app", "build/shared"] {
+        std::fs::create_dir_all(format!("{root}/{dir}")).unwrap();
+    }
+    let sln = "Project(\"{8BC9CEB8-8B4A-11D0-8D11-00A0C91BC942}\") = \"App\", \"App\\App.vcxproj\", \"{1}\"\nEndProject\n";
+    std::fs::write(format!("{root}/build/App.sln"), sln).unwrap();
+    let project = "<Project><ItemGroup><ClCompile Include=\"main.cpp\" /></ItemGroup>\
+        <Import Project=\"..\\Shared\\Shared.vcxitems\" /></Project>";
+    std::fs::write(format!("{root}/build/app/app.vcxproj"), project).unwrap();
+    std::fs::write(format!("{root}/build/app/main.cpp"), "int main();\n").unwrap();
+    let items = "<Project><ItemGroup><ClCompile Include=\"$(MSBuildThisFileDirectory)util.cpp\" /></ItemGroup></Project>";
+    std::fs::write(format!("{root}/build/shared/shared.vcxitems"), items).unwrap();
+    std::fs::write(format!("{root}/build/shared/util.cpp"), "int util;\n").unwrap();
+    let (index, _) = load(&format!("{root}/build"), "App.sln");
+    assert_eq!(paths(&index, &root), ["/build/app/main.cpp", "/build/shared/util.cpp"]);
+    assert!(index.files().iter().all(|f| f.state == FileState::Exists), "{:?}", index.files());
+    assert_eq!(warnings(&index), "");
+}
+
 /// A workspace `build/` next to `src/`, with a fake home folder holding a key, and a
 /// project listing `items` (absolute paths, `@ROOT@` replaced).
 fn hostile(items: &[&str]) -> (TempDir, String) {
