@@ -42,6 +42,10 @@ impl SourceIndex {
             .collect();
         if self.verified {
             self.walk_again(sandbox);
+            // A file missing when the index was stored may be there now, and a root may hold
+            // other names: never a stale answer.
+            self.recheck_missing(sandbox);
+            self.top_names = self.roots.iter().map(|root| top_names(sandbox, root)).collect();
             self.forget_maps();
             return;
         }
@@ -217,8 +221,34 @@ impl SourceIndex {
     fn check_states(&mut self, sandbox: &Sandbox, from: usize) {
         let from = from.min(self.files.len());
         let states = states_of(sandbox, &self.files[from..]);
+        self.take_states(sandbox, from..self.files.len(), states);
+    }
+
+    /// The files listed as missing (those the projects list, not those the walks found, which
+    /// were walked again) checked again.
+    fn recheck_missing(&mut self, sandbox: &Sandbox) {
+        let listed = self.listed.as_ref().map_or(self.files.len(), |l| l.files);
+        let missing: Vec<usize> = (0..listed.min(self.files.len()))
+            .filter(|&i| self.files[i].state == FileState::Missing)
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        let files: Vec<SourceFile> = missing.iter().map(|&i| self.files[i].clone()).collect();
+        let states = states_of(sandbox, &files);
+        self.take_states(sandbox, missing, states);
+    }
+
+    /// Sets the files at `at` to `states`, looking for the missing ones under another case.
+    fn take_states(
+        &mut self,
+        sandbox: &Sandbox,
+        at: impl IntoIterator<Item = usize>,
+        states: Vec<FileState>,
+    ) {
         let mut corrector = Corrector::new(sandbox, Bounds::of(self.max_files).walk);
-        for (file, state) in self.files[from..].iter_mut().zip(states) {
+        for (i, state) in at.into_iter().zip(states) {
+            let file = &mut self.files[i];
             file.state = state;
             if file.state != FileState::Missing
                 || paths::drive(&file.path).is_some() != cfg!(windows)

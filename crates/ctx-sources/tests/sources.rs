@@ -309,6 +309,22 @@ fn a_stored_index_sees_a_file_added_or_removed_under_a_wildcard_folder() {
     // Twice over, the same.
     let (twice, _) = warm(&store);
     assert_eq!(twice.files(), fresh.files());
+    // A listed file missing when the index was stored, then made: on disk for the stored
+    // index too; and a name new at the top of the source root is found as it is.
+    let gone = |index: &SourceIndex| {
+        index.files().iter().find(|f| f.path.ends_with("Gone.cpp")).unwrap().state.clone()
+    };
+    assert_eq!(gone(&twice), FileState::Missing);
+    std::fs::write(format!("{root}/src/App/Gone.cpp"), "// back\n").unwrap();
+    std::fs::write(format!("{root}/src/New.h"), "// new\n").unwrap();
+    let (back, cached) = warm(&store);
+    assert!(cached, "the project files did not change");
+    assert_eq!(gone(&back), FileState::Exists);
+    let roots = sandbox(&build, back.source_roots());
+    assert_eq!(
+        back.lookup("New.h", &roots),
+        Lookup::Found { path: format!("{root}/src/New.h"), via: Via::SourceRoot }
+    );
 }
 
 #[test]
