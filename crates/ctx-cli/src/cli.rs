@@ -535,7 +535,7 @@ pub(crate) struct IndexArgs {
 pub(crate) struct SuggestArgs {
     /// The prompt; without it, standard input is read.
     pub(crate) prompt: Option<String>,
-    /// Most files suggested.
+    /// Most files suggested (0: no limit).
     #[arg(long, default_value_t = 10)]
     pub(crate) limit: usize,
     /// Longest line range proposed for one file.

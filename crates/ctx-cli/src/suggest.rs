@@ -177,8 +177,10 @@ pub(crate) fn run(settings: &Settings, args: &SuggestArgs) -> anyhow::Result<Exi
         std::mem::forget(ctx);
         return Ok(ExitCode::SUCCESS);
     }
+    // As for every limit, 0 is none.
+    let limit = if args.limit == 0 { usize::MAX } else { args.limit };
     let opts = SuggestOptions::default()
-        .limit(args.limit)
+        .limit(limit)
         .max_lines(args.range_lines)
         .max_tokens(settings.max_tokens_arg.filter(|n| *n > 0))
         // The JSON form always carries the reasons (`why`); the text form shows them with

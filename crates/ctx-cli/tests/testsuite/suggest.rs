@@ -74,6 +74,10 @@ fn suggest_prints_path_range_and_summary() {
     let limited =
         stdout(ctx_in(dir.path(), cache.path()).args(["suggest", "--limit", "1", "retry timeout"]));
     assert_eq!(limited.lines().count(), 1);
+    // 0 is no limit, as for every limit.
+    let all =
+        stdout(ctx_in(dir.path(), cache.path()).args(["suggest", "--limit", "0", "retry timeout"]));
+    assert!(all.lines().count() >= 3, "{all}");
     // The workspace is left as it was: the index lives in the cache directory.
     assert_eq!(listing(dir.path()), ["README.md", "src/backoff.rs", "src/main.rs", "src/retry.rs"]);
     assert!(listing(cache.path()).iter().any(|f| f.ends_with(".idx")));
