@@ -136,6 +136,9 @@ pub struct SourceIndex {
     /// Never stored; an index verified without all its roots is not stored either.
     #[serde(skip)]
     pub(crate) closed: Vec<Warning>,
+    /// The source roots the verifying sandbox did not hold (those of [`SourceIndex::closed`]).
+    #[serde(skip)]
+    pub(crate) unopened: Vec<String>,
 }
 
 /// What an index held before its wildcard items were walked: its first `files` files (those
@@ -343,11 +346,22 @@ impl SourceIndex {
     /// them, how to pick one of several matches, and that they are read-only.
     pub fn prompt_section(&self) -> String {
         let mut text = String::from("## Source roots\n\n");
+        // Only the roots that can be read: a model told of a folder it cannot read would ask
+        // for its files in vain.
+        let open: Vec<&String> = self.roots.iter().filter(|r| !self.unopened.contains(r)).collect();
+        if open.is_empty() {
+            text.push_str(
+                "This workspace is the build folder of an out-of-source build. The sources it \
+                 builds are in the workspace itself, or in folders not opened (see `ctx \
+                 sources`); a file name that only one indexed file has resolves to it.\n",
+            );
+            return text;
+        }
         text.push_str(
             "This workspace is the build folder of an out-of-source build. The sources it \
              builds live in these folders, which are read-only:\n\n",
         );
-        for root in &self.roots {
+        for root in open {
             text.push_str(&format!("- {root}\n"));
         }
         let (relative, unique) = self.examples();

@@ -29,10 +29,15 @@ impl SourceIndex {
     /// one warning, the same whether the folder is missing, is a file or exists; its files are
     /// refused like any outside the roots, and an index verified so is not stored.
     pub fn verify(&mut self, sandbox: &Sandbox) {
-        self.closed = self
+        self.unopened = self
             .roots
             .iter()
             .filter(|root| sandbox.resolve(root, None).is_err())
+            .cloned()
+            .collect();
+        self.closed = self
+            .unopened
+            .iter()
             .map(|root| {
                 Warning::general(format!(
                     "source root {} is not open: its files are not read",

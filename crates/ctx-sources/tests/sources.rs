@@ -553,6 +553,14 @@ fn the_prompt_section_names_the_roots() {
     assert!(text.starts_with("## Source roots\n"));
     assert!(text.contains(&format!("- {root}/src\n")));
     assert!(text.contains("read-only"));
+    // Verified without its root open (not trusted): the root is not named to the model.
+    let mut closed =
+        SourceIndex::load(&sandbox(&format!("{root}/build"), &[]), "FreeCAD.sln", &options(None))
+            .unwrap();
+    closed.verify(&sandbox(&format!("{root}/build"), &[]));
+    let text = closed.prompt_section();
+    assert!(!text.contains(&format!("{root}/src")), "{text}");
+    assert!(text.contains("not opened"), "{text}");
 }
 
 #[test]
