@@ -85,6 +85,10 @@ impl Kind {
     }
 }
 
+/// What an exclusion list depends on: the type of the wildcard, its `Exclude` filters and how
+/// many removes were met before it (backwards).
+type ListKey = (Kind, std::ops::Range<usize>, u32);
+
 /// One step of the document, kept until [`Gather::finish`] applies the removes.
 enum Step {
     /// An entry, of `kind`, minus the filters `own` (indices into `Gather::own`).
@@ -181,7 +185,7 @@ impl Gather {
         // Each remove met changes the lists; the list of the last (type, `Exclude`s) asked
         // is kept until then, so that a run of wildcards costs one list.
         let mut changed = 0u32;
-        let mut last: Option<((Kind, std::ops::Range<usize>, u32), Option<usize>)> = None;
+        let mut last: Option<(ListKey, Option<usize>)> = None;
         let mut kept = Vec::new();
         let mut past_cap = Vec::new();
         let mut matched = Vec::new();
