@@ -579,14 +579,8 @@ fn disk_case(reading: &Reading<'_>, path: &str) -> Option<String> {
     for comp in paths::relative_to(path, root).split('/') {
         let location = reading.sandbox.resolve(&current, None).ok()?;
         let names = reading.sandbox.names(&location).ok()?;
-        let name = if names.iter().any(|n| n == comp) {
-            comp.to_owned()
-        } else {
-            let mut found = names.iter().filter(|n| n.eq_ignore_ascii_case(comp));
-            let (Some(name), None) = (found.next(), found.next()) else { return None };
-            changed = true;
-            name.clone()
-        };
+        let (name, otherwise) = paths::disk_name(&names, comp, names.iter().any(|n| n == comp))?;
+        changed |= otherwise;
         current = format!("{current}/{name}");
     }
     changed.then_some(current)

@@ -772,6 +772,13 @@ mod tests {
         assert_eq!(items.entries[2], Entry::File { path: "/b/app/README.md".into(), line: 5 });
     }
 
+    /// The items of `xml` as the stream reads them, held to the tree's reading.
+    fn read_both(xml: &str) -> Items {
+        let items = parse_project(xml, &DIRS).unwrap();
+        assert_eq!(Ok(items.clone()), tree_parse_project(xml, &DIRS));
+        items
+    }
+
     /// The paths an item list comes to, wildcards with their exclusions.
     fn listed(items: &Items) -> Vec<String> {
         items
@@ -799,9 +806,8 @@ mod tests {
     <ClCompile Remove="x.cpp" />
     <ClInclude Include="x.cpp" />
 </ItemGroup></Project>"#;
-        let items = parse_project(xml, &DIRS).unwrap();
         assert_eq!(
-            listed(&items),
+            listed(&read_both(xml)),
             [
                 "/b/app/b.cs",
                 "/b/app/gen/*.cs - [\"/b/app/a.cs\", \"/b/app/gen/old/**\"]",
@@ -812,7 +818,6 @@ mod tests {
                 "/b/app/x.cpp",
             ]
         );
-        assert_eq!(Ok(items), tree_parse_project(xml, &DIRS));
     }
 
     /// Every configuration's items are taken (their union): a `Remove` or an
@@ -829,9 +834,8 @@ mod tests {
   <ItemGroup Condition="'$(Platform)'=='Linux'"><ClCompile Remove="win.cpp" /></ItemGroup>
   <ItemGroup><ClCompile Remove="gone.cpp" /><ClCompile Include="gone.cpp" /></ItemGroup>
 </Project>"#;
-        let items = parse_project(xml, &DIRS).unwrap();
         assert_eq!(
-            listed(&items),
+            listed(&read_both(xml)),
             [
                 "/b/app/**/*.cs - [\"/b/app/bin/**\", \"/b/app/obj/**\"]",
                 "/b/app/posix.cpp",
@@ -839,7 +843,6 @@ mod tests {
                 "/b/app/gone.cpp",
             ]
         );
-        assert_eq!(Ok(items), tree_parse_project(xml, &DIRS));
         let off = r#"<Project Sdk="x"><PropertyGroup><EnableDefaultItems Condition="'$(X)'=='1'">false</EnableDefaultItems></PropertyGroup></Project>"#;
         assert_eq!(parse_project(off, &DIRS).unwrap().entries.len(), 1, "the implicit pattern");
     }
@@ -855,10 +858,9 @@ mod tests {
   </ItemGroup>
   <Import Project="..\Shared\Shared.projitems" Label="Shared" />
 </Project>"#;
-        let items = parse_project(xml, &DIRS).unwrap();
+        let items = read_both(xml);
         assert_eq!(items.entries.len(), 9, "{:?}", listed(&items));
         assert_eq!(items.imports, [("/b/Shared/Shared.projitems".to_owned(), 6)]);
-        assert_eq!(Ok(items), tree_parse_project(xml, &DIRS));
     }
 
     #[test]
@@ -868,9 +870,8 @@ mod tests {
     <None Include="b.cs" />
     <Compile Remove="obsolete\**" />
 </ItemGroup></Project>"#;
-        let items = parse_project(xml, &DIRS).unwrap();
         assert_eq!(
-            listed(&items),
+            listed(&read_both(xml)),
             [
                 "/b/app/**/*.cs - [\"/b/app/bin/**\", \"/b/app/obj/**\", \"/b/app/obsolete/**\"]",
                 "/b/app/a.cs",
@@ -878,7 +879,6 @@ mod tests {
                 "/b/app/b.cs",
             ]
         );
-        assert_eq!(Ok(items), tree_parse_project(xml, &DIRS));
     }
 
     #[test]

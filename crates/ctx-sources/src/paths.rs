@@ -208,6 +208,24 @@ pub(crate) fn relative_to<'a>(path: &'a str, dir: &str) -> &'a str {
     path.get(dir.len()..).unwrap_or("").trim_start_matches('/')
 }
 
+/// The entry of a folder listed as `names` that the component `comp` names: `comp` itself
+/// when it is there (`exact`, which the caller knows the cheapest way), else the one name
+/// equal to it without ASCII case, with `true` (spelled otherwise); `None` for none or several.
+pub(crate) fn disk_name<'n>(
+    names: &'n [String],
+    comp: &'n str,
+    exact: bool,
+) -> Option<(&'n str, bool)> {
+    if exact {
+        return Some((comp, false));
+    }
+    let mut found = names.iter().filter(|n| n.eq_ignore_ascii_case(comp));
+    match (found.next(), found.next()) {
+        (Some(name), None) => Some((name.as_str(), true)),
+        _ => None,
+    }
+}
+
 /// Whether a path holds wildcard characters (`*`, `?`).
 /// An item's path with MSBuild's escapes taken back (`%25` is `%`, `%3B` `;`, `%2A` a `*`
 /// that is no wildcard): `%` then two hexadecimal digits, as Visual Studio writes a name that

@@ -364,14 +364,9 @@ impl<'s> Corrector<'s> {
                 return None;
             }
             let names = self.listing(&current)?;
-            let name = if names.binary_search_by(|n| n.as_str().cmp(comp)).is_ok() {
-                comp.to_owned()
-            } else {
-                let mut found = names.iter().filter(|n| n.eq_ignore_ascii_case(comp));
-                let (Some(name), None) = (found.next(), found.next()) else { return None };
-                changed = true;
-                name.clone()
-            };
+            let exact = names.binary_search_by(|n| n.as_str().cmp(comp)).is_ok();
+            let (name, otherwise) = paths::disk_name(names, comp, exact)?;
+            changed |= otherwise;
             current = format!("{current}/{name}");
         }
         changed.then_some(current)
