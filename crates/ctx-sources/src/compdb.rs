@@ -1,6 +1,6 @@
 //! `compile_commands.json` (the JSON compilation database of CMake, Ninja, Bear…): each
-//! entry's `file`, joined to its `directory`. Whether it gives `command` or `arguments` does
-//! not matter for the file it compiles.
+//! entry's `file`, joined to its `directory`, and the folders its `arguments` (or `command`)
+//! search for headers (`-I`, `-isystem`, `-iquote`, `-idirafter`, `/I` of MSVC).
 
 use serde::Deserialize;
 
@@ -20,25 +20,134 @@ pub(crate) struct Unit {
     pub(crate) line: u32,
 }
 
-/// The translation units of a compilation database, in order, each file once. `base` is the
+/// What a compilation database lists.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Database {
+    /// The translation units, in order, each file once.
+    pub(crate) units: Vec<Unit>,
+    /// The folders searched for headers, absolute and normalised, each once, with the line of
+    /// the first entry that names it; at most [`MAX_INCLUDE_DIRS`].
+    pub(crate) includes: Vec<Unit>,
+    /// Distinct header folders past [`MAX_INCLUDE_DIRS`].
+    pub(crate) includes_left: usize,
+}
+
+/// Most distinct header folders taken from one database.
+pub(crate) const MAX_INCLUDE_DIRS: usize = 256;
+
+/// The translation units and header folders of a compilation database. `base` is the
 /// database's own folder, which a relative `directory` is taken from.
-pub(crate) fn parse(text: &str, base: &str) -> Result<Vec<Unit>, String> {
+pub(crate) fn parse(text: &str, base: &str) -> Result<Database, String> {
     let commands: Vec<serde_json::Value> = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let lines = entry_lines(text);
     let mut seen = std::collections::HashSet::new();
-    let mut units = Vec::new();
+    let mut dirs = std::collections::HashSet::new();
+    let mut db = Database::default();
     for (i, value) in commands.into_iter().enumerate() {
+        let line = lines.get(i).copied().unwrap_or(1);
+        let args = arguments(&value);
         let command: Command = serde_json::from_value(value).map_err(|e| {
             format!("entry {}: {e} (each entry needs `directory` and `file`)", i + 1)
         })?;
         let Some(directory) = paths::absolute(base, &command.directory) else { continue };
+        for dir in include_dirs(&args).filter_map(|d| paths::absolute(&directory, d)) {
+            if dirs.contains(&dir) {
+                continue;
+            }
+            if db.includes.len() < MAX_INCLUDE_DIRS {
+                dirs.insert(dir.clone());
+                db.includes.push(Unit { path: dir, line });
+            } else {
+                dirs.insert(dir);
+                db.includes_left += 1;
+            }
+        }
         let Some(path) = paths::absolute(&directory, &command.file) else { continue };
         if seen.insert(path.clone()) {
-            let line = lines.get(i).copied().unwrap_or(1);
-            units.push(Unit { path, line });
+            db.units.push(Unit { path, line });
         }
     }
-    Ok(units)
+    Ok(db)
+}
+
+/// An entry's arguments: `arguments`, else `command` split as a shell splits it (quotes, and
+/// a backslash before a blank, a quote or a backslash; other backslashes are kept, as in
+/// Windows paths).
+fn arguments(entry: &serde_json::Value) -> Vec<String> {
+    if let Some(list) = entry.get("arguments").and_then(serde_json::Value::as_array) {
+        return list.iter().filter_map(|a| a.as_str().map(str::to_owned)).collect();
+    }
+    let Some(command) = entry.get("command").and_then(serde_json::Value::as_str) else {
+        return Vec::new();
+    };
+    let mut args = Vec::new();
+    let (mut word, mut started, mut quote) = (String::new(), false, None::<char>);
+    let mut chars = command.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (None, c) if c.is_whitespace() => {
+                if started {
+                    args.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            (None, '\'' | '"') => (quote, started) = (Some(c), true),
+            (Some(q), c) if c == q => quote = None,
+            (Some('\''), c) => word.push(c),
+            (_, '\\')
+                if chars
+                    .peek()
+                    .is_some_and(|n| n.is_whitespace() || matches!(n, '"' | '\'' | '\\')) =>
+            {
+                word.extend(chars.next());
+                started = true;
+            }
+            (_, c) => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if started {
+        args.push(word);
+    }
+    args
+}
+
+/// The header folders that `args` name, as written (relative ones are the entry's
+/// `directory`'s).
+fn include_dirs(args: &[String]) -> impl Iterator<Item = &str> {
+    // `/I` is MSVC's (cl, clang-cl); elsewhere `/I…` is an absolute path.
+    let msvc = args.first().is_some_and(|cc| {
+        let name = paths::file_name(&cc.replace('\\', "/")).to_ascii_lowercase();
+        let stem = name.strip_suffix(".exe").unwrap_or(&name).to_owned();
+        stem == "cl" || stem == "clang-cl"
+    });
+    let flags: &[&str] = if msvc {
+        &["-isystem", "-iquote", "-idirafter", "-I", "/I", "-external:I", "/external:I"]
+    } else {
+        &["-isystem", "-iquote", "-idirafter", "-I", "--include-directory="]
+    };
+    let mut out = Vec::new();
+    let mut i = 1;
+    while i < args.len() {
+        let arg = args[i].as_str();
+        i += 1;
+        for flag in flags {
+            if arg == *flag || (flag.ends_with('=') && arg == flag.trim_end_matches('=')) {
+                if let Some(next) = args.get(i) {
+                    out.push(next.as_str());
+                    i += 1;
+                }
+                break;
+            }
+            if let Some(rest) = arg.strip_prefix(flag).filter(|r| !r.is_empty()) {
+                out.push(rest);
+                break;
+            }
+        }
+    }
+    out.into_iter()
 }
 
 /// The line on which each top-level entry of the array opens (`{` at depth 1), for messages.
@@ -92,13 +201,38 @@ mod tests {
   {"directory": "rel", "arguments": [], "file": "c.c"},
   {"directory": "/build/app", "command": "cc", "file": "../../src/a.c"}
 ]"#;
-        let units = parse(db, "/build").unwrap();
+        let units = parse(db, "/build").unwrap().units;
         assert_eq!(
             units,
             [
                 Unit { path: "/src/a.c".into(), line: 2 },
                 Unit { path: "/src/b.cpp".into(), line: 3 },
                 Unit { path: "/build/rel/c.c".into(), line: 5 },
+            ]
+        );
+    }
+
+    #[test]
+    fn header_folders_come_from_the_flags_of_arguments_or_command() {
+        let db = r#"[
+  {"directory": "/b", "arguments": ["c++", "-I../include", "-isystem", "/usr/include", "-iquote", "q", "-include", "pre.h", "-c", "/src/a.cpp"], "file": "/src/a.cpp"},
+  {"directory": "/b", "command": "cc -I \"/p/my inc\" -I/p/x\\ y --include-directory=/p/z -c /src/b.c", "file": "/src/b.c"},
+  {"directory": "/b", "command": "cl.exe /IC:\\lib\\inc /external:I ext /c a.c", "file": "/src/c.c"},
+  {"directory": "/b", "command": "cc /Images/x.c -I../include", "file": "/Images/x.c"}
+]"#;
+        let dirs: Vec<String> =
+            parse(db, "/b").unwrap().includes.into_iter().map(|u| u.path).collect();
+        assert_eq!(
+            dirs,
+            [
+                "/include",
+                "/usr/include",
+                "/b/q",
+                "/p/my inc",
+                "/p/x y",
+                "/p/z",
+                "C:/lib/inc",
+                "/b/ext"
             ]
         );
     }
@@ -125,7 +259,8 @@ mod tests {
             noise in any::<String>(),
         ) {
             for text in [parts.concat(), noise] {
-                let Ok(units) = parse(&text, "/b") else { continue };
+                let Ok(db) = parse(&text, "/b") else { continue };
+                let units = db.units;
                 prop_assert!(units.len() <= text.len() / 20 + 1);
                 for unit in &units {
                     prop_assert!(unit.path.len() <= text.len() + 3);

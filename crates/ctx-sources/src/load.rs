@@ -56,12 +56,11 @@ impl SourceIndex {
         index.stamps.extend(stamp_of(sandbox, &location, &solution));
         let lower = solution.to_ascii_lowercase();
         if lower.ends_with(".json") {
-            let units =
-                compdb::parse(text.as_str(), &dir).map_err(|e| Error::config(&solution, e))?;
+            let db = compdb::parse(text.as_str(), &dir).map_err(|e| Error::config(&solution, e))?;
             drop(text);
             let name = "compile_commands".to_owned();
             index.projects.push(Project { name, path: solution, files: 0 });
-            index.add_units(units);
+            index.add_units(db);
         } else if lower.ends_with(".sln") || lower.ends_with(".slnx") {
             let refs = if lower.ends_with(".sln") {
                 msbuild::parse_sln(text.as_str(), &dir)
@@ -279,23 +278,47 @@ impl SourceIndex {
 
     /// The translation units of a database, then the headers of their folders: one wildcard
     /// item per distinct folder.
-    fn add_units(&mut self, units: Vec<compdb::Unit>) {
+    fn add_units(&mut self, db: compdb::Database) {
+        let compdb::Database { units, includes, includes_left } = db;
         let mut folders: HashSet<String> = HashSet::new();
         let mut pending = Vec::new();
         self.exclusions = vec![Vec::new()];
+        let extensions = compdb::HEADER_EXTENSIONS.join(",");
         for unit in &units {
             let dir = paths::parent(&unit.path);
             if !folders.contains(dir) {
                 folders.insert(dir.to_owned());
-                let pattern = format!(
-                    "{}/*.{{{}}}",
-                    dir.trim_end_matches('/'),
-                    compdb::HEADER_EXTENSIONS.join(",")
-                );
+                let pattern = format!("{}/*.{{{extensions}}}", dir.trim_end_matches('/'));
                 let file = self.solution.clone();
                 let line = unit.line;
                 pending.push(Pending { pattern, exclude: 0, project: 0, file, line });
             }
+        }
+        // The header folders of the project's own tree, walked whole (`#include
+        // "mylib/api.h"` under `include/`): a folder whose parent holds a translation unit.
+        // The others (the system's, a package manager's) are not the project's sources.
+        let mut skipped = includes_left;
+        for include in &includes {
+            let dir = include.path.trim_end_matches('/');
+            let parent = paths::parent(dir);
+            let own = !dir.is_empty()
+                && !parent.is_empty()
+                && units.iter().any(|u| paths::within(&u.path, parent));
+            if !own {
+                skipped += 1;
+                continue;
+            }
+            let pattern = format!("{dir}/**/*.{{{extensions}}}");
+            let file = self.solution.clone();
+            pending.push(Pending { pattern, exclude: 0, project: 0, file, line: include.line });
+        }
+        if skipped > 0 {
+            self.warnings.push(Warning::general(format!(
+                "{skipped} header folders of the compile commands not indexed: outside the \
+                 project's tree, or past {} (their headers are found through the units' \
+                 folders and the source roots only)",
+                compdb::MAX_INCLUDE_DIRS
+            )));
         }
         self.projects[0].files = units.len();
         for unit in units {

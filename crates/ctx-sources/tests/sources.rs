@@ -370,6 +370,46 @@ fn a_bad_solution_is_a_clear_error() {
     assert_eq!(err.code(), Code::NotFound);
 }
 
+/// CMake's usual layout: public headers under `include/`, reached through `-I`, private ones
+/// in a folder below the sources. Both are indexed (the `-I` folder walked whole), the system's
+/// folder is not, and a header resolves by name and by its path from its root.
+#[test]
+fn a_database_indexes_the_headers_of_its_own_include_folders() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path().canonicalize().unwrap().to_str().unwrap().to_owned();
+    for dir in ["proj/include/mylib", "proj/src/detail", "proj/build"] {
+        std::fs::create_dir_all(format!("{root}/{dir}")).unwrap();
+    }
+    std::fs::write(format!("{root}/proj/include/mylib/api.h"), "int api();\n").unwrap();
+    std::fs::write(format!("{root}/proj/src/a.cpp"), "#include \"mylib/api.h\"\n").unwrap();
+    std::fs::write(format!("{root}/proj/src/detail/impl.h"), "int impl();\n").unwrap();
+    let db = format!(
+        r#"[{{"directory": "{root}/proj/build", "command": "c++ -I../include -isystem /usr/include -c ../src/a.cpp", "file": "../src/a.cpp"}}]"#
+    );
+    std::fs::write(format!("{root}/proj/build/compile_commands.json"), db).unwrap();
+    let (index, sandbox) = load(&format!("{root}/proj/build"), "compile_commands.json");
+    let mut found = paths(&index, &root);
+    found.retain(|p| p.ends_with(".h"));
+    assert_eq!(found, ["/proj/include/mylib/api.h"], "{:?}", index.files());
+    for query in ["api.h", "mylib/api.h"] {
+        assert!(
+            matches!(index.lookup(query, &sandbox), Lookup::Found { ref path, .. } if path.ends_with("/proj/include/mylib/api.h")),
+            "{query}: {:?}",
+            index.lookup(query, &sandbox)
+        );
+    }
+    let warnings = warnings(&index);
+    assert!(
+        warnings.contains("1 header folders of the compile commands not indexed"),
+        "{warnings}"
+    );
+    assert!(
+        index.source_roots().iter().all(|r| !r.starts_with("/usr")),
+        "{:?}",
+        index.source_roots()
+    );
+}
+
 /// A solution and its imports written on Windows spell their files otherwise than a
 /// case-sensitive disk (`App.vcxproj` for `app.vcxproj`, `Shared\Shared.vcxitems` for
 /// `shared/shared.vcxitems`): Windows and MSBuild compare paths without case, so each is
