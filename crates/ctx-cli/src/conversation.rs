@@ -283,7 +283,7 @@ fn warn(settings: &Settings, warnings: Vec<&Warning>) {
             _ if settings.quiet => continue,
             _ => "warning",
         };
-        let _ = writeln!(err, "{severity}[{}]: {}", w.code, crate::term::visible(&w.message));
+        let _ = writeln!(err, "ctx: {severity}[{}]: {}", w.code, crate::term::visible(&w.message));
     }
 }
 

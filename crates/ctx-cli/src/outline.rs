@@ -44,7 +44,7 @@ pub(crate) fn run(settings: &Settings, args: &OutlineArgs) -> anyhow::Result<Exi
         let mut err = io::stderr().lock();
         for (code, message) in &outline.warnings {
             let kind = if code.as_str().starts_with("E_") { "error" } else { "warning" };
-            let _ = writeln!(err, "{kind}[{}]: {}", code.as_str(), visible(message));
+            let _ = writeln!(err, "ctx: {kind}[{}]: {}", code.as_str(), visible(message));
         }
     }
     Ok(if errors { ExitCode::from(1) } else { ExitCode::SUCCESS })

@@ -96,6 +96,11 @@ fn outline_attack_paths_outside_the_roots() {
     assert!(!stdout.contains("root:"), "{stdout}");
     assert!(stderr.contains("E_OUTSIDE"), "{stderr}");
     assert!(!stderr.contains(dir.path().parent().unwrap().to_str().unwrap()), "{stderr}");
+    // A path of the command line has no place in a document: one line, `ctx: ` first.
+    for line in stderr.lines() {
+        assert!(line.starts_with("ctx: error[E_"), "{line}");
+    }
+    assert!(stderr.contains("ctx: error[E_NOT_FOUND]: "), "{stderr}");
 }
 
 #[test]
