@@ -235,15 +235,19 @@ impl SourceIndex {
         }
         self.stamps.extend(read.stamps);
         for (file, items) in read.items {
+            // A `.filters` repeats its project's items (to file them in folders): only the
+            // files it alone names count for the project.
+            let filters = file.to_ascii_lowercase().ends_with(".filters");
             let Items { entries, excludes, .. } = items;
             let excludes: Vec<usize> =
                 excludes.iter().map(|e| merge.exclusion(e, &mut self.exclusions)).collect();
             for entry in entries {
                 match entry {
                     Entry::File { path, line } => {
-                        count += 1;
+                        count += usize::from(!filters);
                         let keep = self.files.len() < self.max_files;
                         if merge.seen.insert(&path, &self.files, keep) {
+                            count += usize::from(filters);
                             if keep {
                                 let state = FileState::Exists;
                                 self.files.push(SourceFile { path, project, line, state });
