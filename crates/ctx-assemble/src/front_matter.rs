@@ -365,7 +365,8 @@ fn duplicate_line(yaml: &str, message: &str, at: (usize, usize)) -> Option<usize
     let entries = yaml.lines().enumerate().skip(at.0.checked_sub(1)?).filter(|(_, line)| {
         let rest = line.get(indent..).unwrap_or("");
         let before = line.get(..indent).unwrap_or("");
-        before.trim().is_empty()
+        // Blanks, or the `- ` of a list item whose mapping starts on its line.
+        before.chars().all(|c| c == ' ' || c == '-')
             && [key.to_owned(), format!("\"{key}\""), format!("'{key}'")].iter().any(|k| {
                 rest.strip_prefix(k.as_str()).is_some_and(|r| r.trim_start().starts_with(':'))
             })
@@ -921,6 +922,7 @@ mod tests {
         let line = |text: &str| parse(text).diagnostics[0].pos.line;
         assert_eq!(line("---\na: 1\nb: 2\nc: 3\nd: 4\nb: 5\n---\n"), 6);
         assert_eq!(line("---\nx:\n  b: 1\n  c: 2\n  'b': 3\nb: 4\n---\n"), 5);
+        assert_eq!(line("---\nx:\n  - b: 1\n    b: 2\n    b: 3\n---\n"), 4);
     }
 
     #[test]

@@ -220,7 +220,26 @@ impl<'a> Run<'a> {
         {
             return Err(err);
         }
+        let top = (!self.out.inline()).then(|| self.chain.first().map(|c| c.1.clone())).flatten();
         let mut assembly = self.assembly;
+        if let Some(top) = top {
+            // A prompt's directives are met as its text is scanned, its mentions when they are
+            // attached after it: the prompt's are listed by their place in it, each of another
+            // file (a file attached) after the prompt's that came before it (a stable sort).
+            let mut last = (0, 0);
+            let mut keyed: Vec<((u32, u32), DiagnosticRecord)> =
+                std::mem::take(&mut assembly.diagnostics)
+                    .into_iter()
+                    .map(|d| {
+                        if d.file == top {
+                            last = (d.line, d.column);
+                        }
+                        (last, d)
+                    })
+                    .collect();
+            keyed.sort_by_key(|(key, _)| *key);
+            assembly.diagnostics = keyed.into_iter().map(|(_, d)| d).collect();
+        }
         assembly.params = self.params.into_params();
         assembly.stats.bytes = self.out.budget.written();
         assembly.stats.tokens =

@@ -19,6 +19,16 @@ pub(crate) fn run(settings: &Settings, args: &OutlineArgs) -> anyhow::Result<Exi
         .prompt(args.prompt.clone())
         .max_tokens(settings.max_tokens_arg.filter(|&n| n > 0));
     let outline = ctx.outline(&paths, &options);
+    let errors = outline.warnings.iter().any(|(code, _)| code.as_str().starts_with("E_"));
+    // The problems first, so that a reader that closes the output early still has them.
+    if !settings.quiet && !json {
+        let mut err = io::stderr().lock();
+        for (code, message) in &outline.warnings {
+            let kind = if code.as_str().starts_with("E_") { "error" } else { "warning" };
+            let _ = writeln!(err, "ctx: {kind}[{}]: {}", code.as_str(), visible(message));
+        }
+    }
+    crate::term::status_if_closed(errors);
     let mut out = io::stdout().lock();
     if json {
         let warnings: Vec<_> = outline
@@ -39,13 +49,5 @@ pub(crate) fn run(settings: &Settings, args: &OutlineArgs) -> anyhow::Result<Exi
         out.write_all(visible(&outline.text).as_bytes())?;
     }
     out.flush()?;
-    let errors = outline.warnings.iter().any(|(code, _)| code.as_str().starts_with("E_"));
-    if !settings.quiet && !json {
-        let mut err = io::stderr().lock();
-        for (code, message) in &outline.warnings {
-            let kind = if code.as_str().starts_with("E_") { "error" } else { "warning" };
-            let _ = writeln!(err, "ctx: {kind}[{}]: {}", code.as_str(), visible(message));
-        }
-    }
     Ok(if errors { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }

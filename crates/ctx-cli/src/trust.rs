@@ -92,7 +92,8 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
         return Ok(ExitCode::SUCCESS);
     }
     let n = request.asked.len();
-    crate::term::status_if_closed(!trusted && !args.yes);
+    // Not trusted until the grant is recorded: a closed output before it grants nothing.
+    crate::term::status_if_closed(!trusted);
     writeln!(out, "workspace: {}", crate::term::visible(workspace))?;
     writeln!(out, "asks to open {n} folder{} outside it:", if n == 1 { "" } else { "s" })?;
     for asked in &request.asked {
@@ -121,6 +122,7 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
         return Ok(ExitCode::from(1));
     }
     let grant = store.grant(request)?;
+    crate::term::status_if_closed(false);
     writeln!(
         out,
         "trusted: {} folder{} for this workspace (recorded in {})",

@@ -184,7 +184,7 @@ impl Gather {
         let mut later: Vec<u32> = vec![0; filters.len()];
         // Each remove met changes the lists; the list of the last (type, `Exclude`s) asked
         // is kept until then, so that a run of wildcards costs one list.
-        let mut changed = 0u32;
+        let mut changed = vec![0u32; KINDS.len()];
         let mut last: Option<(ListKey, Option<usize>)> = None;
         let mut kept = Vec::new();
         let mut past_cap = Vec::new();
@@ -193,7 +193,7 @@ impl Gather {
             let (entry, kind, range) = match step {
                 Step::Remove { kind, filter } => {
                     later[filter] |= kind.bit();
-                    changed += 1;
+                    changed[usize::from(kind.0)] += 1;
                     continue;
                 }
                 Step::Entry { entry, kind, own } => (entry, kind, own),
@@ -211,7 +211,7 @@ impl Gather {
                     kept.push(entry);
                 }
                 Entry::Pattern { pattern, line, .. } => {
-                    let key = (kind, range.clone(), changed);
+                    let key = (kind, range.clone(), changed[usize::from(kind.0)]);
                     let id = match &last {
                         Some((k, id)) if *k == key => *id,
                         _ => {
@@ -261,27 +261,41 @@ fn excluded_past_cap(pattern: &str) -> String {
 #[derive(Default)]
 struct Lists {
     lists: Vec<Vec<String>>,
-    known: std::collections::HashMap<Vec<String>, usize>,
+    /// The lists by the hash of their patterns.
+    known: std::collections::HashMap<u64, Vec<usize>>,
+    hasher: std::collections::hash_map::RandomState,
     patterns: usize,
     bytes: usize,
 }
 
 impl Lists {
-    /// The place of the list `base` then `more`, added if new; `None` past the caps.
+    /// The place of the list `base` then `more`, added if new; `None` past the caps. A list
+    /// met before is found without being copied.
     fn id(&mut self, base: &[String], more: &[&str]) -> Option<usize> {
-        let list: Vec<String> =
-            base.iter().cloned().chain(more.iter().map(|s| (*s).to_owned())).collect();
-        if let Some(&i) = self.known.get(&list) {
+        let all = || base.iter().map(String::as_str).chain(more.iter().copied());
+        let hash = {
+            use std::hash::{BuildHasher, Hash, Hasher};
+            let mut hasher = self.hasher.build_hasher();
+            all().for_each(|p| p.hash(&mut hasher));
+            hasher.finish()
+        };
+        let same = |list: &Vec<String>| {
+            list.len() == base.len() + more.len() && list.iter().map(String::as_str).eq(all())
+        };
+        if let Some(ids) = self.known.get(&hash)
+            && let Some(&i) = ids.iter().find(|&&i| same(&self.lists[i]))
+        {
             return Some(i);
         }
-        let bytes: usize = list.iter().map(String::len).sum();
-        if self.patterns + list.len() > MAX_EXCLUDED || self.bytes + bytes > MAX_EXCLUDED_BYTES {
+        let len = base.len() + more.len();
+        let bytes: usize = all().map(str::len).sum();
+        if self.patterns + len > MAX_EXCLUDED || self.bytes + bytes > MAX_EXCLUDED_BYTES {
             return None;
         }
-        self.patterns += list.len();
+        self.patterns += len;
         self.bytes += bytes;
-        self.known.insert(list.clone(), self.lists.len());
-        self.lists.push(list);
+        self.known.entry(hash).or_default().push(self.lists.len());
+        self.lists.push(all().map(str::to_owned).collect());
         Some(self.lists.len() - 1)
     }
 }

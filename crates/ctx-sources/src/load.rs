@@ -299,15 +299,16 @@ impl SourceIndex {
             }
         }
         // The header folders of the project's own tree, walked whole (`#include
-        // "mylib/api.h"` under `include/`): a folder whose parent holds a translation unit.
-        // The others (the system's, a package manager's) are not the project's sources.
+        // "mylib/api.h"` under `include/`): a folder whose parent, two levels or more below
+        // the top of the disk, holds a translation unit. The others (the system's, a package
+        // manager's) are not the project's sources.
         let mut skipped = includes_left;
         for include in &includes {
             let dir = include.path.trim_end_matches('/');
             let parent = paths::parent(dir);
-            let own = !dir.is_empty()
-                && !parent.is_empty()
-                && units.iter().any(|u| paths::within(&u.path, parent));
+            // A parent at the top of the disk (`/usr` of `/usr/include`) holds everything.
+            let deep = parent.trim_matches('/').split('/').filter(|c| !c.is_empty()).count() >= 2;
+            let own = deep && units.iter().any(|u| paths::within(&u.path, parent));
             if !own {
                 skipped += 1;
                 continue;

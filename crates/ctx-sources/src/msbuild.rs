@@ -214,8 +214,14 @@ fn implicit(on: bool, dirs: &Dirs<'_>) -> Option<(String, Vec<String>)> {
 
 /// [`Reader::open`]: the element is an `ItemGroup`.
 const ITEM_GROUP: u8 = 1;
-/// [`Reader::open`]: the element is an `ItemGroup` or a `PropertyGroup` under a `Condition`.
+/// [`Reader::open`]: what the element holds is under a condition ([`conditional_element`], or
+/// a `Condition` on it or an element that holds it).
 const CONDITIONAL: u8 = 2;
+
+/// Whether what an element holds holds in some configurations only, whatever its attributes.
+fn conditional_element(name: &str) -> bool {
+    matches!(name, "When" | "Otherwise" | "Target")
+}
 
 /// One start tag (`<a …>` or `<a …/>`).
 struct Element<'a> {
@@ -226,8 +232,8 @@ struct Element<'a> {
     depth: usize,
     /// Whether the element that holds it is an `ItemGroup`.
     in_item_group: bool,
-    /// Whether the element that holds it is an `ItemGroup` or `PropertyGroup` under a
-    /// `Condition`.
+    /// Whether it is under a condition (a `Condition` on an element that holds it, or a
+    /// `When`, `Otherwise` or `Target` around it).
     in_condition: bool,
     /// Whether it closes itself (`<a/>`).
     empty: bool,
@@ -434,21 +440,19 @@ impl<'a> Reader<'a> {
                 return Err(self.fail(at, "a second root element"));
             }
         }
-        if let Err(why) = attributes_hold(&start) {
-            return Err(self.fail(at, &why));
-        }
+        let condition = match attributes_hold(&start) {
+            Ok(condition) => condition,
+            Err(why) => return Err(self.fail(at, &why)),
+        };
         let local = start.local_name().into_inner();
         let item_group = local == "ItemGroup";
-        let mut flags = if item_group { ITEM_GROUP } else { 0 };
-        if !empty && (item_group || local == "PropertyGroup") {
-            let conditional = start
-                .attributes()
-                .with_checks(false)
-                .flatten()
-                .any(|a| a.key.local_name().into_inner() == "Condition");
-            flags |= if conditional { CONDITIONAL } else { 0 };
-        }
         let parent = self.open.last().copied().unwrap_or(0);
+        let mut flags = if item_group { ITEM_GROUP } else { 0 };
+        // What holds in some configurations only: below a `Condition`, a `When` or
+        // `Otherwise` of a `Choose`, or a `Target` (run, or not, by the build).
+        if parent & CONDITIONAL != 0 || condition || conditional_element(local) {
+            flags |= CONDITIONAL;
+        }
         let element = Element {
             start,
             at,
@@ -470,15 +474,19 @@ impl<'a> Reader<'a> {
 /// checks them. The names are compared here rather than by quick-xml, whose check keeps them
 /// in a vector allocated for every tag; a tag has a few attributes, so comparing each with
 /// those before it costs less.
-fn attributes_hold(start: &quick_xml::events::BytesStart<'_>) -> Result<(), String> {
+///
+/// Whether one of them is a `Condition` comes back.
+fn attributes_hold(start: &quick_xml::events::BytesStart<'_>) -> Result<bool, String> {
     /// Names compared without a vector; a tag with more takes one.
     const ON_STACK: usize = 8;
     let mut seen: [&str; ON_STACK] = [""; ON_STACK];
     let mut more: Vec<&str> = Vec::new();
     let mut attributes = start.attributes();
     attributes.with_checks(false);
+    let mut condition = false;
     for (count, attribute) in attributes.enumerate() {
         let attribute = attribute.map_err(|e| e.to_string())?;
+        condition |= attribute.key.local_name().into_inner() == "Condition";
         let key = attribute.key.into_inner();
         let raw = attribute.value.as_bytes();
         if memchr::memchr(b'<', raw).is_some() {
@@ -499,7 +507,7 @@ fn attributes_hold(start: &quick_xml::events::BytesStart<'_>) -> Result<(), Stri
             None => more.push(key),
         }
     }
-    Ok(())
+    Ok(condition)
 }
 
 /// The text an entity reference in text stands for: one XML predefines, or a reference to a
@@ -617,10 +625,11 @@ mod tests {
                 continue;
             }
             let parent = node.parent_element();
-            let in_condition = parent.is_some_and(|p| {
-                (p.has_tag_name("ItemGroup") || p.has_tag_name("PropertyGroup"))
-                    && attribute(&p, "Condition").is_some()
-            });
+            let in_condition =
+                node.ancestors().skip(1).filter(roxmltree::Node::is_element).any(|a| {
+                    attribute(&a, "Condition").is_some()
+                        || super::conditional_element(a.tag_name().name())
+                });
             let conditional = in_condition || attribute(&node, "Condition").is_some();
             if name == "EnableDefaultCompileItems" || name == "EnableDefaultItems" {
                 implicit &= conditional
@@ -832,6 +841,10 @@ mod tests {
     <ClCompile Remove="posix.cpp" Condition="'$(Platform)'=='Win32'" />
   </ItemGroup>
   <ItemGroup Condition="'$(Platform)'=='Linux'"><ClCompile Remove="win.cpp" /></ItemGroup>
+  <Choose><When Condition="'$(X)'=='1'"><ItemGroup><ClCompile Remove="posix.cpp" /></ItemGroup>
+    <PropertyGroup><EnableDefaultCompileItems>false</EnableDefaultCompileItems></PropertyGroup></When>
+    <Otherwise><ItemGroup><ClCompile Remove="win.cpp" /></ItemGroup></Otherwise></Choose>
+  <Target Name="T"><ItemGroup><ClCompile Remove="posix.cpp" /></ItemGroup></Target>
   <ItemGroup><ClCompile Remove="gone.cpp" /><ClCompile Include="gone.cpp" /></ItemGroup>
 </Project>"#;
         assert_eq!(
@@ -998,6 +1011,9 @@ mod tests {
             "\" Condition=\"",
             "<ItemGroup Condition=\"x\">",
             "<PropertyGroup Condition=\"x\">",
+            "<When Condition=\"x\">",
+            "</When>",
+            "<Target>",
             "</PropertyGroup>",
             "<EnableDefaultCompileItems>",
             "<None Include=\"",

@@ -123,6 +123,26 @@ fn nested_anchor_markers_leave_the_line_numbers_of_the_file() {
     assert!(marker.contains(&format!("#L{}-{last_line}", last + 1)), "{marker}");
 }
 
+/// A prompt's diagnostics come in the order of their places in it: its directives are met
+/// as its text is scanned and its mentions when they are attached, after it.
+#[test]
+fn a_prompts_diagnostics_come_in_its_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = Options { mode: ctx_assemble::Mode::Append, ..Options::default() };
+    let out =
+        assembler(dir.path(), options).assemble_str("@nope1 @{U1} @[nope2.md] @{bogus x}", "-");
+    let at: Vec<(Code, u32)> = out.diagnostics.iter().map(|d| (d.code, d.column)).collect();
+    assert_eq!(
+        at,
+        [
+            (Code::Unresolved, 1),
+            (Code::UndefinedMacro, 8),
+            (Code::NotFound, 14),
+            (Code::Directive, 26)
+        ]
+    );
+}
+
 #[test]
 fn output_budget_stops_reading() {
     let dir = tempfile::tempdir().unwrap();

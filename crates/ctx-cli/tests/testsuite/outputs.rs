@@ -100,10 +100,14 @@ fn closed_stdout_keeps_the_status_of_the_errors_found() {
         (&["resolve", "big.md"], 0),
         (&["messages", "x ![a](fake.png)"], 1),
         (&["messages", "hello"], 0),
+        (&["outline", "nothere.rs"], 1),
     ] {
         let out = with_closed_stdout(&dir, args);
         assert_eq!(out.status.code(), Some(code), "{args:?}: {}", stderr(&out));
     }
+    // Its problems reach standard error all the same.
+    let out = with_closed_stdout(&dir, &["outline", "nothere.rs"]);
+    assert!(stderr(&out).contains("ctx: error[E_NOT_FOUND]"), "{}", stderr(&out));
 }
 
 #[test]

@@ -170,6 +170,22 @@ fn a_repositorys_allow_is_opened_only_once_trusted_and_only_where_it_led() {
     // Not trusted is exit 1 in JSON as in text.
     assert_eq!(listed.code, 1, "{}", listed.stdout);
     assert_eq!(json["asked"][0]["asked_by"], "ctx.toml (allow)");
+    // With its output closed before the grant is recorded, `trust --yes` grants nothing and
+    // says so by its status.
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let closed = std::process::Command::new(assert_cmd::cargo::cargo_bin("ctx"))
+        .current_dir(m.path("repo"))
+        .env("HOME", m.path("home"))
+        .env("CTX_CONFIG_DIR", m.path("config"))
+        .env("CTX_CACHE_DIR", m.path("cache"))
+        .args(["trust", "--yes"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let granted = closed.status.code() == Some(0);
+    let now = run(m.ctx("repo").args(["trust", "--format", "json"])).code;
+    assert_eq!(now, if granted { 0 } else { 1 }, "the status says whether it was granted");
     assert_eq!(run(m.ctx("repo").args(["trust", "--yes"])).code, 0);
     assert_eq!(run(m.ctx("repo").args(["trust", "--format", "json"])).code, 0);
     let r = read(shared.to_str().unwrap());
