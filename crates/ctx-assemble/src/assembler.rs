@@ -333,12 +333,22 @@ impl Assembler {
 
     fn run(&self, loaded: Loaded<'_, '_>, sink: &mut dyn Sink) -> Result<Assembly, AssembleError> {
         let selected = match &loaded.text {
-            LoadedText::Read(text, encoding) => {
-                Selected { text, whole: Some(text), first_line: 1, lead: "", encoding: *encoding }
-            }
-            LoadedText::Given(text) => {
-                Selected { text, whole: None, first_line: 1, lead: "", encoding: None }
-            }
+            LoadedText::Read(text, encoding) => Selected {
+                text,
+                whole: Some(text),
+                first_line: 1,
+                skipped: &[],
+                lead: "",
+                encoding: *encoding,
+            },
+            LoadedText::Given(text) => Selected {
+                text,
+                whole: None,
+                first_line: 1,
+                skipped: &[],
+                lead: "",
+                encoding: None,
+            },
         };
         let mut run =
             Run::new(self.setup(), Out::new(&self.options, self.known_counts.clone(), sink));

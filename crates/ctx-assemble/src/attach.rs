@@ -159,7 +159,11 @@ impl Run<'_> {
             self.item_cap = attachment.max_tokens;
             self.item_ranges.clone_from(&attachment.ranges);
             self.item_last = n + 1 == list.len();
-            self.request(doc, Body { text: &raw, line_offset, byte_offset: 0 }, &request);
+            self.request(
+                doc,
+                Body { text: &raw, line_offset, skipped: &[], byte_offset: 0 },
+                &request,
+            );
             self.item_last = false;
             self.item_cap = None;
             self.item_ranges.clear();

@@ -26,6 +26,8 @@ pub(crate) struct Selected<'t> {
     pub(crate) whole: Option<&'t Text>,
     /// The line of the file on which `text` starts.
     pub(crate) first_line: u32,
+    /// The lines of the file left out of `text` (nested anchors' markers), in order.
+    pub(crate) skipped: &'t [u32],
     /// What is written before `text` and not read: the opening fence line of a playground,
     /// which is no line of the file.
     pub(crate) lead: &'t str,
@@ -82,7 +84,8 @@ impl Run<'_> {
         let offset = selected.byte_offset();
         if !markdown || selected.first_line != 1 {
             let line_offset = selected.first_line - 1;
-            return Body { text: selected.text, line_offset, byte_offset: offset };
+            let skipped = selected.skipped;
+            return Body { text: selected.text, line_offset, skipped, byte_offset: offset };
         }
         let parsed = self.setup.front_matter.parse(selected.text, selected.whole);
         for d in &parsed.diagnostics {
@@ -115,6 +118,7 @@ impl Run<'_> {
         Body {
             text: &selected.text[parsed.body_offset..],
             line_offset: parsed.body_line - 1,
+            skipped: &[],
             byte_offset: offset + parsed.body_offset,
         }
     }

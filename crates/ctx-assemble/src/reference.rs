@@ -149,8 +149,11 @@ impl Run<'_> {
             let lead = if playground { selected.find('\n').map_or(0, |i| i + 1) } else { 0 };
             let whole = (!bom).then_some(&text);
             let (lead, text) = selected.split_at(lead);
-            let selected = Selected { text, whole, first_line, lead, encoding };
-            return self.recurse(item, resolved, selected, links_only);
+            let skipped = std::mem::take(&mut item.skipped);
+            let selected = Selected { text, whole, first_line, skipped: &skipped, lead, encoding };
+            self.recurse(item, resolved, selected, links_only);
+            item.skipped = skipped;
+            return;
         }
         // Verbatim content: cut, numbered, sanitised, budgeted.
         let content = if reference.selector.is_none() {

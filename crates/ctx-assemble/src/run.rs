@@ -52,15 +52,25 @@ pub(crate) struct Body<'t> {
     pub(crate) text: &'t str,
     /// The line of the file before the text's first line.
     pub(crate) line_offset: u32,
+    /// The lines of the file left out of the text (nested anchors' markers), in order.
+    pub(crate) skipped: &'t [u32],
     /// The byte of the file where the text starts.
     pub(crate) byte_offset: usize,
 }
 
 impl Body<'_> {
+    /// The line of the file that `line` of the text is.
+    pub(crate) fn line(&self, line: u32) -> u32 {
+        match self.skipped {
+            [] => self.line_offset + line,
+            skipped => crate::selection::Selection::line_of(self.line_offset + 1, skipped, line),
+        }
+    }
+
     /// The source of `span` (bytes of the text), which starts on `line` of the text at
     /// `column`, for a diagnostic: a window of the line, whatever its length.
     fn source(&self, span: std::ops::Range<usize>, line: u32, column: u32) -> Source {
-        Source::on_line(self.text, span, self.line_offset + line, column, self.byte_offset)
+        Source::on_line(self.text, span, self.line(line), column, self.byte_offset)
     }
 }
 
@@ -358,12 +368,13 @@ impl<'a> Run<'a> {
     /// reporting hidden characters where they are; text of an included document counts
     /// against the token budget as it is written (made visible and numbered), so that what
     /// the budget kept is what goes out.
-    fn write_text(&mut self, doc: &Doc, text: &str, (line, column): (u32, u32)) {
+    /// `skipped`: the lines of the file left out of its text, which numbering passes over.
+    fn write_text(&mut self, doc: &Doc, text: &str, (line, column): (u32, u32), skipped: &[u32]) {
         let bounded = self.chain.len() > 1;
         let marker = crate::cut::text_marker(self.out.budget.named(), &doc.name);
         let clean = sanitize(text);
         let shown = if self.numbering() {
-            std::borrow::Cow::Owned(number_from(&clean.text, line, column))
+            std::borrow::Cow::Owned(number_from(&clean.text, line, column, skipped))
         } else {
             std::borrow::Cow::Borrowed(clean.text.as_ref())
         };
@@ -512,7 +523,8 @@ impl<'a> Run<'a> {
                         } else {
                             positions.at(span.start)
                         };
-                        self.write_text(doc, piece, (body.line_offset + pos.line, pos.column));
+                        let at = (body.line(pos.line), pos.column);
+                        self.write_text(doc, piece, at, body.skipped);
                     } else {
                         let spent = self.out.budget.text(piece, false, 0);
                         self.text(&spent.content, true);
@@ -522,12 +534,13 @@ impl<'a> Run<'a> {
                 // around it is (inline); append mode keeps the prompt as written.
                 Event::Escape { raw, unescaped, span } if self.out.inline() => {
                     let pos = positions.at(span.start + (raw.len() - unescaped.len()));
-                    self.write_text(doc, unescaped, (body.line_offset + pos.line, pos.column));
+                    let at = (body.line(pos.line), pos.column);
+                    self.write_text(doc, unescaped, at, body.skipped);
                 }
                 Event::Escape { raw, .. } => self.text(raw, self.chain.len() <= 1),
                 Event::Substitution { value, pos, .. } => {
-                    let at = (body.line_offset + pos.line, pos.column);
-                    self.write_text(doc, &value.clone(), at);
+                    let at = (body.line(pos.line), pos.column);
+                    self.write_text(doc, &value.clone(), at, body.skipped);
                 }
                 Event::Request(request) if self.out.inline() => {
                     skip_to = self.request(doc, body, &request);
@@ -541,7 +554,7 @@ impl<'a> Run<'a> {
                         d.code,
                         d.message,
                         doc.name.clone(),
-                        body.line_offset + d.pos.line,
+                        body.line(d.pos.line),
                         d.pos.column,
                     )
                     .with_source(Some(body.source(
@@ -588,7 +601,7 @@ impl<'a> Run<'a> {
             front_matter: None,
             at: At {
                 file: doc.name.clone(),
-                line: body.line_offset + request.pos.line,
+                line: body.line(request.pos.line),
                 column: request.pos.column,
             },
             error: None,
@@ -733,16 +746,23 @@ fn lines_prefix(text: &str, lines: usize) -> &str {
 
 /// `text`, which starts at `line` and `column` of its file, with `N: ` before each of its
 /// lines that starts there (the first one only when it starts its line).
-fn number_from(text: &str, line: u32, column: u32) -> String {
+fn number_from(text: &str, line: u32, column: u32, skipped: &[u32]) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     let mut at_start = column == 1;
-    for (no, piece) in (line..).zip(text.split_inclusive('\n')) {
+    let mut no = line;
+    for piece in text.split_inclusive('\n') {
         if at_start {
             out.push_str(&no.to_string());
             out.push_str(": ");
         }
         out.push_str(piece);
         at_start = piece.ends_with('\n');
+        if at_start {
+            no = no.saturating_add(1);
+            while skipped.binary_search(&no).is_ok() {
+                no = no.saturating_add(1);
+            }
+        }
     }
     out
 }

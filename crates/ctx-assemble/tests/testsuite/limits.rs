@@ -121,6 +121,17 @@ fn nested_anchor_markers_leave_the_line_numbers_of_the_file() {
     let last = *shown.last().unwrap();
     assert!(marker.contains(&format!("kept lines 2-{last} ")), "{marker} {shown:?}");
     assert!(marker.contains(&format!("#L{}-{last_line}", last + 1)), "{marker}");
+    // A document included through such an anchor: its lines numbered, and its diagnostics
+    // placed, at their lines in the file.
+    let doc = "# R\n<!-- ANCHOR: o -->\nl3\n<!-- ANCHOR: i -->\nl5\n<!-- ANCHOR_END: i -->\n\
+               l7 @[missing.md]\n<!-- ANCHOR_END: o -->\n";
+    std::fs::write(dir.path().join("r.md"), doc).unwrap();
+    std::fs::write(dir.path().join("top.md"), "see @[r.md#o]\n").unwrap();
+    let options = Options { line_numbers: true, ..Options::default() };
+    let out = assembler(dir.path(), options).assemble_file("top.md").unwrap();
+    assert!(out.content.contains("3: l3\n5: l5\n7: l7"), "{}", out.content);
+    let missing = out.diagnostics.iter().find(|d| d.code == Code::NotFound).unwrap();
+    assert_eq!((missing.file.as_str(), missing.line, missing.column), ("r.md", 7, 4));
 }
 
 /// A prompt's diagnostics come in the order of their places in it: its directives are met
