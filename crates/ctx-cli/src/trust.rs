@@ -97,19 +97,7 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
     writeln!(out, "workspace: {}", crate::term::visible(workspace))?;
     writeln!(out, "asks to open {n} folder{} outside it:", if n == 1 { "" } else { "s" })?;
     for asked in &request.asked {
-        let files = match asked.files {
-            Some(1) => ", 1 file".to_owned(),
-            Some(n) => format!(", {n} files"),
-            None => String::new(),
-        };
-        let line = format!("  {}  ({}{files})", asked.path, asked.asked_by);
-        writeln!(out, "{}", crate::term::visible(&line))?;
-        if let Some((real, why)) = refusal(asked) {
-            let line = format!("      leads to {real}: {why}, never opened");
-            writeln!(out, "{}", crate::term::visible(&line))?;
-        } else if let Some(real) = asked.real.as_ref().filter(|r| **r != asked.path) {
-            writeln!(out, "{}", crate::term::visible(&format!("      leads to {real}")))?;
-        }
+        list_asked(&mut out, asked, refusal(asked))?;
     }
     writeln!(out, "digest: {}", request.digest())?;
     if trusted {
@@ -131,6 +119,28 @@ pub(crate) fn run(settings: &Settings, args: &TrustArgs) -> anyhow::Result<ExitC
         crate::term::visible(dir.join(ctx::trust::TRUST_FILE).to_string_lossy().as_ref())
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// One folder asked for, with where it leads and why it is never opened, if it is not.
+fn list_asked(
+    out: &mut dyn Write,
+    asked: &ctx::trust::Asked,
+    refusal: Option<(impl std::fmt::Display, ctx::fs::RootRefusal)>,
+) -> io::Result<()> {
+    let files = match asked.files {
+        Some(1) => ", 1 file".to_owned(),
+        Some(n) => format!(", {n} files"),
+        None => String::new(),
+    };
+    let line = format!("  {}  ({}{files})", asked.path, asked.asked_by);
+    writeln!(out, "{}", crate::term::visible(&line))?;
+    if let Some((real, why)) = refusal {
+        let line = format!("      leads to {real}: {why}, never opened");
+        writeln!(out, "{}", crate::term::visible(&line))?;
+    } else if let Some(real) = asked.real.as_ref().filter(|r| **r != asked.path) {
+        writeln!(out, "{}", crate::term::visible(&format!("      leads to {real}")))?;
+    }
+    Ok(())
 }
 
 /// Asks on the terminal; anything but `y` or `yes` is no.
