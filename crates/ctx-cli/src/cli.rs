@@ -75,7 +75,7 @@ pub(crate) enum OutputFormat {
     Xml,
     /// `#### Source:` entries with fenced blocks (assemble, expand).
     Markdown,
-    /// One JSON document (every command but completions).
+    /// One JSON document (every command but completions, init, paste-image, lsp and mcp).
     Json,
     /// Human-readable text (check, refs, parse, complete).
     Text,
