@@ -50,7 +50,7 @@ pub(crate) fn parse(text: &str, base: &str) -> Result<Database, String> {
             format!("entry {}: {e} (each entry needs `directory` and `file`)", i + 1)
         })?;
         let Some(directory) = paths::absolute(base, &command.directory) else { continue };
-        for dir in include_dirs(&args).filter_map(|d| paths::absolute(&directory, d)) {
+        for dir in include_dirs(&args).into_iter().filter_map(|d| paths::absolute(&directory, d)) {
             if dirs.contains(&dir) {
                 continue;
             }
@@ -116,7 +116,7 @@ fn arguments(entry: &serde_json::Value) -> Vec<String> {
 
 /// The header folders that `args` name, as written (relative ones are the entry's
 /// `directory`'s).
-fn include_dirs(args: &[String]) -> impl Iterator<Item = &str> {
+fn include_dirs(args: &[String]) -> Vec<&str> {
     // `/I` is MSVC's (cl, clang-cl); elsewhere `/I…` is an absolute path.
     let msvc = args.first().is_some_and(|cc| {
         let name = paths::file_name(&cc.replace('\\', "/")).to_ascii_lowercase();
@@ -147,7 +147,7 @@ fn include_dirs(args: &[String]) -> impl Iterator<Item = &str> {
             }
         }
     }
-    out.into_iter()
+    out
 }
 
 /// The line on which each top-level entry of the array opens (`{` at depth 1), for messages.

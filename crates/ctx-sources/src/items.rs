@@ -80,6 +80,10 @@ impl Kind {
         KINDS.iter().position(|k| *k == name).and_then(|i| u8::try_from(i).ok()).map(Kind)
     }
 
+    fn index(self) -> usize {
+        usize::from(self.0)
+    }
+
     fn bit(self) -> u32 {
         1 << self.0
     }
@@ -193,7 +197,7 @@ impl Gather {
             let (entry, kind, range) = match step {
                 Step::Remove { kind, filter } => {
                     later[filter] |= kind.bit();
-                    changed[usize::from(kind.0)] += 1;
+                    changed[kind.index()] += 1;
                     continue;
                 }
                 Step::Entry { entry, kind, own } => (entry, kind, own),
@@ -211,15 +215,11 @@ impl Gather {
                     kept.push(entry);
                 }
                 Entry::Pattern { pattern, line, .. } => {
-                    let key = (kind, range.clone(), changed[usize::from(kind.0)]);
+                    let key = (kind, range.clone(), changed[kind.index()]);
                     let id = match &last {
                         Some((k, id)) if *k == key => *id,
                         _ => {
-                            let list: Vec<&str> = (0..filters.len())
-                                .filter(|&f| applies(f))
-                                .map(|f| filters[f].as_str())
-                                .collect();
-                            let id = lists.id(&[], &list);
+                            let id = lists.id(&[], &chosen(&filters, applies));
                             last = Some((key, id));
                             id
                         }
@@ -235,17 +235,18 @@ impl Gather {
         warnings.extend(past_cap.into_iter().rev());
         if let Some((pattern, base)) = implicit {
             let compile = Kind::of("Compile").map_or(0, Kind::bit);
-            let list: Vec<&str> = (0..filters.len())
-                .filter(|&f| later[f] & compile != 0)
-                .map(|f| filters[f].as_str())
-                .collect();
-            match lists.id(&base, &list) {
+            match lists.id(&base, &chosen(&filters, |f| later[f] & compile != 0)) {
                 Some(exclude) => kept.insert(0, Entry::Pattern { pattern, exclude, line: 1 }),
                 None => warnings.push((1, excluded_past_cap(&pattern))),
             }
         }
         Items { entries: kept, imports, warnings, excludes: lists.lists }
     }
+}
+
+/// The filters, in order, that `applies` keeps: an exclusion list.
+fn chosen(filters: &[String], applies: impl Fn(usize) -> bool) -> Vec<&str> {
+    (0..filters.len()).filter(|&f| applies(f)).map(|f| filters[f].as_str()).collect()
 }
 
 fn excluded_past_cap(pattern: &str) -> String {
