@@ -15,7 +15,7 @@ use crate::index::{
 };
 use crate::items::{Entry, Items};
 use crate::msbuild::{self, ProjectRef};
-use crate::paths::{self, Dirs};
+use crate::paths::{self, Dirs, Language};
 use crate::warning::{Tally, Warning, clip};
 use crate::{Error, Options, compdb, roots};
 
@@ -550,8 +550,12 @@ fn read_project(reading: &Reading<'_>, r: &ProjectRef) -> ProjectRead {
         }
         reading.bytes.fetch_add(text.as_str().len(), Ordering::Relaxed);
         stamped.push(path.clone());
-        let dirs =
-            Dirs { solution: reading.solution_dir, project: &project_dir, this_file: &this_dir };
+        let dirs = Dirs {
+            solution: reading.solution_dir,
+            project: &project_dir,
+            this_file: &this_dir,
+            language: Language::of(&r.path),
+        };
         match msbuild::parse_project(text.as_str(), &dirs) {
             Ok(items) => {
                 reading.items.fetch_add(items.entries.len(), Ordering::Relaxed);

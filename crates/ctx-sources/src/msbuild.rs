@@ -1,11 +1,14 @@
 //! Solutions and MSBuild projects: `.sln`, `.slnx`, `.vcxproj`, `.vcxproj.filters`,
-//! `.vcxitems` and `.csproj`, read from their text (no I/O here).
+//! `.vcxitems`, `.csproj` and `.vbproj`, read from their text (no I/O here); and the projects
+//! of Visual Studio 2008 and before (`.vcproj`), whose `File` elements name the files.
 //!
 //! Elements are matched by local name, so any XML namespace (or none) is read the same way.
 
 use std::borrow::Cow;
 
 use crate::items::{Entry, Gather, Items, Kind};
+#[cfg(test)]
+use crate::paths::Language;
 use crate::paths::{self, Dirs, Unexpanded};
 use crate::warning::clip;
 
@@ -88,7 +91,13 @@ struct Read {
     off: bool,
     /// Whether it is an SDK-style project (`<Project Sdk=…>`).
     sdk: bool,
+    /// Whether it is a project of Visual Studio 2008 or before ([`LEGACY_ROOT`]).
+    legacy: bool,
 }
+
+/// The root element of a Visual C++ project of Visual Studio 2008 and before (`.vcproj`):
+/// each `File` element names a file by its `RelativePath`, relative to the project's folder.
+const LEGACY_ROOT: &str = "VisualStudioProject";
 
 impl Read {
     fn element(
@@ -111,6 +120,16 @@ impl Read {
         }
         if element.depth == 1 && (name == "Sdk" || (name == "Import" && sdk_attribute(reader)?)) {
             self.sdk = true;
+        }
+        if element.depth == 0 && name == LEGACY_ROOT {
+            self.legacy = true;
+        }
+        if self.legacy {
+            if name == "File" {
+                let path = attribute(reader, "RelativePath")?;
+                legacy_file(&mut self.items, path, reader.line(element.at), dirs);
+            }
+            return Ok(());
         }
         if name == "Import" {
             let project = attribute(reader, "Project")?.unwrap_or_default();
@@ -162,6 +181,13 @@ impl Read {
 
 /// Whether an `Import` names a shared-items project: a C++ `.vcxitems` or a C# `.projitems`,
 /// whose items are the importing project's.
+/// A `File` of a `.vcproj` ([`LEGACY_ROOT`]) naming `path`, as an item that includes it.
+fn legacy_file(gather: &mut Gather, path: Option<Cow<'_, str>>, line: u32, dirs: &Dirs<'_>) {
+    let kind = Kind::of("ClCompile").unwrap_or_default();
+    let attributes = Attributes { remove: None, include: path, exclude: None };
+    item(gather, "File", kind, &attributes, line, dirs);
+}
+
 fn shared_items(project: &str) -> bool {
     let lower = project.to_ascii_lowercase();
     lower.ends_with(".vcxitems") || lower.ends_with(".projitems")
@@ -203,13 +229,12 @@ fn item(
     }
 }
 
-/// An SDK project's implicit `Compile` items, when it has them: every `**/*.cs` under its
-/// folder but `bin/` and `obj/`.
+/// An SDK project's implicit `Compile` items, when it has them: every file of its language
+/// under its folder (`**/*.cs` for C#, `**/*.vb` for Visual Basic) but `bin/` and `obj/`.
 fn implicit(on: bool, dirs: &Dirs<'_>) -> Option<(String, Vec<String>)> {
-    on.then(|| {
-        let base = vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
-        (format!("{}/**/*.cs", dirs.project), base)
-    })
+    let extension = dirs.language.implicit_sources().filter(|_| on)?;
+    let base = vec![format!("{}/bin/**", dirs.project), format!("{}/obj/**", dirs.project)];
+    Some((format!("{}/**/*.{extension}", dirs.project), base))
 }
 
 /// [`Reader::open`]: the element is an `ItemGroup`.
@@ -294,7 +319,12 @@ fn value<'a>(
     let value = attribute
         .normalized_value(quick_xml::XmlVersion::Implicit1_0)
         .map_err(|e| e.to_string())?;
-    if !value.chars().all(xml_char) {
+    // What XML does not allow in a value is a control character (one of the text was refused
+    // before the first event, but a character reference can make one) or U+FFFE and U+FFFF,
+    // whose encodings start with 0xEF: bytes looked at in blocks, and the characters only
+    // where such a byte is.
+    let bytes = value.as_bytes();
+    if control(bytes) || (memchr::memchr(0xEF, bytes).is_some() && !value.chars().all(xml_char)) {
         return Err(format!("the value of {name} holds a character XML does not allow"));
     }
     Ok(value)
@@ -611,9 +641,17 @@ mod tests {
             || root.children().any(|n| n.has_tag_name("Sdk") || is_sdk_import(&n));
         let mut items = Gather::default();
         let mut implicit = true;
+        let legacy = root.has_tag_name(super::LEGACY_ROOT);
         for node in root.descendants().filter(roxmltree::Node::is_element) {
             let name = node.tag_name().name();
             let line = lines.of(node.range().start);
+            if legacy {
+                if name == "File" {
+                    let path = attribute(&node, "RelativePath").map(Cow::Borrowed);
+                    super::legacy_file(&mut items, path, line, dirs);
+                }
+                continue;
+            }
             if name == "Import" {
                 let project = attribute(&node, "Project").unwrap_or_default();
                 if super::shared_items(project) {
@@ -654,7 +692,8 @@ mod tests {
         node.has_tag_name("Import") && attribute(node, "Sdk").is_some()
     }
 
-    const DIRS: Dirs<'static> = Dirs { solution: "/b", project: "/b/app", this_file: "/b/app" };
+    const DIRS: Dirs<'static> =
+        Dirs { solution: "/b", project: "/b/app", this_file: "/b/app", language: Language::CSharp };
 
     #[test]
     fn a_text_solution_lists_projects_but_not_folders() {
@@ -915,6 +954,57 @@ mod tests {
     }
 
     #[test]
+    fn an_sdk_project_compiles_the_files_of_its_own_language_unnamed() {
+        let xml = r#"<Project Sdk="Microsoft.NET.Sdk"><ItemGroup><None Include="a.txt" /></ItemGroup></Project>"#;
+        let read = |language| {
+            let dirs = Dirs { language, ..DIRS };
+            let items = parse_project(xml, &dirs).unwrap();
+            assert_eq!(Ok(items.clone()), tree_parse_project(xml, &dirs));
+            listed(&items)
+        };
+        let patterns = |extension: &str| {
+            vec![
+                format!(r#"/b/app/**/*.{extension} - ["/b/app/bin/**", "/b/app/obj/**"]"#),
+                "/b/app/a.txt".to_owned(),
+            ]
+        };
+        assert_eq!(read(Language::CSharp), patterns("cs"));
+        assert_eq!(read(Language::VisualBasic), patterns("vb"));
+        // F# writes out its compile order; a C++ or other project compiles nothing unnamed.
+        assert_eq!(read(Language::Other), ["/b/app/a.txt"]);
+        assert_eq!(Language::of("/b/App.VBPROJ"), Language::VisualBasic);
+        assert_eq!(Language::of("/b/App.fsproj"), Language::Other);
+    }
+
+    #[test]
+    fn a_visual_studio_2008_project_lists_the_files_of_its_file_elements() {
+        let xml = r#"<?xml version="1.0" encoding="Windows-1252"?>
+<VisualStudioProject ProjectType="Visual C++" Version="9.00" Name="app">
+  <Configurations><Configuration Name="Debug|Win32" /></Configurations>
+  <Files>
+    <Filter Name="Source Files" Filter="cpp;c">
+      <File RelativePath=".\src\main.cpp">
+        <FileConfiguration Name="Release|Win32" ExcludedFromBuild="true" />
+      </File>
+      <Filter Name="Detail"><File RelativePath="..\shared\util.c" /></Filter>
+    </Filter>
+    <File RelativePath="$(IntDir)\gen.c" />
+    <File RelativePath="readme.txt"></File>
+    <Files><ClCompile Include="not-msbuild.cpp" /></Files>
+  </Files>
+</VisualStudioProject>"#;
+        let items = read_both(xml);
+        // Excluded from one configuration is still built in another: the union keeps it.
+        assert_eq!(
+            listed(&items),
+            ["/b/app/src/main.cpp", "/b/shared/util.c", "/b/app/readme.txt"]
+        );
+        assert_eq!(items.entries[0], Entry::File { path: "/b/app/src/main.cpp".into(), line: 6 });
+        assert_eq!(items.warnings.len(), 1, "{:?}", items.warnings);
+        assert!(items.warnings[0].1.contains("$(IntDir)"), "{:?}", items.warnings);
+    }
+
+    #[test]
     fn a_project_nested_two_hundred_thousand_deep_is_read_without_recursion() {
         // The stream keeps one flag per open element: no stack grows with the nesting.
         let depth = 200_000;
@@ -1021,6 +1111,9 @@ mod tests {
             "\">",
             "<Import Project=\"",
             ".vcxitems",
+            "<VisualStudioProject>",
+            "</VisualStudioProject>",
+            "<File RelativePath=\"",
             "<Solution>",
             "<Folder>",
             "<Project Path=\"",

@@ -13,6 +13,44 @@ pub(crate) struct Dirs<'a> {
     pub(crate) project: &'a str,
     /// The folder of the file being read (a `.vcxitems` has its own).
     pub(crate) this_file: &'a str,
+    /// The language of the project, which says what an SDK-style project compiles without
+    /// naming it.
+    pub(crate) language: Language,
+}
+
+/// The language of a project, by its file's extension.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Language {
+    /// `.csproj`: an SDK project compiles `**/*.cs`.
+    CSharp,
+    /// `.vbproj`: an SDK project compiles `**/*.vb`.
+    VisualBasic,
+    /// Any other (`.vcxproj`, `.fsproj`, whose compile order is written out, a shared
+    /// items file...): nothing is compiled unnamed.
+    Other,
+}
+
+impl Language {
+    /// The language of the project file at `path`.
+    pub(crate) fn of(path: &str) -> Language {
+        let lower = path.to_ascii_lowercase();
+        if lower.ends_with(".csproj") {
+            Language::CSharp
+        } else if lower.ends_with(".vbproj") {
+            Language::VisualBasic
+        } else {
+            Language::Other
+        }
+    }
+
+    /// The extension of the files an SDK project of this language compiles unnamed.
+    pub(crate) fn implicit_sources(self) -> Option<&'static str> {
+        match self {
+            Language::CSharp => Some("cs"),
+            Language::VisualBasic => Some("vb"),
+            Language::Other => None,
+        }
+    }
 }
 
 /// Why an item's path could not be used.
@@ -282,7 +320,12 @@ mod tests {
         }
     }
 
-    const DIRS: Dirs<'static> = Dirs { solution: "/b", project: "/b/app", this_file: "/b/shared" };
+    const DIRS: Dirs<'static> = Dirs {
+        solution: "/b",
+        project: "/b/app",
+        this_file: "/b/shared",
+        language: Language::CSharp,
+    };
 
     #[test]
     fn known_properties_expand_and_others_are_named() {

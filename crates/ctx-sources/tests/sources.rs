@@ -182,10 +182,13 @@ fn csharp_projects_old_and_sdk_style() {
             "/App/Program.cs",
             "/App/README.md",
             "/App/Util/Helper.cs",
+            "/Fs/Lib.fs",
             "/Old/Old.cs",
             "/Old/Properties/AssemblyInfo.cs",
+            "/Vb/Program.vb",
         ],
-        "bin/, obj/ and `Compile Remove` are left out of the implicit **/*.cs"
+        "bin/, obj/ and `Compile Remove` are left out of the implicit **/*.cs; a Visual Basic \
+         project compiles its **/*.vb unnamed, an F# project only what it names"
     );
     assert!(index.source_roots().is_empty(), "everything is in the workspace");
 }
@@ -434,6 +437,38 @@ fn projects_and_imports_spelled_in_another_case_are_read() {
     std::fs::write(format!("{root}/build/shared/util.cpp"), "int util;\n").unwrap();
     let (index, _) = load(&format!("{root}/build"), "App.sln");
     assert_eq!(paths(&index, &root), ["/build/app/main.cpp", "/build/shared/util.cpp"]);
+    assert!(index.files().iter().all(|f| f.state == FileState::Exists), "{:?}", index.files());
+    assert_eq!(warnings(&index), "");
+}
+
+/// A solution of Visual Studio 2008 lists `.vcproj` files, whose `File` elements name the
+/// sources relative to the project, in nested filters.
+#[test]
+fn a_visual_studio_2008_solution_indexes_the_files_of_its_projects() {
+    let tmp = TempDir::new().unwrap();
+    let root = tmp.path().canonicalize().unwrap().to_str().unwrap().to_owned();
+    for dir in ["win32/lib", "src/detail"] {
+        std::fs::create_dir_all(format!("{root}/{dir}")).unwrap();
+    }
+    let sln = "Microsoft Visual Studio Solution File, Format Version 10.00\n\
+        Project(\"{8BC9CEB8-8B4A-11D0-8D11-00A0C91BC942}\") = \"lib\", \"lib\\lib.vcproj\", \"{1}\"\n\
+        EndProject\n";
+    std::fs::write(format!("{root}/win32/lib.sln"), sln).unwrap();
+    let project = r#"<?xml version="1.0" encoding="Windows-1252"?>
+<VisualStudioProject ProjectType="Visual C++" Version="9.00" Name="lib">
+  <Files>
+    <Filter Name="Source Files"><File RelativePath="..\..\src\lib.c"></File></Filter>
+    <Filter Name="Header Files">
+      <Filter Name="detail"><File RelativePath="..\..\src\detail\impl.h" /></Filter>
+    </Filter>
+  </Files>
+</VisualStudioProject>
+"#;
+    std::fs::write(format!("{root}/win32/lib/lib.vcproj"), project).unwrap();
+    std::fs::write(format!("{root}/src/lib.c"), "int lib;\n").unwrap();
+    std::fs::write(format!("{root}/src/detail/impl.h"), "int impl;\n").unwrap();
+    let (index, _) = load(&format!("{root}/win32"), "lib.sln");
+    assert_eq!(paths(&index, &root), ["/src/detail/impl.h", "/src/lib.c"]);
     assert!(index.files().iter().all(|f| f.state == FileState::Exists), "{:?}", index.files());
     assert_eq!(warnings(&index), "");
 }
