@@ -288,11 +288,13 @@ impl SourceIndex {
         let mut pending = Vec::new();
         self.exclusions = vec![Vec::new()];
         let extensions = compdb::HEADER_EXTENSIONS.join(",");
+        // The headers beside each unit and one folder below it (a private `detail/` or
+        // `internal/`): one walk of two levels a folder.
         for unit in &units {
             let dir = paths::parent(&unit.path);
             if !folders.contains(dir) {
                 folders.insert(dir.to_owned());
-                let pattern = format!("{}/*.{{{extensions}}}", dir.trim_end_matches('/'));
+                let pattern = format!("{}/{{*,*/*}}.{{{extensions}}}", dir.trim_end_matches('/'));
                 let file = self.solution.clone();
                 let line = unit.line;
                 pending.push(Pending { pattern, exclude: 0, project: 0, file, line });
