@@ -75,12 +75,15 @@ pub(crate) fn check(settings: &Settings, args: &CheckArgs) -> anyhow::Result<Exi
         let mut deps = Dependencies::default();
         let mut lines = Vec::new();
         let mut counts = Counts::default();
+        // A file that cannot be read is a line of the output, so that its coming back shows
+        // as that line gone; the summary counts it apart, as `ctx check` does.
+        let mut unread = 0;
         for path in &paths {
             let assembly = match ctx.assemble_to(path, &mut io::sink()) {
                 Ok(assembly) => assembly,
                 Err(err) => {
                     lines.push(term::visible(&format!("{path}: error: {err}")).into_owned());
-                    counts.errors += 1;
+                    unread += 1;
                     deps.extend(ctx.dependencies(Some(path), &[]));
                     continue;
                 }
@@ -115,7 +118,10 @@ pub(crate) fn check(settings: &Settings, args: &CheckArgs) -> anyhow::Result<Exi
         }
         out.flush()?;
         // As for `ctx check`: the diagnostics on standard output, the summary on standard error.
-        let summary = diag::colored_summary(counts, paths.len(), settings.style.color);
+        let mut summary = diag::colored_summary(counts, paths.len(), settings.style.color);
+        if unread > 0 {
+            summary.push_str(&format!(" ({unread} could not be read)"));
+        }
         let _ = writeln!(io::stderr(), "{summary}");
         previous = Some(now);
         Ok(deps)

@@ -99,6 +99,18 @@ fn check_watch_reports_a_fix() {
     watch.expect("0 errors, 0 warnings in 1 file");
 }
 
+/// A checked document that cannot be read is counted as `ctx check` counts it, apart from
+/// the errors, and its line goes when it comes back.
+#[test]
+fn check_watch_counts_a_document_not_read_apart() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("main.md"), "fine\n").unwrap();
+    let watch = Watch::start(dir.path(), &["check", "--watch", "main.md", "later.md"]);
+    watch.expect("0 errors, 0 warnings in 2 files (1 could not be read)");
+    std::fs::write(dir.path().join("later.md"), "here\n").unwrap();
+    watch.expect("0 errors, 0 warnings in 2 files");
+}
+
 #[test]
 fn a_watch_does_not_wake_on_its_own_reads() {
     let dir = tempfile::tempdir().unwrap();
