@@ -39,6 +39,7 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
             classes: status.classes,
             bytes: status.bytes,
             elapsed: Duration::ZERO,
+            service: true,
         };
         print(&figures, &root, cache, json)?;
         return Ok(ExitCode::SUCCESS);
@@ -71,6 +72,7 @@ pub(crate) fn run(settings: &Settings, _args: &IndexArgs) -> anyhow::Result<Exit
         classes: classes.iter().map(|(c, n)| (c.name().to_owned(), *n)).collect(),
         bytes: stats.bytes,
         elapsed: stats.elapsed,
+        service: false,
     };
     print(&figures, &root, cache, json)?;
     // As in `ctx suggest`: the process ends, so the index is not freed piece by piece.
@@ -94,6 +96,8 @@ struct Figures {
     classes: Vec<(String, usize)>,
     bytes: u64,
     elapsed: Duration,
+    /// Whether the index service answered (it took every change in; nothing was read).
+    service: bool,
 }
 
 fn print(f: &Figures, root: &str, cache: &Path, json: bool) -> anyhow::Result<()> {
@@ -118,6 +122,7 @@ fn print(f: &Figures, root: &str, cache: &Path, json: bool) -> anyhow::Result<()
             "classes": classes,
             "bytes": f.bytes,
             "elapsed_ms": (f.elapsed.as_secs_f64() * 1e5).round() / 100.0,
+            "service": f.service,
         });
         // Serialised first, so that a closed pipe is an I/O error (success), not a JSON one.
         let text = serde_json::to_string_pretty(&value)?;
@@ -138,13 +143,22 @@ fn print(f: &Figures, root: &str, cache: &Path, json: bool) -> anyhow::Result<()
             writeln!(out, "the walk stopped at the entry limit: some files are left out")?;
         }
         writeln!(out, "{} terms, {} symbols, {} definitions", f.terms, f.symbols, f.definitions)?;
-        writeln!(
-            out,
-            "{} bytes in {}, {:.1} ms",
-            f.bytes,
-            cache.display(),
-            f.elapsed.as_secs_f64() * 1000.0
-        )?;
+        if f.service {
+            writeln!(
+                out,
+                "{} bytes in {}, kept current by the index service",
+                f.bytes,
+                cache.display()
+            )?;
+        } else {
+            writeln!(
+                out,
+                "{} bytes in {}, {:.1} ms",
+                f.bytes,
+                cache.display(),
+                f.elapsed.as_secs_f64() * 1000.0
+            )?;
+        }
     }
     out.flush()?;
     Ok(())

@@ -379,11 +379,14 @@ const MOST_NEW_WORDS: usize = 16;
 const SORTED_RUN: usize = 8;
 
 /// The sort key of a line: its first word, lower-cased, when the line starts with it (after
-/// its indentation and at most two marks such as `("` or `- `), and its indentation.
+/// its indentation and at most two marks such as `("` or `- `, or up to four that open a
+/// literal, as `(&["` in `(&["vue"], &["*.vue"]),`), and its indentation.
 fn sort_key(line: &str) -> Option<(usize, String)> {
     let indent = line.len() - line.trim_start().len();
     let (at, word) = tokenize::words(line).next()?;
-    (at.saturating_sub(indent) <= 2 && word.bytes().any(|b| b.is_ascii_alphabetic()))
+    let marks = &line[indent..at.max(indent)];
+    let opening = marks.len() <= 4 && marks.bytes().all(|b| b"([{&\"'`<".contains(&b));
+    ((marks.len() <= 2 || opening) && word.bytes().any(|b| b.is_ascii_alphabetic()))
         .then(|| (indent, word.to_ascii_lowercase()))
 }
 
@@ -982,6 +985,14 @@ mod tests {
             keys,
             ["agda", "asm", "awk", "c", "cbor", "clojure", "cmake", "cpp", "cs", "css", "dart"]
         );
+        // A table whose entries open with more marks, each a list of names.
+        let listed: Vec<String> = text
+            .lines()
+            .map(|l| l.replacen("(\"", "(&[\"", 1).replacen("\",", "\"],", 1))
+            .collect();
+        assert!(listed.iter().any(|l| l.starts_with("    (&[\"agda\"], &[")), "{listed:?}");
+        let listed: Vec<&str> = listed.iter().map(String::as_str).collect();
+        assert_eq!(sorted_runs(&listed), runs);
         // Lines of one key (`use`, `import`) or out of order are no sorted table.
         let uses = "use a::b;\n".repeat(12);
         assert!(sorted_runs(&uses.lines().collect::<Vec<_>>()).is_empty());

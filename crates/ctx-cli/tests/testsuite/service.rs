@@ -136,6 +136,10 @@ fn ctx_index_and_expand_auto_ask_the_service() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert!(out.stderr.contains("answered by the index service"), "{}", out.stderr);
     assert!(out.stdout.starts_with("2 files (2 source)"), "{}", out.stdout);
+    assert!(out.stdout.trim_end().ends_with("kept current by the index service"), "{}", out.stdout);
+    let out = run(ctx_in(&dir).args(["index", "--format", "json"]));
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(report["service"], true, "{report}");
     let out = run(ctx_in(&dir).env("RUST_LOG", "ctx=debug").args([
         "expand",
         "--auto",
@@ -388,6 +392,7 @@ fn answers_after_changes_are_the_commands_own() {
     let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["indexed"], 0, "the stored index was current: {report}");
     assert_eq!(report["rebuilt_corrupt"], false, "{report}");
+    assert_eq!(report["service"], false, "{report}");
     let (loaded, asked) = explained(&dir, ".cache", prompt);
     assert!(!asked);
     assert_eq!(loaded, explained(&dir, ".cache-own", prompt).0);

@@ -275,6 +275,14 @@ fn watched(
             }
             std::thread::sleep(Duration::from_millis(50));
         }
+        // The service refuses questions while it loads the index (the commands then rank by
+        // themselves): it is timed once `ctx index` says that it answered.
+        while !service_answers(ctx, tree, cache)? {
+            if started.elapsed() > Duration::from_secs(600) || service.try_wait()?.is_some() {
+                return Err("`ctx index --watch` never answered".into());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
         let suggest = || {
             let mut cmd = Command::new(ctx);
             cmd.args(["suggest", PROMPT]).current_dir(tree).env("CTX_CACHE_DIR", cache);
@@ -314,6 +322,15 @@ fn watched(
     let _ = service.kill();
     let _ = service.wait();
     result.map(Some)
+}
+
+/// Whether the index service of `tree` answers: `ctx index` says it did.
+fn service_answers(ctx: &Path, tree: &Path, cache: &Path) -> Result<bool> {
+    let out =
+        Command::new(ctx).arg("index").current_dir(tree).env("CTX_CACHE_DIR", cache).output()?;
+    Ok(String::from_utf8_lossy(&out.stdout)
+        .trim_end()
+        .ends_with("kept current by the index service"))
 }
 
 /// Bytes of the files in `dir` and below.
