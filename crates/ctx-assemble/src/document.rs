@@ -72,8 +72,10 @@ impl Run<'_> {
         self.expand(doc, body);
     }
 
-    /// Takes the front matter off a document's text when it has one (a Markdown file read
-    /// from its first line), and returns the body to scan.
+    /// Takes the front matter off a document's text when it has one (a Markdown file), and
+    /// returns the body to scan. Of a part of a document (a range, an anchor, a section) the
+    /// front matter of the whole file counts all the same (its params, its record), and the
+    /// lines of the part that lie in it are not shown: front matter is never output.
     fn front_matter<'t>(
         &mut self,
         doc: &Doc,
@@ -82,12 +84,27 @@ impl Run<'_> {
         item: Option<&mut Item<'_>>,
     ) -> Body<'t> {
         let offset = selected.byte_offset();
-        if !markdown || selected.first_line != 1 {
-            let line_offset = selected.first_line - 1;
-            let skipped = selected.skipped;
-            return Body { text: selected.text, line_offset, skipped, byte_offset: offset };
+        let line_offset = selected.first_line - 1;
+        let plain = Body {
+            text: selected.text,
+            line_offset,
+            skipped: selected.skipped,
+            byte_offset: offset,
+        };
+        if !markdown {
+            return plain;
         }
-        let parsed = self.setup.front_matter.parse(selected.text, selected.whole);
+        let part = selected.whole.filter(|w| {
+            !(std::ptr::eq(w.as_ptr(), selected.text.as_ptr()) && w.len() == selected.text.len())
+        });
+        let (parsed, source) = match part {
+            Some(whole) => (self.setup.front_matter.parse(whole, selected.whole), &**whole),
+            None if selected.first_line == 1 => {
+                (self.setup.front_matter.parse(selected.text, selected.whole), selected.text)
+            }
+            None => return plain,
+        };
+        let source_offset = if part.is_some() { 0 } else { offset };
         for d in &parsed.diagnostics {
             let record = DiagnosticRecord::new(
                 d.code,
@@ -98,10 +115,10 @@ impl Run<'_> {
             )
             // Few per document, and their position is not always the span's start.
             .with_source(Some(crate::record::Source::of(
-                selected.text,
+                source,
                 d.span.start..d.span.end,
                 1,
-                offset,
+                source_offset,
             )));
             self.diagnose(record);
         }
@@ -115,11 +132,31 @@ impl Run<'_> {
                 }
             }
         }
+        if part.is_none() {
+            return Body {
+                text: &selected.text[parsed.body_offset..],
+                line_offset: parsed.body_line - 1,
+                skipped: &[],
+                byte_offset: offset + parsed.body_offset,
+            };
+        }
+        // The part's first lines that lie in the front matter (lines before the body's first)
+        // are left out. (A part's left-out lines, `skipped`, are nested anchors' markers, which
+        // front matter does not hold.)
+        let hidden = parsed.body_line.saturating_sub(selected.first_line);
+        let cut = match (hidden as usize).checked_sub(1) {
+            None => 0,
+            Some(last) => selected
+                .text
+                .match_indices('\n')
+                .nth(last)
+                .map_or(selected.text.len(), |(at, _)| at + 1),
+        };
         Body {
-            text: &selected.text[parsed.body_offset..],
-            line_offset: parsed.body_line - 1,
-            skipped: &[],
-            byte_offset: offset + parsed.body_offset,
+            text: &selected.text[cut..],
+            line_offset: line_offset + hidden,
+            skipped: selected.skipped,
+            byte_offset: offset + cut,
         }
     }
 
