@@ -1,6 +1,6 @@
 //! Code that is literal: CommonMark fenced code blocks and inline code spans.
 
-use memchr::{memchr, memchr2};
+use memchr::{memchr, memchr2, memrchr};
 
 /// Whether only up to three spaces stand between the start of the line and byte `at`.
 pub(crate) fn fence_indent_ok(bytes: &[u8], at: usize) -> bool {
@@ -28,11 +28,111 @@ fn line_end(bytes: &[u8], from: usize) -> usize {
     memchr(b'\n', &bytes[from..]).map_or(bytes.len(), |i| from + i)
 }
 
-/// If a fence opens at `at` (which holds a backtick or tilde at the start of a line, indented
-/// at most three spaces), returns the end of the whole block and whether it was closed.
-/// The block ends after the closing fence line's fence characters and trailing blanks (before
-/// its line ending), or at the end of the text when unclosed.
-pub(crate) fn fenced_block(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+/// If a fence opens at `at` (a backtick or tilde at the start of a line indented at most
+/// three spaces, or after the markers of the block quotes and list items it lies in), returns
+/// the end of the whole block and whether it was closed: after the closing fence line's fence
+/// characters and trailing blanks (before its line ending); before the first line that leaves
+/// the block's container (closed with it, as CommonMark closes it); at the end of the text
+/// when unclosed.
+pub(crate) fn fence_at(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+    if fence_indent_ok(bytes, at) {
+        return fenced_block(bytes, at, &[]);
+    }
+    let line_start = memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    let containers = containers(&bytes[line_start..at])?;
+    fenced_block(bytes, at, &containers)
+}
+
+/// A container a fence can lie in, as each of its lines must continue it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Container {
+    /// A block quote: up to three spaces, `>` and an optional space.
+    Quote,
+    /// A list item whose content starts this many columns in: a line continues it when it
+    /// is blank or starts with as many spaces.
+    Item(usize),
+}
+
+/// The containers that `prefix` (the start of a line, before a fence) opens, outermost
+/// first: block quote markers and list item markers (`-`, `*`, `+`, or one to nine digits and
+/// `.` or `)`, followed by one to four spaces), each after at most three spaces; `None` when
+/// the prefix is anything else or opens none. Tabs are not read as columns: a tab in it
+/// makes it no prefix.
+fn containers(prefix: &[u8]) -> Option<Vec<Container>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < prefix.len() {
+        let start = i;
+        while i < prefix.len() && prefix[i] == b' ' && i - start < 3 {
+            i += 1;
+        }
+        match prefix.get(i)? {
+            b'>' => {
+                i += 1;
+                if prefix.get(i) == Some(&b' ') {
+                    i += 1;
+                }
+                out.push(Container::Quote);
+            }
+            b'-' | b'*' | b'+' => {
+                i += 1;
+                let spaces = prefix[i..].iter().take_while(|&&b| b == b' ').count();
+                if !(1..=4).contains(&spaces) {
+                    return None;
+                }
+                i += spaces;
+                out.push(Container::Item(i - start));
+            }
+            b'0'..=b'9' => {
+                let digits = prefix[i..].iter().take_while(|b| b.is_ascii_digit()).count();
+                i += digits;
+                if digits > 9 || !matches!(prefix.get(i), Some(b'.' | b')')) {
+                    return None;
+                }
+                i += 1;
+                let spaces = prefix[i..].iter().take_while(|&&b| b == b' ').count();
+                if !(1..=4).contains(&spaces) {
+                    return None;
+                }
+                i += spaces;
+                out.push(Container::Item(i - start));
+            }
+            _ => return None,
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// What is left of `line` once it continues `containers`; `None` when it leaves one.
+fn inside<'l>(line: &'l [u8], containers: &[Container]) -> Option<&'l [u8]> {
+    let mut rest = line;
+    for container in containers {
+        let blank = rest.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'));
+        match *container {
+            Container::Quote => {
+                let spaces = rest.iter().take(3).take_while(|&&b| b == b' ').count();
+                if rest.get(spaces) != Some(&b'>') {
+                    return None;
+                }
+                rest = &rest[spaces + 1..];
+                if rest.first() == Some(&b' ') {
+                    rest = &rest[1..];
+                }
+            }
+            Container::Item(_) if blank => return Some(&rest[rest.len()..]),
+            Container::Item(width) => {
+                if rest.len() < width || rest[..width].iter().any(|&b| b != b' ') {
+                    return None;
+                }
+                rest = &rest[width..];
+            }
+        }
+    }
+    Some(rest)
+}
+
+/// The block of the fence at `at`, its lines read inside `containers` ([`fence_at`]).
+fn fenced_block(bytes: &[u8], at: usize, containers: &[Container]) -> Option<(usize, bool)> {
     let c = bytes[at];
     let len = run_len(bytes, at, c);
     if len < 3 {
@@ -45,7 +145,10 @@ pub(crate) fn fenced_block(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     let mut line_start = first_end + 1;
     while line_start < bytes.len() {
         let end = line_end(bytes, line_start);
-        let line = &bytes[line_start..end];
+        let Some(line) = inside(&bytes[line_start..end], containers) else {
+            // The container ends before this line, and the block with it.
+            return Some((line_start - 1, true));
+        };
         let indent = line.iter().take_while(|&&b| b == b' ').count();
         if indent <= 3 {
             let run = run_len(line, indent, c);
@@ -64,10 +167,10 @@ pub(crate) fn fenced_block(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
 }
 
 /// Looks for the closing run of an inline code span whose opening run of `len` backticks ends
-/// at `from`. The span may run over line breaks but not over a blank line (the end of a
-/// paragraph). Returns the end of the closing run, or `Err(limit)` with the position where
-/// the search stopped, so that a later opener of the same length before `limit` can fail at
-/// once.
+/// at `from`. The span may run over line breaks but not past its paragraph: not over a blank
+/// line nor into a line that starts another block ([`interrupts`]). Returns the end of the
+/// closing run, or `Err(limit)` with the position where the search stopped, so that a later
+/// opener of the same length before `limit` can fail at once.
 pub(crate) fn code_span_close(bytes: &[u8], from: usize, len: usize) -> Result<usize, usize> {
     let mut i = from;
     while let Some(off) = memchr2(b'`', b'\n', &bytes[i..]) {
@@ -75,7 +178,8 @@ pub(crate) fn code_span_close(bytes: &[u8], from: usize, len: usize) -> Result<u
         if bytes[at] == b'\n' {
             let rest = &bytes[at + 1..];
             let blank = rest.iter().take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r')).count();
-            if blank == rest.len() || rest[blank] == b'\n' {
+            if blank == rest.len() || rest[blank] == b'\n' || interrupts(&rest[..line_end(rest, 0)])
+            {
                 return Err(at);
             }
             i = at + 1;
@@ -90,6 +194,54 @@ pub(crate) fn code_span_close(bytes: &[u8], from: usize, len: usize) -> Result<u
     Err(bytes.len())
 }
 
+/// Whether `line` starts a block that ends a paragraph, as CommonMark reads it: after at most
+/// three spaces, a fence, an ATX heading (`#` to `######` and a blank or the end), a block
+/// quote, a list item with content (`-`, `*`, `+`, or `1.` or `1)`, and a space), a thematic
+/// break (three or more `*`, `-` or `_`, blanks between) or a setext underline (a run of `=`
+/// or `-`). HTML blocks are not told apart.
+fn interrupts(line: &[u8]) -> bool {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let indent = line.iter().take(4).take_while(|&&b| b == b' ').count();
+    if indent > 3 {
+        return false;
+    }
+    let rest = &line[indent..];
+    let Some(&first) = rest.first() else { return false };
+    let blank = |b: &u8| matches!(b, b' ' | b'\t');
+    let only = |c: u8| {
+        let body = rest.iter().rposition(|b| !blank(b)).map_or(rest, |i| &rest[..=i]);
+        body.iter().all(|&b| b == c)
+    };
+    match first {
+        b'`' | b'~' => {
+            let run = run_len(rest, 0, first);
+            run >= 3 && (first == b'~' || memchr(b'`', &rest[run..]).is_none())
+        }
+        b'#' => {
+            let run = run_len(rest, 0, b'#');
+            run <= 6 && rest.get(run).is_none_or(blank)
+        }
+        b'>' => true,
+        b'=' => only(b'='),
+        b'-' | b'*' | b'+' | b'_' => {
+            let item = first != b'_'
+                && rest.get(1).is_some_and(blank)
+                && rest[1..].iter().any(|b| !blank(b));
+            let setext = first == b'-' && only(b'-');
+            let marks = rest.iter().filter(|&&b| b == first).count();
+            let thematic =
+                first != b'+' && marks >= 3 && rest.iter().all(|b| *b == first || blank(b));
+            item || setext || thematic
+        }
+        b'1' => {
+            matches!(rest.get(1), Some(b'.' | b')'))
+                && rest.get(2).is_some_and(blank)
+                && rest[2..].iter().any(|b| !blank(b))
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,17 +249,17 @@ mod tests {
     #[test]
     fn fences() {
         let t = b"```rust\nlet a = 1;\n```\nafter";
-        assert_eq!(fenced_block(t, 0), Some((22, true)));
+        assert_eq!(fenced_block(t, 0, &[]), Some((22, true)));
         let t = b"~~~~\n~~~\n~~~~~  \nx";
-        assert_eq!(fenced_block(t, 0), Some((16, true)));
+        assert_eq!(fenced_block(t, 0, &[]), Some((16, true)));
         let t = b"```\nnever closed\n";
-        assert_eq!(fenced_block(t, 0), Some((t.len(), false)));
-        assert_eq!(fenced_block(b"``` a`b\n```", 0), None);
-        assert_eq!(fenced_block(b"``x", 0), None);
+        assert_eq!(fenced_block(t, 0, &[]), Some((t.len(), false)));
+        assert_eq!(fenced_block(b"``` a`b\n```", 0, &[]), None);
+        assert_eq!(fenced_block(b"``x", 0, &[]), None);
         let t = b"```\r\nx\r\n```\r\n";
-        assert_eq!(fenced_block(t, 0), Some((11, true)));
+        assert_eq!(fenced_block(t, 0, &[]), Some((11, true)));
         let t = b"```\n    ```\n```";
-        assert_eq!(fenced_block(t, 0), Some((t.len(), true)));
+        assert_eq!(fenced_block(t, 0, &[]), Some((t.len(), true)));
     }
 
     #[test]
@@ -116,6 +268,46 @@ mod tests {
         assert!(!fence_indent_ok(b"    ```", 4));
         assert!(fence_indent_ok(b"a\n ```", 3));
         assert!(!fence_indent_ok(b"a ```", 2));
+    }
+
+    #[test]
+    fn fences_in_block_quotes_and_list_items_end_with_them() {
+        // The text before the block's end, and whether it was closed.
+        fn fence(t: &str) -> Option<(&str, bool)> {
+            let at = t.find(['`', '~'])?;
+            fence_at(t.as_bytes(), at).map(|(end, closed)| (&t[..end], closed))
+        }
+        // Closed inside the item, and by the item's end.
+        assert_eq!(fence("- ```\n  x\n\n  ```\n\nlater"), Some(("- ```\n  x\n\n  ```", true)));
+        let t = "1.  ~~~\n    x\n    ~~~\nlater";
+        assert_eq!(fence(t), Some(("1.  ~~~\n    x\n    ~~~", true)));
+        // A block quote's fence ends with the quote.
+        assert_eq!(fence("> ```\n> x\nfoo\n```"), Some(("> ```\n> x", true)));
+        assert_eq!(fence("> - ~~~\n>   x\n>   ~~~\n"), Some(("> - ~~~\n>   x\n>   ~~~", true)));
+        // Not a container: prose before the run, a tab, too many spaces after a marker.
+        for t in ["a ```\nx\n```", "-\t```\nx", "-     ```\nx", "**```\nx"] {
+            assert_eq!(fence(t), None, "{t}");
+        }
+    }
+
+    #[test]
+    fn a_span_ends_with_its_paragraph() {
+        for t in [
+            &b"`a\n```\nx`"[..],
+            b"`a\n- b `",
+            b"`a\n# b `",
+            b"`a\n> b `",
+            b"`a\n***\nb `",
+            b"`a\n===\nb `",
+            b"`a\n1. b `",
+            b"`a\n~~~\n~~~\n `",
+        ] {
+            assert_eq!(code_span_close(t, 1, 1), Err(2), "{}", String::from_utf8_lossy(t));
+        }
+        // Lines that start no block: a paragraph goes on.
+        for t in [&b"`a\n2. b`"[..], b"`a\n#hash`", b"`a\n    # code`", b"`a\n-b`", b"`a\n-`"] {
+            assert_eq!(code_span_close(t, 1, 1), Ok(t.len()), "{}", String::from_utf8_lossy(t));
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use memchr::{memchr, memchr3, memrchr};
 use crate::ast::{
     CodeKind, Directive, DirectiveKind, Escape, Item, ItemKind, PathText, Position, Reference, Span,
 };
-use crate::code::{code_span_close, fence_indent_ok, fenced_block, run_len};
+use crate::code::{code_span_close, fence_at, run_len};
 use crate::diagnostic::{Code, Diagnostic};
 use crate::reference::{
     JsonScan, fragment_prefix, is_ident_start, json_object_scan, mention_fragment,
@@ -169,9 +169,7 @@ impl<'a> Scanner<'a> {
     }
 
     fn tilde(&mut self, at: usize) -> usize {
-        if fence_indent_ok(self.bytes, at)
-            && let Some((end, closed)) = fenced_block(self.bytes, at)
-        {
+        if let Some((end, closed)) = fence_at(self.bytes, at) {
             self.fenced(at, end, closed);
             return end;
         }
@@ -181,8 +179,7 @@ impl<'a> Scanner<'a> {
     fn backtick(&mut self, at: usize) -> usize {
         let len = run_len(self.bytes, at, b'`');
         if len >= 3
-            && fence_indent_ok(self.bytes, at)
-            && let Some((end, closed)) = fenced_block(self.bytes, at)
+            && let Some((end, closed)) = fence_at(self.bytes, at)
         {
             self.fenced(at, end, closed);
             return end;

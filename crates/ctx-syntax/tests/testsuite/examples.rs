@@ -161,6 +161,12 @@ fn code_is_literal() {
         text 9..10 1:10 "`"
     "#]],
     );
+    // A fence in a list item or a block quote is code, and ends with its container; a code
+    // span ends with its paragraph, so neither turns the rest of the text into code.
+    assert_eq!(kinds("- ```\n  @a.md\n\n  ```\n\nlater @b.md"), ["code", "mention"]);
+    assert_eq!(kinds("> ~~~\n> @a.md\nlater @b.md"), ["code", "mention"]);
+    assert_eq!(kinds("`a\n```\nx`\n```\n\ntext @b.md"), ["code", "mention"]);
+    assert_eq!(kinds("`a\n# heading @b.md`"), ["mention"]);
     let off = Options { code_skip: false, ..Options::default() };
     let scanned = scan_with("`@[a.md]`", &off);
     assert!(scanned.items.iter().any(|i| matches!(i.kind, ItemKind::Include(_))));
