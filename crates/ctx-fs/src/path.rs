@@ -134,6 +134,12 @@ fn check_chars(s: &str) -> Result<(), &'static str> {
 
 /// Windows device names, also with an extension (`nul.txt`).
 fn is_reserved(name: &str) -> bool {
+    // Every device name starts with one of these letters: most names are told apart by their
+    // first byte, with no split.
+    let first = name.as_bytes().first().map(u8::to_ascii_lowercase);
+    if !matches!(first, Some(b'a' | b'c' | b'l' | b'n' | b'p')) {
+        return false;
+    }
     let stem = name.split('.').next().unwrap_or(name).trim_end_matches(' ');
     let is = |device: &str| stem.eq_ignore_ascii_case(device);
     if ["CON", "PRN", "AUX", "NUL", "CONIN$", "CONOUT$"].into_iter().any(is) {
