@@ -651,8 +651,14 @@ impl<'a> Walker<'a> {
                 continue;
             }
             let text = String::from_utf8_lossy(&bytes);
+            // An editor may start the file with a byte order mark, which git skips.
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
             for line in text.lines() {
-                // A bad line is skipped, as git does.
+                // A bad line is skipped, as git does; so is a lone `!`, which negates nothing
+                // for git (and would bring back every hidden entry here).
+                if line.trim_end() == "!" {
+                    continue;
+                }
                 if builder.add_line(None, line).is_ok() {
                     any = true;
                 }

@@ -105,6 +105,24 @@ fn walk_of_a_subdirectory_applies_outer_ignore_files() {
     assert_eq!(list(&walk), ["src/important.log", "src/main.rs"]);
 }
 
+/// An ignore file saved with a byte order mark (as some Windows editors save it) rules from
+/// its first line, as git reads it; a lone `!` negates nothing and brings back no hidden
+/// entry.
+#[test]
+fn a_byte_order_mark_and_a_lone_negation_change_nothing() {
+    let fx = Fixture::new();
+    fx.write(".gitignore", "\u{feff}secret.txt\n!\n")
+        .write("sub/.ignore", "\u{feff}*.log\n")
+        .write("secret.txt", "s")
+        .write("notes.md", "n")
+        .write("sub/a.log", "l")
+        .write("sub/b.md", "b")
+        .write(".hidden.md", "h");
+    let sb = fx.sandbox();
+    let walk = sb.walk(&sb.workspace()).unwrap();
+    assert_eq!(list(&walk), ["notes.md", "sub/", "sub/b.md"]);
+}
+
 #[test]
 fn settings_can_change() {
     let fx = tree();
