@@ -75,12 +75,7 @@ fn containers(prefix: &[u8]) -> Option<Vec<Container>> {
                 out.push(Container::Quote);
             }
             b'-' | b'*' | b'+' => {
-                i += 1;
-                let spaces = prefix[i..].iter().take_while(|&&b| b == b' ').count();
-                if !(1..=4).contains(&spaces) {
-                    return None;
-                }
-                i += spaces;
+                i = item_content(prefix, i + 1)?;
                 out.push(Container::Item(i - start));
             }
             b'0'..=b'9' => {
@@ -89,18 +84,20 @@ fn containers(prefix: &[u8]) -> Option<Vec<Container>> {
                 if digits > 9 || !matches!(prefix.get(i), Some(b'.' | b')')) {
                     return None;
                 }
-                i += 1;
-                let spaces = prefix[i..].iter().take_while(|&&b| b == b' ').count();
-                if !(1..=4).contains(&spaces) {
-                    return None;
-                }
-                i += spaces;
+                i = item_content(prefix, i + 1)?;
                 out.push(Container::Item(i - start));
             }
             _ => return None,
         }
     }
     (!out.is_empty()).then_some(out)
+}
+
+/// Where a list item's content starts, past its marker (which ends before `at`) and the one
+/// to four spaces after it; `None` with fewer or more.
+fn item_content(prefix: &[u8], at: usize) -> Option<usize> {
+    let spaces = prefix[at..].iter().take_while(|&&b| b == b' ').count();
+    (1..=4).contains(&spaces).then_some(at + spaces)
 }
 
 /// What is left of `line` once it continues `containers`; `None` when it leaves one.
