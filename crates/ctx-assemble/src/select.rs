@@ -280,29 +280,6 @@ fn front_matter_lines(text: &str) -> usize {
     lines.position(|l| matches!(l.trim_end(), "---" | "...")).map_or(0, |closing| closing + 2)
 }
 
-/// A fence line opening or closing a fenced code block: its character and length.
-fn fence(line: &str) -> Option<(u8, usize, &str)> {
-    let line = line.trim_end_matches(['\n', '\r']);
-    let indent = line.len() - line.trim_start_matches(' ').len();
-    if indent > 3 {
-        return None;
-    }
-    let rest = &line[indent..];
-    let c = *rest.as_bytes().first()?;
-    if c != b'`' && c != b'~' {
-        return None;
-    }
-    let n = rest.len() - rest.trim_start_matches(c as char).len();
-    if n < 3 {
-        return None;
-    }
-    let info = &rest[n..];
-    if c == b'`' && info.contains('`') {
-        return None;
-    }
-    Some((c, n, info))
-}
-
 /// The GitHub slug of a heading: lower case, punctuation removed, spaces as `-`.
 pub fn slug(title: &str) -> String {
     let mut out = String::with_capacity(title.len());
@@ -332,11 +309,16 @@ pub fn slug(title: &str) -> String {
 /// not; repeated slugs are told apart as GitHub does (`intro`, `intro-1`, …).
 pub fn section<'a>(text: &'a str, name: &str) -> Option<Selection<'a>> {
     let mut seen = std::collections::HashMap::<String, usize>::new();
-    let mut open_fence: Option<(u8, usize)> = None;
     let mut found: Option<(usize, usize, u32)> = None;
     let mut end = text.len();
     let mut last_no = 0u32;
     let front_matter_end = front_matter_lines(text);
+    // The fenced code blocks after the front matter, as the scanner reads them (in block
+    // quotes and list items too), each with the lines it touches.
+    let body = line_spans(text).nth(front_matter_end).map_or(text.len(), |(start, _)| start);
+    let mut fences =
+        ctx_syntax::fenced_blocks(&text[body..]).into_iter().map(|f| f.start + body..f.end + body);
+    let mut fence = fences.next();
     // The line before, when it could be the text of a setext heading: start, number, text.
     let mut paragraph: Option<(usize, u32, &str)> = None;
     for (i, (start, line_end)) in line_spans(text).enumerate() {
@@ -346,19 +328,10 @@ pub fn section<'a>(text: &'a str, name: &str) -> Option<Selection<'a>> {
             last_no = no;
             continue;
         }
-        if let Some((c, n)) = open_fence {
-            if let Some((fc, fnum, info)) = fence(line)
-                && fc == c
-                && fnum >= n
-                && info.trim().is_empty()
-            {
-                open_fence = None;
-            }
-            last_no = no;
-            continue;
+        while fence.as_ref().is_some_and(|f| f.end < start) {
+            fence = fences.next();
         }
-        if let Some((c, n, _)) = fence(line) {
-            open_fence = Some((c, n));
+        if fence.as_ref().is_some_and(|f| f.start < line_end) {
             paragraph = None;
             last_no = no;
             continue;
@@ -607,6 +580,18 @@ again
             true,
         );
         assert_eq!(s.unwrap().text, "b");
+    }
+
+    /// A fence in a list item or a block quote hides its lines from the headings, and ends with
+    /// its container, as the scanner reads it.
+    #[test]
+    fn fences_in_list_items_and_quotes_hold_no_heading() {
+        let text = "# Intro\n- ```sh\n  make\n  # not a heading\n  ```\n\n# Setup\nstep\n";
+        assert_eq!(section(text, "setup").unwrap().text, "# Setup\nstep");
+        assert_eq!(section(text, "not-a-heading"), None);
+        let text = "> ```\n> # quoted code\n# Real\nr\n";
+        assert_eq!(section(text, "real").unwrap().text, "# Real\nr");
+        assert_eq!(section(text, "quoted-code"), None);
     }
 
     #[test]

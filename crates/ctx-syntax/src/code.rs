@@ -1,6 +1,6 @@
 //! Code that is literal: CommonMark fenced code blocks and inline code spans.
 
-use memchr::{memchr, memchr2, memrchr};
+use memchr::{memchr, memchr2};
 
 /// Whether only up to three spaces stand between the start of the line and byte `at`.
 pub(crate) fn fence_indent_ok(bytes: &[u8], at: usize) -> bool {
@@ -35,12 +35,48 @@ fn line_end(bytes: &[u8], from: usize) -> usize {
 /// the block's container (closed with it, as CommonMark closes it); at the end of the text
 /// when unclosed.
 pub(crate) fn fence_at(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
+    if run_len(bytes, at, bytes[at]) < 3 {
+        return None;
+    }
     if fence_indent_ok(bytes, at) {
         return fenced_block(bytes, at, &[]);
     }
-    let line_start = memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
+    // Back to the start of the line over the bytes a prefix of containers holds only, so that
+    // a run after other text costs nothing more.
+    let prefix = bytes[..at]
+        .iter()
+        .rev()
+        .take_while(|&&b| matches!(b, b' ' | b'>' | b'-' | b'*' | b'+' | b'.' | b')' | b'0'..=b'9'))
+        .count();
+    let line_start = at - prefix;
+    if line_start > 0 && bytes[line_start - 1] != b'\n' {
+        return None;
+    }
     let containers = containers(&bytes[line_start..at])?;
     fenced_block(bytes, at, &containers)
+}
+
+/// The byte ranges of the fenced code blocks of `text`, as the scanner reads them: each from
+/// its opening fence (after any container markers) to its end ([`fence_at`]), in order.
+pub fn fenced_blocks(text: &str) -> Vec<std::ops::Range<usize>> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut line = 0;
+    while line < bytes.len() {
+        let end = line_end(bytes, line);
+        let marks =
+            |b: &u8| matches!(b, b' ' | b'>' | b'-' | b'*' | b'+' | b'.' | b')' | b'0'..=b'9');
+        let run = bytes[line..end].iter().position(|b| !marks(b)).map(|p| line + p);
+        if let Some(at) = run.filter(|&at| matches!(bytes[at], b'`' | b'~'))
+            && let Some((stop, _)) = fence_at(bytes, at)
+        {
+            out.push(at..stop);
+            line = line_end(bytes, stop) + 1;
+            continue;
+        }
+        line = end + 1;
+    }
+    out
 }
 
 /// A container a fence can lie in, as each of its lines must continue it.
@@ -66,7 +102,9 @@ fn containers(prefix: &[u8]) -> Option<Vec<Container>> {
         while i < prefix.len() && prefix[i] == b' ' && i - start < 3 {
             i += 1;
         }
-        match prefix.get(i)? {
+        // Up to three spaces before the fence, inside the last container.
+        let Some(&next) = prefix.get(i) else { break };
+        match next {
             b'>' => {
                 i += 1;
                 if prefix.get(i) == Some(&b' ') {
@@ -104,7 +142,6 @@ fn item_content(prefix: &[u8], at: usize) -> Option<usize> {
 fn inside<'l>(line: &'l [u8], containers: &[Container]) -> Option<&'l [u8]> {
     let mut rest = line;
     for container in containers {
-        let blank = rest.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r'));
         match *container {
             Container::Quote => {
                 let spaces = rest.iter().take(3).take_while(|&&b| b == b' ').count();
@@ -116,12 +153,15 @@ fn inside<'l>(line: &'l [u8], containers: &[Container]) -> Option<&'l [u8]> {
                     rest = &rest[1..];
                 }
             }
-            Container::Item(_) if blank => return Some(&rest[rest.len()..]),
             Container::Item(width) => {
-                if rest.len() < width || rest[..width].iter().any(|&b| b != b' ') {
+                if rest.len() >= width && rest[..width].iter().all(|&b| b == b' ') {
+                    rest = &rest[width..];
+                } else if rest.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r')) {
+                    // A blank line goes on an item (but ends a quote inside it).
+                    rest = &rest[rest.len()..];
+                } else {
                     return None;
                 }
-                rest = &rest[width..];
             }
         }
     }
@@ -143,8 +183,13 @@ fn fenced_block(bytes: &[u8], at: usize, containers: &[Container]) -> Option<(us
     while line_start < bytes.len() {
         let end = line_end(bytes, line_start);
         let Some(line) = inside(&bytes[line_start..end], containers) else {
-            // The container ends before this line, and the block with it.
-            return Some((line_start - 1, true));
+            // The container ends before this line, and the block with it (before the line
+            // ending of the line before).
+            let mut close = line_start - 1;
+            if close > 0 && bytes[close - 1] == b'\r' {
+                close -= 1;
+            }
+            return Some((close, true));
         };
         let indent = line.iter().take_while(|&&b| b == b' ').count();
         if indent <= 3 {
@@ -169,14 +214,21 @@ fn fenced_block(bytes: &[u8], at: usize, containers: &[Container]) -> Option<(us
 /// closing run, or `Err(limit)` with the position where the search stopped, so that a later
 /// opener of the same length before `limit` can fail at once.
 pub(crate) fn code_span_close(bytes: &[u8], from: usize, len: usize) -> Result<usize, usize> {
+    // A span in a block quote goes on over the quote's lines: their markers are not text.
+    // Counted at the first line break (a span closed on its own line needs no count), as
+    // often as a forward search runs to one.
+    let mut quotes = None;
     let mut i = from;
     while let Some(off) = memchr2(b'`', b'\n', &bytes[i..]) {
         let at = i + off;
         if bytes[at] == b'\n' {
-            let rest = &bytes[at + 1..];
-            let blank = rest.iter().take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r')).count();
-            if blank == rest.len() || rest[blank] == b'\n' || interrupts(&rest[..line_end(rest, 0)])
-            {
+            let quotes = *quotes.get_or_insert_with(|| {
+                let opening = memchr::memrchr(b'\n', &bytes[..from]).map_or(0, |i| i + 1);
+                quote_markers(&bytes[opening..from], usize::MAX).1
+            });
+            let next = &bytes[at + 1..];
+            let line = quote_markers(&next[..line_end(next, 0)], quotes).0;
+            if line.iter().all(|&b| matches!(b, b' ' | b'\t' | b'\r')) || interrupts(line) {
                 return Err(at);
             }
             i = at + 1;
@@ -189,6 +241,24 @@ pub(crate) fn code_span_close(bytes: &[u8], from: usize, len: usize) -> Result<u
         i = at + run;
     }
     Err(bytes.len())
+}
+
+/// `line` past its first block quote markers (each after up to three spaces, with the space
+/// after it), at most `most` of them, and how many there were.
+fn quote_markers(line: &[u8], most: usize) -> (&[u8], usize) {
+    let (mut rest, mut count) = (line, 0);
+    while count < most {
+        let spaces = rest.iter().take(3).take_while(|&&b| b == b' ').count();
+        if rest.get(spaces) != Some(&b'>') {
+            break;
+        }
+        rest = &rest[spaces + 1..];
+        if rest.first() == Some(&b' ') {
+            rest = &rest[1..];
+        }
+        count += 1;
+    }
+    (rest, count)
 }
 
 /// Whether `line` starts a block that ends a paragraph, as CommonMark reads it: after at most
@@ -281,10 +351,23 @@ mod tests {
         // A block quote's fence ends with the quote.
         assert_eq!(fence("> ```\n> x\nfoo\n```"), Some(("> ```\n> x", true)));
         assert_eq!(fence("> - ~~~\n>   x\n>   ~~~\n"), Some(("> - ~~~\n>   x\n>   ~~~", true)));
+        // Up to three spaces before the fence inside a quote; a blank line ends a quote in an
+        // item; a CRLF stays whole.
+        assert_eq!(fence(">  ```\n> a\n> ```\n> b"), Some((">  ```\n> a\n> ```", true)));
+        assert_eq!(fence("- > ```\n\n  > b"), Some(("- > ```", true)));
+        assert_eq!(fence("> ```\r\n> x\r\nfoo"), Some(("> ```\r\n> x", true)));
         // Not a container: prose before the run, a tab, too many spaces after a marker.
         for t in ["a ```\nx\n```", "-\t```\nx", "-     ```\nx", "**```\nx"] {
             assert_eq!(fence(t), None, "{t}");
         }
+    }
+
+    #[test]
+    fn fenced_blocks_are_the_scanners() {
+        let text = "a `x\n```\n# in\n```\n- ~~~\n  b\nc\n***\n";
+        let blocks: Vec<&str> = fenced_blocks(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(blocks, ["```\n# in\n```", "~~~\n  b"]);
+        assert!(fenced_blocks("``` a`b\n```x`\n").is_empty());
     }
 
     #[test]
@@ -301,6 +384,12 @@ mod tests {
         ] {
             assert_eq!(code_span_close(t, 1, 1), Err(2), "{}", String::from_utf8_lossy(t));
         }
+        // In a block quote, the quote's own markers go on the paragraph; a blank quoted line
+        // or a further block ends it.
+        assert_eq!(code_span_close(b"> `a\n> b`", 3, 1), Ok(9));
+        assert_eq!(code_span_close(b"> `a\nb`", 3, 1), Ok(7));
+        assert_eq!(code_span_close(b"> `a\n>\n> b`", 3, 1), Err(4));
+        assert_eq!(code_span_close(b"> `a\n> # b`", 3, 1), Err(4));
         // Lines that start no block: a paragraph goes on.
         for t in [&b"`a\n2. b`"[..], b"`a\n#hash`", b"`a\n    # code`", b"`a\n-b`", b"`a\n-`"] {
             assert_eq!(code_span_close(t, 1, 1), Ok(t.len()), "{}", String::from_utf8_lossy(t));

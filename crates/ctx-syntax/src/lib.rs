@@ -53,6 +53,7 @@ pub use ast::{
     TargetKind, ToolCall,
 };
 pub use check::check;
+pub use code::fenced_blocks;
 pub use diagnostic::{Code, Diagnostic, Severity};
 pub use reference::{parse_include_body, parse_reference};
 pub use scanner::{LineIndex, scan, scan_with};
