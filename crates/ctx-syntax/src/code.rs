@@ -57,7 +57,9 @@ pub(crate) fn fence_at(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
 }
 
 /// The byte ranges of the fenced code blocks of `text`, as the scanner reads them: each from
-/// its opening fence (after any container markers) to its end ([`fence_at`]), in order.
+/// its opening fence (after any block quote and list item markers) to the end of its closing
+/// fence, to the end of the last line its container holds, or to the end of the text, in
+/// order.
 pub fn fenced_blocks(text: &str) -> Vec<std::ops::Range<usize>> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
