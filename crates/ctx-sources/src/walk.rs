@@ -94,7 +94,9 @@ impl Found {
 }
 
 /// The patterns of one folder, compiled once for every folder that has the same: the rests
-/// after the folder, in the sandbox's glob syntax (case as written, `*` not crossing `/`).
+/// after the folder, in the sandbox's glob syntax, matched without case as MSBuild matches
+/// them on Windows, where the projects are written (`*.CPP` takes `a.cpp`), `*` not crossing
+/// `/`.
 pub(crate) struct Rests {
     globs: GlobSet,
     /// For each glob of the set, which rest it is (a rest that does not compile matches
@@ -109,7 +111,9 @@ impl Rests {
         let mut globs = GlobSetBuilder::new();
         let mut kept = Vec::new();
         for (i, rest) in rests.iter().enumerate() {
-            if let Ok(glob) = GlobBuilder::new(rest).literal_separator(true).build() {
+            let glob =
+                GlobBuilder::new(rest).case_insensitive(true).literal_separator(true).build();
+            if let Ok(glob) = glob {
                 globs.add(glob);
                 kept.push(i);
             }
@@ -263,5 +267,21 @@ fn unwalked(code: Code) -> Unwalked {
         Code::Outside => Unwalked::Outside,
         Code::NotFound => Unwalked::Missing,
         code => Unwalked::Refused(code),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rests_match_without_case_as_msbuild_does() {
+        let rests = Rests::new(&["*.CPP".to_owned(), "Sub/**/*.h".to_owned()]);
+        for name in ["a.cpp", "B.Cpp", "sub/x/y.H", "SUB/z.h"] {
+            assert!(rests.globs.is_match(name), "{name}");
+        }
+        for name in ["a.cppx", "dir/a.cpp", "other/z.h"] {
+            assert!(!rests.globs.is_match(name), "{name}");
+        }
     }
 }
