@@ -94,9 +94,7 @@ impl Run<'_> {
         if !markdown {
             return plain;
         }
-        let part = selected.whole.filter(|w| {
-            !(std::ptr::eq(w.as_ptr(), selected.text.as_ptr()) && w.len() == selected.text.len())
-        });
+        let part = selected.whole.filter(|w| !crate::memo::is_all_of(selected.text, w));
         let (parsed, source) = match part {
             Some(whole) => (self.setup.front_matter.parse(whole, selected.whole), &**whole),
             None if selected.first_line == 1 => {

@@ -46,9 +46,7 @@ impl ParsedFrontMatter {
 impl FrontMatterMemo {
     /// Splits and parses front matter, once per file content when `text` is the whole file.
     pub(crate) fn parse(&self, text: &str, whole: Option<&Text>) -> Arc<ParsedFrontMatter> {
-        let Some(whole) =
-            whole.filter(|w| std::ptr::eq(w.as_ptr(), text.as_ptr()) && w.len() == text.len())
-        else {
+        let Some(whole) = whole.filter(|w| is_all_of(text, w)) else {
             return Arc::new(ParsedFrontMatter::of(text));
         };
         let key = whole.as_ptr() as usize;
@@ -69,4 +67,9 @@ impl FrontMatterMemo {
         entries.insert(key, (whole.downgrade(), parsed.clone()));
         parsed
     }
+}
+
+/// Whether `text` is the whole of `whole` (the same bytes in place), not a part of it.
+pub(crate) fn is_all_of(text: &str, whole: &Text) -> bool {
+    std::ptr::eq(whole.as_ptr(), text.as_ptr()) && whole.len() == text.len()
 }

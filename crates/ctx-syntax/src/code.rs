@@ -43,11 +43,7 @@ pub(crate) fn fence_at(bytes: &[u8], at: usize) -> Option<(usize, bool)> {
     }
     // Back to the start of the line over the bytes a prefix of containers holds only, so that
     // a run after other text costs nothing more.
-    let prefix = bytes[..at]
-        .iter()
-        .rev()
-        .take_while(|&&b| matches!(b, b' ' | b'>' | b'-' | b'*' | b'+' | b'.' | b')' | b'0'..=b'9'))
-        .count();
+    let prefix = bytes[..at].iter().rev().take_while(|&&b| container_byte(b)).count();
     let line_start = at - prefix;
     if line_start > 0 && bytes[line_start - 1] != b'\n' {
         return None;
@@ -66,9 +62,7 @@ pub fn fenced_blocks(text: &str) -> Vec<std::ops::Range<usize>> {
     let mut line = 0;
     while line < bytes.len() {
         let end = line_end(bytes, line);
-        let marks =
-            |b: &u8| matches!(b, b' ' | b'>' | b'-' | b'*' | b'+' | b'.' | b')' | b'0'..=b'9');
-        let run = bytes[line..end].iter().position(|b| !marks(b)).map(|p| line + p);
+        let run = bytes[line..end].iter().position(|&b| !container_byte(b)).map(|p| line + p);
         if let Some(at) = run.filter(|&at| matches!(bytes[at], b'`' | b'~'))
             && let Some((stop, _)) = fence_at(bytes, at)
         {
@@ -79,6 +73,11 @@ pub fn fenced_blocks(text: &str) -> Vec<std::ops::Range<usize>> {
         line = end + 1;
     }
     out
+}
+
+/// Whether `b` can be part of the container markers before a fence ([`containers`]).
+fn container_byte(b: u8) -> bool {
+    matches!(b, b' ' | b'>' | b'-' | b'*' | b'+' | b'.' | b')' | b'0'..=b'9')
 }
 
 /// A container a fence can lie in, as each of its lines must continue it.
